@@ -1,0 +1,142 @@
+"""Which array module an array belongs to, and moving arrays between devices.
+
+This is the only module in arraygnn that imports CuPy, and it does so lazily: a
+CPU-only install never needs it.
+
+>>> import numpy as np
+>>> from arraygnn._namespace import get_namespace
+>>> get_namespace(np.zeros(3), np.ones(2)).__name__
+'numpy'
+"""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "get_namespace",
+    "is_cupy_array",
+    "is_array",
+    "device_of",
+    "to_device",
+    "to_numpy",
+    "import_cupy",
+]
+
+
+def import_cupy() -> ModuleType:
+    """Import CuPy or raise an ImportError naming the extra to install."""
+    try:
+        import cupy
+    except ImportError as err:  # pragma: no cover - depends on the machine
+        raise ImportError(
+            "CuPy is required for device='cuda': pip install 'arraygnn[cuda12]' "
+            "(or 'arraygnn[cuda13]')"
+        ) from err
+    return cupy
+
+
+def is_cupy_array(x: Any) -> bool:
+    """True for a ``cupy.ndarray``; never imports CuPy when it was not imported already."""
+    cupy = sys.modules.get("cupy")
+    return cupy is not None and isinstance(x, cupy.ndarray)
+
+
+def is_array(x: Any) -> bool:
+    """True for a NumPy or CuPy array."""
+    return isinstance(x, np.ndarray) or is_cupy_array(x)
+
+
+def get_namespace(*arrays: Any) -> ModuleType:
+    """Return ``numpy`` or ``cupy`` for the given arrays.
+
+    Non-array arguments (``None``, Python scalars) are ignored. Mixing NumPy and
+    CuPy arrays raises ``TypeError``: arraygnn never copies between host and device
+    behind the caller's back.
+
+    >>> import numpy as np
+    >>> get_namespace(np.arange(3), None, 2.0) is np
+    True
+    """
+    has_numpy = False
+    has_cupy = False
+    for a in arrays:
+        if a is None:
+            continue
+        if isinstance(a, np.ndarray):
+            has_numpy = True
+        elif is_cupy_array(a):
+            has_cupy = True
+    if has_numpy and has_cupy:
+        raise TypeError(
+            "arguments mix NumPy and CuPy arrays; move them to one device first "
+            "(arraygnn.to_device(x, 'cpu') or 'cuda')"
+        )
+    if has_cupy:
+        return sys.modules["cupy"]
+    return np
+
+
+def device_of(x: Any) -> str:
+    """``'cuda'`` for a CuPy array, ``'cpu'`` for anything else."""
+    return "cuda" if is_cupy_array(x) else "cpu"
+
+
+def _check_device(device: str) -> str:
+    if not isinstance(device, str):
+        raise TypeError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    base = device.split(":")[0]
+    if base not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda' (optionally 'cuda:N'), got {device!r}")
+    return device
+
+
+def to_numpy(x: Any) -> Any:
+    """Return a NumPy view/copy of a NumPy or CuPy array; other objects unchanged."""
+    if is_cupy_array(x):
+        return x.get()
+    return x
+
+
+def to_device(obj: Any, device: str) -> Any:
+    """Move an array, or every array inside a container, to ``device``.
+
+    ``device`` is ``'cpu'`` or ``'cuda'`` / ``'cuda:N'``. Arrays already on the
+    requested device are returned as they are (no copy). Containers may be a
+    ``dict``, ``list`` or ``tuple`` (recursively), or any object with a
+    ``.to(device)`` method (``Data``, ``Batch``, ``GraphTensor``, ``Graph``, ...).
+    Other objects (scalars, strings) come back unchanged.
+
+    >>> import numpy as np
+    >>> to_device({"x": np.ones(2)}, "cpu")["x"]
+    array([1., 1.])
+    """
+    _check_device(device)
+    if isinstance(obj, np.ndarray):
+        if device == "cpu":
+            return obj
+        cupy = import_cupy()
+        if ":" in device:
+            with cupy.cuda.Device(int(device.split(":")[1])):
+                return cupy.asarray(obj)
+        return cupy.asarray(obj)
+    if is_cupy_array(obj):
+        if device == "cpu":
+            return obj.get()
+        if ":" in device and obj.device.id != int(device.split(":")[1]):
+            cupy = import_cupy()
+            with cupy.cuda.Device(int(device.split(":")[1])):
+                return cupy.asarray(obj)
+        return obj
+    if isinstance(obj, dict):
+        return type(obj)((k, to_device(v, device)) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
+        return type(obj)(to_device(v, device) for v in obj)
+    to = getattr(obj, "to", None)
+    if callable(to) and not isinstance(obj, type):
+        return to(device)
+    return obj
