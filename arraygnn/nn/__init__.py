@@ -1,0 +1,54 @@
+"""Autograd-free graph layers on NumPy / CuPy arrays, numerically equal to PyG and DGL.
+
+Layers hold their weights as arrays and are called for inference only. Each accepts
+PyG's ``layer(x, edge_index)`` as well as DGL's ``layer(graph, feat)`` with a
+homogeneous graph, a bipartite pair ``(feat_src, feat_dst)`` or a block. All graph
+arithmetic goes through :mod:`arraygnn.ops`.
+
+>>> import numpy as np
+>>> from arraygnn.nn import GCNConv
+>>> conv = GCNConv(4, 2, rng=0)
+>>> conv(np.ones((3, 4), np.float32), np.array([[0, 1, 2], [1, 2, 0]])).shape
+(3, 2)
+"""
+
+from arraygnn.nn.gat_conv import GATConv
+from arraygnn.nn.gin_conv import GINConv
+from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
+from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential
+from arraygnn.nn.readout import (
+    AvgPooling,
+    MaxPooling,
+    SumPooling,
+    global_add_pool,
+    global_max_pool,
+    global_mean_pool,
+)
+from arraygnn.nn.sage_conv import SAGEConv
+from arraygnn.nn.sgc import SGConv, propagate_hops
+from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
+
+__all__ = [
+    "Linear",
+    "BatchNorm",
+    "Sequential",
+    "MLP",
+    "GCNConv",
+    "GraphConv",
+    "SAGEConv",
+    "GATConv",
+    "GINConv",
+    "SGConv",
+    "gcn_norm",
+    "add_remaining_self_loops",
+    "propagate_hops",
+    "global_add_pool",
+    "global_mean_pool",
+    "global_max_pool",
+    "SumPooling",
+    "AvgPooling",
+    "MaxPooling",
+    "from_pyg",
+    "from_dgl",
+    "from_torch",
+]

@@ -1,0 +1,201 @@
+"""One parser for the four calling forms every layer accepts.
+
+- PyG form:        ``layer(x, edge_index)`` / ``layer((x_src, x_dst), edge_index)``
+- DGL homogeneous: ``layer(graph, feat)``
+- DGL bipartite:   ``layer(graph, (feat_src, feat_dst))``
+- DGL block:       ``layer(block, feat)`` — destination features are the first
+  ``block.number_of_dst_nodes()`` rows of ``feat`` (the seed's ``expand_as_pair``).
+
+RULE: sizes come from the graph object or the feature arrays, never from ``index.max() + 1``.
+RULE: ``edge_index[0]`` is the source, ``edge_index[1]`` the target (messages flow src -> dst).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace, is_array
+
+__all__ = [
+    "GraphInput",
+    "parse_input",
+    "in_degrees",
+    "out_degrees",
+    "check_zero_in_degree",
+    "check_edge_weight",
+]
+
+
+@dataclass
+class GraphInput:
+    """Everything a layer needs, whatever form it was called with."""
+
+    src: Any  # [E] source node ids
+    dst: Any  # [E] target node ids
+    num_src: int
+    num_dst: int
+    x_src: Any
+    x_dst: Any  # None when the caller gave PyG (x_src, None)
+    graph: Any = None  # the Graph object, when one was given
+    homogeneous: bool = True  # x_dst is x_src (same rows)
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.src.shape[0])
+
+    @property
+    def edge_index(self) -> Any:
+        return get_namespace(self.src).stack([self.src, self.dst])
+
+
+def _is_graph(obj: Any) -> bool:
+    return not is_array(obj) and hasattr(obj, "edges") and hasattr(obj, "number_of_dst_nodes")
+
+
+def _check_edge_index(layer: str, edge_index: Any) -> None:
+    if not is_array(edge_index):
+        raise TypeError(
+            f"{layer}: edge_index must be a NumPy or CuPy array, got {type(edge_index)}"
+        )
+    if edge_index.ndim != 2 or edge_index.shape[0] != 2:
+        raise ValueError(
+            f"{layer}: edge_index must have shape [2, E], got {tuple(edge_index.shape)}"
+        )
+    if edge_index.dtype.kind not in "iu":
+        raise TypeError(f"{layer}: edge_index must hold integers, got dtype {edge_index.dtype}")
+
+
+def _check_feat(layer: str, x: Any, what: str) -> None:
+    if not is_array(x):
+        raise TypeError(f"{layer}: {what} must be a NumPy or CuPy array, got {type(x)}")
+    if x.ndim < 1:
+        raise ValueError(f"{layer}: {what} must have a node dimension, got a scalar")
+
+
+def parse_input(
+    layer: str, first: Any, second: Any, size: tuple[int, int] | None = None
+) -> GraphInput:
+    """Turn ``(x, edge_index)`` or ``(graph, feat)`` into a :class:`GraphInput`."""
+    if _is_graph(first):
+        return _parse_graph(layer, first, second)
+    if _is_graph(second):  # layer(feat, graph): tolerate the swapped order
+        raise TypeError(f"{layer}: call as layer(graph, feat), not layer(feat, graph)")
+    _check_edge_index(layer, second)
+    if isinstance(first, (tuple, list)):
+        if len(first) != 2:
+            raise ValueError(
+                f"{layer}: a bipartite input is a pair (x_src, x_dst), got {len(first)} items"
+            )
+        x_src, x_dst = first
+        _check_feat(layer, x_src, "x_src (x[0])")
+        if x_dst is not None:
+            _check_feat(layer, x_dst, "x_dst (x[1])")
+        num_src = int(x_src.shape[0])
+        if x_dst is not None:
+            num_dst = int(x_dst.shape[0])
+        elif size is not None:
+            num_dst = int(size[1])
+        else:
+            raise ValueError(f"{layer}: x[1] is None; pass size=(num_src, num_dst)")
+        homogeneous = False
+    else:
+        _check_feat(layer, first, "x")
+        x_src = x_dst = first
+        num_src = num_dst = int(first.shape[0])
+        homogeneous = True
+    if size is not None:
+        if int(size[0]) != num_src or int(size[1]) != num_dst:
+            raise ValueError(
+                f"{layer}: size={tuple(size)} does not match feature rows ({num_src}, {num_dst})"
+            )
+    get_namespace(x_src, x_dst, second)  # TypeError on mixed NumPy / CuPy
+    return GraphInput(second[0], second[1], num_src, num_dst, x_src, x_dst, None, homogeneous)
+
+
+def _parse_graph(layer: str, g: Any, feat: Any) -> GraphInput:
+    src, dst = g.edges()
+    num_dst = int(g.number_of_dst_nodes())
+    num_src = int(g.number_of_src_nodes()) if hasattr(g, "number_of_src_nodes") else num_dst
+    is_block = bool(getattr(g, "is_block", False))
+    if isinstance(feat, (tuple, list)):
+        if len(feat) != 2:
+            raise ValueError(
+                f"{layer}: bipartite features are a pair (feat_src, feat_dst), "
+                f"got {len(feat)} items"
+            )
+        x_src, x_dst = feat
+        _check_feat(layer, x_src, "feat_src (feat[0])")
+        _check_feat(layer, x_dst, "feat_dst (feat[1])")
+        homogeneous = False
+    else:
+        _check_feat(layer, feat, "feat")
+        x_src = feat
+        if is_block:
+            x_dst = feat[:num_dst]
+            homogeneous = False
+        else:
+            x_dst = feat
+            homogeneous = num_src == num_dst
+    if int(x_src.shape[0]) != num_src:
+        raise ValueError(
+            f"{layer}: source features have {x_src.shape[0]} rows but the graph has "
+            f"{num_src} source nodes"
+        )
+    if int(x_dst.shape[0]) != num_dst:
+        raise ValueError(
+            f"{layer}: destination features have {x_dst.shape[0]} rows but the graph has "
+            f"{num_dst} destination nodes"
+        )
+    get_namespace(x_src, x_dst, src)
+    return GraphInput(src, dst, num_src, num_dst, x_src, x_dst, g, homogeneous)
+
+
+def in_degrees(inp: GraphInput, dtype: Any = np.float32) -> Any:
+    """In-degree of every destination node (edge count), as ``dtype``."""
+    from arraygnn import ops
+
+    if inp.graph is not None and hasattr(inp.graph, "in_degrees"):
+        return inp.graph.in_degrees().astype(dtype)
+    xp = get_namespace(inp.dst)
+    return ops.scatter(xp.ones(inp.num_edges, dtype=dtype), inp.dst, inp.num_dst, reduce="sum")
+
+
+def out_degrees(inp: GraphInput, dtype: Any = np.float32) -> Any:
+    """Out-degree of every source node (edge count), as ``dtype``."""
+    from arraygnn import ops
+
+    if inp.graph is not None and hasattr(inp.graph, "out_degrees"):
+        return inp.graph.out_degrees().astype(dtype)
+    xp = get_namespace(inp.src)
+    return ops.scatter(xp.ones(inp.num_edges, dtype=dtype), inp.src, inp.num_src, reduce="sum")
+
+
+def check_zero_in_degree(layer: str, deg: Any) -> None:
+    """The seed's check: raise when a destination node has no incoming edge."""
+    if deg.shape[0] and bool((deg == 0).any()):
+        xp = get_namespace(deg)
+        first = int(xp.nonzero(deg == 0)[0][0])
+        count = int((deg == 0).sum())
+        raise ValueError(
+            f"{layer}: {count} destination node(s) have zero in-degree (first: node {first}); "
+            "their output would be all zeros and silently hurt the model. Add self-loops "
+            "(add_self_loops=True or arraygnn's add_self_loop) or pass allow_zero_in_degree=True "
+            "to accept it."
+        )
+
+
+def check_edge_weight(layer: str, edge_weight: Any, num_edges: int) -> None:
+    """``edge_weight`` must be ``None`` or an array of shape ``(num_edges,)``."""
+    if edge_weight is None:
+        return
+    if not is_array(edge_weight):
+        raise TypeError(
+            f"{layer}: edge_weight must be a NumPy or CuPy array, got {type(edge_weight)}"
+        )
+    if tuple(edge_weight.shape) != (num_edges,):
+        raise ValueError(
+            f"{layer}: edge_weight must have shape ({num_edges},), got {tuple(edge_weight.shape)}"
+        )

@@ -1,0 +1,208 @@
+"""Base class of the autograd-free layers: named weights, state dicts, device moves.
+
+A layer keeps its weights as plain NumPy or CuPy arrays in attributes named in
+``_param_names`` and its sub-layers in attributes named in ``_child_names``.
+``state_dict()`` flattens them with dotted names exactly as PyTorch does
+(``lin.weight``, ``nn.0.bias``), so a PyG ``state_dict()`` loads by name.
+
+RULE: every weight of a layer lives on the same device (``layer.device``).
+RULE: ``load_state_dict`` never keeps a reference to the caller's arrays: values
+are copied (and cast to the layer's dtype) onto the layer's device.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import device_of, get_namespace, is_cupy_array, to_device
+
+__all__ = ["Module", "as_array"]
+
+_BATCHNORM_WRAPPER = re.compile(r"(^|\.)norms\.(\d+)\.module\.")
+
+
+def as_array(value: Any, name: str) -> Any:
+    """Turn a state-dict value (NumPy, CuPy, torch tensor, list) into a NumPy/CuPy array."""
+    if isinstance(value, np.ndarray) or is_cupy_array(value):
+        return value
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch.Tensor, without importing torch
+        return value.detach().cpu().numpy()
+    try:
+        return np.asarray(value)
+    except Exception as err:  # pragma: no cover - exotic objects
+        raise TypeError(
+            f"state-dict entry {name!r}: cannot turn {type(value)} into an array"
+        ) from err
+
+
+class Module:
+    """Common behaviour: ``state_dict``, ``load_state_dict``, ``to``, ``device``, ``dtype``.
+
+    Subclasses set ``_param_names`` (weights that may be ``None``) and ``_child_names``
+    (sub-layers) and may override ``_convert_state(mapping, format)`` to translate DGL's
+    parameter names into their own (PyG-style) names.
+    """
+
+    _param_names: tuple[str, ...] = ()
+    _buffer_names: tuple[str, ...] = ()
+    _child_names: tuple[str, ...] = ()
+    _dgl_supported: bool = False
+
+    # ---- introspection -------------------------------------------------------------
+    def _named_arrays(self) -> list[tuple[str, Any]]:
+        out = []
+        for name in self._param_names + self._buffer_names:
+            value = getattr(self, name)
+            if value is not None:
+                out.append((name, value))
+        for child in self._child_names:
+            sub = getattr(self, child)
+            if sub is None:
+                continue
+            for name, value in sub._named_arrays():
+                out.append((f"{child}.{name}", value))
+        return out
+
+    @property
+    def device(self) -> str:
+        """``'cpu'`` or ``'cuda'``: where this layer's weights live."""
+        arrays = self._named_arrays()
+        return device_of(arrays[0][1]) if arrays else "cpu"
+
+    @property
+    def dtype(self) -> Any:
+        """The floating dtype of this layer's weights (``None`` if it has none)."""
+        for _, value in self._named_arrays():
+            if value.dtype.kind == "f":
+                return value.dtype
+        return None
+
+    # ---- state dicts ---------------------------------------------------------------
+    def state_dict(self, format: str = "pyg") -> dict[str, Any]:
+        """Weights by name, as arrays on the layer's device.
+
+        ``format='pyg'`` (default) gives PyG's parameter names; ``format='dgl'`` gives
+        DGL's for layers that have a DGL counterpart.
+        """
+        native = dict(self._named_arrays())
+        if format == "pyg":
+            return native
+        if format == "dgl":
+            if not self._dgl_supported:
+                raise ValueError(f"{type(self).__name__} has no DGL parameter naming")
+            return self._native_to_dgl(native)
+        raise ValueError(f"format must be 'pyg' or 'dgl', got {format!r}")
+
+    def load_state_dict(
+        self, mapping: Mapping[str, Any], format: str = "auto", strict: bool = True
+    ) -> Module:
+        """Copy weights in by name; returns ``self``.
+
+        ``mapping`` may hold NumPy arrays, CuPy arrays or torch tensors (e.g.
+        ``pyg_module.state_dict()``). ``format`` is ``'pyg'``, ``'dgl'`` or ``'auto'``
+        (PyG names when they match, otherwise DGL names). With ``strict=True`` a missing
+        or unexpected key raises ``KeyError`` naming it; a wrong shape raises ``ValueError``.
+        """
+        if not isinstance(mapping, Mapping):
+            raise TypeError(
+                f"load_state_dict expects a mapping of names to arrays, got {type(mapping)}"
+            )
+        if format not in ("auto", "pyg", "dgl"):
+            raise ValueError(f"format must be 'auto', 'pyg' or 'dgl', got {format!r}")
+        values = {k: as_array(v, k) for k, v in mapping.items()}
+        expected = dict(self._named_arrays())
+        if format == "auto":
+            format = "pyg"
+            if self._dgl_supported:
+                pyg_hits = len(set(expected) & set(self._pyg_aliases(values)))
+                try:
+                    dgl_hits = len(set(expected) & set(self._dgl_to_native(values)))
+                except KeyError:
+                    dgl_hits = -1
+                if dgl_hits > pyg_hits:
+                    format = "dgl"
+        if format == "dgl":
+            if not self._dgl_supported:
+                raise ValueError(f"{type(self).__name__} has no DGL parameter naming")
+            values = self._dgl_to_native(values)
+        else:
+            values = self._pyg_aliases(values)
+        missing = [k for k in expected if k not in values]
+        unexpected = [k for k in values if k not in expected and not self._ignorable(k)]
+        if strict and (missing or unexpected):
+            raise KeyError(
+                f"{type(self).__name__}.load_state_dict: missing keys {missing}, "
+                f"unexpected keys {unexpected} (format={format!r})"
+            )
+        for key, old in expected.items():
+            if key not in values:
+                continue
+            new = values[key]
+            if tuple(new.shape) != tuple(old.shape):
+                if new.size == old.size and new.size == 1:
+                    new = new.reshape(old.shape)
+                else:
+                    raise ValueError(
+                        f"{type(self).__name__}.load_state_dict: {key!r} has shape "
+                        f"{tuple(new.shape)}, expected {tuple(old.shape)}"
+                    )
+            self._set_array(key, to_device(new, self.device).astype(old.dtype, copy=True))
+        return self
+
+    def _set_array(self, dotted: str, value: Any) -> None:
+        owner: Module = self
+        parts = dotted.split(".")
+        for part in parts[:-1]:
+            owner = getattr(owner, part)
+        setattr(owner, parts[-1], value)
+
+    def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Hook: rename PyG spellings onto ours. Default: PyG's ``BatchNorm`` wraps torch's,
+        so ``norms.0.module.weight`` becomes ``norms.0.weight``."""
+        return {_BATCHNORM_WRAPPER.sub(r"\1norms.\2.", k): v for k, v in values.items()}
+
+    def _ignorable(self, key: str) -> bool:
+        """Hook: keys that may be present in a foreign state dict and carry nothing."""
+        return key.endswith("num_batches_tracked")
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    # ---- devices and dtypes --------------------------------------------------------
+    def to(self, device: str) -> Module:
+        """Move every weight to ``device`` (``'cpu'`` / ``'cuda'``) in place; returns ``self``."""
+        for key, value in self._named_arrays():
+            self._set_array(key, to_device(value, device))
+        self._clear_cache()
+        return self
+
+    def astype(self, dtype: Any) -> Module:
+        """Cast every floating weight to ``dtype`` in place; returns ``self``."""
+        for key, value in self._named_arrays():
+            if value.dtype.kind == "f":
+                self._set_array(key, value.astype(dtype))
+        self._clear_cache()
+        return self
+
+    def _clear_cache(self) -> None:
+        for child in self._child_names:
+            sub = getattr(self, child)
+            if sub is not None:
+                sub._clear_cache()
+
+    def _xp(self) -> Any:
+        arrays = [v for _, v in self._named_arrays()]
+        return get_namespace(*arrays) if arrays else np
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.extra_repr()})"
+
+    def extra_repr(self) -> str:
+        return ""

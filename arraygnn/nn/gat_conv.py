@@ -1,0 +1,201 @@
+"""Graph attention (Veličković et al.): ``GATConv``, computed the memory-light way.
+
+Never builds an ``[E, heads, F]`` array:
+
+1. ``h = x W`` reshaped to ``[N, H, F]``;
+2. per-node scores ``el = (h_src * att_src).sum(-1)`` and ``er = (h_dst * att_dst).sum(-1)``
+   (``[N, H]``);
+3. ``e = sddmm(u_add_v)(el, er)`` then leaky-ReLU (``[E, H]``);
+4. ``a = edge_softmax(e)`` over each destination's incoming edges (``[E, H]``);
+5. ``out = spmm(a, h_src)`` (``[N_dst, H, F]``), heads concatenated, averaged or kept.
+
+Peak edge memory is ``O(E * H)``, the same as DGL's ``GATConv``; PyG's gathers ``[E, H, F]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace
+from arraygnn.nn._graph_input import check_zero_in_degree, parse_input
+from arraygnn.nn._module import Module
+from arraygnn.nn.linear import Linear, _check_features, get_activation, glorot
+
+__all__ = ["GATConv"]
+
+
+class GATConv(Module):
+    r"""Multi-head graph attention layer (PyG and DGL semantics).
+
+    .. math::
+        \alpha_{ij} = \mathrm{softmax}_j
+            \big(\mathrm{LeakyReLU}(a_s^\top W h_j + a_d^\top W h_i)\big),
+        \quad h_i' = \Vert_{k=1}^{H} \sum_j \alpha_{ij}^k W^k h_j + b
+
+    Args:
+        in_feats: input size, or ``(src_size, dst_size)`` for separate source/destination
+            projections (``lin_src`` / ``lin_dst``).
+        out_feats: output size per head.
+        heads: number of attention heads.
+        concat: ``True`` -> ``[N, H * F]`` (PyG default); ``False`` -> mean over heads
+            ``[N, F]``; ``None`` -> ``[N, H, F]`` (DGL's output layout).
+        negative_slope: leaky-ReLU slope (0.2).
+        add_self_loops: drop existing self-loops and add one per node (PyG; default ``True``).
+            For bipartite inputs loops go to the first ``min(N_src, N_dst)`` nodes, as PyG.
+        bias: additive bias (size ``H * F`` unless ``concat=False``).
+        activation: applied last (DGL's ``activation``).
+        allow_zero_in_degree: accept destination nodes without incoming edges (output = bias);
+            default ``False`` raises, the seed's check.
+
+    Call as ``conv(x, edge_index)``, ``conv((x_src, x_dst), edge_index)``, ``conv(graph, feat)``,
+    ``conv(graph, (feat_src, feat_dst))`` or ``conv(block, feat)``.
+
+    Shapes:
+        - input: ``(N_src, in_src)`` and ``(N_dst, in_dst)`` (pair form)
+        - output: ``(N_dst, heads * out_feats)`` (concat), ``(N_dst, out_feats)`` (mean)
+          or ``(N_dst, heads, out_feats)`` (``concat=None``)
+        - edge memory: ``(E, heads)`` floats, never ``(E, heads, out_feats)``
+
+    Parameter names (PyG): ``lin.weight`` ``(H*F, in)`` (or ``lin_src.weight`` /
+    ``lin_dst.weight``), ``att_src`` / ``att_dst`` ``(1, H, F)``, ``bias``. DGL's ``fc.weight``
+    (``fc_src`` / ``fc_dst``), ``attn_l`` / ``attn_r``, ``bias`` load too.
+    """
+
+    _param_names = ("att_src", "att_dst", "bias")
+    _child_names = ("lin", "lin_src", "lin_dst")
+    _dgl_supported = True
+
+    def __init__(
+        self,
+        in_feats: int | tuple[int, int],
+        out_feats: int,
+        heads: int = 1,
+        concat: bool | None = True,
+        negative_slope: float = 0.2,
+        add_self_loops: bool = True,
+        bias: bool = True,
+        *,
+        activation: Any = None,
+        allow_zero_in_degree: bool = False,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.heads, self.out_feats = int(heads), int(out_feats)
+        self.concat = concat
+        self.negative_slope = float(negative_slope)
+        self.add_self_loops = bool(add_self_loops)
+        self.activation = get_activation(activation)
+        self.allow_zero_in_degree = bool(allow_zero_in_degree)
+        hf = self.heads * self.out_feats
+        if isinstance(in_feats, int):
+            self.in_src = self.in_dst = int(in_feats)
+            self.lin = Linear(in_feats, hf, False, dtype=dtype, rng=gen)
+            self.lin_src = self.lin_dst = None
+        else:
+            self.in_src, self.in_dst = int(in_feats[0]), int(in_feats[1])
+            self.lin = None
+            self.lin_src = Linear(self.in_src, hf, False, dtype=dtype, rng=gen)
+            self.lin_dst = Linear(self.in_dst, hf, False, dtype=dtype, rng=gen)
+        self.att_src = glorot((1, self.heads, self.out_feats), gen, dtype)
+        self.att_dst = glorot((1, self.heads, self.out_feats), gen, dtype)
+        bias_size = self.out_feats if concat is False else hf
+        self.bias = np.zeros(bias_size, dtype=dtype) if bias else None
+
+    def _edges(self, inp: Any) -> Any:
+        """The edge_index used for attention (self-loops replaced when requested)."""
+        edge_index = inp.edge_index
+        if not self.add_self_loops:
+            return edge_index
+        xp = get_namespace(edge_index)
+        keep = edge_index[0] != edge_index[1]
+        n = min(inp.num_src, inp.num_dst)
+        loops = xp.arange(n, dtype=edge_index.dtype)
+        return xp.concatenate([edge_index[:, keep], xp.stack([loops, loops])], axis=1)
+
+    def __call__(self, graph_or_x: Any, feat_or_edge_index: Any, size: Any = None) -> Any:
+        from arraygnn import ops
+
+        inp = parse_input("GATConv", graph_or_x, feat_or_edge_index, size)
+        _check_features(inp.x_src, self.in_src, "GATConv source features")
+        xp = get_namespace(inp.x_src)
+        H, F = self.heads, self.out_feats
+        if self.lin is not None:
+            h_src = self.lin(inp.x_src).reshape(inp.num_src, H, F)
+            if inp.x_dst is inp.x_src:
+                h_dst = h_src
+            elif (
+                inp.graph is not None
+                and getattr(inp.graph, "is_block", False)
+                and not isinstance(feat_or_edge_index, (tuple, list))
+            ):
+                h_dst = h_src[
+                    : inp.num_dst
+                ]  # DGL: a block's destination nodes are its first sources
+            elif inp.x_dst is not None:
+                _check_features(inp.x_dst, self.in_dst, "GATConv destination features")
+                h_dst = self.lin(inp.x_dst).reshape(inp.num_dst, H, F)
+            else:
+                h_dst = None
+        else:
+            h_src = self.lin_src(inp.x_src).reshape(inp.num_src, H, F)
+            if inp.x_dst is None:
+                h_dst = None
+            else:
+                _check_features(inp.x_dst, self.in_dst, "GATConv destination features")
+                h_dst = self.lin_dst(inp.x_dst).reshape(inp.num_dst, H, F)
+        el = (h_src * self.att_src).sum(axis=-1)  # [N_src, H]
+        edge_index = self._edges(inp)
+        csr = ops.to_csr(edge_index, inp.num_src, inp.num_dst)
+        if h_dst is not None:
+            er = (h_dst * self.att_dst).sum(axis=-1)  # [N_dst, H]
+            logits = ops.sddmm(csr, el, er, op="add", lhs_target="u", rhs_target="v")
+        else:
+            logits = ops.sddmm(csr, el, el, op="copy_lhs", lhs_target="u", rhs_target="v")
+        logits = xp.where(logits > 0, logits, logits * logits.dtype.type(self.negative_slope))
+        if not self.allow_zero_in_degree:
+            deg = ops.scatter(
+                xp.ones(edge_index.shape[1], dtype=el.dtype), edge_index[1], inp.num_dst
+            )
+            check_zero_in_degree("GATConv", deg)
+        alpha = ops.edge_softmax(csr, logits, num_dst_nodes=inp.num_dst)  # [E, H]
+        out = ops.spmm(csr, h_src, edge_weight=alpha, num_dst_nodes=inp.num_dst)  # [N_dst, H, F]
+        if self.concat is True:
+            out = out.reshape(inp.num_dst, H * F)
+        elif self.concat is False:
+            out = out.mean(axis=1)
+        if self.bias is not None:
+            out = out + (self.bias.reshape(H, F) if self.concat is None else self.bias)
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+    def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
+        # PyG < 2.5 named the shared projection lin_src (and lin_dst, the same module)
+        if self.lin is not None and "lin.weight" not in values and "lin_src.weight" in values:
+            values = dict(values)
+            values["lin.weight"] = values.pop("lin_src.weight")
+            values.pop("lin_dst.weight", None)
+        return values
+
+    _DGL = {
+        "fc.weight": "lin.weight",
+        "fc_src.weight": "lin_src.weight",
+        "fc_dst.weight": "lin_dst.weight",
+        "attn_l": "att_src",
+        "attn_r": "att_dst",
+        "bias": "bias",
+    }
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {self._DGL.get(k, k): v for k, v in values.items()}
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        back = {v: k for k, v in self._DGL.items()}
+        return {back[k]: v for k, v in values.items()}
+
+    def extra_repr(self) -> str:
+        sizes = f"({self.in_src}, {self.in_dst}), {self.out_feats}"
+        return f"{sizes}, heads={self.heads}, concat={self.concat}"

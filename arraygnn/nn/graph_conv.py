@@ -1,0 +1,355 @@
+"""Graph convolution: PyG's ``GCNConv`` and DGL's ``GraphConv``, plus ``gcn_norm``.
+
+Both compute ``out = A_hat @ (x @ W) + b`` with one SpMM; they differ in how ``A_hat``
+is normalised, exactly as their anchors do:
+
+- ``GCNConv`` (PyG): adds the *remaining* self-loops (one per node, an existing loop
+  keeps its weight), degrees are **weighted** in-degrees at the target,
+  ``w_st = deg(s)^-1/2 * w_st * deg(t)^-1/2``.
+- ``GraphConv`` (DGL): no self-loops, degrees are edge **counts** clamped at 1, source rows
+  scaled by ``out_deg^-1/2`` and destination rows by ``in_deg^-1/2`` (``norm='both'``), or
+  ``'left'`` / ``'right'`` / ``'none'``. Works on bipartite graphs and blocks.
+
+The seed's rule holds for both: a destination node with zero in-degree raises unless
+``allow_zero_in_degree=True`` (``GCNConv`` with ``add_self_loops=True`` never has one).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace
+from arraygnn.nn._graph_input import (
+    GraphInput,
+    check_edge_weight,
+    check_zero_in_degree,
+    in_degrees,
+    out_degrees,
+    parse_input,
+)
+from arraygnn.nn._module import Module
+from arraygnn.nn.linear import Linear, _check_features, get_activation, glorot
+
+__all__ = ["GCNConv", "GraphConv", "gcn_norm", "add_remaining_self_loops"]
+
+
+def add_remaining_self_loops(
+    edge_index: Any, edge_weight: Any, num_nodes: int, fill_value: float = 1.0
+) -> tuple[Any, Any]:
+    """PyG's rule: drop existing self-loops, then add exactly one loop per node.
+
+    A node that had a self-loop keeps that loop's weight (the last one, if several);
+    every other node's loop gets ``fill_value``. Loops come last, node order.
+    Returns new arrays; the inputs are not modified.
+
+    >>> import numpy as np
+    >>> ei = np.array([[0, 1, 1], [1, 1, 0]])
+    >>> ei2, w2 = add_remaining_self_loops(ei, np.array([1., 5., 1.]), 2)
+    >>> ei2.tolist(), w2.tolist()
+    ([[0, 1, 0, 1], [1, 0, 0, 1]], [1.0, 1.0, 1.0, 5.0])
+    """
+    xp = get_namespace(edge_index, edge_weight)
+    src, dst = edge_index[0], edge_index[1]
+    keep = src != dst
+    loops = xp.arange(num_nodes, dtype=edge_index.dtype)
+    loop_w = xp.full(num_nodes, fill_value, dtype=edge_weight.dtype)
+    is_loop = ~keep
+    loop_w[src[is_loop]] = edge_weight[is_loop]
+    new_index = xp.concatenate([edge_index[:, keep], xp.stack([loops, loops])], axis=1)
+    return new_index, xp.concatenate([edge_weight[keep], loop_w])
+
+
+def gcn_norm(
+    edge_index: Any,
+    edge_weight: Any = None,
+    num_nodes: int | None = None,
+    improved: bool = False,
+    add_self_loops: bool = True,
+    dtype: Any = np.float32,
+) -> tuple[Any, Any]:
+    """PyG's GCN normalisation: ``(edge_index, w)`` with ``w_st = d_s^-1/2 w_st d_t^-1/2``.
+
+    ``d`` is the weighted in-degree (sum of incoming weights, self-loop included) and
+    ``d^-1/2`` is 0 where ``d == 0``. ``improved=True`` gives self-loops weight 2.
+    ``num_nodes`` is required (never inferred from ``edge_index.max() + 1``).
+
+    Shapes:
+        - input: edge_index ``(2, E)``, edge_weight ``(E,)`` or ``None``
+        - output: edge_index ``(2, E')``, weights ``(E',)`` with ``E' = E - loops + N``
+    """
+    from arraygnn import ops
+
+    if num_nodes is None:
+        raise ValueError(
+            "gcn_norm: num_nodes is required (arraygnn never infers it from edge_index)"
+        )
+    xp = get_namespace(edge_index, edge_weight)
+    if edge_weight is None:
+        edge_weight = xp.ones(edge_index.shape[1], dtype=dtype)
+    elif edge_weight.shape != (edge_index.shape[1],):
+        raise ValueError(
+            f"gcn_norm: edge_weight must have shape ({edge_index.shape[1]},), "
+            f"got {tuple(edge_weight.shape)}"
+        )
+    if add_self_loops:
+        edge_index, edge_weight = add_remaining_self_loops(
+            edge_index, edge_weight, num_nodes, 2.0 if improved else 1.0
+        )
+    deg = ops.scatter(edge_weight, edge_index[1], num_nodes, reduce="sum")
+    with np.errstate(divide="ignore"):
+        inv_sqrt = xp.where(deg > 0, deg, 1) ** -0.5
+    inv_sqrt = xp.where(deg > 0, inv_sqrt, 0).astype(edge_weight.dtype)
+    w = inv_sqrt[edge_index[0]] * edge_weight * inv_sqrt[edge_index[1]]
+    return edge_index, w
+
+
+class GCNConv(Module):
+    r"""Kipf & Welling's graph convolution, PyG semantics and parameter names.
+
+    .. math:: X' = \hat D^{-1/2} \hat A \hat D^{-1/2} X W + b, \quad \hat A = A + I
+
+    Args:
+        in_channels: input feature size.
+        out_channels: output feature size.
+        improved: self-loops weigh 2 (``A + 2I``).
+        cached: keep the normalised graph from the first call and reuse it (for a fixed
+            graph, as PyG's ``cached=True``); ``clear_cache()`` forgets it.
+        add_self_loops: add the remaining self-loops (default ``True``).
+        normalize: apply the symmetric normalisation (default ``True``).
+        bias: learn an additive bias.
+        allow_zero_in_degree: accept destination nodes without incoming edges (their output
+            is the bias alone); default ``False`` raises, the seed's check. ``from_pyg`` sets it
+            ``True`` because PyG accepts such graphs.
+
+    Call as ``conv(x, edge_index, edge_weight=None)`` or ``conv(graph, feat, edge_weight=None)``.
+
+    Shapes:
+        - input: node features ``(N, in_channels)``, edge_index ``(2, E)``,
+          edge_weight ``(E,)`` (optional)
+        - output: ``(N, out_channels)``
+
+    Parameter names: ``lin.weight`` ``(out_channels, in_channels)``, ``bias`` ``(out_channels,)``;
+    DGL's ``GraphConv`` names (``weight`` ``(in, out)``, ``bias``) load as well.
+    """
+
+    _param_names = ("bias",)
+    _child_names = ("lin",)
+    _dgl_supported = True
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        improved: bool = False,
+        cached: bool = False,
+        add_self_loops: bool = True,
+        normalize: bool = True,
+        bias: bool = True,
+        *,
+        allow_zero_in_degree: bool = False,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        self.in_channels = int(in_channels)
+        self.out_channels = int(out_channels)
+        self.improved = bool(improved)
+        self.cached = bool(cached)
+        self.add_self_loops = bool(add_self_loops)
+        self.normalize = bool(normalize)
+        self.allow_zero_in_degree = bool(allow_zero_in_degree)
+        self.lin = Linear(in_channels, out_channels, bias=False, dtype=dtype, rng=rng)
+        self.bias = np.zeros(out_channels, dtype=dtype) if bias else None
+        self._cache: tuple[Any, Any] | None = None
+
+    def clear_cache(self) -> None:
+        """Forget the cached normalised graph."""
+        self._cache = None
+
+    def _clear_cache(self) -> None:
+        self._cache = None
+
+    def _normalised(self, inp: GraphInput, edge_weight: Any, dtype: Any) -> tuple[Any, Any]:
+        from arraygnn import ops
+
+        if self.cached and self._cache is not None:
+            return self._cache
+        xp = get_namespace(inp.src)
+        edge_index = inp.edge_index
+        n = inp.num_dst
+        check_edge_weight("GCNConv", edge_weight, inp.num_edges)
+        if self.normalize:
+            if inp.num_src != inp.num_dst:
+                raise ValueError(
+                    "GCNConv with normalize=True needs a homogeneous graph (as PyG); "
+                    "use GraphConv for bipartite graphs and blocks"
+                )
+            edge_index, w = gcn_norm(
+                edge_index, edge_weight, n, self.improved, self.add_self_loops, dtype
+            )
+        else:
+            if self.add_self_loops and inp.num_src == inp.num_dst:
+                w0 = edge_weight if edge_weight is not None else xp.ones(inp.num_edges, dtype=dtype)
+                edge_index, w = add_remaining_self_loops(
+                    edge_index, w0, n, 2.0 if self.improved else 1.0
+                )
+            else:
+                w = edge_weight
+        if not self.allow_zero_in_degree:
+            deg = ops.scatter(
+                xp.ones(edge_index.shape[1], dtype=dtype), edge_index[1], n, reduce="sum"
+            )
+            check_zero_in_degree("GCNConv", deg)
+        csr = ops.to_csr(edge_index, inp.num_src, n)
+        if self.cached:
+            self._cache = (csr, w)
+        return csr, w
+
+    def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
+        from arraygnn import ops
+
+        inp = parse_input("GCNConv", x_or_graph, edge_index_or_feat)
+        _check_features(inp.x_src, self.in_channels, "GCNConv node features")
+        h = self.lin(inp.x_src)
+        csr, w = self._normalised(inp, edge_weight, h.dtype)
+        out = ops.spmm(csr, h, edge_weight=w, num_dst_nodes=inp.num_dst)
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        out = {"lin.weight": values["weight"].T} if "weight" in values else {}
+        if "bias" in values:
+            out["bias"] = values["bias"]
+        out.update({k: v for k, v in values.items() if k not in ("weight", "bias")})
+        return out
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        out = {"weight": values["lin.weight"].T}
+        if "bias" in values:
+            out["bias"] = values["bias"]
+        return out
+
+    def extra_repr(self) -> str:
+        return f"{self.in_channels}, {self.out_channels}"
+
+
+class GraphConv(Module):
+    r"""DGL's ``GraphConv`` (Kipf & Welling without added self-loops), DGL names.
+
+    .. math:: h_i' = b + \sum_{j \in N(i)} \frac{e_{ji}}{c_j^{1/2} c_i^{1/2}} h_j W
+
+    with ``c_j`` the out-degree of source ``j`` and ``c_i`` the in-degree of destination
+    ``i`` (edge counts, clamped at 1; ``norm='both'``). ``norm='right'`` divides by the
+    in-degree only, ``'left'`` by the out-degree only, ``'none'`` not at all. The weight
+    is applied before message passing when that shrinks features (as DGL).
+
+    Args:
+        in_feats: input feature size (source side).
+        out_feats: output feature size.
+        norm: ``'both'`` (default), ``'right'``, ``'left'`` or ``'none'``.
+        weight: learn a weight matrix (``False``: no projection, ``out_feats == in_feats``).
+        bias: learn an additive bias.
+        activation: ``None``, a callable or a name such as ``'relu'``.
+        allow_zero_in_degree: see the seed's check (default ``False`` raises).
+
+    Call as ``conv(graph, feat, edge_weight=None)``, ``conv(graph, (feat_src, feat_dst))``,
+    ``conv(block, feat)`` or ``conv(x, edge_index, edge_weight=None)``.
+
+    Shapes:
+        - input: ``(N_src, in_feats)`` (and optionally ``(N_dst, *)`` for the pair form),
+          edge_weight ``(E,)``
+        - output: ``(N_dst, out_feats)``
+
+    Parameter names: ``weight`` ``(in_feats, out_feats)``, ``bias`` ``(out_feats,)`` (DGL);
+    PyG's ``GCNConv`` names (``lin.weight``, ``bias``) load too.
+    """
+
+    _param_names = ("weight", "bias")
+    _dgl_supported = True
+
+    def __init__(
+        self,
+        in_feats: int,
+        out_feats: int,
+        norm: str = "both",
+        weight: bool = True,
+        bias: bool = True,
+        activation: Any = None,
+        allow_zero_in_degree: bool = False,
+        *,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        if norm not in ("both", "right", "left", "none"):
+            raise ValueError(
+                f"GraphConv norm must be 'both', 'right', 'left' or 'none', got {norm!r}"
+            )
+        if not weight and in_feats != out_feats:
+            raise ValueError("GraphConv(weight=False) needs in_feats == out_feats")
+        self.in_feats = int(in_feats)
+        self.out_feats = int(out_feats)
+        self.norm = norm
+        self.activation = get_activation(activation)
+        self.allow_zero_in_degree = bool(allow_zero_in_degree)
+        self.weight = glorot((out_feats, in_feats), rng, dtype).T.copy() if weight else None
+        self.bias = np.zeros(out_feats, dtype=dtype) if bias else None
+
+    def __call__(self, graph_or_x: Any, feat_or_edge_index: Any, edge_weight: Any = None) -> Any:
+        from arraygnn import ops
+
+        inp = parse_input("GraphConv", graph_or_x, feat_or_edge_index)
+        _check_features(inp.x_src, self.in_feats, "GraphConv source features")
+        check_edge_weight("GraphConv", edge_weight, inp.num_edges)
+        dtype = inp.x_src.dtype
+        xp = get_namespace(inp.x_src)
+        in_deg = in_degrees(inp, dtype)
+        if not self.allow_zero_in_degree:
+            check_zero_in_degree("GraphConv", in_deg)
+        h = inp.x_src
+        if self.norm in ("both", "left"):
+            out_deg = xp.maximum(out_degrees(inp, dtype), 1)
+            scale = out_deg**-0.5 if self.norm == "both" else 1 / out_deg
+            h = h * scale[:, None]
+        project_first = self.weight is not None and self.in_feats > self.out_feats
+        if project_first:
+            h = h @ self.weight
+        csr = ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)
+        out = ops.spmm(csr, h, edge_weight=edge_weight, num_dst_nodes=inp.num_dst)
+        if self.weight is not None and not project_first:
+            out = out @ self.weight
+        if self.norm in ("both", "right"):
+            deg = xp.maximum(in_deg, 1)
+            scale = deg**-0.5 if self.norm == "both" else 1 / deg
+            out = out * scale[:, None]
+        if self.bias is not None:
+            out = out + self.bias
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+    # native names are DGL's here; "pyg" format maps GCNConv names onto them
+    def state_dict(self, format: str = "dgl") -> dict[str, Any]:
+        """Weights by name: DGL's (default) or ``format='pyg'`` (GCNConv's ``lin.weight``)."""
+        native = dict(self._named_arrays())
+        if format == "dgl":
+            return native
+        if format == "pyg":
+            out = {"lin.weight": native["weight"].T} if "weight" in native else {}
+            if "bias" in native:
+                out["bias"] = native["bias"]
+            return out
+        raise ValueError(f"format must be 'pyg' or 'dgl', got {format!r}")
+
+    def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
+        if "lin.weight" in values:
+            values = dict(values)
+            values["weight"] = values.pop("lin.weight").T
+        return values
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        return values
+
+    def extra_repr(self) -> str:
+        return f"{self.in_feats}, {self.out_feats}, norm={self.norm!r}"

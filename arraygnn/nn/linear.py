@@ -1,0 +1,288 @@
+"""Dense building blocks: ``Linear``, ``BatchNorm`` (inference), ``Sequential``, ``MLP``.
+
+Weights follow PyTorch's layout (``weight`` is ``[out, in]``) so PyTorch / PyG state
+dicts load by name without transposes.
+
+>>> import numpy as np
+>>> from arraygnn.nn import Linear
+>>> lin = Linear(3, 2, rng=0)
+>>> lin(np.ones((4, 3), dtype=np.float32)).shape
+(4, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace
+from arraygnn.nn._module import Module
+
+__all__ = ["Linear", "BatchNorm", "Sequential", "MLP", "get_activation", "glorot"]
+
+
+def _relu(x: Any) -> Any:
+    return get_namespace(x).maximum(x, 0)
+
+
+def _elu(x: Any) -> Any:
+    xp = get_namespace(x)
+    return xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0)))
+
+
+def _sigmoid(x: Any) -> Any:
+    xp = get_namespace(x)
+    return 1 / (1 + xp.exp(-x))
+
+
+def _tanh(x: Any) -> Any:
+    return get_namespace(x).tanh(x)
+
+
+def _leaky_relu(x: Any, negative_slope: float = 0.01) -> Any:
+    return get_namespace(x).where(x > 0, x, x * negative_slope)
+
+
+_ACTIVATIONS: dict[str, Callable[[Any], Any]] = {
+    "relu": _relu,
+    "elu": _elu,
+    "sigmoid": _sigmoid,
+    "tanh": _tanh,
+    "leaky_relu": _leaky_relu,
+}
+
+
+def get_activation(act: str | Callable[[Any], Any] | None) -> Callable[[Any], Any] | None:
+    """``None``, a callable on arrays, or one of ``relu, elu, sigmoid, tanh, leaky_relu``."""
+    if act is None or callable(act):
+        return act
+    if isinstance(act, str) and act.lower() in _ACTIVATIONS:
+        return _ACTIVATIONS[act.lower()]
+    raise ValueError(
+        f"activation must be None, a callable or one of {sorted(_ACTIVATIONS)}, got {act!r}"
+    )
+
+
+def _rng(rng: Any) -> np.random.Generator:
+    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+
+def glorot(shape: tuple[int, ...], rng: Any = None, dtype: Any = np.float32) -> np.ndarray:
+    """Glorot/Xavier-uniform initial weights (``fan_in``/``fan_out`` from the last two dims)."""
+    fan_out, fan_in = shape[-2], shape[-1]
+    bound = float(np.sqrt(6.0 / max(fan_in + fan_out, 1)))
+    return _rng(rng).uniform(-bound, bound, size=shape).astype(dtype)
+
+
+def _check_features(x: Any, expected: int, what: str) -> None:
+    if x.ndim < 1 or x.shape[-1] != expected:
+        raise ValueError(f"{what}: expected last dimension {expected}, got shape {tuple(x.shape)}")
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``.
+
+    Args:
+        in_features: size of each input row.
+        out_features: size of each output row.
+        bias: learn an additive bias (default ``True``).
+        dtype: weight dtype (default ``float32``).
+        rng: seed or ``numpy.random.Generator`` for the Glorot initial weights.
+
+    Shapes:
+        - input: ``(*, in_features)``
+        - output: ``(*, out_features)``
+    """
+
+    _param_names = ("weight", "bias")
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        *,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        self.in_features = int(in_features)
+        self.out_features = int(out_features)
+        self.weight = glorot((self.out_features, self.in_features), rng, dtype)
+        self.bias = np.zeros(self.out_features, dtype=dtype) if bias else None
+
+    def __call__(self, x: Any) -> Any:
+        _check_features(x, self.in_features, f"{type(self).__name__} input")
+        out = x @ self.weight.T
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def extra_repr(self) -> str:
+        return f"{self.in_features}, {self.out_features}, bias={self.bias is not None}"
+
+
+class BatchNorm(Module):
+    """Batch normalisation at inference time (running statistics), PyTorch names.
+
+    ``y = (x - running_mean) / sqrt(running_var + eps) * weight + bias``
+
+    Shapes:
+        - input / output: ``(N, num_features)``
+    """
+
+    _param_names = ("weight", "bias")
+    _buffer_names = ("running_mean", "running_var")
+
+    def __init__(
+        self, num_features: int, eps: float = 1e-5, affine: bool = True, *, dtype: Any = np.float32
+    ) -> None:
+        self.num_features = int(num_features)
+        self.eps = float(eps)
+        self.weight = np.ones(num_features, dtype=dtype) if affine else None
+        self.bias = np.zeros(num_features, dtype=dtype) if affine else None
+        self.running_mean = np.zeros(num_features, dtype=dtype)
+        self.running_var = np.ones(num_features, dtype=dtype)
+
+    def __call__(self, x: Any) -> Any:
+        _check_features(x, self.num_features, "BatchNorm input")
+        xp = get_namespace(x)
+        out = (x - self.running_mean) / xp.sqrt(self.running_var + self.eps)
+        if self.weight is not None:
+            out = out * self.weight + self.bias
+        return out
+
+    def extra_repr(self) -> str:
+        return f"{self.num_features}, eps={self.eps}"
+
+
+class Sequential(Module):
+    """Layers and array functions applied in order; names ``"0.weight"``, ``"2.bias"`` like
+    ``torch.nn.Sequential`` (parameter-free steps such as activations keep their index).
+
+    >>> import numpy as np
+    >>> from arraygnn.nn import Linear, Sequential
+    >>> seq = Sequential(Linear(4, 8, rng=0), "relu", Linear(8, 2, rng=1))
+    >>> sorted(seq.state_dict())
+    ['0.bias', '0.weight', '2.bias', '2.weight']
+    """
+
+    def __init__(self, *steps: Module | str | Callable[[Any], Any]) -> None:
+        self.steps: list[Any] = []
+        children = []
+        for i, step in enumerate(steps):
+            if isinstance(step, Module):
+                self.steps.append(step)
+                children.append(str(i))
+                setattr(self, str(i), step)
+            else:
+                fn = get_activation(step)
+                if fn is None:
+                    raise ValueError(f"Sequential step {i} is None")
+                self.steps.append(fn)
+        self._child_names = tuple(children)
+
+    def __call__(self, x: Any) -> Any:
+        for step in self.steps:
+            x = step(x)
+        return x
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __getitem__(self, i: int) -> Any:
+        return self.steps[i]
+
+    def extra_repr(self) -> str:
+        return ", ".join(
+            repr(s) if isinstance(s, Module) else getattr(s, "__name__", "fn") for s in self.steps
+        )
+
+
+class MLP(Module):
+    """Multi-layer perceptron with PyG's ``MLP`` parameter names (``lins.i``, ``norms.i``).
+
+    Args:
+        channel_list: sizes ``[in, hidden..., out]`` (at least two entries).
+        act: activation between layers (default ``'relu'``).
+        norm: ``None`` or ``'batch_norm'`` (inference-time BatchNorm after each hidden linear).
+        plain_last: no norm / activation after the last linear (default ``True``, as PyG).
+        bias: biases in the linear layers.
+
+    Shapes:
+        - input: ``(N, channel_list[0])``
+        - output: ``(N, channel_list[-1])``
+    """
+
+    def __init__(
+        self,
+        channel_list: Sequence[int],
+        act: str | Callable[[Any], Any] | None = "relu",
+        norm: str | None = None,
+        plain_last: bool = True,
+        bias: bool = True,
+        *,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        channel_list = [int(c) for c in channel_list]
+        if len(channel_list) < 2:
+            raise ValueError(f"MLP needs at least [in, out] channels, got {channel_list}")
+        if norm not in (None, "batch_norm"):
+            raise ValueError(f"MLP norm must be None or 'batch_norm', got {norm!r}")
+        gen = _rng(rng)
+        self.channel_list = channel_list
+        self.act = get_activation(act)
+        self.plain_last = bool(plain_last)
+        self.lins = _ModuleList(
+            [
+                Linear(a, b, bias, dtype=dtype, rng=gen)
+                for a, b in zip(channel_list[:-1], channel_list[1:])
+            ]
+        )
+        n_norm = len(channel_list) - 2 if plain_last else len(channel_list) - 1
+        self.norms = (
+            _ModuleList([BatchNorm(c, dtype=dtype) for c in channel_list[1 : 1 + n_norm]])
+            if norm == "batch_norm"
+            else None
+        )
+        self._child_names = ("lins", "norms")
+
+    def __call__(self, x: Any) -> Any:
+        n = len(self.lins)
+        for i, lin in enumerate(self.lins):
+            x = lin(x)
+            if i == n - 1 and self.plain_last:
+                break
+            if self.norms is not None:
+                x = self.norms[i](x)
+            if self.act is not None:
+                x = self.act(x)
+        return x
+
+    def extra_repr(self) -> str:
+        return f"{self.channel_list}"
+
+
+class _ModuleList(Module):
+    """Numbered list of layers (``"0.weight"``, ``"1.weight"``)."""
+
+    def __init__(self, modules: Sequence[Module]) -> None:
+        self._items = list(modules)
+        for i, m in enumerate(self._items):
+            setattr(self, str(i), m)
+        self._child_names = tuple(str(i) for i in range(len(self._items)))
+
+    def __getitem__(self, i: int) -> Module:
+        return self._items[i]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._items)
+
+    def _set_array(self, dotted: str, value: Any) -> None:
+        head, _, rest = dotted.partition(".")
+        self._items[int(head)]._set_array(rest, value)

@@ -1,0 +1,185 @@
+"""GraphSAGE (Hamilton et al.): ``SAGEConv`` with mean / sum / max / gcn / pool aggregators.
+
+Follows the seed's forward (``expand_as_pair``, the aggregators, activation then norm) and
+PyG's ``SAGEConv`` (``lin_l`` on the aggregate with bias, ``lin_r`` on the root, optional
+``project`` and ``normalize``). The neighbour projection is applied *before* message
+passing when it shrinks features and commutes with the aggregator (mean, sum, gcn), as
+DGL does, so the SpMM moves fewer columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace
+from arraygnn.nn._graph_input import check_edge_weight, in_degrees, parse_input
+from arraygnn.nn._module import Module
+from arraygnn.nn.linear import Linear, _check_features, get_activation
+
+__all__ = ["SAGEConv"]
+
+_AGGREGATORS = ("mean", "sum", "max", "gcn", "pool")
+
+
+def l2_normalize(x: Any, eps: float = 1e-12) -> Any:
+    """Rows divided by ``max(||row||_2, eps)`` (PyTorch's ``F.normalize``)."""
+    xp = get_namespace(x)
+    norm = xp.sqrt((x * x).sum(axis=-1, keepdims=True))
+    return x / xp.maximum(norm, eps)
+
+
+class SAGEConv(Module):
+    r"""GraphSAGE layer.
+
+    .. math:: h_i' = W_r h_i + W_l \,\mathrm{aggr}_{j \in N(i)} h_j + b
+
+    ``aggregator_type``: ``'mean'`` (default), ``'sum'``, ``'max'``, ``'pool'`` (DGL's
+    max-pool: ``relu(W_p h_j + b_p)`` then max; PyG's ``aggr='max', project=True``), or
+    ``'gcn'`` (DGL: ``(sum_j h_j + h_i) / (deg_i + 1)`` and no root weight). Empty
+    neighbourhoods aggregate to 0.
+
+    Args:
+        in_feats: input size, or ``(src_size, dst_size)`` for bipartite inputs.
+        out_feats: output size.
+        aggregator_type: see above.
+        bias: additive bias (PyG's ``lin_l.bias``, DGL's ``bias``).
+        root_weight: add ``W_r h_i`` (PyG; forced off for ``'gcn'``).
+        project: project neighbours with ``relu(W_p h + b_p)`` first (on for ``'pool'``).
+        normalize: L2-normalise output rows (PyG's ``normalize``).
+        activation: applied before ``normalize`` / ``norm`` (DGL order).
+        norm: a callable applied last (DGL's ``norm``).
+
+    Call as ``conv(x, edge_index)``, ``conv((x_src, x_dst), edge_index)``, ``conv(graph,
+    feat, edge_weight=None)``, ``conv(graph, (feat_src, feat_dst))`` or ``conv(block, feat)``.
+
+    Shapes:
+        - input: ``(N_src, in_src)`` and ``(N_dst, in_dst)`` (pair form), edge_weight ``(E,)``
+        - output: ``(N_dst, out_feats)``
+
+    Parameter names (PyG): ``lin_l.weight`` ``(out, in_src)``, ``lin_l.bias``,
+    ``lin_r.weight`` ``(out, in_dst)``, ``lin.weight`` / ``lin.bias`` ``(in_src, in_src)``
+    for projection. DGL names (``fc_neigh``, ``fc_self``, ``fc_pool``, ``bias``) load too.
+    """
+
+    _child_names = ("lin", "lin_l", "lin_r")
+    _dgl_supported = True
+
+    def __init__(
+        self,
+        in_feats: int | tuple[int, int],
+        out_feats: int,
+        aggregator_type: str = "mean",
+        *,
+        bias: bool = True,
+        root_weight: bool = True,
+        project: bool = False,
+        normalize: bool = False,
+        activation: Any = None,
+        norm: Any = None,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        if aggregator_type not in _AGGREGATORS:
+            raise ValueError(
+                f"SAGEConv aggregator_type must be one of {_AGGREGATORS}, got {aggregator_type!r}"
+            )
+        in_src, in_dst = (in_feats, in_feats) if isinstance(in_feats, int) else in_feats
+        self.in_src, self.in_dst, self.out_feats = int(in_src), int(in_dst), int(out_feats)
+        self.aggregator_type = aggregator_type
+        if aggregator_type == "gcn":
+            if self.in_src != self.in_dst:
+                raise ValueError(
+                    "SAGEConv 'gcn' aggregator needs equal source and destination sizes"
+                )
+            root_weight = False
+        self.project = bool(project) or aggregator_type == "pool"
+        self.root_weight = bool(root_weight)
+        self.normalize = bool(normalize)
+        self.activation = get_activation(activation)
+        self.norm = norm
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.lin = (
+            Linear(self.in_src, self.in_src, True, dtype=dtype, rng=gen) if self.project else None
+        )
+        self.lin_l = Linear(self.in_src, self.out_feats, bias, dtype=dtype, rng=gen)
+        self.lin_r = (
+            Linear(self.in_dst, self.out_feats, False, dtype=dtype, rng=gen)
+            if self.root_weight
+            else None
+        )
+
+    def __call__(
+        self, graph_or_x: Any, feat_or_edge_index: Any, edge_weight: Any = None, size: Any = None
+    ) -> Any:
+        from arraygnn import ops
+
+        inp = parse_input("SAGEConv", graph_or_x, feat_or_edge_index, size)
+        _check_features(inp.x_src, self.in_src, "SAGEConv source features")
+        if inp.x_dst is not None and (self.root_weight or self.aggregator_type == "gcn"):
+            _check_features(inp.x_dst, self.in_dst, "SAGEConv destination features")
+        check_edge_weight("SAGEConv", edge_weight, inp.num_edges)
+        aggr = self.aggregator_type
+        h = inp.x_src
+        if self.lin is not None:
+            h = get_namespace(h).maximum(self.lin(h), 0)
+        linear_first = aggr in ("mean", "sum", "gcn") and self.in_src > self.out_feats
+        lin_l = self.lin_l
+        if linear_first:
+            h = h @ lin_l.weight.T
+        csr = ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)
+        if aggr == "gcn":
+            summed = ops.spmm(
+                csr, h, edge_weight=edge_weight, reduce="sum", num_dst_nodes=inp.num_dst
+            )
+            if inp.homogeneous and inp.x_dst is inp.x_src:
+                h_dst = h
+            else:
+                h_dst = inp.x_dst @ lin_l.weight.T if linear_first else inp.x_dst
+            deg = in_degrees(inp, summed.dtype)
+            neigh = (summed + h_dst) / (deg[:, None] + 1)
+        else:
+            reduce = "max" if aggr in ("max", "pool") else aggr
+            neigh = ops.spmm(
+                csr, h, edge_weight=edge_weight, reduce=reduce, num_dst_nodes=inp.num_dst
+            )
+        out = neigh if linear_first else neigh @ lin_l.weight.T
+        if lin_l.bias is not None:
+            out = out + lin_l.bias
+        if self.lin_r is not None and inp.x_dst is not None:
+            out = out + self.lin_r(inp.x_dst)
+        if self.activation is not None:
+            out = self.activation(out)
+        if self.normalize:
+            out = l2_normalize(out)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
+
+    _DGL = {
+        "fc_neigh.weight": "lin_l.weight",
+        "bias": "lin_l.bias",
+        "fc_self.weight": "lin_r.weight",
+        "fc_pool.weight": "lin.weight",
+        "fc_pool.bias": "lin.bias",
+    }
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in values.items():
+            if key == "fc_neigh.bias":  # DGL < 0.8 kept the bias inside fc_neigh
+                continue
+            out[self._DGL.get(key, key)] = value
+        if "fc_neigh.bias" in values:
+            extra = values["fc_neigh.bias"]
+            out["lin_l.bias"] = out["lin_l.bias"] + extra if "lin_l.bias" in out else extra
+        return out
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        back = {v: k for k, v in self._DGL.items()}
+        return {back[k]: v for k, v in values.items()}
+
+    def extra_repr(self) -> str:
+        sizes = f"({self.in_src}, {self.in_dst}), {self.out_feats}"
+        return f"{sizes}, aggregator_type={self.aggregator_type!r}"
