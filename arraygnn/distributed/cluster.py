@@ -1,0 +1,63 @@
+"""Start a small local Dask cluster for trying arraygnn.distributed out.
+
+Any ``dask.distributed.Client`` works with arraygnn; this is only a convenience
+that binds to 127.0.0.1 and uses processes (one thread each), like a real
+multi-machine cluster would.
+
+>>> from arraygnn.distributed import local_cluster   # doctest: +SKIP
+>>> with local_cluster(n_workers=2) as client:       # doctest: +SKIP
+...     print(len(client.scheduler_info()["workers"]))
+2
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["local_cluster", "import_distributed"]
+
+
+def import_distributed() -> Any:
+    """Import ``dask.distributed`` or raise an ImportError naming the extra."""
+    try:
+        import distributed
+    except ImportError as err:  # pragma: no cover - depends on the machine
+        raise ImportError(
+            "arraygnn.distributed needs Dask: pip install 'arraygnn[distributed]'"
+        ) from err
+    return distributed
+
+
+@contextlib.contextmanager
+def local_cluster(
+    n_workers: int = 2, threads_per_worker: int = 1, cuda: bool = False, **kwargs: Any
+) -> Iterator[Any]:
+    """A ``Client`` on a ``LocalCluster`` of worker processes on 127.0.0.1.
+
+    ``cuda=True`` starts dask-cuda's ``LocalCUDACluster`` (one worker per GPU)
+    instead; it must be installed. Extra keyword arguments go to the cluster.
+    """
+    distributed = import_distributed()
+    if cuda:
+        try:
+            from dask_cuda import LocalCUDACluster
+        except ImportError as err:
+            raise ImportError("cuda=True needs dask-cuda: pip install dask-cuda") from err
+        cluster = LocalCUDACluster(ip="127.0.0.1", **kwargs)
+    else:
+        kwargs.setdefault("dashboard_address", None)
+        cluster = distributed.LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=threads_per_worker,
+            processes=True,
+            host="127.0.0.1",
+            **kwargs,
+        )
+    client = distributed.Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
