@@ -1,0 +1,42 @@
+"""Zero-copy hand-off of arrays, ``Data`` and ``Batch`` to PyTorch, JAX and PyG, and back.
+
+Each framework is imported only inside the function that needs it, with an ImportError
+naming the extra (``pip install 'arraygnn[torch]'``, ``[jax]``, ``[pyg]``).
+
+- :func:`to_torch` / :func:`from_torch`: ``torch.from_numpy`` / ``Tensor.numpy()`` on the
+  CPU, DLPack between CuPy and CUDA tensors.
+- :func:`to_jax` / :func:`from_jax`: DLPack, with the conditions under which JAX really
+  adopts a buffer checked beforehand (alignment, x64, read-only, compact strides).
+- :func:`to_pyg` / :func:`from_pyg`: ``torch_geometric.data.Data`` / ``Batch``.
+
+Every function shares memory where the framework allows, copies only where sharing is
+impossible or unsafe, and says so: ``report=True`` returns ``(result, HandoffReport)``,
+``strict=True`` raises :class:`HandoffCopyError` instead of copying. See docs/interop.md.
+"""
+
+from arraygnn.interop._handoff import (
+    JAX_ALIGNMENT,
+    HandoffCopyError,
+    HandoffReport,
+    aligned_copy,
+    aligned_empty,
+    data_pointer,
+)
+from arraygnn.interop.jax import from_jax, to_jax
+from arraygnn.interop.pyg import from_pyg, to_pyg
+from arraygnn.interop.torch import from_torch, to_torch
+
+__all__ = [
+    "JAX_ALIGNMENT",
+    "HandoffCopyError",
+    "HandoffReport",
+    "aligned_copy",
+    "aligned_empty",
+    "data_pointer",
+    "from_jax",
+    "from_pyg",
+    "from_torch",
+    "to_jax",
+    "to_pyg",
+    "to_torch",
+]

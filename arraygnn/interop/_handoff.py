@@ -1,0 +1,197 @@
+"""Shared machinery of the hand-off functions: reports, strict mode, container traversal.
+
+A hand-off converts every array inside an object (an array, a ``Data`` / ``Batch``, a dict,
+list or tuple) and keeps the structure. Each converted array is recorded in a
+:class:`HandoffReport` as *shared* (the result aliases the input memory, checked by data
+pointer after the conversion) or *copied* (with the reason), and objects that could not be
+converted are recorded as *kept*. With ``strict=True`` a needed copy raises
+:class:`HandoffCopyError` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "HandoffReport",
+    "HandoffCopyError",
+    "JAX_ALIGNMENT",
+    "aligned_empty",
+    "aligned_copy",
+    "data_pointer",
+]
+
+#: JAX (XLA on CPU) adopts a host buffer without copying only at this alignment (bytes).
+JAX_ALIGNMENT = 64
+
+
+class HandoffCopyError(ValueError):
+    """A ``strict=True`` hand-off could not share memory and would have copied."""
+
+
+@dataclass
+class HandoffReport:
+    """What a hand-off did with each array, keyed by its path (``"x"``, ``"[0]"``, ...).
+
+    - ``shared``: paths whose result aliases the input memory (verified by data pointer);
+    - ``copied``: path -> why a copy was unavoidable;
+    - ``kept``: path -> why the value was left as it was (e.g. a string array for torch).
+
+    >>> r = HandoffReport("torch", shared=["x"], copied={"y": "read-only array"})
+    >>> r.zero_copy, str(r)
+    (False, 'to torch: 1 shared, 1 copied (y: read-only array)')
+    """
+
+    target: str
+    shared: list[str] = field(default_factory=list)
+    copied: dict[str, str] = field(default_factory=dict)
+    kept: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def zero_copy(self) -> bool:
+        """True when no array had to be copied."""
+        return not self.copied
+
+    def __str__(self) -> str:
+        parts = [f"{len(self.shared)} shared", f"{len(self.copied)} copied"]
+        if self.copied:
+            parts[-1] += " (" + "; ".join(f"{k}: {v}" for k, v in self.copied.items()) + ")"
+        if self.kept:
+            parts.append(
+                f"{len(self.kept)} kept (" + "; ".join(f"{k}: {v}" for k, v in self.kept.items())
+            )
+            parts[-1] += ")"
+        return f"to {self.target}: " + ", ".join(parts)
+
+
+def data_pointer(x: Any) -> int | None:
+    """Address of the first element of a NumPy/CuPy array, torch tensor or JAX array."""
+    if isinstance(x, np.ndarray):
+        return x.__array_interface__["data"][0]
+    ptr = getattr(x, "data_ptr", None)  # torch
+    if callable(ptr):
+        return int(ptr())
+    ptr = getattr(x, "unsafe_buffer_pointer", None)  # jax
+    if callable(ptr):
+        try:
+            return int(ptr())
+        except Exception:  # sharded / deleted arrays
+            return None
+    cai = getattr(x, "__cuda_array_interface__", None)  # cupy
+    if cai is not None:
+        return int(cai["data"][0])
+    return None
+
+
+def aligned_empty(shape: Any, dtype: Any, alignment: int = JAX_ALIGNMENT) -> np.ndarray:
+    """An uninitialised C-contiguous NumPy array whose data pointer is ``alignment``-aligned.
+
+    >>> a = aligned_empty((3, 5), np.float32)
+    >>> a.shape, a.ctypes.data % 64
+    ((3, 5), 0)
+    """
+    dtype = np.dtype(dtype)
+    shape = tuple(int(s) for s in np.atleast_1d(shape)) if np.ndim(shape) else (int(shape),)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + alignment, dtype=np.uint8)
+    start = (-raw.ctypes.data) % alignment
+    return raw[start : start + nbytes].view(dtype).reshape(shape)
+
+
+def aligned_copy(a: np.ndarray, alignment: int = JAX_ALIGNMENT) -> np.ndarray:
+    """A C-contiguous, native-byte-order, writable copy of ``a`` at an aligned address."""
+    a = np.asarray(a)
+    out = aligned_empty(a.shape, a.dtype.newbyteorder("="), alignment)
+    out[...] = a
+    return out
+
+
+def is_namedtuple(obj: Any) -> bool:
+    return isinstance(obj, tuple) and hasattr(obj, "_fields")
+
+
+def is_data_like(obj: Any) -> bool:
+    """A ``Data`` / ``Batch`` (or anything with ``keys()``, ``copy()`` and item access)."""
+    return (
+        not isinstance(obj, (dict, type))
+        and callable(getattr(obj, "keys", None))
+        and callable(getattr(obj, "copy", None))
+        and hasattr(obj, "__getitem__")
+        and hasattr(obj, "__setitem__")
+    )
+
+
+def convert_structure(
+    obj: Any,
+    is_leaf: Callable[[Any], bool],
+    convert_leaf: Callable[[Any, str], Any],
+    path: str = "",
+) -> Any:
+    """Apply ``convert_leaf(value, path)`` to every leaf inside ``obj``, keeping structure.
+
+    Data-like objects are shallow-copied (``obj.copy()``, same class, a ``Batch`` keeps its
+    slice / increment records) and their values replaced; the input is never mutated.
+    """
+    if is_leaf(obj):
+        return convert_leaf(obj, path or "<array>")
+    if isinstance(obj, dict):
+        return type(obj)(
+            (k, convert_structure(v, is_leaf, convert_leaf, _join(path, k))) for k, v in obj.items()
+        )
+    if is_namedtuple(obj):
+        return type(obj)._make(
+            convert_structure(v, is_leaf, convert_leaf, _join(path, n))
+            for n, v in zip(obj._fields, obj)
+        )
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(
+            convert_structure(v, is_leaf, convert_leaf, f"{path}[{i}]") for i, v in enumerate(obj)
+        )
+    if is_data_like(obj):
+        out = obj.copy()
+        for key in list(obj.keys()):
+            out[key] = convert_structure(obj[key], is_leaf, convert_leaf, _join(path, key))
+        return out
+    return obj
+
+
+def _join(path: str, key: Any) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def need_copy(report: HandoffReport, path: str, reason: str, strict: bool) -> None:
+    """Record that ``path`` must be copied, or raise in strict mode."""
+    if strict:
+        raise HandoffCopyError(
+            f"cannot hand {path!r} to {report.target} without a copy: {reason} "
+            f"(strict=True; pass strict=False to copy and report it)"
+        )
+    report.copied[path] = reason
+
+
+def check_shared(
+    report: HandoffReport, path: str, src: Any, out: Any, strict: bool, expect_copy: bool
+) -> None:
+    """Verify by data pointer that ``out`` aliases ``src`` (unless a copy was intended)."""
+    if expect_copy:
+        return
+    size = getattr(src, "size", None)
+    if size == 0 or (callable(size) and size() == 0):
+        report.shared.append(path)  # nothing to copy: an empty array has no memory to share
+        return
+    p_src, p_out = data_pointer(src), data_pointer(out)
+    if p_src is not None and p_src == p_out:
+        report.shared.append(path)
+        return
+    reason = f"{report.target} made its own copy (data pointers differ)"
+    if strict:
+        raise HandoffCopyError(f"cannot hand {path!r} to {report.target} without a copy: {reason}")
+    report.copied[path] = reason
+
+
+def finish(out: Any, report: HandoffReport, want_report: bool) -> Any:
+    return (out, report) if want_report else out

@@ -1,0 +1,205 @@
+"""Hand-off between arraygnn (NumPy / CuPy) and JAX, sharing memory where it can.
+
+``to_jax`` turns every array inside an object into a ``jax.Array`` through DLPack. JAX
+adopts a host buffer without copying only when all of these hold, and otherwise copies
+*silently*; arraygnn checks them first, makes the one unavoidable copy itself (into a
+64-byte aligned buffer, so JAX adopts that copy instead of copying again) and reports it:
+
+- the data pointer is 64-byte aligned (NumPy puts large arrays at offset 16; arraygnn's
+  collated batches are aligned, see :func:`aligned_copy` for your own arrays);
+- the dtype survives: with ``jax_enable_x64`` off (JAX's default) int64 / uint64 / float64 /
+  complex128 are narrowed to 32 bits (a copy; integers outside the int32 range raise
+  ``ValueError`` rather than wrap);
+- the array is writable (DLPack cannot export read-only arrays to JAX);
+- the layout is compact: C order or a transposition of it (no gaps, no negative or zero
+  strides) and native byte order.
+
+``from_jax`` goes back: CPU arrays become read-only NumPy views of the JAX buffer (JAX
+arrays are immutable), GPU arrays become CuPy arrays on the same device.
+
+>>> import numpy as np
+>>> from arraygnn.interop import aligned_copy, to_jax
+>>> x = aligned_copy(np.arange(8, dtype=np.float32))
+>>> j, report = to_jax(x, report=True)
+>>> report.zero_copy, j.unsafe_buffer_pointer() == x.ctypes.data
+(True, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import import_cupy, is_cupy_array
+from arraygnn.interop._handoff import (
+    JAX_ALIGNMENT,
+    HandoffReport,
+    aligned_copy,
+    check_shared,
+    convert_structure,
+    finish,
+    need_copy,
+)
+
+__all__ = ["to_jax", "from_jax", "import_jax", "jax_x64_enabled"]
+
+_NARROW = {"i": np.int32, "u": np.uint32, "f": np.float32, "c": np.complex64}
+
+
+def import_jax():
+    """Import JAX or raise an ImportError naming the extra to install."""
+    try:
+        import jax
+        import jax.numpy  # noqa: F401
+    except ImportError as err:
+        raise ImportError("JAX is required for this hand-off: pip install 'arraygnn[jax]'") from err
+    return jax
+
+
+def jax_x64_enabled() -> bool:
+    """True when JAX keeps 64-bit dtypes (``jax_enable_x64``), here and now."""
+    jax = import_jax()
+    return jax.dtypes.canonicalize_dtype(np.int64) == np.dtype(np.int64)
+
+
+def _is_compact(a: Any) -> bool:
+    """C-contiguous up to a permutation of the axes (what XLA accepts): no gaps, no reuse."""
+    if a.flags.c_contiguous:
+        return True
+    dims = [(s, n) for s, n in zip(a.strides, a.shape) if n != 1]
+    expected = a.dtype.itemsize
+    for stride, n in sorted(dims):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _jax_supports(dtype: np.dtype) -> bool:
+    return dtype.kind in "biufc" and dtype.itemsize <= 16 and dtype.itemsize != 12
+
+
+def to_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
+    """Convert every NumPy / CuPy array inside ``obj`` to a ``jax.Array``.
+
+    ``obj`` may be an array, a ``Data`` / ``Batch`` (a new object of the same class comes
+    back, a batch keeps its slice records), or a dict / list / tuple of those. Arrays that
+    JAX can adopt are shared (checked by data pointer afterwards); the others are copied
+    once, with the reason in the report, or ``strict=True`` raises
+    :class:`HandoffCopyError`. With ``report=True`` the result is
+    ``(converted, HandoffReport)``. Note that JAX treats its arrays as immutable: writing to
+    the NumPy array afterwards changes what the shared JAX array holds.
+
+    >>> import numpy as np
+    >>> from arraygnn.interop import to_jax
+    >>> j, report = to_jax(np.arange(3), report=True)  # int64, x64 off: narrowed copy
+    >>> str(j.dtype), list(report.copied)
+    ('int32', ['<array>'])
+    """
+    jax = import_jax()
+    x64 = jax_x64_enabled()
+    rep = HandoffReport("jax")
+
+    def leaf(a: Any, path: str) -> Any:
+        if not _jax_supports(a.dtype):
+            rep.kept[path] = f"dtype {a.dtype} has no JAX equivalent"
+            return a
+        target = a.dtype.newbyteorder("=")
+        reasons = []
+        if a.dtype.itemsize == 8 * (2 if a.dtype.kind == "c" else 1) and a.dtype.kind != "b":
+            if not x64:
+                target = np.dtype(_NARROW[a.dtype.kind])
+                reasons.append(f"{a.dtype} narrowed to {target} (jax_enable_x64 is off)")
+                if a.dtype.kind in "iu" and a.size:
+                    info = np.iinfo(target)
+                    lo, hi = a.min(), a.max()
+                    if lo < info.min or hi > info.max:
+                        raise ValueError(
+                            f"{path!r}: {a.dtype} values in [{lo}, {hi}] do not fit {target}, "
+                            "and JAX narrows 64-bit integers unless x64 is on: "
+                            "jax.config.update('jax_enable_x64', True)"
+                        )
+        if is_cupy_array(a):
+            if not _is_compact(a):
+                reasons.append("not compact (gaps, broadcast or negative strides)")
+            if reasons:
+                need_copy(rep, path, "; ".join(reasons), strict)
+                src = import_cupy().ascontiguousarray(a.astype(target))
+            else:
+                src = a
+            out = jax.dlpack.from_dlpack(src)
+            check_shared(rep, path, a, out, strict, expect_copy=bool(reasons))
+            return out
+        if not a.flags.writeable:
+            reasons.append("read-only array (DLPack cannot export it to JAX)")
+        if not a.dtype.isnative:
+            reasons.append(f"non-native byte order ({a.dtype.str})")
+        if not _is_compact(a):
+            reasons.append("not compact (gaps, broadcast or negative strides)")
+        offset = a.__array_interface__["data"][0] % JAX_ALIGNMENT
+        if offset and a.size:
+            reasons.append(
+                f"data pointer {offset} bytes past a {JAX_ALIGNMENT}-byte boundary "
+                "(JAX copies unaligned buffers)"
+            )
+        if reasons:
+            need_copy(rep, path, "; ".join(reasons), strict)
+            src = aligned_copy(a.astype(target, copy=False))
+        else:
+            src = a
+        out = jax.dlpack.from_dlpack(src)
+        check_shared(rep, path, a, out, strict, expect_copy=bool(reasons))
+        return out
+
+    def is_leaf(v: Any) -> bool:
+        return isinstance(v, np.ndarray) or is_cupy_array(v)
+
+    return finish(convert_structure(obj, is_leaf, leaf), rep, report)
+
+
+def from_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
+    """Convert every ``jax.Array`` inside ``obj`` back to NumPy (CPU) or CuPy (GPU).
+
+    CPU arrays become **read-only** NumPy views of the JAX buffers (no copy; JAX arrays are
+    immutable, so the view must not be written). GPU arrays become CuPy arrays on the same
+    device through DLPack. Arrays spread over several devices are gathered with
+    ``np.asarray`` (a copy, reported). ``strict`` and ``report`` as in :func:`to_jax`.
+
+    >>> import jax.numpy as jnp
+    >>> from arraygnn.interop import from_jax
+    >>> a = from_jax(jnp.ones(3))
+    >>> type(a).__name__, a.flags.writeable
+    ('ndarray', False)
+    """
+    jax = import_jax()
+    rep = HandoffReport("numpy")
+
+    def leaf(j: Any, path: str) -> Any:
+        if isinstance(j, jax.core.Tracer):
+            raise TypeError(
+                f"{path!r} is a traced JAX value (inside jit / grad); "
+                "convert concrete arrays outside the transformed function"
+            )
+        devices = j.devices()
+        if len(devices) != 1:
+            need_copy(rep, path, f"array spread over {len(devices)} devices", strict)
+            return np.asarray(j)
+        platform = next(iter(devices)).platform
+        if platform == "cpu":
+            try:
+                out = np.from_dlpack(j)
+            except (BufferError, TypeError, RuntimeError):
+                out = np.asarray(j)  # dtypes DLPack lacks (bfloat16): NumPy's buffer view
+        elif platform in ("gpu", "cuda", "rocm"):
+            out = import_cupy().from_dlpack(j)
+        else:
+            rep.kept[path] = f"device platform {platform!r} (only cpu and gpu are converted)"
+            return j
+        check_shared(rep, path, j, out, strict, expect_copy=False)
+        return out
+
+    def is_leaf(v: Any) -> bool:
+        return isinstance(v, jax.Array)
+
+    return finish(convert_structure(obj, is_leaf, leaf), rep, report)

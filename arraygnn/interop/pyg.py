@@ -1,0 +1,126 @@
+"""Hand-off between arraygnn ``Data`` / ``Batch`` and PyTorch Geometric, sharing memory.
+
+``to_pyg`` converts every array with :func:`arraygnn.interop.to_torch` (same sharing rules,
+same report) and wraps the tensors in ``torch_geometric.data.Data``; a ``Batch`` becomes a
+PyG ``Batch`` whose slice / increment dictionaries come from arraygnn's records, so PyG can
+split it (``to_data_list``, ``get_example``) without re-collating. ``from_pyg`` goes back
+through :func:`arraygnn.interop.from_torch`.
+
+>>> import numpy as np
+>>> from arraygnn.data import Data
+>>> from arraygnn.interop import to_pyg
+>>> g = to_pyg(Data(x=np.ones((3, 2), np.float32), edge_index=np.array([[0, 1], [1, 2]])))
+>>> type(g).__name__, g.num_nodes
+('Data', 3)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn.interop._handoff import HandoffReport, finish
+from arraygnn.interop.torch import from_torch, import_torch, to_torch
+
+__all__ = ["to_pyg", "from_pyg", "import_pyg"]
+
+
+def import_pyg():
+    """Import torch_geometric or raise an ImportError naming the extra to install."""
+    import_torch()
+    try:
+        import torch_geometric.data
+    except ImportError as err:
+        raise ImportError(
+            "PyTorch Geometric is required for this hand-off: pip install 'arraygnn[pyg]'"
+        ) from err
+    return torch_geometric
+
+
+def _merge(into: HandoffReport, part: HandoffReport) -> None:
+    into.shared.extend(part.shared)
+    into.copied.update(part.copied)
+    into.kept.update(part.kept)
+
+
+def _num_nodes(data: Any) -> int | None:
+    try:
+        n = data.num_nodes
+    except Exception:
+        return None
+    return None if n is None else int(n)
+
+
+def to_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
+    """Convert an arraygnn ``Data`` / ``Batch`` to a PyG ``Data`` / ``Batch`` (shared tensors).
+
+    A ``Data`` without ``x`` gets an explicit ``num_nodes`` (PyG would otherwise guess from
+    ``edge_index.max() + 1``). A ``Batch`` keeps ``batch``, ``ptr``, ``num_graphs`` and its
+    per-key slices and increments. ``strict`` / ``report`` as in :func:`to_torch`.
+    """
+    tg = import_pyg()
+    from arraygnn.batch import Batch
+    from arraygnn.data import Data
+
+    if not isinstance(obj, Data):
+        raise TypeError(f"to_pyg expects an arraygnn Data or Batch, got {type(obj).__name__}")
+    values = {key: obj[key] for key in obj.keys()}
+    tensors, rep = to_torch(values, strict=strict, report=True)
+    if isinstance(obj, Batch):
+        out = _batch_to_pyg(tg, obj, tensors)
+    else:
+        out = tg.data.Data(**tensors)
+        n = _num_nodes(obj)
+        if "num_nodes" not in tensors and n is not None and "x" not in tensors:
+            out.num_nodes = n
+    return finish(out, rep, report)
+
+
+def _batch_to_pyg(tg: Any, batch: Any, tensors: dict[str, Any]) -> Any:
+    torch = import_torch()
+    slices, incs = _records(batch)
+    out = tg.data.Batch(_base_cls=tg.data.Data, **tensors)
+    out._num_graphs = int(batch.num_graphs)
+    out._slice_dict = {k: torch.as_tensor(np.asarray(v, dtype=np.int64)) for k, v in slices.items()}
+    out._inc_dict = {k: torch.as_tensor(np.asarray(v)) for k, v in incs.items()}
+    return out
+
+
+def _records(batch: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Per-key slice boundaries [G + 1] and increments [G] of an arraygnn Batch."""
+    slices = getattr(batch, "_slice_dict", None)
+    incs = getattr(batch, "_inc_dict", None)
+    if slices is None or incs is None:
+        raise TypeError("this Batch has no slice / increment records (was it collated?)")
+    return dict(slices), dict(incs)
+
+
+def from_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
+    """Convert a PyG ``Data`` / ``Batch`` to an arraygnn ``Data`` / ``Batch`` (shared arrays).
+
+    Only homogeneous graphs (``torch_geometric.data.Data``) are converted; ``HeteroData``
+    raises ``TypeError``. ``strict`` / ``report`` as in :func:`from_torch`.
+    """
+    tg = import_pyg()
+    from arraygnn.data import Data
+
+    if isinstance(obj, tg.data.HeteroData):
+        raise TypeError("from_pyg converts homogeneous graphs only (got HeteroData)")
+    if not isinstance(obj, tg.data.Data):
+        raise TypeError(f"from_pyg expects a torch_geometric Data or Batch, got {type(obj)}")
+    values = obj.to_dict()
+    arrays, rep = from_torch(values, strict=strict, report=True)
+    if isinstance(obj, tg.data.Batch) and hasattr(obj, "_slice_dict"):
+        out = _batch_from_pyg(obj, arrays)
+    else:
+        out = Data(**arrays)
+    return finish(out, rep, report)
+
+
+def _batch_from_pyg(obj: Any, arrays: dict[str, Any]) -> Any:
+    from arraygnn.batch import Batch
+
+    slices = {k: from_torch(v) for k, v in obj._slice_dict.items()}
+    incs = {k: from_torch(v) for k, v in obj._inc_dict.items()}
+    return Batch.from_records(arrays, slices, incs, num_graphs=int(obj.num_graphs))

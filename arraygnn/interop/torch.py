@@ -1,0 +1,179 @@
+"""Hand-off between arraygnn (NumPy / CuPy) and PyTorch, sharing memory where it can.
+
+``to_torch`` turns every array inside an object into a ``torch.Tensor``: NumPy arrays via
+``torch.from_numpy`` (CPU, zero-copy), CuPy arrays via DLPack (same GPU, zero-copy).
+``from_torch`` goes back: CPU tensors via ``Tensor.numpy()`` (zero-copy), CUDA tensors to CuPy
+via DLPack (zero-copy; arrays stay on their device).
+
+Copies happen only where sharing would be unsafe, and are reported (or raise with
+``strict=True``):
+
+- negative strides (``a[::-1]``): PyTorch has no negative strides (older releases abort);
+- read-only arrays (``np.load(mmap_mode="r")``, broadcast views, JAX exports): PyTorch
+  would hand out a *writable* tensor over memory that must not be written, and a write to a
+  read-only memory map kills the process with a segmentation fault;
+- non-native byte order, or strides that are not a multiple of the item size (fields of
+  structured arrays): PyTorch cannot describe them;
+- (``from_torch``) tensors with the lazy conjugate / negative bit set.
+
+Arrays PyTorch has no dtype for (strings, bytes, objects) are kept as they are and listed
+under ``kept``; non-array values (Python scalars, strings) pass through unchanged.
+
+>>> import numpy as np
+>>> from arraygnn.interop import to_torch
+>>> x = np.arange(6.0).reshape(2, 3)
+>>> t, report = to_torch(x, report=True)
+>>> report.zero_copy, t.data_ptr() == x.ctypes.data
+(True, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import import_cupy, is_cupy_array
+from arraygnn.interop._handoff import (
+    HandoffReport,
+    check_shared,
+    convert_structure,
+    finish,
+    need_copy,
+)
+
+__all__ = ["to_torch", "from_torch", "import_torch"]
+
+
+def import_torch():
+    """Import PyTorch or raise an ImportError naming the extra to install."""
+    try:
+        import torch
+    except ImportError as err:
+        raise ImportError(
+            "PyTorch is required for this hand-off: pip install 'arraygnn[torch]'"
+        ) from err
+    return torch
+
+
+def _numpy_copy_reason(a: np.ndarray) -> str | None:
+    """Why ``torch.from_numpy(a)`` would be unsafe or impossible, or None."""
+    if any(s < 0 for s in a.strides):
+        return "negative strides (PyTorch has none)"
+    if not a.flags.writeable:
+        return "read-only array (PyTorch tensors are always writable)"
+    if not a.dtype.isnative:
+        return f"non-native byte order ({a.dtype.str})"
+    if any(s % a.dtype.itemsize for s in a.strides):
+        return "strides not a multiple of the item size"
+    return None
+
+
+def _torch_supports(dtype: np.dtype) -> bool:
+    if dtype.kind in "biu":
+        return dtype.itemsize <= 8
+    if dtype.kind == "f":
+        return dtype.itemsize in (2, 4, 8)
+    return dtype.kind == "c" and dtype.itemsize in (8, 16)
+
+
+def to_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
+    """Convert every NumPy / CuPy array inside ``obj`` to a ``torch.Tensor``.
+
+    ``obj`` may be an array, a ``Data`` / ``Batch`` (a new object of the same class comes
+    back, a batch keeps its slice records), or a dict / list / tuple of those. NumPy arrays
+    become CPU tensors sharing their memory; CuPy arrays become CUDA tensors on the same
+    device via DLPack. An array that cannot be shared safely is copied and the copy listed
+    in the report (``strict=True`` raises :class:`HandoffCopyError` instead). With
+    ``report=True`` the result is ``(converted, HandoffReport)``.
+
+    >>> import numpy as np
+    >>> from arraygnn.interop import to_torch
+    >>> t = to_torch({"x": np.ones((2, 2), np.float32)})["x"]
+    >>> t.dtype, tuple(t.shape)
+    (torch.float32, (2, 2))
+    """
+    torch = import_torch()
+    rep = HandoffReport("torch")
+
+    def leaf(a: Any, path: str) -> Any:
+        if isinstance(a, np.ndarray):
+            if not _torch_supports(a.dtype):
+                rep.kept[path] = f"dtype {a.dtype} has no torch equivalent"
+                return a
+            reason = _numpy_copy_reason(a)
+            if reason is not None:
+                need_copy(rep, path, reason, strict)
+                src = np.array(a, dtype=a.dtype.newbyteorder("="), order="C", copy=True)
+            else:
+                src = a
+            out = torch.from_numpy(src)
+            check_shared(rep, path, a, out, strict, expect_copy=reason is not None)
+            return out
+        # CuPy array: DLPack keeps it on its GPU without a copy
+        if a.dtype.kind not in "biufc":
+            rep.kept[path] = f"dtype {a.dtype} has no torch equivalent"
+            return a
+        src = a
+        reason = None
+        if any(s < 0 for s in a.strides):
+            reason = "negative strides (PyTorch has none)"
+            need_copy(rep, path, reason, strict)
+            src = a.copy()
+        out = torch.from_dlpack(src)
+        check_shared(rep, path, a, out, strict, expect_copy=reason is not None)
+        return out
+
+    def is_leaf(v: Any) -> bool:
+        return isinstance(v, np.ndarray) or is_cupy_array(v)
+
+    return finish(convert_structure(obj, is_leaf, leaf), rep, report)
+
+
+def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
+    """Convert every ``torch.Tensor`` inside ``obj`` back to NumPy (CPU) or CuPy (CUDA).
+
+    CPU tensors become NumPy arrays sharing their memory (``tensor.detach().numpy()``),
+    CUDA tensors become CuPy arrays on the same device via DLPack. Tensors with a lazy
+    conjugate / negation bit are resolved (a copy, reported); tensors NumPy cannot hold
+    (``bfloat16``, sparse layouts, other devices) are kept and listed under ``kept``.
+    Gradient tracking is dropped (``detach``). ``strict`` and ``report`` as in
+    :func:`to_torch`.
+
+    >>> import torch
+    >>> from arraygnn.interop import from_torch
+    >>> t = torch.arange(4)
+    >>> a = from_torch(t)
+    >>> type(a).__name__, a.ctypes.data == t.data_ptr()
+    ('ndarray', True)
+    """
+    torch = import_torch()
+    rep = HandoffReport("numpy")
+
+    def leaf(t: Any, path: str) -> Any:
+        if t.layout != torch.strided:
+            rep.kept[path] = f"layout {t.layout} (only dense tensors are converted)"
+            return t
+        if t.dtype in (torch.bfloat16,) or "float8" in str(t.dtype):
+            rep.kept[path] = f"dtype {t.dtype} has no NumPy equivalent"
+            return t
+        src = t.detach()
+        reason = None
+        if src.is_conj() or src.is_neg():
+            reason = "lazy conjugate / negation bit had to be resolved"
+            need_copy(rep, path, reason, strict)
+            src = src.resolve_conj().resolve_neg()
+        if src.device.type == "cpu":
+            out = src.numpy()
+        elif src.device.type == "cuda":
+            out = import_cupy().from_dlpack(src)
+        else:
+            rep.kept[path] = f"device {src.device} (only cpu and cuda are converted)"
+            return t
+        check_shared(rep, path, t, out, strict, expect_copy=reason is not None)
+        return out
+
+    def is_leaf(v: Any) -> bool:
+        return isinstance(v, torch.Tensor)
+
+    return finish(convert_structure(obj, is_leaf, leaf), rep, report)
