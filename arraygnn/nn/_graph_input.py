@@ -199,3 +199,13 @@ def check_edge_weight(layer: str, edge_weight: Any, num_edges: int) -> None:
         raise ValueError(
             f"{layer}: edge_weight must have shape ({num_edges},), got {tuple(edge_weight.shape)}"
         )
+
+
+def csr_of(inp: GraphInput) -> Any:
+    """The destination-sorted CSR of the input's edges: the graph's cached one when a Graph
+    object was given (``g.csr()``), otherwise built once by ``ops.to_csr``."""
+    from arraygnn import ops
+
+    if inp.graph is not None and hasattr(inp.graph, "csr"):
+        return inp.graph.csr()
+    return ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)

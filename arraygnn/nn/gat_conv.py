@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import check_zero_in_degree, parse_input
+from arraygnn.nn._graph_input import check_zero_in_degree, csr_of, parse_input
 from arraygnn.nn._module import Module
 from arraygnn.nn.linear import Linear, _check_features, get_activation, glorot
 
@@ -148,7 +148,10 @@ class GATConv(Module):
                 h_dst = self.lin_dst(inp.x_dst).reshape(inp.num_dst, H, F)
         el = (h_src * self.att_src).sum(axis=-1)  # [N_src, H]
         edge_index = self._edges(inp)
-        csr = ops.to_csr(edge_index, inp.num_src, inp.num_dst)
+        if self.add_self_loops:
+            csr = ops.to_csr(edge_index, inp.num_src, inp.num_dst)
+        else:
+            csr = csr_of(inp)  # a Graph's cached CSR when one was given
         if h_dst is not None:
             er = (h_dst * self.att_dst).sum(axis=-1)  # [N_dst, H]
             logits = ops.sddmm(csr, el, er, op="add", lhs_target="u", rhs_target="v")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._graph_input import check_edge_weight, parse_input
+from arraygnn.nn._graph_input import check_edge_weight, csr_of, parse_input
 from arraygnn.nn._module import Module
 
 __all__ = ["GINConv"]
@@ -67,7 +67,7 @@ class GINConv(Module):
 
         inp = parse_input("GINConv", graph_or_x, feat_or_edge_index, size)
         check_edge_weight("GINConv", edge_weight, inp.num_edges)
-        csr = ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)
+        csr = csr_of(inp)
         out = ops.spmm(
             csr,
             inp.x_src,

@@ -25,6 +25,7 @@ from arraygnn.nn._graph_input import (
     GraphInput,
     check_edge_weight,
     check_zero_in_degree,
+    csr_of,
     in_degrees,
     out_degrees,
     parse_input,
@@ -315,7 +316,7 @@ class GraphConv(Module):
         project_first = self.weight is not None and self.in_feats > self.out_feats
         if project_first:
             h = h @ self.weight
-        csr = ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)
+        csr = csr_of(inp)
         out = ops.spmm(csr, h, edge_weight=edge_weight, num_dst_nodes=inp.num_dst)
         if self.weight is not None and not project_first:
             out = out @ self.weight

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import check_edge_weight, in_degrees, parse_input
+from arraygnn.nn._graph_input import check_edge_weight, csr_of, in_degrees, parse_input
 from arraygnn.nn._module import Module
 from arraygnn.nn.linear import Linear, _check_features, get_activation
 
@@ -128,7 +128,7 @@ class SAGEConv(Module):
         lin_l = self.lin_l
         if linear_first:
             h = h @ lin_l.weight.T
-        csr = ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)
+        csr = csr_of(inp)
         if aggr == "gcn":
             summed = ops.spmm(
                 csr, h, edge_weight=edge_weight, reduce="sum", num_dst_nodes=inp.num_dst
