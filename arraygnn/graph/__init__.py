@@ -1,0 +1,32 @@
+"""DGL face: :class:`Graph` (homogeneous, heterogeneous, blocks) and its message passing.
+
+>>> import numpy as np
+>>> import arraygnn.function as fn
+>>> from arraygnn.graph import graph
+>>> g = graph((np.array([0, 1]), np.array([2, 2])), num_nodes=3)
+>>> g.ndata["x"] = np.array([[1.0], [2.0], [0.0]])
+>>> g.update_all(fn.copy_u("x", "m"), fn.mean("m", "x"))
+>>> g.ndata["x"].ravel()
+array([0. , 0. , 1.5])
+
+Modules: ``frame`` (feature storage), ``core`` (Graph, constructors), ``message_passing``
+(apply_edges / update_all / multi_update_all, UDF batches), ``subgraph`` (subgraph,
+edge_subgraph, to_block), ``convert`` (Data / GraphTensor converters).
+"""
+
+from arraygnn.graph.core import EID, NID, Graph, graph, heterograph
+from arraygnn.graph.message_passing import EdgeBatch, NodeBatch
+from arraygnn.graph.subgraph import edge_subgraph, node_subgraph, to_block
+
+__all__ = [
+    "Graph",
+    "graph",
+    "heterograph",
+    "NID",
+    "EID",
+    "EdgeBatch",
+    "NodeBatch",
+    "node_subgraph",
+    "edge_subgraph",
+    "to_block",
+]

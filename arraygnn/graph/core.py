@@ -1,0 +1,587 @@
+"""The DGL face's :class:`Graph`: homogeneous, heterogeneous and bipartite blocks.
+
+A graph holds, per canonical edge type ``(src_type, etype, dst_type)``, the source and
+destination node ids of its edges (NumPy or CuPy integer arrays), plus one feature
+:class:`~arraygnn.graph.frame.Frame` per node type and per edge type.
+
+>>> import numpy as np
+>>> import arraygnn.function as fn
+>>> from arraygnn.graph import graph
+>>> g = graph((np.array([0, 1, 2]), np.array([1, 2, 2])), num_nodes=4)
+>>> g.ndata["h"] = np.arange(4.0)
+>>> g.update_all(fn.copy_u("h", "m"), fn.sum("m", "h"))
+>>> g.ndata["h"]
+array([0., 0., 3., 0.])
+
+RULE: ``num_nodes`` given -> ids are checked against it; ``num_nodes=None`` -> DGL's rule,
+      largest id + 1 (one device sync on CuPy; pass ``num_nodes`` to avoid it).
+RULE: ids are checked once at construction; kernels trust them afterwards.
+RULE: a block has separate source and destination node sets; its first
+      ``number_of_dst_nodes()`` source nodes are the destination nodes.
+RULE: the CSR of each edge type is built once (``arraygnn.ops.to_csr``) and cached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace, is_array, to_device
+from arraygnn.graph.frame import Frame, HeteroDataView
+
+__all__ = ["Graph", "graph", "heterograph", "NID", "EID", "DEFAULT_NTYPE", "DEFAULT_ETYPE"]
+
+NID = "_ID"
+EID = "_ID"
+DEFAULT_NTYPE = "_N"
+DEFAULT_ETYPE = "_E"
+
+Canonical = tuple[str, str, str]
+
+
+def _as_ids(x: Any, what: str) -> Any:
+    """A 1-D integer NumPy/CuPy array from an array, list or tuple (never mutated)."""
+    if not is_array(x):
+        if isinstance(x, (list, tuple, range)):
+            x = np.asarray(x, dtype=np.int64)
+        else:
+            raise TypeError(f"{what} must be an integer array or a list, got {type(x).__name__}")
+    if x.ndim != 1:
+        raise ValueError(f"{what} must be 1-D, got shape {tuple(x.shape)}")
+    if x.dtype.kind not in "iu":
+        if x.size == 0:
+            return x.astype(np.int64)
+        raise TypeError(f"{what} must hold integers, got dtype {x.dtype}")
+    return x
+
+
+def _check_range(ids: Any, n: int, what: str) -> None:
+    if ids.size == 0:
+        return
+    lo, hi = int(ids.min()), int(ids.max())
+    if lo < 0 or hi >= n:
+        bad = lo if lo < 0 else hi
+        raise ValueError(f"{what} contains id {bad}, outside [0, {n}) ({n} nodes)")
+
+
+class _Relation:
+    """Edges of one canonical edge type plus their features and cached CSR."""
+
+    def __init__(self, canonical: Canonical, src: Any, dst: Any, device: str) -> None:
+        self.canonical = canonical
+        self.src = src
+        self.dst = dst
+        self.frame = Frame(src.shape[0], f"g.edges[{canonical!r}].data", device)
+        self._csr: Any = None
+        self._edge_index: Any = None
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.src.shape[0])
+
+    def edge_index(self) -> Any:
+        if self._edge_index is None:
+            self._edge_index = get_namespace(self.src).stack([self.src, self.dst])
+        return self._edge_index
+
+
+class _TypeSpace:
+    """``g.nodes`` / ``g.edges``: callable (ids) and subscriptable (``[type].data``)."""
+
+    def __init__(self, g: Graph, kind: str) -> None:
+        self._g = g
+        self._kind = kind
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._kind == "edges":
+            return self._g._edges_call(*args, **kwargs)
+        return self._g._nodes_call(self._kind, *args, **kwargs)
+
+    def __getitem__(self, key: Any) -> _TypeItem:
+        if self._kind == "edges":
+            return _TypeItem(self._g._rel(key).frame)
+        side = {"nodes": "src", "srcnodes": "src", "dstnodes": "dst"}[self._kind]
+        return _TypeItem(self._g._node_frame(key, side))
+
+
+class _TypeItem:
+    def __init__(self, frame: Frame) -> None:
+        self.data = frame
+
+
+class Graph:
+    """A DGL-style graph over NumPy or CuPy id arrays. Build it with :func:`graph`,
+    :func:`heterograph`, :func:`arraygnn.to_block` or a subgraph method.
+
+    Data views: ``ndata``, ``edata``, ``srcdata``, ``dstdata``, ``nodes[ntype].data``,
+    ``edges[etype].data``. Message passing: :meth:`apply_edges`, :meth:`update_all`,
+    :meth:`multi_update_all` (see :mod:`arraygnn.graph.message_passing`).
+    """
+
+    def __init__(
+        self,
+        relations: Mapping[Canonical, tuple[Any, Any]],
+        num_src_nodes: Mapping[str, int],
+        num_dst_nodes: Mapping[str, int] | None = None,
+        *,
+        is_block: bool = False,
+        validate: bool = True,
+    ) -> None:
+        arrays = [a for pair in relations.values() for a in pair]
+        xp = get_namespace(*arrays)
+        self._device = "cuda" if xp is not np else "cpu"
+        self._is_block = bool(is_block)
+        self._srctypes = list(num_src_nodes)
+        self._num_src = {t: int(n) for t, n in num_src_nodes.items()}
+        if num_dst_nodes is None:
+            if is_block:
+                raise ValueError("a block needs num_dst_nodes")
+            self._dsttypes = self._srctypes
+            self._num_dst = self._num_src
+        else:
+            self._dsttypes = list(num_dst_nodes)
+            self._num_dst = {t: int(n) for t, n in num_dst_nodes.items()}
+        for t, n in list(self._num_src.items()) + list(self._num_dst.items()):
+            if n < 0:
+                raise ValueError(f"number of nodes of type {t!r} must be >= 0, got {n}")
+        side = "src" if is_block else ""
+        self._src_frames = {
+            t: Frame(n, self._frame_name(t, side), self._device) for t, n in self._num_src.items()
+        }
+        if num_dst_nodes is None:
+            self._dst_frames = self._src_frames
+        else:
+            self._dst_frames = {
+                t: Frame(n, self._frame_name(t, "dst"), self._device)
+                for t, n in self._num_dst.items()
+            }
+        self._rels: dict[Canonical, _Relation] = {}
+        for c, (src, dst) in relations.items():
+            if not (isinstance(c, tuple) and len(c) == 3 and all(isinstance(s, str) for s in c)):
+                raise TypeError(f"edge type keys are (src_type, etype, dst_type), got {c!r}")
+            s, _, d = c
+            if s not in self._num_src:
+                raise ValueError(f"edge type {c!r}: source node type {s!r} has no node count")
+            if d not in self._num_dst:
+                raise ValueError(f"edge type {c!r}: destination node type {d!r} has no node count")
+            src = _as_ids(src, f"source ids of edge type {c!r}")
+            dst = _as_ids(dst, f"destination ids of edge type {c!r}")
+            if src.shape[0] != dst.shape[0]:
+                raise ValueError(
+                    f"edge type {c!r}: {src.shape[0]} source ids but {dst.shape[0]} destination ids"
+                )
+            if src.dtype != dst.dtype:
+                src, dst = src.astype(np.int64), dst.astype(np.int64)
+            if validate:
+                _check_range(src, self._num_src[s], f"source ids of edge type {c!r}")
+                _check_range(dst, self._num_dst[d], f"destination ids of edge type {c!r}")
+            self._rels[c] = _Relation(c, src, dst, self._device)
+        self.nodes = _TypeSpace(self, "nodes")
+        self.srcnodes = _TypeSpace(self, "srcnodes")
+        self.dstnodes = _TypeSpace(self, "dstnodes")
+        self.edges = _TypeSpace(self, "edges")
+
+    def _frame_name(self, ntype: str, side: str) -> str:
+        prefix = {"src": "g.srcnodes", "dst": "g.dstnodes", "": "g.nodes"}[side]
+        return f"{prefix}[{ntype!r}].data"
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def device(self) -> str:
+        """``'cpu'`` (NumPy arrays) or ``'cuda'`` (CuPy arrays)."""
+        return self._device
+
+    @property
+    def idtype(self) -> Any:
+        rels = list(self._rels.values())
+        return rels[0].src.dtype if rels else np.dtype(np.int64)
+
+    @property
+    def is_block(self) -> bool:
+        """True for a bipartite message-flow block from :func:`arraygnn.to_block`."""
+        return self._is_block
+
+    @property
+    def ntypes(self) -> list[str]:
+        if not self._is_block or self._srctypes == self._dsttypes:
+            return list(self._srctypes)
+        return list(dict.fromkeys(self._srctypes + self._dsttypes))
+
+    @property
+    def srctypes(self) -> list[str]:
+        return list(self._srctypes)
+
+    @property
+    def dsttypes(self) -> list[str]:
+        return list(self._dsttypes)
+
+    @property
+    def etypes(self) -> list[str]:
+        return [c[1] for c in self._rels]
+
+    @property
+    def canonical_etypes(self) -> list[Canonical]:
+        return list(self._rels)
+
+    @property
+    def is_homogeneous(self) -> bool:
+        return len(self._srctypes) == 1 and len(self._rels) <= 1 and not self._is_block
+
+    def _rel(self, etype: Any = None) -> _Relation:
+        """Resolve ``None`` / an etype name / a canonical triple to one relation."""
+        if etype is None:
+            if len(self._rels) != 1:
+                raise ValueError(
+                    f"the graph has {len(self._rels)} edge types {self.canonical_etypes}; "
+                    "pass etype="
+                )
+            return next(iter(self._rels.values()))
+        if isinstance(etype, tuple):
+            if etype in self._rels:
+                return self._rels[etype]
+            raise KeyError(
+                f"edge type {etype!r} does not exist; edge types: {self.canonical_etypes}"
+            )
+        hits = [c for c in self._rels if c[1] == etype]
+        if len(hits) == 1:
+            return self._rels[hits[0]]
+        if not hits:
+            raise KeyError(
+                f"edge type {etype!r} does not exist; edge types: {self.canonical_etypes}"
+            )
+        raise KeyError(f"edge type name {etype!r} is ambiguous: {hits}; pass the canonical triple")
+
+    def _ntype(self, ntype: str | None, side: str) -> str:
+        types = self._srctypes if side == "src" else self._dsttypes
+        if ntype is None:
+            if len(types) != 1:
+                raise ValueError(f"the graph has node types {types}; pass ntype=")
+            return types[0]
+        if ntype not in types:
+            where = {"src": "source ", "dst": "destination "}[side] if self._is_block else ""
+            raise KeyError(f"{where}node type {ntype!r} does not exist; node types: {types}")
+        return ntype
+
+    def _node_frame(self, ntype: str | None, side: str) -> Frame:
+        t = self._ntype(ntype, side)
+        return (self._src_frames if side == "src" else self._dst_frames)[t]
+
+    def num_src_nodes(self, ntype: str | None = None) -> int:
+        if ntype is None and len(self._srctypes) != 1:
+            return sum(self._num_src.values())
+        return self._num_src[self._ntype(ntype, "src")]
+
+    def num_dst_nodes(self, ntype: str | None = None) -> int:
+        if ntype is None and len(self._dsttypes) != 1:
+            return sum(self._num_dst.values())
+        return self._num_dst[self._ntype(ntype, "dst")]
+
+    def num_nodes(self, ntype: str | None = None) -> int:
+        """Nodes of ``ntype`` (all types when ``None``); a block counts src + dst nodes."""
+        if self._is_block:
+            src = self._num_src.get(ntype, 0) if ntype else sum(self._num_src.values())
+            dst = self._num_dst.get(ntype, 0) if ntype else sum(self._num_dst.values())
+            if ntype is not None and ntype not in self._num_src and ntype not in self._num_dst:
+                raise KeyError(f"node type {ntype!r} does not exist; node types: {self.ntypes}")
+            return src + dst
+        if ntype is None:
+            return sum(self._num_src.values())
+        return self._num_src[self._ntype(ntype, "src")]
+
+    def num_edges(self, etype: Any = None) -> int:
+        """Edges of ``etype`` (all types when ``None``)."""
+        if etype is None:
+            return sum(r.num_edges for r in self._rels.values())
+        return self._rel(etype).num_edges
+
+    number_of_nodes = num_nodes
+    number_of_edges = num_edges
+    number_of_src_nodes = num_src_nodes
+    number_of_dst_nodes = num_dst_nodes
+
+    def _nodes_call(self, kind: str, ntype: str | None = None) -> Any:
+        side = "dst" if kind == "dstnodes" else "src"
+        n = (self._num_dst if side == "dst" else self._num_src)[self._ntype(ntype, side)]
+        return self._xp().arange(n, dtype=self.idtype)
+
+    def _edges_call(self, form: str = "uv", order: str = "eid", etype: Any = None) -> Any:
+        """``g.edges(form='uv' | 'eid' | 'all', etype=None)`` in edge-id order."""
+        if order != "eid":
+            raise ValueError(f"g.edges: only order='eid' is supported, got {order!r}")
+        rel = self._rel(etype)
+        if form == "uv":
+            return rel.src, rel.dst
+        eid = self._xp().arange(rel.num_edges, dtype=rel.src.dtype)
+        if form == "eid":
+            return eid
+        if form == "all":
+            return rel.src, rel.dst, eid
+        raise ValueError(f"g.edges: form must be 'uv', 'eid' or 'all', got {form!r}")
+
+    def _xp(self) -> Any:
+        if self._device == "cpu":
+            return np
+        from arraygnn._namespace import import_cupy
+
+        return import_cupy()
+
+    def csr(self, etype: Any = None) -> Any:
+        """Destination-sorted CSR of ``etype`` (built once by ``arraygnn.ops.to_csr``)."""
+        rel = self._rel(etype)
+        if rel._csr is None:
+            from arraygnn import ops
+
+            s, _, d = rel.canonical
+            rel._csr = ops.to_csr(rel.edge_index(), self._num_src[s], self._num_dst[d])
+        return rel._csr
+
+    def in_degrees(self, v: Any = None, etype: Any = None) -> Any:
+        """In-degree of every destination node (or of the ids ``v``) for ``etype``."""
+        from arraygnn.graph.message_passing import csr_degrees
+
+        deg = csr_degrees(self.csr(etype))
+        if v is None:
+            return deg
+        return deg[self._check_node_ids(v, self._rel(etype).canonical[2], "dst")]
+
+    def out_degrees(self, u: Any = None, etype: Any = None) -> Any:
+        """Out-degree of every source node (or of the ids ``u``) for ``etype``."""
+        from arraygnn.graph.message_passing import out_degrees
+
+        deg = out_degrees(self, self._rel(etype))
+        if u is None:
+            return deg
+        return deg[self._check_node_ids(u, self._rel(etype).canonical[0], "src")]
+
+    def _check_node_ids(self, ids: Any, ntype: str, side: str) -> Any:
+        if isinstance(ids, (int, np.integer)):
+            ids = [int(ids)]
+        ids = _as_ids(ids, f"node ids of type {ntype!r}")
+        n = (self._num_dst if side == "dst" else self._num_src)[ntype]
+        _check_range(ids, n, f"node ids of type {ntype!r}")
+        return ids
+
+    # ------------------------------------------------------------------ data views
+    @property
+    def ndata(self) -> Any:
+        """Node features: a frame for one node type, else ``{name: {ntype: array}}``."""
+        if self._is_block:
+            raise AttributeError("g.ndata is ambiguous on a block; use g.srcdata or g.dstdata")
+        if len(self._src_frames) == 1:
+            return next(iter(self._src_frames.values()))
+        return HeteroDataView(self._src_frames, "g.ndata")
+
+    @property
+    def srcdata(self) -> Any:
+        """Features of the source nodes (all nodes for a non-block graph)."""
+        if len(self._src_frames) == 1:
+            return next(iter(self._src_frames.values()))
+        return HeteroDataView(self._src_frames, "g.srcdata")
+
+    @property
+    def dstdata(self) -> Any:
+        """Features of the destination nodes (all nodes for a non-block graph)."""
+        if len(self._dst_frames) == 1:
+            return next(iter(self._dst_frames.values()))
+        return HeteroDataView(self._dst_frames, "g.dstdata")
+
+    @property
+    def edata(self) -> Any:
+        """Edge features: a frame for one edge type, else ``{name: {canonical: array}}``."""
+        if len(self._rels) == 1:
+            return next(iter(self._rels.values())).frame
+        return HeteroDataView({c: r.frame for c, r in self._rels.items()}, "g.edata")
+
+    def _all_frames(self) -> list[Frame]:
+        frames = list(self._src_frames.values()) + [r.frame for r in self._rels.values()]
+        if self._dst_frames is not self._src_frames:
+            frames += list(self._dst_frames.values())
+        return frames
+
+    @contextlib.contextmanager
+    def local_scope(self) -> Iterator[Graph]:
+        """Features set or removed inside the block are dropped on exit.
+
+        In-place writes into an existing array are not undone (as in DGL).
+        """
+        snapshots = [(f, f._snapshot()) for f in self._all_frames()]
+        try:
+            yield self
+        finally:
+            for f, snap in snapshots:
+                f._restore(snap)
+
+    # ------------------------------------------------------------------ devices / copies
+    def _like(self, relations: Mapping[Canonical, tuple[Any, Any]]) -> Graph:
+        return Graph(
+            relations,
+            self._num_src,
+            None if self._dst_frames is self._src_frames else self._num_dst,
+            is_block=self._is_block,
+            validate=False,
+        )
+
+    def to(self, device: str) -> Graph:
+        """The same graph (ids and every feature) on ``device`` (``'cpu'`` / ``'cuda'``).
+
+        Returns ``self`` when nothing has to move.
+        """
+        moved_rels = {
+            c: (to_device(r.src, device), to_device(r.dst, device)) for c, r in self._rels.items()
+        }
+        same = all(
+            moved_rels[c][0] is r.src and moved_rels[c][1] is r.dst for c, r in self._rels.items()
+        )
+        if same and all(
+            to_device(v, device) is v for f in self._all_frames() for v in f._data.values()
+        ):
+            return self
+        new = self._like(moved_rels)
+        if not self._rels:
+            new._device = "cpu" if device == "cpu" else "cuda"
+            for f in new._all_frames():
+                f.device = new._device
+        self._copy_frames_to(new, lambda a: to_device(a, device))
+        return new
+
+    def _copy_frames_to(self, new: Graph, fn: Any) -> None:
+        for t, f in self._src_frames.items():
+            for k, v in f._data.items():
+                new._src_frames[t]._data[k] = fn(v)
+        if self._dst_frames is not self._src_frames:
+            for t, f in self._dst_frames.items():
+                for k, v in f._data.items():
+                    new._dst_frames[t]._data[k] = fn(v)
+        for c, r in self._rels.items():
+            for k, v in r.frame._data.items():
+                new._rels[c].frame._data[k] = fn(v)
+
+    def cpu(self) -> Graph:
+        return self.to("cpu")
+
+    def __repr__(self) -> str:
+        kind = "Block" if self._is_block else "Graph"
+        if self.is_homogeneous:
+            return (
+                f"{kind}(num_nodes={self.num_nodes()}, num_edges={self.num_edges()}, "
+                f"ndata={list(self.ndata)}, edata={list(self.edata)}, device={self._device!r})"
+            )
+        return (
+            f"{kind}(num_src_nodes={self._num_src}, num_dst_nodes={self._num_dst}, "
+            f"num_edges={ {c: r.num_edges for c, r in self._rels.items()} }, "
+            f"device={self._device!r})"
+        )
+
+    # ------------------------------------------------------------------ message passing
+    def apply_edges(self, func: Any, edges: Any = None, etype: Any = None) -> None:
+        """Compute edge features with a built-in (one ``ops.sddmm``) or an edge UDF."""
+        from arraygnn.graph.message_passing import apply_edges
+
+        apply_edges(self, func, edges=edges, etype=etype)
+
+    def apply_nodes(self, func: Any, v: Any = None, ntype: str | None = None) -> None:
+        """Update node features with a node UDF ``func(nodes) -> {name: array}``."""
+        from arraygnn.graph.message_passing import apply_nodes
+
+        apply_nodes(self, func, v=v, ntype=ntype)
+
+    def update_all(
+        self, message_func: Any, reduce_func: Any, apply_node_func: Any = None, etype: Any = None
+    ) -> None:
+        """Send messages along every edge of ``etype``, reduce them on the destinations."""
+        from arraygnn.graph.message_passing import update_all
+
+        update_all(self, message_func, reduce_func, apply_node_func, etype=etype)
+
+    def multi_update_all(
+        self, etype_dict: Mapping[Any, tuple], cross_reducer: str, apply_node_func: Any = None
+    ) -> None:
+        """``update_all`` per edge type, then merge per destination type with ``cross_reducer``
+        (``'sum'``, ``'min'``, ``'max'``, ``'mean'`` or ``'stack'``)."""
+        from arraygnn.graph.message_passing import multi_update_all
+
+        multi_update_all(self, etype_dict, cross_reducer, apply_node_func)
+
+    # ------------------------------------------------------------------ subgraphs
+    def subgraph(self, nodes: Any, *, store_ids: bool = True) -> Graph:
+        """Node-induced subgraph (see :func:`arraygnn.graph.subgraph.node_subgraph`)."""
+        from arraygnn.graph.subgraph import node_subgraph
+
+        return node_subgraph(self, nodes, store_ids=store_ids)
+
+    def edge_subgraph(
+        self, edges: Any, *, relabel_nodes: bool = True, store_ids: bool = True
+    ) -> Graph:
+        """Edge-induced subgraph (see :func:`arraygnn.graph.subgraph.edge_subgraph`)."""
+        from arraygnn.graph.subgraph import edge_subgraph
+
+        return edge_subgraph(self, edges, relabel_nodes=relabel_nodes, store_ids=store_ids)
+
+
+# ---------------------------------------------------------------------- constructors
+def graph(data: tuple[Any, Any], num_nodes: int | None = None) -> Graph:
+    """A homogeneous graph from ``(src, dst)`` id arrays (NumPy, CuPy or lists).
+
+    ``num_nodes=None`` uses the largest id + 1 (DGL's rule).
+
+    >>> import numpy as np
+    >>> g = graph((np.array([0, 0]), np.array([1, 2])))
+    >>> g.num_nodes(), g.num_edges(), g.canonical_etypes
+    (3, 2, [('_N', '_E', '_N')])
+    """
+    if not (isinstance(data, (tuple, list)) and len(data) == 2):
+        raise TypeError("graph(data): data must be a pair (src, dst) of id arrays")
+    src = _as_ids(data[0], "graph: src")
+    dst = _as_ids(data[1], "graph: dst")
+    if num_nodes is None:
+        num_nodes = _max_plus_one(src, dst)
+    elif not isinstance(num_nodes, (int, np.integer)) or num_nodes < 0:
+        raise ValueError(f"graph: num_nodes must be a non-negative int, got {num_nodes!r}")
+    canonical = (DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE)
+    return Graph({canonical: (src, dst)}, {DEFAULT_NTYPE: int(num_nodes)})
+
+
+def _max_plus_one(*ids: Any) -> int:
+    return max([int(a.max()) + 1 for a in ids if a.size] or [0])
+
+
+def heterograph(
+    data_dict: Mapping[Canonical, tuple[Any, Any]],
+    num_nodes_dict: Mapping[str, int] | None = None,
+) -> Graph:
+    """A heterogeneous graph from ``{(src_type, etype, dst_type): (src, dst)}``.
+
+    Node types missing from ``num_nodes_dict`` get the largest id + 1 over the edge types
+    that touch them (DGL's rule).
+
+    >>> import numpy as np
+    >>> g = heterograph({("user", "plays", "game"): (np.array([0, 1]), np.array([0, 0]))})
+    >>> g.ntypes, g.num_nodes("user"), g.num_nodes("game")
+    (['game', 'user'], 2, 1)
+    """
+    if not isinstance(data_dict, Mapping) or not data_dict:
+        raise TypeError(
+            "heterograph: data_dict must be a non-empty dict {(src, etype, dst): (u, v)}"
+        )
+    num_nodes_dict = dict(num_nodes_dict or {})
+    rels: dict[Canonical, tuple[Any, Any]] = {}
+    seen: dict[str, list[Any]] = {}
+    for c, pair in data_dict.items():
+        if not (isinstance(c, tuple) and len(c) == 3 and all(isinstance(s, str) for s in c)):
+            raise TypeError(f"heterograph: keys are (src_type, etype, dst_type), got {c!r}")
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise TypeError(f"heterograph: value of {c!r} must be a pair (src, dst)")
+        src = _as_ids(pair[0], f"source ids of edge type {c!r}")
+        dst = _as_ids(pair[1], f"destination ids of edge type {c!r}")
+        rels[c] = (src, dst)
+        seen.setdefault(c[0], []).append(src)
+        seen.setdefault(c[2], []).append(dst)
+    for t in num_nodes_dict:
+        seen.setdefault(t, [])
+    counts = {}
+    for t in sorted(seen):
+        counts[t] = int(num_nodes_dict[t]) if t in num_nodes_dict else _max_plus_one(*seen[t])
+    return Graph(rels, counts)

@@ -1,0 +1,497 @@
+"""Message passing of the DGL face: ``apply_edges``, ``update_all``, ``multi_update_all``.
+
+Lowering of built-ins (every step is one :mod:`arraygnn.ops` call):
+
+- ``apply_edges(<lhs>_<op>_<rhs>)``      -> ``ops.sddmm`` (``copy_*`` -> ``ops.gather``)
+- ``update_all(copy_u, sum|mean|max|min)`` -> ``ops.spmm`` over the cached CSR, fused
+- ``update_all(u_mul_e | e_mul_u | u_div_e, sum|mean|max|min)`` -> ``ops.spmm`` with the
+  edge feature as the edge weight, fused (``u_div_e`` as multiplication by ``1 / e``), when
+  the edge feature varies only over leading feature dims of the node feature (``[E]``,
+  ``[E, 1]``, ``[E, H, 1]`` against ``[N, H, F]``, or the same shape as the node feature)
+- ``update_all(copy_e, any reduce)``     -> ``ops.scatter`` of the edge feature (no new array)
+- every other built-in pair (``prod``, ``add``/``sub``/``dot``, ``v`` operands, broadcasts that
+  widen the node feature) -> ``ops.sddmm`` then ``ops.scatter`` (one [E, ...] message array).
+
+User-defined functions: a message UDF gets an :class:`EdgeBatch`; a reduce UDF gets a
+:class:`NodeBatch` whose ``mailbox[name]`` is ``[nodes, degree, ...]``, called once per
+in-degree bucket (DGL's degree bucketing), in-edges in edge-id order.
+
+RULE: a destination node without in-edges gets 0 for every reduce (built-in or UDF).
+RULE: every field is looked up and every shape checked before any kernel runs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from arraygnn.function import BinaryMessage, CopyMessage, Reduce
+
+__all__ = [
+    "EdgeBatch",
+    "NodeBatch",
+    "apply_edges",
+    "apply_nodes",
+    "update_all",
+    "multi_update_all",
+    "CROSS_REDUCERS",
+    "FUSED_REDUCES",
+]
+
+CROSS_REDUCERS = ("sum", "min", "max", "mean", "stack")
+FUSED_REDUCES = ("sum", "mean", "max", "min")
+_WHERE = {"u": "source node", "v": "destination node", "e": "edge"}
+
+
+def _ops() -> Any:
+    from arraygnn import ops
+
+    return ops
+
+
+# ---------------------------------------------------------------------- CSR helpers
+def _csr_indptr(csr: Any) -> Any:
+    for name in ("indptr", "rowptr", "ptr"):
+        if hasattr(csr, name):
+            return getattr(csr, name)
+    raise AttributeError(f"CSR object {type(csr).__name__} has no indptr")
+
+
+def _csr_perm(csr: Any) -> Any:
+    for name in ("perm", "edge_perm", "eid", "permutation"):
+        if hasattr(csr, name):
+            return getattr(csr, name)
+    raise AttributeError(f"CSR object {type(csr).__name__} has no edge permutation")
+
+
+def csr_degrees(csr: Any) -> Any:
+    """Row lengths of a CSR (in-degrees of the destination nodes)."""
+    indptr = _csr_indptr(csr)
+    return indptr[1:] - indptr[:-1]
+
+
+def out_degrees(g: Any, rel: Any) -> Any:
+    """Out-degrees via a cached source-sorted CSR of the reversed edges."""
+    rev = getattr(rel, "_rev_csr", None)
+    if rev is None:
+        s, _, d = rel.canonical
+        xp = g._xp()
+        rev = _ops().to_csr(xp.stack([rel.dst, rel.src]), g._num_dst[d], g._num_src[s])
+        rel._rev_csr = rev
+    return csr_degrees(rev)
+
+
+# ---------------------------------------------------------------------- batches
+class _LazyRows(Mapping):
+    """Rows ``ids`` of every feature of a frame, gathered on first access (``ops.gather``)."""
+
+    def __init__(self, frame: Any, ids: Any, label: str) -> None:
+        self._frame = frame
+        self._ids = ids
+        self._label = label
+        self._cache: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._cache:
+            if key not in self._frame._data:
+                raise KeyError(
+                    f"{self._label}[{key!r}]: feature {key!r} not found in {self._frame.where}; "
+                    f"available: {sorted(self._frame._data)}"
+                )
+            value = self._frame._data[key]
+            self._cache[key] = value if self._ids is None else _ops().gather(value, self._ids)
+        return self._cache[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._frame._data)
+
+    def __len__(self) -> int:
+        return len(self._frame._data)
+
+
+class EdgeBatch:
+    """What a message UDF receives: ``src``, ``dst``, ``data`` (per-edge rows) and ``edges()``."""
+
+    def __init__(self, g: Any, rel: Any, eids: Any = None) -> None:
+        s, _, d = rel.canonical
+        self._rel = rel
+        self._eids = eids
+        self._src = rel.src if eids is None else rel.src[eids]
+        self._dst = rel.dst if eids is None else rel.dst[eids]
+        self.src = _LazyRows(g._src_frames[s], self._src, "edges.src")
+        self.dst = _LazyRows(g._dst_frames[d], self._dst, "edges.dst")
+        self.data = _LazyRows(rel.frame, eids, "edges.data")
+        self.canonical_etype = rel.canonical
+
+    def edges(self) -> tuple[Any, Any, Any]:
+        """``(src ids, dst ids, edge ids)`` of the edges in the batch."""
+        eids = self._eids
+        if eids is None:
+            xp = np if isinstance(self._src, np.ndarray) else _cupy()
+            eids = xp.arange(self._src.shape[0], dtype=self._src.dtype)
+        return self._src, self._dst, eids
+
+    def batch_size(self) -> int:
+        return int(self._src.shape[0])
+
+    def __len__(self) -> int:
+        return self.batch_size()
+
+
+class NodeBatch:
+    """What a reduce / apply-node UDF receives: ``data``, ``mailbox``, ``nodes()``."""
+
+    def __init__(self, frame: Any, nodes: Any, mailbox: dict[str, Any] | None, num: int) -> None:
+        self._nodes = nodes
+        self._num = num
+        self.data = _LazyRows(frame, nodes, "nodes.data")
+        self.mailbox = _Mailbox(mailbox or {})
+
+    def nodes(self) -> Any:
+        if self._nodes is None:
+            return np.arange(self._num)
+        return self._nodes
+
+    def batch_size(self) -> int:
+        return self._num
+
+    def __len__(self) -> int:
+        return self._num
+
+
+class _Mailbox(dict):
+    def __missing__(self, key: str) -> Any:
+        raise KeyError(
+            f"nodes.mailbox[{key!r}]: no message field {key!r}; messages sent: {sorted(self)}"
+        )
+
+
+def _cupy() -> Any:
+    from arraygnn._namespace import import_cupy
+
+    return import_cupy()
+
+
+# ---------------------------------------------------------------------- built-in lookups
+def _lookup(g: Any, rel: Any, target: str, field: str, func: str) -> Any:
+    s, _, d = rel.canonical
+    if target == "u":
+        frame = g._src_frames[s]
+    elif target == "v":
+        frame = g._dst_frames[d]
+    else:
+        frame = rel.frame
+    if field not in frame._data:
+        raise KeyError(
+            f"fn.{func}: {_WHERE[target]} feature {field!r} not found in {frame.where} "
+            f"(edge type {rel.canonical!r}); available: {sorted(frame._data)}"
+        )
+    return frame._data[field]
+
+
+def _check_broadcast(func: str, lhs: Any, rhs: Any, msg: BinaryMessage) -> tuple:
+    try:
+        shape = np.broadcast_shapes(lhs.shape[1:], rhs.shape[1:])
+    except ValueError:
+        raise ValueError(
+            f"fn.{func}: feature shapes {tuple(lhs.shape[1:])} ({msg.lhs_field!r}) and "
+            f"{tuple(rhs.shape[1:])} ({msg.rhs_field!r}) do not broadcast"
+        ) from None
+    if msg.op == "dot" and (lhs.ndim < 2 or rhs.ndim < 2):
+        raise ValueError(f"fn.{func}: dot needs a feature dimension on both operands")
+    return shape
+
+
+def _check_message(func: Any) -> None:
+    if not isinstance(func, (CopyMessage, BinaryMessage)) and not callable(func):
+        raise TypeError(
+            f"message function must be an arraygnn.function built-in or a callable, got {func!r}"
+        )
+
+
+def _check_reduce(func: Any) -> None:
+    if not isinstance(func, Reduce) and not callable(func):
+        raise TypeError(
+            f"reduce function must be an arraygnn.function reduce or a callable, got {func!r}"
+        )
+
+
+def _builtin_messages(g: Any, rel: Any, msg: Any) -> Any:
+    """The [E, ...] message of a built-in: one ``ops.sddmm`` (or ``ops.gather`` for copy)."""
+    ops = _ops()
+    if isinstance(msg, CopyMessage):
+        x = _lookup(g, rel, msg.target, msg.field, msg.name)
+        if msg.target == "e":
+            return x.copy()
+        return ops.gather(x, rel.src if msg.target == "u" else rel.dst)
+    lhs = _lookup(g, rel, msg.lhs, msg.lhs_field, msg.name)
+    rhs = _lookup(g, rel, msg.rhs, msg.rhs_field, msg.name)
+    _check_broadcast(msg.name, lhs, rhs, msg)
+    return ops.sddmm(rel.edge_index(), lhs, rhs, op=msg.op, lhs_target=msg.lhs, rhs_target=msg.rhs)
+
+
+def _udf_messages(g: Any, rel: Any, func: Callable) -> dict[str, Any]:
+    out = func(EdgeBatch(g, rel))
+    return _check_udf_output(out, rel.num_edges, "message UDF", f"edges of type {rel.canonical!r}")
+
+
+def _check_udf_output(out: Any, rows: int, what: str, where: str) -> dict[str, Any]:
+    from arraygnn._namespace import is_array
+
+    if not isinstance(out, Mapping):
+        raise TypeError(f"{what} must return a dict {{name: array}}, got {type(out).__name__}")
+    for k, v in out.items():
+        if not is_array(v):
+            raise TypeError(f"{what} output {k!r} must be a NumPy or CuPy array, got {type(v)}")
+        if v.ndim == 0 or v.shape[0] != rows:
+            got = "a scalar" if v.ndim == 0 else f"{v.shape[0]} rows"
+            raise ValueError(f"{what} output {k!r} has {got}, expected {rows} ({where})")
+    return dict(out)
+
+
+# ---------------------------------------------------------------------- apply_edges
+def apply_edges(g: Any, func: Any, edges: Any = None, etype: Any = None) -> None:
+    """Write ``func``'s output into the edge features of ``etype``."""
+    if edges is not None:
+        raise NotImplementedError("apply_edges(edges=...) on a subset: use g.edge_subgraph")
+    rel = g._rel(etype)
+    _check_message(func)
+    if isinstance(func, (CopyMessage, BinaryMessage)):
+        rel.frame[func.out_field] = _builtin_messages(g, rel, func)
+        return
+    for k, v in _udf_messages(g, rel, func).items():
+        rel.frame[k] = v
+
+
+def apply_nodes(g: Any, func: Callable, v: Any = None, ntype: str | None = None) -> None:
+    """Write ``func(nodes)``'s output into the node features of ``ntype``."""
+    if v is not None:
+        raise NotImplementedError("apply_nodes(v=...) on a subset: use g.subgraph")
+    frame = g._node_frame(ntype, "dst")
+    out = func(NodeBatch(frame, None, None, frame.num_rows))
+    for k, val in _check_udf_output(out, frame.num_rows, "apply-node UDF", frame.where).items():
+        frame[k] = val
+
+
+# ---------------------------------------------------------------------- update_all
+def _fused_weight_layout(x: Any, w: Any) -> tuple[Any, Any, tuple] | None:
+    """Reshape (x, w) so that ``spmm(x', weight=w')`` computes ``x[src] * w`` reduced.
+
+    Returns ``(x', w', out_feature_shape)`` or ``None`` when the product would widen x.
+    """
+    fx, fw = tuple(x.shape[1:]), tuple(w.shape[1:])
+    if len(fw) > len(fx):
+        return None
+    fw_p = (1,) * (len(fx) - len(fw)) + fw
+    k = 0
+    for i, size in enumerate(fw_p):
+        if size != 1:
+            k = i + 1
+    if fw_p[:k] != fx[:k]:
+        return None
+    n, e = x.shape[0], w.shape[0]
+    if k == 0:
+        xr = x if x.ndim <= 2 else x.reshape(n, -1)
+        return xr, w.reshape(e), fx
+    h = math.prod(fx[:k])
+    rest = math.prod(fx[k:])
+    return x.reshape(n, h, rest), w.reshape(e, h), fx
+
+
+def _reduce_builtin_fused(g: Any, rel: Any, msg: Any, red: Reduce) -> Any | None:
+    """One fused engine call for the pair, or ``None`` when the pair is not fusable."""
+    ops = _ops()
+    s, _, d = rel.canonical
+    n_dst = g._num_dst[d]
+    if isinstance(msg, CopyMessage):
+        x = _lookup(g, rel, msg.target, msg.field, msg.name)
+        if msg.target == "e":
+            return ops.scatter(x, rel.dst, n_dst, reduce=red.op)
+        if msg.target == "u" and red.op in FUSED_REDUCES:
+            if x.ndim > 3:
+                out = ops.spmm(g.csr(rel.canonical), x.reshape(x.shape[0], -1), reduce=red.op)
+                return out.reshape((n_dst,) + tuple(x.shape[1:]))
+            return ops.spmm(g.csr(rel.canonical), x, reduce=red.op)
+        return None
+    if red.op not in FUSED_REDUCES or msg.op not in ("mul", "div"):
+        return None
+    if (msg.lhs, msg.rhs) == ("u", "e"):
+        x_field, w_field = msg.lhs_field, msg.rhs_field
+    elif (msg.lhs, msg.rhs) == ("e", "u") and msg.op == "mul":
+        x_field, w_field = msg.rhs_field, msg.lhs_field
+    else:
+        return None
+    x = _lookup(g, rel, "u", x_field, msg.name)
+    w = _lookup(g, rel, "e", w_field, msg.name)
+    lhs, rhs = (x, w) if msg.lhs == "u" else (w, x)
+    _check_broadcast(msg.name, lhs, rhs, msg)
+    layout = _fused_weight_layout(x, w)
+    if layout is None:
+        return None
+    xr, wr, fshape = layout
+    dtype = np.result_type(x.dtype, w.dtype)
+    if msg.op == "div":
+        wr = 1.0 / wr
+        dtype = np.result_type(dtype, wr.dtype)
+    xr = xr.astype(dtype, copy=False)
+    wr = wr.astype(dtype, copy=False)
+    out = ops.spmm(g.csr(rel.canonical), xr, edge_weight=wr, reduce=red.op)
+    return out.reshape((n_dst,) + fshape)
+
+
+def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> dict[str, Any]:
+    """Run a reduce UDF over degree buckets; zero-in-degree nodes get 0."""
+    ops = _ops()
+    _, _, d = rel.canonical
+    frame = g._dst_frames[d]
+    n_dst = g._num_dst[d]
+    csr = g.csr(rel.canonical)
+    indptr, perm = _csr_indptr(csr), _csr_perm(csr)
+    deg = indptr[1:] - indptr[:-1]
+    xp = np if isinstance(deg, np.ndarray) else _cupy()
+    buckets = [int(b) for b in xp.unique(deg) if int(b) > 0]
+    results: dict[str, Any] = {}
+    if not buckets:  # learn the output shapes from an empty call
+        nodes = xp.zeros(0, dtype=deg.dtype)
+        mailbox = {k: m.reshape((0, 0) + tuple(m.shape[1:])) for k, m in messages.items()}
+        out = _check_udf_output(
+            func(NodeBatch(frame, nodes, mailbox, 0)), 0, "reduce UDF", frame.where
+        )
+        return {k: xp.zeros((n_dst,) + tuple(v.shape[1:]), dtype=v.dtype) for k, v in out.items()}
+    for b in buckets:
+        nodes = xp.nonzero(deg == b)[0]
+        slots = indptr[nodes][:, None] + xp.arange(b, dtype=indptr.dtype)[None, :]
+        eids = perm[slots.reshape(-1)]
+        mailbox = {
+            k: ops.gather(m, eids).reshape((nodes.shape[0], b) + tuple(m.shape[1:]))
+            for k, m in messages.items()
+        }
+        out = func(NodeBatch(frame, nodes, mailbox, int(nodes.shape[0])))
+        out = _check_udf_output(out, int(nodes.shape[0]), "reduce UDF", f"degree-{b} bucket")
+        for k, v in out.items():
+            if k not in results:
+                results[k] = xp.zeros((n_dst,) + tuple(v.shape[1:]), dtype=v.dtype)
+            results[k][nodes] = v
+    return results
+
+
+def _compute_update(g: Any, rel: Any, message: Any, reduce: Any) -> dict[str, Any]:
+    """The reduced destination features ``{out_field: [num_dst, ...]}`` of one edge type."""
+    _check_message(message)
+    _check_reduce(reduce)
+    builtin_msg = isinstance(message, (CopyMessage, BinaryMessage))
+    if isinstance(reduce, Reduce) and builtin_msg:
+        if reduce.msg_field != message.out_field:
+            raise ValueError(
+                f"fn.{reduce.op}({reduce.msg_field!r}, ...) reduces message field "
+                f"{reduce.msg_field!r} but fn.{message.name} writes {message.out_field!r}"
+            )
+        fused = _reduce_builtin_fused(g, rel, message, reduce)
+        if fused is not None:
+            return {reduce.out_field: fused}
+    if builtin_msg:
+        messages = {message.out_field: _builtin_messages(g, rel, message)}
+    else:
+        messages = _udf_messages(g, rel, message)
+    if isinstance(reduce, Reduce):
+        if reduce.msg_field not in messages:
+            raise ValueError(
+                f"fn.{reduce.op}: message field {reduce.msg_field!r} was not sent; "
+                f"the message function produced {sorted(messages)}"
+            )
+        _, _, d = rel.canonical
+        m = messages[reduce.msg_field]
+        return {reduce.out_field: _ops().scatter(m, rel.dst, g._num_dst[d], reduce=reduce.op)}
+    return _reduce_udf(g, rel, messages, reduce)
+
+
+def _apply_node_udf(g: Any, dtype_: str, func: Callable | None) -> None:
+    if func is None:
+        return
+    frame = g._dst_frames[dtype_]
+    out = func(NodeBatch(frame, None, None, frame.num_rows))
+    for k, v in _check_udf_output(out, frame.num_rows, "apply_node_func", frame.where).items():
+        frame[k] = v
+
+
+def update_all(
+    g: Any, message: Any, reduce: Any, apply_node_func: Callable | None = None, etype: Any = None
+) -> None:
+    """Message, reduce and (optionally) apply on every destination node of ``etype``."""
+    rel = g._rel(etype)
+    out = _compute_update(g, rel, message, reduce)
+    frame = g._dst_frames[rel.canonical[2]]
+    for k, v in out.items():
+        frame[k] = v
+    _apply_node_udf(g, rel.canonical[2], apply_node_func)
+
+
+def multi_update_all(
+    g: Any, etype_dict: Mapping[Any, tuple], cross_reducer: str, apply_node_func: Any = None
+) -> None:
+    """``update_all`` per edge type, merged per destination node type by ``cross_reducer``."""
+    if cross_reducer not in CROSS_REDUCERS:
+        raise ValueError(f"cross_reducer must be one of {CROSS_REDUCERS}, got {cross_reducer!r}")
+    if not isinstance(etype_dict, Mapping):
+        raise TypeError("multi_update_all: etype_dict must be {etype: (message, reduce)}")
+    plan = []
+    for key, funcs in etype_dict.items():
+        rel = g._rel(key)
+        if not isinstance(funcs, (tuple, list)) or len(funcs) not in (2, 3):
+            raise TypeError(
+                f"multi_update_all: value for {key!r} must be (message, reduce[, apply_node])"
+            )
+        plan.append((rel, funcs))
+    order = {c: i for i, c in enumerate(g.canonical_etypes)}
+    plan.sort(key=lambda p: order[p[0].canonical])
+    per_dst: dict[str, dict[str, list[Any]]] = {}
+    for rel, funcs in plan:
+        out = _compute_update(g, rel, funcs[0], funcs[1])
+        if len(funcs) == 3 and funcs[2] is not None:
+            out = _per_etype_apply(g, rel, out, funcs[2])
+        bucket = per_dst.setdefault(rel.canonical[2], {})
+        for k, v in out.items():
+            bucket.setdefault(k, []).append(v)
+    for dtype_, fields in per_dst.items():
+        frame = g._dst_frames[dtype_]
+        for k, arrays in fields.items():
+            frame[k] = _cross_reduce(arrays, cross_reducer, k, dtype_)
+        _apply_node_udf(g, dtype_, apply_node_func)
+
+
+def _per_etype_apply(g: Any, rel: Any, out: dict[str, Any], func: Callable) -> dict[str, Any]:
+    frame = g._dst_frames[rel.canonical[2]]
+    with_scope = {k: frame._data.get(k) for k in out}
+    try:
+        for k, v in out.items():
+            frame._data[k] = v
+        res = func(NodeBatch(frame, None, None, frame.num_rows))
+        res = _check_udf_output(res, frame.num_rows, "apply_node_func", frame.where)
+    finally:
+        for k, v in with_scope.items():
+            if v is None:
+                frame._data.pop(k, None)
+            else:
+                frame._data[k] = v
+    return {**out, **res}
+
+
+def _cross_reduce(arrays: list[Any], how: str, field: str, ntype: str) -> Any:
+    shapes = {tuple(a.shape) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError(
+            f"multi_update_all: field {field!r} of node type {ntype!r} has shapes "
+            f"{sorted(shapes)} across edge types; cross reducer {how!r} needs one shape"
+        )
+    if len(arrays) == 1 and how != "stack":
+        return arrays[0]
+    xp = np if isinstance(arrays[0], np.ndarray) else _cupy()
+    if how == "stack":
+        return xp.stack(arrays, axis=1)
+    stacked = xp.stack(arrays, axis=0)
+    return {"sum": stacked.sum, "mean": stacked.mean, "max": stacked.max, "min": stacked.min}[how](
+        axis=0
+    )
