@@ -1,0 +1,168 @@
+"""Uniform neighbour sampling for mini-batch training (DGL's ``sample_neighbors`` + blocks).
+
+>>> import numpy as np
+>>> from arraygnn.graph import graph, NID
+>>> from arraygnn.sampling import sample_blocks
+>>> g = graph((np.array([0, 1, 2, 3, 4]), np.array([1, 2, 3, 4, 0])), num_nodes=5)
+>>> input_nodes, output_nodes, blocks = sample_blocks(g, np.array([0]), [2, 2], seed=0)
+>>> [b.num_dst_nodes() for b in blocks], output_nodes, input_nodes
+([2, 1], array([0]), array([0, 4, 3]))
+
+RULE: sampling is uniform over each seed node's in-edges; with ``replace=False`` a node
+      with at most ``fanout`` in-edges keeps all of them; ``fanout=-1`` keeps all edges.
+RULE: the same ``seed`` gives the same sample (NumPy ``default_rng``; CuPy's on the GPU).
+RULE: the frontier keeps every node of ``g``; ``edata[EID]`` holds the original edge ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from arraygnn.graph.core import EID, NID, Graph
+from arraygnn.graph.subgraph import _gather_frame, _ids_for, _per_type, to_block
+
+__all__ = ["sample_neighbors", "sample_blocks", "NeighborSampler"]
+
+
+def _rng(g: Graph, seed: Any) -> Any:
+    if g.device == "cpu":
+        if isinstance(seed, np.random.Generator):
+            return seed
+        return np.random.default_rng(seed)
+    cupy = g._xp()
+    if seed is not None and not isinstance(seed, (int, np.integer)):
+        return seed
+    return cupy.random.default_rng(seed)
+
+
+def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, rng: Any) -> Any:
+    """Sampled edge ids (increasing) of relation ``c`` into ``seeds``."""
+    from arraygnn.graph.message_passing import _csr_indptr, _csr_perm
+
+    xp = g._xp()
+    csr = g.csr(c)
+    indptr, perm = _csr_indptr(csr), _csr_perm(csr)
+    start = indptr[seeds]
+    deg = indptr[seeds + 1] - start
+    if fanout < 0 or (not replace and (deg.size == 0 or int(deg.max()) <= fanout)):
+        total = int(deg.sum())
+        seg_start = xp.cumsum(deg) - deg
+        pos = xp.repeat(start, deg) + (xp.arange(total) - xp.repeat(seg_start, deg))
+        return xp.sort(perm[pos])
+    if replace:
+        has = xp.nonzero(deg > 0)[0]
+        owner = xp.repeat(has, fanout)
+        offset = xp.floor(rng.random(owner.shape[0]) * deg[owner]).astype(indptr.dtype)
+        return xp.sort(perm[start[owner] + offset])
+    total = int(deg.sum())
+    seg = xp.repeat(xp.arange(seeds.shape[0]), deg)
+    seg_start = xp.cumsum(deg) - deg
+    local = xp.arange(total) - xp.repeat(seg_start, deg)
+    pos = xp.repeat(start, deg) + local
+    keys = rng.random(total)
+    order = xp.lexsort(xp.stack([keys, seg]))  # by seed, then random key
+    rank = local  # seg is sorted, so position - segment start is the rank after sorting
+    picked = pos[order][rank < fanout]
+    return xp.sort(perm[picked])
+
+
+def sample_neighbors(
+    g: Graph,
+    nodes: Any,
+    fanout: int | Mapping[Any, int],
+    *,
+    replace: bool = False,
+    seed: Any = None,
+    copy_edata: bool = True,
+) -> Graph:
+    """A frontier graph with every node of ``g`` and ``fanout`` sampled in-edges per seed.
+
+    ``nodes`` are seed ids (or ``{ntype: ids}``); ``fanout`` an int or ``{etype: int}``
+    (``-1`` = all in-edges). Edge features are gathered when ``copy_edata``; the
+    original edge ids are in ``edata[EID]``.
+    """
+    if g.is_block:
+        raise ValueError("sample_neighbors: sample from the original graph, not a block")
+    given = _per_type(g, nodes, "sample_neighbors", g.ntypes)
+    for t in given:
+        g._ntype(t, "dst")
+    seeds = {
+        t: _ids_for(g, ids, g._num_dst[t], f"sample_neighbors: seed nodes of type {t!r}")
+        for t, ids in given.items()
+    }
+    if isinstance(fanout, Mapping):
+        fanouts = {g._rel(k).canonical: int(v) for k, v in fanout.items()}
+    elif isinstance(fanout, (int, np.integer)):
+        fanouts = {c: int(fanout) for c in g.canonical_etypes}
+    else:
+        raise TypeError(f"sample_neighbors: fanout must be an int or a dict, got {fanout!r}")
+    rng = _rng(g, seed)
+    xp = g._xp()
+    chosen = {}
+    for c in g._rels:
+        if c[2] in seeds and fanouts.get(c, 0) != 0:
+            chosen[c] = _sample_relation(g, c, seeds[c[2]], fanouts[c], replace, rng)
+        else:
+            chosen[c] = xp.zeros(0, dtype=g.idtype)
+    rels = {c: (g._rels[c].src[e], g._rels[c].dst[e]) for c, e in chosen.items()}
+    frontier = Graph(rels, g._num_src, validate=False)
+    for c, e in chosen.items():
+        old = g._rels[c].frame
+        new = frontier._rels[c].frame
+        if copy_edata:
+            _gather_frame(old, new, e)
+        orig = old._data.get(EID)
+        new._data[EID] = e if orig is None else _gather(orig, e)
+    return frontier
+
+
+def _gather(x: Any, index: Any) -> Any:
+    from arraygnn import ops
+
+    return ops.gather(x, index)
+
+
+def sample_blocks(
+    g: Graph,
+    seed_nodes: Any,
+    fanouts: Sequence[int | Mapping[Any, int]],
+    *,
+    replace: bool = False,
+    seed: Any = None,
+) -> tuple[Any, Any, list[Graph]]:
+    """Sample one block per fan-out, outermost layer first (DGL's ``sample_blocks``).
+
+    Returns ``(input_nodes, output_nodes, blocks)``: ``blocks[0].srcdata[NID]`` are the
+    input nodes whose features feed the first layer, ``blocks[-1].dstdata[NID]`` the seeds.
+    """
+    rng = _rng(g, seed)
+    output_nodes = seed_nodes
+    current = seed_nodes
+    blocks: list[Graph] = []
+    for fanout in reversed(list(fanouts)):
+        frontier = sample_neighbors(g, current, fanout, replace=replace, seed=rng)
+        block = to_block(frontier, current)
+        current = block.srcdata[NID]  # ids in g (the frontier carries no NID of its own)
+        blocks.insert(0, block)
+    return current, output_nodes, blocks
+
+
+class NeighborSampler:
+    """Reusable ``sample_blocks(g, seed_nodes)`` with fixed fan-outs (DGL's NeighborSampler).
+
+    Each call draws fresh randomness from one generator seeded once with ``seed``.
+    """
+
+    def __init__(self, fanouts: Sequence[int], *, replace: bool = False, seed: Any = None):
+        self.fanouts = list(fanouts)
+        self.replace = replace
+        self._seed = seed
+        self._rng: Any = None
+
+    def sample_blocks(self, g: Graph, seed_nodes: Any) -> tuple[Any, Any, list[Graph]]:
+        if self._rng is None:
+            self._rng = _rng(g, self._seed)
+        return sample_blocks(g, seed_nodes, self.fanouts, replace=self.replace, seed=self._rng)
