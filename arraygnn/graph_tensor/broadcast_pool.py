@@ -1,0 +1,400 @@
+"""Broadcast and pool across a GraphTensor, with TF-GNN's names and tags.
+
+*Broadcast* copies a value per node (or per component) onto each incident edge (or each node
+/ edge of the component). *Pool* aggregates the values of a node's incident edges (or of a
+component's nodes / edges) into one value. All arithmetic runs in :mod:`arraygnn.ops`
+(``gather``, ``scatter``, ``segment``), so NumPy inputs use the Numba CPU kernels and CuPy
+inputs the CUDA kernels.
+
+Reductions (``reduce_type``): ``"sum"``, ``"mean"``, ``"max"``, ``"min"``, ``"prod"``,
+``"max_no_inf"``, ``"min_no_inf"``; several joined with ``"|"`` (``"sum|max"``) are computed
+each and concatenated along the last axis (features need at least one feature axis).
+
+RULE: a node with no incident edges, a component with no items, and every node of an empty
+      edge set get 0 from every reduction (the seed's rule: "They all produce 0 in case of
+      zero edges"). Unlike TF-GNN, plain ``"max"`` / ``"min"`` also give 0 there, not
+      -inf / +inf. ``"max_no_inf"`` / ``"min_no_inf"`` additionally turn any infinite
+      result into 0 (as TF-GNN's do).
+RULE: the graph must be scalar (rank 0); merge a batch first.
+
+>>> import numpy as np
+>>> from arraygnn.graph_tensor import GraphTensor, NodeSet, EdgeSet, Adjacency, SOURCE, TARGET
+>>> g = GraphTensor.from_pieces(
+...     node_sets={"n": NodeSet.from_fields(sizes=np.array([3]),
+...                                         features={"x": np.array([[1.0], [2.0], [4.0]])})},
+...     edge_sets={"e": EdgeSet.from_fields(sizes=np.array([2]), adjacency=Adjacency.from_indices(
+...         source=("n", np.array([0, 1])), target=("n", np.array([2, 2]))))})
+>>> on_edges = broadcast_node_to_edges(g, "e", SOURCE, feature_name="x")
+>>> pool_edges_to_node(g, "e", TARGET, "sum|max", feature_value=on_edges).tolist()
+[[0.0, 0.0], [0.0, 0.0], [3.0, 2.0]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arraygnn._namespace import get_namespace, is_array
+from arraygnn.graph_tensor.pieces import CONTEXT, SOURCE, TARGET, GraphTensor
+from arraygnn.graph_tensor.ragged import Ragged
+
+__all__ = [
+    "REDUCE_TYPES",
+    "broadcast_node_to_edges",
+    "broadcast_context_to_nodes",
+    "broadcast_context_to_edges",
+    "pool_edges_to_node",
+    "pool_nodes_to_context",
+    "pool_edges_to_context",
+    "broadcast",
+    "pool",
+]
+
+REDUCE_TYPES = ("sum", "mean", "max", "min", "prod", "max_no_inf", "min_no_inf")
+_OPS_REDUCE = {
+    "sum": "sum",
+    "mean": "mean",
+    "max": "max",
+    "min": "min",
+    "prod": "prod",
+    "max_no_inf": "max",
+    "min_no_inf": "min",
+}
+
+
+def _ops() -> Any:
+    from arraygnn import ops
+
+    return ops
+
+
+def _check_graph(graph: Any, op: str) -> None:
+    if not isinstance(graph, GraphTensor):
+        raise TypeError(f"{op}: graph must be a GraphTensor, got {type(graph).__name__}")
+    if graph.rank != 0:
+        raise ValueError(
+            f"{op}: needs a scalar GraphTensor (rank 0), got rank {graph.rank}; "
+            "call graph.merge_batch_to_components() first"
+        )
+
+
+def _edge_set(graph: GraphTensor, name: Any, op: str) -> Any:
+    if not isinstance(name, str):
+        raise TypeError(f"{op}: edge_set_name must be a str, got {name!r}")
+    if name not in graph.edge_sets:
+        raise ValueError(f"{op}: no edge set {name!r} (edge sets: {sorted(graph.edge_sets)})")
+    return graph.edge_sets[name]
+
+
+def _node_set(graph: GraphTensor, name: Any, op: str) -> Any:
+    if not isinstance(name, str):
+        raise TypeError(f"{op}: node_set_name must be a str, got {name!r}")
+    if name not in graph.node_sets:
+        raise ValueError(f"{op}: no node set {name!r} (node sets: {sorted(graph.node_sets)})")
+    return graph.node_sets[name]
+
+
+def _check_tag(tag: Any, op: str) -> None:
+    if isinstance(tag, bool) or tag not in (SOURCE, TARGET):
+        raise ValueError(f"{op}: node tag must be SOURCE (0) or TARGET (1), got {tag!r}")
+
+
+def _value(piece: Any, where: str, feature_value: Any, feature_name: Any, op: str) -> Any:
+    """The value to move: exactly one of ``feature_value`` / ``feature_name``."""
+    if (feature_value is None) == (feature_name is None):
+        raise ValueError(f"{op}: pass exactly one of feature_value= or feature_name=")
+    if feature_name is not None:
+        if feature_name not in piece.features:
+            raise ValueError(
+                f"{op}: {where} has no feature {feature_name!r} "
+                f"(features: {sorted(piece.features)})"
+            )
+        value = piece.features[feature_name]
+        label = f"feature {feature_name!r} of {where}"
+    else:
+        value = feature_value
+        label = f"feature_value for {where}"
+    if isinstance(value, Ragged):
+        raise TypeError(f"{op}: {label} is ragged; broadcast and pool need dense arrays")
+    if not is_array(value):
+        raise TypeError(f"{op}: {label} must be a NumPy/CuPy array, got {type(value).__name__}")
+    if value.ndim == 0 or value.shape[0] != piece.total_size:
+        raise ValueError(
+            f"{op}: {label} has shape {tuple(value.shape)}, expected {piece.total_size} items "
+            "in its first dimension"
+        )
+    return value
+
+
+def _gather(value: Any, index: Any) -> Any:
+    """Rows ``value[index]``: numbers through ``ops.gather``; strings / bools / objects by
+    plain indexing (a copy, no arithmetic)."""
+    if value.dtype.kind in "iuf":
+        return _ops().gather(value, index)
+    return value[index]
+
+
+def _reduce_types(reduce_type: Any, value: Any, op: str) -> list[str]:
+    if not isinstance(reduce_type, str):
+        raise TypeError(f"{op}: reduce_type must be a str like 'sum' or 'sum|max'")
+    names = reduce_type.split("|")
+    for n in names:
+        if n not in _OPS_REDUCE:
+            raise ValueError(
+                f"{op}: unknown reduce_type {n!r} in {reduce_type!r}; known: {list(REDUCE_TYPES)}"
+            )
+    if value.dtype.kind not in "iuf":
+        raise TypeError(f"{op}: cannot pool values of dtype {value.dtype} (need int or float)")
+    if len(names) > 1 and value.ndim < 2:
+        raise ValueError(
+            f"{op}: several reductions {reduce_type!r} are concatenated along the last axis, "
+            f"which needs a feature axis; got shape {tuple(value.shape)} "
+            "(use value[:, None])"
+        )
+    return names
+
+
+def _finish(results: list[Any], names: list[str]) -> Any:
+    out = []
+    for r, n in zip(results, names):
+        if n.endswith("_no_inf") and r.dtype.kind == "f":
+            xp = get_namespace(r)
+            r = xp.where(xp.isinf(r), xp.zeros((), dtype=r.dtype), r)
+        out.append(r)
+    if len(out) == 1:
+        return out[0]
+    return get_namespace(out[0]).concatenate(out, axis=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# node <-> edge
+# ---------------------------------------------------------------------------------------------
+
+
+def broadcast_node_to_edges(
+    graph: GraphTensor,
+    edge_set_name: str,
+    node_tag: int,
+    *,
+    feature_value: Any = None,
+    feature_name: str | None = None,
+) -> Any:
+    """For each edge, the value of its ``node_tag`` (``SOURCE`` / ``TARGET``) node.
+
+    Returns ``[num_edges, ...]``.
+    """
+    op = "broadcast_node_to_edges()"
+    _check_graph(graph, op)
+    _check_tag(node_tag, op)
+    es = _edge_set(graph, edge_set_name, op)
+    ns_name = es.adjacency.node_set_name(node_tag)
+    value = _value(
+        graph.node_sets[ns_name], f"node set {ns_name!r}", feature_value, feature_name, op
+    )
+    return _gather(value, es.adjacency[node_tag])
+
+
+def pool_edges_to_node(
+    graph: GraphTensor,
+    edge_set_name: str,
+    node_tag: int,
+    reduce_type: str = "sum",
+    *,
+    feature_value: Any = None,
+    feature_name: str | None = None,
+) -> Any:
+    """For each node of the ``node_tag`` end, reduce the values of its incident edges.
+
+    Returns ``[num_nodes, ...]`` (the last axis times the number of ``|``-joined reductions).
+    """
+    op = "pool_edges_to_node()"
+    _check_graph(graph, op)
+    _check_tag(node_tag, op)
+    es = _edge_set(graph, edge_set_name, op)
+    value = _value(es, f"edge set {edge_set_name!r}", feature_value, feature_name, op)
+    names = _reduce_types(reduce_type, value, op)
+    num_nodes = graph.node_sets[es.adjacency.node_set_name(node_tag)].total_size
+    index = es.adjacency[node_tag]
+    ops = _ops()
+    results = [ops.scatter(value, index, num_nodes, reduce=_OPS_REDUCE[n]) for n in names]
+    return _finish(results, names)
+
+
+# ---------------------------------------------------------------------------------------------
+# context <-> nodes / edges
+# ---------------------------------------------------------------------------------------------
+
+
+def _broadcast_from_context(
+    graph: GraphTensor, piece: Any, feature_value: Any, feature_name: Any, op: str
+) -> Any:
+    value = _value(graph.context, "the context", feature_value, feature_name, op)
+    return _gather(value, piece.component_ids())
+
+
+def _pool_to_context(
+    graph: GraphTensor,
+    piece: Any,
+    where: str,
+    reduce_type: str,
+    feature_value: Any,
+    feature_name: Any,
+    op: str,
+) -> Any:
+    value = _value(piece, where, feature_value, feature_name, op)
+    names = _reduce_types(reduce_type, value, op)
+    ops = _ops()
+    ptr = piece.row_splits
+    results = [ops.segment(value, ptr, reduce=_OPS_REDUCE[n]) for n in names]
+    return _finish(results, names)
+
+
+def broadcast_context_to_nodes(
+    graph: GraphTensor,
+    node_set_name: str,
+    *,
+    feature_value: Any = None,
+    feature_name: str | None = None,
+) -> Any:
+    """For each node, the context value of its component. Returns ``[num_nodes, ...]``."""
+    op = "broadcast_context_to_nodes()"
+    _check_graph(graph, op)
+    ns = _node_set(graph, node_set_name, op)
+    return _broadcast_from_context(graph, ns, feature_value, feature_name, op)
+
+
+def broadcast_context_to_edges(
+    graph: GraphTensor,
+    edge_set_name: str,
+    *,
+    feature_value: Any = None,
+    feature_name: str | None = None,
+) -> Any:
+    """For each edge, the context value of its component. Returns ``[num_edges, ...]``."""
+    op = "broadcast_context_to_edges()"
+    _check_graph(graph, op)
+    es = _edge_set(graph, edge_set_name, op)
+    return _broadcast_from_context(graph, es, feature_value, feature_name, op)
+
+
+def pool_nodes_to_context(
+    graph: GraphTensor,
+    node_set_name: str,
+    reduce_type: str = "sum",
+    *,
+    feature_value: Any = None,
+    feature_name: str | None = None,
+) -> Any:
+    """For each component, reduce the values of its nodes. Returns ``[num_components, ...]``."""
+    op = "pool_nodes_to_context()"
+    _check_graph(graph, op)
+    ns = _node_set(graph, node_set_name, op)
+    return _pool_to_context(
+        graph, ns, f"node set {node_set_name!r}", reduce_type, feature_value, feature_name, op
+    )
+
+
+def pool_edges_to_context(
+    graph: GraphTensor,
+    edge_set_name: str,
+    reduce_type: str = "sum",
+    *,
+    feature_value: Any = None,
+    feature_name: str | None = None,
+) -> Any:
+    """For each component, reduce the values of its edges. Returns ``[num_components, ...]``."""
+    op = "pool_edges_to_context()"
+    _check_graph(graph, op)
+    es = _edge_set(graph, edge_set_name, op)
+    return _pool_to_context(
+        graph, es, f"edge set {edge_set_name!r}", reduce_type, feature_value, feature_name, op
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# generic forms
+# ---------------------------------------------------------------------------------------------
+
+
+def _context_target(edge_set_name: Any, node_set_name: Any, op: str) -> None:
+    if (edge_set_name is None) == (node_set_name is None):
+        raise ValueError(f"{op}: with CONTEXT pass exactly one of edge_set_name= or node_set_name=")
+
+
+def broadcast(
+    graph: GraphTensor,
+    from_tag: Any,
+    *,
+    edge_set_name: str | None = None,
+    node_set_name: str | None = None,
+    feature_value: Any = None,
+    feature_name: str | None = None,
+) -> Any:
+    """Broadcast from ``SOURCE`` / ``TARGET`` nodes onto an edge set, or from ``CONTEXT`` onto
+    a node set or an edge set.
+
+    >>> import numpy as np
+    >>> from arraygnn.graph_tensor import GraphTensor, NodeSet, Context
+    >>> g = GraphTensor.from_pieces(context=Context.from_fields(features={"c": np.array([5, 7])}),
+    ...     node_sets={"n": NodeSet.from_fields(sizes=np.array([1, 2]))})
+    >>> broadcast(g, CONTEXT, node_set_name="n", feature_name="c").tolist()
+    [5, 7, 7]
+    """
+    op = "broadcast()"
+    if from_tag == CONTEXT:
+        _context_target(edge_set_name, node_set_name, op)
+        if node_set_name is not None:
+            return broadcast_context_to_nodes(
+                graph, node_set_name, feature_value=feature_value, feature_name=feature_name
+            )
+        return broadcast_context_to_edges(
+            graph, edge_set_name, feature_value=feature_value, feature_name=feature_name
+        )
+    _check_tag(from_tag, op)
+    if node_set_name is not None or edge_set_name is None:
+        raise ValueError(f"{op}: from SOURCE/TARGET pass edge_set_name= (and no node_set_name=)")
+    return broadcast_node_to_edges(
+        graph, edge_set_name, from_tag, feature_value=feature_value, feature_name=feature_name
+    )
+
+
+def pool(
+    graph: GraphTensor,
+    to_tag: Any,
+    *,
+    edge_set_name: str | None = None,
+    node_set_name: str | None = None,
+    reduce_type: str = "sum",
+    feature_value: Any = None,
+    feature_name: str | None = None,
+) -> Any:
+    """Pool an edge set to its ``SOURCE`` / ``TARGET`` nodes, or a node set or an edge set to
+    the ``CONTEXT``."""
+    op = "pool()"
+    if to_tag == CONTEXT:
+        _context_target(edge_set_name, node_set_name, op)
+        if node_set_name is not None:
+            return pool_nodes_to_context(
+                graph,
+                node_set_name,
+                reduce_type,
+                feature_value=feature_value,
+                feature_name=feature_name,
+            )
+        return pool_edges_to_context(
+            graph,
+            edge_set_name,
+            reduce_type,
+            feature_value=feature_value,
+            feature_name=feature_name,
+        )
+    _check_tag(to_tag, op)
+    if node_set_name is not None or edge_set_name is None:
+        raise ValueError(f"{op}: to SOURCE/TARGET pass edge_set_name= (and no node_set_name=)")
+    return pool_edges_to_node(
+        graph,
+        edge_set_name,
+        to_tag,
+        reduce_type,
+        feature_value=feature_value,
+        feature_name=feature_name,
+    )

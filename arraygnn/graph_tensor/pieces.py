@@ -1,0 +1,890 @@
+"""The heterogeneous graph container: ``GraphTensor`` and its pieces.
+
+A ``GraphTensor`` holds one ``Context``, named ``NodeSet`` s and named ``EdgeSet`` s; each
+``EdgeSet`` has an ``Adjacency`` naming its source and target node sets. Every piece stores
+``sizes`` (items per graph component) and a read-only map of features.
+
+RULE: in a scalar graph (rank 0) every piece's ``sizes`` has shape ``[num_components]``;
+      features have shape ``[total_size, ...]`` (or are a ``Ragged`` with ``total_size`` rows);
+      context sizes are all 1 (the context's items are the components).
+RULE: in a batched graph (rank 1, shape ``[batch_size]``) every field is a ``Ragged`` over the
+      batch: ``sizes`` is ``[batch_size, None]`` and a feature is ``[batch_size, None, ...]``
+      with the items of graph ``b`` in row ``b``; adjacency indices are local to each graph.
+RULE: adjacency indices lie in ``[0, nodes in the named node set)`` (per graph, for rank 1).
+RULE: a GraphTensor and its pieces are immutable; ``replace_features`` / ``remove_features``
+      return new objects that share every array they do not change.
+
+>>> import numpy as np
+>>> g = GraphTensor.from_pieces(
+...     node_sets={"paper": NodeSet.from_fields(sizes=np.array([3]),
+...                                             features={"year": np.array([2018, 2019, 2020])})},
+...     edge_sets={"cites": EdgeSet.from_fields(
+...         sizes=np.array([3]),
+...         adjacency=Adjacency.from_indices(source=("paper", np.array([1, 2, 2])),
+...                                          target=("paper", np.array([0, 0, 1]))))})
+>>> g.num_components, g.node_sets["paper"].total_size, g.edge_sets["cites"].adjacency.source_name
+(1, 3, 'paper')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
+from arraygnn.graph_tensor.ragged import Ragged
+from arraygnn.graph_tensor.spec import (
+    ContextSpec,
+    EdgeSetSpec,
+    FeatureSpec,
+    GraphTensorSpec,
+    NodeSetSpec,
+)
+
+__all__ = [
+    "SOURCE",
+    "TARGET",
+    "CONTEXT",
+    "NODES",
+    "EDGES",
+    "HIDDEN_STATE",
+    "Context",
+    "NodeSet",
+    "EdgeSet",
+    "Adjacency",
+    "GraphTensor",
+]
+
+SOURCE = 0
+"""Tag of an edge's source node (``adjacency[SOURCE]``)."""
+TARGET = 1
+"""Tag of an edge's target node (``adjacency[TARGET]``)."""
+CONTEXT = "context"
+"""Tag of the graph context in ``broadcast`` / ``pool``."""
+NODES = "nodes"
+EDGES = "edges"
+HIDDEN_STATE = "hidden_state"
+"""Conventional feature name of a GNN's hidden state."""
+
+
+# ---------------------------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _first_array(*values: Any) -> Any:
+    for v in values:
+        if isinstance(v, Ragged):
+            return v.row_splits
+        if is_array(v):
+            return v
+    return None
+
+
+def _namespace_of(where: str, values: Iterable[Any]) -> Any:
+    arrays = []
+    for v in values:
+        while isinstance(v, Ragged):
+            arrays.append(v.row_splits)
+            v = v.values
+        if is_array(v):
+            arrays.append(v)
+    try:
+        return get_namespace(*arrays)
+    except TypeError as err:
+        raise TypeError(f"{where}: {err}") from None
+
+
+def _row_ids(splits: Any, total: int) -> Any:
+    """For items ``0..total-1`` the row (component / graph) each lies in."""
+    xp = get_namespace(splits)
+    return xp.searchsorted(splits[1:], xp.arange(total, dtype=splits.dtype), side="right")
+
+
+def _as_sizes(sizes: Any, where: str) -> Any:
+    """Validate ``sizes``: a 1-D int array (rank 0) or a Ragged / 2-D int array (rank 1)."""
+    if isinstance(sizes, Ragged):
+        vals = sizes.values
+        if not is_array(vals) or vals.ndim != 1 or vals.dtype.kind not in "iu":
+            raise ValueError(f"{where}: batched sizes must be a Ragged of 1-D integer values")
+        _check_nonneg(vals, f"{where}: sizes")
+        return sizes
+    if isinstance(sizes, (list, tuple)):
+        sizes = np.asarray(sizes, dtype=np.int64)
+    if not is_array(sizes):
+        raise TypeError(f"{where}: sizes must be an integer array, got {type(sizes).__name__}")
+    if sizes.dtype.kind not in "iu":
+        raise TypeError(f"{where}: sizes must have an integer dtype, got {sizes.dtype}")
+    if sizes.ndim == 2:  # [batch_size, num_components]: uniform components per graph
+        xp = get_namespace(sizes)
+        b, c = sizes.shape
+        splits = xp.arange(b + 1, dtype=np.int64) * c
+        sizes = Ragged(sizes.reshape(-1), splits)
+        _check_nonneg(sizes.values, f"{where}: sizes")
+        return sizes
+    if sizes.ndim != 1:
+        raise ValueError(
+            f"{where}: sizes must have shape [num_components] (or [batch_size, num_components]),"
+            f" got shape {tuple(sizes.shape)}"
+        )
+    _check_nonneg(sizes, f"{where}: sizes")
+    return sizes
+
+
+def _check_nonneg(x: Any, where: str) -> None:
+    if x.shape[0] and int(to_numpy(x.min())) < 0:
+        raise ValueError(f"{where} must be >= 0, got {to_numpy(x).tolist()}")
+
+
+def _totals_per_graph(sizes: Ragged) -> Any:
+    """Items per graph of a batched piece: sums of each graph's component sizes."""
+    xp = get_namespace(sizes.values)
+    csum = xp.zeros(sizes.values.shape[0] + 1, dtype=np.int64)
+    xp.cumsum(sizes.values, out=csum[1:])
+    ends = csum[sizes.row_splits]
+    return ends[1:] - ends[:-1]
+
+
+def _splits_from_lengths(lengths: Any) -> Any:
+    xp = get_namespace(lengths)
+    splits = xp.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    xp.cumsum(lengths, out=splits[1:])
+    return splits
+
+
+def _check_feature(value: Any, total: int, where: str) -> None:
+    """A rank-0 feature: dense ``[total, ...]`` or a Ragged with ``total`` rows."""
+    if isinstance(value, Ragged):
+        if value.nrows != total:
+            raise ValueError(f"{where}: ragged feature has {value.nrows} rows, expected {total}")
+        dtype = value.flat_values.dtype
+    elif is_array(value):
+        if value.ndim == 0:
+            raise ValueError(f"{where}: feature must have an item dimension, got a scalar")
+        if value.shape[0] != total:
+            raise ValueError(
+                f"{where}: feature has {value.shape[0]} items (shape {tuple(value.shape)}), "
+                f"expected {total}"
+            )
+        dtype = value.dtype
+    else:
+        raise TypeError(
+            f"{where}: feature must be a NumPy/CuPy array or a Ragged, got {type(value).__name__}"
+        )
+    if dtype.kind not in "biufcUSO":
+        raise TypeError(f"{where}: unsupported feature dtype {dtype}")
+
+
+def _batched_feature(value: Any, totals: Any, batch_size: int, where: str) -> Ragged:
+    """A rank-1 feature: Ragged over the batch with ``totals[b]`` items in row ``b``.
+
+    A dense ``[batch_size, n, ...]`` array is accepted when every graph has ``n`` items.
+    """
+    if is_array(value) and value.ndim >= 2:
+        xp = get_namespace(value)
+        b, n = value.shape[:2]
+        value = Ragged(value.reshape((b * n, *value.shape[2:])), xp.arange(b + 1) * n)
+    if not isinstance(value, Ragged):
+        raise TypeError(
+            f"{where}: a feature of a batched graph must be a Ragged over the batch "
+            f"(or an array [batch_size, n, ...]), got {type(value).__name__}"
+        )
+    if value.nrows != batch_size:
+        raise ValueError(f"{where}: feature has {value.nrows} graphs, expected {batch_size}")
+    lengths = value.row_lengths()
+    xp = get_namespace(lengths)
+    if bool(xp.any(lengths != totals)):
+        raise ValueError(
+            f"{where}: items per graph {to_numpy(lengths).tolist()} disagree with sizes "
+            f"{to_numpy(totals).tolist()}"
+        )
+    _check_feature(
+        value.values,
+        int(value.values.shape[0]) if is_array(value.values) else value.values.nrows,
+        where,
+    )
+    return value
+
+
+def _frozen_features(features: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
+    if features is None:
+        return {}
+    if not isinstance(features, Mapping):
+        raise TypeError(f"{where}: features must be a mapping name -> array")
+    for k in features:
+        if not isinstance(k, str):
+            raise TypeError(f"{where}: feature names must be str, got {k!r}")
+    return dict(features)
+
+
+# ---------------------------------------------------------------------------------------------
+# pieces
+# ---------------------------------------------------------------------------------------------
+
+
+class _Piece:
+    """Common part of Context, NodeSet and EdgeSet: sizes plus a read-only feature map."""
+
+    __slots__ = ("_sizes", "_features", "_total", "_rank", "_cache")
+    _kind = "piece"
+
+    def _init(self, sizes: Any, features: dict[str, Any], where: str) -> None:
+        self._sizes = sizes
+        self._rank = 1 if isinstance(sizes, Ragged) else 0
+        if self._rank == 0:
+            self._total = int(to_numpy(sizes.sum())) if sizes.shape[0] else 0
+        else:
+            self._total = int(to_numpy(sizes.values.sum())) if sizes.values.shape[0] else 0
+        self._cache: dict[str, Any] = {}
+        self._features = MappingProxyType(self._checked_features(features, where))
+
+    def _checked_features(self, features: dict[str, Any], where: str) -> dict[str, Any]:
+        out = {}
+        for name, value in features.items():
+            fw = f"{where}, feature {name!r}"
+            if self._rank == 0:
+                _check_feature(value, self._total, fw)
+                out[name] = value
+            else:
+                out[name] = _batched_feature(value, self._totals_per_graph(), self._sizes.nrows, fw)
+        _namespace_of(where, [self._sizes, *out.values()])
+        return out
+
+    def _totals_per_graph(self) -> Any:
+        if "totals" not in self._cache:
+            self._cache["totals"] = _totals_per_graph(self._sizes)
+        return self._cache["totals"]
+
+    # public ------------------------------------------------------------------------------
+    @property
+    def sizes(self) -> Any:
+        """Items per component: ``[num_components]`` (a Ragged ``[batch, None]`` if batched)."""
+        return self._sizes
+
+    @property
+    def features(self) -> Mapping[str, Any]:
+        """Read-only ``{name: array or Ragged}``."""
+        return self._features
+
+    def get_features_dict(self) -> dict[str, Any]:
+        """A new (mutable) dict of the features; the arrays are shared, not copied."""
+        return dict(self._features)
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return self._features[name]
+        except KeyError:
+            raise KeyError(
+                f"{self._kind} has no feature {name!r}; features: {sorted(self._features)}"
+            ) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._features
+
+    @property
+    def total_size(self) -> int:
+        """Items in all components (and all graphs of a batch)."""
+        return self._total
+
+    @property
+    def num_components(self) -> Any:
+        """Number of components (int); ``[batch_size]`` array for a batched piece."""
+        if self._rank == 0:
+            return int(self._sizes.shape[0])
+        return self._sizes.row_lengths()
+
+    @property
+    def rank(self) -> int:
+        return self._rank
+
+    @property
+    def row_splits(self) -> Any:
+        """``[num_components + 1]`` offsets of the components' items (rank 0 only)."""
+        if self._rank != 0:
+            raise ValueError("row_splits is defined for scalar graphs; merge the batch first")
+        if "splits" not in self._cache:
+            self._cache["splits"] = _splits_from_lengths(self._sizes)
+        return self._cache["splits"]
+
+    def component_ids(self) -> Any:
+        """Component of every item ``[total_size]`` (rank 0; cached)."""
+        if "ids" not in self._cache:
+            self._cache["ids"] = _row_ids(self.row_splits, self._total)
+        return self._cache["ids"]
+
+    def feature_specs(self) -> dict[str, FeatureSpec]:
+        out = {}
+        for name, v in self._features.items():
+            out[name] = FeatureSpec.of(v.values if self._rank == 1 else v)
+        return out
+
+    def __repr__(self) -> str:
+        feats = ", ".join(
+            f"{k!r}: {FeatureSpec.of(v.values if self._rank else v)}"
+            for k, v in self._features.items()
+        )
+        return f"{type(self).__name__}(total_size={self._total}, features={{{feats}}})"
+
+
+class Context(_Piece):
+    """Features per graph component; its ``sizes`` are all 1.
+
+    >>> import numpy as np
+    >>> Context.from_fields(features={"label": np.array([0, 1])}).num_components
+    2
+    """
+
+    __slots__ = ("_pending",)
+    _kind = "context"
+
+    @classmethod
+    def from_fields(
+        cls, *, features: Mapping[str, Any] | None = None, sizes: Any = None
+    ) -> Context:
+        """Context from features ``[num_components, ...]``; ``sizes`` default to ones.
+
+        Without features and sizes the number of components is taken from the node and edge
+        sets when the context is put into a GraphTensor.
+        """
+        features = _frozen_features(features, "context")
+        if sizes is None:
+            sizes = cls._infer_sizes(features)
+        self = cls.__new__(cls)
+        if sizes is None:
+            self._sizes = None  # filled in by GraphTensor.from_pieces
+            self._pending = features  # type: ignore[attr-defined]
+            return self
+        sizes = _as_sizes(sizes, "context")
+        vals = sizes.values if isinstance(sizes, Ragged) else sizes
+        xp = get_namespace(vals)
+        if vals.shape[0] and bool(xp.any(vals != 1)):
+            raise ValueError(f"context: sizes must all be 1, got {to_numpy(vals).tolist()}")
+        self._init(sizes, features, "context")
+        return self
+
+    @staticmethod
+    def _infer_sizes(features: dict[str, Any]) -> Any:
+        for name, v in features.items():
+            arr = _first_array(v)
+            if arr is None:
+                raise TypeError(f"context, feature {name!r}: must be an array or a Ragged")
+            xp = get_namespace(arr)
+            n = v.nrows if isinstance(v, Ragged) else (v.shape[0] if v.ndim else 0)
+            return xp.ones(n, dtype=np.int64)
+        return None
+
+    def _resolved(self, sizes: Any) -> Context:
+        if self._sizes is not None:
+            return self
+        return Context.from_fields(features=self._pending, sizes=sizes)
+
+    @property
+    def spec(self) -> ContextSpec:
+        return ContextSpec(self.feature_specs())
+
+    def replace_features(self, features: Mapping[str, Any]) -> Context:
+        return Context.from_fields(features=features, sizes=self._sizes)
+
+
+class NodeSet(_Piece):
+    """Nodes of one type: ``sizes`` per component and features ``[total_size, ...]``.
+
+    >>> import numpy as np
+    >>> NodeSet.from_fields(sizes=np.array([2, 1]), features={"x": np.zeros((3, 4))}).total_size
+    3
+    """
+
+    __slots__ = ()
+    _kind = "node set"
+
+    @classmethod
+    def from_fields(cls, *, sizes: Any, features: Mapping[str, Any] | None = None) -> NodeSet:
+        return cls._make(sizes, features, "node set")
+
+    @classmethod
+    def _make(cls, sizes: Any, features: Any, where: str) -> NodeSet:
+        self = cls.__new__(cls)
+        self._init(_as_sizes(sizes, where), _frozen_features(features, where), where)
+        return self
+
+    @property
+    def spec(self) -> NodeSetSpec:
+        return NodeSetSpec(self.feature_specs())
+
+    def replace_features(self, features: Mapping[str, Any]) -> NodeSet:
+        return NodeSet.from_fields(sizes=self._sizes, features=features)
+
+
+class Adjacency:
+    """Which nodes each edge joins: ``source`` / ``target`` index arrays and the names of the
+    node sets they index.
+
+    >>> import numpy as np
+    >>> a = Adjacency.from_indices(source=("author", np.array([0, 1])),
+    ...                            target=("paper", np.array([1, 1])))
+    >>> a[TARGET].tolist(), a.node_set_name(SOURCE)
+    ([1, 1], 'author')
+    """
+
+    __slots__ = ("_source", "_target", "_source_name", "_target_name")
+
+    @classmethod
+    def from_indices(cls, source: tuple[str, Any], target: tuple[str, Any]) -> Adjacency:
+        """``source=(node_set_name, indices)``, ``target=(node_set_name, indices)``.
+
+        Indices are 1-D integer arrays of equal length (Ragged over the batch for a batched
+        graph); range checks against the node sets happen in ``GraphTensor.from_pieces``.
+        """
+        self = cls.__new__(cls)
+        ends = []
+        for role, pair in (("source", source), ("target", target)):
+            if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)):
+                raise TypeError(f"Adjacency: {role} must be a tuple (node_set_name, indices)")
+            name, idx = pair
+            if isinstance(idx, (list, range)):
+                idx = np.asarray(idx, dtype=np.int64)
+            vals = idx.values if isinstance(idx, Ragged) else idx
+            if not is_array(vals):
+                raise TypeError(
+                    f"Adjacency: {role} indices must be an integer array, got {type(idx).__name__}"
+                )
+            if vals.ndim != 1 or vals.dtype.kind not in "iu":
+                raise ValueError(
+                    f"Adjacency: {role} indices must be a 1-D integer array, got shape "
+                    f"{tuple(vals.shape)} dtype {vals.dtype}"
+                )
+            ends.append((name, idx))
+        (sn, s), (tn, t) = ends
+        if isinstance(s, Ragged) != isinstance(t, Ragged):
+            raise ValueError("Adjacency: source and target must both be Ragged or both dense")
+        ns, nt = (len(s), len(t)) if not isinstance(s, Ragged) else (len(s.values), len(t.values))
+        if ns != nt:
+            raise ValueError(f"Adjacency: {ns} source indices but {nt} target indices")
+        if isinstance(s, Ragged) and not bool(
+            get_namespace(s.row_splits).all(s.row_splits == t.row_splits)
+        ):
+            raise ValueError("Adjacency: source and target have different edges per graph")
+        _namespace_of("Adjacency", [s, t])
+        self._source, self._target, self._source_name, self._target_name = s, t, sn, tn
+        return self
+
+    @property
+    def source(self) -> Any:
+        return self._source
+
+    @property
+    def target(self) -> Any:
+        return self._target
+
+    @property
+    def source_name(self) -> str:
+        return self._source_name
+
+    @property
+    def target_name(self) -> str:
+        return self._target_name
+
+    def __getitem__(self, tag: int) -> Any:
+        """Indices at the ``SOURCE`` or ``TARGET`` end."""
+        if tag == SOURCE:
+            return self._source
+        if tag == TARGET:
+            return self._target
+        raise ValueError(f"Adjacency: node tag must be SOURCE (0) or TARGET (1), got {tag!r}")
+
+    def node_set_name(self, tag: int) -> str:
+        """Name of the node set at the ``SOURCE`` or ``TARGET`` end."""
+        if tag == SOURCE:
+            return self._source_name
+        if tag == TARGET:
+            return self._target_name
+        raise ValueError(f"Adjacency: node tag must be SOURCE (0) or TARGET (1), got {tag!r}")
+
+    def __len__(self) -> int:
+        s = self._source
+        return int(s.values.shape[0]) if isinstance(s, Ragged) else int(s.shape[0])
+
+    def __repr__(self) -> str:
+        return (
+            f"Adjacency(source=({self._source_name!r}, ...), target=({self._target_name!r}, ...),"
+            f" num_edges={len(self)})"
+        )
+
+
+class EdgeSet(_Piece):
+    """Edges of one type: ``sizes`` per component, an ``Adjacency`` and features.
+
+    >>> import numpy as np
+    >>> e = EdgeSet.from_fields(sizes=np.array([2]), adjacency=Adjacency.from_indices(
+    ...     source=("a", np.array([0, 1])), target=("a", np.array([1, 0]))))
+    >>> e.total_size, e.adjacency.target_name
+    (2, 'a')
+    """
+
+    __slots__ = ("_adjacency",)
+    _kind = "edge set"
+
+    @classmethod
+    def from_fields(
+        cls, *, sizes: Any, adjacency: Adjacency, features: Mapping[str, Any] | None = None
+    ) -> EdgeSet:
+        return cls._make(sizes, adjacency, features, "edge set")
+
+    @classmethod
+    def _make(cls, sizes: Any, adjacency: Adjacency, features: Any, where: str) -> EdgeSet:
+        if not isinstance(adjacency, Adjacency):
+            raise TypeError(
+                f"{where}: adjacency must be an Adjacency, got {type(adjacency).__name__}"
+            )
+        self = cls.__new__(cls)
+        self._adjacency = adjacency
+        self._init(_as_sizes(sizes, where), _frozen_features(features, where), where)
+        if isinstance(adjacency.source, Ragged) != (self._rank == 1):
+            raise ValueError(f"{where}: adjacency must be Ragged over the batch iff sizes are")
+        if self._rank == 0:
+            if len(adjacency) != self._total:
+                raise ValueError(
+                    f"{where}: adjacency has {len(adjacency)} edges but sizes sum to {self._total}"
+                )
+        else:
+            lengths = adjacency.source.row_lengths()
+            xp = get_namespace(lengths)
+            totals = self._totals_per_graph()
+            if adjacency.source.nrows != self._sizes.nrows or bool(xp.any(lengths != totals)):
+                raise ValueError(
+                    f"{where}: adjacency edges per graph {to_numpy(lengths).tolist()} disagree "
+                    f"with sizes {to_numpy(totals).tolist()}"
+                )
+        _namespace_of(where, [self._sizes, adjacency.source])
+        return self
+
+    @property
+    def adjacency(self) -> Adjacency:
+        return self._adjacency
+
+    @property
+    def spec(self) -> EdgeSetSpec:
+        return EdgeSetSpec(
+            self._adjacency.source_name, self._adjacency.target_name, self.feature_specs()
+        )
+
+    def replace_features(self, features: Mapping[str, Any]) -> EdgeSet:
+        return EdgeSet.from_fields(sizes=self._sizes, adjacency=self._adjacency, features=features)
+
+
+# ---------------------------------------------------------------------------------------------
+# the graph
+# ---------------------------------------------------------------------------------------------
+
+
+class GraphTensor:
+    """A heterogeneous graph: context, node sets, edge sets (TF-GNN's ``GraphTensor``).
+
+    Build it with :meth:`from_pieces`; read ``graph.context``, ``graph.node_sets[name]``,
+    ``graph.edge_sets[name]``; ``graph.spec`` describes it without values.
+    """
+
+    __slots__ = ("_context", "_node_sets", "_edge_sets", "_rank", "_num_components")
+
+    @classmethod
+    def from_pieces(
+        cls,
+        context: Context | None = None,
+        node_sets: Mapping[str, NodeSet] | None = None,
+        edge_sets: Mapping[str, EdgeSet] | None = None,
+        *,
+        validate: bool = True,
+    ) -> GraphTensor:
+        """Assemble and validate a GraphTensor.
+
+        Checks: every piece has the same number of components (per graph, if batched) and
+        the same rank; adjacency names exist; indices are in range of their node sets.
+        ``validate=False`` skips the index range check (callers that built valid indices).
+        """
+        node_sets = dict(node_sets or {})
+        edge_sets = dict(edge_sets or {})
+        for kind, pieces, typ in (
+            ("node_sets", node_sets, NodeSet),
+            ("edge_sets", edge_sets, EdgeSet),
+        ):
+            for name, piece in pieces.items():
+                if not isinstance(name, str):
+                    raise TypeError(f"{kind}: set names must be str, got {name!r}")
+                if not isinstance(piece, typ):
+                    raise TypeError(
+                        f"{kind}[{name!r}] must be a {typ.__name__}, got {type(piece).__name__}"
+                    )
+        if context is None:
+            context = Context.from_fields()
+        elif not isinstance(context, Context):
+            raise TypeError(f"context must be a Context, got {type(context).__name__}")
+
+        # the number of components (and rank) every piece must agree on
+        reference = None
+        ranks = set()
+        for where, piece in _named_pieces(context, node_sets, edge_sets):
+            if piece._sizes is None:
+                continue
+            ranks.add(piece._rank)
+            if len(ranks) > 1:
+                raise ValueError(f"{where}: mixes batched (rank 1) and scalar (rank 0) pieces")
+            ncomp = piece.num_components
+            if reference is None:
+                reference = (where, ncomp)
+                continue
+            ref_where, ref = reference
+            if piece._rank == 0:
+                same = ncomp == ref
+            else:
+                same = ncomp.shape == ref.shape and bool(get_namespace(ncomp).all(ncomp == ref))
+            if not same:
+                shown = ncomp if piece._rank == 0 else to_numpy(ncomp).tolist()
+                shown_ref = ref if piece._rank == 0 else to_numpy(ref).tolist()
+                raise ValueError(f"{where} has {shown} components but {ref_where} has {shown_ref}")
+        rank = ranks.pop() if ranks else 0
+        if context._sizes is None:
+            context = context._resolved(_context_sizes(reference, rank, node_sets, edge_sets))
+
+        self = cls.__new__(cls)
+        self._context = context
+        self._node_sets = MappingProxyType(node_sets)
+        self._edge_sets = MappingProxyType(edge_sets)
+        self._rank = rank
+        self._num_components = context.num_components
+        _namespace_of(
+            "GraphTensor",
+            [context.sizes]
+            + [p.sizes for p in node_sets.values()]
+            + [p.sizes for p in edge_sets.values()],
+        )
+        for name, es in edge_sets.items():
+            self._check_adjacency(name, es, validate)
+        return self
+
+    def _check_adjacency(self, name: str, es: EdgeSet, check_range: bool) -> None:
+        adj = es.adjacency
+        for tag, role in ((SOURCE, "source"), (TARGET, "target")):
+            set_name = adj.node_set_name(tag)
+            if set_name not in self._node_sets:
+                raise ValueError(
+                    f"edge set {name!r}: {role} node set {set_name!r} does not exist "
+                    f"(node sets: {sorted(self._node_sets)})"
+                )
+            if not check_range or len(adj) == 0:
+                continue
+            ns = self._node_sets[set_name]
+            idx = adj[tag]
+            if self._rank == 0:
+                lo, hi = (
+                    int(v) for v in to_numpy(get_namespace(idx).stack([idx.min(), idx.max()]))
+                )
+                if lo < 0:
+                    raise ValueError(f"edge set {name!r}: {role} index {lo} < 0")
+                if hi >= ns.total_size:
+                    raise ValueError(
+                        f"edge set {name!r}: {role} index {hi} >= {ns.total_size} nodes in "
+                        f"node set {set_name!r}"
+                    )
+            else:
+                xp = get_namespace(idx.values)
+                limit = ns._totals_per_graph()[_row_ids(idx.row_splits, len(adj))]
+                bad = (idx.values < 0) | (idx.values >= limit)
+                if bool(xp.any(bad)):
+                    e = int(to_numpy(xp.argmax(bad)))
+                    g = int(to_numpy(_row_ids(idx.row_splits, len(adj))[e]))
+                    raise ValueError(
+                        f"edge set {name!r}: graph {g}: {role} index "
+                        f"{int(to_numpy(idx.values[e]))} out of range for "
+                        f"{int(to_numpy(limit[e]))} nodes in node set {set_name!r}"
+                    )
+
+    # reading -----------------------------------------------------------------------------
+    @property
+    def context(self) -> Context:
+        return self._context
+
+    @property
+    def node_sets(self) -> Mapping[str, NodeSet]:
+        """Read-only ``{name: NodeSet}``."""
+        return self._node_sets
+
+    @property
+    def edge_sets(self) -> Mapping[str, EdgeSet]:
+        """Read-only ``{name: EdgeSet}``."""
+        return self._edge_sets
+
+    @property
+    def num_components(self) -> Any:
+        """Components of a scalar graph (int); per graph ``[batch_size]`` if batched."""
+        return self._num_components
+
+    @property
+    def rank(self) -> int:
+        """0 for a scalar graph, 1 for a batch of graphs."""
+        return self._rank
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """``()`` for a scalar graph, ``(batch_size,)`` for a batch."""
+        return () if self._rank == 0 else (self._context.sizes.nrows,)
+
+    @property
+    def spec(self) -> GraphTensorSpec:
+        """Names, feature dtypes / per-item shapes and adjacency names (no values)."""
+        return GraphTensorSpec(
+            context=self._context.spec,
+            node_sets={k: v.spec for k, v in self._node_sets.items()},
+            edge_sets={k: v.spec for k, v in self._edge_sets.items()},
+            rank=self._rank,
+        )
+
+    # immutable updates -------------------------------------------------------------------
+    def replace_features(
+        self,
+        context: Mapping[str, Any] | None = None,
+        node_sets: Mapping[str, Mapping[str, Any]] | None = None,
+        edge_sets: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> GraphTensor:
+        """A new graph in which the given pieces have exactly the given feature maps.
+
+        Pieces not mentioned keep theirs; arrays are shared, never copied.
+        """
+        new_context = self._context
+        if context is not None:
+            new_context = self._context.replace_features(_frozen_features(context, "context"))
+        new_nodes = dict(self._node_sets)
+        for name, feats in (node_sets or {}).items():
+            if name not in self._node_sets:
+                raise ValueError(
+                    f"replace_features: no node set {name!r} (node sets: {sorted(self._node_sets)})"
+                )
+            ns = self._node_sets[name]
+            new_nodes[name] = NodeSet._make(ns._sizes, feats, f"node set {name!r}")
+        new_edges = dict(self._edge_sets)
+        for name, feats in (edge_sets or {}).items():
+            if name not in self._edge_sets:
+                raise ValueError(
+                    f"replace_features: no edge set {name!r} (edge sets: {sorted(self._edge_sets)})"
+                )
+            es = self._edge_sets[name]
+            new_edges[name] = EdgeSet._make(es._sizes, es._adjacency, feats, f"edge set {name!r}")
+        return self._rebuilt(new_context, new_nodes, new_edges)
+
+    def remove_features(
+        self,
+        context: Iterable[str] | None = None,
+        node_sets: Mapping[str, Iterable[str]] | None = None,
+        edge_sets: Mapping[str, Iterable[str]] | None = None,
+    ) -> GraphTensor:
+        """A new graph without the named features (unknown names raise ``ValueError``)."""
+
+        def drop(piece: _Piece, names: Iterable[str], where: str) -> dict[str, Any]:
+            if isinstance(names, str):
+                names = [names]
+            names = list(names)
+            missing = [n for n in names if n not in piece.features]
+            if missing:
+                raise ValueError(
+                    f"remove_features: {where} has no feature(s) {missing} "
+                    f"(features: {sorted(piece.features)})"
+                )
+            return {k: v for k, v in piece.features.items() if k not in names}
+
+        ctx = None if context is None else drop(self._context, context, "context")
+        nodes = {}
+        for name, names in (node_sets or {}).items():
+            if name not in self._node_sets:
+                raise ValueError(f"remove_features: no node set {name!r}")
+            nodes[name] = drop(self._node_sets[name], names, f"node set {name!r}")
+        edges = {}
+        for name, names in (edge_sets or {}).items():
+            if name not in self._edge_sets:
+                raise ValueError(f"remove_features: no edge set {name!r}")
+            edges[name] = drop(self._edge_sets[name], names, f"edge set {name!r}")
+        return self.replace_features(context=ctx, node_sets=nodes, edge_sets=edges)
+
+    def _rebuilt(self, context: Context, nodes: dict, edges: dict) -> GraphTensor:
+        """Same structure (already validated), new features: skip the index checks."""
+        g = GraphTensor.__new__(GraphTensor)
+        g._context = context
+        g._node_sets = MappingProxyType(nodes)
+        g._edge_sets = MappingProxyType(edges)
+        g._rank = self._rank
+        g._num_components = self._num_components
+        return g
+
+    def merge_batch_to_components(self) -> GraphTensor:
+        """Merge a batched graph (rank 1) into one scalar graph whose components are the
+        components of all graphs in order (node indices shifted per node set)."""
+        from arraygnn.graph_tensor.batching import merge_batch_to_components
+
+        return merge_batch_to_components(self)
+
+    def to(self, device: str) -> GraphTensor:
+        """The same graph with every array moved to ``device`` (``'cpu'`` / ``'cuda'``)."""
+
+        def mv(v: Any) -> Any:
+            return v.to(device) if isinstance(v, Ragged) else to_device(v, device)
+
+        ctx = Context.from_fields(
+            features={k: mv(v) for k, v in self._context.features.items()},
+            sizes=mv(self._context.sizes),
+        )
+        nodes = {
+            n: NodeSet.from_fields(
+                sizes=mv(p.sizes), features={k: mv(v) for k, v in p.features.items()}
+            )
+            for n, p in self._node_sets.items()
+        }
+        edges = {}
+        for n, p in self._edge_sets.items():
+            a = p.adjacency
+            edges[n] = EdgeSet.from_fields(
+                sizes=mv(p.sizes),
+                adjacency=Adjacency.from_indices(
+                    source=(a.source_name, mv(a.source)), target=(a.target_name, mv(a.target))
+                ),
+                features={k: mv(v) for k, v in p.features.items()},
+            )
+        return GraphTensor.from_pieces(ctx, nodes, edges, validate=False)
+
+    def __repr__(self) -> str:
+        lines = [f"GraphTensor(rank={self._rank}, num_components={_show(self._num_components)},"]
+        lines.append(f"  context={self._context!r},")
+        for n, p in self._node_sets.items():
+            lines.append(f"  node set {n!r}: {p!r},")
+        for n, p in self._edge_sets.items():
+            a = p.adjacency
+            lines.append(f"  edge set {n!r} ({a.source_name} -> {a.target_name}): {p!r},")
+        return "\n".join(lines) + "\n)"
+
+
+def _show(x: Any) -> Any:
+    return x if isinstance(x, int) else to_numpy(x).tolist()
+
+
+def _named_pieces(
+    context: Context, node_sets: Mapping[str, NodeSet], edge_sets: Mapping[str, EdgeSet]
+) -> list[tuple[str, _Piece]]:
+    out: list[tuple[str, _Piece]] = [("context", context)]
+    out += [(f"node set {n!r}", p) for n, p in node_sets.items()]
+    out += [(f"edge set {n!r}", p) for n, p in edge_sets.items()]
+    return out
+
+
+def _context_sizes(
+    reference: tuple[str, Any] | None, rank: int, node_sets: Mapping, edge_sets: Mapping
+) -> Any:
+    """Context sizes (all ones) for the number of components the sets agree on."""
+    if reference is None:
+        return np.ones(0, dtype=np.int64)
+    _, ncomp = reference
+    if rank == 0:
+        some = next(iter([*node_sets.values(), *edge_sets.values()]))
+        return get_namespace(some.sizes).ones(ncomp, dtype=np.int64)
+    xp = get_namespace(ncomp)
+    splits = _splits_from_lengths(ncomp)
+    return Ragged(xp.ones(int(to_numpy(splits[-1])), dtype=np.int64), splits)
