@@ -1,13 +1,38 @@
-"""Batching for input pipelines: per-replica sharding, dynamic batching, fit-or-skip."""
+"""Batching for input pipelines: per-replica sharding, fixed, dynamic and fit-or-skip batches.
+
+The pieces of the seed's ``tf.data`` recipes, as plain Python iterators over GraphTensors:
+
+- :func:`shard` / :func:`per_replica_batch_size`: what one replica of a data-parallel job
+  reads, like ``distribute_datasets_from_function`` with an input context.
+- :func:`batch_graphs`: consecutive graphs merged into one graph with one component each
+  (``ds.batch(n)`` followed by ``merge_batch_to_components()``).
+- :func:`dynamic_batch`: as many consecutive graphs as fit a :class:`SizeConstraints`.
+- :class:`FilterWithSummary` / :func:`fit_or_skip`: skip batches that do not fit the
+  constraints, counting what was skipped (``dataset_filter_with_summary``).
+- :class:`GraphBatchLoader`: TFRecord files or in-memory graphs -> parsed, merged, optionally
+  mapped, filtered and padded batches, per replica.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
 
 T = TypeVar("T")
 
-__all__ = ["shard"]
+__all__ = [
+    "FilterWithSummary",
+    "GraphBatchLoader",
+    "batch_graphs",
+    "dynamic_batch",
+    "fit_or_skip",
+    "merge_graphs",
+    "per_replica_batch_size",
+    "shard",
+]
 
 
 def shard(items: Sequence[T], *, num_replicas: int = 1, replica_id: int = 0) -> list[T]:
@@ -18,8 +43,267 @@ def shard(items: Sequence[T], *, num_replicas: int = 1, replica_id: int = 0) -> 
     >>> shard(["a", "b", "c", "d", "e"], num_replicas=2, replica_id=1)
     ['b', 'd']
     """
-    if not isinstance(num_replicas, int) or num_replicas < 1:
+    if isinstance(num_replicas, bool) or not isinstance(num_replicas, int) or num_replicas < 1:
         raise ValueError(f"num_replicas must be a positive int, got {num_replicas!r}")
-    if not isinstance(replica_id, int) or not 0 <= replica_id < num_replicas:
+    if (
+        isinstance(replica_id, bool)
+        or not isinstance(replica_id, int)
+        or not 0 <= replica_id < num_replicas
+    ):
         raise ValueError(f"replica_id must be in [0, {num_replicas}), got {replica_id!r}")
     return list(items)[replica_id::num_replicas]
+
+
+def per_replica_batch_size(global_batch_size: int, num_replicas: int) -> int:
+    """``global_batch_size // num_replicas``; ``ValueError`` unless it divides evenly.
+
+    >>> per_replica_batch_size(64, 4)
+    16
+    """
+    if global_batch_size < 1 or num_replicas < 1:
+        raise ValueError("global_batch_size and num_replicas must be positive")
+    if global_batch_size % num_replicas:
+        raise ValueError(
+            f"global batch size {global_batch_size} is not divisible by {num_replicas} replicas"
+        )
+    return global_batch_size // num_replicas
+
+
+def merge_graphs(graphs: Sequence[Any]) -> Any:
+    """Merge scalar GraphTensors into one whose components are theirs, in order."""
+    from arraygnn.graph_tensor.batching import merge_graphs_to_components
+
+    return merge_graphs_to_components(list(graphs))
+
+
+def batch_graphs(
+    graphs: Iterable[Any], batch_size: int, *, drop_remainder: bool = False
+) -> Iterator[Any]:
+    """Merge every ``batch_size`` consecutive graphs into one graph."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be positive, got {batch_size}")
+    buf: list[Any] = []
+    for g in graphs:
+        buf.append(g)
+        if len(buf) == batch_size:
+            yield merge_graphs(buf)
+            buf = []
+    if buf and not drop_remainder:
+        yield merge_graphs(buf)
+
+
+def dynamic_batch(graphs: Iterable[Any], constraints: Any) -> Iterator[Any]:
+    """Greedily merge as many consecutive graphs as still fit ``constraints`` (with room
+    for padding), TF-GNN's ``dynamic_batch``. Each result satisfies
+    :func:`arraygnn.padding.satisfies_total_sizes`.
+
+    A single graph that does not fit on its own raises ``ValueError`` naming its index.
+    """
+    from arraygnn.padding import _check_constraints_cover, size_violations, total_sizes
+
+    buf: list[Any] = []
+    acc_c = 0
+    acc_n: dict[str, int] = {}
+    acc_e: dict[str, int] = {}
+    incident: dict[str, tuple[str, str]] | None = None
+    for i, g in enumerate(graphs):
+        _check_constraints_cover(g, constraints)
+        if incident is None:
+            incident = {
+                k: (es.adjacency.source_name, es.adjacency.target_name)
+                for k, es in g.edge_sets.items()
+            }
+        c, n, e = total_sizes(g)
+        alone = size_violations(c, n, e, incident, constraints)
+        if alone:
+            raise ValueError(f"graph {i} does not fit the size constraints: {'; '.join(alone)}")
+        if buf:
+            nn = {k: acc_n[k] + v for k, v in n.items()}
+            ne = {k: acc_e[k] + v for k, v in e.items()}
+            if not size_violations(acc_c + c, nn, ne, incident, constraints):
+                buf.append(g)
+                acc_c, acc_n, acc_e = acc_c + c, nn, ne
+                continue
+            yield merge_graphs(buf)
+        buf, acc_c, acc_n, acc_e = [g], c, dict(n), dict(e)
+    if buf:
+        yield merge_graphs(buf)
+
+
+class FilterWithSummary:
+    """Iterate ``items`` keeping those where ``predicate(item)`` holds, and count the rest.
+
+    ``num_seen``, ``num_skipped`` and ``skipped_fraction`` report what was filtered so far
+    (the seed's ``dataset_filter_with_summary``, without TensorBoard: log them yourself).
+
+    >>> f = FilterWithSummary(range(10), lambda x: x % 4 != 0)
+    >>> list(f), f.num_skipped, f.skipped_fraction
+    ([1, 2, 3, 5, 6, 7, 9], 3, 0.3)
+    """
+
+    def __init__(self, items: Iterable[T], predicate: Callable[[T], bool]) -> None:
+        self._items = items
+        self._predicate = predicate
+        self.num_seen = 0
+        self.num_skipped = 0
+
+    @property
+    def skipped_fraction(self) -> float:
+        return self.num_skipped / self.num_seen if self.num_seen else 0.0
+
+    def __iter__(self) -> Iterator[T]:
+        for item in self._items:
+            self.num_seen += 1
+            if self._predicate(item):
+                yield item
+            else:
+                self.num_skipped += 1
+
+
+def fit_or_skip(batches: Iterable[Any], constraints: Any) -> FilterWithSummary:
+    """Keep the merged batches that satisfy ``constraints``; count the skipped ones."""
+    from arraygnn.padding import satisfies_total_sizes
+
+    return FilterWithSummary(batches, lambda g: satisfies_total_sizes(g, constraints))
+
+
+class GraphBatchLoader:
+    """Batches of GraphTensors from TFRecord files or from memory, per replica.
+
+    Args:
+      source: TFRecord path(s) of serialized ``tf.Example`` graphs (needs ``spec``), or a
+        sequence of GraphTensors.
+      batch_size: graphs per batch on THIS replica (see :func:`per_replica_batch_size`).
+      spec: graph spec to parse records with; ``prefix`` for prefixed examples.
+      shuffle, seed: shuffle indices (in-memory source) or files and a record buffer of
+        ``shuffle_buffer`` (files) every epoch.
+      drop_remainder: drop a last, smaller batch.
+      map_fn: applied to every merged batch (e.g. :class:`~arraygnn.pipeline.MapFeatures`).
+      constraints: pad every batch to these sizes; batches are then ``(graph, mask)``.
+      fit_or_skip: skip batches that do not fit ``constraints`` instead of raising;
+        ``skipped_fraction`` reports how many were skipped.
+      dynamic: pack as many graphs as fit ``constraints`` (``batch_size`` ignored).
+      num_replicas, replica_id: read files (or indices) ``replica_id::num_replicas``.
+    """
+
+    def __init__(
+        self,
+        source: str | os.PathLike | Sequence[Any],
+        batch_size: int,
+        *,
+        spec: Any = None,
+        prefix: str | None = None,
+        shuffle: bool = False,
+        seed: int | None = None,
+        shuffle_buffer: int = 10_000,
+        drop_remainder: bool = False,
+        map_fn: Callable[[Any], Any] | None = None,
+        constraints: Any = None,
+        fit_or_skip: bool = False,
+        dynamic: bool = False,
+        num_replicas: int = 1,
+        replica_id: int = 0,
+        compression: str | None = "auto",
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        if (fit_or_skip or dynamic) and constraints is None:
+            raise ValueError("fit_or_skip=True and dynamic=True need constraints=")
+        if isinstance(source, (str, os.PathLike)):
+            source = [source]
+        source = list(source)
+        self._is_files = bool(source) and all(isinstance(s, (str, os.PathLike)) for s in source)
+        if self._is_files and spec is None:
+            raise ValueError("GraphBatchLoader: reading TFRecord files needs spec=")
+        self.source = source
+        self.batch_size = int(batch_size)
+        self.spec = spec
+        self.prefix = prefix
+        self.shuffle = shuffle
+        self.shuffle_buffer = int(shuffle_buffer)
+        self.drop_remainder = drop_remainder
+        self.map_fn = map_fn
+        self.constraints = constraints
+        self.fit_or_skip = fit_or_skip
+        self.dynamic = dynamic
+        self.num_replicas = num_replicas
+        self.replica_id = replica_id
+        self.compression = compression
+        shard(source, num_replicas=num_replicas, replica_id=replica_id)  # validates
+        self._rng = np.random.default_rng(seed)
+        self.num_batches_seen = 0
+        self.num_batches_skipped = 0
+
+    @property
+    def skipped_fraction(self) -> float:
+        """Fraction of batches skipped by ``fit_or_skip`` over all epochs so far."""
+        return self.num_batches_skipped / self.num_batches_seen if self.num_batches_seen else 0.0
+
+    # -- sources -----------------------------------------------------------------------------
+    def _records(self) -> Iterator[bytes]:
+        from arraygnn.io.tfrecord import read_tfrecord_file
+
+        files = shard(self.source, num_replicas=self.num_replicas, replica_id=self.replica_id)
+        if self.shuffle:
+            files = [files[i] for i in self._rng.permutation(len(files))]
+        it = (r for f in files for r in read_tfrecord_file(f, compression=self.compression))
+        if not self.shuffle:
+            yield from it
+            return
+        buf: list[bytes] = []
+        for r in it:
+            if len(buf) < self.shuffle_buffer:
+                buf.append(r)
+                continue
+            j = int(self._rng.integers(len(buf)))
+            buf[j], r = r, buf[j]
+            yield r
+        for j in self._rng.permutation(len(buf)):
+            yield buf[j]
+
+    def _graphs(self) -> Iterator[Any]:
+        if self._is_files:
+            from arraygnn.io.example import parse_single_example
+
+            for r in self._records():
+                yield parse_single_example(self.spec, r, prefix=self.prefix)
+            return
+        idx = np.arange(len(self.source))
+        idx = np.asarray(shard(idx, num_replicas=self.num_replicas, replica_id=self.replica_id))
+        if self.shuffle:
+            idx = self._rng.permutation(idx)
+        for i in idx:
+            yield self.source[int(i)]
+
+    def _merged_batches(self) -> Iterator[Any]:
+        if self.dynamic:
+            yield from dynamic_batch(self._graphs(), self.constraints)
+            return
+        if self._is_files:
+            from arraygnn.io.example import parse_example
+
+            buf: list[bytes] = []
+            for r in self._records():
+                buf.append(r)
+                if len(buf) == self.batch_size:
+                    yield parse_example(self.spec, buf, prefix=self.prefix)
+                    buf = []
+            if buf and not self.drop_remainder:
+                yield parse_example(self.spec, buf, prefix=self.prefix)
+            return
+        yield from batch_graphs(self._graphs(), self.batch_size, drop_remainder=self.drop_remainder)
+
+    def __iter__(self) -> Iterator[Any]:
+        from arraygnn.padding import pad_to_total_sizes, satisfies_total_sizes
+
+        for g in self._merged_batches():
+            if self.map_fn is not None:
+                g = self.map_fn(g)
+            if self.constraints is None:
+                yield g
+                continue
+            self.num_batches_seen += 1
+            if self.fit_or_skip and not satisfies_total_sizes(g, self.constraints):
+                self.num_batches_skipped += 1
+                continue
+            yield pad_to_total_sizes(g, self.constraints)

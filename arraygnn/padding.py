@@ -1,0 +1,676 @@
+"""Padding graphs to fixed total sizes, and learning the sizes to pad to.
+
+Compiled consumers (JAX ``jit``, CUDA graphs, XLA) want one shape per batch. A merged graph is
+padded by appending **padding components** until every node set, edge set and the number of
+components meet a :class:`SizeConstraints` exactly; a boolean mask tells real components from
+padding ones.
+
+RULE: padding components come after all real components; every padding edge joins two padding
+      nodes of the *first* padding component (never a real node, never another component).
+RULE: each padding component holds at least ``min_nodes_per_component[set]`` nodes of each set,
+      so readouts that need a first node per component (``ReadoutFirstNode``) work on padding
+      components too; the first padding component takes all remaining nodes and all padding
+      edges, spread evenly over its nodes (TF-GNN's linspace scheme, not one hot node).
+RULE: padded features are zeros (``""`` / ``b""`` for strings, empty rows for ragged features)
+      unless ``padding_values`` says otherwise.
+
+>>> import numpy as np
+>>> from arraygnn.graph_tensor import GraphTensor, NodeSet, EdgeSet, Adjacency
+>>> g = GraphTensor.from_pieces(
+...     node_sets={"n": NodeSet.from_fields(sizes=np.array([3]),
+...                                         features={"x": np.arange(3.0)})},
+...     edge_sets={"e": EdgeSet.from_fields(
+...         sizes=np.array([2]),
+...         adjacency=Adjacency.from_indices(source=("n", np.array([0, 1])),
+...                                          target=("n", np.array([1, 2]))))})
+>>> c = SizeConstraints(total_num_components=2, total_num_nodes={"n": 5},
+...                     total_num_edges={"e": 4})
+>>> padded, mask = pad_to_total_sizes(g, c)
+>>> padded.node_sets["n"].sizes.tolist(), mask.tolist()
+([3, 2], [True, False])
+>>> padded.edge_sets["e"].adjacency.source.tolist()
+[0, 1, 3, 4]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace, is_array
+
+__all__ = [
+    "SizeConstraints",
+    "pad_to_total_sizes",
+    "remove_padding",
+    "satisfies_total_sizes",
+    "assert_satisfies_total_sizes",
+    "find_tight_size_constraints",
+    "learn_fit_or_skip_size_constraints",
+    "total_sizes",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# constraints
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_count(value: Any, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"SizeConstraints: {what} must be an int, got {value!r}")
+    if value < 0:
+        raise ValueError(f"SizeConstraints: {what} must be >= 0, got {value}")
+    return int(value)
+
+
+def _frozen_counts(mapping: Mapping[str, int] | None, what: str) -> Mapping[str, int]:
+    if mapping is None:
+        return MappingProxyType({})
+    if not isinstance(mapping, Mapping):
+        raise TypeError(f"SizeConstraints: {what} must be a mapping {{set name: int}}")
+    return MappingProxyType({str(k): _check_count(v, f"{what}[{k!r}]") for k, v in mapping.items()})
+
+
+@dataclass(frozen=True)
+class SizeConstraints:
+    """Target total sizes of a merged graph (TF-GNN's ``SizeConstraints``).
+
+    - ``total_num_components``: components after padding (real + padding).
+    - ``total_num_nodes`` / ``total_num_edges``: ``{set name: total items}`` after padding.
+    - ``min_nodes_per_component``: ``{node set: n}`` nodes every padding component gets.
+
+    >>> SizeConstraints(3, {"a": 10}, {"ab": 20}).total_num_nodes["a"]
+    10
+    """
+
+    total_num_components: int
+    total_num_nodes: Mapping[str, int] = field(default_factory=dict)
+    total_num_edges: Mapping[str, int] = field(default_factory=dict)
+    min_nodes_per_component: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self,
+            "total_num_components",
+            _check_count(self.total_num_components, "total_num_components"),
+        )
+        for name in ("total_num_nodes", "total_num_edges", "min_nodes_per_component"):
+            object.__setattr__(self, name, _frozen_counts(getattr(self, name), name))
+
+    def __repr__(self) -> str:
+        return (
+            f"SizeConstraints(total_num_components={self.total_num_components}, "
+            f"total_num_nodes={dict(self.total_num_nodes)}, "
+            f"total_num_edges={dict(self.total_num_edges)}, "
+            f"min_nodes_per_component={dict(self.min_nodes_per_component)})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SizeConstraints):
+            return NotImplemented
+        return (
+            self.total_num_components == other.total_num_components
+            and dict(self.total_num_nodes) == dict(other.total_num_nodes)
+            and dict(self.total_num_edges) == dict(other.total_num_edges)
+            and dict(self.min_nodes_per_component) == dict(other.min_nodes_per_component)
+        )
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.total_num_components,
+                tuple(sorted(self.total_num_nodes.items())),
+                tuple(sorted(self.total_num_edges.items())),
+                tuple(sorted(self.min_nodes_per_component.items())),
+            )
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# reading sizes off a GraphTensor
+# ---------------------------------------------------------------------------------------------
+
+
+def _int(x: Any) -> int:
+    return int(x.sum()) if is_array(x) else int(sum(x))
+
+
+def _num_components(graph: Any) -> int:
+    return int(graph.num_components)
+
+
+def total_sizes(graph: Any) -> tuple[int, dict[str, int], dict[str, int]]:
+    """``(num_components, {node set: total nodes}, {edge set: total edges})`` of a graph."""
+    nodes = {name: _int(ns.sizes) for name, ns in graph.node_sets.items()}
+    edges = {name: _int(es.sizes) for name, es in graph.edge_sets.items()}
+    return _num_components(graph), nodes, edges
+
+
+def _incident_node_sets(graph: Any, edge_set_name: str) -> tuple[str, str]:
+    adj = graph.edge_sets[edge_set_name].adjacency
+    return adj.source_name, adj.target_name
+
+
+def _check_constraints_cover(graph: Any, constraints: SizeConstraints) -> None:
+    if not isinstance(constraints, SizeConstraints):
+        raise TypeError(f"constraints must be a SizeConstraints, got {type(constraints).__name__}")
+    for name in graph.node_sets:
+        if name not in constraints.total_num_nodes:
+            raise ValueError(
+                f"SizeConstraints has no total_num_nodes[{name!r}] for node set {name!r}"
+            )
+    for name in graph.edge_sets:
+        if name not in constraints.total_num_edges:
+            raise ValueError(
+                f"SizeConstraints has no total_num_edges[{name!r}] for edge set {name!r}"
+            )
+
+
+def _violations(graph: Any, constraints: SizeConstraints) -> list[str]:
+    """Every reason why ``graph`` cannot be padded to ``constraints`` (empty: it can)."""
+    _check_constraints_cover(graph, constraints)
+    c, nodes, edges = total_sizes(graph)
+    incident = {name: _incident_node_sets(graph, name) for name in graph.edge_sets}
+    return size_violations(c, nodes, edges, incident, constraints)
+
+
+def size_violations(
+    num_components: int,
+    nodes: Mapping[str, int],
+    edges: Mapping[str, int],
+    incident: Mapping[str, tuple[str, str]],
+    constraints: SizeConstraints,
+) -> list[str]:
+    """:func:`satisfies_total_sizes` on plain totals (``incident[edge set] = (src, tgt)``)."""
+    target_c = constraints.total_num_components
+    num_pad = target_c - num_components
+    out = []
+    if num_pad < 0:
+        out.append(f"graph has {num_components} components > total_num_components={target_c}")
+        return out
+    first_pad_nodes = {}
+    for name, n in nodes.items():
+        target = constraints.total_num_nodes[name]
+        min_n = constraints.min_nodes_per_component.get(name, 0)
+        need = n + min_n * num_pad
+        if need > target:
+            extra = f" + {num_pad} padding components x {min_n} nodes" if min_n else ""
+            out.append(f"node set {name!r}: {n} nodes{extra} > total_num_nodes[{name!r}]={target}")
+        elif num_pad == 0 and n != target:
+            out.append(
+                f"node set {name!r}: {n} nodes < total_num_nodes[{name!r}]={target} and no "
+                "room for a padding component (graph already has total_num_components)"
+            )
+        first_pad_nodes[name] = target - n - min_n * max(num_pad - 1, 0)
+    for name, e in edges.items():
+        target = constraints.total_num_edges[name]
+        if e > target:
+            out.append(f"edge set {name!r}: {e} edges > total_num_edges[{name!r}]={target}")
+        elif e < target:
+            if num_pad == 0:
+                out.append(
+                    f"edge set {name!r}: {e} edges < total_num_edges[{name!r}]={target} and "
+                    "no room for a padding component"
+                )
+                continue
+            for role, ns in zip(("source", "target"), incident[name]):
+                if first_pad_nodes.get(ns, 0) < 1:
+                    out.append(
+                        f"edge set {name!r}: padding edges need a padding node in {role} "
+                        f"node set {ns!r}, but total_num_nodes[{ns!r}] leaves none"
+                    )
+    return out
+
+
+def satisfies_total_sizes(graph: Any, constraints: SizeConstraints) -> bool:
+    """True when ``graph`` can be padded to exactly ``constraints``.
+
+    Raises ``ValueError`` when ``constraints`` lacks a node or edge set of the graph.
+    """
+    return not _violations(graph, constraints)
+
+
+def assert_satisfies_total_sizes(graph: Any, constraints: SizeConstraints) -> None:
+    """Raise ``ValueError`` listing every violated constraint (no-op when satisfied)."""
+    problems = _violations(graph, constraints)
+    if problems:
+        raise ValueError("cannot pad graph to size constraints: " + "; ".join(problems))
+
+
+# ---------------------------------------------------------------------------------------------
+# padding, one function per piece type
+# ---------------------------------------------------------------------------------------------
+
+
+def _is_ragged(x: Any) -> bool:
+    return hasattr(x, "row_splits") and hasattr(x, "values") and not is_array(x)
+
+
+def _pad_value_for(x: Any, value: Any) -> Any:
+    if value is not None:
+        return value
+    kind = x.dtype.kind
+    if kind == "O":
+        return x.flat[0][:0] if x.size and isinstance(x.flat[0], (bytes, str)) else b""
+    if kind in "US":
+        return x.dtype.type()
+    return 0
+
+
+def _pad_rows(x: Any, num_rows: int, value: Any = None) -> Any:
+    """Append ``num_rows`` rows (items) to one feature."""
+    if _is_ragged(x):
+        return _pad_ragged(x, num_rows)
+    if num_rows == 0:
+        return x
+    xp = get_namespace(x)
+    fill = _pad_value_for(x, value)
+    pad = xp.full((num_rows, *x.shape[1:]), fill, dtype=x.dtype)
+    return xp.concatenate([x, pad], axis=0)
+
+
+def _pad_ragged(x: Any, num_rows: int) -> Any:
+    """Append ``num_rows`` empty rows to a ragged feature (values unchanged)."""
+    if num_rows == 0:
+        return x
+    splits = x.row_splits
+    xp = get_namespace(splits)
+    tail = xp.full((num_rows,), splits[-1], dtype=splits.dtype)
+    return type(x).from_row_splits(x.values, xp.concatenate([splits, tail]))
+
+
+def _pad_features(
+    features: Mapping[str, Any], num_rows: int, padding_values: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    padding_values = padding_values or {}
+    return {k: _pad_rows(v, num_rows, padding_values.get(k)) for k, v in features.items()}
+
+
+def _pad_sizes(sizes: Any, pad_sizes: Sequence[int]) -> Any:
+    xp = get_namespace(sizes)
+    return xp.concatenate([sizes, xp.asarray(np.asarray(pad_sizes), dtype=sizes.dtype)])
+
+
+def _pad_context(context: Any, num_pad: int, padding_values: Mapping[str, Any] | None) -> Any:
+    from arraygnn.graph_tensor import Context
+
+    sizes = context.sizes
+    return Context.from_fields(
+        features=_pad_features(context.features, num_pad, padding_values),
+        sizes=_pad_sizes(sizes, [1] * num_pad),
+    )
+
+
+def _node_padding_sizes(num_pad: int, pad_nodes: int, min_nodes: int) -> list[int]:
+    """Nodes per padding component: the first takes the rest, later ones ``min_nodes``."""
+    if num_pad == 0:
+        return []
+    return [pad_nodes - min_nodes * (num_pad - 1)] + [min_nodes] * (num_pad - 1)
+
+
+def _pad_node_set(
+    node_set: Any, pad_sizes: list[int], padding_values: Mapping[str, Any] | None
+) -> Any:
+    from arraygnn.graph_tensor import NodeSet
+
+    return NodeSet.from_fields(
+        sizes=_pad_sizes(node_set.sizes, pad_sizes),
+        features=_pad_features(node_set.features, sum(pad_sizes), padding_values),
+    )
+
+
+def _spread_indices(xp: Any, dtype: Any, num_edges: int, first: int, count: int) -> Any:
+    """``num_edges`` non-decreasing indices spread evenly over ``first .. first+count-1``."""
+    if num_edges == 0:
+        return xp.zeros(0, dtype=dtype)
+    k = xp.arange(num_edges, dtype=np.int64)
+    return (first + (k * count) // num_edges).astype(dtype)
+
+
+def _pad_adjacency(
+    adjacency: Any, num_pad_edges: int, first_pad_node: Mapping[str, tuple[int, int]]
+) -> Any:
+    from arraygnn.graph_tensor import Adjacency
+
+    src, tgt = adjacency.source, adjacency.target
+    xp = get_namespace(src, tgt)
+    new = []
+    for idx, name in ((src, adjacency.source_name), (tgt, adjacency.target_name)):
+        start, count = first_pad_node[name]
+        fake = _spread_indices(xp, idx.dtype, num_pad_edges, start, count)
+        new.append(xp.concatenate([idx, fake]))
+    return Adjacency.from_indices(
+        source=(adjacency.source_name, new[0]), target=(adjacency.target_name, new[1])
+    )
+
+
+def _pad_edge_set(
+    edge_set: Any,
+    num_pad: int,
+    num_pad_edges: int,
+    first_pad_node: Mapping[str, tuple[int, int]],
+    padding_values: Mapping[str, Any] | None,
+) -> Any:
+    from arraygnn.graph_tensor import EdgeSet
+
+    pad_sizes = [num_pad_edges] + [0] * (num_pad - 1) if num_pad else []
+    return EdgeSet.from_fields(
+        sizes=_pad_sizes(edge_set.sizes, pad_sizes),
+        adjacency=_pad_adjacency(edge_set.adjacency, num_pad_edges, first_pad_node),
+        features=_pad_features(edge_set.features, num_pad_edges, padding_values),
+    )
+
+
+def pad_to_total_sizes(
+    graph: Any,
+    constraints: SizeConstraints,
+    *,
+    padding_values: Mapping[str, Mapping[str, Any]] | None = None,
+    validate: bool = True,
+) -> tuple[Any, Any]:
+    """Pad a merged GraphTensor with padding components to exactly ``constraints``.
+
+    Args:
+      graph: a GraphTensor (scalar, merged: several components allowed).
+      constraints: the target sizes; must name every node set and edge set of the graph.
+      padding_values: optional ``{"context": {feature: v}, "nodes/<set>": {...},
+        "edges/<set>": {...}}`` scalars to pad features with instead of zeros.
+      validate: check :func:`satisfies_total_sizes` first (a clear ``ValueError`` listing
+        every violated constraint); with ``False`` the caller guarantees it.
+
+    Returns:
+      ``(padded_graph, mask)`` with ``mask`` a bool array [total_num_components], True for
+      the real components (a context-level value: broadcast it to nodes or edges as needed).
+    """
+    if validate:
+        assert_satisfies_total_sizes(graph, constraints)
+    else:
+        _check_constraints_cover(graph, constraints)
+    from arraygnn.graph_tensor import GraphTensor
+
+    padding_values = padding_values or {}
+    num_components, nodes, edges = total_sizes(graph)
+    num_pad = constraints.total_num_components - num_components
+
+    node_sets = {}
+    first_pad_node: dict[str, tuple[int, int]] = {}
+    for name, ns in graph.node_sets.items():
+        min_n = constraints.min_nodes_per_component.get(name, 0)
+        pad_sizes = _node_padding_sizes(
+            num_pad, constraints.total_num_nodes[name] - nodes[name], min_n
+        )
+        first_pad_node[name] = (nodes[name], pad_sizes[0] if pad_sizes else 0)
+        node_sets[name] = _pad_node_set(ns, pad_sizes, padding_values.get(f"nodes/{name}"))
+    edge_sets = {
+        name: _pad_edge_set(
+            es,
+            num_pad,
+            constraints.total_num_edges[name] - edges[name],
+            first_pad_node,
+            padding_values.get(f"edges/{name}"),
+        )
+        for name, es in graph.edge_sets.items()
+    }
+    context = _pad_context(graph.context, num_pad, padding_values.get("context"))
+    padded = GraphTensor.from_pieces(context=context, node_sets=node_sets, edge_sets=edge_sets)
+    xp = get_namespace(graph.context.sizes)
+    mask = xp.arange(constraints.total_num_components) < num_components
+    return padded, mask
+
+
+def _slice_rows(x: Any, n: int) -> Any:
+    if _is_ragged(x):
+        splits = x.row_splits[: n + 1]
+        return type(x).from_row_splits(x.values[: int(splits[-1])], splits)
+    return x[:n]
+
+
+def remove_padding(graph: Any, mask: Any) -> Any:
+    """Undo :func:`pad_to_total_sizes`: keep the components where ``mask`` is True.
+
+    ``mask`` must be True for a prefix of the components (as padding produces).
+    """
+    from arraygnn.graph_tensor import Adjacency, Context, EdgeSet, GraphTensor, NodeSet
+
+    m = np.asarray(mask.get() if hasattr(mask, "get") else mask, dtype=bool)
+    k = int(m.sum())
+    if not m[:k].all() or m[k:].any():
+        raise ValueError("remove_padding: mask must be True for a prefix of the components")
+    node_sets = {}
+    for name, ns in graph.node_sets.items():
+        sizes = ns.sizes[:k]
+        n = _int(sizes)
+        node_sets[name] = NodeSet.from_fields(
+            sizes=sizes, features={f: _slice_rows(v, n) for f, v in ns.features.items()}
+        )
+    edge_sets = {}
+    for name, es in graph.edge_sets.items():
+        sizes = es.sizes[:k]
+        e = _int(sizes)
+        adj = es.adjacency
+        edge_sets[name] = EdgeSet.from_fields(
+            sizes=sizes,
+            adjacency=Adjacency.from_indices(
+                source=(adj.source_name, adj.source[:e]), target=(adj.target_name, adj.target[:e])
+            ),
+            features={f: _slice_rows(v, e) for f, v in es.features.items()},
+        )
+    ctx = graph.context
+    context = Context.from_fields(
+        features={f: _slice_rows(v, k) for f, v in ctx.features.items()}, sizes=ctx.sizes[:k]
+    )
+    return GraphTensor.from_pieces(context=context, node_sets=node_sets, edge_sets=edge_sets)
+
+
+# ---------------------------------------------------------------------------------------------
+# learning constraints
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _SizeTable:
+    """Per-graph sizes: ``components`` [G], ``nodes[set]`` [G], ``edges[set]`` [G]."""
+
+    components: np.ndarray
+    nodes: dict[str, np.ndarray]
+    edges: dict[str, np.ndarray]
+    incident: dict[str, tuple[str, str]]
+
+
+def _size_table(graphs: Iterable[Any], limit: int | None = None) -> _SizeTable:
+    comps: list[int] = []
+    nodes: dict[str, list[int]] = {}
+    edges: dict[str, list[int]] = {}
+    incident: dict[str, tuple[str, str]] = {}
+    node_names: tuple[str, ...] | None = None
+    edge_names: tuple[str, ...] | None = None
+    for i, g in enumerate(graphs):
+        if limit is not None and i >= limit:
+            break
+        c, n, e = total_sizes(g)
+        if node_names is None:
+            node_names, edge_names = tuple(sorted(n)), tuple(sorted(e))
+            nodes = {k: [] for k in node_names}
+            edges = {k: [] for k in edge_names}
+            incident = {k: _incident_node_sets(g, k) for k in edge_names}
+        elif tuple(sorted(n)) != node_names or tuple(sorted(e)) != edge_names:
+            raise ValueError(
+                f"graph {i} has node sets {sorted(n)} and edge sets {sorted(e)}, but graph 0 "
+                f"has {list(node_names)} and {list(edge_names)}"
+            )
+        comps.append(c)
+        for k, v in n.items():
+            nodes[k].append(v)
+        for k, v in e.items():
+            edges[k].append(v)
+    if not comps:
+        raise ValueError("no graphs given to learn size constraints from")
+    return _SizeTable(
+        np.asarray(comps, dtype=np.int64),
+        {k: np.asarray(v, dtype=np.int64) for k, v in nodes.items()},
+        {k: np.asarray(v, dtype=np.int64) for k, v in edges.items()},
+        incident,
+    )
+
+
+def _check_min_nodes(table: _SizeTable, min_nodes: Mapping[str, int] | None) -> dict[str, int]:
+    out = {k: 0 for k in table.nodes}
+    for k, v in (min_nodes or {}).items():
+        if k not in table.nodes:
+            raise ValueError(f"min_nodes_per_component names unknown node set {k!r}")
+        out[k] = _check_count(v, f"min_nodes_per_component[{k!r}]")
+    return out
+
+
+def _finish_constraints(
+    table: _SizeTable,
+    components: int,
+    excess_nodes: Mapping[str, int],
+    edges: Mapping[str, int],
+    min_nodes: Mapping[str, int],
+) -> SizeConstraints:
+    """Budgets for real items -> constraints with room for padding.
+
+    ``excess_nodes[set]`` bounds ``nodes - min_nodes * components`` of a batch; with
+    ``C = components + 1`` total components the node total is ``excess + min * C`` (every
+    component, real or padding, holds its minimum), plus one node when padding edges need a
+    node in a set whose minimum is 0.
+    """
+    total_c = components + 1
+    needs_node = {name for pair in table.incident.values() for name in pair}
+    total_n = {}
+    for name, excess in excess_nodes.items():
+        m = min_nodes[name]
+        total_n[name] = int(excess) + m * total_c + (1 if m == 0 and name in needs_node else 0)
+    return SizeConstraints(
+        total_num_components=int(total_c),
+        total_num_nodes=total_n,
+        total_num_edges={k: int(v) for k, v in edges.items()},
+        min_nodes_per_component={k: v for k, v in min_nodes.items() if v},
+    )
+
+
+def find_tight_size_constraints(
+    graphs: Iterable[Any],
+    *,
+    target_batch_size: int | None = None,
+    min_nodes_per_component: Mapping[str, int] | None = None,
+) -> SizeConstraints:
+    """Smallest constraints that every batch of up to ``target_batch_size`` graphs satisfies.
+
+    Scans all ``graphs`` (GraphTensors; each may hold several components), takes the maximum
+    of each size, multiplies by ``target_batch_size`` (``None``: the graphs are batches
+    already) and makes room for one padding component.
+
+    RULE: any batch of at most ``target_batch_size`` of the given graphs satisfies the result.
+    """
+    table = _size_table(graphs)
+    b = 1 if target_batch_size is None else int(target_batch_size)
+    if b < 1:
+        raise ValueError(f"target_batch_size must be positive, got {target_batch_size}")
+    min_nodes = _check_min_nodes(table, min_nodes_per_component)
+    excess = {
+        k: b * max(int((v - min_nodes[k] * table.components).max()), 0)
+        for k, v in table.nodes.items()
+    }
+    return _finish_constraints(
+        table,
+        b * int(table.components.max()),
+        excess,
+        {k: b * int(v.max()) for k, v in table.edges.items()},
+        min_nodes,
+    )
+
+
+def learn_fit_or_skip_size_constraints(
+    graphs: Iterable[Any],
+    batch_size: int | Sequence[int],
+    *,
+    min_nodes_per_component: Mapping[str, int] | None = None,
+    success_ratio: float | Sequence[float] = 1.0,
+    sample_size: int = 100_000,
+    num_thresholds: int = 1_000,
+    seed: int | None = 0,
+) -> Any:
+    """Size constraints that a random batch of ``batch_size`` graphs fits with
+    probability at least ``success_ratio`` ("overbooking"); the rare batch that does not fit
+    is skipped (see :class:`arraygnn.pipeline.batching.FitOrSkip`).
+
+    Algorithm (TF-GNN's, on NumPy): read the sizes of the first ``sample_size`` graphs;
+    draw ``sample_size`` random batches of each batch size (with replacement); for every
+    size dimension ``d`` (components, each node set's nodes above the per-component minimum,
+    each edge set's edges) sort the batch totals and weight ``d`` by its standard deviation
+    relative to the largest one; threshold ``t`` in ``[0, 1)`` gives each dimension the
+    ``floor(t * weight_d * sample_size)``-th largest total; pick the largest ``t`` whose
+    constraints the sampled batches satisfy with at least ``success_ratio`` and add room for
+    a padding component. The success ratio holds on the sample exactly and on fresh batches
+    up to sampling error.
+
+    Returns one :class:`SizeConstraints`, or nested lists ``result[b][r]`` when
+    ``batch_size`` and/or ``success_ratio`` are sequences (a scalar argument squeezes its
+    dimension), as TF-GNN does.
+    """
+    batch_sizes = [int(b) for b in np.atleast_1d(batch_size)]
+    ratios = [float(r) for r in np.atleast_1d(success_ratio)]
+    if not batch_sizes or any(b < 1 for b in batch_sizes):
+        raise ValueError(f"batch_size must be positive, got {batch_size}")
+    if not ratios or any(not 0.0 <= r <= 1.0 for r in ratios):
+        raise ValueError(f"success_ratio must be in [0, 1], got {success_ratio}")
+    if sample_size < 1 or num_thresholds < 1:
+        raise ValueError("sample_size and num_thresholds must be positive")
+    table = _size_table(graphs, limit=sample_size)
+    min_nodes = _check_min_nodes(table, min_nodes_per_component)
+    node_names = sorted(table.nodes)
+    edge_names = sorted(table.edges)
+    # per-graph size vector [G, D]: components, excess nodes per set, edges per set
+    per_graph = np.stack(
+        [table.components]
+        + [table.nodes[k] - min_nodes[k] * table.components for k in node_names]
+        + [table.edges[k] for k in edge_names],
+        axis=1,
+    )
+    rng = np.random.default_rng(seed)
+    num_graphs = per_graph.shape[0]
+    n_batches = int(sample_size)
+    thresholds = np.linspace(0.0, 1.0, num_thresholds, endpoint=False)
+    results = []
+    for b in batch_sizes:
+        # totals of n_batches random batches [N, D], drawn in chunks to bound memory
+        totals = np.zeros((n_batches, per_graph.shape[1]), dtype=np.int64)
+        chunk = max(1, 2_000_000 // max(b, 1))
+        for s in range(0, n_batches, chunk):
+            e = min(n_batches, s + chunk)
+            idx = rng.integers(0, num_graphs, size=(e - s, b))
+            totals[s:e] = per_graph[idx].sum(axis=1)
+        std = totals.std(axis=0)
+        weight = std / std.max() if std.max() > 0 else np.zeros_like(std)
+        desc = -np.sort(-totals, axis=0)  # [N, D] largest first
+        pos = np.minimum(
+            (thresholds[:, None] * weight[None, :] * n_batches).astype(np.int64), n_batches - 1
+        )  # [T, D]
+        cand = np.take_along_axis(desc, pos, axis=0)  # [T, D] constraint per threshold
+        # cand[:, d] is non-increasing in t, so batch i fits threshold t iff t < k_i with
+        # k_i = min over d of #{t : cand[t, d] >= totals[i, d]}.
+        k = np.full(n_batches, num_thresholds, dtype=np.int64)
+        for d in range(cand.shape[1]):
+            k = np.minimum(k, np.searchsorted(-cand[:, d], -totals[:, d], side="right"))
+        fits = 1.0 - np.cumsum(np.bincount(k, minlength=num_thresholds + 1))[:-1] / n_batches
+        per_ratio = []
+        for r in ratios:
+            ok = np.flatnonzero(fits >= r)
+            t = int(ok.max()) if ok.size else 0
+            c = cand[t]
+            excess = {k: max(int(c[1 + i]), 0) for i, k in enumerate(node_names)}
+            edges = {k: int(c[1 + len(node_names) + i]) for i, k in enumerate(edge_names)}
+            per_ratio.append(_finish_constraints(table, int(c[0]), excess, edges, min_nodes))
+        results.append(per_ratio)
+    if np.ndim(success_ratio) == 0:
+        results = [r[0] for r in results]
+    if np.ndim(batch_size) == 0:
+        results = results[0]
+    return results

@@ -1,0 +1,280 @@
+"""Reading values out of a GraphTensor and splitting training labels off it.
+
+Three conventions, as TF-GNN uses them:
+
+- **``_readout`` node set**: an auxiliary node set with one node per prediction, whose
+  features hold the labels (``readout(graph, node_set_name="_readout", feature_name=...)``).
+- **structured readout**: auxiliary edge sets ``"_readout/<key>"`` (or
+  ``"_readout/<key>/<suffix>"`` when seeds come from several node sets) point from the seed
+  nodes to the ``"_readout"`` node set; :func:`structured_readout` returns the seeds' values in
+  the order of the ``_readout`` nodes.
+- **first node**: the older convention of reading the first node of each component of a node
+  set (:func:`readout_first_node`).
+
+:func:`split_labels` does the readout and removes the label feature, returning
+``(graph, labels)``; at serving time (no label feature) it returns ``(graph, None)`` when
+called with ``required=False``.
+
+RULE: readouts index rows only; their output length comes from the graph's sizes (number of
+      components, or of ``_readout`` nodes), never from the index values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace, is_array
+
+__all__ = [
+    "Readout",
+    "ReadoutFirstNode",
+    "StructuredReadout",
+    "readout",
+    "readout_first_node",
+    "structured_readout",
+    "split_labels",
+]
+
+READOUT = "_readout"
+
+
+def _feature(piece: Any, feature_name: str, where: str) -> Any:
+    if feature_name not in piece.features:
+        raise ValueError(f"{where} has no feature {feature_name!r} (has {sorted(piece.features)})")
+    value = piece.features[feature_name]
+    if not is_array(value):
+        raise TypeError(f"{where}: feature {feature_name!r} is not a dense array (ragged?)")
+    return value
+
+
+def readout(
+    graph: Any,
+    *,
+    feature_name: str,
+    node_set_name: str | None = None,
+    edge_set_name: str | None = None,
+    from_context: bool = False,
+) -> Any:
+    """A feature of one node set, edge set or the context, as is (TF-GNN ``Readout``).
+
+    Exactly one of ``node_set_name``, ``edge_set_name``, ``from_context=True``.
+    """
+    chosen = [node_set_name is not None, edge_set_name is not None, bool(from_context)]
+    if sum(chosen) != 1:
+        raise ValueError("readout: pass exactly one of node_set_name, edge_set_name, from_context")
+    if node_set_name is not None:
+        if node_set_name not in graph.node_sets:
+            raise ValueError(f"readout: no node set {node_set_name!r}")
+        return _feature(graph.node_sets[node_set_name], feature_name, f"node set {node_set_name!r}")
+    if edge_set_name is not None:
+        if edge_set_name not in graph.edge_sets:
+            raise ValueError(f"readout: no edge set {edge_set_name!r}")
+        return _feature(graph.edge_sets[edge_set_name], feature_name, f"edge set {edge_set_name!r}")
+    return _feature(graph.context, feature_name, "context")
+
+
+def readout_first_node(
+    graph: Any, node_set_name: str, *, feature_name: str | None = None, feature_value: Any = None
+) -> Any:
+    """Value of the first node of ``node_set_name`` in each component: [num_components, ...].
+
+    Every component must have at least one node in that set (pad with
+    ``min_nodes_per_component={node_set_name: 1}``); otherwise ``ValueError`` names the
+    components without one.
+    """
+    if node_set_name not in graph.node_sets:
+        raise ValueError(f"readout_first_node: no node set {node_set_name!r}")
+    ns = graph.node_sets[node_set_name]
+    if (feature_name is None) == (feature_value is None):
+        raise ValueError("readout_first_node: pass exactly one of feature_name, feature_value")
+    value = (
+        _feature(ns, feature_name, f"node set {node_set_name!r}")
+        if feature_name is not None
+        else feature_value
+    )
+    sizes = ns.sizes
+    xp = get_namespace(sizes)
+    empty = xp.flatnonzero(sizes == 0)
+    if int(empty.size):
+        raise ValueError(
+            f"readout_first_node: components {to_list(empty)[:10]} have no node in node set "
+            f"{node_set_name!r}"
+        )
+    first = xp.cumsum(sizes) - sizes
+    if value.shape[0] != int(sizes.sum()):
+        raise ValueError(
+            f"readout_first_node: feature_value has {value.shape[0]} rows for "
+            f"{int(sizes.sum())} nodes in node set {node_set_name!r}"
+        )
+    return value[first]
+
+
+def to_list(x: Any) -> list:
+    return x.tolist() if hasattr(x, "tolist") else list(x)
+
+
+def _readout_edge_sets(graph: Any, key: str, readout_node_set: str) -> list[str]:
+    names = [
+        n for n in graph.edge_sets if n == f"{READOUT}/{key}" or n.startswith(f"{READOUT}/{key}/")
+    ]
+    if not names:
+        raise ValueError(
+            f"structured_readout: no edge set '{READOUT}/{key}' (or '{READOUT}/{key}/...'); "
+            f"edge sets: {sorted(graph.edge_sets)}"
+        )
+    for n in names:
+        tgt = graph.edge_sets[n].adjacency.target_name
+        if tgt != readout_node_set:
+            raise ValueError(
+                f"structured_readout: edge set {n!r} must point at node set "
+                f"{readout_node_set!r}, points at {tgt!r}"
+            )
+    return sorted(names)
+
+
+def structured_readout(
+    graph: Any, key: str, *, feature_name: str, readout_node_set: str = READOUT
+) -> Any:
+    """Values of ``feature_name`` at the seed nodes named by the ``_readout/<key>`` edge sets.
+
+    Output row ``i`` belongs to node ``i`` of ``readout_node_set``; every readout node must
+    receive exactly one edge from the ``_readout/<key>...`` edge sets.
+    """
+    if readout_node_set not in graph.node_sets:
+        raise ValueError(f"structured_readout: no node set {readout_node_set!r}")
+    num_out = int(graph.node_sets[readout_node_set].sizes.sum())
+    names = _readout_edge_sets(graph, key, readout_node_set)
+    parts_t, parts_v = [], []
+    for n in names:
+        adj = graph.edge_sets[n].adjacency
+        src_set = adj.source_name
+        value = _feature(graph.node_sets[src_set], feature_name, f"node set {src_set!r}")
+        parts_t.append(adj.target)
+        parts_v.append(value[adj.source])
+    xp = get_namespace(*parts_t)
+    targets = xp.concatenate(parts_t)
+    values = xp.concatenate(parts_v, axis=0) if len(parts_v) > 1 else parts_v[0]
+    counts = (
+        xp.bincount(targets, minlength=num_out)
+        if int(targets.size)
+        else xp.zeros(num_out, dtype=np.int64)
+    )
+    bad = xp.flatnonzero(counts != 1)
+    if int(bad.size):
+        raise ValueError(
+            f"structured_readout: {readout_node_set!r} nodes {to_list(bad)[:10]} receive "
+            f"{to_list(counts[bad])[:10]} edges from {names}; each needs exactly one"
+        )
+    out = xp.empty((num_out, *values.shape[1:]), dtype=values.dtype)
+    out[targets] = values
+    return out
+
+
+def split_labels(
+    graph: Any,
+    feature_name: str,
+    *,
+    node_set_name: str | None = READOUT,
+    from_context: bool = False,
+    first_node: bool = False,
+    structured_key: str | None = None,
+    remove: bool = True,
+    required: bool = True,
+) -> tuple[Any, Any]:
+    """Read labels off a graph and remove the label feature: ``(graph, labels)``.
+
+    - default: ``feature_name`` of the ``"_readout"`` node set (``node_set_name``).
+    - ``first_node=True``: of the first ``node_set_name`` node of each component.
+    - ``structured_key="seed"``: of the seeds named by ``_readout/seed`` edge sets, the
+      feature living on ``node_set_name`` (and any other seed node set).
+    - ``from_context=True``: a context feature (one label per component).
+
+    With ``required=False`` a graph without the label feature (serving time) gives
+    ``(graph, None)``.
+    """
+    if from_context:
+        piece, where = graph.context, "context"
+    else:
+        if node_set_name not in graph.node_sets:
+            if required:
+                raise ValueError(f"split_labels: no node set {node_set_name!r}")
+            return graph, None
+        piece, where = graph.node_sets[node_set_name], f"node set {node_set_name!r}"
+    if feature_name not in piece.features:
+        if required:
+            raise ValueError(f"split_labels: {where} has no feature {feature_name!r}")
+        return graph, None
+    if from_context:
+        labels = readout(graph, feature_name=feature_name, from_context=True)
+    elif structured_key is not None:
+        labels = structured_readout(graph, structured_key, feature_name=feature_name)
+    elif first_node:
+        labels = readout_first_node(graph, node_set_name, feature_name=feature_name)
+    else:
+        labels = readout(graph, feature_name=feature_name, node_set_name=node_set_name)
+    if not remove:
+        return graph, labels
+    if from_context:
+        return graph.remove_features(context=[feature_name]), labels
+    sets = [node_set_name]
+    if structured_key is not None:
+        for n in _readout_edge_sets(graph, structured_key, READOUT):
+            src = graph.edge_sets[n].adjacency.source_name
+            if src not in sets and feature_name in graph.node_sets[src].features:
+                sets.append(src)
+    return graph.remove_features(node_sets={s: [feature_name] for s in sets}), labels
+
+
+class Readout:
+    """Callable :func:`readout` with fixed arguments (TF-GNN's ``Readout`` layer)."""
+
+    def __init__(
+        self,
+        *,
+        feature_name: str,
+        node_set_name: str | None = None,
+        edge_set_name: str | None = None,
+        from_context: bool = False,
+    ) -> None:
+        self.kwargs = dict(
+            feature_name=feature_name,
+            node_set_name=node_set_name,
+            edge_set_name=edge_set_name,
+            from_context=from_context,
+        )
+
+    def __call__(self, graph: Any) -> Any:
+        return readout(graph, **self.kwargs)
+
+
+class ReadoutFirstNode:
+    """Callable :func:`readout_first_node` (TF-GNN's ``ReadoutFirstNode`` layer)."""
+
+    def __init__(self, *, node_set_name: str, feature_name: str) -> None:
+        self.node_set_name = node_set_name
+        self.feature_name = feature_name
+
+    def __call__(self, graph: Any) -> Any:
+        return readout_first_node(graph, self.node_set_name, feature_name=self.feature_name)
+
+
+class StructuredReadout:
+    """Callable :func:`structured_readout` (TF-GNN's ``StructuredReadout`` layer).
+
+    ``StructuredReadout("seed", feature_name="class_id")(graph)``.
+    """
+
+    def __init__(self, key: str, *, feature_name: str, readout_node_set: str = READOUT) -> None:
+        self.key = key
+        self.feature_name = feature_name
+        self.readout_node_set = readout_node_set
+
+    def __call__(self, graph: Any) -> Any:
+        return structured_readout(
+            graph,
+            self.key,
+            feature_name=self.feature_name,
+            readout_node_set=self.readout_node_set,
+        )

@@ -1,0 +1,287 @@
+"""GraphTensor <-> tf.Example: TF-GNN keys and encodings, hand-made bytes, errors."""
+
+import struct
+
+import numpy as np
+import pytest
+
+gt = pytest.importorskip("arraygnn.graph_tensor")
+
+from _pipeline_graphs import assert_graphs_equal, random_graph  # noqa: E402
+
+from arraygnn.io._example_wire import decode_example, encode_example  # noqa: E402
+from arraygnn.io.example import (  # noqa: E402
+    example_features,
+    get_io_keys,
+    parse_example,
+    parse_single_example,
+    write_example,
+)
+from arraygnn.io.tfrecord import read_tfrecord, write_tfrecord  # noqa: E402
+from arraygnn.pipeline.batching import merge_graphs  # noqa: E402
+
+Adjacency, Context, EdgeSet, GraphTensor, NodeSet = (
+    gt.Adjacency,
+    gt.Context,
+    gt.EdgeSet,
+    gt.GraphTensor,
+    gt.NodeSet,
+)
+
+
+def _ld(field, payload):
+    """Length-delimited field: tag byte, varint length (1 or 2 bytes here), payload."""
+    n = len(payload)
+    assert n < 128 * 128
+    length = bytes([n]) if n < 128 else bytes([(n & 0x7F) | 0x80, n >> 7])
+    return bytes([(field << 3) | 2]) + length + payload
+
+
+def _entry(key, feature):
+    return _ld(1, _ld(1, key.encode()) + _ld(2, feature))
+
+
+def _ints(values):
+    out = b""
+    for v in values:
+        assert 0 <= v < 128
+        out += bytes([v])
+    return _ld(3, _ld(1, out))
+
+
+def _floats(values):
+    return _ld(2, _ld(1, struct.pack(f"<{len(values)}f", *values)))
+
+
+def _bytes(values):
+    return _ld(1, b"".join(_ld(1, v) for v in values))
+
+
+def papers_graph():
+    return GraphTensor.from_pieces(
+        node_sets={
+            "paper": NodeSet.from_fields(
+                sizes=np.array([3]),
+                features={
+                    "embedding": np.eye(3, dtype=np.float32),
+                    "year": np.array([2018, 2019, 2020], dtype=np.int32),
+                },
+            ),
+            "author": NodeSet.from_fields(
+                sizes=np.array([2]), features={"name": np.array(["Kevin", "Leila"])}
+            ),
+        },
+        edge_sets={
+            "writes": EdgeSet.from_fields(
+                sizes=np.array([3]),
+                adjacency=Adjacency.from_indices(
+                    source=("author", np.array([0, 1, 1])), target=("paper", np.array([0, 1, 2]))
+                ),
+            )
+        },
+    )
+
+
+def test_hand_made_example_bytes_parse():
+    # The bytes TF-GNN writes for papers_graph(), assembled field by field from the spec.
+    blob = _ld(
+        1,
+        _entry("nodes/author.#size", _ints([2]))
+        + _entry("nodes/author.name", _bytes([b"Kevin", b"Leila"]))
+        + _entry("nodes/paper.#size", _ints([3]))
+        + _entry("nodes/paper.embedding", _floats([1, 0, 0, 0, 1, 0, 0, 0, 1]))
+        + _entry("nodes/paper.year", _ld(3, _ld(1, b"\xe2\x0f\xe3\x0f\xe4\x0f")))
+        + _entry("edges/writes.#size", _ints([3]))
+        + _entry("edges/writes.#source", _ints([0, 1, 1]))
+        + _entry("edges/writes.#target", _ints([0, 1, 2])),
+    )
+    expected = papers_graph()
+    got = parse_single_example(expected.spec, blob)
+    assert_graphs_equal(expected, got)
+    # and our writer produces exactly these keys and values
+    assert sorted(decode_example(write_example(expected))) == sorted(decode_example(blob))
+    for k, v in decode_example(write_example(expected)).items():
+        assert v.tolist() == decode_example(blob)[k].tolist(), k
+
+
+def test_io_keys_follow_tfgnn_naming():
+    g = random_graph(np.random.default_rng(0))
+    keys = set(get_io_keys(g.spec))
+    assert {
+        "context/g",
+        "nodes/a.#size",
+        "nodes/a.x",
+        "nodes/a.tokens",
+        "nodes/a.tokens.d1",
+        "edges/ab.#size",
+        "edges/ab.#source",
+        "edges/ab.#target",
+        "edges/ab.weight",
+        "edges/_readout/seed.#source",
+    } <= keys
+    assert set(decode_example(write_example(g))) == keys
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_round_trip_random_graphs(seed):
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, num_components=int(rng.integers(1, 4)))
+    assert_graphs_equal(g, parse_single_example(g.spec, write_example(g)))
+
+
+def test_empty_node_set_and_empty_edge_sets():
+    g = GraphTensor.from_pieces(
+        node_sets={
+            "a": NodeSet.from_fields(sizes=np.array([0]), features={"x": np.zeros((0, 4))}),
+            "b": NodeSet.from_fields(sizes=np.array([2]), features={"s": np.array(["p", "q"])}),
+        },
+        edge_sets={
+            "ab": EdgeSet.from_fields(
+                sizes=np.array([0]),
+                adjacency=Adjacency.from_indices(
+                    source=("a", np.zeros(0, np.int64)), target=("b", np.zeros(0, np.int64))
+                ),
+                features={"w": np.zeros(0, np.float32)},
+            ),
+            "bb": EdgeSet.from_fields(
+                sizes=np.array([0]),
+                adjacency=Adjacency.from_indices(
+                    source=("b", np.zeros(0, np.int64)), target=("b", np.zeros(0, np.int64))
+                ),
+            ),
+        },
+    )
+    assert_graphs_equal(g, parse_single_example(g.spec, write_example(g)))
+    # an example that leaves out every empty feature (and the empty set's keys) also parses
+    flat = example_features(g)
+    slim = {k: v for k, v in flat.items() if len(v) and not k.startswith("nodes/a.")}
+    slim = {k: v for k, v in slim.items() if not k.startswith("edges/")}
+    assert_graphs_equal(g, parse_single_example(g.spec, encode_example(slim)))
+
+
+def test_float64_arrives_rounded_to_float32():
+    x = np.array([0.1, 1 / 3, 1e-40, 3e38], dtype=np.float64)
+    g = GraphTensor.from_pieces(
+        node_sets={"n": NodeSet.from_fields(sizes=np.array([4]), features={"x": x})}
+    )
+    got = parse_single_example(g.spec, write_example(g)).node_sets["n"].features["x"]
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, x.astype(np.float32).astype(np.float64))
+    assert got[0] != 0.1  # the seed's warning: possibly truncated values
+
+
+def test_bool_ints_and_strings_dtypes():
+    g = GraphTensor.from_pieces(
+        node_sets={
+            "n": NodeSet.from_fields(
+                sizes=np.array([3]),
+                features={
+                    "flag": np.array([True, False, True]),
+                    "i8": np.array([-128, 0, 127], dtype=np.int8),
+                    "u16": np.array([0, 1, 65535], dtype=np.uint16),
+                    "i64": np.array([-(2**63), 0, 2**63 - 1]),
+                    "s": np.array(["", "ü", "xyz"]),
+                },
+            )
+        }
+    )
+    h = parse_single_example(g.spec, write_example(g))
+    assert_graphs_equal(g, h)
+
+
+def test_several_components_and_context():
+    g = random_graph(np.random.default_rng(3), num_components=4)
+    h = parse_single_example(g.spec, write_example(g))
+    assert h.num_components == 4
+    assert_graphs_equal(g, h)
+
+
+def test_parse_example_merges_like_merge_graphs():
+    rng = np.random.default_rng(7)
+    graphs = [random_graph(rng, num_components=int(rng.integers(1, 3))) for _ in range(5)]
+    spec = graphs[0].spec
+    merged = parse_example(spec, [write_example(g) for g in graphs])
+    assert_graphs_equal(merge_graphs(graphs), merged)
+    empty = parse_example(spec, [])
+    assert empty.num_components == 0
+
+
+def test_prefix_two_graphs_in_one_example():
+    rng = np.random.default_rng(11)
+    g1, g2 = random_graph(rng), random_graph(rng, num_components=2)
+    flat = {**example_features(g1, prefix="query/"), **example_features(g2, prefix="doc/")}
+    flat["label"] = np.array([1])
+    blob = encode_example(flat)
+    assert_graphs_equal(g1, parse_single_example(g1.spec, blob, prefix="query/"))
+    assert_graphs_equal(g2, parse_single_example(g2.spec, blob, prefix="doc/"))
+    assert_graphs_equal(g1, parse_single_example(g1.spec, write_example(g1, prefix="q/"), "q/"))
+
+
+def test_files_round_trip(tmp_path):
+    rng = np.random.default_rng(5)
+    graphs = [random_graph(rng) for _ in range(6)]
+    path = tmp_path / "graphs.tfrecord.gz"
+    write_tfrecord(path, (write_example(g) for g in graphs), compression="GZIP")
+    back = [parse_single_example(graphs[0].spec, r) for r in read_tfrecord(path)]
+    for g, h in zip(graphs, back):
+        assert_graphs_equal(g, h)
+
+
+def _flat(g):
+    return example_features(g)
+
+
+@pytest.mark.parametrize(
+    "mutate, match",
+    [
+        (lambda f: f.pop("nodes/paper.year"), r"example 0: missing key 'nodes/paper.year'"),
+        (
+            lambda f: f.__setitem__("nodes/paper.embedding", np.zeros(8, np.float32)),
+            r"'nodes/paper.embedding' has 8 values, expected 9",
+        ),
+        (
+            lambda f: f.__setitem__("edges/writes.#target", np.array([0, 1, 3])),
+            r"'edges/writes.#target': index out of range for 3 nodes in node set 'paper'",
+        ),
+        (
+            lambda f: f.__setitem__("nodes/author.#size", np.array([1, 1])),
+            r"'#size' features disagree",
+        ),
+        (
+            lambda f: f.__setitem__("nodes/paper.year", np.array([1, 2, 2**40])),
+            r"'nodes/paper.year' has values out of range for int32",
+        ),
+        (
+            lambda f: f.__setitem__("nodes/paper.year", np.array([1.0, 2.0, 3.0])),
+            r"'nodes/paper.year' holds a float list",
+        ),
+        (
+            lambda f: f.__setitem__("edges/writes.#source", np.array([0, 1])),
+            r"'edges/writes.#source': 2 indices for 3 edges",
+        ),
+    ],
+)
+def test_bad_examples_name_the_key(mutate, match):
+    g = papers_graph()
+    flat = _flat(g)
+    mutate(flat)
+    with pytest.raises(ValueError, match=match):
+        parse_single_example(g.spec, encode_example(flat))
+
+
+def test_bad_example_in_batch_names_its_index():
+    g = papers_graph()
+    flat = _flat(g)
+    flat.pop("nodes/author.name")
+    with pytest.raises(ValueError, match="example 2: missing key 'nodes/author.name'"):
+        parse_example(g.spec, [write_example(g), write_example(g), encode_example(flat)])
+    with pytest.raises(TypeError, match="list of serialized"):
+        parse_example(g.spec, write_example(g))
+
+
+def test_ragged_row_lengths_checked():
+    g = random_graph(np.random.default_rng(2), empty_ok=False)
+    flat = _flat(g)
+    flat["nodes/a.tokens.d1"] = flat["nodes/a.tokens.d1"][:-1]
+    with pytest.raises(ValueError, match=r"'nodes/a.tokens.d1' has \d+ row lengths for \d+ items"):
+        parse_single_example(g.spec, encode_example(flat))

@@ -1,0 +1,235 @@
+"""Padding to total sizes, tight and fit-or-skip size constraints."""
+
+import numpy as np
+import pytest
+
+gt = pytest.importorskip("arraygnn.graph_tensor")
+
+from _pipeline_graphs import assert_graphs_equal, random_graph  # noqa: E402
+
+from arraygnn.padding import (  # noqa: E402
+    SizeConstraints,
+    assert_satisfies_total_sizes,
+    find_tight_size_constraints,
+    learn_fit_or_skip_size_constraints,
+    pad_to_total_sizes,
+    remove_padding,
+    satisfies_total_sizes,
+    total_sizes,
+)
+from arraygnn.pipeline.batching import merge_graphs  # noqa: E402
+
+
+def _constraints_with_slack(g, rng, min_nodes=None):
+    c, nodes, edges = total_sizes(g)
+    min_nodes = min_nodes or {}
+    extra_c = int(rng.integers(1, 4))
+    tn = {}
+    for k, v in nodes.items():
+        m = min_nodes.get(k, 0)
+        tn[k] = v + m * extra_c + int(rng.integers(1, 5))
+    te = {k: v + int(rng.integers(0, 7)) for k, v in edges.items()}
+    return SizeConstraints(c + extra_c, tn, te, min_nodes)
+
+
+def _check_padded(g, padded, mask, sc):
+    c, nodes, edges = total_sizes(g)
+    # sizes met exactly
+    assert padded.num_components == sc.total_num_components
+    for k, ns in padded.node_sets.items():
+        assert int(ns.sizes.sum()) == sc.total_num_nodes[k]
+        assert len(ns.sizes) == sc.total_num_components
+        for f, v in ns.features.items():
+            assert len(v) == sc.total_num_nodes[k], (k, f)
+        # every padding component has its minimum
+        m = sc.min_nodes_per_component.get(k, 0)
+        assert (np.asarray(ns.sizes[c:]) >= m).all()
+    for k, es in padded.edge_sets.items():
+        assert int(es.sizes.sum()) == sc.total_num_edges[k]
+        for f, v in es.features.items():
+            assert len(v) == sc.total_num_edges[k], (k, f)
+    for f, v in padded.context.features.items():
+        assert len(v) == sc.total_num_components, f
+    # mask
+    assert mask.dtype == bool and mask.shape == (sc.total_num_components,)
+    assert mask[:c].all() and not mask[c:].any()
+    # padding edges join padding nodes of the first padding component only
+    for k, es in padded.edge_sets.items():
+        e = edges[k]
+        if es.sizes[c:].sum() == 0:
+            continue
+        assert int(es.sizes[c]) == int(es.sizes[c:].sum())
+        for idx, ns_name in (
+            (es.adjacency.source, es.adjacency.source_name),
+            (es.adjacency.target, es.adjacency.target_name),
+        ):
+            lo = nodes[ns_name]
+            hi = lo + int(padded.node_sets[ns_name].sizes[c])
+            fake = np.asarray(idx[e:])
+            assert (fake >= lo).all() and (fake < hi).all()
+            assert (np.diff(fake) >= 0).all()
+            # spread evenly: no node takes more than ceil(#fake edges / #fake nodes)
+            counts = np.bincount(fake - lo, minlength=hi - lo)
+            assert counts.max() <= -(-len(fake) // (hi - lo))
+    # features of padding rows are zeros / empty strings / empty ragged rows
+    a = padded.node_sets["a"].features
+    na = nodes["a"]
+    assert not np.asarray(a["x"][na:]).any()
+    if "name" in a:
+        assert all(s == "" for s in np.asarray(a["name"][na:]).tolist())
+    if "tokens" in a:
+        lens = np.diff(np.asarray(a["tokens"].row_splits))
+        assert not lens[na:].any()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_pad_invariants_and_round_trip_random(seed):
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, num_components=int(rng.integers(1, 4)))
+    min_nodes = {"a": int(rng.integers(0, 3))} if seed % 2 else None
+    sc = _constraints_with_slack(g, rng, min_nodes)
+    assert satisfies_total_sizes(g, sc)
+    padded, mask = pad_to_total_sizes(g, sc)
+    _check_padded(g, padded, mask, sc)
+    assert_graphs_equal(g, remove_padding(padded, mask))
+    # padding an already padded graph to the same sizes is the identity
+    again, mask2 = pad_to_total_sizes(padded, sc)
+    assert mask2.all()
+    assert_graphs_equal(padded, again)
+
+
+def test_pad_exact_fit_needs_no_padding_component():
+    g = random_graph(np.random.default_rng(1), num_components=2)
+    c, nodes, edges = total_sizes(g)
+    sc = SizeConstraints(c, nodes, edges)
+    padded, mask = pad_to_total_sizes(g, sc)
+    assert mask.all()
+    assert_graphs_equal(g, padded)
+
+
+def test_int32_indices_kept():
+    g = random_graph(np.random.default_rng(4), index_dtype=np.int32, empty_ok=False)
+    sc = _constraints_with_slack(g, np.random.default_rng(0))
+    padded, _ = pad_to_total_sizes(g, sc)
+    assert padded.edge_sets["ab"].adjacency.source.dtype == g.edge_sets["ab"].adjacency.source.dtype
+
+
+def test_padding_values():
+    g = random_graph(np.random.default_rng(2), empty_ok=False)
+    sc = _constraints_with_slack(g, np.random.default_rng(0))
+    padded, _ = pad_to_total_sizes(
+        g, sc, padding_values={"nodes/b": {"y": -1}, "context": {"g": 7.0}}
+    )
+    nb = total_sizes(g)[1]["b"]
+    assert (np.asarray(padded.node_sets["b"].features["y"][nb:]) == -1).all()
+    assert (np.asarray(padded.context.features["g"][1:]) == 7.0).all()
+
+
+def test_violations_are_named():
+    g = random_graph(np.random.default_rng(0), num_components=2, empty_ok=False)
+    c, nodes, edges = total_sizes(g)
+    ok = SizeConstraints(c + 1, {k: v + 1 for k, v in nodes.items()}, edges)
+    assert satisfies_total_sizes(g, ok)
+    too_small = SizeConstraints(c + 1, {**ok.total_num_nodes, "a": nodes["a"] - 1}, edges)
+    assert not satisfies_total_sizes(g, too_small)
+    with pytest.raises(ValueError, match=r"node set 'a': \d+ nodes > total_num_nodes\['a'\]"):
+        pad_to_total_sizes(g, too_small)
+    few_components = SizeConstraints(c - 1, ok.total_num_nodes, edges)
+    with pytest.raises(ValueError, match="components > total_num_components"):
+        assert_satisfies_total_sizes(g, few_components)
+    no_room = SizeConstraints(c, ok.total_num_nodes, edges)
+    with pytest.raises(ValueError, match="no room for a padding component"):
+        pad_to_total_sizes(g, no_room)
+    # padding edges need a padding node in both incident node sets
+    no_node = SizeConstraints(
+        c + 1, {**ok.total_num_nodes, "b": nodes["b"]}, {**edges, "ab": edges["ab"] + 1}
+    )
+    with pytest.raises(ValueError, match="edge set 'ab': padding edges need a padding node"):
+        pad_to_total_sizes(g, no_node)
+    missing = SizeConstraints(c + 1, {"a": 100}, edges)
+    with pytest.raises(ValueError, match=r"no total_num_nodes\['b'\]"):
+        satisfies_total_sizes(g, missing)
+    mins = SizeConstraints(c + 3, ok.total_num_nodes, edges, {"a": 1})
+    with pytest.raises(ValueError, match="padding components x 1 nodes"):
+        pad_to_total_sizes(g, mins)
+
+
+def test_size_constraints_validation():
+    with pytest.raises(ValueError, match="total_num_components must be >= 0"):
+        SizeConstraints(-1)
+    with pytest.raises(TypeError, match=r"total_num_nodes\['a'\] must be an int"):
+        SizeConstraints(1, {"a": 1.5})
+    sc = SizeConstraints(2, {"a": 3})
+    with pytest.raises(TypeError):
+        sc.total_num_nodes["a"] = 4  # read-only
+    assert sc == SizeConstraints(2, {"a": 3}) and hash(sc) == hash(SizeConstraints(2, {"a": 3}))
+
+
+@pytest.mark.parametrize("min_a", [0, 1])
+def test_tight_constraints_fit_every_batch(min_a):
+    rng = np.random.default_rng(3)
+    graphs = [
+        random_graph(rng, num_components=int(rng.integers(1, 3)), empty_ok=False) for _ in range(30)
+    ]
+    sc = find_tight_size_constraints(
+        graphs, target_batch_size=4, min_nodes_per_component={"a": min_a}
+    )
+    for _ in range(40):
+        k = int(rng.integers(1, 5))
+        batch = merge_graphs([graphs[i] for i in rng.integers(0, len(graphs), k)])
+        assert satisfies_total_sizes(batch, sc), sc
+        padded, mask = pad_to_total_sizes(batch, sc)
+        _check_padded(batch, padded, mask, sc)
+    # tight: the worst batch (4 copies of the largest graph per piece) uses the budget fully
+    largest_a = max(graphs, key=lambda g: total_sizes(g)[1]["a"] - min_a * g.num_components)
+    worst = merge_graphs([largest_a] * 4)
+    c, n, _ = total_sizes(worst)
+    assert (
+        n["a"] + min_a * (sc.total_num_components - c) + (1 if min_a == 0 else 0)
+        == (sc.total_num_nodes["a"])
+    )
+
+
+def test_fit_or_skip_success_ratio_on_fresh_batches():
+    rng = np.random.default_rng(0)
+
+    def sample_graph():
+        # long-tailed sizes: mostly small, sometimes large
+        g = random_graph(
+            rng,
+            max_nodes=int(rng.choice([3, 3, 3, 12])),
+            max_edges=8,
+            with_ragged=False,
+            with_strings=False,
+        )
+        return g
+
+    pool = [sample_graph() for _ in range(400)]
+    batch_size = 8
+    result = learn_fit_or_skip_size_constraints(
+        pool, [batch_size, 16], success_ratio=[0.5, 0.9], sample_size=3000, seed=1
+    )
+    assert len(result) == 2 and all(len(r) == 2 for r in result)
+    sc_50, sc_90 = result[0]
+    assert sc_50.total_num_nodes["a"] <= sc_90.total_num_nodes["a"]
+    tight = find_tight_size_constraints(pool, target_batch_size=batch_size)
+    assert sc_90.total_num_nodes["a"] < tight.total_num_nodes["a"]
+    # fresh batches from new graphs of the same distribution
+    fresh = [sample_graph() for _ in range(1600)]
+    n_trials = 400
+    for ratio, sc in ((0.5, sc_50), (0.9, sc_90)):
+        fits = 0
+        for _ in range(n_trials):
+            idx = rng.integers(0, len(fresh), batch_size)
+            batch = merge_graphs([fresh[i] for i in idx])
+            fits += satisfies_total_sizes(batch, sc)
+        observed = fits / n_trials
+        # 4 standard errors of a binomial proportion (plus the learning sample's own error)
+        err = 4 * np.sqrt(ratio * (1 - ratio) / n_trials) + 0.03
+        assert observed >= ratio - err, (ratio, observed)
+    single = learn_fit_or_skip_size_constraints(
+        pool, batch_size, success_ratio=1.0, sample_size=500
+    )
+    assert isinstance(single, SizeConstraints)
+    with pytest.raises(ValueError, match="success_ratio"):
+        learn_fit_or_skip_size_constraints(pool, 4, success_ratio=1.5)
