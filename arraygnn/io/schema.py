@@ -1,0 +1,750 @@
+"""TF-GNN ``GraphSchema`` files (``graph_schema.pbtxt``) without protobuf.
+
+A small parser and writer for the protobuf *text format* of TF-GNN's ``GraphSchema``
+message (context, node sets, edge sets with source / target, features with ``dtype``
+``DT_*`` and ``shape { dim { size: N } }``, descriptions, metadata, origin info), plus the
+bridge to specs: :func:`create_graph_spec_from_schema`, :func:`create_schema_from_graph_spec`
+and :func:`check_graph_conforms`.
+
+RULE: a ``dim`` with ``size: -1`` is a ragged dimension (``None`` in the spec). A ``dim``
+      without ``size`` has protobuf's default size 0 (the seed's author ``name`` feature,
+      ``shape: { dim: { } }``, therefore reads as per-item shape ``[0]``; write ``shape { }``
+      for one string per node). The writer keeps it as written.
+RULE: unknown fields, wrong value types, duplicate singular fields and unknown enum names
+      raise ``ValueError`` naming the line and the message they appear in.
+RULE: ``write_schema(parse_schema(text))`` parses back to an equal schema (same meaning;
+      comments and layout are not kept).
+
+>>> s = parse_schema('''
+... node_sets { key: "paper" value { features { key: "year" value { dtype: DT_INT32 } } } }
+... edge_sets { key: "cites" value { source: "paper" target: "paper" } }''')
+>>> s.node_sets["paper"].features["year"].dtype, s.edge_sets["cites"].source
+('DT_INT32', 'paper')
+>>> create_graph_spec_from_schema(s).node_sets["paper"].features["year"]
+FeatureSpec(dtype=dtype('int32'), shape=())
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "GraphSchema",
+    "ContextSchema",
+    "NodeSetSchema",
+    "EdgeSetSchema",
+    "FeatureSchema",
+    "ShapeSchema",
+    "DimSchema",
+    "MetadataSchema",
+    "KeyValueSchema",
+    "OriginInfoSchema",
+    "parse_schema",
+    "read_schema",
+    "write_schema",
+    "schema_to_text",
+    "create_graph_spec_from_schema",
+    "create_schema_from_graph_spec",
+    "check_graph_conforms",
+    "DTYPES",
+]
+
+# TensorFlow's DataType enum (names and numbers as in tensorflow/core/framework/types.proto)
+_DATA_TYPES = {
+    "DT_INVALID": 0,
+    "DT_FLOAT": 1,
+    "DT_DOUBLE": 2,
+    "DT_INT32": 3,
+    "DT_UINT8": 4,
+    "DT_INT16": 5,
+    "DT_INT8": 6,
+    "DT_STRING": 7,
+    "DT_COMPLEX64": 8,
+    "DT_INT64": 9,
+    "DT_BOOL": 10,
+    "DT_BFLOAT16": 14,
+    "DT_UINT16": 17,
+    "DT_COMPLEX128": 18,
+    "DT_HALF": 19,
+    "DT_UINT32": 22,
+    "DT_UINT64": 23,
+}
+_GRAPH_TYPES = {"UNDEFINED": 0, "FULL": 1, "SUBGRAPH": 2, "RANDOM_WALKS": 3}
+
+DTYPES: dict[str, np.dtype] = {
+    "DT_FLOAT": np.dtype(np.float32),
+    "DT_DOUBLE": np.dtype(np.float64),
+    "DT_HALF": np.dtype(np.float16),
+    "DT_INT8": np.dtype(np.int8),
+    "DT_INT16": np.dtype(np.int16),
+    "DT_INT32": np.dtype(np.int32),
+    "DT_INT64": np.dtype(np.int64),
+    "DT_UINT8": np.dtype(np.uint8),
+    "DT_UINT16": np.dtype(np.uint16),
+    "DT_UINT32": np.dtype(np.uint32),
+    "DT_UINT64": np.dtype(np.uint64),
+    "DT_BOOL": np.dtype(np.bool_),
+    "DT_STRING": np.dtype(np.str_),
+    "DT_COMPLEX64": np.dtype(np.complex64),
+    "DT_COMPLEX128": np.dtype(np.complex128),
+}
+"""``DT_*`` name -> NumPy dtype (``DT_STRING`` -> ``str``; bytes and object strings also
+conform to it)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# the schema as dataclasses
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DimSchema:
+    """One dimension of a feature's per-item shape; ``size=-1``: ragged; ``None``: unset (0)."""
+
+    size: int | None = None
+    name: str | None = None
+
+
+@dataclass
+class ShapeSchema:
+    dim: list[DimSchema] = field(default_factory=list)
+    unknown_rank: bool | None = None
+
+
+@dataclass
+class FeatureSchema:
+    description: str | None = None
+    dtype: str | None = None
+    shape: ShapeSchema | None = None
+    source: str | None = None
+
+
+@dataclass
+class KeyValueSchema:
+    key: str | None = None
+    value: str | None = None
+
+
+@dataclass
+class MetadataSchema:
+    extra: list[KeyValueSchema] = field(default_factory=list)
+    filename: str | None = None
+    cardinality: int | None = None
+
+
+@dataclass
+class ContextSchema:
+    features: dict[str, FeatureSchema] = field(default_factory=dict)
+    metadata: MetadataSchema | None = None
+
+
+@dataclass
+class NodeSetSchema:
+    description: str | None = None
+    features: dict[str, FeatureSchema] = field(default_factory=dict)
+    context: list[str] = field(default_factory=list)
+    metadata: MetadataSchema | None = None
+
+
+@dataclass
+class EdgeSetSchema:
+    description: str | None = None
+    features: dict[str, FeatureSchema] = field(default_factory=dict)
+    source: str | None = None
+    target: str | None = None
+    context: list[str] = field(default_factory=list)
+    metadata: MetadataSchema | None = None
+
+
+@dataclass
+class OriginInfoSchema:
+    graph_type: str | None = None
+    root_set: list[str] = field(default_factory=list)
+
+
+@dataclass
+class GraphSchema:
+    """TF-GNN's ``GraphSchema``: ``context``, ``node_sets`` / ``edge_sets`` by name, ``info``."""
+
+    context: ContextSchema | None = None
+    node_sets: dict[str, NodeSetSchema] = field(default_factory=dict)
+    edge_sets: dict[str, EdgeSetSchema] = field(default_factory=dict)
+    info: OriginInfoSchema | None = None
+
+
+# field kinds: ("str"|"int"|"bool"|("enum", table)|message class, label)
+_OPT, _REP, _MAP = "optional", "repeated", "map"
+_DESCRIPTORS: dict[type, dict[str, tuple[Any, str]]] = {
+    GraphSchema: {
+        "context": (ContextSchema, _OPT),
+        "node_sets": (NodeSetSchema, _MAP),
+        "edge_sets": (EdgeSetSchema, _MAP),
+        "info": (OriginInfoSchema, _OPT),
+    },
+    ContextSchema: {"features": (FeatureSchema, _MAP), "metadata": (MetadataSchema, _OPT)},
+    NodeSetSchema: {
+        "description": ("str", _OPT),
+        "features": (FeatureSchema, _MAP),
+        "context": ("str", _REP),
+        "metadata": (MetadataSchema, _OPT),
+    },
+    EdgeSetSchema: {
+        "description": ("str", _OPT),
+        "features": (FeatureSchema, _MAP),
+        "source": ("str", _OPT),
+        "target": ("str", _OPT),
+        "context": ("str", _REP),
+        "metadata": (MetadataSchema, _OPT),
+    },
+    FeatureSchema: {
+        "description": ("str", _OPT),
+        "dtype": (("enum", _DATA_TYPES), _OPT),
+        "shape": (ShapeSchema, _OPT),
+        "source": ("str", _OPT),
+    },
+    ShapeSchema: {"dim": (DimSchema, _REP), "unknown_rank": ("bool", _OPT)},
+    DimSchema: {"size": ("int", _OPT), "name": ("str", _OPT)},
+    MetadataSchema: {
+        "extra": (KeyValueSchema, _REP),
+        "filename": ("str", _OPT),
+        "cardinality": ("int", _OPT),
+    },
+    KeyValueSchema: {"key": ("str", _OPT), "value": ("str", _OPT)},
+    OriginInfoSchema: {"graph_type": (("enum", _GRAPH_TYPES), _OPT), "root_set": ("str", _REP)},
+}
+_PROTO_NAMES = {
+    GraphSchema: "GraphSchema",
+    ContextSchema: "Context",
+    NodeSetSchema: "NodeSet",
+    EdgeSetSchema: "EdgeSet",
+    FeatureSchema: "Feature",
+    ShapeSchema: "TensorShapeProto",
+    DimSchema: "TensorShapeProto.Dim",
+    MetadataSchema: "Metadata",
+    KeyValueSchema: "Metadata.KeyValue",
+    OriginInfoSchema: "OriginInfo",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# tokenizer
+# ---------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>[ \t\r\f\v]+) | (?P<nl>\n) | (?P<comment>\#[^\n]*)
+  | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+  | (?P<number>[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?
+                  |\.\d+(?:[eE][-+]?\d+)?)[fF]?)
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<punct>[{}<>:\[\],;])
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass
+class _Tok:
+    kind: str
+    text: str
+    line: int
+
+
+def _tokenize(text: str) -> list[_Tok]:
+    out, pos, line = [], 0, 1
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise ValueError(f"line {line}: unexpected character {text[pos]!r}")
+        kind = m.lastgroup
+        if kind == "nl":
+            line += 1
+        elif kind not in ("ws", "comment"):
+            out.append(_Tok(kind, m.group(), line))
+        pos = m.end()
+    out.append(_Tok("eof", "", line))
+    return out
+
+
+_ESCAPES = {
+    "n": b"\n",
+    "t": b"\t",
+    "r": b"\r",
+    '"': b'"',
+    "'": b"'",
+    "\\": b"\\",
+    "a": b"\a",
+    "b": b"\b",
+    "f": b"\f",
+    "v": b"\v",
+    "?": b"?",
+}
+
+
+def _unescape(tok: _Tok) -> str:
+    body = tok.text[1:-1]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode("utf-8")
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _ESCAPES:
+            out += _ESCAPES[nxt]
+            i += 2
+        elif nxt in "01234567":
+            m = re.match(r"[0-7]{1,3}", body[i + 1 :])
+            out.append(int(m.group(), 8) & 0xFF)
+            i += 1 + len(m.group())
+        elif nxt in "xX":
+            m = re.match(r"[0-9a-fA-F]{1,2}", body[i + 2 :])
+            if m is None:
+                raise ValueError(f"line {tok.line}: bad \\x escape in string {tok.text}")
+            out.append(int(m.group(), 16))
+            i += 2 + len(m.group())
+        else:
+            raise ValueError(f"line {tok.line}: unknown escape \\{nxt} in string {tok.text}")
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"line {tok.line}: string {tok.text} is not valid UTF-8") from err
+
+
+def _escape(s: str) -> str:
+    out = []
+    for ch in s:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\{ord(ch):03o}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+# ---------------------------------------------------------------------------------------------
+# parser
+# ---------------------------------------------------------------------------------------------
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.toks = _tokenize(text)
+        self.i = 0
+
+    def peek(self) -> _Tok:
+        return self.toks[self.i]
+
+    def take(self) -> _Tok:
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def accept(self, text: str) -> bool:
+        if self.peek().kind == "punct" and self.peek().text == text:
+            self.i += 1
+            return True
+        return False
+
+    def expect(self, text: str, what: str) -> None:
+        t = self.peek()
+        if not self.accept(text):
+            shown = t.text or "end of file"
+            raise ValueError(f"line {t.line}: expected {text!r} {what}, got {shown!r}")
+
+    def message(self, cls: type, close: str | None) -> Any:
+        desc = _DESCRIPTORS[cls]
+        name = _PROTO_NAMES[cls]
+        values: dict[str, Any] = {}
+        seen_line: dict[str, int] = {}
+        while True:
+            t = self.peek()
+            if close is None and t.kind == "eof":
+                break
+            if close is not None and t.kind == "punct" and t.text == close:
+                self.take()
+                break
+            if t.kind == "eof":
+                raise ValueError(f"line {t.line}: missing {close!r} to close a {name} message")
+            if t.kind != "ident":
+                raise ValueError(f"line {t.line}: expected a field name in {name}, got {t.text!r}")
+            self.take()
+            if t.text not in desc:
+                raise ValueError(
+                    f"line {t.line}: unknown field {t.text!r} in {name} (known: {', '.join(desc)})"
+                )
+            kind, label = desc[t.text]
+            is_msg = isinstance(kind, type)
+            if is_msg:
+                self.accept(":")
+            else:
+                self.expect(":", f"after field {t.text!r}")
+            items = self.values(kind, label, t, name)
+            if label == _OPT:
+                if t.text in values:
+                    raise ValueError(
+                        f"line {t.line}: field {t.text!r} of {name} given twice "
+                        f"(first on line {seen_line[t.text]})"
+                    )
+                if len(items) != 1:
+                    raise ValueError(f"line {t.line}: field {t.text!r} of {name} is not repeated")
+                values[t.text] = items[0]
+                seen_line[t.text] = t.line
+            elif label == _REP:
+                values.setdefault(t.text, []).extend(items)
+            else:  # map: items are (key, value, line)
+                m = values.setdefault(t.text, {})
+                for k, v, line in items:
+                    if k in m:
+                        raise ValueError(f"line {line}: key {k!r} repeated in {name}.{t.text}")
+                    m[k] = v
+            self.accept(",") or self.accept(";")
+        return cls(**values)
+
+    def values(self, kind: Any, label: str, field_tok: _Tok, owner: str) -> list[Any]:
+        if self.accept("["):
+            if label == _OPT:
+                raise ValueError(
+                    f"line {field_tok.line}: field {field_tok.text!r} of {owner} is not repeated"
+                )
+            out = []
+            if not self.accept("]"):
+                while True:
+                    out.append(self.one(kind, label, field_tok, owner))
+                    if self.accept("]"):
+                        break
+                    self.expect(",", "between list elements")
+            return out
+        return [self.one(kind, label, field_tok, owner)]
+
+    def one(self, kind: Any, label: str, field_tok: _Tok, owner: str) -> Any:
+        if label == _MAP:
+            return self.map_entry(kind, field_tok)
+        if isinstance(kind, type):
+            return self.submessage(kind, field_tok)
+        return self.scalar(kind, field_tok, owner)
+
+    def submessage(self, cls: type, field_tok: _Tok) -> Any:
+        t = self.peek()
+        if self.accept("{"):
+            return self.message(cls, "}")
+        if self.accept("<"):
+            return self.message(cls, ">")
+        raise ValueError(
+            f"line {t.line}: field {field_tok.text!r} expects a {_PROTO_NAMES[cls]} message "
+            f"in {{ }}, got {t.text!r}"
+        )
+
+    def map_entry(self, cls: type, field_tok: _Tok) -> tuple[str, Any, int]:
+        t = self.peek()
+        close = "}" if self.accept("{") else (">" if self.accept("<") else None)
+        if close is None:
+            raise ValueError(f"line {t.line}: map field {field_tok.text!r} expects {{ key: ... }}")
+        key, value = None, None
+        while not self.accept(close):
+            ft = self.take()
+            if ft.kind == "eof":
+                raise ValueError(
+                    f"line {ft.line}: missing {close!r} in map field {field_tok.text!r}"
+                )
+            if ft.text == "key":
+                self.expect(":", "after 'key'")
+                if key is not None:
+                    raise ValueError(f"line {ft.line}: 'key' given twice in {field_tok.text!r}")
+                key = self.scalar("str", ft, f"{field_tok.text} entry")
+            elif ft.text == "value":
+                self.accept(":")
+                if value is not None:
+                    raise ValueError(f"line {ft.line}: 'value' given twice in {field_tok.text!r}")
+                value = self.submessage(cls, ft)
+            else:
+                raise ValueError(
+                    f"line {ft.line}: unknown field {ft.text!r} in a {field_tok.text!r} entry "
+                    "(known: key, value)"
+                )
+            self.accept(",") or self.accept(";")
+        if key is None:
+            raise ValueError(f"line {t.line}: {field_tok.text!r} entry has no key")
+        return key, value if value is not None else cls(), t.line
+
+    def scalar(self, kind: Any, field_tok: _Tok, owner: str) -> Any:
+        t = self.take()
+        where = f"line {t.line}: field {field_tok.text!r} of {owner}"
+        if kind == "str":
+            if t.kind != "string":
+                raise ValueError(f"{where} expects a string, got {t.text!r}")
+            s = _unescape(t)
+            while self.peek().kind == "string":  # adjacent strings concatenate
+                s += _unescape(self.take())
+            return s
+        if kind == "int":
+            if t.kind != "number" or not re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|\d+)", t.text):
+                raise ValueError(f"{where} expects an integer, got {t.text!r}")
+            v = int(t.text, 0) if "x" in t.text.lower() else int(t.text)
+            if not -(2**63) <= v < 2**63:
+                raise ValueError(f"{where}: {v} does not fit in int64")
+            return v
+        if kind == "bool":
+            if t.text in ("true", "True", "t", "1"):
+                return True
+            if t.text in ("false", "False", "f", "0"):
+                return False
+            raise ValueError(f"{where} expects true or false, got {t.text!r}")
+        _, table = kind
+        if t.kind == "ident":
+            if t.text not in table:
+                raise ValueError(
+                    f"{where}: unknown enum value {t.text!r} (known: {', '.join(table)})"
+                )
+            return t.text
+        if t.kind == "number" and re.fullmatch(r"\d+", t.text):
+            by_number = {v: k for k, v in table.items()}
+            if int(t.text) not in by_number:
+                raise ValueError(f"{where}: unknown enum number {t.text}")
+            return by_number[int(t.text)]
+        raise ValueError(f"{where} expects an enum name, got {t.text!r}")
+
+
+def parse_schema(text: str) -> GraphSchema:
+    """Parse the text format of a ``GraphSchema`` (what ``graph_schema.pbtxt`` holds)."""
+    if not isinstance(text, str):
+        raise TypeError(f"parse_schema() takes the text (str), got {type(text).__name__}")
+    return _Parser(text).message(GraphSchema, None)
+
+
+def read_schema(path: str | os.PathLike) -> GraphSchema:
+    """Read a ``graph_schema.pbtxt`` file; errors name the file and the line."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        return parse_schema(text)
+    except ValueError as err:
+        raise ValueError(f"{os.fspath(path)}: {err}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# writer
+# ---------------------------------------------------------------------------------------------
+
+
+def _write_message(obj: Any, indent: int, out: list[str]) -> None:
+    pad = "  " * indent
+    for fname, (kind, label) in _DESCRIPTORS[type(obj)].items():
+        value = getattr(obj, fname)
+        if label == _MAP:
+            for k, v in value.items():
+                out.append(f"{pad}{fname} {{")
+                out.append(f"{pad}  key: {_escape(k)}")
+                out.append(f"{pad}  value {{")
+                _write_message(v, indent + 2, out)
+                out.append(f"{pad}  }}")
+                out.append(f"{pad}}}")
+            continue
+        items = value if label == _REP else ([] if value is None else [value])
+        for v in items:
+            if isinstance(kind, type):
+                out.append(f"{pad}{fname} {{")
+                _write_message(v, indent + 1, out)
+                out.append(f"{pad}}}")
+            elif kind == "str":
+                out.append(f"{pad}{fname}: {_escape(v)}")
+            elif kind == "bool":
+                out.append(f"{pad}{fname}: {'true' if v else 'false'}")
+            else:
+                out.append(f"{pad}{fname}: {v}")
+
+
+def schema_to_text(schema: GraphSchema) -> str:
+    """The text format of ``schema`` (protobuf ``MessageToString`` layout)."""
+    if not isinstance(schema, GraphSchema):
+        raise TypeError(f"expected a GraphSchema, got {type(schema).__name__}")
+    out: list[str] = []
+    _write_message(schema, 0, out)
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def write_schema(schema: GraphSchema, path: str | os.PathLike) -> None:
+    """Write ``schema`` to ``path`` in text format (readable by TF-GNN and :func:`read_schema`)."""
+    text = schema_to_text(schema)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# schema <-> spec
+# ---------------------------------------------------------------------------------------------
+
+
+def _feature_spec(feature: FeatureSchema, where: str) -> Any:
+    from arraygnn.graph_tensor.spec import FeatureSpec
+
+    if feature.dtype is None:
+        raise ValueError(f"{where}: feature has no dtype")
+    if feature.dtype not in DTYPES:
+        raise ValueError(f"{where}: dtype {feature.dtype} has no NumPy equivalent")
+    dims: list[int | None] = []
+    shape = feature.shape or ShapeSchema()
+    if shape.unknown_rank:
+        raise ValueError(f"{where}: unknown_rank shapes are not allowed")
+    for d in shape.dim:
+        size = 0 if d.size is None else d.size
+        if size < -1:
+            raise ValueError(f"{where}: dim size {size} (use -1 for ragged)")
+        dims.append(None if size == -1 else size)
+    return FeatureSpec(DTYPES[feature.dtype], tuple(dims))
+
+
+def create_graph_spec_from_schema(schema: GraphSchema) -> Any:
+    """The ``GraphTensorSpec`` (scalar graph) that graphs described by ``schema`` have."""
+    from arraygnn.graph_tensor.spec import ContextSpec, EdgeSetSpec, GraphTensorSpec, NodeSetSpec
+
+    if not isinstance(schema, GraphSchema):
+        raise TypeError(f"expected a GraphSchema, got {type(schema).__name__}")
+    ctx = schema.context or ContextSchema()
+    context = ContextSpec(
+        {k: _feature_spec(f, f"context feature {k!r}") for k, f in ctx.features.items()}
+    )
+    node_sets = {
+        name: NodeSetSpec(
+            {
+                k: _feature_spec(f, f"node set {name!r}, feature {k!r}")
+                for k, f in ns.features.items()
+            }
+        )
+        for name, ns in schema.node_sets.items()
+    }
+    edge_sets = {}
+    for name, es in schema.edge_sets.items():
+        for role in ("source", "target"):
+            ref = getattr(es, role)
+            if ref is None:
+                raise ValueError(f"edge set {name!r}: no {role} node set")
+            if ref not in node_sets:
+                raise ValueError(
+                    f"edge set {name!r}: {role} node set {ref!r} is not in the schema "
+                    f"(node sets: {sorted(node_sets)})"
+                )
+        edge_sets[name] = EdgeSetSpec(
+            es.source,
+            es.target,
+            {
+                k: _feature_spec(f, f"edge set {name!r}, feature {k!r}")
+                for k, f in es.features.items()
+            },
+        )
+    return GraphTensorSpec(context=context, node_sets=node_sets, edge_sets=edge_sets)
+
+
+def _dtype_name(dtype: np.dtype, where: str) -> str:
+    if dtype.kind in "USO":
+        return "DT_STRING"
+    for name, d in DTYPES.items():
+        if d == dtype:
+            return name
+    raise ValueError(f"{where}: dtype {dtype} has no DT_* equivalent")
+
+
+def _feature_schema(fspec: Any, where: str) -> FeatureSchema:
+    dims = [DimSchema(size=-1 if d is None else d) for d in fspec.shape]
+    return FeatureSchema(dtype=_dtype_name(fspec.dtype, where), shape=ShapeSchema(dim=dims))
+
+
+def create_schema_from_graph_spec(spec_or_graph: Any) -> GraphSchema:
+    """A ``GraphSchema`` describing a spec (or a graph's spec); no descriptions."""
+    spec = getattr(spec_or_graph, "spec", spec_or_graph)
+    ctx = ContextSchema(
+        {k: _feature_schema(f, f"context feature {k!r}") for k, f in spec.context.features.items()}
+    )
+    node_sets = {
+        n: NodeSetSchema(
+            features={k: _feature_schema(f, f"node set {n!r}") for k, f in s.features.items()}
+        )
+        for n, s in spec.node_sets.items()
+    }
+    edge_sets = {
+        n: EdgeSetSchema(
+            features={k: _feature_schema(f, f"edge set {n!r}") for k, f in s.features.items()},
+            source=s.source_name,
+            target=s.target_name,
+        )
+        for n, s in spec.edge_sets.items()
+    }
+    return GraphSchema(context=ctx, node_sets=node_sets, edge_sets=edge_sets)
+
+
+def _same_dtype(a: np.dtype, b: np.dtype) -> bool:
+    if a.kind in "USO" and b.kind in "USO":
+        return True
+    return a == b
+
+
+def check_graph_conforms(graph: Any, schema_or_spec: Any) -> None:
+    """Raise ``ValueError`` listing every way ``graph`` (scalar or batched) differs from a
+    ``GraphSchema`` or a spec: missing / extra sets or features, dtypes, per-item shapes,
+    adjacency names. All string dtypes (str, bytes, object) conform to ``DT_STRING``."""
+    expected = (
+        create_graph_spec_from_schema(schema_or_spec)
+        if isinstance(schema_or_spec, GraphSchema)
+        else schema_or_spec
+    )
+    actual = graph.spec
+    problems: list[str] = []
+
+    def features(where: str, have: Any, want: Any) -> None:
+        for k in sorted(set(want) - set(have)):
+            problems.append(f"{where}: missing feature {k!r}")
+        for k in sorted(set(have) - set(want)):
+            problems.append(f"{where}: feature {k!r} is not in the schema")
+        for k in sorted(set(have) & set(want)):
+            h, w = have[k], want[k]
+            if not _same_dtype(h.dtype, w.dtype):
+                problems.append(f"{where}, feature {k!r}: dtype {h.dtype}, schema says {w.dtype}")
+            if h.shape != w.shape:
+                problems.append(
+                    f"{where}, feature {k!r}: per-item shape {h.shape}, schema says {w.shape}"
+                )
+
+    features("context", actual.context.features, expected.context.features)
+    for kind, have, want in (
+        ("node set", actual.node_sets, expected.node_sets),
+        ("edge set", actual.edge_sets, expected.edge_sets),
+    ):
+        for n in sorted(set(want) - set(have)):
+            problems.append(f"missing {kind} {n!r}")
+        for n in sorted(set(have) - set(want)):
+            problems.append(f"{kind} {n!r} is not in the schema")
+        for n in sorted(set(have) & set(want)):
+            if kind == "edge set":
+                h, w = have[n], want[n]
+                if (h.source_name, h.target_name) != (w.source_name, w.target_name):
+                    problems.append(
+                        f"edge set {n!r} joins {h.source_name!r} -> {h.target_name!r}, schema "
+                        f"says {w.source_name!r} -> {w.target_name!r}"
+                    )
+            features(f"{kind} {n!r}", have[n].features, want[n].features)
+    if problems:
+        raise ValueError("graph does not conform: " + "; ".join(problems))
+
+
+def _check_descriptor_fields() -> None:  # keep dataclasses and descriptors in step
+    for cls, desc in _DESCRIPTORS.items():
+        assert [f.name for f in fields(cls)] == list(desc), cls
+
+
+_check_descriptor_fields()
