@@ -140,14 +140,24 @@ def _int(x: Any) -> int:
     return int(x.sum()) if is_array(x) else int(sum(x))
 
 
+def _total(piece: Any) -> int:
+    total = getattr(piece, "total_size", None)
+    return int(total) if total is not None else _int(piece.sizes)
+
+
 def _num_components(graph: Any) -> int:
     return int(graph.num_components)
 
 
 def total_sizes(graph: Any) -> tuple[int, dict[str, int], dict[str, int]]:
     """``(num_components, {node set: total nodes}, {edge set: total edges})`` of a graph."""
-    nodes = {name: _int(ns.sizes) for name, ns in graph.node_sets.items()}
-    edges = {name: _int(es.sizes) for name, es in graph.edge_sets.items()}
+    if getattr(graph, "rank", 0) != 0:
+        raise ValueError(
+            "size constraints apply to scalar (merged) GraphTensors; call "
+            "merge_batch_to_components() first"
+        )
+    nodes = {name: _total(ns) for name, ns in graph.node_sets.items()}
+    edges = {name: _total(es) for name, es in graph.edge_sets.items()}
     return _num_components(graph), nodes, edges
 
 
@@ -417,7 +427,9 @@ def pad_to_total_sizes(
         for name, es in graph.edge_sets.items()
     }
     context = _pad_context(graph.context, num_pad, padding_values.get("context"))
-    padded = GraphTensor.from_pieces(context=context, node_sets=node_sets, edge_sets=edge_sets)
+    padded = GraphTensor.from_pieces(
+        context=context, node_sets=node_sets, edge_sets=edge_sets, validate=False
+    )
     xp = get_namespace(graph.context.sizes)
     mask = xp.arange(constraints.total_num_components) < num_components
     return padded, mask
@@ -464,7 +476,9 @@ def remove_padding(graph: Any, mask: Any) -> Any:
     context = Context.from_fields(
         features={f: _slice_rows(v, k) for f, v in ctx.features.items()}, sizes=ctx.sizes[:k]
     )
-    return GraphTensor.from_pieces(context=context, node_sets=node_sets, edge_sets=edge_sets)
+    return GraphTensor.from_pieces(
+        context=context, node_sets=node_sets, edge_sets=edge_sets, validate=False
+    )
 
 
 # ---------------------------------------------------------------------------------------------

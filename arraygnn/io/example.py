@@ -178,6 +178,10 @@ def _flatten_values(x: Any, key: str) -> Any:
 
 
 def _flatten_graph(graph: Any, prefix: str) -> dict[str, Any]:
+    if getattr(graph, "rank", 0) != 0:
+        raise ValueError(
+            "write_example needs a scalar GraphTensor (rank 0); merge or unbatch the batch first"
+        )
     out: dict[str, Any] = {}
     for fname, v in sorted(graph.context.features.items()):
         _flat_feature(v, f"{prefix}context/{fname}", out)
@@ -197,11 +201,11 @@ def _flatten_graph(graph: Any, prefix: str) -> dict[str, Any]:
 
 
 def write_example(graph: Any, prefix: str | None = None) -> bytes:
-    """Serialize a GraphTensor as one ``tf.train.Example`` (TF-GNN's encoding).
+    """Serialize a scalar GraphTensor as one ``tf.train.Example`` (TF-GNN's encoding).
 
-    Several graphs can share one example under different ``prefix`` strings: concatenate
-    nothing, just pass :func:`write_example` outputs' features together via ``extra``-free
-    prefixes with :func:`arraygnn.io._example_wire.encode_example` (see the docs page).
+    To put several graphs (or extra keys) in one example, combine their
+    :func:`example_features` under different prefixes and serialize with
+    ``arraygnn.io._example_wire.encode_example``.
     """
     return encode_example(_flatten_graph(graph, prefix or ""))
 
@@ -442,7 +446,9 @@ def _parse_flat(spec: Any, flat: list[dict[str, np.ndarray]], prefix: str, valid
         features={f.name: _parse_feature(flat, f, list(num_components)) for f in ctx.features},
         sizes=np.ones(sum(num_components), dtype=np.int64),
     )
-    return GraphTensor.from_pieces(context=context, node_sets=node_sets, edge_sets=edge_sets)
+    return GraphTensor.from_pieces(
+        context=context, node_sets=node_sets, edge_sets=edge_sets, validate=False
+    )
 
 
 def parse_single_example(
