@@ -10,7 +10,8 @@ The TF-GNN input-pipeline recipe without TensorFlow:
 4. hand every batch to a ``jax.jit`` function: because every batch has the same shapes,
    JAX traces it once.
 
-Runs without JAX too (the last step then uses NumPy). ``python examples/pipeline_tfrecord_pad_jax.py``
+Runs without JAX too (the last step then uses NumPy):
+``python examples/pipeline_tfrecord_pad_jax.py``
 """
 
 from __future__ import annotations
