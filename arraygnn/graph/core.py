@@ -212,11 +212,23 @@ class Graph:
 
     @property
     def srctypes(self) -> list[str]:
-        return list(self._srctypes)
+        """Source node types (for a uni-bipartite graph only the types edges leave)."""
+        return list(self._side_types("src"))
 
     @property
     def dsttypes(self) -> list[str]:
-        return list(self._dsttypes)
+        """Destination node types (for a uni-bipartite graph only the types edges enter)."""
+        return list(self._side_types("dst"))
+
+    def _side_types(self, side: str) -> list[str]:
+        types = self._srctypes if side == "src" else self._dsttypes
+        if self._is_block or len(types) == 1 or not self._rels:
+            return types
+        src = list(dict.fromkeys(c[0] for c in self._rels))
+        dst = list(dict.fromkeys(c[2] for c in self._rels))
+        if set(src).isdisjoint(dst) and set(src) | set(dst) == set(types):  # uni-bipartite
+            return src if side == "src" else dst
+        return types
 
     @property
     def etypes(self) -> list[str]:
@@ -257,9 +269,10 @@ class Graph:
     def _ntype(self, ntype: str | None, side: str) -> str:
         types = self._srctypes if side == "src" else self._dsttypes
         if ntype is None:
-            if len(types) != 1:
-                raise ValueError(f"the graph has node types {types}; pass ntype=")
-            return types[0]
+            side_types = self._side_types(side)
+            if len(side_types) != 1:
+                raise ValueError(f"the graph has node types {side_types}; pass ntype=")
+            return side_types[0]
         if ntype not in types:
             where = {"src": "source ", "dst": "destination "}[side] if self._is_block else ""
             raise KeyError(f"{where}node type {ntype!r} does not exist; node types: {types}")
@@ -270,13 +283,13 @@ class Graph:
         return (self._src_frames if side == "src" else self._dst_frames)[t]
 
     def num_src_nodes(self, ntype: str | None = None) -> int:
-        if ntype is None and len(self._srctypes) != 1:
-            return sum(self._num_src.values())
+        if ntype is None and len(self._side_types("src")) != 1:
+            return sum(self._num_src[t] for t in self._side_types("src"))
         return self._num_src[self._ntype(ntype, "src")]
 
     def num_dst_nodes(self, ntype: str | None = None) -> int:
-        if ntype is None and len(self._dsttypes) != 1:
-            return sum(self._num_dst.values())
+        if ntype is None and len(self._side_types("dst")) != 1:
+            return sum(self._num_dst[t] for t in self._side_types("dst"))
         return self._num_dst[self._ntype(ntype, "dst")]
 
     def num_nodes(self, ntype: str | None = None) -> int:
@@ -377,16 +390,18 @@ class Graph:
     @property
     def srcdata(self) -> Any:
         """Features of the source nodes (all nodes for a non-block graph)."""
-        if len(self._src_frames) == 1:
-            return next(iter(self._src_frames.values()))
-        return HeteroDataView(self._src_frames, "g.srcdata")
+        types = self._side_types("src")
+        if len(types) == 1:
+            return self._src_frames[types[0]]
+        return HeteroDataView({t: self._src_frames[t] for t in types}, "g.srcdata")
 
     @property
     def dstdata(self) -> Any:
         """Features of the destination nodes (all nodes for a non-block graph)."""
-        if len(self._dst_frames) == 1:
-            return next(iter(self._dst_frames.values()))
-        return HeteroDataView(self._dst_frames, "g.dstdata")
+        types = self._side_types("dst")
+        if len(types) == 1:
+            return self._dst_frames[types[0]]
+        return HeteroDataView({t: self._dst_frames[t] for t in types}, "g.dstdata")
 
     @property
     def edata(self) -> Any:

@@ -230,7 +230,18 @@ def _builtin_messages(g: Any, rel: Any, msg: Any) -> Any:
     lhs = _lookup(g, rel, msg.lhs, msg.lhs_field, msg.name)
     rhs = _lookup(g, rel, msg.rhs, msg.rhs_field, msg.name)
     _check_broadcast(msg.name, lhs, rhs, msg)
+    lhs, rhs = _align_feature_ranks(lhs, rhs)
     return ops.sddmm(rel.edge_index(), lhs, rhs, op=msg.op, lhs_target=msg.lhs, rhs_target=msg.rhs)
+
+
+def _align_feature_ranks(a: Any, b: Any) -> tuple[Any, Any]:
+    """DGL broadcasting: feature dims align from the right, so the operand with fewer
+    feature dims gets size-1 dims inserted right after its first (row) dim (a view)."""
+    if a.ndim < b.ndim:
+        a = a.reshape((a.shape[0],) + (1,) * (b.ndim - a.ndim) + tuple(a.shape[1:]))
+    elif b.ndim < a.ndim:
+        b = b.reshape((b.shape[0],) + (1,) * (a.ndim - b.ndim) + tuple(b.shape[1:]))
+    return a, b
 
 
 def _udf_messages(g: Any, rel: Any, func: Callable) -> dict[str, Any]:
@@ -356,7 +367,8 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
     results: dict[str, Any] = {}
     if not buckets:  # learn the output shapes from an empty call
         nodes = xp.zeros(0, dtype=deg.dtype)
-        mailbox = {k: m.reshape((0, 0) + tuple(m.shape[1:])) for k, m in messages.items()}
+        # a [0, 1, ...] mailbox: reductions over the degree axis stay well defined
+        mailbox = {k: xp.zeros((0, 1) + tuple(m.shape[1:]), m.dtype) for k, m in messages.items()}
         out = _check_udf_output(
             func(NodeBatch(frame, nodes, mailbox, 0)), 0, "reduce UDF", frame.where
         )

@@ -1,0 +1,310 @@
+"""Built-in message x reduce pairs against their UDF forms and a plain NumPy loop."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import arraygnn.function as fn
+from arraygnn import ops
+from tests.graph._graph_cases import local_cases
+
+TARGETS = "uve"
+BINARY = ("add", "sub", "mul", "div", "dot")
+REDUCES = ("sum", "mean", "max", "min", "prod")
+_NP = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+_WHERE = {"u": "src", "v": "dst", "e": "data"}
+
+
+def _featurize(g, seed=0, f=3):
+    rng = np.random.default_rng(seed)
+    for frame in list(g._src_frames.values()) + list(g._dst_frames.values()):
+        frame["x"] = rng.uniform(0.5, 2.0, (frame.num_rows, f))
+        frame["y"] = rng.uniform(0.5, 2.0, (frame.num_rows, f))
+    for rel in g._rels.values():
+        rel.frame["w"] = rng.uniform(0.5, 2.0, (rel.num_edges, f))
+        rel.frame["z"] = rng.uniform(0.5, 2.0, (rel.num_edges, f))
+    return g
+
+
+def _fields(lhs, rhs):
+    lf = "w" if lhs == "e" else "x"
+    rf = "z" if rhs == "e" else "y"
+    return lf, rf
+
+
+def _message_udf(lhs, op, rhs, lf, rf):
+    def udf(edges):
+        a = getattr(edges, _WHERE[lhs])[lf]
+        b = getattr(edges, _WHERE[rhs])[rf]
+        if op == "dot":
+            return {"m": (a * b).sum(-1, keepdims=True)}
+        return {"m": _NP[op](a, b)}
+
+    return udf
+
+
+def _reduce_udf(op):
+    def udf(nodes):
+        box = nodes.mailbox["m"]
+        return {"h": getattr(box, op)(axis=1)}
+
+    return udf
+
+
+def _loop_reference(g, lhs, op, rhs, lf, rf, reduce):
+    """Edge-by-edge NumPy loop, independent of arraygnn.ops."""
+    ((c, rel),) = g._rels.items()
+    s, _, d = c
+    side = {"u": g._src_frames[s], "v": g._dst_frames[d], "e": rel.frame}
+    n_dst = g._dst_frames[d].num_rows
+    boxes = [[] for _ in range(n_dst)]
+    for e in range(rel.num_edges):
+        u, v = int(rel.src[e]), int(rel.dst[e])
+        pick = {"u": u, "v": v, "e": e}
+        a = side[lhs][lf][pick[lhs]]
+        b = side[rhs][rf][pick[rhs]]
+        m = (a * b).sum(-1, keepdims=True) if op == "dot" else _NP[op](a, b)
+        boxes[v].append(m)
+    width = 1 if op == "dot" else 3
+    out = np.zeros((n_dst, width))
+    for v, box in enumerate(boxes):
+        if box:
+            out[v] = getattr(np, reduce)(np.stack(box), axis=0)
+    return out
+
+
+CASES = local_cases()
+
+
+@pytest.mark.parametrize("label,g", CASES, ids=[c[0] for c in CASES])
+def test_every_builtin_pair_equals_its_udf(label, g):
+    g = _featurize(g)
+    for lhs, rhs, op in itertools.product(TARGETS, TARGETS, BINARY):
+        lf, rf = _fields(lhs, rhs)
+        msg = getattr(fn, f"{lhs}_{op}_{rhs}")(lf, rf, "m")
+        for red in REDUCES:
+            with g.local_scope():
+                g.update_all(msg, getattr(fn, red)("m", "h"))
+                built = g.dstdata["h"]
+            with g.local_scope():
+                g.update_all(_message_udf(lhs, op, rhs, lf, rf), _reduce_udf(red))
+                udf = g.dstdata["h"]
+            assert built.shape == udf.shape, (label, msg.name, red)
+            np.testing.assert_allclose(built, udf, rtol=1e-10, err_msg=f"{label} {msg.name} {red}")
+            assert "h" not in g.dstdata
+
+
+@pytest.mark.parametrize("label,g", CASES, ids=[c[0] for c in CASES])
+def test_copy_builtins_equal_udf_and_loop(label, g):
+    g = _featurize(g)
+    for red in REDUCES:
+        for msg, udf in (
+            (fn.copy_u("x", "m"), lambda edges: {"m": edges.src["x"]}),
+            (fn.copy_e("w", "m"), lambda edges: {"m": edges.data["w"]}),
+            (fn.copy_src("x", "m"), lambda edges: {"m": edges.src["x"]}),
+            (fn.copy_edge("w", "m"), lambda edges: {"m": edges.data["w"]}),
+        ):
+            with g.local_scope():
+                g.update_all(msg, getattr(fn, red)("m", "h"))
+                built = g.dstdata["h"]
+                g.update_all(udf, _reduce_udf(red))
+                np.testing.assert_allclose(built, g.dstdata["h"], rtol=1e-10)
+                g.update_all(udf, getattr(fn, red)("m", "h"))  # UDF message, built-in reduce
+                np.testing.assert_allclose(built, g.dstdata["h"], rtol=1e-10)
+
+
+@pytest.mark.parametrize("label,g", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("combo", ["u_mul_e", "u_add_v", "e_sub_u", "v_div_e", "u_dot_v"])
+@pytest.mark.parametrize("red", REDUCES)
+def test_builtin_equals_plain_loop(label, g, combo, red):
+    g = _featurize(g, seed=3)
+    lhs, op, rhs = combo.split("_")
+    lf, rf = _fields(lhs, rhs)
+    g.update_all(getattr(fn, combo)(lf, rf, "m"), getattr(fn, red)("m", "h"))
+    ref = _loop_reference(g, lhs, op, rhs, lf, rf, red)
+    np.testing.assert_allclose(g.dstdata["h"], ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("label,g", CASES, ids=[c[0] for c in CASES])
+def test_apply_edges_builtin_equals_udf(label, g):
+    g = _featurize(g)
+    for lhs, rhs, op in itertools.product(TARGETS, TARGETS, BINARY):
+        lf, rf = _fields(lhs, rhs)
+        with g.local_scope():
+            g.apply_edges(getattr(fn, f"{lhs}_{op}_{rhs}")(lf, rf, "m"))
+            built = g.edata["m"]
+            g.apply_edges(_message_udf(lhs, op, rhs, lf, rf))
+            np.testing.assert_allclose(built, g.edata["m"], rtol=1e-12)
+
+
+def _count_calls(monkeypatch):
+    """Record the top-level arraygnn.ops calls (not the ones an op makes internally)."""
+    calls = []
+    depth = [0]
+    for name in ("gather", "scatter", "segment", "spmm", "sddmm"):
+        real = getattr(ops, name)
+
+        def wrapped(*a, _real=real, _name=name, **k):
+            if depth[0] == 0:
+                calls.append(_name)
+            depth[0] += 1
+            try:
+                return _real(*a, **k)
+            finally:
+                depth[0] -= 1
+
+        monkeypatch.setattr(ops, name, wrapped)
+    return calls
+
+
+@pytest.mark.parametrize("red", ["sum", "mean", "max", "min"])
+@pytest.mark.parametrize(
+    "msg,x_shape,w_shape",
+    [
+        (fn.copy_u("x", "m"), (6, 4), None),
+        (fn.copy_u("x", "m"), (6,), None),
+        (fn.copy_u("x", "m"), (6, 2, 4), None),
+        (fn.u_mul_e("x", "w", "m"), (6, 4), (9,)),
+        (fn.u_mul_e("x", "w", "m"), (6, 4), (9, 1)),
+        (fn.u_mul_e("x", "w", "m"), (6, 4), (9, 4)),
+        (fn.u_mul_e("x", "w", "m"), (6, 2, 4), (9, 2, 1)),
+        (fn.e_mul_u("w", "x", "m"), (6, 2, 4), (9, 2, 1)),
+        (fn.u_div_e("x", "w", "m"), (6, 3), (9, 1)),
+    ],
+)
+def test_fused_pairs_are_one_spmm(monkeypatch, msg, x_shape, w_shape, red):
+    from arraygnn.graph import graph
+
+    rng = np.random.default_rng(1)
+    src, dst = rng.integers(0, 6, 9), rng.integers(0, 5, 9)
+    g = graph((src, dst), num_nodes=6)
+    g.ndata["x"] = rng.uniform(0.5, 2, x_shape)
+    if w_shape is not None:
+        g.edata["w"] = rng.uniform(0.5, 2, w_shape)
+    g.csr()  # build the cached CSR outside the counted region
+    calls = _count_calls(monkeypatch)
+    g.update_all(msg, getattr(fn, red)("m", "h"))
+    assert calls == ["spmm"], calls
+    fused = g.ndata["h"]
+    monkeypatch.undo()
+
+    def message(edges):
+        x = edges.src["x"]
+        if w_shape is None:
+            return {"m": x}
+        w = edges.data["w"]
+        w = w.reshape(w.shape + (1,) * (x.ndim - w.ndim))  # feature-dim broadcasting
+        return {"m": x / w if msg.name == "u_div_e" else x * w}
+
+    g.update_all(message, _reduce_udf(red))
+    assert fused.shape == g.ndata["h"].shape
+    np.testing.assert_allclose(fused, g.ndata["h"], rtol=1e-10)
+
+
+def test_unfusable_pairs_fall_back_to_sddmm_then_scatter(monkeypatch):
+    from arraygnn.graph import graph
+
+    g = graph((np.array([0, 1, 2]), np.array([1, 2, 0])), num_nodes=3)
+    g.ndata["x"] = np.ones((3, 1))
+    g.edata["w"] = np.arange(6.0).reshape(3, 2)
+    g.csr()
+    calls = _count_calls(monkeypatch)
+    g.update_all(fn.u_mul_e("x", "w", "m"), fn.sum("m", "h"))  # widens x: [N,1] * [E,2]
+    assert calls == ["sddmm", "scatter"]
+    np.testing.assert_allclose(g.ndata["h"], [[4, 5], [0, 1], [2, 3]])
+    calls.clear()
+    g.update_all(fn.copy_e("w", "m"), fn.max("m", "h"))
+    assert calls == ["scatter"]
+    calls.clear()
+    g.apply_edges(fn.u_dot_v("x", "x", "s"))
+    assert calls == ["sddmm"]
+
+
+def test_broadcasting_gat_shapes():
+    from arraygnn.graph import graph
+
+    rng = np.random.default_rng(2)
+    g = graph((rng.integers(0, 5, 12), rng.integers(0, 5, 12)), num_nodes=5)
+    ft = rng.normal(size=(5, 3, 4))
+    a = rng.uniform(size=(12, 3, 1))
+    g.ndata["ft"] = ft
+    g.edata["a"] = a
+    g.update_all(fn.u_mul_e("ft", "a", "m"), fn.sum("m", "ft"))
+    src, dst = g.edges()
+    ref = np.zeros_like(ft)
+    np.add.at(ref, dst, ft[src] * a)
+    np.testing.assert_allclose(g.ndata["ft"], ref, rtol=1e-12)
+    g.ndata["el"] = rng.normal(size=(5, 3, 1))
+    g.ndata["er"] = rng.normal(size=(5, 3, 1))
+    g.apply_edges(fn.u_add_v("el", "er", "e"))
+    np.testing.assert_allclose(g.edata["e"], g.ndata["el"][src] + g.ndata["er"][dst])
+    assert g.edata["e"].shape == (12, 3, 1)
+
+
+def test_zero_in_degree_nodes_get_zero_for_every_reduce():
+    from arraygnn.graph import graph
+
+    g = graph((np.array([0, 0]), np.array([1, 1])), num_nodes=3)
+    g.ndata["x"] = np.array([[-5.0], [7.0], [9.0]])
+    for red in REDUCES:
+        g.update_all(fn.copy_u("x", "m"), getattr(fn, red)("m", "h"))
+        assert g.ndata["h"][0, 0] == 0 and g.ndata["h"][2, 0] == 0, red
+        g.update_all(fn.copy_u("x", "m"), _reduce_udf(red))
+        assert g.ndata["h"][0, 0] == 0 and g.ndata["h"][2, 0] == 0, red
+
+
+def test_reduce_udf_sees_degree_buckets_in_edge_order():
+    from arraygnn.graph import graph
+
+    g = graph((np.array([3, 0, 2, 1, 0]), np.array([1, 2, 1, 1, 0])), num_nodes=4)
+    g.ndata["x"] = np.arange(4.0)[:, None]
+    seen = []
+
+    def reduce(nodes):
+        seen.append((nodes.nodes().tolist(), nodes.mailbox["m"][..., 0].tolist()))
+        return {"h": nodes.mailbox["m"].sum(1)}
+
+    g.update_all(fn.copy_u("x", "m"), reduce)
+    assert sorted(seen) == [([0, 2], [[0.0], [0.0]]), ([1], [[3.0, 2.0, 1.0]])]
+
+
+def test_apply_node_func_runs_on_all_destination_nodes():
+    from arraygnn.graph import graph
+
+    g = graph((np.array([0, 1]), np.array([1, 2])), num_nodes=3)
+    g.ndata["x"] = np.array([1.0, 2.0, 3.0])
+    g.update_all(
+        fn.copy_u("x", "m"), fn.sum("m", "s"), lambda nodes: {"y": nodes.data["s"] * 2 + 1}
+    )
+    np.testing.assert_allclose(g.ndata["y"], [1.0, 3.0, 5.0])
+
+
+@pytest.mark.parametrize("red", REDUCES)
+def test_feature_dims_broadcast_from_the_right_like_dgl(red):
+    from arraygnn.graph import graph
+
+    rng = np.random.default_rng(5)
+    g = graph((rng.integers(0, 4, 10), rng.integers(0, 4, 10)), num_nodes=4)
+    g.ndata["x"] = rng.uniform(0.5, 2, (4, 2, 3))
+    g.edata["w"] = rng.uniform(0.5, 2, (10,))  # scalar per edge
+    g.edata["v"] = rng.uniform(0.5, 2, (10, 3))  # broadcast over the leading feature dim
+    for field, shaped in (("w", lambda w: w[:, None, None]), ("v", lambda v: v[:, None, :])):
+        for name in ("u_mul_e", "u_add_e", "u_div_e", "e_sub_u"):
+            g.update_all(
+                getattr(fn, name)("x", field, "m")
+                if name[0] == "u"
+                else getattr(fn, name)(field, "x", "m"),
+                getattr(fn, red)("m", "h"),
+            )
+            op = _NP[name.split("_")[1]]
+
+            def udf(edges, op=op, name=name, field=field, shaped=shaped):
+                x, w = edges.src["x"], shaped(edges.data[field])
+                return {"m": op(x, w) if name[0] == "u" else op(w, x)}
+
+            built = g.ndata["h"]
+            g.update_all(udf, _reduce_udf(red))
+            np.testing.assert_allclose(built, g.ndata["h"], rtol=1e-10, err_msg=f"{name} {field}")
