@@ -7,6 +7,31 @@
 2
 """
 
+from arraygnn.graph_tensor.batching import (
+    batch_graph_tensors,
+    merge_batch_to_components,
+    merge_graphs_to_components,
+    split_components,
+    unbatch_graph_tensor,
+)
+from arraygnn.graph_tensor.broadcast_pool import (
+    REDUCE_TYPES,
+    broadcast,
+    broadcast_context_to_edges,
+    broadcast_context_to_nodes,
+    broadcast_node_to_edges,
+    pool,
+    pool_edges_to_context,
+    pool_edges_to_node,
+    pool_nodes_to_context,
+)
+from arraygnn.graph_tensor.convert import (
+    EDGE_SET_NAME,
+    NODE_SET_NAME,
+    data_to_graph_tensor,
+    graph_tensor_to_batch,
+    graph_tensor_to_data,
+)
 from arraygnn.graph_tensor.pieces import (
     CONTEXT,
     EDGES,
@@ -47,4 +72,23 @@ __all__ = [
     "FeatureSpec",
     "GraphTensorSpec",
     "NodeSetSpec",
+    "REDUCE_TYPES",
+    "broadcast",
+    "broadcast_context_to_edges",
+    "broadcast_context_to_nodes",
+    "broadcast_node_to_edges",
+    "pool",
+    "pool_edges_to_context",
+    "pool_edges_to_node",
+    "pool_nodes_to_context",
+    "batch_graph_tensors",
+    "merge_batch_to_components",
+    "merge_graphs_to_components",
+    "split_components",
+    "unbatch_graph_tensor",
+    "EDGE_SET_NAME",
+    "NODE_SET_NAME",
+    "data_to_graph_tensor",
+    "graph_tensor_to_batch",
+    "graph_tensor_to_data",
 ]

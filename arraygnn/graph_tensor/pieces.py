@@ -159,15 +159,14 @@ def _check_feature(value: Any, total: int, where: str) -> None:
     """A rank-0 feature: dense ``[total, ...]`` or a Ragged with ``total`` rows."""
     if isinstance(value, Ragged):
         if value.nrows != total:
-            raise ValueError(f"{where}: ragged feature has {value.nrows} rows, expected {total}")
+            raise ValueError(f"{where} has {value.nrows} (ragged) rows, expected {total}")
         dtype = value.flat_values.dtype
     elif is_array(value):
         if value.ndim == 0:
             raise ValueError(f"{where}: feature must have an item dimension, got a scalar")
         if value.shape[0] != total:
             raise ValueError(
-                f"{where}: feature has {value.shape[0]} items (shape {tuple(value.shape)}), "
-                f"expected {total}"
+                f"{where} has {value.shape[0]} items (shape {tuple(value.shape)}), expected {total}"
             )
         dtype = value.dtype
     else:
