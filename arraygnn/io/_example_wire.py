@@ -47,6 +47,8 @@ class ExampleDecodeError(ValueError):
 
 
 def _read_varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
+    if pos < end and buf[pos] < 0x80:
+        return buf[pos], pos + 1
     result = 0
     shift = 0
     while True:
@@ -73,11 +75,15 @@ def _encode_varint(value: int) -> bytes:
 
 
 def _decode_packed_varints(buf: bytes, start: int, end: int) -> np.ndarray:
-    """Packed varints in ``buf[start:end]`` as int64 (vectorised for long runs)."""
+    """Packed varints in ``buf[start:end]`` as int64.
+
+    Small runs in Python, runs of one-byte varints (values 0..127) with one NumPy cast, the
+    rest with a Numba kernel compiled on first use.
+    """
     n = end - start
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    if n <= 24:
+    if n <= 8:
         out = []
         pos = start
         while pos < end:
@@ -85,19 +91,17 @@ def _decode_packed_varints(buf: bytes, start: int, end: int) -> np.ndarray:
             out.append(v - (1 << 64) if v >= (1 << 63) else v)
         return np.array(out, dtype=np.int64)
     b = np.frombuffer(buf, dtype=np.uint8, count=n, offset=start)
-    term = b < 0x80
-    if not term[-1]:
+    if b.max() < 0x80:
+        return b.astype(np.int64)
+    from arraygnn.io._wire_kernels import decode_varints
+
+    out = np.empty(n, dtype=np.int64)
+    count = decode_varints(b, out)
+    if count == -1:
         raise ExampleDecodeError("truncated varint in packed int64 list")
-    ends = np.flatnonzero(term)
-    starts = np.empty_like(ends)
-    starts[0] = 0
-    starts[1:] = ends[:-1] + 1
-    lengths = ends - starts + 1
-    if lengths.max() > 10:
+    if count == -2:
         raise ExampleDecodeError("varint longer than 10 bytes in packed int64 list")
-    pos = np.arange(n, dtype=np.int64) - np.repeat(starts, lengths)
-    parts = (b & 0x7F).astype(np.uint64) << (7 * pos).astype(np.uint64)
-    return np.bitwise_or.reduceat(parts, starts).view(np.int64)
+    return out[:count]
 
 
 def _encode_packed_varints(values: np.ndarray) -> bytes:
@@ -210,11 +214,56 @@ _LIST_DECODERS = {1: _decode_bytes_list, 2: _decode_float_list, 3: _decode_int64
 
 
 def _decode_feature(buf: bytes, start: int, end: int) -> np.ndarray:
+    if start < end and buf[start] in (0x12, 0x1A):
+        # Fast path for what writers emit: one FloatList / Int64List field holding one packed
+        # run (``kind len 0x0a len payload``); anything else takes the general path.
+        kind = buf[start] >> 3
+        n, p = _read_varint(buf, start + 1, end)
+        if p + n == end:
+            if n == 0:
+                return np.zeros(0, dtype=np.float32 if kind == 2 else np.int64)
+            if buf[p] == 0x0A:
+                m, q = _read_varint(buf, p + 1, end)
+                if q + m == end:
+                    if kind == 3:
+                        return _decode_packed_varints(buf, q, end)
+                    if m % 4 == 0:
+                        return np.frombuffer(buf, dtype="<f4", count=m // 4, offset=q)
     value = EMPTY
     for f, wt, s, e in _fields(buf, start, end):
         if wt == _WT_LEN and f in _LIST_DECODERS:
             value = _LIST_DECODERS[f](buf, s, e)
     return value
+
+
+def _decode_entry(buf: bytes, s: int, e: int, out: dict[str, np.ndarray]) -> None:
+    """One ``map<string, Feature>`` entry in ``buf[s:e]`` into ``out``."""
+    # fast path: key (field 1) then value (field 2), each present once
+    if s < e and buf[s] == 0x0A:
+        kn, kp = _read_varint(buf, s + 1, e)
+        ke = kp + kn
+        if ke < e and buf[ke] == 0x12:
+            vn, vp = _read_varint(buf, ke + 1, e)
+            if vp + vn == e:
+                out[_key(buf, kp, ke)] = _decode_feature(buf, vp, e)
+                return
+    key = ""
+    value = EMPTY
+    for f, wt, s3, e3 in _fields(buf, s, e):
+        if wt != _WT_LEN:
+            continue
+        if f == 1:
+            key = _key(buf, s3, e3)
+        elif f == 2:
+            value = _decode_feature(buf, s3, e3)
+    out[key] = value
+
+
+def _key(buf: bytes, s: int, e: int) -> str:
+    try:
+        return buf[s:e].decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ExampleDecodeError("feature name is not valid UTF-8") from err
 
 
 def decode_example(serialized: bytes) -> dict[str, np.ndarray]:
@@ -226,26 +275,23 @@ def decode_example(serialized: bytes) -> dict[str, np.ndarray]:
         raise TypeError(f"serialized example must be bytes, got {type(serialized).__name__}")
     buf = bytes(serialized)
     out: dict[str, np.ndarray] = {}
-    end = len(buf)
-    for f, wt, s, e in _fields(buf, 0, end):
+    for f, wt, s, e in _fields(buf, 0, len(buf)):
         if f != 1 or wt != _WT_LEN:
             continue
-        for f2, wt2, s2, e2 in _fields(buf, s, e):
-            if f2 != 1 or wt2 != _WT_LEN:
+        pos = s
+        while pos < e:  # Features: repeated entries (field 1), inlined for speed
+            if buf[pos] == 0x0A:
+                n, p = _read_varint(buf, pos + 1, e)
+                stop = p + n
+                if stop > e:
+                    raise ExampleDecodeError("truncated length-delimited field")
+                _decode_entry(buf, p, stop, out)
+                pos = stop
                 continue
-            key = ""
-            value = EMPTY
-            for f3, wt3, s3, e3 in _fields(buf, s2, e2):
-                if wt3 != _WT_LEN:
-                    continue
-                if f3 == 1:
-                    try:
-                        key = buf[s3:e3].decode("utf-8")
-                    except UnicodeDecodeError as err:
-                        raise ExampleDecodeError("feature name is not valid UTF-8") from err
-                elif f3 == 2:
-                    value = _decode_feature(buf, s3, e3)
-            out[key] = value
+            tag, p = _read_varint(buf, pos, e)
+            if tag >> 3 == 0:
+                raise ExampleDecodeError("field number 0")
+            pos = _skip(buf, p, e, tag & 7)
     return out
 
 

@@ -239,42 +239,63 @@ def _kind(values: np.ndarray) -> str:
     )
 
 
-def _cast(values: np.ndarray, dtype: np.dtype, key: str, i: int) -> np.ndarray:
-    """Example values (int64 / float32 / bytes objects) -> the spec's dtype."""
-    if values.size == 0:
-        if dtype.kind == "O":
-            return np.empty(0, dtype=object)
-        return np.zeros(0, dtype=dtype)
+def _io_dtype(dtype: np.dtype, key: str) -> np.dtype:
+    """The ``tf.Example`` list type a spec dtype travels as."""
     kind = dtype.kind
+    if kind in "iub":
+        return np.dtype(np.int64)
+    if kind == "f":
+        return np.dtype(np.float32)
+    if kind in "OSU":
+        return np.dtype(object)
+    raise TypeError(f"feature {key!r}: spec dtype {dtype} cannot be read from a tf.Example")
+
+
+def _checked_raw(values: np.ndarray, io: np.dtype, dtype: np.dtype, key: str, i: int) -> np.ndarray:
+    """Example ``i``'s value list, checked to be of list type ``io`` (empty lists fit any)."""
+    if values.size == 0:
+        return np.zeros(0, dtype=io) if io.kind != "O" else np.empty(0, dtype=object)
+    if values.dtype != io:
+        want = "strings" if io.kind == "O" else str(dtype)
+        raise ValueError(f"example {i}: key {key!r} holds {_kind(values)}, spec says {want}")
+    return values
+
+
+def _convert(values: np.ndarray, dtype: np.dtype, key: str, starts: np.ndarray) -> np.ndarray:
+    """Concatenated example values -> the spec's dtype (``starts``: first value of each
+    example, to name the example at fault)."""
+    kind = dtype.kind
+
+    def example_of(pos: int) -> int:
+        return int(np.searchsorted(starts, pos, side="right")) - 1
+
     if kind in "iu":
-        if values.dtype != np.int64:
-            raise ValueError(f"example {i}: key {key!r} holds {_kind(values)}, spec says {dtype}")
-        info = np.iinfo(dtype)
-        if dtype != np.int64 and (values.min() < info.min or values.max() > info.max):
-            raise ValueError(f"example {i}: key {key!r} has values out of range for {dtype}")
+        if dtype != np.int64 and values.size:
+            info = np.iinfo(dtype)
+            bad = np.flatnonzero((values < info.min) | (values > info.max))
+            if bad.size:
+                raise ValueError(
+                    f"example {example_of(int(bad[0]))}: key {key!r} has values out of range "
+                    f"for {dtype}"
+                )
         return values.astype(dtype, copy=False)
     if kind == "b":
-        if values.dtype != np.int64:
-            raise ValueError(f"example {i}: key {key!r} holds {_kind(values)}, spec says bool")
         return values != 0
     if kind == "f":
-        if values.dtype != np.float32:
-            raise ValueError(f"example {i}: key {key!r} holds {_kind(values)}, spec says {dtype}")
         return values.astype(dtype, copy=False)
-    if kind in "OSU":
-        if values.dtype != object:
-            raise ValueError(f"example {i}: key {key!r} holds {_kind(values)}, spec says strings")
-        if kind == "O":
-            return values
-        if kind == "S":
-            return values.astype(dtype if dtype.itemsize else "S")
+    if kind == "O":
+        return values
+    if kind == "S":
+        return values.astype(dtype if dtype.itemsize else "S")
+    out = []
+    for j, v in enumerate(values):
         try:
-            return np.array(
-                [v.decode("utf-8") for v in values], dtype=dtype if dtype.itemsize else "U"
-            )
+            out.append(v.decode("utf-8"))
         except UnicodeDecodeError as err:
-            raise ValueError(f"example {i}: key {key!r} holds bytes that are not UTF-8") from err
-    raise TypeError(f"feature {key!r}: spec dtype {dtype} cannot be read from a tf.Example")
+            raise ValueError(
+                f"example {example_of(j)}: key {key!r} holds bytes that are not UTF-8"
+            ) from err
+    return np.array(out, dtype=dtype if dtype.itemsize else "U")
 
 
 def _concat(parts: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
@@ -332,6 +353,7 @@ def _parse_feature(flat: list[dict[str, np.ndarray]], f: _FeatureIO, items: list
             f"feature {f.key!r}: only one ragged dimension, right after the items, is supported "
             f"(shape {f.shape})"
         )
+    io = _io_dtype(f.dtype, f.key)
     inner = tuple(d for d in f.shape if d is not None)
     per_value = int(np.prod(inner, dtype=np.int64))
     parts: list[np.ndarray] = []
@@ -343,7 +365,7 @@ def _parse_feature(flat: list[dict[str, np.ndarray]], f: _FeatureIO, items: list
                 v = EMPTY
             else:
                 raise ValueError(f"example {i}: missing key {f.key!r} ({items[i]} items)")
-        v = _cast(v, f.dtype, f.key, i)
+        v = _checked_raw(v, io, f.dtype, f.key, i)
         if ragged_dims:
             lk = f"{f.key}.d1"
             lens = fl.get(lk)
@@ -364,7 +386,10 @@ def _parse_feature(flat: list[dict[str, np.ndarray]], f: _FeatureIO, items: list
                 f"(per-item shape {f.shape})"
             )
         parts.append(v)
-    values = _concat(parts, f.dtype)
+    starts = np.zeros(len(parts), dtype=np.int64)
+    if len(parts) > 1:
+        np.cumsum([len(p) for p in parts[:-1]], out=starts[1:])
+    values = _convert(_concat(parts, io), f.dtype, f.key, starts)
     if not ragged_dims:
         return values.reshape((sum(items), *f.shape))
     values = values.reshape((-1, *inner))
@@ -385,30 +410,44 @@ def _parse_flat(spec: Any, flat: list[dict[str, np.ndarray]], prefix: str, valid
     for i, c in enumerate(num_components):
         if c is None:
             num_components[i] = _context_components(flat, ctx, i) or 1
+    comp_splits = np.zeros(len(flat) + 1, dtype=np.int64)
+    np.cumsum(num_components, out=comp_splits[1:])
+
+    def example_of(pos: int, splits: np.ndarray) -> int:
+        return int(np.searchsorted(splits, pos, side="right")) - 1
+
+    all_sizes: dict[str, np.ndarray] = {}
+    items_of: dict[str, list[int]] = {}
     for base, per_example in sizes.items():
         for i, s in enumerate(per_example):
             if s is None:
                 per_example[i] = np.zeros(num_components[i], dtype=np.int64)
-            elif s.size and s.min() < 0:
-                raise ValueError(f"example {i}: key '{base}{SIZE}' has negative sizes")
+        cat = _concat(per_example, np.dtype(np.int64))
+        if cat.size and cat.min() < 0:
+            i = example_of(int(np.flatnonzero(cat < 0)[0]), comp_splits)
+            raise ValueError(f"example {i}: key '{base}{SIZE}' has negative sizes")
+        csum = np.zeros(len(cat) + 1, dtype=np.int64)
+        np.cumsum(cat, out=csum[1:])
+        all_sizes[base] = cat
+        items_of[base] = (csum[comp_splits[1:]] - csum[comp_splits[:-1]]).tolist()
 
     node_sets, edge_sets = {}, {}
     node_totals: dict[str, np.ndarray] = {}
     for p in pieces:
         if p.kind != "nodes":
             continue
-        per = sizes[p.base]
-        items = [int(s.sum()) for s in per]
+        items = items_of[p.base]
         node_totals[p.name] = np.asarray(items, dtype=np.int64)
         node_sets[p.name] = NodeSet.from_fields(
-            sizes=_concat(per, np.dtype(np.int64)),
+            sizes=all_sizes[p.base],
             features={f.name: _parse_feature(flat, f, items) for f in p.features},
         )
     for p in pieces:
         if p.kind != "edges":
             continue
-        per = sizes[p.base]
-        items = [int(s.sum()) for s in per]
+        items = items_of[p.base]
+        edge_splits = np.zeros(len(flat) + 1, dtype=np.int64)
+        np.cumsum(items, out=edge_splits[1:])
         ends = []
         for key, ns in ((f"{p.base}{SOURCE}", p.source), (f"{p.base}{TARGET}", p.target)):
             if ns not in node_totals:
@@ -416,27 +455,30 @@ def _parse_flat(spec: Any, flat: list[dict[str, np.ndarray]], prefix: str, valid
             parts = []
             for i, fl in enumerate(flat):
                 v = fl.get(key)
-                v = (
-                    np.zeros(0, np.int64)
-                    if v is None and items[i] == 0
-                    else (_as_int(v, key, i) if v is not None else None)
-                )
+                if v is None and items[i] == 0:
+                    v = np.zeros(0, np.int64)
+                elif v is not None:
+                    v = _as_int(v, key, i)
                 if v is None or len(v) != items[i]:
                     got = "no key" if v is None else f"{len(v)} indices"
                     raise ValueError(f"example {i}: key {key!r}: {got} for {items[i]} edges")
-                if validate and v.size and (v.min() < 0 or v.max() >= node_totals[ns][i]):
+                parts.append(v)
+            idx = _concat(parts, np.dtype(np.int64))
+            if validate and idx.size:
+                limit = np.repeat(node_totals[ns], items)
+                bad = np.flatnonzero((idx < 0) | (idx >= limit))
+                if bad.size:
+                    i = example_of(int(bad[0]), edge_splits)
                     raise ValueError(
                         f"example {i}: key {key!r}: index out of range for "
                         f"{int(node_totals[ns][i])} nodes in node set {ns!r}"
                     )
-                parts.append(v)
-            idx = _concat(parts, np.dtype(np.int64))
             if len(flat) > 1:
                 offsets = np.concatenate([[0], np.cumsum(node_totals[ns])[:-1]])
                 idx = idx + np.repeat(offsets, items)
             ends.append(idx)
         edge_sets[p.name] = EdgeSet.from_fields(
-            sizes=_concat(per, np.dtype(np.int64)),
+            sizes=all_sizes[p.base],
             adjacency=Adjacency.from_indices(
                 source=(p.source, ends[0]), target=(p.target, ends[1])
             ),
