@@ -242,3 +242,24 @@ def test_encode_rejects_bad_input():
         encode_example({"c": np.array([1 + 2j])})
     with pytest.raises(TypeError, match="must be bytes"):
         decode_example("not bytes")
+
+
+@pytest.mark.parametrize(
+    "packed, match",
+    [
+        (b"\x01" * 8 + b"\x81", "truncated varint"),  # Numba path (> 8 bytes)
+        (b"\x81", "truncated varint"),  # Python path
+        (b"\xff" * 11 + b"\x01", "longer than 10 bytes"),
+    ],
+)
+def test_bad_packed_varints(packed, match):
+    feature = bytes([0x1A, len(packed) + 2, 0x0A, len(packed)]) + packed
+    entry = bytes([0x0A, 1]) + b"k" + bytes([0x12, len(feature)]) + feature
+    blob = bytes([0x0A, len(entry) + 2, 0x0A, len(entry)]) + entry
+    with pytest.raises(ExampleDecodeError, match=match):
+        decode_example(blob)
+
+
+def test_one_byte_varints_fast_path():
+    vals = np.arange(128)
+    np.testing.assert_array_equal(decode_example(encode_example({"v": vals}))["v"], vals)
