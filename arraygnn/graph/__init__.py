@@ -14,6 +14,12 @@ Modules: ``frame`` (feature storage), ``core`` (Graph, constructors), ``message_
 edge_subgraph, to_block), ``convert`` (Data / GraphTensor converters).
 """
 
+from arraygnn.graph.convert import (
+    data_to_graph,
+    graph_tensor_to_graph,
+    graph_to_data,
+    graph_to_graph_tensor,
+)
 from arraygnn.graph.core import EID, NID, Graph, graph, heterograph
 from arraygnn.graph.message_passing import EdgeBatch, NodeBatch
 from arraygnn.graph.subgraph import edge_subgraph, node_subgraph, to_block
@@ -29,4 +35,8 @@ __all__ = [
     "node_subgraph",
     "edge_subgraph",
     "to_block",
+    "graph_to_data",
+    "data_to_graph",
+    "graph_to_graph_tensor",
+    "graph_tensor_to_graph",
 ]

@@ -1,0 +1,179 @@
+"""``Graph`` <-> PyG-style ``Data`` and ``Graph`` <-> ``GraphTensor``, sharing arrays.
+
+- :func:`graph_to_graph_tensor` / :func:`graph_tensor_to_graph`: one node set per node type,
+  one edge set per edge type (named by its etype), one component. A homogeneous graph's
+  ``_N`` / ``_E`` become ``"nodes"`` / ``"edges"`` (the TF-GNN face's default names) and back.
+- :func:`graph_to_data` / :func:`data_to_graph`: homogeneous graphs. Which ``Data``
+  attribute is a node or an edge feature is stated, never guessed from lengths:
+  ``node_features`` (default ``x`` and ``pos`` when present), ``edge_features`` (default
+  ``edge_attr`` and ``edge_weight``); any other array attribute raises ``ValueError`` unless
+  listed in ``exclude_keys`` (the rule of :mod:`arraygnn.graph_tensor.convert`).
+
+RULE: feature arrays are shared, never copied; ``edge_index`` rows become (src, dst) views,
+      and ``graph_to_data`` stacks ``(src, dst)`` into one new ``[2, E]`` array.
+RULE: context (graph-level) features of a GraphTensor are not carried: a Graph has none.
+
+>>> import numpy as np
+>>> from arraygnn.graph import graph
+>>> g = graph((np.array([0, 1]), np.array([1, 2])), num_nodes=3)
+>>> g.ndata["x"] = np.ones((3, 2))
+>>> gt = graph_to_graph_tensor(g)
+>>> sorted(gt.node_sets), gt.edge_sets["edges"].adjacency.target.tolist()
+(['nodes'], [1, 2])
+>>> graph_tensor_to_graph(gt).ndata["x"] is g.ndata["x"]
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import is_array
+from arraygnn.graph.core import DEFAULT_ETYPE, DEFAULT_NTYPE, Graph
+
+__all__ = ["graph_to_graph_tensor", "graph_tensor_to_graph", "graph_to_data", "data_to_graph"]
+
+_GT_NODES, _GT_EDGES = "nodes", "edges"
+
+
+def graph_to_graph_tensor(g: Graph) -> Any:
+    """A one-component GraphTensor with the graph's node / edge types as sets."""
+    from arraygnn.graph_tensor import Adjacency, EdgeSet, GraphTensor, NodeSet
+
+    if g.is_block:
+        raise ValueError("graph_to_graph_tensor: blocks are not supported; convert the graph")
+    names = [c[1] for c in g.canonical_etypes]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(
+            f"graph_to_graph_tensor: edge type name(s) {dupes} are used by several canonical "
+            "edge types; a GraphTensor needs unique edge set names"
+        )
+    xp = g._xp()
+    homogeneous = g.ntypes == [DEFAULT_NTYPE] and names in ([DEFAULT_ETYPE], [])
+
+    def nname(t: str) -> str:
+        return _GT_NODES if homogeneous else t
+
+    def ename(e: str) -> str:
+        return _GT_EDGES if homogeneous else e
+
+    one = xp.ones(1, dtype=np.int64)
+    node_sets = {
+        nname(t): NodeSet.from_fields(sizes=one * g._num_src[t], features=dict(f._data))
+        for t, f in g._src_frames.items()
+    }
+    edge_sets = {
+        ename(c[1]): EdgeSet.from_fields(
+            sizes=one * r.num_edges,
+            adjacency=Adjacency.from_indices(
+                source=(nname(c[0]), r.src), target=(nname(c[2]), r.dst)
+            ),
+            features=dict(r.frame._data),
+        )
+        for c, r in g._rels.items()
+    }
+    return GraphTensor.from_pieces(node_sets=node_sets, edge_sets=edge_sets, validate=False)
+
+
+def graph_tensor_to_graph(gt: Any) -> Graph:
+    """A Graph with one node type per node set and one edge type per edge set (rank 0)."""
+    from arraygnn.graph_tensor import GraphTensor, Ragged
+
+    if not isinstance(gt, GraphTensor):
+        raise TypeError(f"expected a GraphTensor, got {type(gt).__name__}")
+    if gt.rank != 0:
+        raise ValueError("graph_tensor_to_graph: merge the batch first (merge_batch_to_components)")
+    homogeneous = set(gt.node_sets) == {_GT_NODES} and set(gt.edge_sets) in ({_GT_EDGES}, set())
+
+    def nname(t: str) -> str:
+        return DEFAULT_NTYPE if homogeneous else t
+
+    def ename(e: str) -> str:
+        return DEFAULT_ETYPE if homogeneous else e
+
+    rels = {}
+    for name, es in gt.edge_sets.items():
+        adj = es.adjacency
+        rels[(nname(adj.source_name), ename(name), nname(adj.target_name))] = (
+            adj.source,
+            adj.target,
+        )
+    counts = {nname(t): int(ns.total_size) for t, ns in gt.node_sets.items()}
+    if not rels:
+        raise ValueError("graph_tensor_to_graph: the GraphTensor has no edge set")
+    g = Graph(rels, counts, validate=False)
+    for t, ns in gt.node_sets.items():
+        for k, v in ns.features.items():
+            if isinstance(v, Ragged):
+                raise ValueError(f"node set {t!r} feature {k!r} is ragged; a Graph needs arrays")
+            g._src_frames[nname(t)][k] = v
+    for name, es in gt.edge_sets.items():
+        c = (nname(es.adjacency.source_name), ename(name), nname(es.adjacency.target_name))
+        for k, v in es.features.items():
+            if isinstance(v, Ragged):
+                raise ValueError(f"edge set {name!r} feature {k!r} is ragged; a Graph needs arrays")
+            g._rels[c].frame[k] = v
+    return g
+
+
+def graph_to_data(g: Graph) -> Any:
+    """A ``Data`` with ``edge_index`` [2, E], ``num_nodes`` and every node / edge feature."""
+    from arraygnn.data import Data
+
+    if g.is_block or len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
+        raise ValueError("graph_to_data: only homogeneous graphs (one node and one edge type)")
+    nfeat, efeat = dict(g.ndata), dict(g.edata)
+    clash = sorted(set(nfeat) & set(efeat))
+    if clash:
+        raise ValueError(f"graph_to_data: feature name(s) {clash} are on both nodes and edges")
+    rel = g._rel()
+    return Data(edge_index=rel.edge_index(), num_nodes=g.num_nodes(), **nfeat, **efeat)
+
+
+def data_to_graph(
+    data: Any,
+    *,
+    node_features: Iterable[str] | None = None,
+    edge_features: Iterable[str] | None = None,
+    exclude_keys: Iterable[str] = (),
+) -> Graph:
+    """A homogeneous Graph from a ``Data`` (``edge_index[0]`` -> ``edge_index[1]``)."""
+    keys = list(data.keys())
+    node_keys = (
+        [k for k in ("x", "pos") if k in keys] if node_features is None else list(node_features)
+    )
+    edge_keys = (
+        [k for k in ("edge_attr", "edge_weight") if k in keys]
+        if edge_features is None
+        else list(edge_features)
+    )
+    for k in node_keys + edge_keys:
+        if k not in keys:
+            raise ValueError(f"data has no attribute {k!r} (attributes: {sorted(keys)})")
+    placed = set(node_keys) | set(edge_keys) | set(exclude_keys) | {"edge_index", "num_nodes"}
+    unplaced = [k for k in keys if k not in placed and is_array(data[k])]
+    if unplaced:
+        raise ValueError(
+            f"data attribute(s) {unplaced} have no place in the Graph: name them in "
+            "node_features= or edge_features=, or in exclude_keys="
+        )
+    if "edge_index" not in keys:
+        raise ValueError("data has no 'edge_index'")
+    ei = data["edge_index"]
+    if not is_array(ei) or ei.ndim != 2 or ei.shape[0] != 2:
+        raise ValueError("data.edge_index must be an integer array of shape [2, num_edges]")
+    n = data.num_nodes
+    if n is None:
+        raise ValueError("data.num_nodes is unknown; set data.num_nodes or data.x")
+    g = Graph(
+        {(DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE): (ei[0], ei[1])}, {DEFAULT_NTYPE: int(n)}
+    )
+    for k in node_keys:
+        g.ndata[k] = data[k]
+    for k in edge_keys:
+        g.edata[k] = data[k]
+    return g
