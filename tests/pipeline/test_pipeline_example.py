@@ -285,3 +285,80 @@ def test_ragged_row_lengths_checked():
     flat["nodes/a.tokens.d1"] = flat["nodes/a.tokens.d1"][:-1]
     with pytest.raises(ValueError, match=r"'nodes/a.tokens.d1' has \d+ row lengths for \d+ items"):
         parse_single_example(g.spec, encode_example(flat))
+
+
+SEED_SCHEMA = """
+node_sets {
+  key: "paper"
+  value {
+    features {
+      key: "tokenized_title"
+      value: { dtype: DT_STRING shape: { dim: { size: -1 } } }  # -1 means ragged.
+    }
+    features { key: "embedding" value: { dtype: DT_FLOAT shape: { dim: { size: 3 } } } }
+    features { key: "year" value: { dtype: DT_INT32 shape: { } } }
+  }
+}
+node_sets {
+  key: "author"
+  value { features { key: "name" value: { dtype: DT_STRING shape: { } } } }
+}
+edge_sets { key: "cites" value { source: "paper" target: "paper" } }
+edge_sets { key: "writes" value { source: "author" target: "paper" } }
+"""
+
+
+def test_seed_graph_through_schema_spec_and_files(tmp_path):
+    schema_mod = pytest.importorskip("arraygnn.io.schema")
+    spec = schema_mod.create_graph_spec_from_schema(schema_mod.parse_schema(SEED_SCHEMA))
+    graph = GraphTensor.from_pieces(
+        node_sets={
+            "paper": NodeSet.from_fields(
+                sizes=np.array([3]),
+                features={
+                    "tokenized_title": gt.Ragged.from_list(
+                        [
+                            ["Anisotropic", "approximation"],
+                            ["Better", "bipartite", "bijection", "bounds"],
+                            ["Convolutional", "convergence", "criteria"],
+                        ]
+                    ),
+                    "embedding": np.eye(3, dtype=np.float32),
+                    "year": np.array([2018, 2019, 2020], dtype=np.int32),
+                },
+            ),
+            "author": NodeSet.from_fields(
+                sizes=np.array([4]),
+                features={
+                    "name": np.array(["Kevin Kernel", "Leila Limit", "Max Minor", "Nora Normal"])
+                },
+            ),
+        },
+        edge_sets={
+            "cites": EdgeSet.from_fields(
+                sizes=np.array([3]),
+                adjacency=Adjacency.from_indices(
+                    source=("paper", np.array([1, 2, 2])), target=("paper", np.array([0, 0, 1]))
+                ),
+            ),
+            "writes": EdgeSet.from_fields(
+                sizes=np.array([7]),
+                adjacency=Adjacency.from_indices(
+                    source=("author", np.array([0, 0, 1, 1, 2, 2, 3])),
+                    target=("paper", np.array([0, 1, 0, 1, 1, 2, 2])),
+                ),
+            ),
+        },
+    )
+    assert graph.spec == spec
+    path = tmp_path / "data.tfrecord"
+    write_tfrecord(path, [write_example(graph)] * 3)
+    parsed = [parse_single_example(spec, r) for r in read_tfrecord(path)]
+    for p in parsed:
+        assert_graphs_equal(graph, p)
+        assert p.spec == spec
+    merged = parse_example(spec, list(read_tfrecord(path)))
+    assert merged.node_sets["paper"].sizes.tolist() == [3, 3, 3]
+    assert merged.edge_sets["writes"].adjacency.target.tolist()[7:14] == [3, 4, 3, 4, 4, 5, 5]
+    titles = merged.node_sets["paper"].features["tokenized_title"]
+    assert titles[4].tolist() == ["Better", "bipartite", "bijection", "bounds"]
