@@ -1,0 +1,85 @@
+"""Launch sizes, accumulator dtypes and scratch arrays shared by the CUDA launchers.
+
+Every CUDA kernel in this package walks its work with a grid-stride loop
+(``for t in range(cuda.grid(1), n, cuda.gridsize(1))``), so any grid covers all the
+work; the grid is sized here from :data:`arraygnn._config.settings`, read at call time
+so tests can shrink it (e.g. 4 threads x 2 blocks) and exercise the multi-block paths
+on tiny graphs.
+
+Launchers accept CuPy arrays (Numba reads them through ``__cuda_array_interface__``,
+no copy) and, under the CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``), NumPy arrays.
+Scratch arrays are allocated with the array module of the output (:func:`namespace`).
+
+RULE: a launcher never synchronises the device and never copies to the host; sizes come
+from array shapes.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from arraygnn._config import settings
+from arraygnn._namespace import get_namespace
+
+__all__ = [
+    "HEAVY_ROW_EDGES",
+    "accumulator_dtype",
+    "accumulator_zero",
+    "blocks_for",
+    "launch",
+    "namespace",
+    "placeholder",
+]
+
+#: Rows with more edges than this are split into pieces of this many edges, reduced by
+#: several threads into a scratch array, then combined in order (still deterministic).
+#: Module attribute, read at call time: tests patch it small to run the split path.
+HEAVY_ROW_EDGES = 64
+
+
+def namespace(*arrays: Any) -> ModuleType:
+    """``cupy`` for CuPy arrays, ``numpy`` for NumPy arrays (simulator)."""
+    return get_namespace(*arrays)
+
+
+def accumulator_dtype(dtype: Any) -> np.dtype:
+    """float32 for float16/float32 values, float64 for float64 (half accumulates in float)."""
+    dt = np.dtype(dtype)
+    if dt == np.float64:
+        return np.dtype(np.float64)
+    if dt in (np.dtype(np.float16), np.dtype(np.float32)):
+        return np.dtype(np.float32)
+    raise TypeError(f"CUDA kernels take float16, float32 or float64 values, got {dt}")
+
+
+def accumulator_zero(dtype: Any) -> np.floating:
+    """A zero scalar of the accumulator dtype; passed to kernels to type their registers."""
+    return accumulator_dtype(dtype).type(0)
+
+
+def blocks_for(work: int) -> tuple[int, int]:
+    """``(blocks, threads_per_block)`` for ``work`` items under the current settings."""
+    threads = int(settings.cuda_threads_per_block)
+    max_blocks = int(settings.cuda_max_blocks)
+    if threads < 1 or max_blocks < 1:
+        raise ValueError(
+            f"cuda_threads_per_block and cuda_max_blocks must be >= 1, got {threads}, {max_blocks}"
+        )
+    blocks = min(max_blocks, max(1, -(-work // threads)))
+    return blocks, threads
+
+
+def launch(kernel: Any, work: int, *args: Any) -> None:
+    """Launch ``kernel`` over ``work`` grid-stride items; nothing happens for ``work == 0``."""
+    if work <= 0:
+        return
+    blocks, threads = blocks_for(work)
+    kernel[blocks, threads](*args)
+
+
+def placeholder(xp: ModuleType, dtype: Any, ndim: int) -> Any:
+    """A one-element array standing in for an absent optional argument (flag says absent)."""
+    return xp.zeros((1,) * ndim, dtype=dtype)
