@@ -75,6 +75,28 @@ def _concat(parts: list[Any]) -> Any:
     return get_namespace(first).concatenate(parts, axis=0)
 
 
+def _feature_signature(v: Any) -> tuple:
+    if isinstance(v, Ragged):
+        return ("ragged", _feature_signature(v.values))
+    kind = v.dtype.kind
+    return (kind if kind in "US" else v.dtype.str, v.shape[1:])
+
+
+def _signature(g: GraphTensor) -> tuple:
+    """Cheap structural key: equal keys imply equal specs (the converse may fail when sets are
+    listed in another order; then the full specs are compared)."""
+    parts: list[tuple] = [
+        (g.rank, tuple((k, _feature_signature(v)) for k, v in g.context.features.items()))
+    ]
+    for n, ns in g.node_sets.items():
+        parts.append((n, tuple((k, _feature_signature(v)) for k, v in ns.features.items())))
+    for n, es in g.edge_sets.items():
+        a = es.adjacency
+        feats = tuple((k, _feature_signature(v)) for k, v in es.features.items())
+        parts.append((n, a.source_name, a.target_name, feats))
+    return tuple(parts)
+
+
 def _check_same_spec(graphs: Sequence[GraphTensor], op: str) -> None:
     if len(graphs) == 0:
         raise ValueError(f"{op}: needs at least one graph")
@@ -83,8 +105,12 @@ def _check_same_spec(graphs: Sequence[GraphTensor], op: str) -> None:
             raise TypeError(f"{op}: graphs[{i}] is a {type(g).__name__}, not a GraphTensor")
         if g.rank != 0:
             raise ValueError(f"{op}: graphs[{i}] has rank {g.rank}; only scalar graphs")
-    ref = graphs[0].spec
+    ref_sig = _signature(graphs[0])
+    ref = None
     for i, g in enumerate(graphs[1:], start=1):
+        if _signature(g) == ref_sig:
+            continue
+        ref = graphs[0].spec if ref is None else ref
         spec = g.spec
         if spec != ref:
             diffs = "; ".join(spec.differences(ref))
@@ -224,35 +250,36 @@ def split_components(
             ends.append(local)
         local_adj[name] = (ends[0], ends[1])
 
+    # every part below is a slice of a validated graph: build the pieces without re-checking
+    edge_splits = {n: item_splits(es) for n, es in graph.edge_sets.items()}
     out = []
     for k in range(len(groups)):
         c0, c1 = int(ctx_splits[k]), int(ctx_splits[k + 1])
         ctx = graph.context
-        context = Context.from_fields(
-            features={f: _slice_field(v, c0, c1) for f, v in ctx.features.items()},
-            sizes=ctx.sizes[c0:c1],
+        context = Context._trusted(
+            ctx.sizes[c0:c1], {f: _slice_field(v, c0, c1) for f, v in ctx.features.items()}, c1 - c0
         )
         node_sets = {}
         for n, ns in graph.node_sets.items():
             lo, hi = int(node_splits[n][k]), int(node_splits[n][k + 1])
-            node_sets[n] = NodeSet.from_fields(
-                sizes=ns.sizes[c0:c1],
-                features={f: _slice_field(v, lo, hi) for f, v in ns.features.items()},
+            node_sets[n] = NodeSet._trusted(
+                ns.sizes[c0:c1],
+                {f: _slice_field(v, lo, hi) for f, v in ns.features.items()},
+                hi - lo,
             )
         edge_sets = {}
         for n, es in graph.edge_sets.items():
-            splits = item_splits(es)
-            lo, hi = int(splits[k]), int(splits[k + 1])
+            lo, hi = int(edge_splits[n][k]), int(edge_splits[n][k + 1])
             src, tgt = local_adj[n]
             a = es.adjacency
-            edge_sets[n] = EdgeSet.from_fields(
-                sizes=es.sizes[c0:c1],
-                adjacency=Adjacency.from_indices(
-                    source=(a.source_name, src[lo:hi]), target=(a.target_name, tgt[lo:hi])
-                ),
-                features={f: _slice_field(v, lo, hi) for f, v in es.features.items()},
+            adjacency = Adjacency._trusted((a.source_name, src[lo:hi]), (a.target_name, tgt[lo:hi]))
+            edge_sets[n] = EdgeSet._trusted(
+                es.sizes[c0:c1],
+                {f: _slice_field(v, lo, hi) for f, v in es.features.items()},
+                hi - lo,
+                _adjacency=adjacency,
             )
-        out.append(GraphTensor.from_pieces(context, node_sets, edge_sets, validate=False))
+        out.append(GraphTensor._trusted(context, node_sets, edge_sets))
     return out
 
 

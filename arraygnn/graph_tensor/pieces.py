@@ -240,6 +240,19 @@ class _Piece:
         self._cache: dict[str, Any] = {}
         self._features = MappingProxyType(self._checked_features(features, where))
 
+    @classmethod
+    def _trusted(cls, sizes: Any, features: dict[str, Any], total: int, **extra: Any) -> Any:
+        """Internal: a piece from parts already known to be consistent (no checks)."""
+        self = cls.__new__(cls)
+        self._sizes = sizes
+        self._rank = 1 if isinstance(sizes, Ragged) else 0
+        self._total = total
+        self._cache = {}
+        self._features = MappingProxyType(features)
+        for k, v in extra.items():
+            setattr(self, k, v)
+        return self
+
     def _checked_features(self, features: dict[str, Any], where: str) -> dict[str, Any]:
         out = {}
         for name, value in features.items():
@@ -468,6 +481,13 @@ class Adjacency:
             raise ValueError("Adjacency: source and target have different edges per graph")
         _namespace_of("Adjacency", [s, t])
         self._source, self._target, self._source_name, self._target_name = s, t, sn, tn
+        return self
+
+    @classmethod
+    def _trusted(cls, source: tuple[str, Any], target: tuple[str, Any]) -> Adjacency:
+        """Internal: no checks."""
+        self = cls.__new__(cls)
+        (self._source_name, self._source), (self._target_name, self._target) = source, target
         return self
 
     @property
@@ -807,12 +827,17 @@ class GraphTensor:
 
     def _rebuilt(self, context: Context, nodes: dict, edges: dict) -> GraphTensor:
         """Same structure (already validated), new features: skip the index checks."""
-        g = GraphTensor.__new__(GraphTensor)
+        return GraphTensor._trusted(context, nodes, edges)
+
+    @classmethod
+    def _trusted(cls, context: Context, nodes: dict, edges: dict) -> GraphTensor:
+        """Internal: a graph from pieces known to be consistent (no checks)."""
+        g = cls.__new__(cls)
         g._context = context
         g._node_sets = MappingProxyType(nodes)
         g._edge_sets = MappingProxyType(edges)
-        g._rank = self._rank
-        g._num_components = self._num_components
+        g._rank = context.rank
+        g._num_components = context.num_components
         return g
 
     def merge_batch_to_components(self) -> GraphTensor:
