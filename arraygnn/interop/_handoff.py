@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import is_cupy_array
+
 __all__ = [
     "HandoffReport",
     "HandoffCopyError",
@@ -125,37 +127,59 @@ def is_data_like(obj: Any) -> bool:
     )
 
 
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, np.generic, np.ndarray)
+
+
+def check_supported(obj: Any, is_leaf: Callable[[Any], bool], func: str) -> None:
+    """TypeError unless ``obj`` is a leaf array, a Data-like object or a dict / list / tuple."""
+    if is_leaf(obj) or isinstance(obj, (dict, list, tuple, np.ndarray)) or is_data_like(obj):
+        return
+    raise TypeError(
+        f"hand-off {func} expects an array, a Data / Batch, or a dict / list / tuple of them; "
+        f"got {type(obj).__name__}"
+    )
+
+
 def convert_structure(
     obj: Any,
     is_leaf: Callable[[Any], bool],
     convert_leaf: Callable[[Any, str], Any],
     path: str = "",
+    report: HandoffReport | None = None,
 ) -> Any:
     """Apply ``convert_leaf(value, path)`` to every leaf inside ``obj``, keeping structure.
 
     Data-like objects are shallow-copied (``obj.copy()``, same class, a ``Batch`` keeps its
     slice / increment records) and their values replaced; the input is never mutated.
+    Values of other types pass through; objects that are not plain Python / NumPy scalars
+    are listed in ``report.kept`` (they might hold arrays that were not converted).
     """
+    if path == "" and report is not None:
+        check_supported(obj, is_leaf, f"to {report.target}")
     if is_leaf(obj):
         return convert_leaf(obj, path or "<array>")
     if isinstance(obj, dict):
         return type(obj)(
-            (k, convert_structure(v, is_leaf, convert_leaf, _join(path, k))) for k, v in obj.items()
+            (k, convert_structure(v, is_leaf, convert_leaf, _join(path, k), report))
+            for k, v in obj.items()
         )
     if is_namedtuple(obj):
         return type(obj)._make(
-            convert_structure(v, is_leaf, convert_leaf, _join(path, n))
+            convert_structure(v, is_leaf, convert_leaf, _join(path, n), report)
             for n, v in zip(obj._fields, obj)
         )
     if isinstance(obj, (list, tuple)):
         return type(obj)(
-            convert_structure(v, is_leaf, convert_leaf, f"{path}[{i}]") for i, v in enumerate(obj)
+            convert_structure(v, is_leaf, convert_leaf, f"{path}[{i}]", report)
+            for i, v in enumerate(obj)
         )
     if is_data_like(obj):
         out = obj.copy()
         for key in list(obj.keys()):
-            out[key] = convert_structure(obj[key], is_leaf, convert_leaf, _join(path, key))
+            out[key] = convert_structure(obj[key], is_leaf, convert_leaf, _join(path, key), report)
         return out
+    if report is not None and not isinstance(obj, _PLAIN) and not is_cupy_array(obj):
+        report.kept[path or "<object>"] = f"{type(obj).__name__} is not converted"
     return obj
 
 

@@ -76,6 +76,34 @@ def _is_compact(a: Any) -> bool:
     return True
 
 
+def _tidy_unit_strides(a: np.ndarray) -> np.ndarray:
+    """The same memory with canonical C (or Fortran) strides, length-1 axes included.
+
+    NumPy lets a length-1 axis carry any stride (``a[::-1]`` of one row has a negative one)
+    and still calls the array contiguous. XLA adopts such a buffer, but reads it back to
+    NumPy through a stale copy. A view with canonical strides avoids that; no data moves.
+    """
+    if a.size == 0 or a.ndim == 0:
+        return a
+    for flag, order in ((a.flags.c_contiguous, "C"), (a.flags.f_contiguous, "F")):
+        if flag:
+            canonical = _canonical_strides(a.shape, a.dtype.itemsize, order)
+            if canonical == a.strides:
+                return a
+            return np.lib.stride_tricks.as_strided(a, a.shape, canonical, writeable=True)
+    return a
+
+
+def _canonical_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tuple[int, ...]:
+    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
+    out = [0] * len(shape)
+    step = itemsize
+    for d in dims:
+        out[d] = step
+        step *= shape[d]
+    return tuple(out)
+
+
 def _jax_supports(dtype: np.dtype) -> bool:
     return dtype.kind in "biufc" and dtype.itemsize <= 16 and dtype.itemsize != 12
 
@@ -147,7 +175,7 @@ def to_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
             need_copy(rep, path, "; ".join(reasons), strict)
             src = aligned_copy(a.astype(target, copy=False))
         else:
-            src = a
+            src = _tidy_unit_strides(a)
         out = jax.dlpack.from_dlpack(src)
         check_shared(rep, path, a, out, strict, expect_copy=bool(reasons))
         return out
@@ -155,7 +183,7 @@ def to_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     def is_leaf(v: Any) -> bool:
         return isinstance(v, np.ndarray) or is_cupy_array(v)
 
-    return finish(convert_structure(obj, is_leaf, leaf), rep, report)
+    return finish(convert_structure(obj, is_leaf, leaf, report=rep), rep, report)
 
 
 def from_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
@@ -202,4 +230,4 @@ def from_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     def is_leaf(v: Any) -> bool:
         return isinstance(v, jax.Array)
 
-    return finish(convert_structure(obj, is_leaf, leaf), rep, report)
+    return finish(convert_structure(obj, is_leaf, leaf, report=rep), rep, report)

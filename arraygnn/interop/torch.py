@@ -127,7 +127,7 @@ def to_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     def is_leaf(v: Any) -> bool:
         return isinstance(v, np.ndarray) or is_cupy_array(v)
 
-    return finish(convert_structure(obj, is_leaf, leaf), rep, report)
+    return finish(convert_structure(obj, is_leaf, leaf, report=rep), rep, report)
 
 
 def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
@@ -176,4 +176,4 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     def is_leaf(v: Any) -> bool:
         return isinstance(v, torch.Tensor)
 
-    return finish(convert_structure(obj, is_leaf, leaf), rep, report)
+    return finish(convert_structure(obj, is_leaf, leaf, report=rep), rep, report)
