@@ -1,0 +1,528 @@
+"""One-shot GPU check for arraygnn: CUDA tests, determinism, and engine benchmarks.
+
+Run on a machine with an NVIDIA GPU, CuPy and numba-cuda (the lead's final run)::
+
+    python tools/gpu_check.py            # everything, full logs to $OUT (or ./gpu_check_out)
+    python tools/gpu_check.py --quick    # small graphs only (a smoke run)
+    python tools/gpu_check.py --skip-tests
+
+Steps, each logged:
+1. ``ARRAYGNN_REAL_GPU=1 python -m pytest -q tests/cuda`` and every other test file that
+   uses CuPy (the tests that skip without it).
+2. Determinism: every op on the 1M-node / 10M-edge power-law graph, run three times; the
+   results must be bit-identical.
+3. Benchmarks on seeded power-law graphs (1M / 10M, F = 16, 64, 256) and a Cora-sized graph
+   (2.7k / 10.5k, F = 1433): SpMM (sum, mean, max; sum also edge-weighted), scatter (sum, mean,
+   max), gather, SDDMM (u dot v) and edge softmax, each against cupyx.scipy.sparse (cuSPARSE)
+   and torch / PyG on the same card when installed; the card's device-to-device copy bandwidth
+   from the same run, and each op's achieved GB/s on a minimum-bytes model (each input read
+   once, each output written once). Median of CUDA-event timings after warm-up.
+A short table is printed last; ``gpu_check.json`` and ``gpu_check.log`` go to the output folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+LOG_LINES: list[str] = []
+
+
+def log(*parts: object) -> None:
+    line = " ".join(str(p) for p in parts)
+    LOG_LINES.append(line)
+    print(line, flush=True)
+
+
+# ---------------------------------------------------------------------------- tests
+
+
+def run_tests(out_dir: Path) -> dict:
+    env = dict(os.environ, ARRAYGNN_REAL_GPU="1")
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    env.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache"))
+    cupy_files = sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "tests").rglob("test_*.py")
+        if "cuda" not in p.relative_to(ROOT).parts[1:2] and "cupy" in p.read_text()
+    )
+    results = {}
+    for name, targets in [("tests/cuda", ["tests/cuda"]), ("cupy tests", cupy_files)]:
+        if not targets:
+            continue
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", *targets]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        text = proc.stdout + proc.stderr
+        (out_dir / f"pytest_{name.replace('/', '_').replace(' ', '_')}.log").write_text(text)
+        summary = [ln for ln in text.splitlines() if " passed" in ln or " failed" in ln]
+        results[name] = {
+            "returncode": proc.returncode,
+            "summary": summary[-1] if summary else text[-300:],
+            "seconds": round(time.perf_counter() - t0, 1),
+            "files": targets,
+        }
+        log(f"[tests] {name}: rc={proc.returncode} {results[name]['summary']}")
+        if proc.returncode != 0:
+            log(text[-4000:])
+    return results
+
+
+# ---------------------------------------------------------------------------- timing
+
+
+def gpu_time_ms(fn, repeat: int, warmup: int = 2) -> float:
+    """Median milliseconds of ``fn()`` between CUDA events on the null stream."""
+    import cupy as cp
+
+    for _ in range(warmup):
+        fn()
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(repeat):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return statistics.median(times)
+
+
+def copy_bandwidth_gbs() -> float:
+    """Device-to-device copy of 1 GiB, counting bytes read plus written."""
+    import cupy as cp
+
+    n = 1 << 28  # float32 -> 1 GiB
+    a = cp.random.random(n, dtype=cp.float32)
+    b = cp.empty_like(a)
+    ms = gpu_time_ms(lambda: cp.copyto(b, a), repeat=20, warmup=3)
+    return 2 * n * 4 / (ms * 1e-3) / 1e9
+
+
+# ---------------------------------------------------------------------------- ours
+
+
+class Ours:
+    """arraygnn.ops on CuPy arrays (the public path: validation + dispatch + kernel)."""
+
+    def __init__(self, src, dst, num_nodes):
+        import cupy as cp
+
+        from arraygnn import ops
+
+        self.ops = ops
+        self.edge_index = cp.stack([src, dst])
+        self.csr = ops.to_csr(self.edge_index, num_nodes, num_nodes)
+        self.num_nodes = num_nodes
+
+    def spmm(self, x, reduce, weight=None):
+        return self.ops.spmm(
+            self.csr, x, edge_weight=weight, reduce=reduce, num_dst_nodes=self.num_nodes
+        )
+
+    def scatter(self, values, index, reduce):
+        return self.ops.scatter(values, index, self.num_nodes, reduce=reduce)
+
+    def gather(self, x, index):
+        return self.ops.gather(x, index)
+
+    def sddmm_dot(self, lhs, rhs):
+        return self.ops.sddmm(self.csr, lhs, rhs, op="dot")
+
+    def edge_softmax(self, logits):
+        return self.ops.edge_softmax(self.csr, logits, num_dst_nodes=self.num_nodes)
+
+
+class OursKernels:
+    """The CUDA launchers of arraygnn.kernels.cuda called directly (no validation, CSR and
+    scatter order built once here); used with ``--kernels`` or when arraygnn.ops is missing."""
+
+    def __init__(self, src, dst, num_nodes):
+        import cupy as cp
+
+        from arraygnn.kernels.cuda import _row_reduce, edge_softmax, gather, sddmm
+
+        self.k_rows, self.k_softmax, self.k_gather, self.k_sddmm = (
+            _row_reduce,
+            edge_softmax,
+            gather,
+            sddmm,
+        )
+        self.cp = cp
+        self.src, self.dst, self.num_nodes = src, dst, num_nodes
+        self.perm = cp.argsort(dst, kind="stable").astype(src.dtype)
+        self.indices = src[self.perm]
+        self.indptr = cp.zeros(num_nodes + 1, dtype=src.dtype)
+        self.indptr[1:] = cp.cumsum(cp.bincount(dst, minlength=num_nodes))
+
+    def spmm(self, x, reduce, weight=None):
+        n, f = x.shape
+        out = self.cp.empty((self.num_nodes, 1, f), dtype=x.dtype)
+        w = None if weight is None else weight.reshape(-1, 1)
+        self.k_rows.reduce_rows(
+            self.indptr,
+            x.reshape(n, 1, f),
+            out,
+            reduce,
+            gather=self.indices,
+            perm=self.perm,
+            weights=w,
+        )
+        return out.reshape(self.num_nodes, f)
+
+    def scatter(self, values, index, reduce):
+        e, f = values.shape
+        out = self.cp.empty((self.num_nodes, 1, f), dtype=values.dtype)
+        self.k_rows.reduce_rows(self.indptr, values.reshape(e, 1, f), out, reduce, perm=self.perm)
+        return out.reshape(self.num_nodes, f)
+
+    def gather(self, x, index):
+        out = self.cp.empty((index.shape[0], x.shape[1]), dtype=x.dtype)
+        return self.k_gather.gather_rows(x, index, out)
+
+    def sddmm_dot(self, lhs, rhs):
+        n, f = lhs.shape
+        out = self.cp.empty((self.src.shape[0], 1, 1), dtype=lhs.dtype)
+        self.k_sddmm.sddmm_coo(
+            self.src, self.dst, lhs.reshape(n, 1, f), rhs.reshape(n, 1, f), out, "dot", "u", "v"
+        )
+        return out
+
+    def edge_softmax(self, logits):
+        out = self.cp.empty_like(logits)
+        return self.k_softmax.edge_softmax_csr(self.indptr, self.perm, logits, out)
+
+
+OURS_CLASS = None
+
+
+def make_ours(src, dst, num_nodes):
+    global OURS_CLASS
+    if OURS_CLASS is None:
+        OURS_CLASS = Ours
+        try:
+            import arraygnn.ops  # noqa: F401
+        except Exception as err:  # noqa: BLE001
+            log(f"[info] arraygnn.ops unusable ({type(err).__name__}: {err}); using the kernels")
+            OURS_CLASS = OursKernels
+    return OURS_CLASS(src, dst, num_nodes)
+
+
+def min_bytes(op: str, n: int, e: int, f: int, vsz: int, isz: int) -> int:
+    """Each input read once, each output written once."""
+    csr = (n + 1) * isz + e * isz
+    return {
+        "spmm": csr + n * f * vsz + n * f * vsz,
+        "spmm_w": csr + e * vsz + n * f * vsz + n * f * vsz,
+        "scatter": e * isz + e * f * vsz + n * f * vsz,
+        "gather": e * isz + n * f * vsz + e * f * vsz,
+        "sddmm": 2 * e * isz + 2 * n * f * vsz + e * vsz,
+        "softmax": csr + 2 * e * f * vsz,
+    }[op]
+
+
+# ---------------------------------------------------------------------------- determinism
+
+
+def determinism(ours: Ours, n: int, e: int, src, dst) -> dict:
+    import cupy as cp
+
+    rng = cp.random.default_rng(1)
+    x = rng.standard_normal((n, 64), dtype=cp.float32)
+    w = rng.standard_normal(e, dtype=cp.float32)
+    vals = rng.standard_normal((e, 16), dtype=cp.float32)
+    logits = rng.standard_normal((e, 4), dtype=cp.float32)
+    x16 = x[:, :16].astype(cp.float16)
+    cases = {
+        "spmm sum f32 weighted": lambda: ours.spmm(x, "sum", w),
+        "spmm mean f32": lambda: ours.spmm(x, "mean"),
+        "spmm max f32": lambda: ours.spmm(x, "max"),
+        "spmm sum f16": lambda: ours.spmm(x16, "sum"),
+        "scatter sum f32": lambda: ours.scatter(vals, dst, "sum"),
+        "scatter mean f32": lambda: ours.scatter(vals, dst, "mean"),
+        "sddmm dot f32": lambda: ours.sddmm_dot(x, x),
+        "edge_softmax f32": lambda: ours.edge_softmax(logits),
+    }
+    results = {}
+    for name, fn in cases.items():
+        try:
+            first = fn()
+            same = all(bool(cp.array_equal(first, fn())) for _ in range(2))
+            results[name] = "bit-identical" if same else "DIFFERENT"
+        except Exception as err:  # noqa: BLE001 - reported, not hidden
+            results[name] = f"error: {type(err).__name__}: {err}"
+        log(f"[determinism] {name}: {results[name]}")
+    return results
+
+
+# ---------------------------------------------------------------------------- benchmarks
+
+
+def bench_graph(label, n, e, feats, repeat, copy_gbs, rows, seed=0):
+    """Build one seeded power-law graph on the card and benchmark every op for each F."""
+    import cupy as cp
+    import cupyx.scipy.sparse as cpsp
+
+    from arraygnn.datasets.synthetic import powerlaw_graph
+
+    src_h, dst_h = powerlaw_graph(n, e, seed=seed)
+    g = {"label": label, "n": n, "e": e, "repeat": repeat, "copy": copy_gbs, "rows": rows}
+    src, dst = cp.asarray(src_h), cp.asarray(dst_h)
+    g.update(src=src, dst=dst, isz=src.dtype.itemsize, ours=make_ours(src, dst, n))
+    order = cp.argsort(dst, kind="stable")
+    counts = cp.bincount(dst, minlength=n)
+    indptr = cp.zeros(n + 1, dtype=cp.int32)
+    indptr[1:] = cp.cumsum(counts)
+    cols = src[order].astype(cp.int32)
+    ones = cp.ones(e, dtype=cp.float32)
+    inv_deg = (1.0 / cp.maximum(counts, 1)).astype(cp.float32)
+    g["wt"] = cp.random.default_rng(2).standard_normal(e, dtype=cp.float32)
+    g["adj"] = cpsp.csr_matrix((ones, cols, indptr), shape=(n, n))
+    g["adj_mean"] = cpsp.csr_matrix((inv_deg[dst[order]], cols, indptr), shape=(n, n))
+    g["adj_w"] = cpsp.csr_matrix((g["wt"][order], cols, indptr), shape=(n, n))
+    g["torch"] = _torch_modules()
+    if g["torch"] is not None:
+        torch = g["torch"]["torch"]
+        g["t_src"] = torch.from_dlpack(src).long()
+        g["t_dst"] = torch.from_dlpack(dst).long()
+        g["t_adj"] = torch.sparse_csr_tensor(
+            torch.from_dlpack(indptr).long(),
+            torch.from_dlpack(cols).long(),
+            torch.from_dlpack(ones),
+            size=(n, n),
+        )
+    for f in feats:
+        _bench_features(g, f)
+        cp.get_default_memory_pool().free_all_blocks()
+        if g["torch"] is not None:
+            g["torch"]["torch"].cuda.empty_cache()
+    return g["ours"], src, dst
+
+
+def _torch_modules():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - depends on the machine
+        return None
+    mods = {"torch": torch, "pyg_scatter": None, "pyg_softmax": None}
+    try:
+        from torch_geometric.utils import scatter, softmax
+
+        mods.update(pyg_scatter=scatter, pyg_softmax=softmax)
+    except ImportError:  # pragma: no cover
+        pass
+    return mods
+
+
+def _record(g, f, op, variant, fn, model):
+    try:
+        ms = gpu_time_ms(fn, g["repeat"])
+    except Exception as err:  # noqa: BLE001 - reported in the log, not hidden
+        log(f"[bench] {g['label']} F={f} {op} {variant}: {type(err).__name__}: {err}")
+        return
+    gbs = min_bytes(model, g["n"], g["e"], f, 4, g["isz"]) / (ms * 1e-3) / 1e9
+    g["rows"].append(
+        {
+            "graph": g["label"],
+            "F": f,
+            "op": op,
+            "impl": variant,
+            "ms": round(ms, 4),
+            "GB/s": round(gbs, 1),
+            "%copy": round(100 * gbs / g["copy"], 1),
+        }
+    )
+
+
+def _bench_features(g, f):
+    import cupy as cp
+
+    n, ours, src, dst = g["n"], g["ours"], g["src"], g["dst"]
+    x = cp.random.default_rng(f).standard_normal((n, f), dtype=cp.float32)
+    vals = x[src]  # [E, F] messages for the scatter benchmarks
+    wt = g["wt"]
+    for reduce in ("sum", "mean", "max"):
+        _record(g, f, f"spmm {reduce}", "arraygnn", lambda r=reduce: ours.spmm(x, r), "spmm")
+    _record(g, f, "spmm sum", "cuSPARSE", lambda: g["adj"] @ x, "spmm")
+    _record(g, f, "spmm mean", "cuSPARSE", lambda: g["adj_mean"] @ x, "spmm")
+    _record(g, f, "spmm sum w", "arraygnn", lambda: ours.spmm(x, "sum", wt), "spmm_w")
+    _record(g, f, "spmm sum w", "cuSPARSE", lambda: g["adj_w"] @ x, "spmm_w")
+    for reduce in ("sum", "mean", "max"):
+        _record(
+            g,
+            f,
+            f"scatter {reduce}",
+            "arraygnn",
+            lambda r=reduce: ours.scatter(vals, dst, r),
+            "scatter",
+        )
+    _record(g, f, "gather", "arraygnn", lambda: ours.gather(x, src), "gather")
+    _record(g, f, "gather", "cupy.take", lambda: cp.take(x, src, axis=0), "gather")
+    _record(g, f, "sddmm u.v", "arraygnn", lambda: ours.sddmm_dot(x, x), "sddmm")
+    heads = min(f, 8)
+    logits = cp.ascontiguousarray(vals[:, :heads])
+    softmax = not g.get("softmax_done")  # once per graph: [E, 8] logits
+    g["softmax_done"] = True
+    if softmax:
+        _record(g, heads, "edge_softmax", "arraygnn", lambda: ours.edge_softmax(logits), "softmax")
+    tm = g["torch"]
+    if tm is None:
+        return
+    torch = tm["torch"]
+    t_x, t_vals, t_src, t_dst = (
+        torch.from_dlpack(x),
+        torch.from_dlpack(vals),
+        g["t_src"],
+        g["t_dst"],
+    )
+    _record(g, f, "spmm sum", "torch.sparse.mm", lambda: torch.sparse.mm(g["t_adj"], t_x), "spmm")
+    if tm["pyg_scatter"] is not None:
+        for reduce in ("sum", "mean", "max"):
+            _record(
+                g,
+                f,
+                f"spmm {reduce}",
+                "PyG gather+scatter",
+                lambda r=reduce: tm["pyg_scatter"](t_x[t_src], t_dst, 0, n, reduce=r),
+                "spmm",
+            )
+    idx = t_dst.view(-1, 1).expand_as(t_vals)
+    for reduce, tr in (("sum", "sum"), ("mean", "mean"), ("max", "amax")):
+        _record(
+            g,
+            f,
+            f"scatter {reduce}",
+            "torch scatter_reduce",
+            lambda tr=tr: torch.zeros(n, f, device="cuda").scatter_reduce_(
+                0, idx, t_vals, tr, include_self=False
+            ),
+            "scatter",
+        )
+    _record(g, f, "gather", "torch.index_select", lambda: t_x.index_select(0, t_src), "gather")
+    _record(
+        g,
+        f,
+        "sddmm u.v",
+        "torch gather-mul-sum",
+        lambda: (t_x[t_src] * t_x[t_dst]).sum(-1),
+        "sddmm",
+    )
+    if softmax and tm["pyg_softmax"] is not None:
+        t_logits = torch.from_dlpack(logits)
+        _record(
+            g,
+            heads,
+            "edge_softmax",
+            "PyG softmax",
+            lambda: tm["pyg_softmax"](t_logits, t_dst, num_nodes=n),
+            "softmax",
+        )
+
+
+def print_table(rows: list[dict]) -> None:
+    log("")
+    log(f"{'graph':<12}{'F':>6}  {'op':<14}{'impl':<22}{'ms':>10}{'GB/s':>9}{'%copy':>7}  vs best")
+    best = {}
+    for r in rows:
+        key = (r["graph"], r["F"], r["op"])
+        if r["impl"] != "arraygnn":
+            best[key] = min(best.get(key, float("inf")), r["ms"])
+    for r in rows:
+        key = (r["graph"], r["F"], r["op"])
+        ratio = ""
+        if r["impl"] == "arraygnn" and key in best:
+            ratio = f"{best[key] / r['ms']:.2f}x"
+        log(
+            f"{r['graph']:<12}{r['F']:>6}  {r['op']:<14}{r['impl']:<22}{r['ms']:>10.3f}"
+            f"{r['GB/s']:>9.1f}{r['%copy']:>7.1f}  {ratio}"
+        )
+    log("(vs best: fastest anchor time / arraygnn time; > 1 means arraygnn is faster)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small graphs only")
+    parser.add_argument("--skip-tests", action="store_true")
+    parser.add_argument(
+        "--kernels", action="store_true", help="time the CUDA launchers, not arraygnn.ops"
+    )
+    parser.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "gpu_check_out")))
+    args = parser.parse_args()
+    global OURS_CLASS
+    if args.kernels:
+        OURS_CLASS = OursKernels
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report: dict = {"python": platform.python_version()}
+    status = 0
+    try:
+        import cupy as cp
+        import numba
+
+        props = cp.cuda.runtime.getDeviceProperties(0)
+        report["device"] = props["name"].decode() if isinstance(props["name"], bytes) else None
+        report["versions"] = {"cupy": cp.__version__, "numba": numba.__version__}
+        try:
+            import numba_cuda
+
+            report["versions"]["numba_cuda"] = numba_cuda.__version__
+        except Exception:  # noqa: BLE001
+            pass
+        try:
+            import torch
+
+            report["versions"]["torch"] = torch.__version__
+        except ImportError:
+            pass
+        log(f"[info] device: {report['device']}; {report['versions']}")
+
+        if not args.skip_tests:
+            report["tests"] = run_tests(out_dir)
+            if any(t["returncode"] != 0 for t in report["tests"].values()):
+                status = 1
+
+        copy_gbs = copy_bandwidth_gbs()
+        report["copy_GBps"] = round(copy_gbs, 1)
+        log(f"[bench] device-to-device copy: {copy_gbs:.0f} GB/s (read + write)")
+        rows: list[dict] = []
+        if args.quick:
+            graphs = [("100k/1M", 100_000, 1_000_000, (16, 64), 10)]
+        else:
+            graphs = [
+                ("1M/10M", 1_000_000, 10_000_000, (16, 64, 256), 10),
+                ("cora-size", 2_708, 10_556, (16, 64, 1433), 50),
+            ]
+        for label, n, e, feats, repeat in graphs:
+            t0 = time.perf_counter()
+            ours, src, dst = bench_graph(label, n, e, feats, repeat, copy_gbs, rows)
+            log(f"[bench] {label} done in {time.perf_counter() - t0:.1f} s")
+            if label in ("1M/10M", "100k/1M"):
+                report["determinism"] = determinism(ours, n, e, src, dst)
+                if any(v != "bit-identical" for v in report["determinism"].values()):
+                    status = 1
+            del ours, src, dst
+            cp.get_default_memory_pool().free_all_blocks()
+        report["bench"] = rows
+        print_table(rows)
+    except Exception:  # noqa: BLE001 - the log must say what broke
+        log(traceback.format_exc())
+        status = 1
+    (out_dir / "gpu_check.json").write_text(json.dumps(report, indent=1))
+    (out_dir / "gpu_check.log").write_text("\n".join(LOG_LINES) + "\n")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
