@@ -128,14 +128,23 @@ def _item_offsets(totals: list[int]) -> np.ndarray:
 
 
 def _shift(indices: list[Any], node_totals: list[int], edge_totals: list[int]) -> Any:
-    """Concatenate per-graph indices and add the nodes before each graph (one repeat-add)."""
+    """Concatenate per-graph indices and add the nodes before each graph (one repeat-add).
+
+    On CuPy only the per-graph offsets ([num_graphs]) travel to the device; the per-edge
+    offsets are formed there.
+    """
     idx = _concat(indices)
     if len(indices) == 1:
         return idx
+    offsets = _item_offsets(node_totals)
     xp = get_namespace(idx)
-    offsets = np.repeat(_item_offsets(node_totals), edge_totals)
-    offsets = xp.asarray(offsets)
-    return (idx + offsets).astype(idx.dtype, copy=False)
+    if sum(node_totals) > np.iinfo(idx.dtype).max:  # merged ids would overflow: widen
+        idx = idx.astype(np.int64)
+    if xp is np:
+        return idx + np.repeat(offsets, edge_totals).astype(idx.dtype, copy=False)
+    esplits = xp.asarray(np.concatenate([[0], np.cumsum(edge_totals)]))
+    gid = _row_ids(esplits, int(idx.shape[0]))
+    return idx + xp.asarray(offsets)[gid].astype(idx.dtype)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -141,18 +141,14 @@ def _check_nonneg(x: Any, where: str) -> None:
 
 def _totals_per_graph(sizes: Ragged) -> Any:
     """Items per graph of a batched piece: sums of each graph's component sizes."""
-    xp = get_namespace(sizes.values)
-    csum = xp.zeros(sizes.values.shape[0] + 1, dtype=np.int64)
-    xp.cumsum(sizes.values, out=csum[1:])
-    ends = csum[sizes.row_splits]
+    ends = _splits_from_lengths(sizes.values)[sizes.row_splits]
     return ends[1:] - ends[:-1]
 
 
 def _splits_from_lengths(lengths: Any) -> Any:
     xp = get_namespace(lengths)
-    splits = xp.zeros(lengths.shape[0] + 1, dtype=np.int64)
-    xp.cumsum(lengths, out=splits[1:])
-    return splits
+    zero = xp.zeros(1, dtype=np.int64)
+    return xp.concatenate([zero, xp.cumsum(lengths, dtype=np.int64)])
 
 
 def _check_feature(value: Any, total: int, where: str) -> None:

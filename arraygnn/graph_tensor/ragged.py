@@ -67,9 +67,8 @@ class Ragged:
         xp = get_namespace(row_lengths)
         if row_lengths.ndim != 1 or row_lengths.dtype.kind not in "iu":
             raise ValueError("Ragged row_lengths must be a 1-D integer array")
-        splits = xp.zeros(row_lengths.shape[0] + 1, dtype=np.int64)
-        xp.cumsum(row_lengths, out=splits[1:])
-        return cls(values, splits)
+        zero = xp.zeros(1, dtype=np.int64)
+        return cls(values, xp.concatenate([zero, xp.cumsum(row_lengths, dtype=np.int64)]))
 
     @classmethod
     def from_list(cls, rows: Sequence[Sequence[Any]], dtype: Any = None) -> Ragged:
