@@ -1,0 +1,188 @@
+"""Forward time of 2-layer GCN / SAGE / GAT models, arraygnn.nn against PyG, same weights.
+
+Graphs: a Cora-sized one (2,708 nodes, 10,556 edges, 1,433 features) and a 1M-node power-law
+one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_graph``. Each
+arraygnn model is built from the PyG model with ``from_pyg`` so the weights are identical;
+the outputs are compared (max relative error printed) before timing. Reports the median of
+``--repeat`` warm runs (kernels already compiled) and the ratio PyG / arraygnn (> 1: arraygnn
+faster). Peak memory of one GAT layer forward is measured as the growth of the process's
+peak RSS (``VmHWM`` after resetting it through ``/proc/self/clear_refs``) in a fresh child
+process per framework, so both are measured the same way.
+
+    python benchmarks/bench_layers.py            # full size (minutes on 2 cores)
+    python benchmarks/bench_layers.py --quick    # CI size
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import statistics
+import time
+
+import numpy as np
+
+
+def _graph(num_nodes, num_edges, num_features, seed=0):
+    from arraygnn.datasets.synthetic import powerlaw_graph
+
+    src, dst, x = powerlaw_graph(num_nodes, num_edges, seed=seed, num_features=num_features)
+    return np.stack([src, dst]), x
+
+
+def _models(kind, fin, hidden, fout):
+    import torch
+    from torch_geometric import nn as gnn
+
+    torch.manual_seed(0)
+    if kind == "GCN":
+        layers = [gnn.GCNConv(fin, hidden), gnn.GCNConv(hidden, fout)]
+    elif kind == "SAGE":
+        layers = [gnn.SAGEConv(fin, hidden), gnn.SAGEConv(hidden, fout)]
+    elif kind == "GAT":
+        layers = [gnn.GATConv(fin, hidden // 8, heads=8), gnn.GATConv(hidden, fout, heads=1)]
+    else:
+        raise ValueError(kind)
+    return [m.eval() for m in layers]
+
+
+def _forward_pyg(layers, x, ei):
+    import torch
+
+    with torch.no_grad():
+        h = torch.relu(layers[0](x, ei))
+        return layers[1](h, ei)
+
+
+def _forward_ours(layers, x, ei):
+    h = layers[0](x, ei)
+    return layers[1](np.maximum(h, 0), ei)
+
+
+def _time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench_graph(name, ei, x, repeat, hidden=64, fout=7):
+    import torch
+
+    from arraygnn.nn import from_pyg
+
+    tx, tei = torch.from_numpy(x), torch.from_numpy(ei.astype(np.int64))
+    rows = []
+    for kind in ("GCN", "SAGE", "GAT"):
+        ref = _models(kind, x.shape[1], hidden, fout)
+        ours = [from_pyg(m) for m in ref]
+        t0 = time.perf_counter()
+        got = _forward_ours(ours, x, ei)  # first call: includes Numba compilation / cache load
+        cold = time.perf_counter() - t0
+        expected = _forward_pyg(ref, tx, tei).numpy()
+        err = float(np.abs(got - expected).max() / max(np.abs(expected).max(), 1e-30))
+        t_ours = _time(lambda ours=ours: _forward_ours(ours, x, ei), repeat)
+        t_pyg = _time(lambda ref=ref: _forward_pyg(ref, tx, tei), repeat)
+        rows.append((name, kind, t_ours, t_pyg, cold, err))
+        print(
+            f"{name:10s} {kind:5s} arraygnn {t_ours * 1e3:9.1f} ms   PyG {t_pyg * 1e3:9.1f} ms   "
+            f"PyG/arraygnn {t_pyg / t_ours:5.2f}x   first call {cold:6.2f} s   "
+            f"max rel err {err:.1e}",
+            flush=True,
+        )
+    return rows
+
+
+def _rss_kib(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(field)
+
+
+def _gat_memory_child(framework, num_nodes, num_edges, num_features, heads, out, queue):
+    ei, x = _graph(num_nodes, num_edges, num_features, seed=1)
+    import torch
+    from torch_geometric import nn as gnn
+
+    torch.manual_seed(0)
+    ref = gnn.GATConv(num_features, out, heads=heads).eval()
+    if framework == "arraygnn":
+        from arraygnn.nn import from_pyg
+
+        layer = from_pyg(ref)
+        layer(x[:100], ei[:, :10] % 100)  # compile / load kernels before measuring
+        run = lambda: layer(x, ei)  # noqa: E731
+    else:
+        tx, tei = torch.from_numpy(x), torch.from_numpy(ei.astype(np.int64))
+        with torch.no_grad():
+            ref(tx[:100], tei[:, :10] % 100)
+
+        def run():
+            with torch.no_grad():
+                return ref(tx, tei)
+
+    base = _rss_kib("VmRSS")
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # reset the peak-RSS counter (VmHWM)
+    result = run()
+    peak = _rss_kib("VmHWM")
+    del result
+    queue.put((peak - base) / 1024.0)
+
+
+def gat_memory(num_nodes, num_edges, num_features, heads=8, out=8):
+    ctx = mp.get_context("fork")
+    results = {}
+    for framework in ("arraygnn", "PyG"):
+        q = ctx.Queue()
+        p = ctx.Process(
+            target=_gat_memory_child,
+            args=(framework, num_nodes, num_edges, num_features, heads, out, q),
+        )
+        p.start()
+        results[framework] = q.get()
+        p.join()
+    edge_mib = num_edges * heads * out * 4 / 2**20
+    print(
+        f"GAT peak memory ({num_nodes} nodes, {num_edges} edges, {heads} heads x {out}): "
+        f"arraygnn {results['arraygnn']:.0f} MiB, PyG {results['PyG']:.0f} MiB "
+        f"(PyG/arraygnn {results['PyG'] / max(results['arraygnn'], 1e-9):.1f}x; one [E, H, F] "
+        f"float32 array is {edge_mib:.0f} MiB)",
+        flush=True,
+    )
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small graphs (CI)")
+    parser.add_argument("--repeat", type=int, default=None)
+    args = parser.parse_args()
+    try:
+        import torch
+        import torch_geometric  # noqa: F401
+    except ImportError:
+        print("bench_layers: torch and torch_geometric are needed for the comparison; skipping")
+        return
+    torch.set_num_threads(max(torch.get_num_threads(), 1))
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
+    if args.quick:
+        graphs = [("cora-like", 2708, 10556, 1433), ("powerlaw", 20_000, 100_000, 32)]
+        repeat = args.repeat or 3
+        mem = (20_000, 200_000, 32)
+    else:
+        graphs = [("cora-like", 2708, 10556, 1433), ("powerlaw1M", 1_000_000, 5_000_000, 32)]
+        repeat = args.repeat or 5
+        mem = (200_000, 2_000_000, 32)
+    for name, n, e, f in graphs:
+        ei, x = _graph(n, e, f)
+        bench_graph(name, ei, x, repeat if n < 100_000 else max(repeat // 2, 1))
+    gat_memory(*mem)
+
+
+if __name__ == "__main__":
+    main()
