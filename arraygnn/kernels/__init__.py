@@ -1,0 +1,45 @@
+"""Private kernels on raw arrays. Users call :mod:`arraygnn.ops`, never these.
+
+Three implementations share ONE list of modules, function names and argument lists:
+
+- ``arraygnn.kernels.reference``  plain NumPy/CuPy array code (the oracle and the fallback)
+- ``arraygnn.kernels.cpu.<module>``  Numba ``@njit`` kernels (NumPy arrays)
+- ``arraygnn.kernels.cuda.<module>``  Numba ``@cuda.jit`` launchers (CuPy arrays)
+
+Kernel contract (the public op has validated everything; kernels never bounds-check).
+"idx" means int32 or int64 (one dtype for all index arrays of a call); "val" a float
+dtype (float32/float64; float16 on CPU is upcast to float32 by the op, on CUDA the kernel
+accumulates float16 in float32). ``reduce`` is one of "sum", "mean", "max", "min", "prod";
+an empty row gives 0 for every reduction; "mean" divides the row sum by its degree.
+Every function fills ``out`` (allocated by the caller, C-contiguous) and returns it.
+
+gather.gather_rows(x, index, out)
+    x [N, F] val, index [E] idx, out [E, F]:  out[i] = x[index[i]]
+
+segment.segment_csr(indptr, perm, x, out, reduce)
+    indptr [R+1] idx, perm [nnz] idx or None, x [M, H, F] val, out [R, H, F]:
+    out[r, h, f] = reduce over j in [indptr[r], indptr[r+1]) of x[perm[j] (or j), h, f]
+
+spmm.spmm_csr(indptr, indices, perm, x, weight, out, reduce)
+    indptr [R+1] idx, indices [nnz] idx (source node of each CSR slot), perm [nnz] idx
+    (edge id of each CSR slot) or None (slot j is edge j), x [N, Hx, F] val with Hx in
+    (1, H), weight [E, Hw] val with Hw in (1, H) or None, out [R, H, F]:
+    out[r, h, f] = reduce over slots j of row r of weight[perm[j], h] * x[indices[j], h, f]
+    (size-1 head dims broadcast; no [E, F] message array is ever formed)
+
+sddmm.sddmm_coo(src, dst, lhs, rhs, out, op, lhs_target, rhs_target)
+    src, dst [E] idx; lhs [R_l, G_l, K_l], rhs [R_r, G_r, K_r] val with G_* in (1, G),
+    K_* in (1, K); op in add/sub/mul/div/dot/copy_lhs/copy_rhs; targets in "u", "v", "e"
+    (row = src[e], dst[e] or e); out [E, G, K] (K = 1 for dot, which sums over the
+    depth max(K_l, K_r)):  out[e, g, k] = op(lhs[row_l(e), g, k], rhs[row_r(e), g, k])
+
+edge_softmax.edge_softmax_csr(indptr, perm, logits, out)
+    indptr [R+1] idx, perm [E] idx (edge id of each CSR slot), logits [E, H] val,
+    out [E, H]: softmax of logits over the edges of each row (max-subtracted)
+
+Index arrays of one call share a dtype (the CSR keeps the edge_index dtype), so each
+kernel compiles once per (value dtype, index dtype) and never for mixed index dtypes.
+Importing this package imports neither Numba nor CuPy.
+"""
+
+__all__: list[str] = []

@@ -1,0 +1,177 @@
+"""Shared checks and kernel dispatch of the public ops (private).
+
+RULE: every public op validates its arguments here BEFORE any kernel runs (Numba does not
+bounds-check) and raises ``TypeError`` / ``ValueError`` naming the argument at fault.
+RULE: nothing the caller passed is modified; outputs are fresh arrays on the inputs' device.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from arraygnn._config import settings
+from arraygnn._namespace import get_namespace, is_cupy_array
+
+REDUCTIONS = ("sum", "mean", "max", "min", "prod")
+FLOAT_KERNEL_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def namespace(**arrays: Any) -> ModuleType:
+    """``numpy`` or ``cupy`` for the named arrays; mixing raises naming the arguments."""
+    try:
+        return get_namespace(*arrays.values())
+    except TypeError:
+        on_gpu = [k for k, v in arrays.items() if is_cupy_array(v)]
+        on_cpu = [k for k, v in arrays.items() if isinstance(v, np.ndarray)]
+        raise TypeError(
+            f"arguments mix NumPy ({', '.join(on_cpu)}) and CuPy ({', '.join(on_gpu)}) arrays; "
+            "move them to one device first (arraygnn.to_device)"
+        ) from None
+
+
+def check_array(name: str, value: Any) -> None:
+    """``TypeError`` unless ``value`` is a NumPy or CuPy array."""
+    if not (isinstance(value, np.ndarray) or is_cupy_array(value)):
+        raise TypeError(f"{name} must be a NumPy or CuPy array, got {type(value).__name__}")
+
+
+def check_index(name: str, index: Any, size: int | None, *, ndim: int = 1) -> None:
+    """An integer array of ``ndim`` dims with every entry in ``[0, size)``."""
+    check_array(name, index)
+    if index.dtype.kind not in "iu" or index.dtype == np.bool_:
+        raise TypeError(
+            f"{name} must be an integer array (int32 or int64), got dtype {index.dtype}"
+        )
+    if index.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(index.shape)}")
+    if size is None or index.size == 0:
+        return
+    lo = int(index.min())
+    hi = int(index.max())
+    if lo < 0:
+        raise ValueError(f"{name} has a negative entry ({lo}); indices must be in [0, {size})")
+    if hi >= size:
+        raise ValueError(f"{name} has entry {hi}, out of range for size {size}")
+
+
+def check_size(name: str, value: Any) -> int:
+    """A non-negative Python int (NumPy integers accepted; bools and floats rejected)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a non-negative int, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return int(value)
+
+
+def check_reduce(reduce: Any, allowed: tuple[str, ...] = REDUCTIONS) -> str:
+    if reduce not in allowed:
+        raise ValueError(f"reduce must be one of {', '.join(allowed)}; got {reduce!r}")
+    return reduce
+
+
+def check_values(name: str, value: Any, *, floats_only: bool = False) -> None:
+    """A numeric array (float, or also int when ``floats_only`` is False)."""
+    check_array(name, value)
+    kinds = "f" if floats_only else "fiu"
+    if value.dtype.kind not in kinds:
+        what = "a floating" if floats_only else "a numeric (float or int)"
+        raise TypeError(f"{name} must be {what} array, got dtype {value.dtype}")
+
+
+def index_dtype_for(*sizes: int) -> np.dtype:
+    """int32 when every size fits, else int64."""
+    return np.dtype(np.int32) if max(sizes, default=0) < 2**31 - 1 else np.dtype(np.int64)
+
+
+def use_kernels(*values: Any) -> bool:
+    """True when every value array has a dtype the compiled kernels take."""
+    return all(v is None or v.dtype in FLOAT_KERNEL_DTYPES for v in values)
+
+
+def kernel_module(xp: ModuleType, name: str) -> ModuleType:
+    """``arraygnn.kernels.cpu.<name>`` for NumPy, ``arraygnn.kernels.cuda.<name>`` for CuPy.
+
+    Imported lazily: ``import arraygnn.ops`` never imports Numba.
+    """
+    where = "cpu" if xp is np else "cuda"
+    return importlib.import_module(f"arraygnn.kernels.{where}.{name}")
+
+
+def reference_module() -> ModuleType:
+    from arraygnn.kernels import reference
+
+    return reference
+
+
+def compute_dtype(xp: ModuleType, dtype: Any) -> np.dtype:
+    """The dtype the kernel computes in: float16 goes through float32 on the CPU."""
+    dtype = np.dtype(dtype)
+    if xp is np and dtype == np.float16:
+        return np.dtype(np.float32)
+    return dtype
+
+
+def check_against_reference(name: str, got: Any, expected: Any) -> None:
+    """``settings.validate``: compare a kernel result with the reference (debugging aid)."""
+    xp = get_namespace(got)
+    tol = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4}.get(np.dtype(got.dtype), 1e-9)
+    if got.dtype.kind == "f":
+        ok = bool(xp.allclose(got, expected, rtol=tol, atol=tol, equal_nan=True))
+    else:
+        ok = bool(xp.array_equal(got, expected))
+    if not ok:
+        raise AssertionError(f"arraygnn.ops.{name}: kernel result differs from the reference")
+
+
+def validating() -> bool:
+    return bool(settings.validate)
+
+
+def kernel_function(xp: ModuleType, module: str, function: str, values_ok: bool = True) -> Any:
+    """The kernel ``function`` of ``module`` for the namespace ``xp``.
+
+    Falls back to :mod:`arraygnn.kernels.reference` when the values are not of a kernel
+    dtype (``values_ok`` False) or when no compiled module of that name exists for the
+    device. Under ``settings.validate`` the returned callable also runs the reference on
+    copies of the outputs and compares.
+    """
+    ref = getattr(reference_module(), function)
+    if not values_ok:
+        return ref
+    where = "cpu" if xp is np else "cuda"
+    qualified = f"arraygnn.kernels.{where}.{module}"
+    try:
+        mod = importlib.import_module(qualified)
+    except ModuleNotFoundError as err:
+        if err.name != qualified:
+            raise
+        return ref
+    fn = getattr(mod, function)
+    if not validating():
+        return fn
+
+    def checked(*args: Any) -> Any:
+        out_pos = _OUT_POSITION[function]
+        expected = args[out_pos].copy()
+        ref_args = list(args)
+        ref_args[out_pos] = expected
+        ref(*ref_args)
+        got = fn(*args)
+        check_against_reference(function, got, expected)
+        return got
+
+    return checked
+
+
+# position of ``out`` in each kernel's argument list (see arraygnn.kernels)
+_OUT_POSITION = {
+    "gather_rows": 2,
+    "segment_csr": 3,
+    "spmm_csr": 5,
+    "sddmm_coo": 4,
+    "edge_softmax_csr": 3,
+}

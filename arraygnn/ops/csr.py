@@ -1,0 +1,207 @@
+"""Destination-sorted CSR of an edge list, built once and reused by every op.
+
+``to_csr(edge_index, num_src_nodes, num_dst_nodes)`` sorts the edges by target with a
+stable sort, so within one target the edges keep their original order; every reduction
+visits them in that order, which is what makes the results deterministic (the same bits
+on every run and every thread count). Pass the ``CSR`` to ``spmm`` / ``sddmm`` /
+``edge_softmax`` in place of ``edge_index`` and repeated calls skip the sort.
+
+RULE: ``indptr[t]:indptr[t+1]`` are the CSR slots of target ``t``; slot ``j`` holds edge
+``perm[j]`` whose source is ``indices[j] == src[perm[j]]``.
+RULE: all index arrays of one CSR share a dtype: int32 when ``edge_index`` is int32 (and
+every size fits), else int64.
+RULE: the CSR lives on the device of ``edge_index`` (built with NumPy or CuPy functions).
+
+>>> import numpy as np
+>>> csr = to_csr(np.array([[0, 1, 2], [1, 0, 1]]), 3, 2)
+>>> csr.indptr.tolist(), csr.indices.tolist(), csr.perm.tolist()
+([0, 1, 3], [1, 0, 2], [1, 0, 2])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace, is_cupy_array
+from arraygnn.ops._common import check_array, check_index, check_size
+
+__all__ = ["CSR", "to_csr", "as_csr"]
+
+
+class CSR:
+    """A destination-sorted CSR of ``num_edges`` edges from ``num_src_nodes`` sources to
+    ``num_dst_nodes`` targets (build it with :func:`to_csr`).
+
+    Attributes (all 1-D index arrays on the edge list's device, one dtype):
+
+    - ``indptr`` [num_dst_nodes + 1]: row pointer over the CSR slots;
+    - ``indices`` [num_edges]: source node of each slot;
+    - ``perm`` [num_edges]: edge id of each slot (``perm_is_identity`` when the edges were
+      already sorted by target);
+    - ``src`` / ``dst`` [num_edges]: the edge list in its original order.
+    """
+
+    __slots__ = (
+        "indptr",
+        "indices",
+        "perm",
+        "src",
+        "dst",
+        "num_src_nodes",
+        "num_dst_nodes",
+        "perm_is_identity",
+    )
+
+    def __init__(
+        self,
+        indptr: Any,
+        indices: Any,
+        perm: Any,
+        src: Any,
+        dst: Any,
+        num_src_nodes: int,
+        num_dst_nodes: int,
+        perm_is_identity: bool = False,
+    ) -> None:
+        self.indptr = indptr
+        self.indices = indices
+        self.perm = perm
+        self.src = src
+        self.dst = dst
+        self.num_src_nodes = int(num_src_nodes)
+        self.num_dst_nodes = int(num_dst_nodes)
+        self.perm_is_identity = bool(perm_is_identity)
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.indices.shape[0])
+
+    @property
+    def index_dtype(self) -> np.dtype:
+        return np.dtype(self.indices.dtype)
+
+    @property
+    def edge_index(self) -> Any:
+        """The [2, E] edge list in the original edge order (a new array)."""
+        xp = get_namespace(self.src)
+        return xp.stack([self.src, self.dst])
+
+    @property
+    def kernel_perm(self) -> Any:
+        """``perm``, or ``None`` when it is the identity (kernels then skip the lookup)."""
+        return None if self.perm_is_identity else self.perm
+
+    def in_degrees(self) -> Any:
+        """Number of edges into each target, [num_dst_nodes] (index dtype)."""
+        return self.indptr[1:] - self.indptr[:-1]
+
+    def __repr__(self) -> str:
+        device = "cuda" if is_cupy_array(self.indptr) else "cpu"
+        return (
+            f"CSR(num_src_nodes={self.num_src_nodes}, num_dst_nodes={self.num_dst_nodes}, "
+            f"num_edges={self.num_edges}, index_dtype={self.index_dtype}, device={device!r})"
+        )
+
+
+def _split_edge_index(edge_index: Any, name: str = "edge_index") -> tuple[Any, Any]:
+    if isinstance(edge_index, (tuple, list)):
+        if len(edge_index) != 2:
+            raise ValueError(
+                f"{name} must be [2, E] or a (src, dst) pair, got {len(edge_index)} items"
+            )
+        src, dst = edge_index
+        check_array(f"{name}[0]", src)
+        check_array(f"{name}[1]", dst)
+        if src.ndim != 1 or dst.ndim != 1 or src.shape[0] != dst.shape[0]:
+            raise ValueError(
+                f"{name} (src, dst) must be two 1-D arrays of one length, got shapes "
+                f"{tuple(src.shape)} and {tuple(dst.shape)}"
+            )
+        get_namespace(src, dst)
+        return src, dst
+    check_array(name, edge_index)
+    if edge_index.ndim != 2 or edge_index.shape[0] != 2:
+        raise ValueError(f"{name} must have shape [2, E], got {tuple(edge_index.shape)}")
+    return edge_index[0], edge_index[1]
+
+
+def _index_dtype(src: Any, num_edges: int, n_src: int, n_dst: int) -> np.dtype:
+    small = max(num_edges, n_src, n_dst) < 2**31 - 1
+    if src.dtype == np.int32 and small:
+        return np.dtype(np.int32)
+    return np.dtype(np.int64)
+
+
+def _freeze(*arrays: Any) -> None:
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            a.setflags(write=False)
+
+
+def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
+    """Build the destination-sorted :class:`CSR` of ``edge_index`` [2, E] (or ``(src, dst)``).
+
+    ``edge_index[0]`` are sources in ``[0, num_src_nodes)``, ``edge_index[1]`` targets in
+    ``[0, num_dst_nodes)``; out-of-range or negative ids raise ``ValueError``. The edge list
+    is not modified; the CSR owns its arrays (read-only NumPy arrays).
+
+    >>> import numpy as np
+    >>> to_csr(np.array([[0, 0], [1, 1]], dtype=np.int32), 1, 2).indptr.tolist()
+    [0, 0, 2]
+    """
+    if isinstance(edge_index, CSR):
+        return as_csr(edge_index, num_src_nodes, num_dst_nodes)
+    n_src = check_size("num_src_nodes", num_src_nodes)
+    n_dst = check_size("num_dst_nodes", num_dst_nodes)
+    src, dst = _split_edge_index(edge_index)
+    check_index("edge_index[0] (sources)", src, n_src)
+    check_index("edge_index[1] (targets)", dst, n_dst)
+    xp = get_namespace(src, dst)
+    num_edges = int(src.shape[0])
+    idt = _index_dtype(src, num_edges, n_src, n_dst)
+    src = xp.ascontiguousarray(src).astype(idt, copy=True)
+    dst = xp.ascontiguousarray(dst).astype(idt, copy=True)
+    counts = xp.bincount(dst, minlength=n_dst) if num_edges else xp.zeros(n_dst, dtype=idt)
+    indptr = xp.zeros(n_dst + 1, dtype=idt)
+    indptr[1:] = xp.cumsum(counts)
+    is_sorted = num_edges < 2 or bool((dst[1:] >= dst[:-1]).all())
+    if is_sorted:
+        perm = xp.arange(num_edges, dtype=idt)
+        indices = src.copy()
+    else:
+        if xp is np:
+            perm = np.argsort(dst, kind="stable").astype(idt, copy=False)
+        else:
+            perm = xp.argsort(dst).astype(idt, copy=False)  # CuPy's sort is stable
+        indices = src[perm]
+    _freeze(indptr, indices, perm, src, dst)
+    return CSR(indptr, indices, perm, src, dst, n_src, n_dst, perm_is_identity=is_sorted)
+
+
+def as_csr(
+    edge_index: Any,
+    num_src_nodes: int | None,
+    num_dst_nodes: int | None,
+    name: str = "edge_index",
+) -> CSR:
+    """``edge_index`` itself when it is a CSR of the given sizes, else ``to_csr`` of it.
+
+    A ``None`` size takes the CSR's own; a given size that differs raises ``ValueError``.
+    """
+    if isinstance(edge_index, CSR):
+        if num_src_nodes is not None and int(num_src_nodes) != edge_index.num_src_nodes:
+            raise ValueError(
+                f"{name} is a CSR with num_src_nodes={edge_index.num_src_nodes}, "
+                f"but the source features have {int(num_src_nodes)} rows"
+            )
+        if num_dst_nodes is not None and int(num_dst_nodes) != edge_index.num_dst_nodes:
+            raise ValueError(
+                f"{name} is a CSR with num_dst_nodes={edge_index.num_dst_nodes}, "
+                f"but num_dst_nodes={int(num_dst_nodes)} was given"
+            )
+        return edge_index
+    if num_src_nodes is None or num_dst_nodes is None:  # pragma: no cover - callers pass both
+        raise ValueError(f"{name}: node counts are needed to build a CSR")
+    return to_csr(edge_index, num_src_nodes, num_dst_nodes)

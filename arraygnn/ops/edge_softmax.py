@@ -1,0 +1,75 @@
+"""``edge_softmax``: softmax of edge logits over the edges sharing a target.
+
+``out[e] = exp(l[e] - m[t]) / sum over e' -> t of exp(l[e'] - m[t])`` with ``m[t]`` the
+largest logit into ``t`` (numerically stable). Deterministic (one worker per target,
+edges in their original order).
+
+>>> import numpy as np
+>>> ei = np.array([[0, 1, 2], [2, 2, 0]])
+>>> edge_softmax(ei, np.array([0.0, 0.0, 5.0]), num_dst_nodes=3).tolist()
+[0.5, 0.5, 1.0]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn.ops._common import (
+    check_size,
+    check_values,
+    compute_dtype,
+    kernel_function,
+    namespace,
+)
+from arraygnn.ops.csr import CSR, _split_edge_index, as_csr
+
+__all__ = ["edge_softmax"]
+
+
+def edge_softmax(edge_index: Any, logits: Any, num_dst_nodes: int | None = None) -> Any:
+    """Normalise ``logits`` [E] or [E, H] (or [E, ...]) over the edges into each target.
+
+    ``edge_index`` [2, E] or a :class:`CSR` (reused, no sort). ``num_dst_nodes`` is the
+    number of targets; with a plain edge list it may be left out (any count above the
+    largest target gives the same result). Result: same shape and dtype as ``logits``
+    (float); a target without edges has no entries, so nothing is undefined.
+
+    >>> import numpy as np
+    >>> ei = np.array([[0, 0], [1, 1]])
+    >>> edge_softmax(ei, np.array([[0.0], [np.log(3.0)]])).round(3).tolist()
+    [[0.25], [0.75]]
+    """
+    check_values("logits", logits, floats_only=True)
+    if isinstance(edge_index, CSR):
+        xp = namespace(logits=logits, edge_index=edge_index.indptr)
+        if num_dst_nodes is not None:
+            num_dst_nodes = check_size("num_dst_nodes", num_dst_nodes)
+        csr = as_csr(edge_index, None, num_dst_nodes)
+    else:
+        src, dst = _split_edge_index(edge_index)
+        xp = namespace(logits=logits, src=src, dst=dst)
+        if num_dst_nodes is None:
+            if dst.dtype.kind not in "iu":
+                raise TypeError(f"edge_index must be an integer array, got dtype {dst.dtype}")
+            # the result does not depend on the count; it only sizes the row pointer
+            n_dst = int(dst.max()) + 1 if dst.shape[0] else 0
+            n_dst = max(n_dst, 0)
+        else:
+            n_dst = check_size("num_dst_nodes", num_dst_nodes)
+        n_src = int(src.max()) + 1 if src.shape[0] and src.dtype.kind in "iu" else 0
+        csr = as_csr((src, dst), max(n_src, 0), n_dst)
+    num_edges = csr.num_edges
+    if logits.ndim == 0 or logits.shape[0] != num_edges:
+        raise ValueError(
+            f"logits must be [E, ...] with E = {num_edges} edges, got shape {tuple(logits.shape)}"
+        )
+    width = int(np.prod(logits.shape[1:], dtype=np.int64))
+    if num_edges == 0 or width == 0:
+        return xp.empty(logits.shape, dtype=logits.dtype)
+    work = compute_dtype(xp, logits.dtype)
+    l2 = xp.ascontiguousarray(logits).astype(work, copy=False).reshape(num_edges, width)
+    out2 = xp.empty((num_edges, width), dtype=work)
+    kernel_function(xp, "edge_softmax", "edge_softmax_csr")(csr.indptr, csr.perm, l2, out2)
+    return out2.astype(logits.dtype, copy=False).reshape(logits.shape)
