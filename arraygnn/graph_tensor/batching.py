@@ -75,26 +75,37 @@ def _concat(parts: list[Any]) -> Any:
     return get_namespace(first).concatenate(parts, axis=0)
 
 
-def _feature_signature(v: Any) -> tuple:
-    if isinstance(v, Ragged):
-        return ("ragged", _feature_signature(v.values))
-    kind = v.dtype.kind
-    return (kind if kind in "US" else v.dtype.str, v.shape[1:])
+def _features_signature(features: Any) -> tuple:
+    """(name, dtype char, per-item shape) per feature; ``dtype.char`` ignores string length."""
+    return tuple(
+        [
+            (k, v.dtype.char, v.shape[1:])
+            if not isinstance(v, Ragged)
+            else (k, "ragged", _features_signature({"": v.values}))
+            for k, v in features.items()
+        ]
+    )
 
 
 def _signature(g: GraphTensor) -> tuple:
-    """Cheap structural key: equal keys imply equal specs (the converse may fail when sets are
-    listed in another order; then the full specs are compared)."""
-    parts: list[tuple] = [
-        (g.rank, tuple((k, _feature_signature(v)) for k, v in g.context.features.items()))
-    ]
-    for n, ns in g.node_sets.items():
-        parts.append((n, tuple((k, _feature_signature(v)) for k, v in ns.features.items())))
-    for n, es in g.edge_sets.items():
-        a = es.adjacency
-        feats = tuple((k, _feature_signature(v)) for k, v in es.features.items())
-        parts.append((n, a.source_name, a.target_name, feats))
-    return tuple(parts)
+    """Cheap structural key: equal keys imply equal specs (the converse may fail, e.g. when
+    sets are listed in another order; then the full specs are compared). Reads the pieces'
+    slots directly: this runs once per graph in every merge."""
+    return (
+        _features_signature(g._context._features),
+        tuple([(n, _features_signature(ns._features)) for n, ns in g._node_sets.items()]),
+        tuple(
+            [
+                (
+                    n,
+                    es._adjacency._source_name,
+                    es._adjacency._target_name,
+                    _features_signature(es._features),
+                )
+                for n, es in g._edge_sets.items()
+            ]
+        ),
+    )
 
 
 def _check_same_spec(graphs: Sequence[GraphTensor], op: str) -> None:
