@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import to_numpy
-from arraygnn.io._example_wire import EMPTY, decode_example, encode_example
+from arraygnn.io._example_wire import decode_example, encode_example
 
 __all__ = ["parse_example", "parse_single_example", "write_example", "get_io_keys"]
 
@@ -217,26 +217,11 @@ def example_features(graph: Any, prefix: str | None = None) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------
-# parsing
+# parsing: every key is read as a column over all examples
 # ---------------------------------------------------------------------------------------------
 
-
-def _lookup(flat: list[dict[str, np.ndarray]], key: str) -> list[np.ndarray | None]:
-    return [f.get(key) for f in flat]
-
-
-def _as_int(values: np.ndarray, key: str, i: int) -> np.ndarray:
-    if values.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    if values.dtype != np.int64:
-        raise ValueError(f"example {i}: key {key!r} must be an int64 list, got {_kind(values)}")
-    return values
-
-
-def _kind(values: np.ndarray) -> str:
-    return {"i": "an int64 list", "f": "a float list", "O": "a bytes list"}.get(
-        values.dtype.kind, "an empty feature"
-    )
+_KIND_NAMES = {0: "an empty feature", 1: "a bytes list", 2: "a float list", 3: "an int64 list"}
+_IO_KIND = {"i": 3, "f": 2, "O": 1}
 
 
 def _io_dtype(dtype: np.dtype, key: str) -> np.dtype:
@@ -251,14 +236,155 @@ def _io_dtype(dtype: np.dtype, key: str) -> np.dtype:
     raise TypeError(f"feature {key!r}: spec dtype {dtype} cannot be read from a tf.Example")
 
 
-def _checked_raw(values: np.ndarray, io: np.dtype, dtype: np.dtype, key: str, i: int) -> np.ndarray:
-    """Example ``i``'s value list, checked to be of list type ``io`` (empty lists fit any)."""
-    if values.size == 0:
-        return np.zeros(0, dtype=io) if io.kind != "O" else np.empty(0, dtype=object)
-    if values.dtype != io:
-        want = "strings" if io.kind == "O" else str(dtype)
-        raise ValueError(f"example {i}: key {key!r} holds {_kind(values)}, spec says {want}")
-    return values
+def _want(dtype: np.dtype) -> str:
+    return "strings" if dtype.kind in "OSU" else str(dtype)
+
+
+def _empty(io: np.dtype) -> np.ndarray:
+    return np.empty(0, dtype=object) if io.kind == "O" else np.zeros(0, dtype=io)
+
+
+def _exclusive_cumsum(counts: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+class _Column:
+    """One key over all examples: ``values`` concatenated in example order, ``counts`` per
+    example, ``present`` per example."""
+
+    __slots__ = ("values", "counts", "present")
+
+    def __init__(self, values: np.ndarray, counts: np.ndarray, present: np.ndarray) -> None:
+        self.values, self.counts, self.present = values, counts, present
+
+
+class _DictSource:
+    """Columns from per-example ``{key: array}`` dicts (the general wire decoder)."""
+
+    def __init__(self, flat: list[dict[str, np.ndarray]]) -> None:
+        self.flat = flat
+        self.n = len(flat)
+
+    def column(self, key: str, io: np.dtype, want: str) -> _Column:
+        parts, counts, present = [], np.zeros(self.n, np.int64), np.zeros(self.n, bool)
+        for i, fl in enumerate(self.flat):
+            v = fl.get(key)
+            if v is None:
+                continue
+            present[i] = True
+            if v.size == 0:
+                continue
+            if v.dtype != io:
+                kind = {"i": 3, "f": 2, "O": 1}.get(v.dtype.kind, 0)
+                raise ValueError(
+                    f"example {i}: key {key!r} holds {_KIND_NAMES[kind]}, spec says {want}"
+                )
+            parts.append(v)
+            counts[i] = len(v)
+        if not parts:
+            values = _empty(io)
+        else:
+            values = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return _Column(values, counts, present)
+
+
+class _NotCanonical(Exception):
+    pass
+
+
+class _ScanSource:
+    """Columns straight from the serialized bytes: one Numba pass indexes every feature of
+    every example, then each key is decoded for all examples at once."""
+
+    def __init__(self, serialized: Sequence[bytes]) -> None:
+        from arraygnn.io import _wire_kernels as k
+
+        self.k = k
+        self.n = len(serialized)
+        self.buf = b"".join(serialized)
+        self.arr = np.frombuffer(self.buf, dtype=np.uint8)
+        bounds = _exclusive_cumsum(np.fromiter((len(s) for s in serialized), np.int64, self.n))
+        table = np.empty((len(self.buf) // 6 + 1, 6), dtype=np.int64)
+        m = k.scan_examples(self.arr, bounds[:-1], bounds[1:], table)
+        if m < 0:
+            raise _NotCanonical
+        self.table = table[:m]
+        buf = self.buf
+        index: dict[bytes, np.ndarray] = {}
+        for row, (rec, ks, ke) in enumerate(self.table[:, :3].tolist()):
+            key = buf[ks:ke]
+            ids = index.get(key)
+            if ids is None:
+                ids = index[key] = np.full(self.n, -1, dtype=np.int64)
+            ids[rec] = row  # a repeated key: the last entry wins, as in protobuf maps
+        self.index = index
+
+    def column(self, key: str, io: np.dtype, want: str) -> _Column:
+        ids = self.index.get(key.encode("utf-8"))
+        if ids is None:
+            return _Column(_empty(io), np.zeros(self.n, np.int64), np.zeros(self.n, bool))
+        present = ids >= 0
+        rows = self.table[np.where(present, ids, 0)]
+        kinds = np.where(present, rows[:, 3], 0)
+        ps = np.where(present, rows[:, 4], 0)
+        pe = np.where(present, rows[:, 5], 0)
+        nonempty = pe > ps
+        want_kind = _IO_KIND[io.kind]
+        wrong = np.flatnonzero(nonempty & (kinds != want_kind))
+        if wrong.size:
+            i = int(wrong[0])
+            raise ValueError(
+                f"example {i}: key {key!r} holds {_KIND_NAMES[int(kinds[i])]}, spec says {want}"
+            )
+        ps = np.where(nonempty, ps, 0)
+        pe = np.where(nonempty, pe, 0)
+        counts = np.zeros(self.n, dtype=np.int64)
+        k = self.k
+        if want_kind == 3:
+            out = np.empty(int((pe - ps).sum()), dtype=np.int64)
+            total = k.decode_varint_ranges(self.arr, ps, pe, out, counts)
+            if total < 0:
+                raise _NotCanonical
+            values = out[:total]
+        elif want_kind == 2:
+            nbytes = pe - ps
+            if (nbytes % 4).any():
+                raise _NotCanonical
+            out = np.empty(int(nbytes.sum()), dtype=np.uint8)
+            k.gather_ranges(self.arr, ps, pe, out)
+            values = out.view("<f4")
+            counts = nbytes // 4
+        else:
+            cap = int((pe - ps).sum()) // 2 + 1
+            starts = np.empty(cap, dtype=np.int64)
+            ends = np.empty(cap, dtype=np.int64)
+            total = k.split_bytes_lists(self.arr, ps, pe, starts, ends, counts)
+            if total < 0:
+                raise _NotCanonical
+            buf = self.buf
+            items = [buf[a:b] for a, b in zip(starts[:total].tolist(), ends[:total].tolist())]
+            values = np.empty(total, dtype=object)
+            values[:] = items
+        return _Column(values, counts, present)
+
+
+# Below this many examples the per-key array work of the scan costs more than the Python
+# decoder (measured: the scan wins from about 8 examples per call).
+_SCAN_MIN_EXAMPLES = 8
+
+
+def _source(serialized: Sequence[bytes]) -> Any:
+    for i, s in enumerate(serialized):
+        if not isinstance(s, (bytes, bytearray, memoryview)):
+            raise TypeError(f"serialized example {i} must be bytes, got {type(s).__name__}")
+    if len(serialized) >= _SCAN_MIN_EXAMPLES:
+        try:
+            return _ScanSource([bytes(s) for s in serialized])
+        except _NotCanonical:
+            pass
+    return _DictSource([decode_example(s) for s in serialized])
 
 
 def _convert(values: np.ndarray, dtype: np.dtype, key: str, starts: np.ndarray) -> np.ndarray:
@@ -298,55 +424,15 @@ def _convert(values: np.ndarray, dtype: np.dtype, key: str, starts: np.ndarray) 
     return np.array(out, dtype=dtype if dtype.itemsize else "U")
 
 
-def _concat(parts: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
-    if not parts:
-        return np.zeros(0, dtype=dtype if dtype.kind != "O" else object)
-    if len(parts) == 1:
-        return parts[0]
-    return np.concatenate(parts)
+_INT64 = np.dtype(np.int64)
 
 
-def _read_sizes(
-    flat: list[dict[str, np.ndarray]], pieces: list[_PieceIO]
-) -> tuple[dict[str, list[np.ndarray]], list[int]]:
-    """``{base: [sizes per example]}`` and the number of components per example."""
-    sizes: dict[str, list[np.ndarray | None]] = {}
-    for p in pieces:
-        if p.kind == "context":
-            continue
-        key = f"{p.base}{SIZE}"
-        sizes[p.base] = [
-            None if v is None else _as_int(v, key, i) for i, v in enumerate(_lookup(flat, key))
-        ]
-    num_components = []
-    for i in range(len(flat)):
-        present = {b: s[i] for b, s in sizes.items() if s[i] is not None}
-        lengths = {len(s) for s in present.values()}
-        if len(lengths) > 1:
-            detail = ", ".join(f"{b}{SIZE}: {len(s)}" for b, s in present.items())
-            raise ValueError(
-                f"example {i}: '#size' features disagree on the number of components ({detail})"
-            )
-        num_components.append(lengths.pop() if lengths else None)
-    return sizes, num_components  # type: ignore[return-value]
+def _first(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
 
 
-def _context_components(flat: list[dict[str, np.ndarray]], ctx: _PieceIO, i: int) -> int | None:
-    for f in ctx.features:
-        v = flat[i].get(f.key)
-        if v is None:
-            continue
-        if any(d is None for d in f.shape):
-            lens = flat[i].get(f"{f.key}.d1")
-            return None if lens is None else len(lens)
-        per = int(np.prod(f.shape, dtype=np.int64))
-        if per:
-            return len(v) // per
-    return None
-
-
-def _parse_feature(flat: list[dict[str, np.ndarray]], f: _FeatureIO, items: list[int]) -> Any:
-    """Concatenate one feature over examples; ``items[i]`` = rows in example ``i``."""
+def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
+    """One feature over all examples; ``items[i]`` = rows in example ``i``."""
     ragged_dims = [i for i, d in enumerate(f.shape, start=1) if d is None]
     if len(ragged_dims) > 1 or (ragged_dims and ragged_dims != [1]):
         raise ValueError(
@@ -356,137 +442,158 @@ def _parse_feature(flat: list[dict[str, np.ndarray]], f: _FeatureIO, items: list
     io = _io_dtype(f.dtype, f.key)
     inner = tuple(d for d in f.shape if d is not None)
     per_value = int(np.prod(inner, dtype=np.int64))
-    parts: list[np.ndarray] = []
-    row_lengths: list[np.ndarray] = []
-    for i, fl in enumerate(flat):
-        v = fl.get(f.key)
-        if v is None:
-            if items[i] == 0:
-                v = EMPTY
-            else:
-                raise ValueError(f"example {i}: missing key {f.key!r} ({items[i]} items)")
-        v = _checked_raw(v, io, f.dtype, f.key, i)
-        if ragged_dims:
-            lk = f"{f.key}.d1"
-            lens = fl.get(lk)
-            lens = np.zeros(0, np.int64) if lens is None else _as_int(lens, lk, i)
-            if len(lens) != items[i]:
-                raise ValueError(
-                    f"example {i}: key {lk!r} has {len(lens)} row lengths for {items[i]} items"
-                )
-            if lens.size and lens.min() < 0:
-                raise ValueError(f"example {i}: key {lk!r} has negative row lengths")
-            expected = int(lens.sum()) * per_value
-            row_lengths.append(lens)
-        else:
-            expected = items[i] * per_value
-        if len(v) != expected:
+    col = src.column(f.key, io, _want(f.dtype))
+    missing = ~col.present & (items > 0)
+    if missing.any():
+        i = _first(missing)
+        raise ValueError(f"example {i}: missing key {f.key!r} ({int(items[i])} items)")
+    if ragged_dims:
+        lk = f"{f.key}.d1"
+        lens = src.column(lk, _INT64, "int64")
+        bad = lens.counts != items
+        if bad.any():
+            i = _first(bad)
             raise ValueError(
-                f"example {i}: key {f.key!r} has {len(v)} values, expected {expected} "
-                f"(per-item shape {f.shape})"
+                f"example {i}: key {lk!r} has {int(lens.counts[i])} row lengths for "
+                f"{int(items[i])} items"
             )
-        parts.append(v)
-    starts = np.zeros(len(parts), dtype=np.int64)
-    if len(parts) > 1:
-        np.cumsum([len(p) for p in parts[:-1]], out=starts[1:])
-    values = _convert(_concat(parts, io), f.dtype, f.key, starts)
+        if lens.values.size and lens.values.min() < 0:
+            i = int(np.searchsorted(np.cumsum(lens.counts), _first(lens.values < 0), "right"))
+            raise ValueError(f"example {i}: key {lk!r} has negative row lengths")
+        csum = _exclusive_cumsum(lens.values)
+        rows = _exclusive_cumsum(lens.counts)
+        expected = (csum[rows[1:]] - csum[rows[:-1]]) * per_value
+    else:
+        expected = items * per_value
+    bad = col.counts != expected
+    if bad.any():
+        i = _first(bad)
+        raise ValueError(
+            f"example {i}: key {f.key!r} has {int(col.counts[i])} values, expected "
+            f"{int(expected[i])} (per-item shape {f.shape})"
+        )
+    values = _convert(col.values, f.dtype, f.key, _exclusive_cumsum(col.counts)[:-1])
     if not ragged_dims:
-        return values.reshape((sum(items), *f.shape))
-    values = values.reshape((-1, *inner))
-    lens = _concat(row_lengths, np.dtype(np.int64))
-    splits = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=splits[1:])
+        return values.reshape((int(items.sum()), *f.shape))
     from arraygnn.graph_tensor import Ragged
 
-    return Ragged.from_row_splits(values, splits)
+    return Ragged.from_row_splits(values.reshape((-1, *inner)), _exclusive_cumsum(lens.values))
 
 
-def _parse_flat(spec: Any, flat: list[dict[str, np.ndarray]], prefix: str, validate: bool) -> Any:
+def _num_components(src: Any, pieces: list[_PieceIO]) -> tuple[np.ndarray, dict[str, _Column]]:
+    """Components per example (from the ``#size`` keys, else the context) and the size
+    columns."""
+    n = src.n
+    ncomp = np.full(n, -1, dtype=np.int64)
+    cols: dict[str, _Column] = {}
+    for p in pieces:
+        if p.kind == "context":
+            continue
+        key = f"{p.base}{SIZE}"
+        col = src.column(key, _INT64, "int64")
+        cols[p.base] = col
+        fresh = col.present & (ncomp < 0)
+        ncomp[fresh] = col.counts[fresh]
+        clash = col.present & (ncomp != col.counts)
+        if clash.any():
+            i = _first(clash)
+            detail = ", ".join(
+                f"{b}{SIZE}: {int(c.counts[i])}" for b, c in cols.items() if c.present[i]
+            )
+            raise ValueError(
+                f"example {i}: '#size' features disagree on the number of components ({detail})"
+            )
+    ctx = pieces[0]
+    for f in ctx.features:
+        if not (ncomp < 0).any():
+            break
+        if any(d is None for d in f.shape):
+            c = src.column(f"{f.key}.d1", _INT64, "int64")
+            cand = c.counts
+        else:
+            c = src.column(f.key, _io_dtype(f.dtype, f.key), _want(f.dtype))
+            per = int(np.prod(f.shape, dtype=np.int64))
+            if not per:
+                continue
+            cand = c.counts // per
+        take = (ncomp < 0) & c.present
+        ncomp[take] = cand[take]
+    ncomp[ncomp < 0] = 1
+    return ncomp, cols
+
+
+def _parse_source(spec: Any, src: Any, prefix: str, validate: bool) -> Any:
     from arraygnn.graph_tensor import Adjacency, Context, EdgeSet, GraphTensor, NodeSet
 
     pieces = _io_pieces(spec, prefix)
-    sizes, num_components = _read_sizes(flat, pieces)
-    ctx = pieces[0]
-    for i, c in enumerate(num_components):
-        if c is None:
-            num_components[i] = _context_components(flat, ctx, i) or 1
-    comp_splits = np.zeros(len(flat) + 1, dtype=np.int64)
-    np.cumsum(num_components, out=comp_splits[1:])
+    n = src.n
+    ncomp, size_cols = _num_components(src, pieces)
+    comp_splits = _exclusive_cumsum(ncomp)
+    comp_example = np.repeat(np.arange(n), ncomp)
 
-    def example_of(pos: int, splits: np.ndarray) -> int:
-        return int(np.searchsorted(splits, pos, side="right")) - 1
-
-    all_sizes: dict[str, np.ndarray] = {}
-    items_of: dict[str, list[int]] = {}
-    for base, per_example in sizes.items():
-        for i, s in enumerate(per_example):
-            if s is None:
-                per_example[i] = np.zeros(num_components[i], dtype=np.int64)
-        cat = _concat(per_example, np.dtype(np.int64))
-        if cat.size and cat.min() < 0:
-            i = example_of(int(np.flatnonzero(cat < 0)[0]), comp_splits)
+    sizes: dict[str, np.ndarray] = {}
+    items: dict[str, np.ndarray] = {}
+    for base, col in size_cols.items():
+        full = np.zeros(int(comp_splits[-1]), dtype=np.int64)
+        full[col.present[comp_example]] = col.values
+        if full.size and full.min() < 0:
+            i = int(comp_example[_first(full < 0)])
             raise ValueError(f"example {i}: key '{base}{SIZE}' has negative sizes")
-        csum = np.zeros(len(cat) + 1, dtype=np.int64)
-        np.cumsum(cat, out=csum[1:])
-        all_sizes[base] = cat
-        items_of[base] = (csum[comp_splits[1:]] - csum[comp_splits[:-1]]).tolist()
+        csum = _exclusive_cumsum(full)
+        sizes[base] = full
+        items[base] = csum[comp_splits[1:]] - csum[comp_splits[:-1]]
 
     node_sets, edge_sets = {}, {}
     node_totals: dict[str, np.ndarray] = {}
     for p in pieces:
         if p.kind != "nodes":
             continue
-        items = items_of[p.base]
-        node_totals[p.name] = np.asarray(items, dtype=np.int64)
+        node_totals[p.name] = items[p.base]
         node_sets[p.name] = NodeSet.from_fields(
-            sizes=all_sizes[p.base],
-            features={f.name: _parse_feature(flat, f, items) for f in p.features},
+            sizes=sizes[p.base],
+            features={f.name: _parse_feature(src, f, items[p.base]) for f in p.features},
         )
     for p in pieces:
         if p.kind != "edges":
             continue
-        items = items_of[p.base]
-        edge_splits = np.zeros(len(flat) + 1, dtype=np.int64)
-        np.cumsum(items, out=edge_splits[1:])
+        n_edges = items[p.base]
+        edge_splits = _exclusive_cumsum(n_edges)
         ends = []
         for key, ns in ((f"{p.base}{SOURCE}", p.source), (f"{p.base}{TARGET}", p.target)):
             if ns not in node_totals:
                 raise ValueError(f"edge set {p.name!r} refers to unknown node set {ns!r}")
-            parts = []
-            for i, fl in enumerate(flat):
-                v = fl.get(key)
-                if v is None and items[i] == 0:
-                    v = np.zeros(0, np.int64)
-                elif v is not None:
-                    v = _as_int(v, key, i)
-                if v is None or len(v) != items[i]:
-                    got = "no key" if v is None else f"{len(v)} indices"
-                    raise ValueError(f"example {i}: key {key!r}: {got} for {items[i]} edges")
-                parts.append(v)
-            idx = _concat(parts, np.dtype(np.int64))
+            col = src.column(key, _INT64, "int64")
+            bad = col.counts != n_edges
+            if bad.any():
+                i = _first(bad)
+                got = f"{int(col.counts[i])} indices" if col.present[i] else "no key"
+                raise ValueError(f"example {i}: key {key!r}: {got} for {int(n_edges[i])} edges")
+            idx = col.values
             if validate and idx.size:
-                limit = np.repeat(node_totals[ns], items)
-                bad = np.flatnonzero((idx < 0) | (idx >= limit))
-                if bad.size:
-                    i = example_of(int(bad[0]), edge_splits)
+                limit = np.repeat(node_totals[ns], n_edges)
+                wrong = (idx < 0) | (idx >= limit)
+                if wrong.any():
+                    e = _first(wrong)
+                    i = int(np.searchsorted(edge_splits, e, side="right")) - 1
                     raise ValueError(
                         f"example {i}: key {key!r}: index out of range for "
                         f"{int(node_totals[ns][i])} nodes in node set {ns!r}"
                     )
-            if len(flat) > 1:
-                offsets = np.concatenate([[0], np.cumsum(node_totals[ns])[:-1]])
-                idx = idx + np.repeat(offsets, items)
+            if n > 1:
+                offsets = _exclusive_cumsum(node_totals[ns])[:-1]
+                idx = idx + np.repeat(offsets, n_edges)
             ends.append(idx)
         edge_sets[p.name] = EdgeSet.from_fields(
-            sizes=all_sizes[p.base],
+            sizes=sizes[p.base],
             adjacency=Adjacency.from_indices(
                 source=(p.source, ends[0]), target=(p.target, ends[1])
             ),
-            features={f.name: _parse_feature(flat, f, items) for f in p.features},
+            features={f.name: _parse_feature(src, f, n_edges) for f in p.features},
         )
+    ctx = pieces[0]
     context = Context.from_fields(
-        features={f.name: _parse_feature(flat, f, list(num_components)) for f in ctx.features},
-        sizes=np.ones(sum(num_components), dtype=np.int64),
+        features={f.name: _parse_feature(src, f, ncomp) for f in ctx.features},
+        sizes=np.ones(int(comp_splits[-1]), dtype=np.int64),
     )
     return GraphTensor.from_pieces(
         context=context, node_sets=node_sets, edge_sets=edge_sets, validate=False
@@ -501,7 +608,9 @@ def parse_single_example(
     ``spec`` is a graph spec (``graph.spec`` or ``create_graph_spec_from_schema(schema)``);
     ``prefix`` selects one of several graphs stored in the same example.
     """
-    return _parse_flat(spec, [decode_example(serialized)], prefix or "", validate)
+    if not isinstance(serialized, (bytes, bytearray, memoryview)):
+        raise TypeError(f"serialized example must be bytes, got {type(serialized).__name__}")
+    return _parse_source(spec, _source([serialized]), prefix or "", validate)
 
 
 def parse_example(
@@ -512,10 +621,13 @@ def parse_example(
     Unlike TF-GNN (which returns a graph of shape ``[n]`` to be merged later), the result is
     already merged: its components are the examples' components in order, node indices are
     shifted per node set. This is ``merge_batch_to_components(parse_example(...))`` in TF-GNN.
+
+    Examples in the canonical layout writers emit are indexed by one Numba pass and every key
+    is decoded for all examples at once; anything else (unpacked lists, unknown fields) goes
+    through the general protobuf decoder with the same results.
     """
     if isinstance(serialized, (bytes, bytearray, memoryview)):
         raise TypeError(
             "parse_example takes a list of serialized examples; use parse_single_example for one"
         )
-    flat = [decode_example(s) for s in serialized]
-    return _parse_flat(spec, flat, prefix or "", validate)
+    return _parse_source(spec, _source(list(serialized)), prefix or "", validate)

@@ -198,7 +198,7 @@ def test_several_components_and_context():
 
 def test_parse_example_merges_like_merge_graphs():
     rng = np.random.default_rng(7)
-    graphs = [random_graph(rng, num_components=int(rng.integers(1, 3))) for _ in range(5)]
+    graphs = [random_graph(rng, num_components=int(rng.integers(1, 3))) for _ in range(12)]
     spec = graphs[0].spec
     merged = parse_example(spec, [write_example(g) for g in graphs])
     assert_graphs_equal(merge_graphs(graphs), merged)
@@ -261,12 +261,63 @@ def _flat(g):
         ),
     ],
 )
-def test_bad_examples_name_the_key(mutate, match):
+@pytest.mark.parametrize("canonical", [True, False])
+def test_bad_examples_name_the_key(mutate, match, canonical):
     g = papers_graph()
     flat = _flat(g)
     mutate(flat)
+    blob = encode_example(flat) + (b"" if canonical else UNKNOWN_FIELD)
     with pytest.raises(ValueError, match=match):
-        parse_single_example(g.spec, encode_example(flat))
+        parse_single_example(g.spec, blob)
+    with pytest.raises(ValueError, match=match.replace("example 0", "example 9")):
+        parse_example(g.spec, [write_example(g)] * 9 + [blob])  # >= 8: the Numba scan path
+
+
+# An unknown varint field (number 7) after the Features: valid protobuf, but not the layout
+# writers emit, so parsing takes the general decoder instead of the Numba scan.
+UNKNOWN_FIELD = b"\x38\x01"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_general_decoder_path_gives_the_same_graph(seed):
+    rng = np.random.default_rng(seed)
+    graphs = [random_graph(rng, num_components=int(rng.integers(1, 3))) for _ in range(9)]
+    blobs = [write_example(g) + UNKNOWN_FIELD for g in graphs]
+    spec = graphs[0].spec
+    assert_graphs_equal(graphs[0], parse_single_example(spec, blobs[0]))
+    assert_graphs_equal(merge_graphs(graphs), parse_example(spec, blobs))
+    # mixing canonical and non-canonical records
+    mixed = [write_example(g) for g in graphs]
+    mixed[4] = blobs[4]
+    assert_graphs_equal(merge_graphs(graphs), parse_example(spec, mixed))
+
+
+def test_unpacked_and_repeated_keys_parse():
+    # #size as an unpacked int64 (tag 0x08) and a key given twice: the last one wins
+    g = papers_graph()
+    flat = _flat(g)
+    blob = encode_example(flat)
+    unpacked_size = _entry("nodes/author.#size", _ld(3, b"\x08\x02"))
+    dup_year = _entry("nodes/paper.year", _ld(3, _ld(1, b"\x01\x02\x03")))
+    patched = _ld(1, _strip(blob) + unpacked_size + dup_year)
+    got = parse_single_example(g.spec, patched)
+    assert got.node_sets["author"].sizes.tolist() == [2]
+    assert got.node_sets["paper"].features["year"].tolist() == [1, 2, 3]
+
+
+def _strip(blob):
+    """The Features payload of a serialized Example written by encode_example."""
+    assert blob[0] == 0x0A
+    n, shift, pos = 0, 0, 1
+    while True:
+        b = blob[pos]
+        n |= (b & 0x7F) << shift
+        pos += 1
+        if b < 0x80:
+            break
+        shift += 7
+    assert pos + n == len(blob)
+    return blob[pos:]
 
 
 def test_bad_example_in_batch_names_its_index():
