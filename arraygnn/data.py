@@ -1,0 +1,279 @@
+"""``Data``: one graph as a bag of named arrays, with PyG's collation hooks.
+
+>>> import numpy as np
+>>> from arraygnn.data import Data
+>>> g = Data(x=np.zeros((5, 16), np.float32), edge_index=np.array([[0, 1], [1, 2]]))
+>>> g
+Data(x=[5, 16], edge_index=[2, 2])
+>>> g.num_nodes, g.num_edges, g.keys()
+(5, 2, ['x', 'edge_index'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
+
+__all__ = ["Data"]
+
+
+def _is_index_key(key: str) -> bool:
+    """RULE: the seed's name rule: a key containing ``index`` or ``face``."""
+    return "index" in key or "face" in key
+
+
+def _describe(value: Any) -> str:
+    if is_array(value):
+        return str(list(value.shape))
+    if isinstance(value, (list, tuple)):
+        return f"[{len(value)}]"
+    if isinstance(value, (bool, int, float, complex, str, bytes, np.generic)) or value is None:
+        return repr(value.item() if isinstance(value, np.generic) else value)
+    shape = getattr(value, "shape", None)  # foreign arrays (torch tensors, ...)
+    if shape is not None:
+        return str(list(shape))
+    return type(value).__name__
+
+
+class Data:
+    """A graph: named values (NumPy / CuPy arrays, Python scalars, strings, other objects).
+
+    Values are reached as attributes (``data.x``) or items (``data["x"]``). ``edge_index``
+    is [2, E] with ``edge_index[0]`` the source and ``edge_index[1]`` the target node.
+
+    Collation hooks (override them in a subclass, as in PyG):
+
+    - ``__inc__(key, value)``: how much ``value`` is increased per preceding graph in a
+      batch. Default: ``self.num_nodes`` if ``'index' in key or 'face' in key``, else ``0``.
+    - ``__cat_dim__(key, value)``: the dimension along which values are concatenated.
+      Default: ``1`` if ``'index' in key or 'face' in key``, else ``0``. ``None`` stacks the
+      values along a new leading batch dimension.
+
+    RULE: ``num_nodes`` is an explicit ``num_nodes=`` value if given, else ``x.shape[0]``,
+      else ``None``; it is never guessed from ``edge_index.max() + 1``.
+    RULE: no attribute is classified as node- or edge-level by its length.
+
+    >>> import numpy as np
+    >>> d = Data(edge_index=np.array([[0, 1], [1, 0]]), num_nodes=3)
+    >>> d.num_nodes, "num_nodes" in d
+    (3, True)
+    >>> d.y = 1.5
+    >>> d
+    Data(edge_index=[2, 2], num_nodes=3, y=1.5)
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        object.__setattr__(self, "_store", {})
+        for key, value in kwargs.items():
+            if value is not None:
+                self._store[key] = value
+
+    # ------------------------------------------------------------------ access
+    def __getattr__(self, key: str) -> Any:
+        store = self.__dict__.get("_store")
+        if store is not None and key in store:
+            return store[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {key!r}")
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key.startswith("_") or isinstance(getattr(type(self), key, None), property):
+            object.__setattr__(self, key, value)
+        elif value is None:
+            self._store.pop(key, None)
+        else:
+            self._store[key] = value
+
+    def __delattr__(self, key: str) -> None:
+        if key in self._store:
+            del self._store[key]
+        else:
+            object.__delattr__(self, key)
+
+    def __getitem__(self, key: str) -> Any:
+        if not isinstance(key, str):
+            raise TypeError(f"{type(self).__name__} keys are strings, got {type(key).__name__}")
+        try:
+            return self._store[key]
+        except KeyError:
+            raise KeyError(f"{type(self).__name__} has no key {key!r}") from None
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"{type(self).__name__} keys are strings, got {type(key).__name__}")
+        if value is None:
+            self._store.pop(key, None)
+        else:
+            self._store[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._store[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._store
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        """Iterate over ``(key, value)`` pairs (as PyG does)."""
+        return iter(self._store.items())
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def keys(self) -> list[str]:
+        """The keys, in insertion order."""
+        return list(self._store)
+
+    def items(self) -> list[tuple[str, Any]]:
+        return list(self._store.items())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A new dict of the values (the values themselves are shared)."""
+        return dict(self._store)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def num_nodes(self) -> int | None:
+        """Explicit ``num_nodes`` if set, else ``x.shape[0]``, else ``None``."""
+        store = self._store
+        if "num_nodes" in store:
+            return int(store["num_nodes"])
+        x = store.get("x")
+        if x is not None and getattr(x, "ndim", 0) >= 1:
+            return int(x.shape[0])
+        return None
+
+    @num_nodes.setter
+    def num_nodes(self, value: int | None) -> None:
+        if value is None:
+            self._store.pop("num_nodes", None)
+        else:
+            self._store["num_nodes"] = int(value)
+
+    @property
+    def num_edges(self) -> int:
+        """``edge_index.shape[1]``, else ``edge_attr.shape[0]``, else 0."""
+        store = self._store
+        ei = store.get("edge_index")
+        if ei is not None and getattr(ei, "ndim", 0) == 2:
+            return int(ei.shape[1])
+        ea = store.get("edge_attr")
+        if ea is not None and getattr(ea, "ndim", 0) >= 1:
+            return int(ea.shape[0])
+        return 0
+
+    # ------------------------------------------------------------------ hooks
+    def __inc__(self, key: str, value: Any, *args: Any, **kwargs: Any) -> Any:
+        """Default: ``self.num_nodes`` if ``'index' in key or 'face' in key`` else ``0``."""
+        if _is_index_key(key):
+            n = self.num_nodes
+            if n is None:
+                raise ValueError(
+                    f"{type(self).__name__}: key {key!r} is increased by num_nodes, but "
+                    "num_nodes is unknown (give x or num_nodes=; it is never guessed "
+                    "from edge_index.max() + 1)"
+                )
+            return n
+        return 0
+
+    def __cat_dim__(self, key: str, value: Any, *args: Any, **kwargs: Any) -> int | None:
+        """Default: ``1`` if ``'index' in key or 'face' in key`` else ``0``."""
+        if _is_index_key(key):
+            return 1
+        return 0
+
+    # ------------------------------------------------------------------ copies
+    def copy(self) -> Data:
+        """A shallow copy of the same class (values shared, the key set independent)."""
+        out = type(self).__new__(type(self))
+        for name, value in self.__dict__.items():
+            object.__setattr__(out, name, dict(value) if isinstance(value, dict) else value)
+        return out
+
+    def apply(self, fn: Callable[[Any], Any]) -> Data:
+        """A new object of the same class with ``fn`` applied to every NumPy / CuPy array."""
+        out = self.copy()
+        for key, value in self._store.items():
+            if is_array(value):
+                out._store[key] = fn(value)
+        return out
+
+    def to(self, device: str) -> Data:
+        """A new object with every array on ``device`` (``'cpu'``, ``'cuda'``, ``'cuda:N'``).
+
+        Arrays already there are shared, not copied.
+        """
+        out = self.copy()
+        for key, value in self._store.items():
+            if is_array(value):
+                out._store[key] = to_device(value, device)
+        return out
+
+    def cpu(self) -> Data:
+        return self.to("cpu")
+
+    def cuda(self) -> Data:
+        return self.to("cuda")
+
+    # ------------------------------------------------------------------ checks
+    def validate(self) -> bool:
+        """Check the graph; raise ``ValueError`` / ``TypeError`` naming the key at fault.
+
+        Checks: arrays of one kind (all NumPy or all CuPy); ``edge_index`` is [2, E];
+        every key increased by ``num_nodes`` (``'index'`` / ``'face'`` keys with the default
+        ``__inc__``) holds integers in ``[0, num_nodes)``; ``x`` has ``num_nodes`` rows;
+        ``edge_attr`` / ``edge_weight`` have ``num_edges`` rows. Returns ``True``.
+        """
+        name = type(self).__name__
+        get_namespace(*[v for v in self._store.values() if is_array(v)])
+        n = self.num_nodes
+        ei = self._store.get("edge_index")
+        if ei is not None and is_array(ei) and (ei.ndim != 2 or ei.shape[0] != 2):
+            raise ValueError(f"{name}: edge_index must have shape [2, E], got {list(ei.shape)}")
+        x = self._store.get("x")
+        if x is not None and is_array(x) and "num_nodes" in self._store:
+            if x.ndim == 0 or x.shape[0] != n:
+                raise ValueError(f"{name}: x has shape {list(x.shape)} but num_nodes is {n}")
+        for key in ("edge_attr", "edge_weight"):
+            v = self._store.get(key)
+            if v is not None and is_array(v) and ei is not None:
+                if v.ndim == 0 or v.shape[0] != self.num_edges:
+                    raise ValueError(
+                        f"{name}: {key} has shape {list(v.shape)} but there are "
+                        f"{self.num_edges} edges (edge_index {list(ei.shape)})"
+                    )
+        for key, value in self._store.items():
+            if not is_array(value) or not _is_index_key(key):
+                continue
+            inc = self.__inc__(key, value)
+            if not isinstance(inc, (int, np.integer)) or int(inc) != n:
+                continue  # a user rule: not a node index into this graph
+            check_index_range(value, n, f"{name}: {key}")
+        return True
+
+    # ------------------------------------------------------------------ repr
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k}={_describe(v)}" for k, v in self._store.items())
+        return f"{type(self).__name__}({body})"
+
+
+def check_index_range(value: Any, n: int, where: str) -> None:
+    """``TypeError`` unless integer, ``ValueError`` unless every entry is in ``[0, n)``."""
+    if value.dtype.kind not in "iu":
+        raise TypeError(f"{where} must hold integers, got dtype {value.dtype}")
+    if value.size == 0:
+        return
+    lo = int(to_numpy(value.min()))
+    hi = int(to_numpy(value.max()))
+    if lo < 0 or hi >= n:
+        bad = lo if lo < 0 else hi
+        raise ValueError(f"{where} holds node id {bad}, outside [0, {n}) (num_nodes={n})")

@@ -1,0 +1,428 @@
+"""``PackedDataset``: every graph concatenated once, plus offsets; batches by index arithmetic.
+
+A training batch is gathered straight from the packed arrays (``np.take`` with row ids
+built from the offsets), with no per-graph Python work and no collate -> separate ->
+collate round trip.
+
+>>> import numpy as np
+>>> from arraygnn.dataset import PackedDataset
+>>> ds = PackedDataset.from_arrays(
+...     num_nodes=np.array([2, 3]), num_edges=np.array([1, 2]),
+...     node_features={"x": np.arange(5.0)[:, None]},
+...     edge_index=np.array([[0, 0, 1], [1, 1, 2]]),
+...     edge_features={}, graph_features={"y": np.array([0.5, 1.5])})
+>>> len(ds), ds[1]
+(2, Data(x=[3, 1], edge_index=[2, 2], y=[1]))
+>>> b = ds.collate([1, 0])
+>>> b.edge_index.tolist()
+[[0, 1, 3], [1, 2, 4]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from arraygnn.batch import Batch, _exclusive_cumsum, _ptr, _repeat_graph_ids, aligned_empty
+from arraygnn.data import Data
+
+__all__ = ["PackedDataset"]
+
+
+def _as_counts(name: str, a: Any) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise TypeError(
+            f"PackedDataset: {name} must be a 1-D integer array, got {arr.dtype} {list(arr.shape)}"
+        )
+    if arr.size and arr.min() < 0:
+        raise ValueError(
+            f"PackedDataset: {name} has a negative entry at graph {int(np.argmax(arr < 0))}"
+        )
+    return arr.astype(np.int64, copy=False)
+
+
+class PackedDataset:
+    """Graphs stored as packed arrays: nodes, edges and graph rows of all graphs back to back.
+
+    - ``num_nodes`` / ``num_edges``: [G] int.
+    - node features: [sum(num_nodes), ...]; edge features: [sum(num_edges), ...].
+    - ``edge_index``: [2, sum(num_edges)] with LOCAL (per-graph, 0-based) node ids.
+    - graph features: [G, ...]; graph ``i`` sees row ``i`` as an array [1, ...] (as PyG's
+      ``y``), so a batch holds [B, ...].
+
+    ``ds[i]`` is a ``data_cls`` graph (views into the packed arrays), ``ds[idx]`` with an
+    int array / slice a new ``PackedDataset``, ``ds.collate(indices)`` a ``Batch`` equal to
+    ``Batch.from_data_list([ds[i] for i in indices])``.
+
+    RULE: every ``edge_index`` entry of graph i lies in ``[0, num_nodes[i])`` (checked once).
+    """
+
+    def __init__(
+        self,
+        num_nodes: np.ndarray,
+        num_edges: np.ndarray,
+        node_features: dict[str, np.ndarray],
+        edge_index: np.ndarray | None,
+        edge_features: dict[str, np.ndarray],
+        graph_features: dict[str, Any],
+        data_cls: type = Data,
+        *,
+        graph_scalars: dict[str, str] | None = None,
+        validate: bool = True,
+    ) -> None:
+        self.num_nodes = _as_counts("num_nodes", num_nodes)
+        self.num_edges = _as_counts("num_edges", num_edges)
+        g = self.num_nodes.shape[0]
+        if self.num_edges.shape[0] != g:
+            raise ValueError(
+                f"PackedDataset: num_nodes has {g} graphs, num_edges {self.num_edges.shape[0]}"
+            )
+        if not (isinstance(data_cls, type) and issubclass(data_cls, Data)):
+            raise TypeError(f"PackedDataset: data_cls must be a Data subclass, got {data_cls!r}")
+        self.node_ptr = _ptr(self.num_nodes)
+        self.edge_ptr = _ptr(self.num_edges)
+        n_total, e_total = int(self.node_ptr[-1]), int(self.edge_ptr[-1])
+        self.node_features = dict(node_features)
+        self.edge_features = dict(edge_features)
+        self.graph_features = dict(graph_features)
+        self.data_cls = data_cls
+        # key -> "scalar" (Python scalar per graph) or "npscalar" (NumPy scalar per graph)
+        self.graph_scalars = dict(graph_scalars or {})
+        names: dict[str, str] = {}
+        for group, feats, rows in (
+            ("node feature", self.node_features, n_total),
+            ("edge feature", self.edge_features, e_total),
+            ("graph feature", self.graph_features, g),
+        ):
+            for key, v in feats.items():
+                if key in names or key in ("edge_index", "num_nodes", "batch", "ptr"):
+                    raise ValueError(f"PackedDataset: key {key!r} used twice ({group})")
+                names[key] = group
+                if not isinstance(v, np.ndarray):
+                    raise TypeError(
+                        f"PackedDataset: {group} {key!r} must be a NumPy array, "
+                        f"got {type(v).__name__}"
+                    )
+                if v.ndim == 0 or v.shape[0] != rows:
+                    raise ValueError(
+                        f"PackedDataset: {group} {key!r} has shape "
+                        f"{list(v.shape)}, expected [{rows}, ...]"
+                    )
+        self.edge_index = edge_index
+        if edge_index is not None:
+            if not isinstance(edge_index, np.ndarray):
+                raise TypeError("PackedDataset: edge_index must be a NumPy array")
+            if edge_index.dtype.kind not in "iu":
+                raise TypeError(
+                    f"PackedDataset: edge_index must hold integers, got {edge_index.dtype}"
+                )
+            if edge_index.ndim != 2 or edge_index.shape != (2, e_total):
+                raise ValueError(
+                    f"PackedDataset: edge_index has shape "
+                    f"{list(edge_index.shape)}, expected [2, {e_total}]"
+                )
+            if validate and e_total:
+                limit = np.repeat(self.num_nodes, self.num_edges)
+                bad = (edge_index.min(axis=0) < 0) | (edge_index.max(axis=0) >= limit)
+                if bad.any():
+                    e = int(np.argmax(bad))
+                    gi = int(np.searchsorted(self.edge_ptr, e, side="right") - 1)
+                    col = edge_index[:, e]
+                    node = int(col.min()) if col.min() < 0 else int(col.max())
+                    raise ValueError(
+                        f"PackedDataset: edge_index of graph {gi} holds node id {node}, "
+                        f"outside [0, {int(self.num_nodes[gi])}) (local ids expected)"
+                    )
+        elif e_total:
+            raise ValueError("PackedDataset: num_edges is non-zero but edge_index is None")
+        default = data_cls.__inc__ is Data.__inc__ and data_cls.__cat_dim__ is Data.__cat_dim__
+        self._default_hooks = default
+
+    @classmethod
+    def from_arrays(
+        cls,
+        num_nodes: Any,
+        num_edges: Any,
+        node_features: dict[str, np.ndarray],
+        edge_index: np.ndarray | None,
+        edge_features: dict[str, np.ndarray],
+        graph_features: dict[str, Any],
+        data_cls: type = Data,
+    ) -> PackedDataset:
+        """Build from packed arrays (see the class docstring); arrays are kept, not copied."""
+        return cls(
+            num_nodes, num_edges, node_features, edge_index, edge_features, graph_features, data_cls
+        )
+
+    @classmethod
+    def from_data_list(
+        cls,
+        data_list: Sequence[Data],
+        node_keys: Iterable[str] = ("x", "pos"),
+        edge_keys: Iterable[str] = ("edge_attr", "edge_weight"),
+    ) -> PackedDataset:
+        """Pack ``Data`` graphs (default hooks): ``edge_index`` plus named node / edge keys.
+
+        Keys in ``node_keys`` must have ``num_nodes`` rows, keys in ``edge_keys``
+        ``num_edges`` rows; every other key is a graph feature: an array with one row
+        ([1, ...]) or a Python / NumPy scalar. ``num_nodes`` must be known for every graph.
+        """
+        if len(data_list) == 0:
+            raise ValueError("PackedDataset.from_data_list: data_list is empty")
+        batch = Batch.from_data_list(data_list)
+        data_cls = batch._data_cls
+        if not (data_cls.__inc__ is Data.__inc__ and data_cls.__cat_dim__ is Data.__cat_dim__):
+            raise TypeError(
+                "PackedDataset.from_data_list: graphs must keep the default "
+                "__inc__ / __cat_dim__ hooks"
+            )
+        g = batch.num_graphs
+        if "ptr" not in batch:
+            i = next(j for j, d in enumerate(data_list) if d.num_nodes is None)
+            raise ValueError(f"PackedDataset.from_data_list: graph {i} has no num_nodes / x")
+        num_nodes = np.diff(batch.ptr)
+        node_keys, edge_keys = set(node_keys), set(edge_keys)
+        if "edge_index" in batch:
+            num_edges = np.diff(batch._slice_dict["edge_index"])
+            edge_index = batch.edge_index - np.repeat(batch.ptr[:-1], num_edges).astype(
+                batch.edge_index.dtype
+            )
+        else:
+            num_edges, edge_index = np.zeros(g, np.int64), None
+        nodes, edges, graphs, scalars = {}, {}, {}, {}
+        for key, kind in batch._kind_dict.items():
+            if key in ("edge_index", "num_nodes"):
+                continue
+            sl = batch._slice_dict[key]
+            value = batch[key]
+            want = num_nodes if key in node_keys else num_edges if key in edge_keys else None
+            if want is not None:
+                if kind != "cat" or not np.array_equal(np.diff(sl), want):
+                    i = int(np.argmax(np.diff(sl) != want)) if kind == "cat" else 0
+                    what = "node" if key in node_keys else "edge"
+                    raise ValueError(
+                        f"PackedDataset.from_data_list: key {key!r} in graph {i} "
+                        f"does not have one row per {what}"
+                    )
+                (nodes if key in node_keys else edges)[key] = value
+            elif kind in ("scalar", "npscalar"):
+                graphs[key] = value
+                scalars[key] = kind
+            elif kind == "cat" and np.array_equal(np.diff(sl), np.ones(g, np.int64)):
+                graphs[key] = value
+            else:
+                raise ValueError(
+                    f"PackedDataset.from_data_list: key {key!r} is neither a node "
+                    f"key {sorted(node_keys)}, an edge key {sorted(edge_keys)}, "
+                    "nor a graph feature with one row per graph"
+                )
+        return cls(
+            num_nodes,
+            num_edges,
+            nodes,
+            edge_index,
+            edges,
+            graphs,
+            data_cls,
+            graph_scalars=scalars,
+            validate=False,
+        )
+
+    # ------------------------------------------------------------------ access
+    def __len__(self) -> int:
+        return int(self.num_nodes.shape[0])
+
+    def __repr__(self) -> str:
+        return (
+            f"PackedDataset({len(self)} graphs, {int(self.node_ptr[-1])} nodes, "
+            f"{int(self.edge_ptr[-1])} edges, keys={self.keys()})"
+        )
+
+    def keys(self) -> list[str]:
+        """Keys of every graph, in the order ``ds[i]`` holds them."""
+        out = list(self.node_features)
+        if self.edge_index is not None:
+            out.append("edge_index")
+        out += list(self.edge_features) + list(self.graph_features)
+        if not self.node_features:
+            out.append("num_nodes")
+        return out
+
+    def _indices(self, idx: Any) -> np.ndarray:
+        g = len(self)
+        if isinstance(idx, slice):
+            return np.arange(g, dtype=np.int64)[idx]
+        arr = np.asarray(idx)
+        if arr.dtype == bool:
+            if arr.shape != (g,):
+                raise IndexError(
+                    f"PackedDataset: boolean mask of shape {list(arr.shape)}, need [{g}]"
+                )
+            return np.flatnonzero(arr)
+        if arr.dtype.kind not in "iu" or arr.ndim != 1:
+            if arr.ndim == 1 and arr.size == 0:
+                return np.zeros(0, np.int64)
+            raise TypeError(
+                f"PackedDataset: indices must be a 1-D integer array, got "
+                f"{arr.dtype} {list(arr.shape)}"
+            )
+        arr = arr.astype(np.int64, copy=False)
+        if arr.size and (arr.min() < -g or arr.max() >= g):
+            bad = int(arr[(arr < -g) | (arr >= g)][0])
+            raise IndexError(f"PackedDataset: graph index {bad} out of range for {g} graphs")
+        return np.where(arr < 0, arr + g, arr) if arr.size and arr.min() < 0 else arr
+
+    def __getitem__(self, idx: Any) -> Any:
+        if isinstance(idx, (int, np.integer)) and not isinstance(idx, bool):
+            return self.get(int(idx))
+        return self.subset(self._indices(idx))
+
+    def get(self, i: int) -> Data:
+        """Graph ``i`` as a ``data_cls`` (views into the packed arrays)."""
+        g = len(self)
+        if not -g <= i < g:
+            raise IndexError(f"PackedDataset: graph index {i} out of range for {g} graphs")
+        i %= g
+        a, b = int(self.node_ptr[i]), int(self.node_ptr[i + 1])
+        ea, eb = int(self.edge_ptr[i]), int(self.edge_ptr[i + 1])
+        data = self.data_cls.__new__(self.data_cls)
+        store: dict[str, Any] = {}
+        object.__setattr__(data, "_store", store)
+        for key, v in self.node_features.items():
+            store[key] = v[a:b]
+        if self.edge_index is not None:
+            store["edge_index"] = self.edge_index[:, ea:eb]
+        for key, v in self.edge_features.items():
+            store[key] = v[ea:eb]
+        for key, v in self.graph_features.items():
+            kind = self.graph_scalars.get(key)
+            if kind == "scalar":
+                store[key] = v[i].item()
+            elif kind == "npscalar":
+                store[key] = v[i]
+            else:
+                store[key] = v[i : i + 1]
+        if not self.node_features:
+            store["num_nodes"] = b - a
+        return data
+
+    def subset(self, idx: np.ndarray) -> PackedDataset:
+        """A new ``PackedDataset`` of the graphs ``idx`` (copied into fresh packed arrays)."""
+        idx = self._indices(idx)
+        rows, cols, nn, ne = self._rows_cols(idx)
+        edge_index = None if self.edge_index is None else np.take(self.edge_index, cols, axis=1)
+        out = type(self)(
+            nn,
+            ne,
+            {k: np.take(v, rows, axis=0) for k, v in self.node_features.items()},
+            edge_index,
+            {k: np.take(v, cols, axis=0) for k, v in self.edge_features.items()},
+            {k: np.take(v, idx, axis=0) for k, v in self.graph_features.items()},
+            self.data_cls,
+            graph_scalars=self.graph_scalars,
+            validate=False,
+        )
+        return out
+
+    def _rows_cols(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Node rows and edge columns of graphs ``idx`` in the packed arrays (vectorised)."""
+        nn = self.num_nodes[idx]
+        ne = self.num_edges[idx]
+        rows = _ranges(self.node_ptr[idx], nn)
+        cols = _ranges(self.edge_ptr[idx], ne)
+        return rows, cols, nn, ne
+
+    # ------------------------------------------------------------------ batches
+    def collate(
+        self,
+        indices: Any,
+        follow_batch: Iterable[str] | None = None,
+        exclude_keys: Iterable[str] | None = None,
+    ) -> Batch:
+        """The graphs at ``indices`` as one ``Batch``, gathered by index arithmetic.
+
+        Equal to ``Batch.from_data_list([ds[i] for i in indices], follow_batch,
+        exclude_keys)``; classes with their own hooks take that route.
+        """
+        idx = self._indices(indices)
+        if idx.size == 0:
+            raise ValueError("PackedDataset.collate: no indices (a batch needs a graph)")
+        exclude = set(exclude_keys or ())
+        follow = list(follow_batch or ())
+        if not self._default_hooks:
+            return Batch.from_data_list([self.get(int(i)) for i in idx], follow, exclude)
+        for k in follow:
+            if k not in self.keys() or k in exclude:
+                raise ValueError(f"PackedDataset.collate: follow_batch key {k!r} is not a key")
+        b = idx.shape[0]
+        rows, cols, nn, ne = self._rows_cols(idx)
+        node_ptr, edge_ptr = _ptr(nn), _ptr(ne)
+        graph_ptr = np.arange(b + 1, dtype=np.int64)
+        zeros = np.zeros(b, np.int64)
+        store: dict[str, Any] = {}
+        slices: dict[str, np.ndarray] = {}
+        incs: dict[str, np.ndarray] = {}
+        cat_dims: dict[str, int | None] = {}
+        kinds: dict[str, str] = {}
+
+        def put(
+            key: str,
+            value: Any,
+            sl: np.ndarray,
+            inc: np.ndarray,
+            cat: Any,
+            kind: str,
+            sizes: np.ndarray,
+        ) -> None:
+            store[key] = value
+            slices[key], incs[key], cat_dims[key], kinds[key] = sl, inc, cat, kind
+            if key in follow:
+                store[key + "_batch"] = _repeat_graph_ids(sizes, np)
+
+        ones = np.ones(b, np.int64)
+        for key, v in self.node_features.items():
+            if key not in exclude:
+                put(key, _take(v, rows, 0), node_ptr, zeros, 0, "cat", nn)
+        if self.edge_index is not None and "edge_index" not in exclude:
+            ei = _take(self.edge_index, cols, 1)
+            if ei.size:
+                ei += np.repeat(node_ptr[:-1], ne).astype(ei.dtype, copy=False)
+            put("edge_index", ei, edge_ptr, node_ptr[:-1].copy(), 1, "cat", ne)
+        for key, v in self.edge_features.items():
+            if key not in exclude:
+                put(key, _take(v, cols, 0), edge_ptr, zeros, 0, "cat", ne)
+        for key, v in self.graph_features.items():
+            if key in exclude:
+                continue
+            kind = self.graph_scalars.get(key)
+            if kind is not None:
+                put(key, np.take(v, idx, axis=0), graph_ptr, zeros, None, kind, ones)
+            else:
+                put(key, _take(v, idx, 0), graph_ptr, zeros, 0, "cat", ones)
+        if not self.node_features and "num_nodes" not in exclude:
+            store["num_nodes"] = int(node_ptr[-1])
+            slices["num_nodes"], incs["num_nodes"] = node_ptr, zeros
+            cat_dims["num_nodes"], kinds["num_nodes"] = 0, "num_nodes"
+        store["batch"] = _repeat_graph_ids(nn, np)
+        store["ptr"] = node_ptr
+        return Batch._new(store, self.data_cls, b, (slices, incs, cat_dims, kinds))
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(s, s + c)`` for every (start, count), without a Python loop."""
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    shift = starts - _exclusive_cumsum(counts)
+    return np.arange(total, dtype=np.int64) + np.repeat(shift, counts)
+
+
+def _take(v: np.ndarray, index: np.ndarray, axis: int) -> np.ndarray:
+    shape = list(v.shape)
+    shape[axis] = index.shape[0]
+    out = aligned_empty(shape, v.dtype)
+    np.take(v, index, axis=axis, out=out)
+    return out

@@ -1,0 +1,147 @@
+"""``DataLoader``: mini-batches of graphs from a list of ``Data`` or a ``PackedDataset``.
+
+>>> import numpy as np
+>>> from arraygnn.data import Data
+>>> from arraygnn.loader import DataLoader
+>>> graphs = [Data(x=np.ones((i + 1, 2)), edge_index=np.zeros((2, 0), np.int64))
+...           for i in range(5)]
+>>> loader = DataLoader(graphs, batch_size=2, shuffle=True, seed=0)
+>>> len(loader), [b.num_graphs for b in loader]
+(3, [2, 2, 1])
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from arraygnn.batch import Batch
+from arraygnn.dataset import PackedDataset
+
+__all__ = ["DataLoader"]
+
+_DONE = object()
+
+
+class DataLoader:
+    """Iterate ``Batch`` objects over ``dataset``.
+
+    Args:
+        dataset: a ``PackedDataset`` (batches gathered by index arithmetic) or a sequence
+            of ``Data`` (collated with ``Batch.from_data_list``).
+        batch_size: graphs per batch (>= 1).
+        shuffle: draw a new order every epoch (every ``iter(loader)``).
+        follow_batch / exclude_keys: as in ``Batch.from_data_list``.
+        drop_last: drop the last batch when it has fewer than ``batch_size`` graphs.
+        seed: seed of the ``numpy.random.Generator`` used for shuffling; the same seed
+            gives the same sequence of epochs.
+        prefetch: batches prepared ahead in one background thread (0: none).
+
+    RULE: every graph appears exactly once per epoch (once at most with ``drop_last``).
+    """
+
+    def __init__(
+        self,
+        dataset: PackedDataset | Sequence[Any],
+        batch_size: int = 1,
+        shuffle: bool = False,
+        follow_batch: Iterable[str] | None = None,
+        exclude_keys: Iterable[str] | None = None,
+        drop_last: bool = False,
+        seed: int | None = None,
+        prefetch: int = 0,
+    ) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+            raise TypeError(f"DataLoader: batch_size must be an int, got {batch_size!r}")
+        if batch_size < 1:
+            raise ValueError(f"DataLoader: batch_size must be >= 1, got {batch_size}")
+        if isinstance(prefetch, bool) or not isinstance(prefetch, (int, np.integer)):
+            raise TypeError(f"DataLoader: prefetch must be an int, got {prefetch!r}")
+        if prefetch < 0:
+            raise ValueError(f"DataLoader: prefetch must be >= 0, got {prefetch}")
+        if not isinstance(dataset, PackedDataset) and not (
+            hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")
+        ):
+            raise TypeError(
+                "DataLoader: dataset must be a PackedDataset or a sequence of Data, "
+                f"got {type(dataset).__name__}"
+            )
+        self.dataset = dataset
+        self.batch_size = int(batch_size)
+        self.shuffle = bool(shuffle)
+        self.follow_batch = list(follow_batch or ())
+        self.exclude_keys = list(exclude_keys or ())
+        self.drop_last = bool(drop_last)
+        self.seed = seed
+        self.prefetch = int(prefetch)
+        self._rng = np.random.default_rng(seed)
+
+    def __len__(self) -> int:
+        n = len(self.dataset)
+        if self.drop_last:
+            return n // self.batch_size
+        return -(-n // self.batch_size)
+
+    def _batches_of_indices(self) -> list[np.ndarray]:
+        n = len(self.dataset)
+        order = self._rng.permutation(n) if self.shuffle else np.arange(n)
+        stop = (n // self.batch_size) * self.batch_size if self.drop_last else n
+        return [order[i : i + self.batch_size] for i in range(0, stop, self.batch_size)]
+
+    def _make(self, idx: np.ndarray) -> Batch:
+        if isinstance(self.dataset, PackedDataset):
+            return self.dataset.collate(idx, self.follow_batch, self.exclude_keys)
+        graphs = [self.dataset[int(i)] for i in idx]
+        return Batch.from_data_list(graphs, self.follow_batch, self.exclude_keys)
+
+    def __iter__(self) -> Iterator[Batch]:
+        chunks = self._batches_of_indices()  # drawn now: the epoch order is fixed here
+        if self.prefetch == 0:
+            return (self._make(idx) for idx in chunks)
+        return self._prefetching(chunks)
+
+    def _prefetching(self, chunks: list[np.ndarray]) -> Iterator[Batch]:
+        q: queue.Queue = queue.Queue(maxsize=self.prefetch)
+        stop = threading.Event()
+
+        def put(item: Any) -> bool:
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=0.05)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def work() -> None:
+            try:
+                for idx in chunks:
+                    if not put(self._make(idx)):
+                        return
+                put(_DONE)
+            except BaseException as err:  # handed to the consumer, raised there
+                put(err)
+
+        thread = threading.Thread(target=work, name="arraygnn-prefetch", daemon=True)
+        thread.start()
+        try:
+            while True:
+                item = q.get()
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            thread.join(timeout=5)
+
+    def __repr__(self) -> str:
+        return (
+            f"DataLoader({len(self.dataset)} graphs, batch_size={self.batch_size}, "
+            f"shuffle={self.shuffle}, drop_last={self.drop_last}, prefetch={self.prefetch})"
+        )
