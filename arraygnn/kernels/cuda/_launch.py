@@ -40,6 +40,59 @@ __all__ = [
 HEAVY_ROW_EDGES = 64
 
 
+def _numba_cuda_numpy_compat() -> None:
+    """Let numba-cuda <= 0.30 load its lowering registries under NumPy >= 2.5.
+
+    numba-cuda 0.30 registers ``overload(np.row_stack)`` (and may touch other names NumPy
+    2.5 removed) when it loads its registries at the first kernel compile; without the
+    name every launch fails with ``AttributeError: module 'numpy' has no attribute
+    'row_stack'`` (seen on the GPU image: numba-cuda 0.30.4, NumPy 2.5.2). While those
+    modules import, missing NumPy names resolve to placeholders that raise when called;
+    NumPy is restored right after. Nothing happens on NumPy < 2.5 or in the simulator.
+    """
+    from numba import config
+
+    if hasattr(np, "row_stack") or config.ENABLE_CUDASIM:
+        return
+    import importlib
+
+    original = np.__dict__.get("__getattr__")
+
+    def placeholder_attr(name: str) -> Any:
+        try:
+            return original(name)
+        except AttributeError:
+
+            def removed(*args: Any, **kwargs: Any) -> Any:
+                raise AttributeError(f"numpy.{name} was removed from NumPy")
+
+            removed.__name__ = name
+            return removed
+
+    np.__getattr__ = placeholder_attr
+    try:
+        for module in (
+            "numba.cuda.np.arrayobj",
+            "numba.cuda.np.arraymath",
+            "numba.cuda.np.npdatetime",
+            "numba.cuda.np.polynomial",
+            "numba.cuda.np.npyimpl",
+            "numba.cuda.cudaimpl",
+        ):
+            try:
+                importlib.import_module(module)
+            except ImportError:
+                pass
+    finally:
+        if original is None:
+            del np.__getattr__
+        else:
+            np.__getattr__ = original
+
+
+_numba_cuda_numpy_compat()
+
+
 def namespace(*arrays: Any) -> ModuleType:
     """``cupy`` for CuPy arrays, ``numpy`` for NumPy arrays (simulator)."""
     return get_namespace(*arrays)

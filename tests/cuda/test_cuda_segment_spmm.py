@@ -1,0 +1,145 @@
+"""CUDA ``segment_csr`` and ``spmm_csr`` vs :mod:`arraygnn.kernels.reference`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _cuda_support import (
+    CASES,
+    CUDA_TEST_MARKS,
+    assert_close,
+    case_csr,
+    poisoned,
+    small_launch,  # noqa: F401 - fixture used through CUDA_TEST_MARKS
+    to_dev,
+    to_host,
+)
+
+from arraygnn.kernels import reference
+from arraygnn.kernels.cuda import segment, spmm
+
+pytestmark = CUDA_TEST_MARKS
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+@pytest.mark.parametrize("case", CASES)
+def test_segment_csr_matches_reference(case, reduce):
+    case, csr = case_csr(*case)
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0.5, 1.5, (case.num_edges, 2, 3)).astype(np.float32)
+    shape = (case.num_dst_nodes, 2, 3)
+    expected = reference.segment_csr(
+        csr.indptr, csr.kernel_perm, x, np.empty(shape, x.dtype), reduce
+    )
+    out = poisoned(shape, x.dtype)
+    got = segment.segment_csr(to_dev(csr.indptr), to_dev(csr.kernel_perm), to_dev(x), out, reduce)
+    assert got is out
+    assert_close(out, expected, x.dtype)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+def test_segment_csr_pointer_segments_without_perm(reduce):
+    """``segment(src, ptr)``: slots are rows of ``x`` in order; empty and long segments."""
+    rng = np.random.default_rng(2)
+    ptr = np.array([0, 0, 5, 6, 6, 13], dtype=np.int64)
+    x = rng.uniform(0.5, 1.5, (13, 1, 4))
+    expected = reference.segment_csr(ptr, None, x, np.empty((5, 1, 4)), reduce)
+    out = poisoned((5, 1, 4), np.float64)
+    segment.segment_csr(to_dev(ptr), None, to_dev(x), out, reduce)
+    assert_close(out, expected, np.float64)
+
+
+def _weights(kind, num_edges, rng):
+    if kind == "none":
+        return None
+    heads = 2 if kind == "per-head" else 1
+    return rng.standard_normal((num_edges, heads)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "reduce,weight_kind",
+    [
+        ("sum", "none"),
+        ("sum", "per-head"),
+        ("mean", "per-edge"),
+        ("max", "per-edge"),
+        ("max", "none"),
+        ("min", "per-head"),
+    ],
+)
+@pytest.mark.parametrize("case", CASES)
+def test_spmm_csr_matches_reference(case, reduce, weight_kind):
+    case, csr = case_csr(*case)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((case.num_src_nodes, 1 if weight_kind == "per-head" else 2, 3))
+    x = x.astype(np.float32)
+    w = _weights(weight_kind, case.num_edges, rng)
+    shape = (case.num_dst_nodes, 2, 3)
+    args = (csr.indptr, csr.indices, csr.kernel_perm, x, w)
+    expected = reference.spmm_csr(*args, np.empty(shape, np.float32), reduce)
+    out = poisoned(shape, np.float32)
+    spmm.spmm_csr(*(to_dev(a) for a in args), out, reduce)
+    assert_close(out, expected, np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("case", [("hub", np.int32), ("power-law", np.int64)], ids=str)
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max"])
+def test_spmm_csr_value_dtypes(case, dtype, reduce):
+    """float16 accumulates in float32 (so it matches the float32-accumulating reference)."""
+    case, csr = case_csr(*case)
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-1, 1, (case.num_src_nodes, 1, 5)).astype(dtype)
+    w = rng.uniform(0, 1, (case.num_edges, 1)).astype(dtype)
+    shape = (case.num_dst_nodes, 1, 5)
+    args = (csr.indptr, csr.indices, csr.kernel_perm, x, w)
+    expected = reference.spmm_csr(*args, np.empty(shape, dtype), reduce)
+    out = poisoned(shape, dtype)
+    spmm.spmm_csr(*(to_dev(a) for a in args), out, reduce)
+    if dtype == np.float16:  # float16 output rounding of sums of up to 200 terms
+        expected = expected.astype(np.float64)
+        np.testing.assert_allclose(to_host(out).astype(np.float64), expected, rtol=2e-3, atol=2e-2)
+    else:
+        assert_close(out, expected, dtype)
+
+
+def test_spmm_same_bits_for_any_launch_size_and_inputs_unchanged(monkeypatch):
+    """The order of operations depends on the graph (and the split length), never on the
+    grid: the same bits for 4x2, 3x1 and 32x4 launches. Inputs are not modified."""
+    from arraygnn._config import settings
+
+    case, csr = case_csr("hub", np.int64)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((case.num_src_nodes, 1, 7)).astype(np.float32)
+    w = rng.standard_normal((case.num_edges, 1)).astype(np.float32)
+    args = [to_dev(a) for a in (csr.indptr, csr.indices, csr.perm, x, w)]
+    before = [to_host(a).copy() for a in args]
+    results = []
+    for threads, blocks in [(4, 2), (3, 1), (32, 4)]:
+        monkeypatch.setattr(settings, "cuda_threads_per_block", threads)
+        monkeypatch.setattr(settings, "cuda_max_blocks", blocks)
+        out = poisoned((case.num_dst_nodes, 1, 7), np.float32)
+        spmm.spmm_csr(*args, out, "sum")
+        results.append(to_host(out))
+    for r in results[1:]:
+        assert np.array_equal(r, results[0])
+    for a, b in zip(args, before):
+        assert np.array_equal(to_host(a), b)
+
+
+def test_heavy_row_split_matches_unsplit(monkeypatch):
+    """Splitting long rows into pieces changes only the rounding, not the result."""
+    from arraygnn.kernels.cuda import _launch
+
+    case, csr = case_csr("hub", np.int64)
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((case.num_src_nodes, 1, 2))
+    outs = []
+    for heavy in (3, 1000):
+        monkeypatch.setattr(_launch, "HEAVY_ROW_EDGES", heavy)
+        out = poisoned((case.num_dst_nodes, 1, 2), np.float64)
+        spmm.spmm_csr(
+            to_dev(csr.indptr), to_dev(csr.indices), to_dev(csr.perm), to_dev(x), None, out, "max"
+        )
+        outs.append(to_host(out))
+    assert np.array_equal(outs[0], outs[1])  # max is exact in any order
