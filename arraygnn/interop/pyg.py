@@ -82,6 +82,10 @@ def _batch_to_pyg(tg: Any, batch: Any, tensors: dict[str, Any]) -> Any:
     slices, incs = _records(batch)
     out = tg.data.Batch(_base_cls=tg.data.Data, **tensors)
     out._num_graphs = int(batch.num_graphs)
+    if "num_nodes" in slices:  # PyG keeps per-graph node counts as a list, not a record
+        bounds = np.asarray(slices.pop("num_nodes"), dtype=np.int64)
+        incs.pop("num_nodes", None)
+        out._store._num_nodes = np.diff(bounds).tolist()
     out._slice_dict = {k: torch.as_tensor(np.asarray(v, dtype=np.int64)) for k, v in slices.items()}
     out._inc_dict = {k: torch.as_tensor(np.asarray(v)) for k, v in incs.items()}
     return out
@@ -109,7 +113,7 @@ def from_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
         raise TypeError("from_pyg converts homogeneous graphs only (got HeteroData)")
     if not isinstance(obj, tg.data.Data):
         raise TypeError(f"from_pyg expects a torch_geometric Data or Batch, got {type(obj)}")
-    values = obj.to_dict()
+    values = {k: v for k, v in obj.to_dict().items() if k != "_num_nodes"}  # PyG batch bookkeeping
     arrays, rep = from_torch(values, strict=strict, report=True)
     if isinstance(obj, tg.data.Batch) and hasattr(obj, "_slice_dict"):
         out = _batch_from_pyg(obj, arrays)
@@ -123,4 +127,7 @@ def _batch_from_pyg(obj: Any, arrays: dict[str, Any]) -> Any:
 
     slices = {k: from_torch(v) for k, v in obj._slice_dict.items()}
     incs = {k: from_torch(v) for k, v in obj._inc_dict.items()}
+    counts = getattr(obj._store, "_num_nodes", None)
+    if "num_nodes" in arrays and counts is not None:
+        slices["num_nodes"] = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
     return Batch.from_records(arrays, slices, incs, num_graphs=int(obj.num_graphs))
