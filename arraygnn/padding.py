@@ -52,6 +52,7 @@ __all__ = [
     "find_tight_size_constraints",
     "learn_fit_or_skip_size_constraints",
     "total_sizes",
+    "pad_batch",
 ]
 
 
@@ -688,3 +689,153 @@ def learn_fit_or_skip_size_constraints(
     if np.ndim(batch_size) == 0:
         results = results[0]
     return results
+
+
+# ---------------------------------------------------------------------------------------------
+# PyG-style batches
+# ---------------------------------------------------------------------------------------------
+
+_DEFAULT_NODE_KEYS = ("x", "pos")
+_DEFAULT_EDGE_KEYS = ("edge_attr", "edge_weight")
+_BATCH_STRUCTURE = ("edge_index", "batch", "ptr", "num_nodes")
+_MASKS = ("node_mask", "edge_mask", "graph_mask")
+
+
+def _present_keys(batch: Any, names: Iterable[str]) -> list[str]:
+    keys = set(batch.keys())
+    return [n for n in names if n in keys]
+
+
+def pad_batch(
+    batch: Any,
+    *,
+    num_nodes: int,
+    num_edges: int,
+    num_graphs: int,
+    node_keys: Iterable[str] | None = None,
+    edge_keys: Iterable[str] | None = None,
+    graph_keys: Iterable[str] = (),
+    padding_values: Mapping[str, Any] | None = None,
+) -> Any:
+    """Pad a PyG-style ``Batch`` to exactly ``num_nodes`` / ``num_edges`` / ``num_graphs``.
+
+    One padding graph holds all padding nodes and edges (the edges spread evenly over its
+    nodes, never touching a real node), followed by empty graphs up to ``num_graphs``. The
+    result is a ``Batch`` of the same class with ``node_mask``, ``edge_mask`` and
+    ``graph_mask`` (True for real items), ``batch`` / ``ptr`` extended, and slice records
+    so ``get_example`` / ``to_data_list`` still work (padding graphs included).
+
+    Which keys are node-, edge- or graph-level is stated, never guessed from lengths:
+    ``node_keys`` (default ``x``, ``pos`` when present), ``edge_keys`` (default
+    ``edge_attr``, ``edge_weight``), ``graph_keys`` (default none, e.g. ``("y",)``). Any other
+    array key raises ``ValueError`` naming it. ``edge_index`` must be the ``[2, E]`` default.
+
+    RULE: real graphs keep their rows; padding rows are zeros unless ``padding_values``.
+
+    >>> import numpy as np
+    >>> from arraygnn.data import Data
+    >>> from arraygnn.batch import Batch
+    >>> b = Batch.from_data_list([Data(x=np.ones((3, 1)), edge_index=np.array([[0], [1]]))])
+    >>> p = pad_batch(b, num_nodes=5, num_edges=4, num_graphs=3)
+    >>> p.edge_index.tolist(), p.ptr.tolist(), p.graph_mask.tolist()
+    ([[0, 3, 3, 4], [1, 3, 3, 4]], [0, 3, 5, 5], [True, False, False])
+    """
+    from arraygnn.batch import Batch
+
+    if not isinstance(batch, Batch):
+        raise TypeError(f"pad_batch expects an arraygnn Batch, got {type(batch).__name__}")
+    keys = list(batch.keys())
+    for k in _MASKS:
+        if k in keys:
+            raise ValueError(f"pad_batch: the batch already has {k!r} (already padded?)")
+    ptr = batch["ptr"] if "ptr" in keys else None
+    if ptr is None or "batch" not in keys:
+        raise ValueError("pad_batch needs a Batch with 'batch' and 'ptr' (num_nodes known)")
+    node_keys = _present_keys(batch, _DEFAULT_NODE_KEYS) if node_keys is None else list(node_keys)
+    edge_keys = _present_keys(batch, _DEFAULT_EDGE_KEYS) if edge_keys is None else list(edge_keys)
+    graph_keys = list(graph_keys)
+    stated = set(node_keys) | set(edge_keys) | set(graph_keys) | set(_BATCH_STRUCTURE)
+    for k in keys:
+        if k not in stated and is_array(batch[k]):
+            raise ValueError(
+                f"pad_batch: say whether key {k!r} is node-, edge- or graph-level "
+                "(node_keys=, edge_keys=, graph_keys=)"
+            )
+    for k in [*node_keys, *edge_keys, *graph_keys]:
+        if k not in keys:
+            raise ValueError(f"pad_batch: key {k!r} is not in the batch")
+
+    xp = get_namespace(ptr)
+    g = int(ptr.shape[0]) - 1
+    n = int(ptr[-1])
+    edge_index = batch["edge_index"] if "edge_index" in keys else None
+    if edge_index is not None and (edge_index.ndim != 2 or edge_index.shape[0] != 2):
+        raise ValueError(f"pad_batch: edge_index must be [2, E], got {tuple(edge_index.shape)}")
+    e = 0 if edge_index is None else int(edge_index.shape[1])
+    pad_n, pad_e, pad_g = num_nodes - n, num_edges - e, num_graphs - g
+    problems = []
+    if pad_n < 0:
+        problems.append(f"{n} nodes > num_nodes={num_nodes}")
+    if pad_e < 0:
+        problems.append(f"{e} edges > num_edges={num_edges}")
+    if pad_g < 0:
+        problems.append(f"{g} graphs > num_graphs={num_graphs}")
+    if pad_g == 0 and (pad_n > 0 or pad_e > 0):
+        problems.append("no room for a padding graph (batch already has num_graphs graphs)")
+    if pad_e > 0 and pad_n < 1:
+        problems.append("padding edges need at least one padding node")
+    if edge_index is None and num_edges:
+        problems.append("the batch has no edge_index to pad")
+    if problems:
+        raise ValueError("pad_batch: cannot pad: " + "; ".join(problems))
+
+    padding_values = padding_values or {}
+    gid = batch["batch"]
+    # edges per graph (edges are stored graph after graph)
+    if edge_index is not None and e:
+        edge_graph = xp.searchsorted(ptr[1:], edge_index[0], side="right")
+        edge_counts = xp.bincount(edge_graph, minlength=g)
+    else:
+        edge_counts = xp.zeros(g, dtype=np.int64)
+    node_counts = ptr[1:] - ptr[:-1]
+    pad_node_counts = [pad_n] + [0] * (pad_g - 1) if pad_g else []
+    pad_edge_counts = [pad_e] + [0] * (pad_g - 1) if pad_g else []
+    new_node_counts = xp.concatenate([node_counts, xp.asarray(pad_node_counts, dtype=ptr.dtype)])
+    new_edge_counts = xp.concatenate(
+        [edge_counts.astype(np.int64), xp.asarray(pad_edge_counts, dtype=np.int64)]
+    )
+    new_ptr = xp.zeros(num_graphs + 1, dtype=ptr.dtype)
+    xp.cumsum(new_node_counts, out=new_ptr[1:])
+    edge_ptr = xp.zeros(num_graphs + 1, dtype=np.int64)
+    xp.cumsum(new_edge_counts, out=edge_ptr[1:])
+
+    values = {k: batch[k] for k in keys}
+    slices: dict[str, Any] = {}
+    incs: dict[str, Any] = {}
+    for k in node_keys:
+        values[k] = _pad_rows(batch[k], pad_n, padding_values.get(k))
+        slices[k] = new_ptr
+    for k in edge_keys:
+        values[k] = _pad_rows(batch[k], pad_e, padding_values.get(k))
+        slices[k] = edge_ptr
+    for k in graph_keys:
+        values[k] = _pad_rows(batch[k], pad_g, padding_values.get(k))
+        slices[k] = xp.arange(num_graphs + 1)
+    if edge_index is not None:
+        fake = _spread_indices(xp, edge_index.dtype, pad_e, n, pad_n)
+        values["edge_index"] = xp.concatenate([edge_index, xp.stack([fake, fake])], axis=1)
+        slices["edge_index"] = edge_ptr
+        incs["edge_index"] = new_ptr[:-1]
+    if "num_nodes" in keys:
+        values["num_nodes"] = num_nodes
+        slices["num_nodes"] = new_ptr
+    values["batch"] = xp.concatenate([gid, xp.full(pad_n, g, dtype=gid.dtype)])
+    values["ptr"] = new_ptr
+    values["node_mask"] = xp.arange(num_nodes) < n
+    values["edge_mask"] = xp.arange(num_edges) < e
+    values["graph_mask"] = xp.arange(num_graphs) < g
+    slices["node_mask"] = new_ptr
+    slices["edge_mask"] = edge_ptr
+    slices["graph_mask"] = xp.arange(num_graphs + 1)
+    data_cls = getattr(batch, "_data_cls", None) or type(batch)
+    return Batch.from_records(values, slices, incs, num_graphs, data_cls=data_cls)

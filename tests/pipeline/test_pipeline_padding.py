@@ -233,3 +233,116 @@ def test_fit_or_skip_success_ratio_on_fresh_batches():
     assert isinstance(single, SizeConstraints)
     with pytest.raises(ValueError, match="success_ratio"):
         learn_fit_or_skip_size_constraints(pool, 4, success_ratio=1.5)
+
+
+# -- PyG-style Batch ------------------------------------------------------------------------
+
+
+def _random_data_list(rng, n_graphs):
+    from arraygnn.data import Data
+
+    out = []
+    for _ in range(n_graphs):
+        n = int(rng.integers(0, 6))
+        e = int(rng.integers(0, 8)) if n else 0
+        out.append(
+            Data(
+                x=rng.standard_normal((n, 3)).astype(np.float32),
+                edge_index=rng.integers(0, max(n, 1), (2, e)),
+                edge_attr=rng.random((e, 2)),
+                y=np.array([int(rng.integers(0, 3))]),
+                num_nodes=n,
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pad_batch_invariants_and_round_trip(seed):
+    pytest.importorskip("arraygnn.batch")
+    from arraygnn.batch import Batch
+    from arraygnn.padding import pad_batch
+
+    rng = np.random.default_rng(seed)
+    data = _random_data_list(rng, int(rng.integers(1, 6)))
+    b = Batch.from_data_list(data)
+    n, e, g = int(b.ptr[-1]), b.edge_index.shape[1], len(data)
+    tn, te, tg = (
+        n + int(rng.integers(1, 6)),
+        e + int(rng.integers(0, 9)),
+        g + int(rng.integers(1, 4)),
+    )
+    p = pad_batch(b, num_nodes=tn, num_edges=te, num_graphs=tg, graph_keys=("y",))
+    assert p.x.shape == (tn, 3) and p.edge_attr.shape == (te, 2) and p.y.shape == (tg,)
+    assert p.edge_index.shape == (2, te) and p.batch.shape == (tn,) and p.ptr.shape == (tg + 1,)
+    assert p.node_mask.sum() == n and p.node_mask[:n].all()
+    assert p.edge_mask.sum() == e and p.edge_mask[:e].all()
+    assert p.graph_mask.tolist() == [True] * g + [False] * (tg - g)
+    # padding edges stay among padding nodes, spread evenly
+    fake = p.edge_index[:, e:]
+    assert ((fake >= n) & (fake < tn)).all()
+    if fake.shape[1]:
+        counts = np.bincount(fake[0] - n, minlength=tn - n)
+        assert counts.max() <= -(-fake.shape[1] // (tn - n))
+    assert (p.batch[n:] == g).all()
+    assert not p.x[n:].any() and not p.edge_attr[e:].any()
+    # the real graphs come back exactly
+    for i, d in enumerate(data):
+        back = p.get_example(i)
+        np.testing.assert_array_equal(back.x, d.x)
+        np.testing.assert_array_equal(back.edge_index, d.edge_index)
+        np.testing.assert_array_equal(back.edge_attr, d.edge_attr)
+        assert back.node_mask.all() and back.edge_mask.all()
+    pad_graph = p.get_example(g)
+    assert pad_graph.x.shape[0] == tn - n and not pad_graph.node_mask.any()
+    assert pad_graph.edge_index.shape[1] == te - e
+    if te - e:
+        assert pad_graph.edge_index.min() >= 0 and pad_graph.edge_index.max() < tn - n
+
+
+def test_pad_batch_errors_and_one_jax_trace():
+    pytest.importorskip("arraygnn.batch")
+    from arraygnn.batch import Batch
+    from arraygnn.data import Data
+    from arraygnn.padding import pad_batch
+
+    data = _random_data_list(np.random.default_rng(1), 3)
+    b = Batch.from_data_list(data)
+    n, e = int(b.ptr[-1]), b.edge_index.shape[1]
+    with pytest.raises(ValueError, match="say whether key 'y'"):
+        pad_batch(b, num_nodes=n + 1, num_edges=e, num_graphs=4)
+    with pytest.raises(ValueError, match="nodes > num_nodes"):
+        pad_batch(b, num_nodes=n - 1, num_edges=e, num_graphs=4, graph_keys=("y",))
+    with pytest.raises(ValueError, match="no room for a padding graph"):
+        pad_batch(b, num_nodes=n + 1, num_edges=e, num_graphs=3, graph_keys=("y",))
+    with pytest.raises(ValueError, match="padding edges need at least one padding node"):
+        pad_batch(b, num_nodes=n, num_edges=e + 1, num_graphs=4, graph_keys=("y",))
+    exact = pad_batch(b, num_nodes=n, num_edges=e, num_graphs=3, graph_keys=("y",))
+    assert exact.node_mask.all() and exact.graph_mask.all()
+    with pytest.raises(ValueError, match="already has 'node_mask'"):
+        pad_batch(exact, num_nodes=n, num_edges=e, num_graphs=3, graph_keys=("y",))
+    jax = pytest.importorskip("jax")
+    traces = []
+
+    @jax.jit
+    def f(x, ei, mask):
+        traces.append(1)
+        return (x[ei[0]].sum() * 0 + mask.sum()).astype(float)
+
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        bb = Batch.from_data_list(
+            _random_data_list(rng, 4)
+            + [
+                Data(
+                    x=np.zeros((0, 3), np.float32),
+                    edge_index=np.zeros((2, 0), np.int64),
+                    edge_attr=np.zeros((0, 2)),
+                    y=np.array([0]),
+                    num_nodes=0,
+                )
+            ]
+        )
+        p = pad_batch(bb, num_nodes=40, num_edges=60, num_graphs=6, graph_keys=("y",))
+        assert float(f(p.x, p.edge_index, p.node_mask)) == float(p.ptr[5])
+    assert len(traces) == 1
