@@ -153,12 +153,15 @@ def _parse_graph(layer: str, g: Any, feat: Any) -> GraphInput:
     return GraphInput(src, dst, num_src, num_dst, x_src, x_dst, g, homogeneous)
 
 
-def in_degrees(inp: GraphInput, dtype: Any = np.float32) -> Any:
-    """In-degree of every destination node (edge count), as ``dtype``."""
+def in_degrees(inp: GraphInput, dtype: Any = np.float32, csr: Any = None) -> Any:
+    """In-degree of every destination node (edge count), as ``dtype``; read off the CSR's
+    row pointer when one is given (no extra sort)."""
     from arraygnn import ops
 
     if inp.graph is not None and hasattr(inp.graph, "in_degrees"):
         return inp.graph.in_degrees().astype(dtype)
+    if csr is not None:
+        return csr.in_degrees().astype(dtype)
     xp = get_namespace(inp.dst)
     return ops.scatter(xp.ones(inp.num_edges, dtype=dtype), inp.dst, inp.num_dst, reduce="sum")
 

@@ -152,17 +152,14 @@ class GATConv(Module):
             csr = ops.to_csr(edge_index, inp.num_src, inp.num_dst)
         else:
             csr = csr_of(inp)  # a Graph's cached CSR when one was given
+        if not self.allow_zero_in_degree:
+            check_zero_in_degree("GATConv", csr.in_degrees())
         if h_dst is not None:
             er = (h_dst * self.att_dst).sum(axis=-1)  # [N_dst, H]
             logits = ops.sddmm(csr, el, er, op="add", lhs_target="u", rhs_target="v")
         else:
             logits = ops.sddmm(csr, el, el, op="copy_lhs", lhs_target="u", rhs_target="v")
         logits = xp.where(logits > 0, logits, logits * logits.dtype.type(self.negative_slope))
-        if not self.allow_zero_in_degree:
-            deg = ops.scatter(
-                xp.ones(edge_index.shape[1], dtype=el.dtype), edge_index[1], inp.num_dst
-            )
-            check_zero_in_degree("GATConv", deg)
         alpha = ops.edge_softmax(csr, logits, num_dst_nodes=inp.num_dst)  # [E, H]
         out = ops.spmm(csr, h_src, edge_weight=alpha, num_dst_nodes=inp.num_dst)  # [N_dst, H, F]
         if self.concat is True:

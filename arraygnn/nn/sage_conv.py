@@ -137,7 +137,7 @@ class SAGEConv(Module):
                 h_dst = h
             else:
                 h_dst = inp.x_dst @ lin_l.weight.T if linear_first else inp.x_dst
-            deg = in_degrees(inp, summed.dtype)
+            deg = in_degrees(inp, summed.dtype, csr)
             neigh = (summed + h_dst) / (deg[:, None] + 1)
         else:
             reduce = "max" if aggr in ("max", "pool") else aggr

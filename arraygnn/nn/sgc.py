@@ -14,7 +14,7 @@ import numpy as np
 
 from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import Module
-from arraygnn.nn.graph_conv import gcn_norm
+from arraygnn.nn.graph_conv import normalized_csr
 from arraygnn.nn.linear import Linear, _check_features
 
 __all__ = ["SGConv", "propagate_hops"]
@@ -50,13 +50,13 @@ def propagate_hops(
     n = int(x.shape[0]) if num_nodes is None else int(num_nodes)
     if x.shape[0] != n:
         raise ValueError(f"propagate_hops: x has {x.shape[0]} rows but num_nodes={n}")
-    ei, w = gcn_norm(edge_index, edge_weight, n, add_self_loops=add_self_loops, dtype=x.dtype)
-    csr = ops.to_csr(ei, n, n)
+    csr, w = normalized_csr(
+        edge_index, edge_weight, n, add_self_loops=add_self_loops, dtype=x.dtype
+    )
+    w = w.astype(x.dtype, copy=False)
     out = [x]
     for _ in range(int(hops)):
-        out.append(
-            ops.spmm(csr, out[-1], edge_weight=w.astype(x.dtype, copy=False), num_dst_nodes=n)
-        )
+        out.append(ops.spmm(csr, out[-1], edge_weight=w, num_dst_nodes=n))
     return out
 
 
