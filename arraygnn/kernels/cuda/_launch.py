@@ -93,6 +93,15 @@ def _numba_cuda_numpy_compat() -> None:
 _numba_cuda_numpy_compat()
 
 
+def _simulating() -> bool:
+    from numba import config
+
+    return bool(config.ENABLE_CUDASIM)
+
+
+_SIMULATOR = _simulating()
+
+
 def namespace(*arrays: Any) -> ModuleType:
     """``cupy`` for CuPy arrays, ``numpy`` for NumPy arrays (simulator)."""
     return get_namespace(*arrays)
@@ -130,7 +139,19 @@ def launch(kernel: Any, work: int, *args: Any) -> None:
     if work <= 0:
         return
     blocks, threads = blocks_for(work)
+    if _SIMULATOR:
+        args = tuple(_simulator_arg(a) for a in args)
     kernel[blocks, threads](*args)
+
+
+def _simulator_arg(a: Any) -> Any:
+    """The simulator copies every NumPy argument back after a launch, which fails for
+    read-only inputs (a ``CSR``'s frozen arrays): hand those over as device arrays."""
+    if isinstance(a, np.ndarray) and not a.flags.writeable:
+        from numba import cuda
+
+        return cuda.to_device(a)
+    return a
 
 
 def placeholder(xp: ModuleType, dtype: Any, ndim: int) -> Any:
