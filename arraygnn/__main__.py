@@ -115,27 +115,39 @@ def _installed(module: str) -> bool:
 
 def stage_handoff(ctx: DemoContext) -> None:
     """Hand the first batch to PyTorch and JAX (where installed) and check the aliasing."""
-    from arraygnn.interop import data_pointer
+    import contextlib
+    import importlib
+
+    from arraygnn import interop
 
     batch = ctx.batch
     arrays = {k: batch[k] for k in batch.keys() if isinstance(batch[k], np.ndarray)}
     done = False
-    for name, module in (("torch", "torch"), ("jax", "jax")):
-        if not _installed(module):
+    for name in ("torch", "jax"):
+        if not _installed(name):
             continue
         done = True
-        from arraygnn import interop
-
-        convert = interop.to_torch if name == "torch" else interop.to_jax
         t0 = time.perf_counter()
-        out, report = convert(batch, report=True)
-        seconds = time.perf_counter() - t0
-        aliased = [k for k, a in arrays.items() if data_pointer(out[k]) == data_pointer(a)]
-        ctx.results[f"{name}_aliased"] = sorted(aliased)
+        module = importlib.import_module(name)
+        import_ms = (time.perf_counter() - t0) * 1e3
+        if name == "jax":
+            # int64 indices stay zero-copy only with x64 on (else JAX narrows them: a copy)
+            scope, convert, note = module.enable_x64(True), interop.to_jax, ", x64 on"
+        else:
+            scope, convert, note = contextlib.nullcontext(), interop.to_torch, ""
+        with scope:
+            t0 = time.perf_counter()
+            out, report = convert(batch, report=True)
+            seconds = time.perf_counter() - t0
+        aliased = sorted(
+            k for k, a in arrays.items() if interop.data_pointer(out[k]) == interop.data_pointer(a)
+        )
+        ctx.results[f"{name}_aliased"] = aliased
         ctx.results[f"{name}_report"] = report
         ctx.say(
             f"[handoff] to_{name}: {len(aliased)}/{len(arrays)} arrays aliased "
-            f"({'yes' if report.zero_copy else 'no'}: zero-copy) in {seconds * 1e3:.2f} ms"
+            f"(zero-copy: {'yes' if report.zero_copy else 'no'}) in {seconds * 1e3:.2f} ms"
+            f" (import {name}: {import_ms:.0f} ms{note})"
         )
         for key, why in report.copied.items():
             ctx.say(f"          copied {key}: {why}")

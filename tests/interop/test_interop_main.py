@@ -32,7 +32,7 @@ def test_demo_subprocess():
     assert "graphs/s" in out and "[done]" in out
     if importlib.util.find_spec("torch") is not None:
         assert "[handoff] to_torch:" in out
-        assert "(yes: zero-copy)" in out.split("[handoff] to_torch:")[1].splitlines()[0]
+        assert "(zero-copy: yes)" in out.split("[handoff] to_torch:")[1].splitlines()[0]
     if importlib.util.find_spec("jax") is not None:
         assert "[handoff] to_jax:" in out
 
