@@ -58,6 +58,11 @@ def aligned_empty(shape: Sequence[int], dtype: Any, xp: ModuleType = np) -> Any:
     if dtype.hasobject or dtype.itemsize == 0:
         return np.empty(tuple(shape), dtype=dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if nbytes == 0:  # an empty slice keeps the base pointer: slice a one-item view instead
+        buf = np.empty(dtype.itemsize + ALIGNMENT, dtype=np.uint8)
+        start = (-buf.ctypes.data) % ALIGNMENT
+        one = buf[start : start + dtype.itemsize].view(dtype)
+        return one[:0].reshape(tuple(shape))
     buf = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
     start = (-buf.ctypes.data) % ALIGNMENT
     return buf[start : start + nbytes].view(dtype).reshape(tuple(shape))
@@ -71,7 +76,9 @@ def _exclusive_cumsum(a: np.ndarray) -> np.ndarray:
 
 
 def _ptr(sizes: np.ndarray) -> np.ndarray:
-    ptr = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    """``[0, cumsum(sizes)...]`` as int64 [len(sizes) + 1], 64-byte aligned."""
+    ptr = aligned_empty((sizes.shape[0] + 1,), np.int64)
+    ptr[0] = 0
     np.cumsum(sizes, out=ptr[1:])
     return ptr
 
