@@ -8,7 +8,8 @@ SIGN / SGC recipe over the whole packed set of molecules at once:
 2. **propagate** — ``[X, S X, ..., S^hops X]`` with the symmetric GCN normalisation
    ``S = D^-1/2 (A + I) D^-1/2`` over the packed graph (one CSR, one SpMM per hop, all
    molecules together: the block-diagonal graph keeps molecules apart);
-3. **pool** — sum and mean of every hop per molecule (one CSR segment reduction each);
+3. **pool** — sum (optionally mean / max) of every hop per molecule (one CSR segment
+   reduction each);
 4. **fit** — ridge regression (closed form, NumPy / SciPy) on a random train split, the
    penalty picked on a validation slice of the training molecules;
 5. **evaluate** — R^2 on the held-out test molecules.
@@ -102,8 +103,25 @@ def _r2(y: np.ndarray, pred: np.ndarray) -> float:
     return 1.0 - ss_res / ss_tot if ss_tot > 0 else 0.0
 
 
+def _ridge_path(
+    a: np.ndarray, y: np.ndarray, alphas: tuple[float, ...]
+) -> list[tuple[np.ndarray, float]]:
+    """Closed-form ridge for several penalties with one eigendecomposition of the centred
+    Gram matrix (the intercept is not penalised)."""
+    mean = a.mean(axis=0)
+    ac = a - mean
+    ym = y.mean()
+    evals, evecs = np.linalg.eigh(ac.T @ ac)
+    proj = evecs.T @ (ac.T @ (y - ym))
+    out = []
+    for alpha in alphas:
+        w = evecs @ (proj / (np.maximum(evals, 0) + alpha))
+        out.append((w, float(ym - mean @ w)))
+    return out
+
+
 def _ridge(a: np.ndarray, y: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
-    """Closed-form ridge with an unpenalised intercept (columns centred, scaled)."""
+    """Closed-form ridge with an unpenalised intercept (Cholesky solve)."""
     from scipy import linalg
 
     mean = a.mean(axis=0)
@@ -124,6 +142,7 @@ def run_molecule_regression(
     alphas: tuple[float, ...] = (1e-3, 1e-2, 1e-1, 1.0, 10.0),
     seed: int = 0,
     atom_types: bool = True,
+    pools: tuple[str, ...] = ("sum",),
     dtype: Any = np.float32,
 ) -> dict[str, Any]:
     """Fit ``target`` (TPSA for the shipped molecules) from propagated atom features.
@@ -138,6 +157,7 @@ def run_molecule_regression(
         seed: split seed.
         atom_types: add the combined atom-type one-hot (``False``: per-column one-hots only,
             where the propagated hops have to supply the context).
+        pools: per-molecule reductions of every hop (``'sum'``, ``'mean'``, ``'max'``).
         dtype: float type of the propagation.
 
     Returns a dict: ``r2_test``, ``r2_train``, ``alpha``, sizes (``num_graphs``,
@@ -149,6 +169,8 @@ def run_molecule_regression(
 
     if int(hops) < 0:
         raise ValueError(f"run_molecule_regression: hops must be >= 0, got {hops}")
+    if not pools or any(p not in ("sum", "mean", "max") for p in pools):
+        raise ValueError(f"run_molecule_regression: pools must be sum / mean / max, got {pools!r}")
     if not 0.0 < train_fraction < 1.0:
         raise ValueError(
             f"run_molecule_regression: train_fraction must be in (0, 1), got {train_fraction}"
@@ -183,19 +205,17 @@ def run_molecule_regression(
     timings["propagate"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    pooled = []
-    for h in hop_features:
-        pooled.append(ops.segment(h, ptr, reduce="sum"))
-        pooled.append(ops.segment(h, ptr, reduce="mean"))
+    pooled = [ops.segment(h, ptr, reduce=r) for h in hop_features for r in pools]
     feats = np.concatenate(pooled, axis=1).astype(np.float64)
+    used = feats[train].std(axis=0) > 0  # drop columns constant on the training molecules
+    feats = feats[:, used]
     timings["pool"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     n_val = max(len(train) // 5, 1)
     fit_idx, val_idx = train[n_val:], train[:n_val]
     best_alpha, best_r2 = alphas[0], -np.inf
-    for alpha in alphas:
-        w, b = _ridge(feats[fit_idx], y[fit_idx], alpha)
+    for alpha, (w, b) in zip(alphas, _ridge_path(feats[fit_idx], y[fit_idx], alphas)):
         r2 = _r2(y[val_idx], feats[val_idx] @ w + b)
         if r2 > best_r2:
             best_alpha, best_r2 = alpha, r2
