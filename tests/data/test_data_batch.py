@@ -53,7 +53,7 @@ def test_data_access_and_repr():
     del d.y
     assert d.keys() == ["x", "edge_index"]
     with pytest.raises(AttributeError, match="no attribute 'missing'"):
-        d.missing
+        _ = d.missing
     with pytest.raises(KeyError, match="missing"):
         d["missing"]
     assert dict(iter(d)).keys() == {"x", "edge_index"}

@@ -1,7 +1,6 @@
 """Every behaviour of seed 000 (PyG's batching guide), expected values = its printed outputs."""
 
 import numpy as np
-import pytest
 
 from arraygnn.batch import Batch
 from arraygnn.data import Data
