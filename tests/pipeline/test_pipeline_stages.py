@@ -277,3 +277,16 @@ def test_loader_shuffled_files_keep_every_record(tmp_path):
     assert got == sorted(
         int(x) for g in graphs for x in np.asarray(g.node_sets["a"].features["ids"])
     )
+
+
+def test_loader_dynamic_batches_are_padded_to_one_shape():
+    graphs = _graphs(30, seed=9)
+    sc = find_tight_size_constraints(graphs, target_batch_size=4)
+    out = list(GraphBatchLoader(graphs, 1, constraints=sc, dynamic=True))
+    assert sum(int(mask.sum()) for _, mask in out) == 30
+    assert {g.num_components for g, _ in out} == {sc.total_num_components}
+    for g, _ in out:
+        _, n, e = total_sizes(g)
+        assert n == dict(sc.total_num_nodes) and e == dict(sc.total_num_edges)
+    # dynamic packing uses fewer batches than fixed batches of the worst case
+    assert len(out) <= len(list(batch_graphs(graphs, 4)))
