@@ -87,22 +87,24 @@ def data_to_graph_tensor(
     if not is_array(edge_index) or edge_index.ndim != 2 or edge_index.shape[0] != 2:
         raise ValueError("data.edge_index must be an integer array of shape [2, num_edges]")
     xp = get_namespace(edge_index)
-    num_nodes = data.num_nodes
-    if num_nodes is None:
-        raise ValueError("data.num_nodes is unknown; set data.num_nodes or data.x")
     num_edges = int(edge_index.shape[1])
-
     is_batch = hasattr(data, "num_graphs") and getattr(data, "ptr", None) is not None
+    num_nodes = None if is_batch else data.num_nodes
+    if num_nodes is None and not is_batch:
+        raise ValueError("data.num_nodes is unknown; set data.num_nodes or data.x")
     if is_batch:
         ptr = data.ptr
         node_sizes = ptr[1:] - ptr[:-1]
         num_graphs = int(node_sizes.shape[0])
-        # edges of a Batch are stored graph after graph: locate each graph's first edge
-        gid = xp.searchsorted(ptr[1:], edge_index[0], side="right")
-        if num_edges > 1 and bool(xp.any(gid[1:] < gid[:-1])):
-            raise ValueError("batch.edge_index is not ordered graph by graph")
-        esplits = xp.searchsorted(gid, xp.arange(num_graphs + 1), side="left")
-        edge_sizes = esplits[1:] - esplits[:-1]
+        slices = getattr(data, "_slice_dict", {}).get("edge_index")
+        if slices is not None:  # the batch's own record of edges per graph
+            edge_sizes = xp.asarray(np.diff(np.asarray(slices, dtype=np.int64)))
+        else:  # edges of a Batch are stored graph after graph: find each graph's first edge
+            gid = xp.searchsorted(ptr[1:], edge_index[0], side="right")
+            if num_edges > 1 and bool(xp.any(gid[1:] < gid[:-1])):
+                raise ValueError("batch.edge_index is not ordered graph by graph")
+            esplits = xp.searchsorted(gid, xp.arange(num_graphs + 1), side="left")
+            edge_sizes = esplits[1:] - esplits[:-1]
     else:
         node_sizes = xp.asarray(np.array([int(num_nodes)], dtype=np.int64))
         edge_sizes = xp.asarray(np.array([num_edges], dtype=np.int64))

@@ -128,15 +128,26 @@ def random_graph(
 
 
 def np_pool(values: np.ndarray, index: np.ndarray, n: int, reduce: str) -> np.ndarray:
-    """Plain NumPy pooling: rows of ``values`` with ``index == i`` reduced into row ``i``;
-    empty rows 0 (the seed's rule), ``*_no_inf`` turns +-inf into 0."""
-    out = np.zeros((n, *values.shape[1:]), dtype=values.dtype)
+    """Plain NumPy pooling (``ufunc.at``): rows of ``values`` with ``index == i`` reduced into
+    row ``i``; empty rows 0 (the seed's rule); ``*_no_inf`` turns +-inf into 0."""
+    values = np.asarray(values)
+    index = np.asarray(index)
     base = reduce.replace("_no_inf", "")
-    fn = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod}[base]
-    for i in range(n):
-        rows = values[index == i]
-        if len(rows):
-            out[i] = fn(rows, axis=0)
+    count = np.bincount(index, minlength=n).reshape((n,) + (1,) * (values.ndim - 1))
+    if base in ("sum", "mean"):
+        out = np.zeros((n, *values.shape[1:]), dtype=values.dtype)
+        np.add.at(out, index, values)
+        if base == "mean":
+            out = (out / np.maximum(count, 1)).astype(values.dtype)
+    elif base == "prod":
+        out = np.ones((n, *values.shape[1:]), dtype=values.dtype)
+        np.multiply.at(out, index, values)
+    else:
+        big = np.inf if values.dtype.kind == "f" else np.iinfo(values.dtype).max
+        fill = -big if base == "max" else big
+        out = np.full((n, *values.shape[1:]), fill, dtype=values.dtype)
+        (np.maximum if base == "max" else np.minimum).at(out, index, values)
+    out = np.where(count > 0, out, np.zeros((), dtype=values.dtype))
     if reduce.endswith("_no_inf"):
         out[np.isinf(out)] = 0
     return out

@@ -134,7 +134,9 @@ def test_random_pool_and_broadcast_against_numpy(seed, idx32):
             np.testing.assert_array_equal(on_edges, ns["h"][idx])
             ints = broadcast_node_to_edges(g, name, tag, feature_name="k")
             np.testing.assert_array_equal(ints, ns["k"][idx])
-            for r in REDUCES:
+            # every reduction at one end per edge set (chosen at random), "sum" at the other
+            reduces = REDUCES if tag == rng.integers(0, 2) else ("sum",)
+            for r in reduces:
                 got = pool_edges_to_node(g, name, tag, r, feature_name="w")
                 want = np_pool(es["w"], idx, ns.total_size, r)
                 np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"{name} {r}")
