@@ -135,7 +135,7 @@ def _gat_memory_child(framework, num_nodes, num_edges, num_features, heads, out,
 
 
 def gat_memory(num_nodes, num_edges, num_features, heads=8, out=8):
-    ctx = mp.get_context("fork")
+    ctx = mp.get_context("spawn")  # fork after torch started its threads can hang
     results = {}
     for framework in ("arraygnn", "PyG"):
         q = ctx.Queue()
