@@ -164,3 +164,46 @@ def test_merge_of_all_empty_sets():
     back = split_components(merged, [g.num_components for g in graphs])
     for a, b in zip(graphs, back):
         assert_graphs_equal(a, b)
+
+
+def test_batched_graph_built_directly_from_fields():
+    """A rank-1 graph from [batch, num_components] sizes and [batch, n, ...] dense features
+    (every graph the same size) or Ragged features, as TF-GNN's batched fields."""
+    from arraygnn.graph_tensor import Context
+
+    g = GraphTensor.from_pieces(
+        context=Context.from_fields(
+            features={"label": np.array([[1], [2]])}, sizes=np.ones((2, 1), np.int64)
+        ),
+        node_sets={
+            "v": NodeSet.from_fields(
+                sizes=np.array([[2], [2]]), features={"x": np.arange(8.0).reshape(2, 2, 2)}
+            )
+        },
+        edge_sets={
+            "e": EdgeSet.from_fields(
+                sizes=Ragged(np.array([1, 2]), np.array([0, 1, 2])),
+                adjacency=Adjacency.from_indices(
+                    source=("v", Ragged(np.array([0, 1, 0]), np.array([0, 1, 3]))),
+                    target=("v", Ragged(np.array([1, 0, 1]), np.array([0, 1, 3]))),
+                ),
+            )
+        },
+    )
+    assert g.rank == 1 and g.shape == (2,)
+    assert g.spec.node_sets["v"].features["x"].shape == (2,)
+    m = g.merge_batch_to_components()
+    assert m.node_sets["v"].sizes.tolist() == [2, 2]
+    assert m.node_sets["v"]["x"].tolist() == np.arange(8.0).reshape(4, 2).tolist()
+    assert m.edge_sets["e"].adjacency.source.tolist() == [0, 3, 2]
+    assert m.edge_sets["e"].adjacency.target.tolist() == [1, 2, 3]
+    assert m.context["label"].tolist() == [1, 2]
+    with pytest.raises(ValueError, match=r"items per graph \[2, 2\] disagree with sizes \[2, 3\]"):
+        NodeSet.from_fields(sizes=np.array([[2], [3]]), features={"x": np.zeros((2, 2, 1))})
+    with pytest.raises(ValueError, match="mixes batched"):
+        GraphTensor.from_pieces(
+            node_sets={
+                "a": NodeSet.from_fields(sizes=np.array([[1]])),
+                "b": NodeSet.from_fields(sizes=np.array([1])),
+            }
+        )
