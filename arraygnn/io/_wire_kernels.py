@@ -57,7 +57,8 @@ def scan_examples(buf, starts, ends, table):
     1 (bytes: payload = the BytesList body), 2 (floats: packed bytes), 3 (int64: packed
     varints). Returns the number of rows, or ``-(r + 1)`` for the first record ``r`` that is
     not in canonical form (unknown fields, unpacked lists, ...): the caller then uses the
-    general decoder, which also produces the precise error for malformed bytes.
+    general decoder, which also produces the precise error for malformed bytes. Returns
+    ``-(len(starts) + 1)`` when ``table`` is too small.
     """
     n = 0
     cap = table.shape[0]
@@ -112,7 +113,7 @@ def scan_examples(buf, starts, ends, table):
                             return -(r + 1)
                         ps = p
                 if n >= cap:
-                    return -(r + 1)
+                    return -(starts.shape[0] + 1)  # table full: caller retries bigger
                 table[n, 0] = r
                 table[n, 1] = ks
                 table[n, 2] = ke

@@ -306,8 +306,12 @@ class _ScanSource:
         self.buf = b"".join(serialized)
         self.arr = np.frombuffer(self.buf, dtype=np.uint8)
         bounds = _exclusive_cumsum(np.fromiter((len(s) for s in serialized), np.int64, self.n))
-        table = np.empty((len(self.buf) // 6 + 1, 6), dtype=np.int64)
+        # a feature entry takes at least 6 bytes; real ones take 20 and more
+        table = np.empty((len(self.buf) // 16 + 16, 6), dtype=np.int64)
         m = k.scan_examples(self.arr, bounds[:-1], bounds[1:], table)
+        if m == -(self.n + 1):
+            table = np.empty((len(self.buf) // 6 + 1, 6), dtype=np.int64)
+            m = k.scan_examples(self.arr, bounds[:-1], bounds[1:], table)
         if m < 0:
             raise _NotCanonical
         self.table = table[:m]

@@ -413,3 +413,16 @@ def test_seed_graph_through_schema_spec_and_files(tmp_path):
     assert merged.edge_sets["writes"].adjacency.target.tolist()[7:14] == [3, 4, 3, 4, 4, 5, 5]
     titles = merged.node_sets["paper"].features["tokenized_title"]
     assert titles[4].tolist() == ["Better", "bipartite", "bijection", "bounds"]
+
+
+def test_scan_table_grows_for_tiny_entries():
+    # one-letter keys with empty lists: ~8-byte entries overflow the first table guess
+    from arraygnn.io.example import _ScanSource
+
+    names = [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    blob = encode_example({k: np.zeros(0, np.int64) for k in names})
+    assert len(blob) / len(names) < 16
+    src = _ScanSource([blob] * 10)
+    assert len(src.table) == 10 * len(names)
+    col = src.column("q", np.dtype(np.int64), "int64")
+    assert col.present.all() and not col.counts.any()
