@@ -1,0 +1,118 @@
+"""``from_dgl`` on stand-in modules with DGL's attribute and parameter names.
+
+DGL does not install next to torch 2.13 here, so these torch modules mimic the attributes
+``from_dgl`` reads (``_in_feats``, ``_aggre_type``, ``_num_heads``, ``fc.weight``, ...) as in
+DGL 1.x/2.x's ``dgl.nn.pytorch`` sources; outputs are compared with dense references.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _nn_cases import random_graph, rel_err
+
+torch = pytest.importorskip("torch")
+
+import arraygnn.nn as agnn  # noqa: E402
+
+
+class GraphConv(torch.nn.Module):
+    def __init__(self, fin, fout, norm="both"):
+        super().__init__()
+        self._in_feats, self._out_feats, self._norm = fin, fout, norm
+        self._allow_zero_in_degree = True
+        self._activation = torch.relu
+        self.weight = torch.nn.Parameter(torch.randn(fin, fout))
+        self.bias = torch.nn.Parameter(torch.randn(fout))
+
+
+class SAGEConv(torch.nn.Module):
+    def __init__(self, fin, fout, aggr):
+        super().__init__()
+        self._in_src_feats = self._in_dst_feats = fin
+        self._out_feats, self._aggre_type = fout, aggr
+        self.norm, self.activation = None, None
+        if aggr == "pool":
+            self.fc_pool = torch.nn.Linear(fin, fin)
+        if aggr != "gcn":
+            self.fc_self = torch.nn.Linear(fin, fout, bias=False)
+        self.fc_neigh = torch.nn.Linear(fin, fout, bias=False)
+        self.bias = torch.nn.Parameter(torch.randn(fout))
+
+
+class GATConv(torch.nn.Module):
+    def __init__(self, fin, fout, heads):
+        super().__init__()
+        self._in_src_feats = self._in_dst_feats = fin
+        self._out_feats, self._num_heads = fout, heads
+        self._allow_zero_in_degree = False
+        self.fc = torch.nn.Linear(fin, fout * heads, bias=False)
+        self.attn_l = torch.nn.Parameter(torch.randn(1, heads, fout))
+        self.attn_r = torch.nn.Parameter(torch.randn(1, heads, fout))
+        self.leaky_relu = torch.nn.LeakyReLU(0.2)
+        self.bias = torch.nn.Parameter(torch.randn(heads * fout))
+        self.register_buffer("res_fc", None)
+        self.activation = None
+
+
+class GINConv(torch.nn.Module):
+    def __init__(self, apply_func, eps):
+        super().__init__()
+        self.apply_func = apply_func
+        self._aggregator_type = "sum"
+        self.register_buffer("eps", torch.FloatTensor([eps]))
+
+
+def _dense(ei, n):
+    a = np.zeros((n, n))
+    np.add.at(a, (ei[1], ei[0]), 1.0)
+    return a
+
+
+def test_from_dgl_graph_conv_and_gin():
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    ei = random_graph(rng, 12, isolated=0)
+    x = rng.standard_normal((12, 5)).astype(np.float32)
+    ref = GraphConv(5, 3)
+    conv = agnn.from_dgl(ref)
+    a = _dense(ei, 12)
+    dout = np.maximum(a.sum(0), 1) ** -0.5
+    din = np.maximum(a.sum(1), 1) ** -0.5
+    w, b = ref.weight.detach().double().numpy(), ref.bias.detach().double().numpy()
+    expected = np.maximum(din[:, None] * (a @ (dout[:, None] * x)) @ w + b, 0)
+    assert rel_err(conv(x, ei), expected) < 1e-5
+
+    mlp = torch.nn.Sequential(torch.nn.Linear(5, 6), torch.nn.ReLU(), torch.nn.Linear(6, 2))
+    gin = agnn.from_dgl(GINConv(mlp, 0.3))
+    with torch.no_grad():
+        expected = mlp(torch.from_numpy((1.3 * x + a @ x).astype(np.float32))).numpy()
+    assert rel_err(gin(x, ei), expected) < 1e-5
+
+
+@pytest.mark.parametrize("aggr", ["mean", "gcn", "pool"])
+def test_from_dgl_sage(aggr):
+    torch.manual_seed(1)
+    rng = np.random.default_rng(1)
+    ei = random_graph(rng, 10, isolated=0)
+    x = rng.standard_normal((10, 4)).astype(np.float32)
+    ref = SAGEConv(4, 3, aggr)
+    conv = agnn.from_dgl(ref)
+    assert conv.aggregator_type == aggr
+    again = agnn.SAGEConv(4, 3, aggr).load_state_dict(
+        {k: v.numpy() for k, v in ref.state_dict().items()}, format="dgl"
+    )
+    np.testing.assert_array_equal(conv(x, ei), again(x, ei))
+
+
+def test_from_dgl_gat_keeps_heads_axis():
+    torch.manual_seed(2)
+    rng = np.random.default_rng(2)
+    ei = random_graph(rng, 9, isolated=0)
+    x = rng.standard_normal((9, 4)).astype(np.float32)
+    ref = GATConv(4, 3, heads=2)
+    conv = agnn.from_dgl(ref)
+    assert conv.concat is None and not conv.add_self_loops
+    assert conv(x, ei).shape == (9, 2, 3)
+    with pytest.raises(ValueError, match="zero in-degree"):
+        conv(x, ei[:, ei[1] != 0])
