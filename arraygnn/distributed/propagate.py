@@ -68,7 +68,15 @@ class DistributedFeatures:
     boundaries: np.ndarray
     futures: list
     workers: list[str]
+    dtype: np.dtype
+    row_shape: tuple[int, ...]
+    on_gpu: bool = False
     stats: ExchangeStats = field(default_factory=ExchangeStats)
+
+    @property
+    def row_bytes(self) -> int:
+        """Bytes of one feature row."""
+        return int(np.dtype(self.dtype).itemsize * int(np.prod(self.row_shape, dtype=np.int64)))
 
     @property
     def num_parts(self) -> int:
@@ -110,21 +118,23 @@ def _save_block(x: Any, path: str) -> str:
     return path
 
 
-def _gather_checked(client: Any, futures: list, what: str) -> list:
-    from distributed.client import FutureCancelledError
+_LOST_ERRORS = ("FutureCancelledError", "FuturesCancelledError", "CancelledError", "KilledWorker")
 
+
+def _is_lost(err: BaseException) -> bool:
+    """A Dask error meaning a worker (and the data only it held) is gone."""
+    return type(err).__name__ in _LOST_ERRORS or "lost dependencies" in str(err)
+
+
+def _gather_checked(client: Any, futures: list, what: str) -> list:
     try:
         return client.gather(futures)
-    except FutureCancelledError as err:
-        raise PartitionLostError(
-            f"distributed {what} failed: {err}. A worker holding a partition died and its "
-            "data could not be recomputed; no partial result is returned."
-        ) from err
     except Exception as err:
-        if "lost" in str(err).lower() or type(err).__name__ in ("KilledWorker", "CancelledError"):
+        if _is_lost(err):
             raise PartitionLostError(
                 f"distributed {what} failed: {type(err).__name__}: {err}. A worker holding a "
-                "partition died; no partial result is returned."
+                "partition died and its data could not be recomputed; no partial result is "
+                "returned."
             ) from err
         raise
 
@@ -144,7 +154,9 @@ def _take_rows(x: Any, rows: np.ndarray) -> Any:
 
 
 def _prepare_block(block: GraphBlock, to_gpu: bool) -> tuple:
-    """Build the block's local edge_index (dst-sorted, so no re-sort) on the worker."""
+    """Build the block's local CSR once, on its worker (on the GPU for CuPy workers)."""
+    from arraygnn import ops
+
     rows = block.num_rows
     dst = np.repeat(np.arange(rows, dtype=np.int64), np.diff(block.indptr))
     edge_index = np.stack([block.src.astype(np.int64), dst])
@@ -155,17 +167,18 @@ def _prepare_block(block: GraphBlock, to_gpu: bool) -> tuple:
         cp = import_cupy()
         edge_index = cp.asarray(edge_index)
         weight = None if weight is None else cp.asarray(weight)
-    return edge_index, weight, rows
+    num_buffer_rows = rows + int(block.halo_ids.shape[0])
+    return ops.to_csr(edge_index, num_buffer_rows, rows), weight
 
 
 def _block_spmm(prepared: tuple, reduce: str, x_own: Any, *halo_parts: Any) -> Any:
     from arraygnn import ops
     from arraygnn._namespace import get_namespace
 
-    edge_index, weight, rows = prepared
+    csr, weight = prepared
     xp = get_namespace(x_own)
     buf = xp.concatenate((x_own, *halo_parts), axis=0) if halo_parts else x_own
-    return ops.spmm(edge_index, buf, edge_weight=weight, reduce=reduce, num_dst_nodes=rows)
+    return ops.spmm(csr, buf, edge_weight=weight, reduce=reduce, num_dst_nodes=csr.num_dst_nodes)
 
 
 def scatter_features(
@@ -182,7 +195,11 @@ def scatter_features(
         client.scatter(x[int(b[k]) : int(b[k + 1])], workers=[workers[k]], hash=False)
         for k in range(pgraph.num_parts)
     ]
-    return DistributedFeatures(client, b, futures, workers)
+    from arraygnn._namespace import is_cupy_array
+
+    return DistributedFeatures(
+        client, b, futures, workers, x.dtype, tuple(x.shape[1:]), is_cupy_array(x)
+    )
 
 
 class _BlockCache:
@@ -227,9 +244,8 @@ def distributed_spmm(
         x = scatter_features(client, pgraph, x)
     if not np.array_equal(x.boundaries, pgraph.boundaries):
         raise ValueError("x is distributed over different row blocks than the partitioned graph")
-    gpu = _is_gpu(client, x)
-    prepared = _blocks.get(client, pgraph, x.workers, gpu)
-    row_bytes = _row_bytes(client, x)
+    prepared = _blocks.get(client, pgraph, x.workers, x.on_gpu)
+    row_bytes = x.row_bytes
     stats = ExchangeStats()
     out = []
     for k, blk in enumerate(pgraph.blocks):
@@ -257,25 +273,11 @@ def distributed_spmm(
                 pure=False,
             )
         )
-    return DistributedFeatures(client, pgraph.boundaries, out, list(x.workers), stats)
-
-
-def _is_gpu(client: Any, x: DistributedFeatures) -> bool:
-    return bool(client.submit(_is_cupy, x.futures[0], pure=False).result())
-
-
-def _is_cupy(a: Any) -> bool:
-    from arraygnn._namespace import is_cupy_array
-
-    return is_cupy_array(a)
-
-
-def _row_bytes(client: Any, x: DistributedFeatures) -> int:
-    return int(client.submit(_bytes_per_row, x.futures[0], pure=False).result())
-
-
-def _bytes_per_row(a: Any) -> int:
-    return int(a.dtype.itemsize * int(np.prod(a.shape[1:], dtype=np.int64)))
+    weights = [b.edge_weight for b in pgraph.blocks if b.edge_weight is not None]
+    dtype = np.result_type(x.dtype, weights[0].dtype) if weights else np.dtype(x.dtype)
+    return DistributedFeatures(
+        client, pgraph.boundaries, out, list(x.workers), dtype, x.row_shape, x.on_gpu, stats
+    )
 
 
 def propagate(
@@ -309,15 +311,23 @@ def propagate(
 def _wait_checked(client: Any, futures: list) -> None:
     from distributed import wait
 
-    wait(futures)
-    bad = [k for k, f in enumerate(futures) if f.status != "finished"]
-    if bad:
-        # Raise the first failure with the block it belongs to.
-        try:
-            futures[bad[0]].result()
-        except Exception as err:
+    try:
+        wait(futures)
+    except Exception as err:
+        if _is_lost(err):
             raise PartitionLostError(
-                f"block {bad[0]} failed ({type(err).__name__}: {err}); "
+                f"{type(err).__name__}: {err}. A worker holding a partition died; "
                 "no partial result is returned"
             ) from err
-        raise PartitionLostError(f"block {bad[0]} did not finish ({futures[bad[0]].status})")
+        raise
+    for k, f in enumerate(futures):
+        if f.status != "finished":
+            try:
+                f.result()
+            except Exception as err:
+                if _is_lost(err):
+                    raise PartitionLostError(
+                        f"block {k} lost ({type(err).__name__}: {err}); "
+                        "no partial result is returned"
+                    ) from err
+                raise
