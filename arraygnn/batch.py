@@ -26,6 +26,7 @@ are 64-byte aligned so JAX and PyTorch can adopt them without a copy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from operator import attrgetter, itemgetter
 from types import ModuleType
@@ -52,20 +53,21 @@ def aligned_empty(shape: Sequence[int], dtype: Any, xp: ModuleType = np) -> Any:
     >>> a.ctypes.data % 64, a.shape
     (0, (1000, 3))
     """
+    shape = tuple(shape)
     if xp is not np:
-        return xp.empty(tuple(shape), dtype=dtype)
+        return xp.empty(shape, dtype=dtype)
     dtype = np.dtype(dtype)
     if dtype.hasobject or dtype.itemsize == 0:
-        return np.empty(tuple(shape), dtype=dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        return np.empty(shape, dtype=dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
     if nbytes == 0:  # an empty slice keeps the base pointer: slice a one-item view instead
         buf = np.empty(dtype.itemsize + ALIGNMENT, dtype=np.uint8)
         start = (-buf.ctypes.data) % ALIGNMENT
         one = buf[start : start + dtype.itemsize].view(dtype)
-        return one[:0].reshape(tuple(shape))
+        return one[:0].reshape(shape)
     buf = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
     start = (-buf.ctypes.data) % ALIGNMENT
-    return buf[start : start + nbytes].view(dtype).reshape(tuple(shape))
+    return buf[start : start + nbytes].view(dtype).reshape(shape)
 
 
 def _exclusive_cumsum(a: np.ndarray) -> np.ndarray:
@@ -75,9 +77,10 @@ def _exclusive_cumsum(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ptr(sizes: np.ndarray) -> np.ndarray:
-    """``[0, cumsum(sizes)...]`` as int64 [len(sizes) + 1], 64-byte aligned."""
-    ptr = aligned_empty((sizes.shape[0] + 1,), np.int64)
+def _ptr(sizes: np.ndarray, aligned: bool = False) -> np.ndarray:
+    """``[0, cumsum(sizes)...]`` as int64 [len(sizes) + 1] (64-byte aligned if asked)."""
+    n = sizes.shape[0] + 1
+    ptr = aligned_empty((n,), np.int64) if aligned else np.empty(n, np.int64)
     ptr[0] = 0
     np.cumsum(sizes, out=ptr[1:])
     return ptr
@@ -427,7 +430,7 @@ def _collate(
     if node_counts is not None:
         xp = xp_seen or np
         store["batch"] = _repeat_graph_ids(node_counts, xp)
-        ptr = _ptr(node_counts)
+        ptr = _ptr(node_counts, aligned=True)
         store["ptr"] = ptr if xp is np else xp.asarray(ptr)
     return cls._new(store, data_cls, g, (slices, incs, cat_dims, kinds))
 
@@ -592,7 +595,10 @@ def _check_local_ids(
         raise _key_error(key, 0, f"must hold integers, got dtype {out.dtype}", TypeError)
     if out.size == 0:
         return
-    if cat is None:
+    if cat == 1 and out.ndim == 2:
+        lo, hi = out.min(axis=0), out.max(axis=0)
+        limit = np.repeat(counts, sizes)
+    elif cat is None:
         flat = out.reshape(out.shape[0], -1)
         lo, hi = flat.min(axis=1), flat.max(axis=1)
         limit = counts
