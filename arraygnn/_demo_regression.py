@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["run_molecule_regression", "packed_molecule_arrays"]
+__all__ = ["run_molecule_regression", "packed_molecule_arrays", "report_lines"]
 
 #: columns of the shipped molecules' ``x`` making up the "atom type" key
 _TYPE_COLUMNS = (0, 1, 2, 3, 4)  # atomic number, degree, formal charge, hydrogens, aromatic
@@ -240,3 +240,18 @@ def run_molecule_regression(
         "test_size": int(len(test)),
         "timings": timings,
     }
+
+
+def report_lines(result: dict[str, Any]) -> list[str]:
+    """Human-readable lines for ``python -m arraygnn demo`` from a
+    :func:`run_molecule_regression` result."""
+    t = result["timings"]
+    stages = ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in t.items())
+    return [
+        f"[regression] TPSA from {result['hops']}-hop propagated atom features "
+        f"({result['num_graphs']:,} molecules, {result['num_nodes']:,} atoms, "
+        f"{result['num_edges']:,} directed bonds; {result['num_regression_features']} features)",
+        f"[regression] ridge (alpha={result['alpha']:g}) test R^2 = {result['r2_test']:.4f} "
+        f"on {result['test_size']:,} held-out molecules (train R^2 {result['r2_train']:.4f})",
+        f"[regression] stages: {stages}; total {sum(t.values()):.2f} s",
+    ]

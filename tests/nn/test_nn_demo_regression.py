@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arraygnn._demo_regression import packed_molecule_arrays, run_molecule_regression
+from arraygnn._demo_regression import packed_molecule_arrays, report_lines, run_molecule_regression
 
 
 def _synthetic_molecules(num_graphs=300, seed=0):
@@ -41,6 +41,8 @@ def test_synthetic_stand_in_reaches_high_r2():
     assert res["r2_test"] > 0.99
     assert set(res["timings"]) == {"featurize", "propagate", "pool", "fit", "evaluate"}
     assert res["num_graphs"] == 300 and res["hops"] == 2
+    lines = report_lines(res)
+    assert len(lines) == 3 and "R^2" in lines[1] and "propagate" in lines[2]
 
 
 def test_shipped_molecules_tpsa_r2_above_0_9():
