@@ -14,8 +14,16 @@ from arraygnn.distributed.propagate import (
     propagate,
     scatter_features,
 )
+from arraygnn.distributed.sharded import (
+    batch_index_plan,
+    distributed_batches,
+    distributed_tfrecord_batches,
+)
 
 __all__ = [
+    "batch_index_plan",
+    "distributed_batches",
+    "distributed_tfrecord_batches",
     "DistributedFeatures",
     "ExchangeStats",
     "GraphBlock",
