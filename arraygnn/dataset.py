@@ -359,7 +359,7 @@ class PackedDataset:
                 raise ValueError(f"PackedDataset.collate: follow_batch key {k!r} is not a key")
         b = idx.shape[0]
         rows, cols, nn, ne = self._rows_cols(idx)
-        node_ptr, edge_ptr = _ptr(nn), _ptr(ne)
+        node_ptr, edge_ptr = _ptr(nn, aligned=True), _ptr(ne)
         graph_ptr = np.arange(b + 1, dtype=np.int64)
         zeros = np.zeros(b, np.int64)
         store: dict[str, Any] = {}
