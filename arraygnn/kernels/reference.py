@@ -262,8 +262,8 @@ def naive_sddmm(
         rows.append(_apply_op(op, a, b, np))
     if rows:
         return np.stack(rows).astype(out_dtype)
-    a = np.zeros(lhs.shape[1:], acc)
-    b = np.zeros(rhs.shape[1:], acc)
+    a = np.ones(lhs.shape[1:], acc)
+    b = np.ones(rhs.shape[1:], acc)
     return np.zeros((0,) + _apply_op(op, a, b, np).shape, out_dtype)
 
 
@@ -272,7 +272,7 @@ def naive_edge_softmax(
 ) -> np.ndarray:
     """Softmax of ``logits`` [E] or [E, H] over edges with the same target."""
     dst = np.asarray(edge_index[1], dtype=np.int64)
-    two_d = logits.reshape(logits.shape[0], -1)
+    two_d = logits.reshape(logits.shape[0], int(np.prod(logits.shape[1:], dtype=np.int64)))
     out = np.empty(two_d.shape, dtype=_acc_dtype(logits.dtype))
     for t in range(num_dst_nodes):
         sel = np.flatnonzero(dst == t)

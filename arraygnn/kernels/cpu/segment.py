@@ -1,0 +1,72 @@
+"""CPU CSR segment reduction: ``out[r] = reduce over j in row r of x[perm[j] (or j)]``.
+
+Deterministic: one worker per row block (see ``_blocks``), each row accumulated in slot
+order directly in its output row (float32/float64; the op upcasts float16), no atomics.
+An empty row gives 0 for every reduction; mean divides by the row length; max / min
+propagate NaN.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba import njit, prange
+
+from arraygnn.kernels.cpu._blocks import MAX, MEAN, MIN, PROD, REDUCE_CODES, block_rows, num_blocks
+
+__all__ = ["segment_csr"]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _segment_kernel(indptr, perm, x, out, code, nblocks):  # pragma: no cover - compiled
+    heads = out.shape[1]
+    feats = out.shape[2]
+    for b in prange(nblocks):
+        r0 = block_rows(indptr, b, nblocks)
+        r1 = block_rows(indptr, b + 1, nblocks)
+        for r in range(r0, r1):
+            lo = indptr[r]
+            hi = indptr[r + 1]
+            if hi <= lo:
+                for h in range(heads):
+                    for f in range(feats):
+                        out[r, h, f] = 0
+                continue
+            e = lo if perm is None else perm[lo]
+            for h in range(heads):
+                for f in range(feats):
+                    out[r, h, f] = x[e, h, f]
+            for j in range(lo + 1, hi):
+                e = j if perm is None else perm[j]
+                for h in range(heads):
+                    if code == MAX:
+                        for f in range(feats):
+                            v = x[e, h, f]
+                            a = out[r, h, f]
+                            out[r, h, f] = v if (v > a or v != v) else a
+                    elif code == MIN:
+                        for f in range(feats):
+                            v = x[e, h, f]
+                            a = out[r, h, f]
+                            out[r, h, f] = v if (v < a or v != v) else a
+                    elif code == PROD:
+                        for f in range(feats):
+                            out[r, h, f] *= x[e, h, f]
+                    else:
+                        for f in range(feats):
+                            out[r, h, f] += x[e, h, f]
+            if code == MEAN:
+                deg = hi - lo
+                for h in range(heads):
+                    for f in range(feats):
+                        out[r, h, f] /= deg
+
+
+def segment_csr(indptr: Any, perm: Any, x: Any, out: Any, reduce: str) -> Any:
+    """Fill ``out`` [R, H, F] with the row reduction of ``x`` [M, H, F]; see the module
+    docstring. ``indptr`` [R+1] and ``perm`` [nnz] (or None) share an int dtype."""
+    rows = out.shape[0]
+    if rows == 0:
+        return out
+    _segment_kernel(indptr, perm, x, out, REDUCE_CODES[reduce], num_blocks(rows))
+    return out
