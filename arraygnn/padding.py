@@ -657,7 +657,7 @@ def learn_fit_or_skip_size_constraints(
     for b in batch_sizes:
         # totals of n_batches random batches [N, D], drawn in chunks to bound memory
         totals = np.zeros((n_batches, per_graph.shape[1]), dtype=np.int64)
-        chunk = max(1, 2_000_000 // max(b, 1))
+        chunk = max(1, 4_000_000 // (b * per_graph.shape[1]))  # ~32 MB of int64 at a time
         for s in range(0, n_batches, chunk):
             e = min(n_batches, s + chunk)
             idx = rng.integers(0, num_graphs, size=(e - s, b))
