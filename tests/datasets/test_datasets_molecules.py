@@ -160,3 +160,14 @@ def test_load_molecules_packed_dataset():
     batch = ds.collate(np.array([0, 17, 4990]))
     assert batch.num_graphs == 3
     assert batch.x.shape[0] == int(m["num_nodes"][[0, 17, 4990]].sum())
+
+
+def test_load_molecules_options():
+    pytest.importorskip("arraygnn.dataset")
+    from arraygnn.datasets import load_molecules
+
+    ds = load_molecules(index_dtype=np.int32, include_smiles=True)
+    assert ds[0].edge_index.dtype == np.int32
+    batch = ds.collate(np.array([755, 0]))
+    assert batch.smiles.tolist() == [b"CS(C)=O", b"CC1=CC(=O)C=CC1=O"]
+    np.testing.assert_allclose(batch.y, [17.07, 34.14], rtol=1e-6)
