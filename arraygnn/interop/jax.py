@@ -105,7 +105,11 @@ def _canonical_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tup
 
 
 def _jax_supports(dtype: np.dtype) -> bool:
-    return dtype.kind in "biufc" and dtype.itemsize <= 16 and dtype.itemsize != 12
+    if dtype.kind in "biu":
+        return dtype.itemsize <= 8
+    if dtype.kind == "f":
+        return dtype.itemsize in (2, 4, 8)
+    return dtype.kind == "c" and dtype.itemsize in (8, 16)
 
 
 def to_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:

@@ -106,6 +106,9 @@ def test_strings_kept_and_structure():
     x = aligned_empty((3, 2), np.float32)
     x[...] = 1
     out, rep = to_jax({"x": x, "names": np.array([b"a"]), "k": 2, "t": (x,)}, report=True)
+    if hasattr(np, "float128"):
+        _, rep128 = to_jax(np.zeros(2, np.longdouble), report=True)
+        assert "<array>" in rep128.kept
     assert isinstance(out["x"], jax.Array) and isinstance(out["t"], tuple)
     assert out["names"].dtype.kind == "S" and "names" in rep.kept
     assert out["k"] == 2
