@@ -53,6 +53,7 @@ __all__ = [
     "learn_fit_or_skip_size_constraints",
     "total_sizes",
     "pad_batch",
+    "batch_padding_sizes",
 ]
 
 
@@ -498,6 +499,15 @@ class _SizeTable:
 
 
 def _size_table(graphs: Iterable[Any], limit: int | None = None) -> _SizeTable:
+    if isinstance(graphs, _SizeTable):
+        if limit is None:
+            return graphs
+        return _SizeTable(
+            graphs.components[:limit],
+            {k: v[:limit] for k, v in graphs.nodes.items()},
+            {k: v[:limit] for k, v in graphs.edges.items()},
+            graphs.incident,
+        )
     comps: list[int] = []
     nodes: dict[str, list[int]] = {}
     edges: dict[str, list[int]] = {}
@@ -839,3 +849,64 @@ def pad_batch(
     slices["graph_mask"] = xp.arange(num_graphs + 1)
     data_cls = getattr(batch, "_data_cls", None) or type(batch)
     return Batch.from_records(values, slices, incs, num_graphs, data_cls=data_cls)
+
+
+def _graph_counts(dataset: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and edges per graph of a ``PackedDataset`` or a sequence of ``Data``."""
+    nn = getattr(dataset, "num_nodes", None)
+    ne = getattr(dataset, "num_edges", None)
+    if is_array(nn) and is_array(ne):
+        return np.asarray(nn, dtype=np.int64), np.asarray(ne, dtype=np.int64)
+    nodes, edges = [], []
+    for i, d in enumerate(dataset):
+        n = d.num_nodes
+        if n is None:
+            raise ValueError(f"batch_padding_sizes: graph {i} has no num_nodes")
+        ei = d["edge_index"] if "edge_index" in d.keys() else None
+        nodes.append(int(n))
+        edges.append(0 if ei is None else int(ei.shape[1]))
+    return np.asarray(nodes, dtype=np.int64), np.asarray(edges, dtype=np.int64)
+
+
+def batch_padding_sizes(
+    dataset: Any,
+    batch_size: int,
+    *,
+    success_ratio: float = 1.0,
+    sample_size: int = 100_000,
+    seed: int | None = 0,
+) -> dict[str, int]:
+    """``num_nodes`` / ``num_edges`` / ``num_graphs`` to :func:`pad_batch` PyG-style batches of
+    ``batch_size`` graphs from ``dataset`` (a ``PackedDataset`` or a sequence of ``Data``).
+
+    ``success_ratio=1.0`` gives tight sizes every batch fits (:func:`find_tight_size_constraints`);
+    below 1, fit-or-skip sizes a random batch fits with that probability
+    (:func:`learn_fit_or_skip_size_constraints`, sampling at most ``sample_size`` graphs).
+    Always room for one padding graph with one node for padding edges.
+
+    >>> from arraygnn.data import Data
+    >>> import numpy as np
+    >>> ds = [Data(x=np.ones((n, 1)), edge_index=np.zeros((2, n), np.int64)) for n in (2, 5)]
+    >>> batch_padding_sizes(ds, 4)
+    {'num_nodes': 21, 'num_edges': 20, 'num_graphs': 5}
+    """
+    nodes, edges = _graph_counts(dataset)
+    if nodes.size == 0:
+        raise ValueError("batch_padding_sizes: empty dataset")
+    table = _SizeTable(
+        np.ones(nodes.shape[0], dtype=np.int64),
+        {"nodes": nodes},
+        {"edges": edges},
+        {"edges": ("nodes", "nodes")},
+    )
+    if success_ratio >= 1.0:
+        sc = find_tight_size_constraints(table, target_batch_size=batch_size)
+    else:
+        sc = learn_fit_or_skip_size_constraints(
+            table, batch_size, success_ratio=success_ratio, sample_size=sample_size, seed=seed
+        )
+    return {
+        "num_nodes": sc.total_num_nodes["nodes"],
+        "num_edges": sc.total_num_edges["edges"],
+        "num_graphs": sc.total_num_components,
+    }

@@ -25,6 +25,8 @@ T = TypeVar("T")
 
 __all__ = [
     "FilterWithSummary",
+    "PadBatches",
+    "shard_dataset",
     "GraphBatchLoader",
     "batch_graphs",
     "dynamic_batch",
@@ -307,3 +309,76 @@ class GraphBatchLoader:
                 self.num_batches_skipped += 1
                 continue
             yield pad_to_total_sizes(g, self.constraints)
+
+
+def shard_dataset(dataset: Any, *, num_replicas: int = 1, replica_id: int = 0) -> Any:
+    """The graphs of ``dataset`` that replica ``replica_id`` reads (round-robin, as
+    :func:`shard`): a ``PackedDataset`` subset (``dataset[indices]``) or a list."""
+    idx = np.asarray(
+        shard(list(range(len(dataset))), num_replicas=num_replicas, replica_id=replica_id),
+        dtype=np.int64,
+    )
+    if hasattr(dataset, "subset"):
+        return dataset[idx]
+    return [dataset[int(i)] for i in idx]
+
+
+class PadBatches:
+    """Pad every PyG-style ``Batch`` of ``batches`` (e.g. a ``DataLoader``) with
+    :func:`arraygnn.padding.pad_batch`; with ``fit_or_skip=True`` batches that do not fit
+    are skipped and counted (``num_seen``, ``num_skipped``, ``skipped_fraction``).
+
+    >>> import numpy as np
+    >>> from arraygnn.data import Data
+    >>> from arraygnn.batch import Batch
+    >>> batches = [Batch.from_data_list([Data(x=np.ones((n, 1)))]) for n in (2, 9, 3)]
+    >>> padded = PadBatches(batches, num_nodes=5, num_edges=0, num_graphs=2, fit_or_skip=True)
+    >>> [int(b.node_mask.sum()) for b in padded], padded.skipped_fraction
+    ([2, 3], 0.3333333333333333)
+    """
+
+    def __init__(
+        self,
+        batches: Iterable[Any],
+        *,
+        num_nodes: int,
+        num_edges: int,
+        num_graphs: int,
+        fit_or_skip: bool = False,
+        **pad_kwargs: Any,
+    ) -> None:
+        self.batches = batches
+        self.sizes = dict(num_nodes=num_nodes, num_edges=num_edges, num_graphs=num_graphs)
+        self.fit_or_skip = fit_or_skip
+        self.pad_kwargs = pad_kwargs
+        self.num_seen = 0
+        self.num_skipped = 0
+
+    @property
+    def skipped_fraction(self) -> float:
+        return self.num_skipped / self.num_seen if self.num_seen else 0.0
+
+    def _fits(self, b: Any) -> bool:
+        n = int(b["ptr"][-1])
+        e = int(b["edge_index"].shape[1]) if "edge_index" in b.keys() else 0
+        g = int(b["ptr"].shape[0]) - 1
+        pn, pe, pg = (
+            self.sizes["num_nodes"] - n,
+            self.sizes["num_edges"] - e,
+            self.sizes["num_graphs"] - g,
+        )
+        if min(pn, pe, pg) < 0:
+            return False
+        if pg == 0:
+            return pn == 0 and pe == 0
+        return pe == 0 or pn >= 1
+
+    def __iter__(self) -> Iterator[Any]:
+        from arraygnn.padding import pad_batch
+
+        for b in self.batches:
+            self.num_seen += 1
+            if self.fit_or_skip and not self._fits(b):
+                self.num_skipped += 1
+                continue
+            yield pad_batch(b, **self.sizes, **self.pad_kwargs)

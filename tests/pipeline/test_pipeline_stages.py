@@ -290,3 +290,62 @@ def test_loader_dynamic_batches_are_padded_to_one_shape():
         assert n == dict(sc.total_num_nodes) and e == dict(sc.total_num_edges)
     # dynamic packing uses fewer batches than fixed batches of the worst case
     assert len(out) <= len(list(batch_graphs(graphs, 4)))
+
+
+# -- PyG-style datasets: sizes, padding stream, per-replica shards ----------------------------
+
+
+def _data_list(n, seed):
+    from arraygnn.data import Data
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        k = int(rng.choice([2, 3, 4, 20]))
+        e = int(rng.integers(0, 2 * k))
+        out.append(
+            Data(
+                x=rng.standard_normal((k, 2)),
+                edge_index=rng.integers(0, k, (2, e)),
+                y=np.array([k]),
+            )
+        )
+    return out
+
+
+def test_pad_batches_from_dataloader_tight_and_fit_or_skip():
+    pytest.importorskip("arraygnn.loader")
+    from arraygnn.dataset import PackedDataset
+    from arraygnn.loader import DataLoader
+    from arraygnn.padding import batch_padding_sizes
+    from arraygnn.pipeline.batching import PadBatches, shard_dataset
+
+    data = _data_list(200, 0)
+    tight = batch_padding_sizes(data, 8)
+    stream = PadBatches(
+        DataLoader(data, batch_size=8, shuffle=True, seed=0), **tight, graph_keys=("y",)
+    )
+    shapes = {(b.x.shape, b.edge_index.shape, b.y.shape) for b in stream}
+    assert len(shapes) == 1 and stream.num_skipped == 0
+    loose = batch_padding_sizes(data, 8, success_ratio=0.8, sample_size=5000)
+    assert loose["num_nodes"] < tight["num_nodes"]
+    skipping = PadBatches(
+        DataLoader(data, batch_size=8, shuffle=True, seed=1),
+        **loose,
+        graph_keys=("y",),
+        fit_or_skip=True,
+    )
+    kept = list(skipping)
+    assert skipping.num_seen == 25 and len(kept) == 25 - skipping.num_skipped
+    assert skipping.skipped_fraction < 0.5
+    with pytest.raises(ValueError, match=r"pad_batch: cannot pad: \d+ (nodes|edges) >"):
+        list(PadBatches(DataLoader(data, batch_size=8), **loose, graph_keys=("y",)))
+    # replicas: disjoint shards covering the dataset, for lists and PackedDataset
+    packed = PackedDataset.from_data_list(data)
+    assert batch_padding_sizes(packed, 8) == tight
+    parts = [shard_dataset(packed, num_replicas=3, replica_id=r) for r in range(3)]
+    assert [len(p) for p in parts] == [67, 67, 66]
+    ys = sorted(int(p[i].y[0]) for p in parts for i in range(len(p)))
+    assert ys == sorted(int(d.y[0]) for d in data)
+    lst = shard_dataset(data, num_replicas=2, replica_id=1)
+    assert lst[0] is data[1] and len(lst) == 100
