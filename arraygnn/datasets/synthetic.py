@@ -4,8 +4,9 @@
 ``w_r ~ (r + 1) ** (-1 / (exponent - 1))``, and both endpoints of every edge are drawn
 independently with probability proportional to the weights, so expected degrees follow a
 power law with the given exponent. Sampling inverts the continuous weight CDF in closed form:
-O(num_edges) vectorised NumPy, no per-node tables, no Python loops (10 million edges in about
-a second on one core). Node ids are shuffled so that hubs are spread over the id range.
+O(num_edges) vectorised NumPy, no per-node tables, no Python loops (10 million edges over a
+million nodes in 1-3 s on a 2-core machine). Node ids are shuffled so that hubs are spread
+over the id range.
 
 >>> src, dst = powerlaw_graph(1000, 5000, seed=0)
 >>> src.shape, dst.dtype, bool((src != dst).all())
@@ -34,14 +35,17 @@ def _count(value: Any, name: str) -> int:
 
 def _ranks(rng: np.random.Generator, n: int, size: int, a: float) -> np.ndarray:
     """Integer ranks in [0, n) with P(rank r) ~ integral of t**-a over [r + 1, r + 2)."""
-    u = rng.random(size)
-    lo, hi = 1.0, float(n + 1)
+    t = rng.random(size)  # uniform draws, transformed in place (no temporaries)
+    hi = float(n + 1)
     if abs(a - 1.0) < 1e-12:
-        t = lo * (hi / lo) ** u
+        np.power(hi, t, out=t)
     else:
         b = 1.0 - a
-        t = (lo**b + u * (hi**b - lo**b)) ** (1.0 / b)
-    r = t.astype(np.int64) - 1
+        t *= hi**b - 1.0
+        t += 1.0
+        np.power(t, 1.0 / b, out=t)
+    r = t.astype(np.int64)
+    r -= 1
     np.clip(r, 0, n - 1, out=r)
     return r
 
