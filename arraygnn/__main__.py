@@ -66,8 +66,8 @@ def stage_load(ctx: DemoContext) -> None:
     ctx.results["load_seconds"] = seconds
     ctx.results["num_graphs"] = len(ds)
     ctx.say(f"[load] {len(ds):,} NCI molecules in {seconds * 1e3:.0f} ms (numpy only)")
-    g0 = ds[0]
-    ctx.say(f"       first molecule: {g0!r}")
+    ctx.say(f"       {ds!r}")
+    ctx.say(f"       first molecule: {ds[0]!r}")
 
 
 def stage_batch(ctx: DemoContext) -> None:
