@@ -83,7 +83,23 @@ def _dtype_shape(fspec: Any) -> tuple[np.dtype, tuple[int | None, ...]]:
     return np.dtype(dtype), shape
 
 
+_PIECES_CACHE: dict[tuple[int, str], tuple[Any, list[_PieceIO]]] = {}
+
+
 def _io_pieces(spec: Any, prefix: str) -> list[_PieceIO]:
+    """Keys, dtypes and shapes to read for ``spec`` (cached per spec object: specs are
+    immutable)."""
+    hit = _PIECES_CACHE.get((id(spec), prefix))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    pieces = _make_io_pieces(spec, prefix)
+    if len(_PIECES_CACHE) >= 32:
+        _PIECES_CACHE.clear()
+    _PIECES_CACHE[(id(spec), prefix)] = (spec, pieces)
+    return pieces
+
+
+def _make_io_pieces(spec: Any, prefix: str) -> list[_PieceIO]:
     def feats(piece_spec: Any, base: str) -> tuple[_FeatureIO, ...]:
         out = []
         for name, fspec in sorted(_feature_specs(piece_spec).items()):
@@ -236,7 +252,9 @@ def _io_dtype(dtype: np.dtype, key: str) -> np.dtype:
     raise TypeError(f"feature {key!r}: spec dtype {dtype} cannot be read from a tf.Example")
 
 
-def _want(dtype: np.dtype) -> str:
+def _want(dtype: np.dtype | str) -> str:
+    if isinstance(dtype, str):
+        return dtype
     return "strings" if dtype.kind in "OSU" else str(dtype)
 
 
@@ -267,7 +285,7 @@ class _DictSource:
         self.flat = flat
         self.n = len(flat)
 
-    def column(self, key: str, io: np.dtype, want: str) -> _Column:
+    def column(self, key: str, io: np.dtype, want: np.dtype | str) -> _Column:
         parts, counts, present = [], np.zeros(self.n, np.int64), np.zeros(self.n, bool)
         for i, fl in enumerate(self.flat):
             v = fl.get(key)
@@ -279,7 +297,7 @@ class _DictSource:
             if v.dtype != io:
                 kind = {"i": 3, "f": 2, "O": 1}.get(v.dtype.kind, 0)
                 raise ValueError(
-                    f"example {i}: key {key!r} holds {_KIND_NAMES[kind]}, spec says {want}"
+                    f"example {i}: key {key!r} holds {_KIND_NAMES[kind]}, spec says {_want(want)}"
                 )
             parts.append(v)
             counts[i] = len(v)
@@ -325,7 +343,7 @@ class _ScanSource:
             ids[rec] = row  # a repeated key: the last entry wins, as in protobuf maps
         self.index = index
 
-    def column(self, key: str, io: np.dtype, want: str) -> _Column:
+    def column(self, key: str, io: np.dtype, want: np.dtype | str) -> _Column:
         ids = self.index.get(key.encode("utf-8"))
         if ids is None:
             return _Column(_empty(io), np.zeros(self.n, np.int64), np.zeros(self.n, bool))
@@ -340,7 +358,8 @@ class _ScanSource:
         if wrong.size:
             i = int(wrong[0])
             raise ValueError(
-                f"example {i}: key {key!r} holds {_KIND_NAMES[int(kinds[i])]}, spec says {want}"
+                f"example {i}: key {key!r} holds {_KIND_NAMES[int(kinds[i])]}, spec says "
+                f"{_want(want)}"
             )
         ps = np.where(nonempty, ps, 0)
         pe = np.where(nonempty, pe, 0)
@@ -446,7 +465,7 @@ def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
     io = _io_dtype(f.dtype, f.key)
     inner = tuple(d for d in f.shape if d is not None)
     per_value = int(np.prod(inner, dtype=np.int64))
-    col = src.column(f.key, io, _want(f.dtype))
+    col = src.column(f.key, io, f.dtype)
     missing = ~col.present & (items > 0)
     if missing.any():
         i = _first(missing)
@@ -515,7 +534,7 @@ def _num_components(src: Any, pieces: list[_PieceIO]) -> tuple[np.ndarray, dict[
             c = src.column(f"{f.key}.d1", _INT64, "int64")
             cand = c.counts
         else:
-            c = src.column(f.key, _io_dtype(f.dtype, f.key), _want(f.dtype))
+            c = src.column(f.key, _io_dtype(f.dtype, f.key), f.dtype)
             per = int(np.prod(f.shape, dtype=np.int64))
             if not per:
                 continue
