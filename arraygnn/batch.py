@@ -595,6 +595,12 @@ def _check_local_ids(
         raise _key_error(key, 0, f"must hold integers, got dtype {out.dtype}", TypeError)
     if out.size == 0:
         return
+    if xp is np and cat == 1 and out.ndim == 2:
+        # one pass: seen as unsigned, a negative id is huge, so `id < n` checks both ends
+        u = out.view(np.dtype(f"u{out.dtype.itemsize}"))
+        hi_u = np.maximum.reduce(u, axis=0) if u.shape[0] > 1 else u[0]
+        if np.less(hi_u, np.repeat(counts.astype(u.dtype), sizes)).all():
+            return
     if cat == 1 and out.ndim == 2:
         lo, hi = out.min(axis=0), out.max(axis=0)
         limit = np.repeat(counts, sizes)
