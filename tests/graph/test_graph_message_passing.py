@@ -79,13 +79,21 @@ def _loop_reference(g, lhs, op, rhs, lf, rf, reduce):
 CASES = local_cases()
 
 
+FULL = ("zero-degree", "bipartite")  # every message x every reduce; other cases rotate
+
+
+def _reduces_for(label, i):
+    return REDUCES if label in FULL else (REDUCES[i % len(REDUCES)],)
+
+
 @pytest.mark.parametrize("label,g", CASES, ids=[c[0] for c in CASES])
 def test_every_builtin_pair_equals_its_udf(label, g):
     g = _featurize(g)
-    for lhs, rhs, op in itertools.product(TARGETS, TARGETS, BINARY):
+    combos = itertools.product(TARGETS, TARGETS, BINARY)
+    for i, (lhs, rhs, op) in enumerate(combos):
         lf, rf = _fields(lhs, rhs)
         msg = getattr(fn, f"{lhs}_{op}_{rhs}")(lf, rf, "m")
-        for red in REDUCES:
+        for red in _reduces_for(label, i + len(label)):
             with g.local_scope():
                 g.update_all(msg, getattr(fn, red)("m", "h"))
                 built = g.dstdata["h"]
@@ -116,7 +124,10 @@ def test_copy_builtins_equal_udf_and_loop(label, g):
                 np.testing.assert_allclose(built, g.dstdata["h"], rtol=1e-10)
 
 
-@pytest.mark.parametrize("label,g", CASES, ids=[c[0] for c in CASES])
+LOOP_CASES = [c for c in CASES if c[0] in ("random-int32", "zero-degree", "bipartite")]
+
+
+@pytest.mark.parametrize("label,g", LOOP_CASES, ids=[c[0] for c in LOOP_CASES])
 @pytest.mark.parametrize("combo", ["u_mul_e", "u_add_v", "e_sub_u", "v_div_e", "u_dot_v"])
 @pytest.mark.parametrize("red", REDUCES)
 def test_builtin_equals_plain_loop(label, g, combo, red):
@@ -131,7 +142,9 @@ def test_builtin_equals_plain_loop(label, g, combo, red):
 @pytest.mark.parametrize("label,g", CASES, ids=[c[0] for c in CASES])
 def test_apply_edges_builtin_equals_udf(label, g):
     g = _featurize(g)
-    for lhs, rhs, op in itertools.product(TARGETS, TARGETS, BINARY):
+    for i, (lhs, rhs, op) in enumerate(itertools.product(TARGETS, TARGETS, BINARY)):
+        if label not in FULL and (i + len(label)) % 3:
+            continue  # a rotating third on the other cases
         lf, rf = _fields(lhs, rhs)
         with g.local_scope():
             g.apply_edges(getattr(fn, f"{lhs}_{op}_{rhs}")(lf, rf, "m"))
