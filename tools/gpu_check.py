@@ -48,7 +48,7 @@ def log(*parts: object) -> None:
 # ---------------------------------------------------------------------------- tests
 
 
-def run_tests(out_dir: Path) -> dict:
+def run_tests(out_dir: Path, which: str = "all") -> dict:
     env = dict(os.environ, ARRAYGNN_REAL_GPU="1")
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     env.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache"))
@@ -59,7 +59,7 @@ def run_tests(out_dir: Path) -> dict:
     )
     results = {}
     for name, targets in [("tests/cuda", ["tests/cuda"]), ("cupy tests", cupy_files)]:
-        if not targets:
+        if not targets or (which == "cuda" and name != "tests/cuda"):
             continue
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", *targets]
         t0 = time.perf_counter()
@@ -463,6 +463,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="small graphs only")
     parser.add_argument("--skip-tests", action="store_true")
     parser.add_argument(
+        "--tests",
+        choices=("all", "cuda"),
+        default="all",
+        help="'cuda': only tests/cuda, not the other CuPy test files",
+    )
+    parser.add_argument(
         "--kernels", action="store_true", help="time the CUDA launchers, not arraygnn.ops"
     )
     parser.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "gpu_check_out")))
@@ -496,7 +502,7 @@ def main() -> int:
         log(f"[info] device: {report['device']}; {report['versions']}")
 
         if not args.skip_tests:
-            report["tests"] = run_tests(out_dir)
+            report["tests"] = run_tests(out_dir, args.tests)
             if any(t["returncode"] != 0 for t in report["tests"].values()):
                 status = 1
 

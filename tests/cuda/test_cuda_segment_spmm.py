@@ -143,3 +143,19 @@ def test_heavy_row_split_matches_unsplit(monkeypatch):
         )
         outs.append(to_host(out))
     assert np.array_equal(outs[0], outs[1])  # max is exact in any order
+
+
+@pytest.mark.parametrize("feats,reduce", [(5, "max"), (33, "sum"), (130, "max")])
+def test_spmm_csr_feature_chunks(feats, reduce):
+    """Groups narrower than a warp (F < 32), lanes with 2 features (F = 33) and two
+    feature chunks per row (F = 130 > 4 x 32), with the heavy-row split."""
+    case, csr = case_csr("hub", np.int32)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((case.num_src_nodes, 1, feats)).astype(np.float32)
+    w = rng.standard_normal((case.num_edges, 1)).astype(np.float32)
+    shape = (case.num_dst_nodes, 1, feats)
+    args = (csr.indptr, csr.indices, csr.kernel_perm, x, w)
+    expected = reference.spmm_csr(*args, np.empty(shape, np.float32), reduce)
+    out = poisoned(shape, np.float32)
+    spmm.spmm_csr(*(to_dev(a) for a in args), out, reduce)
+    assert_close(out, expected, np.float32)

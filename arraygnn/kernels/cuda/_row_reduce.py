@@ -5,21 +5,24 @@
 where ``e_j = perm[j]`` (edge id of CSR slot ``j``; ``j`` when there is no ``perm``) and
 ``s_j = gather[j]`` (the source row; ``e_j`` when there is no ``gather``: plain segment
 reduction of edge rows). ``reduce`` is sum, mean, max, min or prod; an empty row gives 0
-for every reduction; mean is sum / degree.
+for every reduction; mean is sum / degree; max / min propagate NaN.
 
-Mapping (DGL's CSR SpMM layout): one thread per output element ``(r, h, f)``, consecutive
-threads take consecutive features, so a warp reads 32 consecutive features of one source
-row (coalesced when F >= 32) and the row's ``indptr``/``gather`` reads are broadcast. The
-accumulator lives in a register (float32 for float16 values) and is written once: no
-atomics, the same bits on every run and for every launch size.
+Mapping (DGL's CSR SpMM layout, row x feature-chunk): a group of ``G`` threads (a warp,
+``G = 32``, when F >= 32; the next power of two >= F below that) owns one row and one
+chunk of ``4 * G`` features; lane ``l`` keeps four accumulators in registers, for features
+``l, l + G, l + 2G, l + 3G`` of the chunk. Every load of a source row is a coalesced
+``G``-wide read, the row's ``indptr`` / ``gather`` / ``perm`` / weight reads are shared by
+the group and amortised over four features, and each accumulator (float32 for float16
+values) is written once: no atomics, the same bits on every run and for every launch size.
 
-Power-law graphs have rows with tens of thousands of edges, and one thread walking such a
+Power-law graphs have rows with tens of thousands of edges, and one group walking such a
 row would dominate the kernel. Rows with more than ``chunk`` edges are therefore split at
-global multiples of ``chunk``: a first kernel reduces each piece into a scratch array
-(``2 * ceil(E / chunk)`` slots: a block of ``chunk`` CSR slots meets at most two rows
-longer than ``chunk``, the one holding its first slot and the one holding its last), and
-the row kernel combines a heavy row's pieces in order. The order of operations depends only
-on the graph and ``chunk``, never on the launch size or timing.
+global multiples of ``chunk``: a block of ``chunk`` CSR slots meets at most two such rows
+(the one holding its first slot, "side 0", and the one holding its last, "side 1"), so
+piece ``2 * block + side`` names each piece uniquely. A small kernel lists the heavy row of
+every piece, a second reduces each piece into a scratch array, and the row kernel combines
+a heavy row's pieces in block order. The order of operations depends only on the graph and
+``chunk``, never on the launch size or timing.
 """
 
 from __future__ import annotations
@@ -27,11 +30,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 from numba import cuda
 
 from arraygnn.kernels.cuda import _launch
 
-__all__ = ["REDUCE_CODES", "reduce_rows"]
+__all__ = ["REDUCE_CODES", "reduce_rows", "group_shape"]
 
 SUM = 0
 MEAN = 1
@@ -44,6 +48,20 @@ REDUCE_CODES = {"sum": SUM, "mean": MEAN, "max": MAX, "min": MIN, "prod": PROD}
 # starting value of each reduction's accumulator (made on the host in the accumulator dtype,
 # so no float64 literal widens a float32 register)
 _IDENTITY = {SUM: 0.0, MEAN: 0.0, MAX: -math.inf, MIN: math.inf, PROD: 1.0}
+
+#: accumulators (features) per thread
+PER_THREAD = 4
+
+
+def group_shape(feats: int) -> tuple[int, int]:
+    """``(G, chunks)``: threads per (row, feature chunk) and chunks per row for F features."""
+    group = 32
+    if feats < 32:
+        group = 1
+        while group < feats:
+            group *= 2
+    width = group * PER_THREAD
+    return group, max(1, -(-feats // width))
 
 
 @cuda.jit(device=True, inline=True, cache=True)
@@ -58,26 +76,11 @@ def _combine(acc, v, reduce):  # pragma: no cover - runs on the device
 
 
 @cuda.jit(device=True, inline=True, cache=True)
-def _load(
-    j, gather, has_gather, perm, has_perm, weights, has_weights, wh, x, xh, f, zero
-):  # pragma: no cover - runs on the device
-    """The (weighted) value of CSR slot ``j``, in the accumulator dtype."""
-    if has_gather:
-        v = x[gather[j], xh, f] + zero  # upcast float16 to the accumulator
-        if has_weights:
-            e = perm[j] if has_perm else j
-            v = v * weights[e, wh]
-        return v
-    e = perm[j] if has_perm else j
-    v = x[e, xh, f] + zero
-    if has_weights:
-        v = v * weights[e, wh]
-    return v
-
-
-@cuda.jit(device=True, inline=True, cache=True)
 def _accumulate(
-    acc,
+    a0,
+    a1,
+    a2,
+    a3,
     lo,
     hi,
     gather,
@@ -89,56 +92,83 @@ def _accumulate(
     wh,
     x,
     xh,
-    f,
+    f0,
+    group,
+    nvalid,
     reduce,
     zero,
+    one,
 ):  # pragma: no cover - runs on the device
-    """Combine slots lo..hi-1 into ``acc`` strictly in slot order.
-
-    Four slots are loaded before they are combined (more loads in flight per thread);
-    the combination order is still slot order, so the bits equal a plain loop's.
-    """
-    j = lo
-    while j + 4 <= hi:
-        v0 = _load(j, gather, has_gather, perm, has_perm, weights, has_weights, wh, x, xh, f, zero)
-        v1 = _load(
-            j + 1, gather, has_gather, perm, has_perm, weights, has_weights, wh, x, xh, f, zero
-        )
-        v2 = _load(
-            j + 2, gather, has_gather, perm, has_perm, weights, has_weights, wh, x, xh, f, zero
-        )
-        v3 = _load(
-            j + 3, gather, has_gather, perm, has_perm, weights, has_weights, wh, x, xh, f, zero
-        )
-        acc = _combine(acc, v0, reduce)
-        acc = _combine(acc, v1, reduce)
-        acc = _combine(acc, v2, reduce)
-        acc = _combine(acc, v3, reduce)
-        j += 4
-    while j < hi:
-        v = _load(j, gather, has_gather, perm, has_perm, weights, has_weights, wh, x, xh, f, zero)
-        acc = _combine(acc, v, reduce)
-        j += 1
-    return acc
+    """Combine CSR slots lo..hi-1, in slot order, into the lane's (up to) four features
+    ``f0 + k * group`` (k < nvalid). Multiplying by the weight 1 when there is none is
+    exact, so one code path serves both."""
+    for j in range(lo, hi):
+        if has_gather:
+            s = gather[j]
+            w = one
+            if has_weights:
+                w = weights[perm[j] if has_perm else j, wh] + zero
+        else:
+            s = perm[j] if has_perm else j
+            w = one
+            if has_weights:
+                w = weights[s, wh] + zero
+        a0 = _combine(a0, (x[s, xh, f0] + zero) * w, reduce)
+        if nvalid > 1:
+            a1 = _combine(a1, (x[s, xh, f0 + group] + zero) * w, reduce)
+            if nvalid > 2:
+                a2 = _combine(a2, (x[s, xh, f0 + 2 * group] + zero) * w, reduce)
+                if nvalid > 3:
+                    a3 = _combine(a3, (x[s, xh, f0 + 3 * group] + zero) * w, reduce)
+    return a0, a1, a2, a3
 
 
 @cuda.jit(device=True, inline=True, cache=True)
-def _row_of(indptr, p):  # pragma: no cover - runs on the device
-    """Largest r with indptr[r] <= p (the row holding CSR slot p when p < nnz)."""
-    lo = 0
-    hi = indptr.shape[0] - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if indptr[mid] <= p:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+def _store(out, r, h, f, acc, reduce, deg):  # pragma: no cover - runs on the device
+    """Write one result; mean divides here, so ``acc`` keeps its (float32) type."""
+    if reduce == MEAN and deg > 0:
+        out[r, h, f] = acc / deg
+    else:
+        out[r, h, f] = acc
+
+
+@cuda.jit(device=True, inline=True, cache=True)
+def _lane(t, group, chunks, heads, feats):  # pragma: no cover - runs on the device
+    """Split work item ``t`` into (item, h, first feature, valid feature count)."""
+    lane = t % group
+    q = t // group
+    c = q % chunks
+    q = q // chunks
+    h = q % heads
+    item = q // heads
+    f0 = c * group * 4 + lane
+    nvalid = 0
+    for k in range(4):
+        if f0 + k * group < feats:
+            nvalid += 1
+    return item, h, f0, nvalid
+
+
+@cuda.jit(cache=True)
+def _piece_rows_kernel(indptr, piece_row, chunk):  # pragma: no cover - runs on the device
+    """piece_row[2 * block + side] = the heavy row owning that piece (others stay -1)."""
+    rows = indptr.shape[0] - 1
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for r in range(start, rows, stride):
+        lo = indptr[r]
+        hi = indptr[r + 1]
+        if hi - lo <= chunk:
+            continue
+        for block in range(lo // chunk, (hi - 1) // chunk + 1):
+            piece = 2 * block if lo <= block * chunk else 2 * block + 1
+            piece_row[piece] = r
 
 
 @cuda.jit(cache=True)
 def _pieces_kernel(
     indptr,
+    piece_row,
     gather,
     has_gather,
     perm,
@@ -149,42 +179,35 @@ def _pieces_kernel(
     partials,
     reduce,
     chunk,
-    num_slots,
+    group,
+    chunks,
     acc_zero,
     acc_init,
+    acc_one,
 ):  # pragma: no cover - runs on the device
     num_pieces = partials.shape[0]
     heads = partials.shape[1]
     feats = partials.shape[2]
-    total = num_pieces * heads * feats
+    total = num_pieces * heads * chunks * group
     start = cuda.grid(1)
     stride = cuda.gridsize(1)
     for t in range(start, total, stride):
-        f = t % feats
-        q = t // feats
-        h = q % heads
-        piece = q // heads
-        block = piece // 2
-        side = piece % 2
-        bstart = block * chunk
-        if bstart >= num_slots:
+        piece, h, f0, nvalid = _lane(t, group, chunks, heads, feats)
+        r = piece_row[piece]
+        if r < 0 or nvalid == 0:
             continue
-        bend = min(bstart + chunk, num_slots)
-        p = bstart if side == 0 else bend - 1
-        r = _row_of(indptr, p)
-        lo = indptr[r]
-        hi = indptr[r + 1]
-        if hi - lo <= chunk:
-            continue
-        if side == 1 and lo <= bstart:
-            continue  # the same row is the block's side-0 piece
+        bstart = (piece // 2) * chunk
+        lo = max(indptr[r], bstart)
+        hi = min(indptr[r + 1], bstart + chunk)
         xh = h if x.shape[1] > 1 else 0
         wh = h if weights.shape[1] > 1 else 0
-        acc = acc_init
-        acc = _accumulate(
-            acc,
-            max(lo, bstart),
-            min(hi, bend),
+        a0, a1, a2, a3 = _accumulate(
+            acc_init,
+            acc_init,
+            acc_init,
+            acc_init,
+            lo,
+            hi,
             gather,
             has_gather,
             perm,
@@ -194,11 +217,20 @@ def _pieces_kernel(
             wh,
             x,
             xh,
-            f,
+            f0,
+            group,
+            nvalid,
             reduce,
             acc_zero,
+            acc_one,
         )
-        partials[piece, h, f] = acc
+        partials[piece, h, f0] = a0
+        if nvalid > 1:
+            partials[piece, h, f0 + group] = a1
+        if nvalid > 2:
+            partials[piece, h, f0 + 2 * group] = a2
+        if nvalid > 3:
+            partials[piece, h, f0 + 3 * group] = a3
 
 
 @cuda.jit(cache=True)
@@ -215,32 +247,42 @@ def _rows_kernel(
     partials,
     reduce,
     chunk,
+    group,
+    chunks,
     acc_zero,
     acc_init,
+    acc_one,
 ):  # pragma: no cover - runs on the device
     rows = out.shape[0]
     heads = out.shape[1]
     feats = out.shape[2]
-    total = rows * heads * feats
+    total = rows * heads * chunks * group
     start = cuda.grid(1)
     stride = cuda.gridsize(1)
     for t in range(start, total, stride):
-        f = t % feats
-        q = t // feats
-        h = q % heads
-        r = q // heads
+        r, h, f0, nvalid = _lane(t, group, chunks, heads, feats)
+        if nvalid == 0:
+            continue
         lo = indptr[r]
         hi = indptr[r + 1]
         deg = hi - lo
+        a0 = acc_init
+        a1 = acc_init
+        a2 = acc_init
+        a3 = acc_init
         if deg == 0:
-            out[r, h, f] = acc_zero
-            continue
-        acc = acc_init
-        if deg <= chunk:
+            a0 = acc_zero
+            a1 = acc_zero
+            a2 = acc_zero
+            a3 = acc_zero
+        elif deg <= chunk:
             xh = h if x.shape[1] > 1 else 0
             wh = h if weights.shape[1] > 1 else 0
-            acc = _accumulate(
-                acc,
+            a0, a1, a2, a3 = _accumulate(
+                a0,
+                a1,
+                a2,
+                a3,
                 lo,
                 hi,
                 gather,
@@ -252,17 +294,30 @@ def _rows_kernel(
                 wh,
                 x,
                 xh,
-                f,
+                f0,
+                group,
+                nvalid,
                 reduce,
                 acc_zero,
+                acc_one,
             )
         else:
             for block in range(lo // chunk, (hi - 1) // chunk + 1):
                 piece = 2 * block if lo <= block * chunk else 2 * block + 1
-                acc = _combine(acc, partials[piece, h, f], reduce)
-        if reduce == MEAN:
-            acc = acc / deg
-        out[r, h, f] = acc
+                a0 = _combine(a0, partials[piece, h, f0], reduce)
+                if nvalid > 1:
+                    a1 = _combine(a1, partials[piece, h, f0 + group], reduce)
+                if nvalid > 2:
+                    a2 = _combine(a2, partials[piece, h, f0 + 2 * group], reduce)
+                if nvalid > 3:
+                    a3 = _combine(a3, partials[piece, h, f0 + 3 * group], reduce)
+        _store(out, r, h, f0, a0, reduce, deg)
+        if nvalid > 1:
+            _store(out, r, h, f0 + group, a1, reduce, deg)
+        if nvalid > 2:
+            _store(out, r, h, f0 + 2 * group, a2, reduce, deg)
+        if nvalid > 3:
+            _store(out, r, h, f0 + 3 * group, a3, reduce, deg)
 
 
 def reduce_rows(
@@ -292,6 +347,7 @@ def reduce_rows(
     chunk = max(1, int(_launch.HEAVY_ROW_EDGES))
     acc_dtype = _launch.accumulator_dtype(out.dtype)
     zero = acc_dtype.type(0)
+    one = acc_dtype.type(1)
     init = acc_dtype.type(_IDENTITY[code])
     idx_dtype = indptr.dtype
     has_gather = gather is not None
@@ -301,13 +357,19 @@ def reduce_rows(
     perm_arr = perm if has_perm else _launch.placeholder(xp, idx_dtype, 1)
     weights_arr = weights if has_weights else _launch.placeholder(xp, x.dtype, 2)
     rows, heads, feats = out.shape
+    if rows == 0 or heads == 0 or feats == 0:
+        return out
+    group, chunks = group_shape(feats)
     num_pieces = 2 * (-(-num_slots // chunk)) if num_slots > chunk else 0
     partials = xp.empty((max(num_pieces, 1), heads, feats), dtype=acc_dtype)
     if num_pieces:
+        piece_row = xp.full(num_pieces, -1, dtype=np.dtype(idx_dtype))
+        _launch.launch(_piece_rows_kernel, rows, indptr, piece_row, chunk)
         _launch.launch(
             _pieces_kernel,
-            num_pieces * heads * feats,
+            num_pieces * heads * chunks * group,
             indptr,
+            piece_row,
             gather_arr,
             has_gather,
             perm_arr,
@@ -318,13 +380,15 @@ def reduce_rows(
             partials,
             code,
             chunk,
-            num_slots,
+            group,
+            chunks,
             zero,
             init,
+            one,
         )
     _launch.launch(
         _rows_kernel,
-        rows * heads * feats,
+        rows * heads * chunks * group,
         indptr,
         gather_arr,
         has_gather,
@@ -337,7 +401,10 @@ def reduce_rows(
         partials,
         code,
         chunk,
+        group,
+        chunks,
         zero,
         init,
+        one,
     )
     return out

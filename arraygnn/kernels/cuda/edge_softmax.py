@@ -14,9 +14,23 @@ from typing import Any
 from numba import cuda
 
 from arraygnn.kernels.cuda import _launch
-from arraygnn.kernels.cuda._row_reduce import _row_of, reduce_rows
+from arraygnn.kernels.cuda._row_reduce import reduce_rows
 
 __all__ = ["edge_softmax_csr"]
+
+
+@cuda.jit(device=True, inline=True, cache=True)
+def _row_of(indptr, p):  # pragma: no cover - runs on the device
+    """Largest r with indptr[r] <= p: the row holding CSR slot p (p < nnz)."""
+    lo = 0
+    hi = indptr.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if indptr[mid] <= p:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 @cuda.jit(cache=True)
