@@ -1,6 +1,7 @@
 """One parser for the four calling forms every layer accepts.
 
-- PyG form:        ``layer(x, edge_index)`` / ``layer((x_src, x_dst), edge_index)``
+- PyG form:        ``layer(x, edge_index)`` / ``layer((x_src, x_dst), edge_index)``; a CSR
+  from ``arraygnn.ops.to_csr`` may stand in for ``edge_index`` (sorted once, reused)
 - DGL homogeneous: ``layer(graph, feat)``
 - DGL bipartite:   ``layer(graph, (feat_src, feat_dst))``
 - DGL block:       ``layer(block, feat)`` — destination features are the first
@@ -41,6 +42,7 @@ class GraphInput:
     x_dst: Any  # None when the caller gave PyG (x_src, None)
     graph: Any = None  # the Graph object, when one was given
     homogeneous: bool = True  # x_dst is x_src (same rows)
+    csr: Any = None  # an arraygnn.ops.CSR the caller passed in place of edge_index
 
     @property
     def num_edges(self) -> int:
@@ -83,7 +85,13 @@ def parse_input(
         return _parse_graph(layer, first, second)
     if _is_graph(second):  # layer(feat, graph): tolerate the swapped order
         raise TypeError(f"{layer}: call as layer(graph, feat), not layer(feat, graph)")
-    _check_edge_index(layer, second)
+    csr = None
+    if _is_csr(second):  # layer(x, ops.to_csr(edge_index, N_src, N_dst)): sorted once, reused
+        csr = second
+        src, dst = csr.src, csr.dst
+    else:
+        _check_edge_index(layer, second)
+        src, dst = second[0], second[1]
     if isinstance(first, (tuple, list)):
         if len(first) != 2:
             raise ValueError(
@@ -111,8 +119,19 @@ def parse_input(
             raise ValueError(
                 f"{layer}: size={tuple(size)} does not match feature rows ({num_src}, {num_dst})"
             )
-    get_namespace(x_src, x_dst, second)  # TypeError on mixed NumPy / CuPy
-    return GraphInput(second[0], second[1], num_src, num_dst, x_src, x_dst, None, homogeneous)
+    get_namespace(x_src, x_dst, src)  # TypeError on mixed NumPy / CuPy
+    if csr is not None and (csr.num_src_nodes, csr.num_dst_nodes) != (num_src, num_dst):
+        raise ValueError(
+            f"{layer}: the CSR connects {csr.num_src_nodes} sources to {csr.num_dst_nodes} "
+            f"targets but the features have ({num_src}, {num_dst}) rows"
+        )
+    return GraphInput(src, dst, num_src, num_dst, x_src, x_dst, None, homogeneous, csr)
+
+
+def _is_csr(obj: Any) -> bool:
+    return all(
+        hasattr(obj, a) for a in ("indptr", "indices", "perm", "src", "dst", "num_src_nodes")
+    )
 
 
 def _parse_graph(layer: str, g: Any, feat: Any) -> GraphInput:
@@ -209,6 +228,8 @@ def csr_of(inp: GraphInput) -> Any:
     object was given (``g.csr()``), otherwise built once by ``ops.to_csr``."""
     from arraygnn import ops
 
+    if inp.csr is not None:
+        return inp.csr
     if inp.graph is not None and hasattr(inp.graph, "csr"):
         return inp.graph.csr()
     return ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)

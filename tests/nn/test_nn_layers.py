@@ -249,3 +249,17 @@ def test_cupy_matches_numpy():
         got = layer(cp.asarray(x), cp.asarray(ei))
         assert isinstance(got, cp.ndarray), name
         np.testing.assert_allclose(cp.asnumpy(got), expected, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("name", list(_layers(4, 3)))
+def test_csr_in_place_of_edge_index(name):
+    from arraygnn import ops
+
+    rng = np.random.default_rng(6)
+    ei = random_graph(rng, 14, isolated=0)
+    x = rng.standard_normal((14, 6)).astype(np.float32)
+    layer = _layers(6, 5)[name]
+    csr = ops.to_csr(ei, 14, 14)
+    np.testing.assert_allclose(layer(x, csr), layer(x, ei), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="the CSR connects 14 sources"):
+        layer(x[:10], csr)
