@@ -140,8 +140,44 @@ def launch(kernel: Any, work: int, *args: Any) -> None:
         return
     blocks, threads = blocks_for(work)
     if _SIMULATOR:
-        args = tuple(_simulator_arg(a) for a in args)
-    kernel[blocks, threads](*args)
+        kernel[blocks, threads](*(_simulator_arg(a) for a in args))
+        return
+    stream = _current_stream()
+    kernel[blocks, threads, stream](*(_device_arg(a) for a in args))
+
+
+def _current_stream() -> Any:
+    """CuPy's current stream as a Numba stream (0: the default stream), so kernels are
+    ordered after the CuPy work that produced their inputs, with no host synchronisation."""
+    import sys
+
+    cupy = sys.modules.get("cupy")
+    if cupy is None:
+        return 0
+    ptr = int(cupy.cuda.get_current_stream().ptr)
+    if ptr == 0:
+        return 0
+    stream = _STREAMS.get(ptr)
+    if stream is None:
+        from numba import cuda
+
+        stream = _STREAMS[ptr] = cuda.external_stream(ptr)
+    return stream
+
+
+_STREAMS: dict[int, Any] = {}
+
+
+def _device_arg(a: Any) -> Any:
+    """A CuPy array as a Numba device view WITHOUT the stream synchronisation Numba does by
+    default for every ``__cuda_array_interface__`` argument (the kernel runs on CuPy's
+    current stream, see :func:`_current_stream`, so no sync is needed). Empty arrays go
+    through Numba's own path (a null pointer)."""
+    if hasattr(a, "__cuda_array_interface__") and getattr(a, "size", 0) > 0:
+        from numba import cuda
+
+        return cuda.as_cuda_array(a, sync=False)
+    return a
 
 
 def _simulator_arg(a: Any) -> Any:
