@@ -1,39 +1,30 @@
-"""Labelled graph cases for the DGL-face tests (zero-degree, bipartite, self-loops, ...).
-
-Uses ENGINE's registry ``arraygnn.testing.cases`` when it offers edge-index cases; the
-local list below always runs too so every label named in the issue is covered.
-"""
+"""Labelled graph cases for the DGL-face tests: ENGINE's registry (``arraygnn.testing.cases``)
+turned into Graphs — a bipartite case becomes a uni-bipartite heterograph."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from arraygnn.graph import graph, heterograph
+from arraygnn.testing.cases import graph_cases
+
+
+def _as_graph(case):
+    src, dst = case.edge_index[0], case.edge_index[1]
+    if case.name == "bipartite" or case.num_src_nodes != case.num_dst_nodes:
+        return heterograph(
+            {("a", "r", "b"): (src, dst)},
+            num_nodes_dict={"a": case.num_src_nodes, "b": case.num_dst_nodes},
+        )
+    return graph((src, dst), num_nodes=case.num_src_nodes)
 
 
 def local_cases():
-    """(label, graph, src_ntype, dst_ntype) for NumPy."""
-    rng = np.random.default_rng(7)
-    out = []
-    src = rng.integers(0, 9, 30)
-    dst = rng.integers(0, 9, 30)
-    out.append(("random", graph((src, dst), num_nodes=9)))
-    out.append(("random-int32", graph((src.astype(np.int32), dst.astype(np.int32)), num_nodes=9)))
-    out.append(
-        ("zero-degree", graph((np.array([0, 1, 1, 3]), np.array([1, 3, 3, 3])), num_nodes=6))
-    )
-    out.append(("self-loops", graph((np.array([0, 1, 2, 2]), np.array([0, 1, 2, 0])), num_nodes=3)))
-    out.append(
-        ("multi-edges", graph((np.array([0, 0, 0, 1]), np.array([2, 2, 2, 2])), num_nodes=3))
-    )
-    out.append(("no-edges", graph((np.zeros(0, np.int64), np.zeros(0, np.int64)), num_nodes=4)))
-    out.append(
-        (
-            "bipartite",
-            heterograph(
-                {("a", "r", "b"): (rng.integers(0, 5, 12), rng.integers(0, 3, 12))},
-                num_nodes_dict={"a": 5, "b": 4},
-            ),
-        )
-    )
+    """(label, graph): every registry case with int64 ids, plus int32 variants of two."""
+    out = [(c.name, _as_graph(c)) for c in graph_cases(np.int64)]
+    out += [
+        (f"{c.name}-int32", _as_graph(c))
+        for c in graph_cases(np.int32)
+        if c.name in ("power-law", "bipartite")
+    ]
     return out

@@ -79,7 +79,7 @@ def _loop_reference(g, lhs, op, rhs, lf, rf, reduce):
 CASES = local_cases()
 
 
-FULL = ("zero-degree", "bipartite")  # every message x every reduce; other cases rotate
+FULL = ("zero-in-degree", "bipartite")  # every message x every reduce; other cases rotate
 
 
 def _reduces_for(label, i):
@@ -124,7 +124,7 @@ def test_copy_builtins_equal_udf_and_loop(label, g):
                 np.testing.assert_allclose(built, g.dstdata["h"], rtol=1e-10)
 
 
-LOOP_CASES = [c for c in CASES if c[0] in ("random-int32", "zero-degree", "bipartite")]
+LOOP_CASES = [c for c in CASES if c[0] in ("power-law-int32", "zero-in-degree", "bipartite")]
 
 
 @pytest.mark.parametrize("label,g", LOOP_CASES, ids=[c[0] for c in LOOP_CASES])
