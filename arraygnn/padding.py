@@ -439,8 +439,7 @@ def pad_to_total_sizes(
 
 def _slice_rows(x: Any, n: int) -> Any:
     if _is_ragged(x):
-        splits = x.row_splits[: n + 1]
-        return type(x).from_row_splits(x.values[: int(splits[-1])], splits)
+        return x.slice_rows(0, n)
     return x[:n]
 
 

@@ -166,16 +166,14 @@ def _is_ragged(x: Any) -> bool:
 
 
 def _flat_feature(value: Any, key: str, out: dict[str, Any]) -> None:
-    if _is_ragged(value):
+    """Flat values of one feature plus ``.d1``, ``.d2``, ... row lengths of its ragged
+    dimensions (a Ragged of Ragged has two)."""
+    level = 1
+    while _is_ragged(value):
         splits = to_numpy(value.row_splits).astype(np.int64)
-        out[f"{key}.d1"] = np.diff(splits)
-        inner = value.values
-        if _is_ragged(inner):
-            raise ValueError(f"feature {key!r}: nested ragged features are not supported")
-        inner = _host(inner)
-        # values [total, *inner_shape]: any further ragged dims are not representable here
-        out[key] = _flatten_values(inner, key)
-        return
+        out[f"{key}.d{level}"] = np.diff(splits)
+        value = value.values
+        level += 1
     out[key] = _flatten_values(_host(value), key)
 
 
@@ -454,40 +452,52 @@ def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+def _segment_sums(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Sum of each example's run of ``values`` (runs of ``counts`` items, in order)."""
+    csum = _exclusive_cumsum(values)
+    rows = _exclusive_cumsum(counts)
+    return csum[rows[1:]] - csum[rows[:-1]]
+
+
 def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
-    """One feature over all examples; ``items[i]`` = rows in example ``i``."""
+    """One feature over all examples; ``items[i]`` = rows in example ``i``.
+
+    Ragged dimensions (``None`` in the per-item shape) must come first, right after the
+    items: shape ``(None, None, 3)`` reads row lengths ``.d1`` and ``.d2``.
+    """
     ragged_dims = [i for i, d in enumerate(f.shape, start=1) if d is None]
-    if len(ragged_dims) > 1 or (ragged_dims and ragged_dims != [1]):
+    if ragged_dims != list(range(1, len(ragged_dims) + 1)):
         raise ValueError(
-            f"feature {f.key!r}: only one ragged dimension, right after the items, is supported "
+            f"feature {f.key!r}: ragged dimensions must come right after the items "
             f"(shape {f.shape})"
         )
     io = _io_dtype(f.dtype, f.key)
-    inner = tuple(d for d in f.shape if d is not None)
+    inner = f.shape[len(ragged_dims) :]
     per_value = int(np.prod(inner, dtype=np.int64))
     col = src.column(f.key, io, f.dtype)
     missing = ~col.present & (items > 0)
     if missing.any():
         i = _first(missing)
         raise ValueError(f"example {i}: missing key {f.key!r} ({int(items[i])} items)")
-    if ragged_dims:
-        lk = f"{f.key}.d1"
+    rows = items  # rows of the current level, per example
+    all_lens = []
+    for level in ragged_dims:
+        lk = f"{f.key}.d{level}"
         lens = src.column(lk, _INT64, "int64")
-        bad = lens.counts != items
+        bad = lens.counts != rows
         if bad.any():
             i = _first(bad)
+            what = "items" if level == 1 else f"rows of dimension {level - 1}"
             raise ValueError(
                 f"example {i}: key {lk!r} has {int(lens.counts[i])} row lengths for "
-                f"{int(items[i])} items"
+                f"{int(rows[i])} {what}"
             )
         if lens.values.size and lens.values.min() < 0:
             i = int(np.searchsorted(np.cumsum(lens.counts), _first(lens.values < 0), "right"))
             raise ValueError(f"example {i}: key {lk!r} has negative row lengths")
-        csum = _exclusive_cumsum(lens.values)
-        rows = _exclusive_cumsum(lens.counts)
-        expected = (csum[rows[1:]] - csum[rows[:-1]]) * per_value
-    else:
-        expected = items * per_value
+        all_lens.append(lens.values)
+        rows = _segment_sums(lens.values, lens.counts)
+    expected = rows * per_value
     bad = col.counts != expected
     if bad.any():
         i = _first(bad)
@@ -500,7 +510,10 @@ def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
         return values.reshape((int(items.sum()), *f.shape))
     from arraygnn.graph_tensor import Ragged
 
-    return Ragged.from_row_splits(values.reshape((-1, *inner)), _exclusive_cumsum(lens.values))
+    out: Any = values.reshape((-1, *inner))
+    for lens in reversed(all_lens):
+        out = Ragged.from_row_splits(out, _exclusive_cumsum(lens))
+    return out
 
 
 def _num_components(src: Any, pieces: list[_PieceIO]) -> tuple[np.ndarray, dict[str, _Column]]:

@@ -100,17 +100,16 @@ def random_graph(
     )
 
 
-def _as_np(x):
-    if hasattr(x, "row_splits"):
-        return ("ragged", np.asarray(x.values).tolist(), np.asarray(x.row_splits).tolist())
-    return np.asarray(x)
-
-
 def _eq(a, b, where):
-    a, b = _as_np(a), _as_np(b)
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        assert a == b, where
+    ra, rb = hasattr(a, "row_splits"), hasattr(b, "row_splits")
+    assert ra == rb, f"{where}: one side is ragged, the other not"
+    if ra:
+        np.testing.assert_array_equal(
+            np.asarray(a.row_splits), np.asarray(b.row_splits), err_msg=f"{where}: row splits"
+        )
+        _eq(a.values, b.values, where)
         return
+    a, b = np.asarray(a), np.asarray(b)
     assert a.shape == b.shape, f"{where}: shape {a.shape} != {b.shape}"
     if a.dtype.kind in "OSU" or b.dtype.kind in "OSU":
         assert a.tolist() == b.tolist(), where

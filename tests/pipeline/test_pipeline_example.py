@@ -426,3 +426,56 @@ def test_scan_table_grows_for_tiny_entries():
     assert len(src.table) == 10 * len(names)
     col = src.column("q", np.dtype(np.int64), "int64")
     assert col.present.all() and not col.counts.any()
+
+
+def _sentences_graph(rng, n):
+    """Node feature with two ragged dimensions: sentences of words per node, shape
+    (None, None); plus a (None, 2) ragged feature with a fixed inner dimension."""
+    n_sent = rng.integers(0, 3, n)
+    words = rng.integers(0, 4, int(n_sent.sum()))
+    vocab = np.array([f"w{i}" for i in range(int(words.sum()))], dtype=str)
+    inner = gt.Ragged.from_row_lengths(vocab, words)
+    pts = rng.integers(0, 3, n)
+    return GraphTensor.from_pieces(
+        node_sets={
+            "doc": NodeSet.from_fields(
+                sizes=np.array([n]),
+                features={
+                    "sentences": gt.Ragged.from_row_lengths(inner, n_sent),
+                    "points": gt.Ragged.from_row_lengths(
+                        rng.standard_normal((int(pts.sum()), 2)).astype(np.float32), pts
+                    ),
+                },
+            )
+        }
+    )
+
+
+def test_two_ragged_dimensions_round_trip_and_padding():
+    from arraygnn.padding import SizeConstraints, pad_to_total_sizes, remove_padding
+
+    rng = np.random.default_rng(0)
+    graphs = [_sentences_graph(rng, int(rng.integers(0, 4))) for _ in range(10)]
+    spec = graphs[0].spec
+    assert spec.node_sets["doc"].features["sentences"].shape == (None, None)
+    keys = set(decode_example(write_example(graphs[1])))
+    assert {"nodes/doc.sentences.d1", "nodes/doc.sentences.d2", "nodes/doc.points.d1"} <= keys
+    for g in graphs:
+        assert_graphs_equal(g, parse_single_example(spec, write_example(g)))
+    merged = parse_example(spec, [write_example(g) for g in graphs])  # scan path
+    assert_graphs_equal(merge_graphs(graphs), merged)
+    total = merged.node_sets["doc"].total_size
+    sc = SizeConstraints(12, {"doc": total + 3}, {})
+    padded, mask = pad_to_total_sizes(merged, sc)
+    sent = padded.node_sets["doc"].features["sentences"]
+    assert sent.nrows == total + 3 and all(
+        len(sent[i].to_list()) == 0 for i in range(total, total + 3)
+    )
+    back = remove_padding(padded, mask)
+    assert back.node_sets["doc"].features["sentences"].to_list() == (
+        merged.node_sets["doc"].features["sentences"].to_list()
+    )
+    bad = example_features(graphs[1])
+    bad["nodes/doc.sentences.d2"] = np.append(bad["nodes/doc.sentences.d2"], 1)
+    with pytest.raises(ValueError, match=r"'nodes/doc.sentences.d2' has \d+ row lengths for"):
+        parse_single_example(spec, encode_example(bad))
