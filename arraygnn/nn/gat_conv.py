@@ -26,6 +26,15 @@ from arraygnn.nn.linear import Linear, _check_features, get_activation, glorot
 __all__ = ["GATConv"]
 
 
+def _leaky_relu_(x: Any, slope: float) -> Any:
+    """Leaky ReLU with one temporary, overwriting ``x`` (an array this layer made)."""
+    xp = get_namespace(x)
+    scaled = x * x.dtype.type(slope)
+    if slope <= 1:
+        return xp.maximum(x, scaled, out=x)
+    return xp.minimum(x, scaled, out=x)
+
+
 class GATConv(Module):
     r"""Multi-head graph attention layer (PyG and DGL semantics).
 
@@ -146,7 +155,7 @@ class GATConv(Module):
             else:
                 _check_features(inp.x_dst, self.in_dst, "GATConv destination features")
                 h_dst = self.lin_dst(inp.x_dst).reshape(inp.num_dst, H, F)
-        el = (h_src * self.att_src).sum(axis=-1)  # [N_src, H]
+        el = xp.einsum("nhf,hf->nh", h_src, self.att_src[0])  # [N_src, H], no [N, H, F] temp
         edge_index = self._edges(inp)
         if self.add_self_loops:
             csr = ops.to_csr(edge_index, inp.num_src, inp.num_dst)
@@ -155,11 +164,11 @@ class GATConv(Module):
         if not self.allow_zero_in_degree:
             check_zero_in_degree("GATConv", csr.in_degrees())
         if h_dst is not None:
-            er = (h_dst * self.att_dst).sum(axis=-1)  # [N_dst, H]
+            er = xp.einsum("nhf,hf->nh", h_dst, self.att_dst[0])  # [N_dst, H]
             logits = ops.sddmm(csr, el, er, op="add", lhs_target="u", rhs_target="v")
         else:
             logits = ops.sddmm(csr, el, el, op="copy_lhs", lhs_target="u", rhs_target="v")
-        logits = xp.where(logits > 0, logits, logits * logits.dtype.type(self.negative_slope))
+        logits = _leaky_relu_(logits, self.negative_slope)
         alpha = ops.edge_softmax(csr, logits, num_dst_nodes=inp.num_dst)  # [E, H]
         out = ops.spmm(csr, h_src, edge_weight=alpha, num_dst_nodes=inp.num_dst)  # [N_dst, H, F]
         if self.concat is True:
