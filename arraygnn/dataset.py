@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.batch import Batch, _exclusive_cumsum, _ptr, _repeat_graph_ids, aligned_empty
+from arraygnn.batch import Batch, _Arena, _exclusive_cumsum, _ptr
 from arraygnn.data import Data
 
 __all__ = ["PackedDataset"]
@@ -368,45 +368,60 @@ class PackedDataset:
         cat_dims: dict[str, int | None] = {}
         kinds: dict[str, str] = {}
 
-        def put(
-            key: str,
-            value: Any,
-            sl: np.ndarray,
-            inc: np.ndarray,
-            cat: Any,
-            kind: str,
-            sizes: np.ndarray,
-        ) -> None:
-            store[key] = value
-            slices[key], incs[key], cat_dims[key], kinds[key] = sl, inc, cat, kind
-            if key in follow:
-                store[key + "_batch"] = _repeat_graph_ids(sizes, np)
-
         ones = np.ones(b, np.int64)
+        # pass 1: reserve every output in one arena (one allocation per batch)
+        arena = _Arena()
+        jobs: list[tuple[str, np.ndarray, np.ndarray, int, int, Any]] = []
+
+        def plan(key: str, v: np.ndarray, index: np.ndarray, axis: int, extra: Any) -> None:
+            shape = list(v.shape)
+            shape[axis] = index.shape[0]
+            jobs.append((key, v, index, axis, arena.reserve(shape, v.dtype), extra))
+
         for key, v in self.node_features.items():
             if key not in exclude:
-                put(key, _take(v, rows, 0), node_ptr, zeros, 0, "cat", nn)
+                plan(key, v, rows, 0, (node_ptr, zeros, 0, "cat", nn))
         if self.edge_index is not None and "edge_index" not in exclude:
-            ei = _take(self.edge_index, cols, 1)
-            if ei.size:
-                ei += np.repeat(node_ptr[:-1], ne).astype(ei.dtype, copy=False)
-            put("edge_index", ei, edge_ptr, node_ptr[:-1].copy(), 1, "cat", ne)
+            plan(
+                "edge_index",
+                self.edge_index,
+                cols,
+                1,
+                (edge_ptr, node_ptr[:-1].copy(), 1, "cat", ne),
+            )
         for key, v in self.edge_features.items():
             if key not in exclude:
-                put(key, _take(v, cols, 0), edge_ptr, zeros, 0, "cat", ne)
+                plan(key, v, cols, 0, (edge_ptr, zeros, 0, "cat", ne))
         for key, v in self.graph_features.items():
-            if key in exclude:
-                continue
-            kind = self.graph_scalars.get(key)
-            if kind is not None:
-                put(key, np.take(v, idx, axis=0), graph_ptr, zeros, None, kind, ones)
-            else:
-                put(key, _take(v, idx, 0), graph_ptr, zeros, 0, "cat", ones)
+            if key not in exclude:
+                kind = self.graph_scalars.get(key)
+                cat = None if kind is not None else 0
+                plan(key, v, idx, 0, (graph_ptr, zeros, cat, kind or "cat", ones))
+        follow_handles = {}
+        for key, *_ in jobs:
+            if key in follow:
+                follow_handles[key] = arena.reserve((jobs_size(jobs, key),), np.int64)
+        batch_handle = arena.reserve((rows.shape[0],), np.int64)
+        arena.allocate()
+        # pass 2: gather
+        for key, v, index, axis, handle, (sl, inc, cat, kind, sizes) in jobs:
+            out = arena.get(handle)
+            np.take(v, index, axis=axis, out=out)
+            if key == "edge_index" and out.size:
+                out += np.repeat(node_ptr[:-1], ne).astype(out.dtype, copy=False)
+            store[key] = out
+            slices[key], incs[key], cat_dims[key], kinds[key] = sl, inc, cat, kind
+            if key in follow:
+                ids = arena.get(follow_handles[key])
+                ids[...] = np.repeat(np.arange(b, dtype=np.int64), sizes)
+                store[key + "_batch"] = ids
         if not self.node_features and "num_nodes" not in exclude:
             store["num_nodes"] = int(node_ptr[-1])
             slices["num_nodes"], incs["num_nodes"] = node_ptr, zeros
             cat_dims["num_nodes"], kinds["num_nodes"] = 0, "num_nodes"
-        store["batch"] = _repeat_graph_ids(nn, np)
+        vec = arena.get(batch_handle)
+        vec[...] = np.repeat(np.arange(b, dtype=np.int64), nn)
+        store["batch"] = vec
         store["ptr"] = node_ptr
         return Batch._new(store, self.data_cls, b, (slices, incs, cat_dims, kinds))
 
@@ -420,9 +435,9 @@ def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + np.repeat(shift, counts)
 
 
-def _take(v: np.ndarray, index: np.ndarray, axis: int) -> np.ndarray:
-    shape = list(v.shape)
-    shape[axis] = index.shape[0]
-    out = aligned_empty(shape, v.dtype)
-    np.take(v, index, axis=axis, out=out)
-    return out
+def jobs_size(jobs: list, key: str) -> int:
+    """Rows gathered for ``key`` (the length of its ``<key>_batch`` vector)."""
+    for k, _, index, _, _, _ in jobs:
+        if k == key:
+            return int(index.shape[0])
+    raise KeyError(key)

@@ -168,7 +168,7 @@ def test_index_select_forms_and_faces():
     faces = [Data(pos=np.zeros((4, 3)), face=np.array([[0], [1], [3]]), num_nodes=4)] * 3
     b = Batch.from_data_list(faces)
     assert b.face.tolist() == [[0, 4, 8], [1, 5, 9], [3, 7, 11]]
-    assert b.num_nodes == 12
+    assert b.num_nodes == 12 and len(b) == 3
     assert len(b.index_select(slice(0, 2))) == 2
     assert len(b.index_select(np.array([True, False, True]))) == 2
     assert len(b[[2, 0]]) == 2
