@@ -1,6 +1,50 @@
-"""Input pipelines: feature mapping, readout and labels, dynamic batching and sharding.
+"""Input pipelines: feature mapping, readout and labels, batching, padding streams, sharding.
 
-Import the modules directly (``arraygnn.pipeline.map_features``, ``.readout``,
-``.batching``); padding lives in :mod:`arraygnn.padding`, TFRecord / tf.Example reading in
-:mod:`arraygnn.io.tfrecord` and :mod:`arraygnn.io.example`.
+Padding itself lives in :mod:`arraygnn.padding`; TFRecord and ``tf.Example`` reading in
+:mod:`arraygnn.io.tfrecord` and :mod:`arraygnn.io.example`. Nothing here imports Numba.
 """
+
+from arraygnn.pipeline.batching import (
+    FilterWithSummary,
+    GraphBatchLoader,
+    PadBatches,
+    batch_graphs,
+    dynamic_batch,
+    fit_or_skip,
+    merge_graphs,
+    per_replica_batch_size,
+    shard,
+    shard_dataset,
+)
+from arraygnn.pipeline.map_features import MapFeatures, map_features
+from arraygnn.pipeline.readout import (
+    Readout,
+    ReadoutFirstNode,
+    StructuredReadout,
+    readout,
+    readout_first_node,
+    split_labels,
+    structured_readout,
+)
+
+__all__ = [
+    "FilterWithSummary",
+    "GraphBatchLoader",
+    "MapFeatures",
+    "PadBatches",
+    "Readout",
+    "ReadoutFirstNode",
+    "StructuredReadout",
+    "batch_graphs",
+    "dynamic_batch",
+    "fit_or_skip",
+    "map_features",
+    "merge_graphs",
+    "per_replica_batch_size",
+    "readout",
+    "readout_first_node",
+    "shard",
+    "shard_dataset",
+    "split_labels",
+    "structured_readout",
+]
