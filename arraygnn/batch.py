@@ -209,7 +209,9 @@ class Batch(Data):
         exclude = set(exclude_keys or ())
         follow = list(follow_batch or ())
         first_keys = first._store.keys()
-        for i, d in enumerate(data_list):
+        stores = [d._store for d in data_list]
+        same = all(map(first_keys.__eq__, map(dict.keys, stores)))
+        for i, d in enumerate(() if same else data_list):
             if d._store.keys() != first_keys:
                 missing = [k for k in first_keys if k not in d._store and k not in exclude]
                 extra = [k for k in d._store if k not in first_keys and k not in exclude]
@@ -406,6 +408,7 @@ def _collate(
     node_counts: np.ndarray | None,
 ) -> Batch:
     g = len(data_list)
+    stores = [d._store for d in data_list]
     store: dict[str, Any] = {}
     slices: dict[str, np.ndarray] = {}
     incs: dict[str, np.ndarray] = {}
@@ -417,7 +420,7 @@ def _collate(
     plans: list[tuple[str, list[Any], int | None, np.ndarray, int, int | None]] = []
     # pass 1: sizes and output shapes of every key; scalars and objects done here
     for key in keys:
-        values = [d._store[key] for d in data_list]
+        values = list(map(itemgetter(key), stores))
         v0 = values[0]
         if key == "num_nodes" and isinstance(v0, _SCALARS):
             counts = _scalar_array(key, values)
@@ -435,7 +438,10 @@ def _collate(
                     f"Batch.from_data_list: key {key!r} is a {xp.__name__} array but earlier "
                     f"keys are {xp_seen.__name__} arrays; move every array to one device"
                 )
-            cat, sizes, shape = _plan_array(key, data_list, values, default_hooks, g)
+            hint = None  # x's row counts are the node counts computed already
+            if default_hooks and key == "x" and "num_nodes" not in stores[0]:
+                hint = node_counts
+            cat, sizes, shape = _plan_array(key, data_list, values, default_hooks, g, hint)
             handle = arena.reserve(shape, v0.dtype) if xp is np else -1
             follow_handle = None
             if key in follow:
@@ -565,6 +571,7 @@ def _plan_array(
     values: list[Any],
     default_hooks: bool,
     g: int,
+    sizes_hint: np.ndarray | None = None,
 ) -> tuple[int | None, np.ndarray, tuple[int, ...]]:
     """Concatenation dim, per-graph sizes along it and the output shape of one array key."""
     v0 = values[0]
@@ -594,7 +601,7 @@ def _plan_array(
     if cat is None:
         return None, np.ones(g, dtype=np.int64), (g,) + tuple(v0.shape)
     try:
-        sizes = _sizes_along(values, cat, g)
+        sizes = sizes_hint if sizes_hint is not None and cat == 0 else _sizes_along(values, cat, g)
     except (TypeError, IndexError) as err:
         raise _diagnose(key, values, cat, err) from err
     shape = list(v0.shape)
@@ -687,8 +694,12 @@ def _check_local_ids(
         # one pass: seen as unsigned, a negative id is huge, so `id < n` checks both ends
         u = out.view(np.dtype(f"u{out.dtype.itemsize}"))
         hi_u = np.maximum.reduce(u, axis=0) if u.shape[0] > 1 else u[0]
-        if np.less(hi_u, np.repeat(counts.astype(u.dtype), sizes)).all():
-            return
+        if hi_u.shape[0]:
+            # the largest id of each graph with edges: reduceat over its columns
+            has = sizes > 0
+            graph_max = np.maximum.reduceat(hi_u, sl[:-1][has])
+            if (graph_max < counts[has].astype(u.dtype)).all():
+                return
     if cat == 1 and out.ndim == 2:
         lo, hi = out.min(axis=0), out.max(axis=0)
         limit = np.repeat(counts, sizes)

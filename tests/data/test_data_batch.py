@@ -232,6 +232,11 @@ def g(n=3, **kw):
             r"key 'edge_index' in graph 1: holds node id 3, outside \[0, 3\)",
         ),
         (
+            [g(), g(edge_index=np.array([[0, 1], [1, 3]])), g(edge_index=np.zeros((2, 0), int))],
+            ValueError,
+            "key 'edge_index' in graph 1: holds node id 3",
+        ),
+        (
             [g(), g(), g(edge_index=np.array([[0, -1], [1, 2]]))],
             ValueError,
             "key 'edge_index' in graph 2: holds node id -1",
@@ -270,3 +275,20 @@ def test_bad_follow_batch_and_mixed_cat_dims():
     graphs = [Odd(**g().to_dict()), Odd(**g(n=4, x=np.zeros((4, 2), np.float32)).to_dict())]
     with pytest.raises(ValueError, match=r"key 'x' in graph 1: __cat_dim__ returned None"):
         Batch.from_data_list(graphs)
+
+
+def test_out_of_range_id_found_in_the_right_graph():
+    rng = np.random.default_rng(5)
+    for _ in range(25):
+        counts = rng.integers(0, 4, size=int(rng.integers(1, 6)))
+        graphs = [random_graph(rng, int(n), int(2 * n)) for n in counts]
+        candidates = [i for i, gr in enumerate(graphs) if gr.num_edges]
+        if not candidates:
+            continue
+        i = int(rng.choice(candidates))
+        ei = graphs[i].edge_index.copy()
+        row, col = int(rng.integers(0, 2)), int(rng.integers(0, ei.shape[1]))
+        ei[row, col] = graphs[i].num_nodes if rng.random() < 0.5 else -1
+        graphs[i] = Data(**dict(graphs[i].to_dict(), edge_index=ei))
+        with pytest.raises(ValueError, match=f"key 'edge_index' in graph {i}: holds node id"):
+            Batch.from_data_list(graphs)
