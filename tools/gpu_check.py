@@ -262,6 +262,21 @@ def determinism(ours: Ours, n: int, e: int, src, dst) -> dict:
         "sddmm dot f32": lambda: ours.sddmm_dot(x, x),
         "edge_softmax f32": lambda: ours.edge_softmax(logits),
     }
+
+    def load_ahead_same_bits():
+        from arraygnn.kernels.cuda import _launch
+
+        plain = ours.spmm(x, "sum", w)
+        _launch.LOAD_AHEAD = True
+        try:
+            ahead = ours.spmm(x, "sum", w)
+        finally:
+            _launch.LOAD_AHEAD = False
+        if not bool(cp.array_equal(plain, ahead)):
+            raise AssertionError("load-ahead kernel gives other bits than the default")
+        return plain
+
+    cases["spmm sum load-ahead == default"] = load_ahead_same_bits
     results = {}
     for name, fn in cases.items():
         try:
@@ -353,6 +368,18 @@ def _record(g, f, op, variant, fn, model):
     )
 
 
+def _record_load_ahead(g, f, fn, op, model):
+    """Time ``fn`` with the load-ahead row kernel (kernels.cuda._launch.LOAD_AHEAD)."""
+    from arraygnn.kernels.cuda import _launch
+
+    before = _launch.LOAD_AHEAD
+    _launch.LOAD_AHEAD = True
+    try:
+        _record(g, f, op, "arraygnn load-ahead", fn, model)
+    finally:
+        _launch.LOAD_AHEAD = before
+
+
 def _bench_features(g, f):
     import cupy as cp
 
@@ -362,6 +389,8 @@ def _bench_features(g, f):
     wt = g["wt"]
     for reduce in ("sum", "mean", "max"):
         _record(g, f, f"spmm {reduce}", "arraygnn", lambda r=reduce: ours.spmm(x, r), "spmm")
+    _record_load_ahead(g, f, lambda: ours.spmm(x, "sum"), "spmm sum", "spmm")
+    _record_load_ahead(g, f, lambda: ours.spmm(x, "sum", wt), "spmm sum w", "spmm_w")
     _record(g, f, "spmm sum", "cuSPARSE", lambda: g["adj"] @ x, "spmm")
     _record(g, f, "spmm mean", "cuSPARSE", lambda: g["adj_mean"] @ x, "spmm")
     _record(g, f, "spmm sum w", "arraygnn", lambda: ours.spmm(x, "sum", wt), "spmm_w")

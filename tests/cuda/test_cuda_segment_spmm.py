@@ -159,3 +159,27 @@ def test_spmm_csr_feature_chunks(feats, reduce):
     out = poisoned(shape, np.float32)
     spmm.spmm_csr(*(to_dev(a) for a in args), out, reduce)
     assert_close(out, expected, np.float32)
+
+
+@pytest.mark.parametrize("feats,reduce", [(3, "sum"), (33, "max"), (8, "mean")])
+def test_load_ahead_rows_give_the_same_bits(monkeypatch, feats, reduce):
+    """The load-ahead row kernel combines slots in the same order: identical results."""
+    from arraygnn.kernels.cuda import _launch
+
+    case, csr = case_csr("power-law", np.int64)
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((case.num_src_nodes, 1, feats)).astype(np.float32)
+    w = rng.standard_normal((case.num_edges, 1)).astype(np.float32)
+    args = [to_dev(a) for a in (csr.indptr, csr.indices, csr.kernel_perm, x, w)]
+    outs = []
+    for ahead in (False, True):
+        monkeypatch.setattr(_launch, "LOAD_AHEAD", ahead)
+        monkeypatch.setattr(_launch, "HEAVY_ROW_EDGES", 16)  # light rows of 5..16 edges
+        out = poisoned((case.num_dst_nodes, 1, feats), np.float32)
+        spmm.spmm_csr(*args, out, reduce)
+        outs.append(to_host(out))
+    assert np.array_equal(outs[0], outs[1])
+    expected = reference.spmm_csr(
+        csr.indptr, csr.indices, csr.kernel_perm, x, w, np.empty(outs[0].shape, np.float32), reduce
+    )
+    assert_close(outs[1], expected, np.float32)

@@ -26,6 +26,7 @@ from arraygnn._namespace import get_namespace
 
 __all__ = [
     "HEAVY_ROW_EDGES",
+    "LOAD_AHEAD",
     "accumulator_dtype",
     "accumulator_zero",
     "blocks_for",
@@ -38,6 +39,11 @@ __all__ = [
 #: several threads into a scratch array, then combined in order (still deterministic).
 #: Module attribute, read at call time: tests patch it small to run the split path.
 HEAVY_ROW_EDGES = 64
+
+#: Light rows with the indices of four edges loaded ahead of their feature rows (more loads
+#: in flight per lane; same order of operations, so the same bits). Off by default until a
+#: GPU run shows it is faster: ``tools/gpu_check.py`` times both.
+LOAD_AHEAD = False
 
 
 def _numba_cuda_numpy_compat() -> None:

@@ -76,6 +76,24 @@ def _combine(acc, v, reduce):  # pragma: no cover - runs on the device
 
 
 @cuda.jit(device=True, inline=True, cache=True)
+def _slot(
+    j, gather, has_gather, perm, has_perm, weights, has_weights, wh, zero, one
+):  # pragma: no cover - runs on the device
+    """(row of ``x``, weight) of CSR slot ``j``."""
+    if has_gather:
+        s = gather[j]
+        w = one
+        if has_weights:
+            w = weights[perm[j] if has_perm else j, wh] + zero
+    else:
+        s = perm[j] if has_perm else j
+        w = one
+        if has_weights:
+            w = weights[s, wh] + zero
+    return s, w
+
+
+@cuda.jit(device=True, inline=True, cache=True)
 def _accumulate(
     a0,
     a1,
@@ -103,16 +121,7 @@ def _accumulate(
     ``f0 + k * group`` (k < nvalid). Multiplying by the weight 1 when there is none is
     exact, so one code path serves both."""
     for j in range(lo, hi):
-        if has_gather:
-            s = gather[j]
-            w = one
-            if has_weights:
-                w = weights[perm[j] if has_perm else j, wh] + zero
-        else:
-            s = perm[j] if has_perm else j
-            w = one
-            if has_weights:
-                w = weights[s, wh] + zero
+        s, w = _slot(j, gather, has_gather, perm, has_perm, weights, has_weights, wh, zero, one)
         a0 = _combine(a0, (x[s, xh, f0] + zero) * w, reduce)
         if nvalid > 1:
             a1 = _combine(a1, (x[s, xh, f0 + group] + zero) * w, reduce)
@@ -121,6 +130,93 @@ def _accumulate(
                 if nvalid > 3:
                     a3 = _combine(a3, (x[s, xh, f0 + 3 * group] + zero) * w, reduce)
     return a0, a1, a2, a3
+
+
+@cuda.jit(device=True, inline=True, cache=True)
+def _accumulate_ahead(
+    a0,
+    a1,
+    a2,
+    a3,
+    lo,
+    hi,
+    gather,
+    has_gather,
+    perm,
+    has_perm,
+    weights,
+    has_weights,
+    wh,
+    x,
+    xh,
+    f0,
+    group,
+    nvalid,
+    reduce,
+    zero,
+    one,
+):  # pragma: no cover - runs on the device
+    """:func:`_accumulate` with the indices of four slots loaded before their rows, so the
+    row loads of four edges can be in flight together. Same slot order: same bits."""
+    j = lo
+    while j + 4 <= hi:
+        s0, w0 = _slot(j, gather, has_gather, perm, has_perm, weights, has_weights, wh, zero, one)
+        s1, w1 = _slot(
+            j + 1, gather, has_gather, perm, has_perm, weights, has_weights, wh, zero, one
+        )
+        s2, w2 = _slot(
+            j + 2, gather, has_gather, perm, has_perm, weights, has_weights, wh, zero, one
+        )
+        s3, w3 = _slot(
+            j + 3, gather, has_gather, perm, has_perm, weights, has_weights, wh, zero, one
+        )
+        f = f0
+        a0 = _combine(a0, (x[s0, xh, f] + zero) * w0, reduce)
+        a0 = _combine(a0, (x[s1, xh, f] + zero) * w1, reduce)
+        a0 = _combine(a0, (x[s2, xh, f] + zero) * w2, reduce)
+        a0 = _combine(a0, (x[s3, xh, f] + zero) * w3, reduce)
+        if nvalid > 1:
+            f = f0 + group
+            a1 = _combine(a1, (x[s0, xh, f] + zero) * w0, reduce)
+            a1 = _combine(a1, (x[s1, xh, f] + zero) * w1, reduce)
+            a1 = _combine(a1, (x[s2, xh, f] + zero) * w2, reduce)
+            a1 = _combine(a1, (x[s3, xh, f] + zero) * w3, reduce)
+        if nvalid > 2:
+            f = f0 + 2 * group
+            a2 = _combine(a2, (x[s0, xh, f] + zero) * w0, reduce)
+            a2 = _combine(a2, (x[s1, xh, f] + zero) * w1, reduce)
+            a2 = _combine(a2, (x[s2, xh, f] + zero) * w2, reduce)
+            a2 = _combine(a2, (x[s3, xh, f] + zero) * w3, reduce)
+        if nvalid > 3:
+            f = f0 + 3 * group
+            a3 = _combine(a3, (x[s0, xh, f] + zero) * w0, reduce)
+            a3 = _combine(a3, (x[s1, xh, f] + zero) * w1, reduce)
+            a3 = _combine(a3, (x[s2, xh, f] + zero) * w2, reduce)
+            a3 = _combine(a3, (x[s3, xh, f] + zero) * w3, reduce)
+        j += 4
+    return _accumulate(
+        a0,
+        a1,
+        a2,
+        a3,
+        j,
+        hi,
+        gather,
+        has_gather,
+        perm,
+        has_perm,
+        weights,
+        has_weights,
+        wh,
+        x,
+        xh,
+        f0,
+        group,
+        nvalid,
+        reduce,
+        zero,
+        one,
+    )
 
 
 @cuda.jit(device=True, inline=True, cache=True)
@@ -320,6 +416,94 @@ def _rows_kernel(
             _store(out, r, h, f0 + 3 * group, a3, reduce, deg)
 
 
+@cuda.jit(cache=True)
+def _rows_kernel_ahead(
+    indptr,
+    gather,
+    has_gather,
+    perm,
+    has_perm,
+    weights,
+    has_weights,
+    x,
+    out,
+    partials,
+    reduce,
+    chunk,
+    group,
+    chunks,
+    acc_zero,
+    acc_init,
+    acc_one,
+):  # pragma: no cover - runs on the device
+    """:func:`_rows_kernel` with :func:`_accumulate_ahead` (``_launch.LOAD_AHEAD``)."""
+    rows = out.shape[0]
+    heads = out.shape[1]
+    feats = out.shape[2]
+    total = rows * heads * chunks * group
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for t in range(start, total, stride):
+        r, h, f0, nvalid = _lane(t, group, chunks, heads, feats)
+        if nvalid == 0:
+            continue
+        lo = indptr[r]
+        hi = indptr[r + 1]
+        deg = hi - lo
+        a0 = acc_init
+        a1 = acc_init
+        a2 = acc_init
+        a3 = acc_init
+        if deg == 0:
+            a0 = acc_zero
+            a1 = acc_zero
+            a2 = acc_zero
+            a3 = acc_zero
+        elif deg <= chunk:
+            xh = h if x.shape[1] > 1 else 0
+            wh = h if weights.shape[1] > 1 else 0
+            a0, a1, a2, a3 = _accumulate_ahead(
+                a0,
+                a1,
+                a2,
+                a3,
+                lo,
+                hi,
+                gather,
+                has_gather,
+                perm,
+                has_perm,
+                weights,
+                has_weights,
+                wh,
+                x,
+                xh,
+                f0,
+                group,
+                nvalid,
+                reduce,
+                acc_zero,
+                acc_one,
+            )
+        else:
+            for block in range(lo // chunk, (hi - 1) // chunk + 1):
+                piece = 2 * block if lo <= block * chunk else 2 * block + 1
+                a0 = _combine(a0, partials[piece, h, f0], reduce)
+                if nvalid > 1:
+                    a1 = _combine(a1, partials[piece, h, f0 + group], reduce)
+                if nvalid > 2:
+                    a2 = _combine(a2, partials[piece, h, f0 + 2 * group], reduce)
+                if nvalid > 3:
+                    a3 = _combine(a3, partials[piece, h, f0 + 3 * group], reduce)
+        _store(out, r, h, f0, a0, reduce, deg)
+        if nvalid > 1:
+            _store(out, r, h, f0 + group, a1, reduce, deg)
+        if nvalid > 2:
+            _store(out, r, h, f0 + 2 * group, a2, reduce, deg)
+        if nvalid > 3:
+            _store(out, r, h, f0 + 3 * group, a3, reduce, deg)
+
+
 def reduce_rows(
     indptr: Any,
     x: Any,
@@ -386,8 +570,9 @@ def reduce_rows(
             init,
             one,
         )
+    rows_kernel = _rows_kernel_ahead if _launch.LOAD_AHEAD else _rows_kernel
     _launch.launch(
-        _rows_kernel,
+        rows_kernel,
         rows * heads * chunks * group,
         indptr,
         gather_arr,
