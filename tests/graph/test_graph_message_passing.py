@@ -321,3 +321,41 @@ def test_feature_dims_broadcast_from_the_right_like_dgl(red):
             built = g.ndata["h"]
             g.update_all(udf, _reduce_udf(red))
             np.testing.assert_allclose(built, g.ndata["h"], rtol=1e-10, err_msg=f"{name} {field}")
+
+
+GPU_PAIRS = [
+    ("u", "mul", "e", "sum"),
+    ("u", "add", "v", "mean"),
+    ("u", "dot", "v", "max"),
+    ("e", "div", "u", "prod"),
+    ("v", "sub", "e", "min"),
+]
+
+
+@pytest.mark.parametrize("label,g", CASES, ids=[c[0] for c in CASES])
+def test_cupy_builtins_equal_udf_and_numpy(label, g):
+    cp = pytest.importorskip("cupy")
+    try:
+        cp.zeros(1)
+    except Exception:  # pragma: no cover - CuPy without a device
+        pytest.skip("no CUDA device")
+    g = _featurize(g)
+    gpu = g.to("cuda")
+    assert gpu.device == "cuda"
+    for lhs, op, rhs, red in GPU_PAIRS:
+        lf, rf = _fields(lhs, rhs)
+        msg = getattr(fn, f"{lhs}_{op}_{rhs}")(lf, rf, "m")
+        with g.local_scope(), gpu.local_scope():
+            g.update_all(msg, getattr(fn, red)("m", "h"))
+            gpu.update_all(msg, getattr(fn, red)("m", "h"))
+            out = gpu.dstdata["h"]
+            assert isinstance(out, cp.ndarray)
+            np.testing.assert_allclose(out.get(), g.dstdata["h"], rtol=1e-10)
+            gpu.update_all(_message_udf(lhs, op, rhs, lf, rf), _reduce_udf(red))
+            np.testing.assert_allclose(gpu.dstdata["h"].get(), out.get(), rtol=1e-10)
+    for red in REDUCES:
+        with gpu.local_scope():
+            gpu.update_all(fn.copy_u("x", "m"), getattr(fn, red)("m", "h"))
+            ref = gpu.dstdata["h"].get()
+            gpu.update_all(lambda edges: {"m": edges.src["x"]}, _reduce_udf(red))
+            np.testing.assert_allclose(gpu.dstdata["h"].get(), ref, rtol=1e-10)

@@ -144,3 +144,34 @@ def test_sample_blocks_mini_batch_path_matches_full_graph_with_full_fanout():
     a = sampler.sample_blocks(g, seeds)[2][0].edata[EID]
     b = NeighborSampler([2, 2], seed=3).sample_blocks(g, seeds)[2][0].edata[EID]
     np.testing.assert_array_equal(a, b)
+
+
+def test_hetero_sampling_and_blocks():
+    rng = np.random.default_rng(5)
+    g = heterograph(
+        {
+            ("user", "follows", "user"): (rng.integers(0, 20, 80), rng.integers(0, 20, 80)),
+            ("user", "plays", "game"): (rng.integers(0, 20, 60), rng.integers(0, 6, 60)),
+        },
+        {"user": 20, "game": 6},
+    )
+    seeds = {"game": np.array([1, 4]), "user": np.array([0])}
+    frontier = sample_neighbors(g, seeds, {"plays": 3, "follows": 2}, seed=0)
+    assert frontier.num_edges("plays") <= 6 and frontier.num_edges("follows") <= 2
+    block = to_block(frontier, seeds)
+    assert block.is_block
+    assert block.number_of_dst_nodes("game") == 2 and block.number_of_dst_nodes("user") == 1
+    np.testing.assert_array_equal(block.srcnodes["user"].data[NID][:1], [0])
+    for ntype in ("user", "game"):
+        block.srcnodes[ntype].data["x"] = np.ones((block.num_src_nodes(ntype), 2))
+    block.multi_update_all(
+        {
+            "plays": (fn.copy_u("x", "m"), fn.sum("m", "h")),
+            "follows": (fn.copy_u("x", "m"), fn.sum("m", "h")),
+        },
+        "sum",
+    )
+    deg_game = block.in_degrees(etype="plays")
+    np.testing.assert_allclose(block.dstnodes["game"].data["h"][:, 0], deg_game)
+    _, _, blocks = sample_blocks(g, seeds, [2, 2], seed=1)
+    assert len(blocks) == 2 and set(blocks[0].dstnodes["user"].data[NID]) >= {0}
