@@ -37,6 +37,21 @@ edge_softmax.edge_softmax_csr(indptr, perm, logits, out)
     indptr [R+1] idx, perm [E] idx (edge id of each CSR slot), logits [E, H] val,
     out [E, H]: softmax of logits over the edges of each row (max-subtracted)
 
+scatter.scatter_coo(index, x, out, reduce)
+    index [E] idx (entries in [0, R)), x [E, H, F] val, out [R, H, F]:
+    out[r] = reduce over edges e with index[e] == r of x[e]. CPU: deterministic without a
+    sort (each worker owns a range of rows, scans the index, edge order). CUDA may use
+    atomics here: the op calls it on CuPy arrays only under config(deterministic=False)
+    (otherwise csr_from_keys + segment_csr).
+
+csr.csr_from_keys(keys, indptr, perm)
+    keys [E] idx in [0, R), indptr [R+1] idx, perm [E] idx (all one dtype): fill indptr
+    with the prefix-summed key counts and perm with a STABLE sort permutation of keys.
+    Optional on CUDA: without arraygnn.kernels.cuda.csr the op uses the reference
+    (bincount + cumsum + stable argsort, CuPy functions).
+
+A missing module on either device makes the op fall back to ``reference`` (same name).
+
 Index arrays of one call share a dtype (the CSR keeps the edge_index dtype), so each
 kernel compiles once per (value dtype, index dtype) and never for mixed index dtypes.
 Importing this package imports neither Numba nor CuPy.

@@ -30,6 +30,8 @@ __all__ = [
     "spmm_csr",
     "sddmm_coo",
     "edge_softmax_csr",
+    "csr_from_keys",
+    "scatter_coo",
     "naive_gather",
     "naive_scatter",
     "naive_segment",
@@ -186,6 +188,29 @@ def _softmax_by_rows(xp: Any, logits: Any, rows: Any, num_rows: int) -> Any:
     ex = xp.exp(vals - rowmax[rows])
     rowsum = _ufunc_reduce_rows(xp, ex, rows, num_rows, "sum")
     return (ex / rowsum[rows]).astype(logits.dtype)
+
+
+def csr_from_keys(keys: Any, indptr: Any, perm: Any) -> Any:
+    """Fill ``indptr`` (key counts, prefix-summed) and ``perm`` (stable argsort of keys)."""
+    xp = get_namespace(keys, indptr, perm)
+    num_rows = indptr.shape[0] - 1
+    indptr[0] = 0
+    if keys.shape[0] == 0:
+        indptr[1:] = 0
+        return perm
+    indptr[1:] = xp.cumsum(xp.bincount(keys, minlength=num_rows))
+    if xp is np:
+        perm[...] = np.argsort(keys, kind="stable")
+    else:
+        perm[...] = xp.argsort(keys)  # CuPy's sort is stable
+    return perm
+
+
+def scatter_coo(index: Any, x: Any, out: Any, reduce: str) -> Any:
+    """``out[r] = reduce(x[e] for e with index[e] == r)``; ``x`` [E, H, F], ``out`` [R, H, F]."""
+    xp = get_namespace(index, x, out)
+    out[...] = _ufunc_reduce_rows(xp, x, index, out.shape[0], reduce)
+    return out
 
 
 # --------------------------------------------------------------------------- naive oracles

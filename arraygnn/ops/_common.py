@@ -174,4 +174,6 @@ _OUT_POSITION = {
     "spmm_csr": 5,
     "sddmm_coo": 4,
     "edge_softmax_csr": 3,
+    "scatter_coo": 2,
+    "csr_from_keys": 2,
 }

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_cupy_array
-from arraygnn.ops._common import check_array, check_index, check_size
+from arraygnn.ops._common import check_array, check_index, check_size, kernel_function
 
 __all__ = ["CSR", "to_csr", "as_csr"]
 
@@ -163,19 +163,11 @@ def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
     idt = _index_dtype(src, num_edges, n_src, n_dst)
     src = xp.ascontiguousarray(src).astype(idt, copy=True)
     dst = xp.ascontiguousarray(dst).astype(idt, copy=True)
-    counts = xp.bincount(dst, minlength=n_dst) if num_edges else xp.zeros(n_dst, dtype=idt)
-    indptr = xp.zeros(n_dst + 1, dtype=idt)
-    indptr[1:] = xp.cumsum(counts)
+    indptr = xp.empty(n_dst + 1, dtype=idt)
+    perm = xp.empty(num_edges, dtype=idt)
+    kernel_function(xp, "csr", "csr_from_keys")(dst, indptr, perm)
     is_sorted = num_edges < 2 or bool((dst[1:] >= dst[:-1]).all())
-    if is_sorted:
-        perm = xp.arange(num_edges, dtype=idt)
-        indices = src.copy()
-    else:
-        if xp is np:
-            perm = np.argsort(dst, kind="stable").astype(idt, copy=False)
-        else:
-            perm = xp.argsort(dst).astype(idt, copy=False)  # CuPy's sort is stable
-        indices = src[perm]
+    indices = src.copy() if is_sorted else src[perm]
     _freeze(indptr, indices, perm, src, dst)
     return CSR(indptr, indices, perm, src, dst, n_src, n_dst, perm_is_identity=is_sorted)
 

@@ -5,8 +5,10 @@ Reductions: ``sum``, ``mean``, ``max``, ``min``, ``prod``.
 RULE: an empty segment gives 0 for every reduction (TF-GNN's ``max_no_inf`` convention),
 never ``-inf`` / ``inf`` / 1.
 RULE: ``mean`` is sum / max(count, 1) (integer values: floor division).
-RULE: deterministic: each segment is reduced by one worker in edge order (the COO index
-is stably sorted first), so results are the same bits on every run and thread count.
+RULE: deterministic: each segment is reduced by one worker in edge order, so results are
+the same bits on every run and thread count (CPU: each worker owns a range of segments
+and scans the index; CUDA: the index is stably sorted into a CSR first, unless
+``arraygnn.config(deterministic=False)`` allows the atomic kernel).
 RULE: float16 values accumulate in float32; NaN propagates through max / min.
 
 >>> import numpy as np
@@ -22,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._config import settings
 from arraygnn.ops._common import (
     check_index,
     check_reduce,
@@ -37,21 +40,13 @@ __all__ = ["scatter", "segment"]
 
 
 def _sorted_segments(xp: Any, index: Any, dim_size: int) -> tuple[Any, Any]:
-    """``(indptr, perm)`` of a COO index: stable sort by segment (``perm`` None if sorted)."""
+    """``(indptr, perm)`` of a COO index: stable counting sort by segment."""
     num = int(index.shape[0])
-    idt = index.dtype if index.dtype in (np.int32, np.int64) else np.dtype(np.int64)
-    if max(num, dim_size) >= 2**31 - 1:
-        idt = np.dtype(np.int64)
-    indptr = xp.zeros(dim_size + 1, dtype=idt)
-    if num == 0:
-        return indptr, None
-    indptr[1:] = xp.cumsum(xp.bincount(index, minlength=dim_size))
-    if bool((index[1:] >= index[:-1]).all()):
-        return indptr, None
-    if xp is np:
-        perm = np.argsort(index, kind="stable").astype(idt, copy=False)
-    else:
-        perm = xp.argsort(index).astype(idt, copy=False)  # CuPy's sort is stable
+    idt = np.dtype(np.int64) if max(num, dim_size) >= 2**31 - 1 else index.dtype
+    keys = xp.ascontiguousarray(index).astype(idt, copy=False)
+    indptr = xp.empty(dim_size + 1, dtype=idt)
+    perm = xp.empty(num, dtype=idt)
+    kernel_function(xp, "csr", "csr_from_keys")(keys, indptr, perm)
     return indptr, perm
 
 
@@ -92,6 +87,22 @@ def scatter(src: Any, index: Any, dim_size: int, reduce: str = "sum") -> Any:
         raise ValueError(
             f"index has {index.shape[0]} entries but src has {src.shape[0]} rows; they must match"
         )
+    tail = tuple(src.shape[1:])
+    width = int(np.prod(tail, dtype=np.int64))
+    if dim_size == 0 or width == 0:
+        return xp.zeros((dim_size,) + tail, dtype=src.dtype)
+    ok = use_kernels(src)
+    if xp is np or not settings.deterministic:
+        # CPU: owner-computes COO kernel (deterministic, no sort); CUDA: atomic kernel,
+        # only when the caller allowed non-deterministic results
+        work = compute_dtype(xp, src.dtype) if ok else src.dtype
+        x3 = xp.ascontiguousarray(src).astype(work, copy=False).reshape(src.shape[0], 1, width)
+        idx = xp.ascontiguousarray(index)
+        if idx.dtype not in (np.int32, np.int64):
+            idx = idx.astype(np.int64)
+        out3 = xp.empty((dim_size, 1, width), dtype=work)
+        kernel_function(xp, "scatter", "scatter_coo", ok)(idx, x3, out3, reduce)
+        return out3.astype(src.dtype, copy=False).reshape((dim_size,) + tail)
     indptr, perm = _sorted_segments(xp, index, dim_size)
     return _reduce_rows(xp, indptr, perm, src, dim_size, reduce)
 

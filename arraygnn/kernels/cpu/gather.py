@@ -12,6 +12,7 @@ from typing import Any
 from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import num_blocks
+from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
 __all__ = ["gather_rows"]
 
@@ -24,6 +25,8 @@ def _gather_kernel(x, index, out, nblocks):  # pragma: no cover - compiled
         i0 = (rows * b) // nblocks
         i1 = (rows * (b + 1)) // nblocks
         for i in range(i0, i1):
+            if i + PREFETCH_DISTANCE < rows:
+                prefetch_row(x, index[i + PREFETCH_DISTANCE])
             s = index[i]
             for f in range(feats):
                 out[i, f] = x[s, f]

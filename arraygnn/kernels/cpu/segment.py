@@ -13,6 +13,7 @@ from typing import Any
 from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import MAX, MEAN, MIN, PROD, REDUCE_CODES, block_rows, num_blocks
+from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
 __all__ = ["segment_csr"]
 
@@ -37,6 +38,8 @@ def _segment_kernel(indptr, perm, x, out, code, nblocks):  # pragma: no cover - 
                 for f in range(feats):
                     out[r, h, f] = x[e, h, f]
             for j in range(lo + 1, hi):
+                if perm is not None and j + PREFETCH_DISTANCE < hi:
+                    prefetch_row(x, perm[j + PREFETCH_DISTANCE])
                 e = j if perm is None else perm[j]
                 for h in range(heads):
                     if code == MAX:

@@ -5,7 +5,8 @@
 Node-parallel and deterministic: each worker owns whole row blocks of about equal cost
 (see ``_blocks``), accumulates each row in slot order in the output row itself (it stays
 in L1 while the row's neighbours stream through), and writes nothing else. No [E, F]
-message array, no atomics. Size-1 head dims of ``x`` / ``weight`` broadcast.
+message array, no atomics. Size-1 head dims of ``x`` / ``weight`` broadcast. The row of
+the slot ``PREFETCH_DISTANCE`` ahead is prefetched (random row reads are the cost).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import MAX, MEAN, MIN, PROD, REDUCE_CODES, block_rows, num_blocks
+from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
 __all__ = ["spmm_csr"]
 
@@ -25,6 +27,8 @@ def _spmm_kernel(indptr, indices, perm, x, weight, out, code, nblocks):  # pragm
     feats = out.shape[2]
     x_heads = x.shape[1]
     w_heads = 1 if weight is None else weight.shape[1]
+    nnz = indices.shape[0]
+    ahead = PREFETCH_DISTANCE
     for b in prange(nblocks):
         r0 = block_rows(indptr, b, nblocks)
         r1 = block_rows(indptr, b + 1, nblocks)
@@ -32,6 +36,8 @@ def _spmm_kernel(indptr, indices, perm, x, weight, out, code, nblocks):  # pragm
             lo = indptr[r]
             hi = indptr[r + 1]
             for j in range(lo, hi):
+                if j + ahead < nnz:
+                    prefetch_row(x, indices[j + ahead])
                 s = indices[j]
                 e = j if perm is None else perm[j]
                 first = j == lo

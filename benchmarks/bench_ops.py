@@ -1,0 +1,308 @@
+"""Benchmark arraygnn.ops on seeded power-law graphs against SciPy, PyTorch and PyG.
+
+Measured in ONE run, on this machine, so the ratios compare like with like:
+
+- SpMM (sum, mean, max) over a cached CSR vs ``scipy.sparse`` CSR @ dense,
+  ``torch.sparse.mm`` on a CSR tensor, and PyG's gather-then-scatter
+  (``x[src]`` then ``torch_geometric.utils.scatter``);
+- scatter (sum, mean, max) of [E, F] edge rows vs ``torch.Tensor.index_add_`` /
+  ``scatter_reduce`` and PyG ``utils.scatter``;
+- gather vs NumPy fancy indexing and ``torch.index_select``;
+- a memory-copy bandwidth figure, and each op's achieved GB/s on a minimum-bytes model
+  (every input array read once, every output written once);
+- ``import arraygnn`` time and a second process's first ``spmm`` call (warm Numba cache).
+
+Anchors run only when installed. Timings are the best of ``--repeat`` runs after one
+warm-up call. Usage::
+
+    python benchmarks/bench_ops.py --quick          # tiny sizes (CI smoke run)
+    python benchmarks/bench_ops.py                  # cora, 100k/1M, 1M/10M; F = 16, 64, 256
+    python benchmarks/bench_ops.py --graphs 1m --feats 64
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arraygnn import ops  # noqa: E402
+from arraygnn.testing.cases import powerlaw_edges  # noqa: E402
+
+GRAPHS = {
+    # name: (nodes, edges, default feature sizes)
+    "cora": (2_708, 10_556, (1433, 16, 64)),
+    "100k": (100_000, 1_000_000, (16, 64, 256)),
+    "1m": (1_000_000, 10_000_000, (16, 64, 256)),
+    "tiny": (2_000, 20_000, (16, 64)),
+}
+
+
+def _optional(name: str) -> Any:
+    try:
+        return __import__(name)
+    except ImportError:
+        return None
+
+
+torch = _optional("torch")
+scipy_sparse = _optional("scipy.sparse") and sys.modules.get("scipy.sparse")
+pyg_utils = None
+if torch is not None:
+    try:
+        from torch_geometric import utils as pyg_utils  # type: ignore[no-redef]
+    except ImportError:
+        pyg_utils = None
+
+
+def best_time(fn: Callable[[], Any], repeat: int) -> float:
+    """Best wall time of ``repeat`` calls after one warm-up call."""
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def copy_bandwidth(nbytes: int, repeat: int) -> float:
+    """GB/s of a plain array copy (read + write counted) of ``nbytes``."""
+    src = np.ones(nbytes // 4, dtype=np.float32)
+    dst = np.empty_like(src)
+    t = best_time(lambda: np.copyto(dst, src), repeat)
+    return 2 * src.nbytes / t / 1e9
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, ...]] = []
+
+    def add(self, *cols: Any) -> None:
+        row = tuple(str(c) for c in cols)
+        self.rows.append(row)
+        print(" | ".join(row), flush=True)
+
+
+def fmt_ms(t: float | None) -> str:
+    return "-" if t is None else f"{t * 1e3:.2f}"
+
+
+def ratio(ours: float, theirs: float | None) -> str:
+    return "-" if theirs is None else f"{theirs / ours:.2f}x"
+
+
+def bench_graph(
+    name: str, feats: tuple[int, ...], args: argparse.Namespace, table: Table, copy_gbs: float
+) -> None:
+    n, e, _ = GRAPHS[name]
+    ei = powerlaw_edges(n, e, seed=0, dtype=np.int32)
+    t0 = time.perf_counter()
+    csr = ops.to_csr(ei, n, n)
+    t_csr = time.perf_counter() - t0
+    print(f"\n## {name}: {n} nodes, {e} edges (to_csr {t_csr * 1e3:.0f} ms)", flush=True)
+    src64 = ei[0].astype(np.int64)
+    dst64 = ei[1].astype(np.int64)
+    sp = None
+    if scipy_sparse is not None:
+        sp = scipy_sparse.csr_matrix(
+            (np.ones(e, np.float32), csr.indices, csr.indptr), shape=(n, n)
+        )
+    tcsr = None
+    if torch is not None:
+        tcsr = torch.sparse_csr_tensor(
+            torch.from_numpy(csr.indptr.astype(np.int64)),
+            torch.from_numpy(csr.indices.astype(np.int64)),
+            torch.ones(e, dtype=torch.float32),
+            size=(n, n),
+        )
+        tsrc = torch.from_numpy(src64)
+        tdst = torch.from_numpy(dst64)
+    rng = np.random.default_rng(0)
+    for f in feats:
+        msg_bytes = e * f * 4
+        x = rng.standard_normal((n, f), dtype=np.float32)
+        idx_bytes = csr.indptr.nbytes + csr.indices.nbytes
+        # ---------------------------------------------------------------- SpMM
+        for reduce in args.reduces:
+            t_ours = best_time(lambda r=reduce: ops.spmm(csr, x, reduce=r), args.repeat)
+            min_bytes = x.nbytes + idx_bytes + n * f * 4
+            t_sp = t_torch = t_pyg = None
+            if reduce == "sum" and sp is not None:
+                t_sp = best_time(lambda: sp @ x, args.repeat)
+            if torch is not None:
+                tx = torch.from_numpy(x)
+                if reduce == "sum":
+                    t_torch = best_time(lambda: torch.sparse.mm(tcsr, tx), args.repeat)
+                if pyg_utils is not None and msg_bytes <= args.max_message_bytes:
+                    t_pyg = best_time(
+                        lambda r=reduce: pyg_utils.scatter(
+                            tx.index_select(0, tsrc), tdst, 0, n, reduce=r
+                        ),
+                        args.repeat,
+                    )
+            table.add(
+                name,
+                f,
+                f"spmm {reduce}",
+                fmt_ms(t_ours),
+                f"{min_bytes / t_ours / 1e9:.1f}",
+                f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+                f"scipy {fmt_ms(t_sp)} ({ratio(t_ours, t_sp)})",
+                f"torch.sparse.mm {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
+                f"pyg gather+scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
+            )
+        # ---------------------------------------------------------------- scatter / gather
+        if msg_bytes > args.max_message_bytes:
+            table.add(name, f, "scatter/gather", "skipped: [E, F] > --max-message-bytes")
+            continue
+        msgs = rng.standard_normal((e, f), dtype=np.float32)
+        for reduce in args.reduces:
+            t_ours = best_time(lambda r=reduce: ops.scatter(msgs, ei[1], n, r), args.repeat)
+            min_bytes = msgs.nbytes + ei[1].nbytes + n * f * 4
+            t_torch = t_pyg = None
+            if torch is not None:
+                tm = torch.from_numpy(msgs)
+                tidx = tdst.view(-1, 1).expand(e, f)
+                if reduce == "sum":
+
+                    def torch_sum() -> Any:
+                        return torch.zeros(n, f).index_add_(0, tdst, tm)
+
+                    t_torch = best_time(torch_sum, args.repeat)
+                else:
+                    red = {"mean": "mean", "max": "amax"}[reduce]
+
+                    def torch_reduce(red: str = red) -> Any:
+                        return torch.zeros(n, f).scatter_reduce_(
+                            0, tidx, tm, reduce=red, include_self=False
+                        )
+
+                    t_torch = best_time(torch_reduce, args.repeat)
+                if pyg_utils is not None:
+                    t_pyg = best_time(
+                        lambda r=reduce: pyg_utils.scatter(tm, tdst, 0, n, reduce=r), args.repeat
+                    )
+            table.add(
+                name,
+                f,
+                f"scatter {reduce}",
+                fmt_ms(t_ours),
+                f"{min_bytes / t_ours / 1e9:.1f}",
+                f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+                "",
+                f"torch {'index_add_' if reduce == 'sum' else 'scatter_reduce'} "
+                f"{fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
+                f"pyg scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
+            )
+        del msgs
+        t_ours = best_time(lambda: ops.gather(x, ei[0]), args.repeat)
+        min_bytes = x.nbytes + ei[0].nbytes + e * f * 4
+        t_np = best_time(lambda: x[ei[0]], args.repeat)
+        t_torch = None
+        if torch is not None:
+            tx = torch.from_numpy(x)
+            t_torch = best_time(lambda: tx.index_select(0, tsrc), args.repeat)
+        table.add(
+            name,
+            f,
+            "gather",
+            fmt_ms(t_ours),
+            f"{min_bytes / t_ours / 1e9:.1f}",
+            f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+            f"numpy x[idx] {fmt_ms(t_np)} ({ratio(t_ours, t_np)})",
+            f"torch index_select {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
+            "",
+        )
+
+
+def startup_times() -> tuple[float, float]:
+    """(import arraygnn seconds, first spmm call in a fresh process with a warm cache)."""
+    env = dict(os.environ)
+    code_import = (
+        "import time; t=time.perf_counter(); import arraygnn; print(time.perf_counter()-t)"
+    )
+    code_spmm = (
+        "import numpy as np, time\n"
+        "from arraygnn import ops\n"
+        "ei = np.array([[0, 1, 2], [1, 2, 0]], dtype=np.int32)\n"
+        "x = np.ones((3, 4), dtype=np.float32)\n"
+        "t = time.perf_counter(); ops.spmm(ei, x); print(time.perf_counter() - t)\n"
+    )
+    run = [sys.executable, "-c"]
+    subprocess.run(run + [code_spmm], env=env, check=True, capture_output=True)  # fill cache
+    imp = min(
+        float(
+            subprocess.run(
+                run + [code_import], env=env, check=True, capture_output=True, text=True
+            ).stdout
+        )
+        for _ in range(3)
+    )
+    first = min(
+        float(
+            subprocess.run(
+                run + [code_spmm], env=env, check=True, capture_output=True, text=True
+            ).stdout
+        )
+        for _ in range(3)
+    )
+    return imp, first
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="tiny graph only, few repeats")
+    p.add_argument("--graphs", nargs="+", choices=sorted(GRAPHS), default=None)
+    p.add_argument("--feats", nargs="+", type=int, default=None, help="feature sizes F")
+    p.add_argument("--reduces", nargs="+", default=["sum", "mean", "max"])
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument(
+        "--max-message-bytes",
+        type=float,
+        default=3e9,
+        help="skip [E, F] message arrays (scatter, gather, PyG) larger than this",
+    )
+    p.add_argument("--threads", type=int, default=None, help="numba and torch threads")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.graphs = args.graphs or ["tiny"]
+        args.repeat = min(args.repeat, 2)
+    graphs = args.graphs or ["cora", "100k", "1m"]
+    import numba
+
+    if args.threads:
+        numba.set_num_threads(args.threads)
+        if torch is not None:
+            torch.set_num_threads(args.threads)
+    print(
+        f"machine: {os.cpu_count()} cpus, numba threads {numba.get_num_threads()}, "
+        f"torch {getattr(torch, '__version__', 'absent')}, "
+        f"pyg {'present' if pyg_utils is not None else 'absent'}"
+    )
+    copy_gbs = copy_bandwidth(64 << 20 if args.quick else 512 << 20, args.repeat)
+    print(f"memory copy: {copy_gbs:.1f} GB/s (read + write)")
+    imp, first = startup_times()
+    print(
+        f"import arraygnn: {imp:.3f} s; first spmm in a fresh process (warm cache): {first:.3f} s"
+    )
+    print("graph | F | op | ms | GB/s (min bytes) | of copy | anchor 1 | anchor 2 | anchor 3")
+    table = Table()
+    for name in graphs:
+        feats = tuple(args.feats) if args.feats else GRAPHS[name][2]
+        bench_graph(name, feats, args, table, copy_gbs)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
