@@ -233,7 +233,9 @@ class Batch(Data):
             t.__inc__ is Data.__inc__ and t.__cat_dim__ is Data.__cat_dim__ for t in types
         )
         node_counts = _node_counts(data_list, types)
-        return _collate(cls, data_cls, data_list, keys, set(follow), default_hooks, node_counts)
+        return _collate(
+            cls, data_cls, data_list, stores, keys, set(follow), default_hooks, node_counts
+        )
 
     @classmethod
     def from_records(
@@ -387,7 +389,7 @@ def _get_x(d: Data) -> Any:
     return d._store["x"]
 
 
-def _sizes_along(values: list[Any], cat: int, g: int) -> np.ndarray:
+def _sizes_along(values: Sequence[Any], cat: int, g: int) -> np.ndarray:
     """``[v.shape[cat] for v in values]`` as int64, iterated in C (map, not a genexpr)."""
     if cat == 0:
         return np.fromiter(map(len, values), np.int64, g)
@@ -402,13 +404,13 @@ def _collate(
     cls: type,
     data_cls: type,
     data_list: Sequence[Data],
+    stores: list[dict[str, Any]],
     keys: list[str],
     follow: set[str],
     default_hooks: bool,
     node_counts: np.ndarray | None,
 ) -> Batch:
     g = len(data_list)
-    stores = [d._store for d in data_list]
     store: dict[str, Any] = {}
     slices: dict[str, np.ndarray] = {}
     incs: dict[str, np.ndarray] = {}
@@ -419,8 +421,14 @@ def _collate(
     arena = _Arena()
     plans: list[tuple[str, list[Any], int | None, np.ndarray, int, int | None]] = []
     # pass 1: sizes and output shapes of every key; scalars and objects done here
-    for key in keys:
-        values = list(map(itemgetter(key), stores))
+    # one pass over the graphs for every key's values, transposed in C
+    if len(keys) == 1:
+        columns: Iterable[Any] = [tuple(map(itemgetter(keys[0]), stores))]
+    elif keys:
+        columns = zip(*map(itemgetter(*keys), stores))
+    else:
+        columns = []
+    for key, values in zip(keys, columns):
         v0 = values[0]
         if key == "num_nodes" and isinstance(v0, _SCALARS):
             counts = _scalar_array(key, values)
@@ -513,7 +521,7 @@ def _collate(
     return cls._new(store, data_cls, g, (slices, incs, cat_dims, kinds))
 
 
-def _scalar_array(key: str, values: list[Any]) -> np.ndarray:
+def _scalar_array(key: str, values: Sequence[Any]) -> np.ndarray:
     for i, v in enumerate(values):
         if not isinstance(v, _SCALARS):
             raise _key_error(
@@ -522,7 +530,7 @@ def _scalar_array(key: str, values: list[Any]) -> np.ndarray:
     return np.asarray(values)
 
 
-def _diagnose(key: str, values: list[Any], cat: int | None, err: Exception) -> Exception:
+def _diagnose(key: str, values: Sequence[Any], cat: int | None, err: Exception) -> Exception:
     """Find the graph whose array does not match graph 0's (after a failed concatenate)."""
     v0 = values[0]
     t0 = type(v0)
@@ -568,14 +576,16 @@ def _diagnose(key: str, values: list[Any], cat: int | None, err: Exception) -> E
 def _plan_array(
     key: str,
     data_list: Sequence[Data],
-    values: list[Any],
+    values: Sequence[Any],
     default_hooks: bool,
     g: int,
     sizes_hint: np.ndarray | None = None,
 ) -> tuple[int | None, np.ndarray, tuple[int, ...]]:
     """Concatenation dim, per-graph sizes along it and the output shape of one array key."""
     v0 = values[0]
-    if len(set(map(type, values))) > 1:
+    # RULE: mixed array kinds / non-arrays are found by _diagnose when the concatenation
+    # (casting="no") or the size pass fails, so the fast path pays no per-graph type check.
+    if not default_hooks and len(set(map(type, values))) > 1:
         raise _diagnose(key, values, None, TypeError("mixed value types"))
     # concatenation dimension
     if default_hooks:
@@ -612,7 +622,7 @@ def _plan_array(
 def _fill_array(
     key: str,
     data_list: Sequence[Data],
-    values: list[Any],
+    values: Sequence[Any],
     out: Any,
     cat: int | None,
     sizes: np.ndarray,
