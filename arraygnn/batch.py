@@ -376,17 +376,14 @@ def _node_counts(data_list: Sequence[Data], types: set[type]) -> np.ndarray | No
                 return np.fromiter((d._store["num_nodes"] for d in data_list), np.int64, g)
             x = first.get("x")
             if x is not None and getattr(x, "ndim", 0) >= 1:
-                return np.fromiter(map(len, map(_get_x, data_list)), np.int64, g)
+                stores = map(attrgetter("_store"), data_list)
+                return np.fromiter(map(len, map(itemgetter("x"), stores)), np.int64, g)
         except (KeyError, AttributeError, IndexError, TypeError):
             pass
     counts = [d.num_nodes for d in data_list]
     if any(c is None for c in counts):
         return None
     return np.asarray(counts, dtype=np.int64)
-
-
-def _get_x(d: Data) -> Any:
-    return d._store["x"]
 
 
 def _sizes_along(values: Sequence[Any], cat: int, g: int) -> np.ndarray:
