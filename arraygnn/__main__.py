@@ -155,10 +155,21 @@ def stage_handoff(ctx: DemoContext) -> None:
         ctx.say("[handoff] torch / jax not installed: skipped (pip install 'arraygnn[torch]')")
 
 
+def stage_regression(ctx: DemoContext) -> None:
+    """Predict TPSA: SGC/SIGN propagation over all molecules, pool, ridge regression."""
+    from arraygnn._demo_regression import report_lines, run_molecule_regression
+
+    result = run_molecule_regression(ctx.dataset, hops=3, seed=ctx.seed)
+    ctx.results["regression"] = result
+    for line in report_lines(result):
+        ctx.say(line)
+
+
 #: The demo's stages, in order: (name, function(ctx)). Append to add a stage.
 DEMO_STAGES: list[tuple[str, Callable[[DemoContext], None]]] = [
     ("load", stage_load),
     ("batch", stage_batch),
+    ("regression", stage_regression),
     ("handoff", stage_handoff),
 ]
 
