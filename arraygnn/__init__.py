@@ -4,21 +4,149 @@ Three familiar faces over one engine: PyG-style ``Data`` / ``Batch``, a TF-GNN-s
 heterogeneous ``GraphTensor`` and DGL-style message passing, all computing through
 :mod:`arraygnn.ops` (Numba CPU kernels for NumPy arrays, Numba CUDA kernels for CuPy).
 
-Importing arraygnn needs only numpy, scipy and numba, compiles nothing and writes
-nothing; kernels compile on first use and are cached.
+Importing arraygnn needs only numpy (scipy and numba load when first used), compiles
+nothing and writes nothing; kernels compile on first use and are cached.
+
+Subpackages reached by name: :mod:`arraygnn.ops` (the engine), :mod:`arraygnn.nn`
+(layers), :mod:`arraygnn.function` (DGL built-ins, ``import arraygnn.function as fn``),
+:mod:`arraygnn.io`, :mod:`arraygnn.pipeline`, :mod:`arraygnn.interop`,
+:mod:`arraygnn.datasets`, :mod:`arraygnn.distributed` (Dask, optional).
+
+Note: ``arraygnn.graph`` is the DGL-style constructor function; its implementation
+package is imported with ``from arraygnn.graph import Graph, ...``.
+
+>>> import numpy as np, arraygnn
+>>> g = arraygnn.graph((np.array([0, 1]), np.array([1, 2])))
+>>> g.num_nodes(), g.num_edges()
+(3, 2)
 """
 
+from arraygnn import ops
 from arraygnn._config import config, settings
 from arraygnn._namespace import device_of, get_namespace, to_device, to_numpy
+from arraygnn.batch import Batch
+from arraygnn.data import Data
+from arraygnn.dataset import PackedDataset
+from arraygnn.datasets import load_molecules, powerlaw_graph
+from arraygnn.graph import EID, NID, Graph, edge_subgraph, heterograph, node_subgraph, to_block
+from arraygnn.graph import graph as graph  # the constructor shadows the package name
+from arraygnn.graph_tensor import (
+    CONTEXT,
+    HIDDEN_STATE,
+    SOURCE,
+    TARGET,
+    Adjacency,
+    Context,
+    EdgeSet,
+    GraphTensor,
+    GraphTensorSpec,
+    NodeSet,
+    Ragged,
+    broadcast,
+    broadcast_context_to_edges,
+    broadcast_context_to_nodes,
+    broadcast_node_to_edges,
+    merge_batch_to_components,
+    merge_graphs_to_components,
+    pool,
+    pool_edges_to_context,
+    pool_edges_to_node,
+    pool_nodes_to_context,
+    split_components,
+)
+from arraygnn.interop import from_jax, from_pyg, from_torch, to_jax, to_pyg, to_torch
+from arraygnn.io.example import parse_example, parse_single_example, write_example
+from arraygnn.io.schema import (
+    create_graph_spec_from_schema,
+    parse_schema,
+    read_schema,
+    write_schema,
+)
+from arraygnn.io.tfrecord import read_tfrecord, write_tfrecord
+from arraygnn.loader import DataLoader
+from arraygnn.padding import (
+    SizeConstraints,
+    find_tight_size_constraints,
+    learn_fit_or_skip_size_constraints,
+    pad_to_total_sizes,
+    satisfies_total_sizes,
+)
+from arraygnn.sampling import NeighborSampler, sample_blocks, sample_neighbors
 
 __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
+    # engine and settings
+    "ops",
     "config",
     "settings",
     "device_of",
     "get_namespace",
     "to_device",
     "to_numpy",
+    # PyG face
+    "Data",
+    "Batch",
+    "PackedDataset",
+    "DataLoader",
+    # TF-GNN face
+    "GraphTensor",
+    "GraphTensorSpec",
+    "NodeSet",
+    "EdgeSet",
+    "Context",
+    "Adjacency",
+    "Ragged",
+    "SOURCE",
+    "TARGET",
+    "CONTEXT",
+    "HIDDEN_STATE",
+    "broadcast",
+    "pool",
+    "broadcast_node_to_edges",
+    "pool_edges_to_node",
+    "broadcast_context_to_nodes",
+    "broadcast_context_to_edges",
+    "pool_nodes_to_context",
+    "pool_edges_to_context",
+    "merge_batch_to_components",
+    "merge_graphs_to_components",
+    "split_components",
+    "read_schema",
+    "parse_schema",
+    "write_schema",
+    "create_graph_spec_from_schema",
+    # DGL face
+    "Graph",
+    "graph",
+    "heterograph",
+    "node_subgraph",
+    "edge_subgraph",
+    "to_block",
+    "sample_neighbors",
+    "sample_blocks",
+    "NeighborSampler",
+    "NID",
+    "EID",
+    # input pipeline
+    "read_tfrecord",
+    "write_tfrecord",
+    "parse_example",
+    "parse_single_example",
+    "write_example",
+    "SizeConstraints",
+    "pad_to_total_sizes",
+    "satisfies_total_sizes",
+    "find_tight_size_constraints",
+    "learn_fit_or_skip_size_constraints",
+    # data and hand-off
+    "load_molecules",
+    "powerlaw_graph",
+    "to_torch",
+    "from_torch",
+    "to_jax",
+    "from_jax",
+    "to_pyg",
+    "from_pyg",
 ]
