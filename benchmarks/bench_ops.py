@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,9 @@ GRAPHS = {
     "1m": (1_000_000, 10_000_000, (16, 64, 256)),
     "tiny": (2_000, 20_000, (16, 64)),
 }
+
+
+warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
 
 
 def _optional(name: str) -> Any:
@@ -102,128 +106,176 @@ def ratio(ours: float, theirs: float | None) -> str:
     return "-" if theirs is None else f"{theirs / ours:.2f}x"
 
 
+class Anchors:
+    """The graph in the anchors' formats (SciPy CSR, torch CSR tensor, int64 COO)."""
+
+    def __init__(self, csr: Any, ei: np.ndarray, n: int) -> None:
+        e = ei.shape[1]
+        self.n = n
+        self.sp = None
+        if scipy_sparse is not None:
+            self.sp = scipy_sparse.csr_matrix(
+                (np.ones(e, np.float32), csr.indices, csr.indptr), shape=(n, n)
+            )
+        self.tcsr = self.tsrc = self.tdst = None
+        if torch is not None:
+            self.tcsr = torch.sparse_csr_tensor(
+                torch.from_numpy(csr.indptr.astype(np.int64)),
+                torch.from_numpy(csr.indices.astype(np.int64)),
+                torch.ones(e, dtype=torch.float32),
+                size=(n, n),
+            )
+            self.tsrc = torch.from_numpy(ei[0].astype(np.int64))
+            self.tdst = torch.from_numpy(ei[1].astype(np.int64))
+
+
+def bench_spmm(
+    name: str,
+    csr: Any,
+    x: np.ndarray,
+    an: Anchors,
+    args: argparse.Namespace,
+    table: Table,
+    copy_gbs: float,
+) -> None:
+    n, f = x.shape
+    e = csr.num_edges
+    min_bytes = x.nbytes + csr.indptr.nbytes + csr.indices.nbytes + n * f * 4
+    tx = torch.from_numpy(x) if torch is not None else None
+    for reduce in args.reduces:
+        t_ours = best_time(lambda reduce=reduce: ops.spmm(csr, x, reduce=reduce), args.repeat)
+        t_sp = t_torch = t_pyg = None
+        if reduce == "sum" and an.sp is not None:
+            t_sp = best_time(lambda: an.sp @ x, args.repeat)
+        if tx is not None:
+            if reduce == "sum":
+                t_torch = best_time(lambda: torch.sparse.mm(an.tcsr, tx), args.repeat)
+            if pyg_utils is not None and e * f * 4 <= args.max_message_bytes:
+                t_pyg = best_time(
+                    lambda reduce=reduce: pyg_utils.scatter(
+                        tx.index_select(0, an.tsrc), an.tdst, 0, n, reduce=reduce
+                    ),
+                    args.repeat,
+                )
+        table.add(
+            name,
+            f,
+            f"spmm {reduce}",
+            fmt_ms(t_ours),
+            f"{min_bytes / t_ours / 1e9:.1f}",
+            f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+            f"scipy {fmt_ms(t_sp)} ({ratio(t_ours, t_sp)})",
+            f"torch.sparse.mm {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
+            f"pyg gather+scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
+        )
+
+
+def bench_scatter(
+    name: str,
+    ei: np.ndarray,
+    msgs: np.ndarray,
+    an: Anchors,
+    args: argparse.Namespace,
+    table: Table,
+    copy_gbs: float,
+) -> None:
+    e, f = msgs.shape
+    n = an.n
+    min_bytes = msgs.nbytes + ei[1].nbytes + n * f * 4
+    tm = torch.from_numpy(msgs) if torch is not None else None
+    tidx = an.tdst.view(-1, 1).expand(e, f) if torch is not None else None
+    for reduce in args.reduces:
+        t_ours = best_time(lambda reduce=reduce: ops.scatter(msgs, ei[1], n, reduce), args.repeat)
+        t_torch = t_pyg = None
+        if tm is not None:
+            if reduce == "sum":
+                t_torch = best_time(
+                    lambda: torch.zeros(n, f).index_add_(0, an.tdst, tm), args.repeat
+                )
+            else:
+                red = {"mean": "mean", "max": "amax", "min": "amin", "prod": "prod"}[reduce]
+                t_torch = best_time(
+                    lambda red=red: torch.zeros(n, f).scatter_reduce_(
+                        0, tidx, tm, reduce=red, include_self=False
+                    ),
+                    args.repeat,
+                )
+            if pyg_utils is not None:
+                t_pyg = best_time(
+                    lambda reduce=reduce: pyg_utils.scatter(tm, an.tdst, 0, n, reduce=reduce),
+                    args.repeat,
+                )
+        anchor = "index_add_" if reduce == "sum" else "scatter_reduce"
+        table.add(
+            name,
+            f,
+            f"scatter {reduce}",
+            fmt_ms(t_ours),
+            f"{min_bytes / t_ours / 1e9:.1f}",
+            f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+            "",
+            f"torch {anchor} {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
+            f"pyg scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
+        )
+
+
+def bench_gather(
+    name: str,
+    ei: np.ndarray,
+    x: np.ndarray,
+    an: Anchors,
+    args: argparse.Namespace,
+    table: Table,
+    copy_gbs: float,
+) -> None:
+    e = ei.shape[1]
+    f = x.shape[1]
+    index = ei[0]
+    t_ours = best_time(lambda: ops.gather(x, index), args.repeat)
+    min_bytes = x.nbytes + index.nbytes + e * f * 4
+    t_np = best_time(lambda: x[index], args.repeat)
+    t_torch = None
+    if torch is not None:
+        tx = torch.from_numpy(x)
+        t_torch = best_time(lambda: tx.index_select(0, an.tsrc), args.repeat)
+    table.add(
+        name,
+        f,
+        "gather",
+        fmt_ms(t_ours),
+        f"{min_bytes / t_ours / 1e9:.1f}",
+        f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+        f"numpy x[idx] {fmt_ms(t_np)} ({ratio(t_ours, t_np)})",
+        f"torch index_select {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
+        "",
+    )
+
+
 def bench_graph(
     name: str, feats: tuple[int, ...], args: argparse.Namespace, table: Table, copy_gbs: float
 ) -> None:
     n, e, _ = GRAPHS[name]
     ei = powerlaw_edges(n, e, seed=0, dtype=np.int32)
-    t0 = time.perf_counter()
+    t_csr = best_time(lambda: ops.to_csr(ei, n, n), 1)
+    t_sort = best_time(lambda: np.argsort(ei[1], kind="stable"), 1)
     csr = ops.to_csr(ei, n, n)
-    t_csr = time.perf_counter() - t0
-    print(f"\n## {name}: {n} nodes, {e} edges (to_csr {t_csr * 1e3:.0f} ms)", flush=True)
-    src64 = ei[0].astype(np.int64)
-    dst64 = ei[1].astype(np.int64)
-    sp = None
-    if scipy_sparse is not None:
-        sp = scipy_sparse.csr_matrix(
-            (np.ones(e, np.float32), csr.indices, csr.indptr), shape=(n, n)
-        )
-    tcsr = None
-    if torch is not None:
-        tcsr = torch.sparse_csr_tensor(
-            torch.from_numpy(csr.indptr.astype(np.int64)),
-            torch.from_numpy(csr.indices.astype(np.int64)),
-            torch.ones(e, dtype=torch.float32),
-            size=(n, n),
-        )
-        tsrc = torch.from_numpy(src64)
-        tdst = torch.from_numpy(dst64)
+    print(
+        f"\n## {name}: {n} nodes, {e} edges; to_csr {t_csr * 1e3:.0f} ms "
+        f"(np.argsort(dst, kind='stable') alone: {t_sort * 1e3:.0f} ms)",
+        flush=True,
+    )
+    an = Anchors(csr, ei, n)
     rng = np.random.default_rng(0)
     for f in feats:
-        msg_bytes = e * f * 4
         x = rng.standard_normal((n, f), dtype=np.float32)
-        idx_bytes = csr.indptr.nbytes + csr.indices.nbytes
-        # ---------------------------------------------------------------- SpMM
-        for reduce in args.reduces:
-            t_ours = best_time(lambda r=reduce: ops.spmm(csr, x, reduce=r), args.repeat)
-            min_bytes = x.nbytes + idx_bytes + n * f * 4
-            t_sp = t_torch = t_pyg = None
-            if reduce == "sum" and sp is not None:
-                t_sp = best_time(lambda: sp @ x, args.repeat)
-            if torch is not None:
-                tx = torch.from_numpy(x)
-                if reduce == "sum":
-                    t_torch = best_time(lambda: torch.sparse.mm(tcsr, tx), args.repeat)
-                if pyg_utils is not None and msg_bytes <= args.max_message_bytes:
-                    t_pyg = best_time(
-                        lambda r=reduce: pyg_utils.scatter(
-                            tx.index_select(0, tsrc), tdst, 0, n, reduce=r
-                        ),
-                        args.repeat,
-                    )
-            table.add(
-                name,
-                f,
-                f"spmm {reduce}",
-                fmt_ms(t_ours),
-                f"{min_bytes / t_ours / 1e9:.1f}",
-                f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
-                f"scipy {fmt_ms(t_sp)} ({ratio(t_ours, t_sp)})",
-                f"torch.sparse.mm {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
-                f"pyg gather+scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
-            )
-        # ---------------------------------------------------------------- scatter / gather
-        if msg_bytes > args.max_message_bytes:
+        bench_spmm(name, csr, x, an, args, table, copy_gbs)
+        if e * f * 4 > args.max_message_bytes:
             table.add(name, f, "scatter/gather", "skipped: [E, F] > --max-message-bytes")
             continue
         msgs = rng.standard_normal((e, f), dtype=np.float32)
-        for reduce in args.reduces:
-            t_ours = best_time(lambda r=reduce: ops.scatter(msgs, ei[1], n, r), args.repeat)
-            min_bytes = msgs.nbytes + ei[1].nbytes + n * f * 4
-            t_torch = t_pyg = None
-            if torch is not None:
-                tm = torch.from_numpy(msgs)
-                tidx = tdst.view(-1, 1).expand(e, f)
-                if reduce == "sum":
-
-                    def torch_sum() -> Any:
-                        return torch.zeros(n, f).index_add_(0, tdst, tm)
-
-                    t_torch = best_time(torch_sum, args.repeat)
-                else:
-                    red = {"mean": "mean", "max": "amax"}[reduce]
-
-                    def torch_reduce(red: str = red) -> Any:
-                        return torch.zeros(n, f).scatter_reduce_(
-                            0, tidx, tm, reduce=red, include_self=False
-                        )
-
-                    t_torch = best_time(torch_reduce, args.repeat)
-                if pyg_utils is not None:
-                    t_pyg = best_time(
-                        lambda r=reduce: pyg_utils.scatter(tm, tdst, 0, n, reduce=r), args.repeat
-                    )
-            table.add(
-                name,
-                f,
-                f"scatter {reduce}",
-                fmt_ms(t_ours),
-                f"{min_bytes / t_ours / 1e9:.1f}",
-                f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
-                "",
-                f"torch {'index_add_' if reduce == 'sum' else 'scatter_reduce'} "
-                f"{fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
-                f"pyg scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
-            )
+        bench_scatter(name, ei, msgs, an, args, table, copy_gbs)
         del msgs
-        t_ours = best_time(lambda: ops.gather(x, ei[0]), args.repeat)
-        min_bytes = x.nbytes + ei[0].nbytes + e * f * 4
-        t_np = best_time(lambda: x[ei[0]], args.repeat)
-        t_torch = None
-        if torch is not None:
-            tx = torch.from_numpy(x)
-            t_torch = best_time(lambda: tx.index_select(0, tsrc), args.repeat)
-        table.add(
-            name,
-            f,
-            "gather",
-            fmt_ms(t_ours),
-            f"{min_bytes / t_ours / 1e9:.1f}",
-            f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
-            f"numpy x[idx] {fmt_ms(t_np)} ({ratio(t_ours, t_np)})",
-            f"torch index_select {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
-            "",
-        )
+        bench_gather(name, ei, x, an, args, table, copy_gbs)
 
 
 def startup_times() -> tuple[float, float]:
