@@ -6,6 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import arraygnn.function as fn
 from arraygnn import ops
@@ -359,3 +361,32 @@ def test_cupy_builtins_equal_udf_and_numpy(label, g):
             ref = gpu.dstdata["h"].get()
             gpu.update_all(lambda edges: {"m": edges.src["x"]}, _reduce_udf(red))
             np.testing.assert_allclose(gpu.dstdata["h"].get(), ref, rtol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n_src=st.integers(0, 6),
+    n_dst=st.integers(1, 6),
+    n_edges=st.integers(0, 20),
+    lhs=st.sampled_from(TARGETS),
+    op=st.sampled_from(BINARY),
+    rhs=st.sampled_from(TARGETS),
+    red=st.sampled_from(REDUCES),
+    idtype=st.sampled_from([np.int32, np.int64]),
+    seed=st.integers(0, 2**16),
+)
+def test_random_bipartite_pairs_equal_udf(n_src, n_dst, n_edges, lhs, op, rhs, red, idtype, seed):
+    from arraygnn.graph import heterograph
+
+    rng = np.random.default_rng(seed)
+    if n_src == 0:
+        n_edges = 0
+    src = rng.integers(0, max(n_src, 1), n_edges).astype(idtype)
+    dst = rng.integers(0, n_dst, n_edges).astype(idtype)
+    g = _featurize(heterograph({("a", "r", "b"): (src, dst)}, {"a": n_src, "b": n_dst}), seed)
+    lf, rf = _fields(lhs, rhs)
+    g.update_all(getattr(fn, f"{lhs}_{op}_{rhs}")(lf, rf, "m"), getattr(fn, red)("m", "h"))
+    built = g.dstdata["h"]
+    g.update_all(_message_udf(lhs, op, rhs, lf, rf), _reduce_udf(red))
+    np.testing.assert_allclose(built, g.dstdata["h"], rtol=1e-10)
+    assert built.shape[0] == n_dst
