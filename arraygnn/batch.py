@@ -210,21 +210,10 @@ class Batch(Data):
         follow = list(follow_batch or ())
         first_keys = first._store.keys()
         stores = [d._store for d in data_list]
-        same = all(map(first_keys.__eq__, map(dict.keys, stores)))
-        for i, d in enumerate(() if same else data_list):
-            if d._store.keys() != first_keys:
-                missing = [k for k in first_keys if k not in d._store and k not in exclude]
-                extra = [k for k in d._store if k not in first_keys and k not in exclude]
-                if missing or extra:
-                    what = (
-                        f"key {missing[0]!r} is missing"
-                        if missing
-                        else (f"key {extra[0]!r} is not in graph 0")
-                    )
-                    raise ValueError(
-                        f"Batch.from_data_list: graph {i}: {what} "
-                        f"(graph 0 keys: {list(first_keys)}, graph {i} keys: {list(d._store)})"
-                    )
+        # cheap check (one C pass): equal key counts; a missing key then fails the value
+        # gathering in _collate, which calls _check_keys for the message
+        if set(map(len, stores)) != {len(first_keys)}:
+            _check_keys(data_list, exclude)
         keys = [k for k in first_keys if k not in exclude]
         for k in follow:
             if k not in keys:
@@ -393,6 +382,25 @@ def _sizes_along(values: Sequence[Any], cat: int, g: int) -> np.ndarray:
     return np.fromiter(map(itemgetter(cat), map(attrgetter("shape"), values)), np.int64, g)
 
 
+def _check_keys(data_list: Sequence[Data], exclude: set[str]) -> None:
+    """ValueError naming the first graph whose keys differ from graph 0's (``exclude`` aside)."""
+    first_keys = data_list[0]._store.keys()
+    for i, d in enumerate(data_list):
+        if d._store.keys() != first_keys:
+            missing = [k for k in first_keys if k not in d._store and k not in exclude]
+            extra = [k for k in d._store if k not in first_keys and k not in exclude]
+            if missing or extra:
+                what = (
+                    f"key {missing[0]!r} is missing"
+                    if missing
+                    else (f"key {extra[0]!r} is not in graph 0")
+                )
+                raise ValueError(
+                    f"Batch.from_data_list: graph {i}: {what} "
+                    f"(graph 0 keys: {list(first_keys)}, graph {i} keys: {list(d._store)})"
+                )
+
+
 def _first_unknown_num_nodes(data_list: Sequence[Data]) -> int:
     return next(i for i, d in enumerate(data_list) if d.num_nodes is None)
 
@@ -419,12 +427,16 @@ def _collate(
     plans: list[tuple[str, list[Any], int | None, np.ndarray, int, int | None]] = []
     # pass 1: sizes and output shapes of every key; scalars and objects done here
     # one pass over the graphs for every key's values, transposed in C
-    if len(keys) == 1:
-        columns: Iterable[Any] = [tuple(map(itemgetter(keys[0]), stores))]
-    elif keys:
-        columns = zip(*map(itemgetter(*keys), stores))
-    else:
-        columns = []
+    try:
+        if len(keys) == 1:
+            columns: Iterable[Any] = [tuple(map(itemgetter(keys[0]), stores))]
+        elif keys:
+            columns = zip(*map(itemgetter(*keys), stores))
+        else:
+            columns = []
+    except KeyError:
+        _check_keys(data_list, set(stores[0]) - set(keys))
+        raise
     for key, values in zip(keys, columns):
         v0 = values[0]
         if key == "num_nodes" and isinstance(v0, _SCALARS):

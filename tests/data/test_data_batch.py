@@ -262,6 +262,18 @@ def test_bad_input_names_key_and_graph(graphs, exc, pattern):
         Batch.from_data_list(graphs)
 
 
+def test_key_sets_checked_with_exclude_keys():
+    graphs = [g(y=np.ones(1), a=1), g(z=np.ones(1), a=2)]  # same number of keys
+    with pytest.raises(ValueError, match="graph 1: key 'y' is missing"):
+        Batch.from_data_list(graphs)
+    with pytest.raises(ValueError, match="graph 1: key 'y' is missing"):
+        Batch.from_data_list(graphs, exclude_keys=["a"])
+    b = Batch.from_data_list([g(a=1, y=np.ones(1)), g(y=np.ones(1))], exclude_keys=["a"])
+    assert b.keys() == ["x", "edge_index", "y", "batch", "ptr"]
+    b = Batch.from_data_list([g(a=1), g(b=2)], exclude_keys=["a", "b"])
+    assert b.keys() == ["x", "edge_index", "batch", "ptr"]
+
+
 def test_bad_follow_batch_and_mixed_cat_dims():
     with pytest.raises(ValueError, match="follow_batch key 'nope'"):
         Batch.from_data_list([g()], follow_batch=["nope"])
