@@ -219,19 +219,30 @@ def _check_reduce(func: Any) -> None:
         )
 
 
-def _builtin_messages(g: Any, rel: Any, msg: Any) -> Any:
-    """The [E, ...] message of a built-in: one ``ops.sddmm`` (or ``ops.gather`` for copy)."""
+def _builtin_messages(g: Any, rel: Any, msg: Any, eids: Any = None) -> Any:
+    """The [E, ...] message of a built-in: one ``ops.sddmm`` (or ``ops.gather`` for copy).
+
+    ``eids`` restricts it to those edges (their edge features gathered first)."""
     ops = _ops()
+    src = rel.src if eids is None else rel.src[eids]
+    dst = rel.dst if eids is None else rel.dst[eids]
+
+    def edge_rows(x: Any) -> Any:
+        return x if eids is None else ops.gather(x, eids)
+
     if isinstance(msg, CopyMessage):
         x = _lookup(g, rel, msg.target, msg.field, msg.name)
         if msg.target == "e":
-            return x.copy()
-        return ops.gather(x, rel.src if msg.target == "u" else rel.dst)
+            return x.copy() if eids is None else edge_rows(x)
+        return ops.gather(x, src if msg.target == "u" else dst)
     lhs = _lookup(g, rel, msg.lhs, msg.lhs_field, msg.name)
     rhs = _lookup(g, rel, msg.rhs, msg.rhs_field, msg.name)
     _check_broadcast(msg.name, lhs, rhs, msg)
+    lhs = edge_rows(lhs) if msg.lhs == "e" else lhs
+    rhs = edge_rows(rhs) if msg.rhs == "e" else rhs
     lhs, rhs = _align_feature_ranks(lhs, rhs)
-    return ops.sddmm(rel.edge_index(), lhs, rhs, op=msg.op, lhs_target=msg.lhs, rhs_target=msg.rhs)
+    edge_index = rel.edge_index() if eids is None else g._xp().stack([src, dst])
+    return ops.sddmm(edge_index, lhs, rhs, op=msg.op, lhs_target=msg.lhs, rhs_target=msg.rhs)
 
 
 def _align_feature_ranks(a: Any, b: Any) -> tuple[Any, Any]:
@@ -265,16 +276,47 @@ def _check_udf_output(out: Any, rows: int, what: str, where: str) -> dict[str, A
 
 # ---------------------------------------------------------------------- apply_edges
 def apply_edges(g: Any, func: Any, edges: Any = None, etype: Any = None) -> None:
-    """Write ``func``'s output into the edge features of ``etype``."""
-    if edges is not None:
-        raise NotImplementedError("apply_edges(edges=...) on a subset: use g.edge_subgraph")
+    """Write ``func``'s output into the edge features of ``etype``.
+
+    ``edges`` (edge ids or a boolean mask) restricts the computation to those edges; their
+    rows of the output field are replaced (in a new array; other rows keep their values,
+    or 0 when the field is new).
+    """
     rel = g._rel(etype)
     _check_message(func)
+    eids = None
+    if edges is not None:
+        from arraygnn.graph.subgraph import _ids_for
+
+        eids = _ids_for(g, edges, rel.num_edges, f"apply_edges: edge ids of {rel.canonical!r}")
     if isinstance(func, (CopyMessage, BinaryMessage)):
-        rel.frame[func.out_field] = _builtin_messages(g, rel, func)
-        return
-    for k, v in _udf_messages(g, rel, func).items():
-        rel.frame[k] = v
+        out = {func.out_field: _builtin_messages(g, rel, func, eids)}
+    else:
+        rows = rel.num_edges if eids is None else int(eids.shape[0])
+        out = _check_udf_output(
+            func(EdgeBatch(g, rel, eids)), rows, "message UDF", f"edges of {rel.canonical!r}"
+        )
+    for k, v in out.items():
+        rel.frame[k] = v if eids is None else _write_rows(rel.frame, k, eids, v)
+
+
+def _write_rows(frame: Any, key: str, rows: Any, values: Any) -> Any:
+    """A copy of ``frame[key]`` (zeros when missing) with ``rows`` set to ``values``."""
+    xp = np if isinstance(values, np.ndarray) else _cupy()
+    old = frame._data.get(key)
+    shape = (frame.num_rows,) + tuple(values.shape[1:])
+    if old is not None and tuple(old.shape) != shape:
+        raise ValueError(
+            f"{frame.where}[{key!r}] has shape {tuple(old.shape)}; the update for a subset "
+            f"of rows has feature shape {tuple(values.shape[1:])}"
+        )
+    new = (
+        xp.zeros(shape, values.dtype)
+        if old is None
+        else old.astype(np.result_type(old.dtype, values.dtype), copy=True)
+    )
+    new[rows] = values
+    return new
 
 
 def apply_nodes(g: Any, func: Callable, v: Any = None, ntype: str | None = None) -> None:

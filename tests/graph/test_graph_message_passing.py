@@ -390,3 +390,25 @@ def test_random_bipartite_pairs_equal_udf(n_src, n_dst, n_edges, lhs, op, rhs, r
     g.update_all(_message_udf(lhs, op, rhs, lf, rf), _reduce_udf(red))
     np.testing.assert_allclose(built, g.dstdata["h"], rtol=1e-10)
     assert built.shape[0] == n_dst
+
+
+def test_apply_edges_on_a_subset_of_edges():
+    from arraygnn.graph import graph
+
+    rng = np.random.default_rng(4)
+    g = graph((rng.integers(0, 5, 10), rng.integers(0, 5, 10)), num_nodes=5)
+    g.ndata["x"] = rng.normal(size=(5, 3))
+    g.edata["w"] = rng.normal(size=(10, 3))
+    eids = np.array([7, 2, 3])
+    src, dst = g.edges()
+    g.apply_edges(fn.u_mul_e("x", "w", "s"), edges=eids)
+    expect = np.zeros((10, 3))
+    expect[eids] = g.ndata["x"][src[eids]] * g.edata["w"][eids]
+    np.testing.assert_allclose(g.edata["s"], expect)
+    before = g.edata["s"]
+    g.apply_edges(lambda edges: {"s": edges.src["x"] + edges.dst["x"]}, edges=np.array([0]))
+    assert before[0, 0] == 0  # the earlier array was not written in place
+    np.testing.assert_allclose(g.edata["s"][0], g.ndata["x"][src[0]] + g.ndata["x"][dst[0]])
+    np.testing.assert_allclose(g.edata["s"][eids], expect[eids])
+    with pytest.raises(ValueError, match="contains id 10"):
+        g.apply_edges(fn.copy_e("w", "s"), edges=[10])
