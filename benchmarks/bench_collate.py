@@ -116,7 +116,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="CI-size: short timing budget")
     args = parser.parse_args()
     budget, min_reps = (0.05, 2) if args.quick else (1.0, 5)
-    epoch_reps = 1 if args.quick else 3
+    epoch_reps = 1 if args.quick else 5
 
     has_pyg = importlib.util.find_spec("torch_geometric") is not None
     has_jraph = importlib.util.find_spec("jraph") is not None
