@@ -1,0 +1,170 @@
+"""Bad input raises TypeError / ValueError naming the argument, before any kernel runs,
+and nothing the caller passed is modified."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from arraygnn import config, ops
+
+EI = np.array([[0, 1, 2, 3], [1, 2, 3, 0]])
+X = np.arange(8.0).reshape(4, 2)
+
+
+def _frozen(*arrays):
+    for a in arrays:
+        a.setflags(write=False)
+    return arrays
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: ops.gather(X, np.array([0, 4])), "index has entry 4, out of range"),
+        (lambda: ops.gather(X, np.array([-1, 0])), "index has a negative entry"),
+        (lambda: ops.scatter(X, np.array([0, 1, 5, 1]), 3), "index has entry 5"),
+        (lambda: ops.scatter(X, np.array([0, 1, -2, 1]), 3), "negative"),
+        (lambda: ops.spmm(np.array([[0, 9], [1, 1]]), X), r"edge_index\[0\] \(sources\)"),
+        (lambda: ops.spmm(np.array([[0, 1], [1, 4]]), X), r"edge_index\[1\] \(targets\)"),
+        (lambda: ops.spmm(EI, X, num_dst_nodes=3), r"edge_index\[1\].*out of range for size 3"),
+        (lambda: ops.to_csr(np.array([[0, -1], [1, 1]]), 4, 4), "negative"),
+        (lambda: ops.edge_softmax(EI, np.ones(4), num_dst_nodes=2), r"edge_index\[1\]"),
+        (lambda: ops.sddmm(np.array([[0, 7], [1, 1]]), X, X), "indexing lhs"),
+        (lambda: ops.sddmm(np.array([[0, 1], [1, 7]]), X, X), "indexing rhs"),
+    ],
+)
+def test_out_of_range_and_negative_indices(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: ops.spmm(EI, X, edge_weight=np.ones(3)), "edge_weight has 3 entries"),
+        (lambda: ops.spmm(EI, X, edge_weight=np.ones((5, 2))), "edge_weight must be"),
+        (
+            lambda: ops.spmm(EI, np.ones((4, 3, 2)), edge_weight=np.ones((4, 2))),
+            "edge_weight has 2 heads but x has 3",
+        ),
+        (lambda: ops.scatter(X, np.array([0, 1]), 3), "index has 2 entries but src has 4 rows"),
+        (lambda: ops.segment(X, np.array([0, 2, 1, 4])), "non-decreasing"),
+        (lambda: ops.segment(X, np.array([0, 5])), "ptr"),
+        (lambda: ops.edge_softmax(EI, np.ones(3)), "logits must be"),
+        (lambda: ops.sddmm(EI, X, np.ones((3, 2))), "rhs"),
+        (lambda: ops.sddmm(EI, X, np.ones((4, 3)), "add"), "do not broadcast"),
+        (lambda: ops.sddmm(ops.to_csr(EI, 4, 4), np.ones((5, 2)), X), "lhs.*5 rows"),
+        (lambda: ops.spmm(ops.to_csr(EI, 4, 4), np.ones((5, 2))), "num_src_nodes=4"),
+        (lambda: ops.spmm(ops.to_csr(EI, 4, 4), X, num_dst_nodes=6), "num_dst_nodes=4"),
+        (lambda: ops.to_csr(np.zeros((3, 2), dtype=np.int64), 2, 2), r"\[2, E\]"),
+        (lambda: ops.scatter(X, np.array([0, 1, 1, 0]), -1), "dim_size must be >= 0"),
+    ],
+)
+def test_mismatched_shapes(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: ops.gather(X, np.array([0.0, 1.0])), "index must be an integer array"),
+        (lambda: ops.scatter(X, np.array([0, 1, 1, 0.5]), 2), "index must be an integer"),
+        (lambda: ops.spmm(EI.astype(float), X), r"edge_index\[0\].*integer"),
+        (lambda: ops.segment(X, np.array([0.0, 4.0])), "ptr must be an integer"),
+        (lambda: ops.scatter(X, np.array([0, 1, 1, 0]), 2.0), "dim_size must be"),
+        (lambda: ops.scatter(X.astype(bool), np.array([0, 1, 1, 0]), 2), "src must be"),
+        (lambda: ops.spmm(EI, [[1.0]] * 4), "x must be a NumPy or CuPy array"),
+        (lambda: ops.edge_softmax(EI, np.ones(4, dtype=np.int64)), "logits must be a floating"),
+        (lambda: ops.gather(X, [0, 1]), "index must be a NumPy or CuPy array"),
+    ],
+)
+def test_wrong_types(call, match):
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: ops.scatter(X, np.array([0, 1, 1, 0]), 2, reduce="median"), "reduce must be"),
+        (lambda: ops.spmm(EI, X, reduce="avg"), "reduce must be one of sum, mean"),
+        (lambda: ops.segment(X, np.array([0, 4]), reduce=None), "reduce must be"),
+        (lambda: ops.sddmm(EI, X, X, op="pow"), "op must be one of"),
+        (lambda: ops.sddmm(EI, X, X, lhs_target="w"), "lhs_target must be"),
+        (lambda: ops.sddmm(EI, X, X, rhs_target="src"), "rhs_target must be"),
+    ],
+)
+def test_unknown_reduce_op_target(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_mixed_numpy_and_cupy_names_the_arguments(monkeypatch):
+    """A CuPy stand-in registered as ``cupy`` makes the namespace check see two devices."""
+
+    class FakeCupyArray:
+        def __init__(self, a):
+            self.dtype, self.shape, self.ndim = a.dtype, a.shape, a.ndim
+
+    fake = types.ModuleType("cupy")
+    fake.ndarray = FakeCupyArray
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    with pytest.raises(TypeError, match=r"NumPy \(x\) and CuPy \(index\)"):
+        ops.gather(X, FakeCupyArray(np.array([0, 1])))
+    with pytest.raises(TypeError, match=r"CuPy \(edge_weight\)"):
+        ops.spmm(EI, X, edge_weight=FakeCupyArray(np.ones(4)))
+    with pytest.raises(TypeError, match=r"CuPy \(index\)"):
+        ops.scatter(X, FakeCupyArray(np.array([0, 1, 1, 0])), 2)
+    with pytest.raises(TypeError, match=r"CuPy \(rhs\)"):
+        ops.sddmm(EI, X, FakeCupyArray(X))
+
+
+def test_nothing_is_modified():
+    ei, x, w = _frozen(EI.copy(), X.copy(), np.ones(4))
+    src = _frozen(np.arange(8.0).reshape(4, 2))[0]
+    logits = _frozen(np.arange(4.0))[0]
+    ptr = _frozen(np.array([0, 2, 4]))[0]
+    idx = _frozen(np.array([3, 1, 1, 0]))[0]
+    copies = [a.copy() for a in (ei, x, w, src, logits, ptr, idx)]
+    csr = ops.to_csr(ei, 4, 4)
+    for reduce in ("sum", "mean", "max", "min", "prod"):
+        ops.spmm(ei, x, w, reduce=reduce)
+        ops.spmm(csr, x, w, reduce=reduce)
+        ops.scatter(src, idx, 4, reduce)
+        ops.segment(src, ptr, reduce)
+    ops.sddmm(ei, x, x, "dot")
+    ops.edge_softmax(ei, logits)
+    ops.gather(x, idx)
+    for a, b in zip((ei, x, w, src, logits, ptr, idx), copies, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_validation_happens_before_any_kernel(monkeypatch):
+    """A bad call never reaches a kernel (the kernel lookup would fail loudly)."""
+    from arraygnn.ops import _common
+
+    def boom(*args, **kwargs):
+        raise AssertionError("a kernel was looked up for invalid input")
+
+    for mod in ("gather", "scatter", "spmm", "sddmm", "edge_softmax", "csr"):
+        monkeypatch.setattr(f"arraygnn.ops.{mod}.kernel_function", boom, raising=False)
+    monkeypatch.setattr(_common, "kernel_function", boom)
+    with pytest.raises(ValueError):
+        ops.spmm(np.array([[0, 9], [1, 1]]), X)
+    with pytest.raises(ValueError):
+        ops.scatter(X, np.array([0, 1, 9, 1]), 3)
+    with pytest.raises(ValueError):
+        ops.gather(X, np.array([0, 9]))
+
+
+def test_validate_setting_compares_with_the_reference():
+    x = np.random.default_rng(0).standard_normal((4, 3))
+    with config(validate=True):
+        np.testing.assert_allclose(ops.spmm(EI, x, reduce="max"), ops.spmm(EI, x, reduce="max"))
+        ops.scatter(x, np.array([1, 1, 0, 3]), 4, "mean")
+        ops.edge_softmax(EI, x)

@@ -1,0 +1,180 @@
+"""Property tests on random graphs, algebraic identities, and bit-for-bit determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arraygnn import ops
+from arraygnn.kernels import reference as ref
+from arraygnn.testing.cases import powerlaw_edges
+
+REDUCES = ["sum", "mean", "max", "min", "prod"]
+
+
+@st.composite
+def random_graphs(draw):
+    n_src = draw(st.integers(0, 12))
+    n_dst = draw(st.integers(0, 12))
+    num_edges = draw(st.integers(0, 40)) if n_src and n_dst else 0
+    seed = draw(st.integers(0, 2**31 - 1))
+    index_dtype = draw(st.sampled_from([np.int32, np.int64]))
+    rng = np.random.default_rng(seed)
+    ei = np.stack(
+        [rng.integers(0, max(n_src, 1), num_edges), rng.integers(0, max(n_dst, 1), num_edges)]
+    ).astype(index_dtype)
+    return ei, n_src, n_dst, rng
+
+
+value_dtypes = st.sampled_from([np.float32, np.float64])
+
+
+@settings(max_examples=30, deadline=None)
+@given(random_graphs(), st.sampled_from(REDUCES), value_dtypes, st.integers(1, 4), st.booleans())
+def test_spmm_property(graph, reduce, dtype, feats, weighted):
+    ei, n_src, n_dst, rng = graph
+    x = (1 + 0.1 * rng.standard_normal((n_src, feats))).astype(dtype)
+    w = (1 + 0.1 * rng.standard_normal(ei.shape[1])).astype(dtype) if weighted else None
+    got = ops.spmm(ei, x, w, reduce=reduce, num_dst_nodes=n_dst)
+    want = ref.naive_spmm(ei, x, w, reduce, n_dst)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(random_graphs(), st.sampled_from(REDUCES), value_dtypes)
+def test_scatter_property(graph, reduce, dtype):
+    ei, _, n_dst, rng = graph
+    src = (1 + 0.1 * rng.standard_normal((ei.shape[1], 2))).astype(dtype)
+    got = ops.scatter(src, ei[1], n_dst, reduce)
+    np.testing.assert_allclose(got, ref.naive_scatter(src, ei[1], n_dst, reduce), rtol=1e-5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(random_graphs(), value_dtypes)
+def test_edge_softmax_and_sddmm_property(graph, dtype):
+    ei, n_src, n_dst, rng = graph
+    logits = rng.standard_normal((ei.shape[1], 2)).astype(dtype)
+    got = ops.edge_softmax(ei, logits, num_dst_nodes=n_dst)
+    np.testing.assert_allclose(got, ref.naive_edge_softmax(ei, logits, n_dst), rtol=1e-5)
+    # each non-empty target's weights sum to one
+    sums = ops.scatter(got, ei[1], n_dst, "sum")
+    has_edges = np.bincount(ei[1], minlength=n_dst) > 0
+    np.testing.assert_allclose(sums[has_edges], 1.0, rtol=1e-5)
+    u = rng.standard_normal((n_src, 3)).astype(dtype)
+    v = rng.standard_normal((n_dst, 3)).astype(dtype)
+    dot = ops.sddmm(ei, u, v, op="dot")
+    np.testing.assert_allclose(dot, ref.naive_sddmm(ei, u, v, "dot", "u", "v"), rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------- identities
+@pytest.fixture(scope="module")
+def graph():
+    n = 300
+    ei = powerlaw_edges(n, 3000, seed=5, dtype=np.int32)
+    return ei, n
+
+
+def test_pool_is_adjoint_of_broadcast(graph):
+    """<scatter_sum(y, idx), x> == <y, gather(x, idx)> for every x, y."""
+    ei, n = graph
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((n, 4))
+    y = rng.standard_normal((ei.shape[1], 4))
+    lhs = np.vdot(ops.scatter(y, ei[1], n, "sum"), x)
+    rhs = np.vdot(y, ops.gather(x, ei[1]))
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-12)
+
+
+def test_spmm_is_gather_scale_scatter(graph):
+    ei, n = graph
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((n, 6))
+    w = rng.random(ei.shape[1])
+    msgs = ops.gather(x, ei[0]) * w[:, None]
+    for reduce in ("sum", "mean", "max", "min"):
+        fused = ops.spmm(ei, x, w, reduce=reduce)
+        np.testing.assert_allclose(fused, ops.scatter(msgs, ei[1], n, reduce), rtol=1e-12)
+
+
+def test_mean_is_sum_over_clamped_degree(graph):
+    ei, n = graph
+    x = np.random.default_rng(2).standard_normal((n, 3))
+    deg = np.maximum(np.bincount(ei[1], minlength=n), 1)[:, None]
+    np.testing.assert_allclose(
+        ops.spmm(ei, x, reduce="mean"), ops.spmm(ei, x, reduce="sum") / deg, rtol=1e-12
+    )
+
+
+def test_sddmm_sub_div_match_add_mul_rewrites(graph):
+    ei, n = graph
+    rng = np.random.default_rng(3)
+    u = rng.standard_normal((n, 4))
+    v = rng.random((n, 4)) + 0.5
+    np.testing.assert_allclose(ops.sddmm(ei, u, v, "sub"), ops.sddmm(ei, u, -v, "add"))
+    np.testing.assert_allclose(ops.sddmm(ei, u, v, "div"), ops.sddmm(ei, u, 1 / v, "mul"))
+
+
+def test_scatter_equals_segment_over_sorted_rows(graph):
+    ei, n = graph
+    src = np.random.default_rng(4).standard_normal((ei.shape[1], 5)).astype(np.float32)
+    order = np.argsort(ei[1], kind="stable")
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(ei[1], minlength=n))])
+    for reduce in REDUCES:
+        np.testing.assert_array_equal(
+            ops.scatter(src, ei[1], n, reduce), ops.segment(src[order], ptr, reduce)
+        )
+
+
+# ---------------------------------------------------------------------------- determinism
+def _all_results(ei, n, x, w, src, logits):
+    csr = ops.to_csr(ei, n, n)
+    out = [csr.indptr, csr.perm]
+    for reduce in REDUCES:
+        out.append(ops.spmm(csr, x, w, reduce=reduce))
+        out.append(ops.scatter(src, ei[1], n, reduce))
+    out.append(ops.edge_softmax(csr, logits))
+    out.append(ops.sddmm(csr, x, x, "dot"))
+    out.append(ops.gather(x, ei[0]))
+    return out
+
+
+def test_bit_identical_across_runs_and_thread_counts():
+    numba = pytest.importorskip("numba")
+    n = 2000
+    ei = powerlaw_edges(n, 30000, seed=9, dtype=np.int64)
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((n, 8)).astype(np.float32)
+    w = rng.random(ei.shape[1]).astype(np.float32)
+    src = rng.standard_normal((ei.shape[1], 8)).astype(np.float32)
+    logits = rng.standard_normal((ei.shape[1], 2)).astype(np.float32)
+    first = _all_results(ei, n, x, w, src, logits)
+    second = _all_results(ei, n, x, w, src, logits)
+    old = numba.get_num_threads()
+    try:
+        counts = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)})
+        per_count = []
+        for threads in counts:
+            numba.set_num_threads(threads)
+            per_count.append(_all_results(ei, n, x, w, src, logits))
+    finally:
+        numba.set_num_threads(old)
+    for other in [second] + per_count:
+        for a, b in zip(first, other, strict=True):
+            assert a.dtype == b.dtype
+            assert a.tobytes() == b.tobytes()
+
+
+def test_cpu_scatter_paths_give_the_same_bits(monkeypatch):
+    """Owner-computes (few threads) and counting-sort + segment (many threads) agree."""
+    from arraygnn.kernels.cpu import scatter as cpu_scatter
+
+    n = 500
+    ei = powerlaw_edges(n, 6000, seed=2, dtype=np.int32)
+    src = np.random.default_rng(7).standard_normal((ei.shape[1], 3)).astype(np.float32)
+    owner = [ops.scatter(src, ei[1], n, r) for r in REDUCES]
+    monkeypatch.setattr(cpu_scatter, "OWNER_MAX_THREADS", 0)
+    sorted_path = [ops.scatter(src, ei[1], n, r) for r in REDUCES]
+    for a, b in zip(owner, sorted_path, strict=True):
+        assert a.tobytes() == b.tobytes()
