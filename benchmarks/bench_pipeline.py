@@ -142,7 +142,7 @@ def main() -> None:
         for s in range(0, n_graphs, batch_size):
             parse_example(spec, records[s : s + batch_size])
 
-    t_batch = timeit(batched, 1)
+    t_batch = timeit(batched, 2)
     rows.append((f"parse_example, batches of {batch_size} (merged)", n_graphs / t_batch, None))
 
     # 4. load -> pad -> hand-off
@@ -175,7 +175,7 @@ def main() -> None:
         return n
 
     n_batches = -(-n_graphs // batch_size)
-    t_pipe = timeit(pipeline, 1)
+    t_pipe = timeit(pipeline, 2)
     rows.append((f"file -> parse -> pad -> {target} (batches/s)", n_batches / t_pipe, None))
     merged = parse_example(spec, records[:batch_size])
     t_pad = timeit(lambda: [pad_to_total_sizes(merged, constraints) for _ in range(200)])
