@@ -38,6 +38,15 @@ def _rng(g: Graph, seed: Any) -> Any:
     return cupy.random.default_rng(seed)
 
 
+def _repeat(xp: Any, values: Any, counts: Any) -> Any:
+    """``values[i]`` repeated ``counts[i]`` times (CuPy's repeat takes no array of counts)."""
+    if xp is np:
+        return np.repeat(values, counts)
+    ends = xp.cumsum(counts)
+    total = int(ends[-1]) if ends.shape[0] else 0
+    return values[xp.searchsorted(ends, xp.arange(total), side="right")]
+
+
 def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, rng: Any) -> Any:
     """Sampled edge ids (increasing) of relation ``c`` into ``seeds``."""
     from arraygnn.graph.message_passing import _csr_indptr, _csr_perm
@@ -50,7 +59,7 @@ def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, r
     if fanout < 0 or (not replace and (deg.size == 0 or int(deg.max()) <= fanout)):
         total = int(deg.sum())
         seg_start = xp.cumsum(deg) - deg
-        pos = xp.repeat(start, deg) + (xp.arange(total) - xp.repeat(seg_start, deg))
+        pos = _repeat(xp, start, deg) + (xp.arange(total) - _repeat(xp, seg_start, deg))
         return xp.sort(perm[pos])
     if replace:
         has = xp.nonzero(deg > 0)[0]
@@ -58,10 +67,10 @@ def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, r
         offset = xp.floor(rng.random(owner.shape[0]) * deg[owner]).astype(indptr.dtype)
         return xp.sort(perm[start[owner] + offset])
     total = int(deg.sum())
-    seg = xp.repeat(xp.arange(seeds.shape[0]), deg)
+    seg = _repeat(xp, xp.arange(seeds.shape[0]), deg)
     seg_start = xp.cumsum(deg) - deg
-    local = xp.arange(total) - xp.repeat(seg_start, deg)
-    pos = xp.repeat(start, deg) + local
+    local = xp.arange(total) - _repeat(xp, seg_start, deg)
+    pos = _repeat(xp, start, deg) + local
     keys = rng.random(total)
     order = xp.lexsort(xp.stack([keys, seg]))  # by seed, then random key
     rank = local  # seg is sorted, so position - segment start is the rank after sorting

@@ -152,7 +152,9 @@ class NodeBatch:
 
     def nodes(self) -> Any:
         if self._nodes is None:
-            return np.arange(self._num)
+            data = next(iter(self.data._frame._data.values()), None)
+            xp = np if data is None or isinstance(data, np.ndarray) else _cupy()
+            return xp.arange(self._num)
         return self._nodes
 
     def batch_size(self) -> int:
