@@ -9,8 +9,8 @@
 - ``info``: versions, devices and optional packages.
 
 >>> from arraygnn.__main__ import DEMO_STAGES
->>> [name for name, _ in DEMO_STAGES][:3]
-['load', 'batch', 'handoff']
+>>> [name for name, _ in DEMO_STAGES]
+['load', 'batch', 'regression', 'handoff']
 """
 
 from __future__ import annotations
