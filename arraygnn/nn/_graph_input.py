@@ -49,8 +49,9 @@ class GraphInput:
         return int(self.src.shape[0])
 
     @property
-    def edge_index(self) -> Any:
-        return get_namespace(self.src).stack([self.src, self.dst])
+    def edge_index(self) -> tuple[Any, Any]:
+        """``(src, dst)``: every arraygnn.ops function takes this pair for ``edge_index``."""
+        return (self.src, self.dst)
 
 
 def _is_graph(obj: Any) -> bool:

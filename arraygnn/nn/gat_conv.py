@@ -115,14 +115,16 @@ class GATConv(Module):
 
     def _edges(self, inp: Any) -> Any:
         """The edge_index used for attention (self-loops replaced when requested)."""
-        edge_index = inp.edge_index
+        src, dst = inp.src, inp.dst
         if not self.add_self_loops:
-            return edge_index
-        xp = get_namespace(edge_index)
-        keep = edge_index[0] != edge_index[1]
-        n = min(inp.num_src, inp.num_dst)
-        loops = xp.arange(n, dtype=edge_index.dtype)
-        return xp.concatenate([edge_index[:, keep], xp.stack([loops, loops])], axis=1)
+            return src, dst
+        xp = get_namespace(src)
+        loops = xp.arange(min(inp.num_src, inp.num_dst), dtype=src.dtype)
+        is_loop = src == dst
+        if bool(is_loop.any()):
+            keep = ~is_loop
+            src, dst = src[keep], dst[keep]
+        return xp.concatenate([src, loops]), xp.concatenate([dst, loops])
 
     def __call__(self, graph_or_x: Any, feat_or_edge_index: Any, size: Any = None) -> Any:
         from arraygnn import ops

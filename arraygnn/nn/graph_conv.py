@@ -52,14 +52,30 @@ def add_remaining_self_loops(
     ([[0, 1, 0, 1], [1, 0, 0, 1]], [1.0, 1.0, 1.0, 5.0])
     """
     xp = get_namespace(edge_index, edge_weight)
-    src, dst = edge_index[0], edge_index[1]
-    keep = src != dst
-    loops = xp.arange(num_nodes, dtype=edge_index.dtype)
+    src, dst, w = remaining_self_loops_pairs(
+        edge_index[0], edge_index[1], edge_weight, num_nodes, fill_value
+    )
+    return xp.stack([src, dst]), w
+
+
+def remaining_self_loops_pairs(
+    src: Any, dst: Any, edge_weight: Any, num_nodes: int, fill_value: float = 1.0
+) -> tuple[Any, Any, Any]:
+    """:func:`add_remaining_self_loops` on separate ``src`` / ``dst`` arrays (no [2, E] copy);
+    a graph without self-loops skips the masking."""
+    xp = get_namespace(src, dst, edge_weight)
+    loops = xp.arange(num_nodes, dtype=src.dtype)
     loop_w = xp.full(num_nodes, fill_value, dtype=edge_weight.dtype)
-    is_loop = ~keep
-    loop_w[src[is_loop]] = edge_weight[is_loop]
-    new_index = xp.concatenate([edge_index[:, keep], xp.stack([loops, loops])], axis=1)
-    return new_index, xp.concatenate([edge_weight[keep], loop_w])
+    is_loop = src == dst
+    if bool(is_loop.any()):
+        loop_w[src[is_loop]] = edge_weight[is_loop]
+        keep = ~is_loop
+        src, dst, edge_weight = src[keep], dst[keep], edge_weight[keep]
+    return (
+        xp.concatenate([src, loops]),
+        xp.concatenate([dst, loops]),
+        xp.concatenate([edge_weight, loop_w]),
+    )
 
 
 def gcn_norm(
@@ -123,17 +139,18 @@ def normalized_csr(
     weighted degree is one SpMM over the CSR that propagation reuses: one sort in total."""
     from arraygnn import ops
 
-    xp = get_namespace(edge_index, edge_weight)
+    src, dst = edge_index[0], edge_index[1]  # a [2, E] array or a (src, dst) pair
+    xp = get_namespace(src, dst, edge_weight)
     if edge_weight is None:
-        edge_weight = xp.ones(edge_index.shape[1], dtype=dtype)
+        edge_weight = xp.ones(src.shape[0], dtype=dtype)
     if add_self_loops:
-        edge_index, edge_weight = add_remaining_self_loops(
-            edge_index, edge_weight, num_nodes, 2.0 if improved else 1.0
+        src, dst, edge_weight = remaining_self_loops_pairs(
+            src, dst, edge_weight, num_nodes, 2.0 if improved else 1.0
         )
-    csr = ops.to_csr(edge_index, num_nodes, num_nodes)
+    csr = ops.to_csr((src, dst), num_nodes, num_nodes)
     ones = xp.ones(num_nodes, dtype=edge_weight.dtype)
     deg = ops.spmm(csr, ones, edge_weight=edge_weight, num_dst_nodes=num_nodes)
-    return csr, _symmetric_weights(edge_index, edge_weight, deg)
+    return csr, _symmetric_weights((src, dst), edge_weight, deg)
 
 
 class GCNConv(Module):
@@ -222,10 +239,10 @@ class GCNConv(Module):
             )
         elif self.add_self_loops and homogeneous:
             w0 = edge_weight if edge_weight is not None else xp.ones(inp.num_edges, dtype=dtype)
-            edge_index, w = add_remaining_self_loops(
-                edge_index, w0, n, 2.0 if self.improved else 1.0
+            src, dst, w = remaining_self_loops_pairs(
+                inp.src, inp.dst, w0, n, 2.0 if self.improved else 1.0
             )
-            csr = ops.to_csr(edge_index, inp.num_src, n)
+            csr = ops.to_csr((src, dst), inp.num_src, n)
         else:
             w = edge_weight
             csr = csr_of(inp)

@@ -121,7 +121,10 @@ def _is_pyg(module: Any) -> bool:
 def from_pyg(module: Any) -> Module:
     """Build the arraygnn layer matching a PyG (or plain torch) module, weights included.
 
-    >>> # conv = from_pyg(torch_geometric.nn.GCNConv(16, 8))  # doctest: +SKIP
+    >>> import torch_geometric  # doctest: +SKIP
+    >>> conv = from_pyg(torch_geometric.nn.GCNConv(16, 8))  # doctest: +SKIP
+    >>> conv.state_dict()["lin.weight"].shape  # doctest: +SKIP
+    (8, 16)
     """
     _require_torch("pyg")
     if not _is_pyg(module):
