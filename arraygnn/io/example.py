@@ -260,6 +260,11 @@ def _empty(io: np.dtype) -> np.ndarray:
     return np.empty(0, dtype=object) if io.kind == "O" else np.zeros(0, dtype=io)
 
 
+def _any(mask: np.ndarray) -> bool:
+    """``mask.any()`` without the ufunc-reduce overhead (these masks are tiny)."""
+    return np.count_nonzero(mask) > 0
+
+
 def _exclusive_cumsum(counts: np.ndarray) -> np.ndarray:
     out = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=out[1:])
@@ -371,7 +376,7 @@ class _ScanSource:
             values = out[:total]
         elif want_kind == 2:
             nbytes = pe - ps
-            if (nbytes % 4).any():
+            if _any(nbytes % 4):
                 raise _NotCanonical
             out = np.empty(int(nbytes.sum()), dtype=np.uint8)
             k.gather_ranges(self.arr, ps, pe, out)
@@ -476,7 +481,7 @@ def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
     per_value = int(np.prod(inner, dtype=np.int64))
     col = src.column(f.key, io, f.dtype)
     missing = ~col.present & (items > 0)
-    if missing.any():
+    if _any(missing):
         i = _first(missing)
         raise ValueError(f"example {i}: missing key {f.key!r} ({int(items[i])} items)")
     rows = items  # rows of the current level, per example
@@ -485,7 +490,7 @@ def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
         lk = f"{f.key}.d{level}"
         lens = src.column(lk, _INT64, "int64")
         bad = lens.counts != rows
-        if bad.any():
+        if _any(bad):
             i = _first(bad)
             what = "items" if level == 1 else f"rows of dimension {level - 1}"
             raise ValueError(
@@ -499,7 +504,7 @@ def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
         rows = _segment_sums(lens.values, lens.counts)
     expected = rows * per_value
     bad = col.counts != expected
-    if bad.any():
+    if _any(bad):
         i = _first(bad)
         raise ValueError(
             f"example {i}: key {f.key!r} has {int(col.counts[i])} values, expected "
@@ -531,7 +536,7 @@ def _num_components(src: Any, pieces: list[_PieceIO]) -> tuple[np.ndarray, dict[
         fresh = col.present & (ncomp < 0)
         ncomp[fresh] = col.counts[fresh]
         clash = col.present & (ncomp != col.counts)
-        if clash.any():
+        if _any(clash):
             i = _first(clash)
             detail = ", ".join(
                 f"{b}{SIZE}: {int(c.counts[i])}" for b, c in cols.items() if c.present[i]
@@ -541,7 +546,7 @@ def _num_components(src: Any, pieces: list[_PieceIO]) -> tuple[np.ndarray, dict[
             )
     ctx = pieces[0]
     for f in ctx.features:
-        if not (ncomp < 0).any():
+        if not _any(ncomp < 0):
             break
         if any(d is None for d in f.shape):
             c = src.column(f"{f.key}.d1", _INT64, "int64")
@@ -600,7 +605,7 @@ def _parse_source(spec: Any, src: Any, prefix: str, validate: bool) -> Any:
                 raise ValueError(f"edge set {p.name!r} refers to unknown node set {ns!r}")
             col = src.column(key, _INT64, "int64")
             bad = col.counts != n_edges
-            if bad.any():
+            if _any(bad):
                 i = _first(bad)
                 got = f"{int(col.counts[i])} indices" if col.present[i] else "no key"
                 raise ValueError(f"example {i}: key {key!r}: {got} for {int(n_edges[i])} edges")
@@ -608,7 +613,7 @@ def _parse_source(spec: Any, src: Any, prefix: str, validate: bool) -> Any:
             if validate and idx.size:
                 limit = np.repeat(node_totals[ns], n_edges)
                 wrong = (idx < 0) | (idx >= limit)
-                if wrong.any():
+                if _any(wrong):
                     e = _first(wrong)
                     i = int(np.searchsorted(edge_splits, e, side="right")) - 1
                     raise ValueError(
