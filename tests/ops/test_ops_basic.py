@@ -122,3 +122,13 @@ def test_to_csr_fields():
     assert csr.in_degrees().tolist() == [2, 2, 0]
     np.testing.assert_array_equal(csr.edge_index, ei)
     assert not csr.indptr.flags.writeable
+
+
+def test_max_min_propagate_nan_and_empty_rows_are_zero():
+    ei = np.array([[0, 1, 2], [1, 1, 1]])
+    x = np.array([[1.0, np.nan], [np.nan, 2.0], [3.0, 0.5]])
+    for reduce in ("max", "min"):
+        out = ops.spmm(ei, x, reduce=reduce)
+        assert np.isnan(out[1]).all()
+        assert out[0].tolist() == [0.0, 0.0] and out[2].tolist() == [0.0, 0.0]
+        assert np.isnan(ops.scatter(x, ei[1], 3, reduce)[1]).all()

@@ -13,6 +13,7 @@ from typing import Any
 from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import block_rows, num_blocks
+from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
 __all__ = ["edge_softmax_csr"]
 
@@ -28,9 +29,13 @@ def _softmax_kernel(indptr, perm, logits, out, nblocks):  # pragma: no cover - c
             hi = indptr[r + 1]
             if hi <= lo:
                 continue
+            for j in range(lo, min(hi, lo + PREFETCH_DISTANCE)):
+                prefetch_row(logits, perm[j])
             for h in range(heads):
                 m = logits[perm[lo], h]
                 for j in range(lo + 1, hi):
+                    if h == 0 and j + PREFETCH_DISTANCE < hi:
+                        prefetch_row(logits, perm[j + PREFETCH_DISTANCE])
                     v = logits[perm[j], h]
                     if v > m or v != v:
                         m = v

@@ -53,14 +53,10 @@ def _scatter_kernel(index, x, out, code, nparts):  # pragma: no cover - compiled
                     out[r, f] = x[e, f]
             elif code == MAX:
                 for f in range(width):
-                    v = x[e, f]
-                    a = out[r, f]
-                    out[r, f] = v if (v > a or v != v) else a
+                    out[r, f] = np.maximum(out[r, f], x[e, f])
             elif code == MIN:
                 for f in range(width):
-                    v = x[e, f]
-                    a = out[r, f]
-                    out[r, f] = v if (v < a or v != v) else a
+                    out[r, f] = np.minimum(out[r, f], x[e, f])
             elif code == PROD:
                 for f in range(width):
                     out[r, f] *= x[e, f]

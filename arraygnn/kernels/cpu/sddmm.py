@@ -12,6 +12,7 @@ from typing import Any
 from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import num_blocks
+from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
 __all__ = ["OP_CODES", "TARGET_CODES", "sddmm_coo"]
 
@@ -51,6 +52,12 @@ def _sddmm_kernel(src, dst, lhs, rhs, out, op, lt, rt, nblocks):  # pragma: no c
         e0 = (num_edges * b) // nblocks
         e1 = (num_edges * (b + 1)) // nblocks
         for e in range(e0, e1):
+            q = e + PREFETCH_DISTANCE
+            if q < num_edges:
+                if lt != 1:
+                    prefetch_row(lhs, src[q] if lt == 0 else dst[q])
+                if rt != 1:
+                    prefetch_row(rhs, src[q] if rt == 0 else dst[q])
             li = src[e] if lt == 0 else (dst[e] if lt == 2 else e)
             ri = src[e] if rt == 0 else (dst[e] if rt == 2 else e)
             for g in range(groups):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import MAX, MEAN, MIN, PROD, REDUCE_CODES, block_rows, num_blocks
@@ -44,14 +45,10 @@ def _segment_kernel(indptr, perm, x, out, code, nblocks):  # pragma: no cover - 
                 for h in range(heads):
                     if code == MAX:
                         for f in range(feats):
-                            v = x[e, h, f]
-                            a = out[r, h, f]
-                            out[r, h, f] = v if (v > a or v != v) else a
+                            out[r, h, f] = np.maximum(out[r, h, f], x[e, h, f])
                     elif code == MIN:
                         for f in range(feats):
-                            v = x[e, h, f]
-                            a = out[r, h, f]
-                            out[r, h, f] = v if (v < a or v != v) else a
+                            out[r, h, f] = np.minimum(out[r, h, f], x[e, h, f])
                     elif code == PROD:
                         for f in range(feats):
                             out[r, h, f] *= x[e, h, f]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import MAX, MEAN, MIN, PROD, REDUCE_CODES, block_rows, num_blocks
@@ -50,14 +51,10 @@ def _spmm_kernel(indptr, indices, perm, x, weight, out, code, nblocks):  # pragm
                                     out[r, h, f] = x[s, xh, f]
                             elif code == MAX:
                                 for f in range(feats):
-                                    v = x[s, xh, f]
-                                    a = out[r, h, f]
-                                    out[r, h, f] = v if (v > a or v != v) else a
+                                    out[r, h, f] = np.maximum(out[r, h, f], x[s, xh, f])
                             elif code == MIN:
                                 for f in range(feats):
-                                    v = x[s, xh, f]
-                                    a = out[r, h, f]
-                                    out[r, h, f] = v if (v < a or v != v) else a
+                                    out[r, h, f] = np.minimum(out[r, h, f], x[s, xh, f])
                             else:
                                 for f in range(feats):
                                     out[r, h, f] *= x[s, xh, f]
@@ -71,14 +68,10 @@ def _spmm_kernel(indptr, indices, perm, x, weight, out, code, nblocks):  # pragm
                                 out[r, h, f] = w * x[s, xh, f]
                         elif code == MAX:
                             for f in range(feats):
-                                v = w * x[s, xh, f]
-                                a = out[r, h, f]
-                                out[r, h, f] = v if (v > a or v != v) else a
+                                out[r, h, f] = np.maximum(out[r, h, f], w * x[s, xh, f])
                         elif code == MIN:
                             for f in range(feats):
-                                v = w * x[s, xh, f]
-                                a = out[r, h, f]
-                                out[r, h, f] = v if (v < a or v != v) else a
+                                out[r, h, f] = np.minimum(out[r, h, f], w * x[s, xh, f])
                         elif code == PROD:
                             for f in range(feats):
                                 out[r, h, f] *= w * x[s, xh, f]
