@@ -34,40 +34,13 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._alignment import ALIGNMENT, aligned_empty
 from arraygnn._namespace import get_namespace, is_array, is_cupy_array, to_numpy
 from arraygnn.data import Data, _describe, _is_index_key
 
 __all__ = ["Batch", "aligned_empty"]
 
 _SCALARS = (bool, int, float, complex, np.generic)
-ALIGNMENT = 64
-
-
-def aligned_empty(shape: Sequence[int], dtype: Any, xp: ModuleType = np) -> Any:
-    """An uninitialised array whose data pointer is a multiple of 64 bytes.
-
-    CuPy allocations are already 256-byte aligned; NumPy's are not (large ones sit at
-    offset 16), which makes JAX copy on hand-off.
-
-    >>> a = aligned_empty((1000, 3), np.float32)
-    >>> a.ctypes.data % 64, a.shape
-    (0, (1000, 3))
-    """
-    shape = tuple(shape)
-    if xp is not np:
-        return xp.empty(shape, dtype=dtype)
-    dtype = np.dtype(dtype)
-    if dtype.hasobject or dtype.itemsize == 0:
-        return np.empty(shape, dtype=dtype)
-    nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes == 0:  # an empty slice keeps the base pointer: slice a one-item view instead
-        buf = np.empty(dtype.itemsize + ALIGNMENT, dtype=np.uint8)
-        start = (-buf.ctypes.data) % ALIGNMENT
-        one = buf[start : start + dtype.itemsize].view(dtype)
-        return one[:0].reshape(shape)
-    buf = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
-    start = (-buf.ctypes.data) % ALIGNMENT
-    return buf[start : start + nbytes].view(dtype).reshape(shape)
 
 
 class _Arena:

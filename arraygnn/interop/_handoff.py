@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._alignment import ALIGNMENT, aligned_empty
 from arraygnn._namespace import is_cupy_array
 
 __all__ = [
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 #: JAX (XLA on CPU) adopts a host buffer without copying only at this alignment (bytes).
-JAX_ALIGNMENT = 64
+JAX_ALIGNMENT = ALIGNMENT
 
 
 class HandoffCopyError(ValueError):
@@ -89,25 +90,10 @@ def data_pointer(x: Any) -> int | None:
     return None
 
 
-def aligned_empty(shape: Any, dtype: Any, alignment: int = JAX_ALIGNMENT) -> np.ndarray:
-    """An uninitialised C-contiguous NumPy array whose data pointer is ``alignment``-aligned.
-
-    >>> a = aligned_empty((3, 5), np.float32)
-    >>> a.shape, a.ctypes.data % 64
-    ((3, 5), 0)
-    """
-    dtype = np.dtype(dtype)
-    shape = tuple(int(s) for s in np.atleast_1d(shape)) if np.ndim(shape) else (int(shape),)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    raw = np.empty(nbytes + alignment, dtype=np.uint8)
-    start = (-raw.ctypes.data) % alignment
-    return raw[start : start + nbytes].view(dtype).reshape(shape)
-
-
 def aligned_copy(a: np.ndarray, alignment: int = JAX_ALIGNMENT) -> np.ndarray:
     """A C-contiguous, native-byte-order, writable copy of ``a`` at an aligned address."""
     a = np.asarray(a)
-    out = aligned_empty(a.shape, a.dtype.newbyteorder("="), alignment)
+    out = aligned_empty(a.shape, a.dtype.newbyteorder("="), alignment=alignment)
     out[...] = a
     return out
 

@@ -1,0 +1,52 @@
+"""64-byte aligned allocation: collated batches and hand-off copies land on aligned addresses.
+
+JAX aliases host memory only when its data pointer is 64-byte aligned, and NumPy's large
+allocations sit at offset 16, so arraygnn allocates its outputs through :func:`aligned_empty`.
+
+>>> import numpy as np
+>>> aligned_empty((1000, 3), np.float32).ctypes.data % 64
+0
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ALIGNMENT", "aligned_empty"]
+
+#: Byte alignment of arraygnn's host allocations (JAX's requirement for zero-copy).
+ALIGNMENT = 64
+
+
+def aligned_empty(
+    shape: Sequence[int] | int, dtype: Any, xp: ModuleType = np, alignment: int = ALIGNMENT
+) -> Any:
+    """An uninitialised C-contiguous array whose data pointer is a multiple of ``alignment``.
+
+    CuPy allocations are already 256-byte aligned; NumPy's are not (large ones sit at
+    offset 16), which makes JAX copy on hand-off.
+
+    >>> a = aligned_empty((1000, 3), np.float32)
+    >>> a.ctypes.data % 64, a.shape
+    (0, (1000, 3))
+    """
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    if xp is not np:
+        return xp.empty(shape, dtype=dtype)
+    dtype = np.dtype(dtype)
+    if dtype.hasobject or dtype.itemsize == 0:
+        return np.empty(shape, dtype=dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes == 0:  # an empty slice keeps the base pointer: slice a one-item view instead
+        buf = np.empty(dtype.itemsize + alignment, dtype=np.uint8)
+        start = (-buf.ctypes.data) % alignment
+        one = buf[start : start + dtype.itemsize].view(dtype)
+        return one[:0].reshape(shape)
+    buf = np.empty(nbytes + alignment, dtype=np.uint8)
+    start = (-buf.ctypes.data) % alignment
+    return buf[start : start + nbytes].view(dtype).reshape(shape)
