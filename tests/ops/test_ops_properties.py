@@ -178,3 +178,43 @@ def test_cpu_scatter_paths_give_the_same_bits(monkeypatch):
     sorted_path = [ops.scatter(src, ei[1], n, r) for r in REDUCES]
     for a, b in zip(owner, sorted_path, strict=True):
         assert a.tobytes() == b.tobytes()
+
+
+def _force_path(monkeypatch, serial_work):
+    import importlib
+
+    for name in ("spmm", "segment", "gather", "sddmm", "edge_softmax"):
+        module = importlib.import_module(f"arraygnn.kernels.cpu.{name}")
+        monkeypatch.setattr(module, "SERIAL_WORK", serial_work)
+
+
+def test_parallel_and_serial_paths_give_the_same_bits(monkeypatch):
+    """Small inputs run the serial body on the calling thread, large ones the parallel
+    driver over cost-balanced blocks; force each on every labelled case."""
+    from arraygnn.testing.cases import CASE_NAMES, get_case
+
+    results = {}
+    for serial_work in (0, 1 << 40):
+        _force_path(monkeypatch, serial_work)
+        out = []
+        for name in CASE_NAMES:
+            case = get_case(name, np.int32)
+            rng = np.random.default_rng(8)
+            x = rng.standard_normal((case.num_src_nodes, 3)).astype(np.float32)
+            w = rng.standard_normal((case.num_edges, 2)).astype(np.float32)
+            csr = ops.to_csr(case.edge_index, case.num_src_nodes, case.num_dst_nodes)
+            for reduce in REDUCES:
+                out.append(ops.spmm(csr, x[:, None, :], w, reduce=reduce))
+                out.append(
+                    ops.segment(
+                        x, np.array([0, case.num_src_nodes // 2, case.num_src_nodes]), reduce
+                    )
+                )
+            out.append(ops.edge_softmax(csr, w))
+            out.append(ops.gather(x, case.src))
+            v = rng.standard_normal((case.num_dst_nodes, 3)).astype(np.float32)
+            out.append(ops.sddmm(csr, x, v, "dot"))
+            out.append(ops.sddmm(csr, x, w[:, :1], "mul", "u", "e"))
+        results[serial_work] = out
+    for a, b in zip(results[0], results[1 << 40], strict=True):
+        assert a.tobytes() == b.tobytes()

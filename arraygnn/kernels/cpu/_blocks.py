@@ -11,13 +11,29 @@ from __future__ import annotations
 import numba
 from numba import njit
 
-__all__ = ["REDUCE_CODES", "SUM", "MEAN", "MAX", "MIN", "PROD", "block_rows", "num_blocks"]
+__all__ = [
+    "SERIAL_WORK",
+    "REDUCE_CODES",
+    "SUM",
+    "MEAN",
+    "MAX",
+    "MIN",
+    "PROD",
+    "block_rows",
+    "num_blocks",
+]
 
 SUM = 0
 MEAN = 1
 MAX = 2
 MIN = 3
 PROD = 4
+
+#: below this many element operations a kernel runs its serial body on the calling thread:
+#: waking the thread pool costs more than the work (and much more on a loaded machine).
+#: The serial body is the same compiled function each parallel worker runs on its block,
+#: so the results are the same bits either way.
+SERIAL_WORK = 1 << 16
 
 #: reduction name -> integer code (same codes as the CUDA kernels)
 REDUCE_CODES = {"sum": SUM, "mean": MEAN, "max": MAX, "min": MIN, "prod": PROD}

@@ -17,7 +17,7 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from arraygnn.kernels.cpu._blocks import MAX, MEAN, MIN, PROD, REDUCE_CODES
 from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
@@ -28,13 +28,13 @@ __all__ = ["OWNER_MAX_THREADS", "scatter_coo"]
 OWNER_MAX_THREADS = 2
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def _scatter_kernel(index, x, out, code, nparts):  # pragma: no cover - compiled
     rows = out.shape[0]
     width = out.shape[1]
     num = index.shape[0]
     ahead = PREFETCH_DISTANCE
-    for p in prange(nparts):
+    for p in range(nparts):
         r0 = (rows * p) // nparts
         r1 = (rows * (p + 1)) // nparts
         count = np.zeros(r1 - r0, dtype=np.int64)

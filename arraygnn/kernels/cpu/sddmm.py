@@ -11,7 +11,7 @@ from typing import Any
 
 from numba import njit, prange
 
-from arraygnn.kernels.cpu._blocks import num_blocks
+from arraygnn.kernels.cpu._blocks import SERIAL_WORK, num_blocks
 from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
 __all__ = ["OP_CODES", "TARGET_CODES", "sddmm_coo"]
@@ -38,8 +38,9 @@ OP_CODES = {
 TARGET_CODES = {"u": 0, "e": 1, "v": 2}
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _sddmm_kernel(src, dst, lhs, rhs, out, op, lt, rt, nblocks):  # pragma: no cover
+@njit(cache=True, nogil=True)
+def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cover - compiled
+    """Serial body: rows (or edges) [e0, e1) of the parallel kernel."""
     num_edges = out.shape[0]
     groups = out.shape[1]
     feats = out.shape[2]
@@ -48,44 +49,50 @@ def _sddmm_kernel(src, dst, lhs, rhs, out, op, lt, rt, nblocks):  # pragma: no c
     lk1 = lhs.shape[2] > 1
     rk1 = rhs.shape[2] > 1
     depth = max(lhs.shape[2], rhs.shape[2])
+    for e in range(e0, e1):
+        q = e + PREFETCH_DISTANCE
+        if q < num_edges:
+            if lt != 1:
+                prefetch_row(lhs, src[q] if lt == 0 else dst[q])
+            if rt != 1:
+                prefetch_row(rhs, src[q] if rt == 0 else dst[q])
+        li = src[e] if lt == 0 else (dst[e] if lt == 2 else e)
+        ri = src[e] if rt == 0 else (dst[e] if rt == 2 else e)
+        for g in range(groups):
+            lg = g if lg1 else 0
+            rg = g if rg1 else 0
+            if op == DOT:
+                acc = lhs[li, lg, 0] * rhs[ri, rg, 0]
+                for d in range(1, depth):
+                    acc += lhs[li, lg, d if lk1 else 0] * rhs[ri, rg, d if rk1 else 0]
+                out[e, g, 0] = acc
+            elif op == ADD:
+                for k in range(feats):
+                    out[e, g, k] = lhs[li, lg, k if lk1 else 0] + rhs[ri, rg, k if rk1 else 0]
+            elif op == SUB:
+                for k in range(feats):
+                    out[e, g, k] = lhs[li, lg, k if lk1 else 0] - rhs[ri, rg, k if rk1 else 0]
+            elif op == MUL:
+                for k in range(feats):
+                    out[e, g, k] = lhs[li, lg, k if lk1 else 0] * rhs[ri, rg, k if rk1 else 0]
+            elif op == DIV:
+                for k in range(feats):
+                    out[e, g, k] = lhs[li, lg, k if lk1 else 0] / rhs[ri, rg, k if rk1 else 0]
+            elif op == COPY_LHS:
+                for k in range(feats):
+                    out[e, g, k] = lhs[li, lg, k if lk1 else 0]
+            else:
+                for k in range(feats):
+                    out[e, g, k] = rhs[ri, rg, k if rk1 else 0]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _sddmm_kernel(src, dst, lhs, rhs, out, op, lt, rt, nblocks):  # pragma: no cover
+    num_edges = out.shape[0]
     for b in prange(nblocks):
         e0 = (num_edges * b) // nblocks
         e1 = (num_edges * (b + 1)) // nblocks
-        for e in range(e0, e1):
-            q = e + PREFETCH_DISTANCE
-            if q < num_edges:
-                if lt != 1:
-                    prefetch_row(lhs, src[q] if lt == 0 else dst[q])
-                if rt != 1:
-                    prefetch_row(rhs, src[q] if rt == 0 else dst[q])
-            li = src[e] if lt == 0 else (dst[e] if lt == 2 else e)
-            ri = src[e] if rt == 0 else (dst[e] if rt == 2 else e)
-            for g in range(groups):
-                lg = g if lg1 else 0
-                rg = g if rg1 else 0
-                if op == DOT:
-                    acc = lhs[li, lg, 0] * rhs[ri, rg, 0]
-                    for d in range(1, depth):
-                        acc += lhs[li, lg, d if lk1 else 0] * rhs[ri, rg, d if rk1 else 0]
-                    out[e, g, 0] = acc
-                elif op == ADD:
-                    for k in range(feats):
-                        out[e, g, k] = lhs[li, lg, k if lk1 else 0] + rhs[ri, rg, k if rk1 else 0]
-                elif op == SUB:
-                    for k in range(feats):
-                        out[e, g, k] = lhs[li, lg, k if lk1 else 0] - rhs[ri, rg, k if rk1 else 0]
-                elif op == MUL:
-                    for k in range(feats):
-                        out[e, g, k] = lhs[li, lg, k if lk1 else 0] * rhs[ri, rg, k if rk1 else 0]
-                elif op == DIV:
-                    for k in range(feats):
-                        out[e, g, k] = lhs[li, lg, k if lk1 else 0] / rhs[ri, rg, k if rk1 else 0]
-                elif op == COPY_LHS:
-                    for k in range(feats):
-                        out[e, g, k] = lhs[li, lg, k if lk1 else 0]
-                else:
-                    for k in range(feats):
-                        out[e, g, k] = rhs[ri, rg, k if rk1 else 0]
+        _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1)
 
 
 def sddmm_coo(
@@ -95,15 +102,12 @@ def sddmm_coo(
     [E] share an int dtype; ``lhs`` / ``rhs`` are [rows, G or 1, K or 1]. Returns ``out``."""
     if out.shape[0] == 0 or out.size == 0:
         return out
-    _sddmm_kernel(
-        src,
-        dst,
-        lhs,
-        rhs,
-        out,
-        OP_CODES[op],
-        TARGET_CODES[lhs_target],
-        TARGET_CODES[rhs_target],
-        num_blocks(out.shape[0]),
-    )
+    op_code = OP_CODES[op]
+    lt = TARGET_CODES[lhs_target]
+    rt = TARGET_CODES[rhs_target]
+    num_edges = out.shape[0]
+    if out.size * max(lhs.shape[2], rhs.shape[2]) <= SERIAL_WORK:
+        _sddmm_rows(src, dst, lhs, rhs, out, op_code, lt, rt, 0, num_edges)
+    else:
+        _sddmm_kernel(src, dst, lhs, rhs, out, op_code, lt, rt, num_blocks(num_edges))
     return out

@@ -13,53 +13,68 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from arraygnn.kernels.cpu._blocks import MAX, MEAN, MIN, PROD, REDUCE_CODES, block_rows, num_blocks
+from arraygnn.kernels.cpu._blocks import (
+    MAX,
+    MEAN,
+    MIN,
+    PROD,
+    REDUCE_CODES,
+    SERIAL_WORK,
+    block_rows,
+    num_blocks,
+)
 from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
 __all__ = ["segment_csr"]
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _segment_kernel(indptr, perm, x, out, code, nblocks):  # pragma: no cover - compiled
+@njit(cache=True, nogil=True)
+def _segment_rows(indptr, perm, x, out, code, r0, r1):  # pragma: no cover - compiled
+    """Serial body: rows (or edges) [r0, r1) of the parallel kernel."""
     heads = out.shape[1]
     feats = out.shape[2]
+    for r in range(r0, r1):
+        lo = indptr[r]
+        hi = indptr[r + 1]
+        if hi <= lo:
+            for h in range(heads):
+                for f in range(feats):
+                    out[r, h, f] = 0
+            continue
+        e = lo if perm is None else perm[lo]
+        for h in range(heads):
+            for f in range(feats):
+                out[r, h, f] = x[e, h, f]
+        for j in range(lo + 1, hi):
+            if perm is not None and j + PREFETCH_DISTANCE < hi:
+                prefetch_row(x, perm[j + PREFETCH_DISTANCE])
+            e = j if perm is None else perm[j]
+            for h in range(heads):
+                if code == MAX:
+                    for f in range(feats):
+                        out[r, h, f] = np.maximum(out[r, h, f], x[e, h, f])
+                elif code == MIN:
+                    for f in range(feats):
+                        out[r, h, f] = np.minimum(out[r, h, f], x[e, h, f])
+                elif code == PROD:
+                    for f in range(feats):
+                        out[r, h, f] *= x[e, h, f]
+                else:
+                    for f in range(feats):
+                        out[r, h, f] += x[e, h, f]
+        if code == MEAN:
+            deg = hi - lo
+            for h in range(heads):
+                for f in range(feats):
+                    out[r, h, f] /= deg
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _segment_kernel(indptr, perm, x, out, code, nblocks):  # pragma: no cover - compiled
     for b in prange(nblocks):
         r0 = block_rows(indptr, b, nblocks)
         r1 = block_rows(indptr, b + 1, nblocks)
-        for r in range(r0, r1):
-            lo = indptr[r]
-            hi = indptr[r + 1]
-            if hi <= lo:
-                for h in range(heads):
-                    for f in range(feats):
-                        out[r, h, f] = 0
-                continue
-            e = lo if perm is None else perm[lo]
-            for h in range(heads):
-                for f in range(feats):
-                    out[r, h, f] = x[e, h, f]
-            for j in range(lo + 1, hi):
-                if perm is not None and j + PREFETCH_DISTANCE < hi:
-                    prefetch_row(x, perm[j + PREFETCH_DISTANCE])
-                e = j if perm is None else perm[j]
-                for h in range(heads):
-                    if code == MAX:
-                        for f in range(feats):
-                            out[r, h, f] = np.maximum(out[r, h, f], x[e, h, f])
-                    elif code == MIN:
-                        for f in range(feats):
-                            out[r, h, f] = np.minimum(out[r, h, f], x[e, h, f])
-                    elif code == PROD:
-                        for f in range(feats):
-                            out[r, h, f] *= x[e, h, f]
-                    else:
-                        for f in range(feats):
-                            out[r, h, f] += x[e, h, f]
-            if code == MEAN:
-                deg = hi - lo
-                for h in range(heads):
-                    for f in range(feats):
-                        out[r, h, f] /= deg
+        _segment_rows(indptr, perm, x, out, code, r0, r1)
 
 
 def segment_csr(indptr: Any, perm: Any, x: Any, out: Any, reduce: str) -> Any:
@@ -68,5 +83,9 @@ def segment_csr(indptr: Any, perm: Any, x: Any, out: Any, reduce: str) -> Any:
     rows = out.shape[0]
     if rows == 0:
         return out
-    _segment_kernel(indptr, perm, x, out, REDUCE_CODES[reduce], num_blocks(rows))
+    code = REDUCE_CODES[reduce]
+    if (indptr[rows] - indptr[0]) * out.shape[1] * out.shape[2] + rows <= SERIAL_WORK:
+        _segment_rows(indptr, perm, x, out, code, 0, rows)
+    else:
+        _segment_kernel(indptr, perm, x, out, code, num_blocks(rows))
     return out

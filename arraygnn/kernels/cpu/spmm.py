@@ -16,77 +16,92 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from arraygnn.kernels.cpu._blocks import MAX, MEAN, MIN, PROD, REDUCE_CODES, block_rows, num_blocks
+from arraygnn.kernels.cpu._blocks import (
+    MAX,
+    MEAN,
+    MIN,
+    PROD,
+    REDUCE_CODES,
+    SERIAL_WORK,
+    block_rows,
+    num_blocks,
+)
 from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
 __all__ = ["spmm_csr"]
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _spmm_kernel(indptr, indices, perm, x, weight, out, code, nblocks):  # pragma: no cover
+@njit(cache=True, nogil=True)
+def _spmm_rows(indptr, indices, perm, x, weight, out, code, r0, r1):  # pragma: no cover - compiled
+    """Serial body: rows (or edges) [r0, r1) of the parallel kernel."""
     heads = out.shape[1]
     feats = out.shape[2]
     x_heads = x.shape[1]
     w_heads = 1 if weight is None else weight.shape[1]
     nnz = indices.shape[0]
     ahead = PREFETCH_DISTANCE
+    for r in range(r0, r1):
+        lo = indptr[r]
+        hi = indptr[r + 1]
+        for j in range(lo, hi):
+            if j + ahead < nnz:
+                prefetch_row(x, indices[j + ahead])
+            s = indices[j]
+            e = j if perm is None else perm[j]
+            first = j == lo
+            for h in range(heads):
+                xh = h if x_heads > 1 else 0
+                if weight is None:
+                    if first or code == MAX or code == MIN or code == PROD:
+                        if first:
+                            for f in range(feats):
+                                out[r, h, f] = x[s, xh, f]
+                        elif code == MAX:
+                            for f in range(feats):
+                                out[r, h, f] = np.maximum(out[r, h, f], x[s, xh, f])
+                        elif code == MIN:
+                            for f in range(feats):
+                                out[r, h, f] = np.minimum(out[r, h, f], x[s, xh, f])
+                        else:
+                            for f in range(feats):
+                                out[r, h, f] *= x[s, xh, f]
+                    else:
+                        for f in range(feats):
+                            out[r, h, f] += x[s, xh, f]
+                else:
+                    w = weight[e, h if w_heads > 1 else 0]
+                    if first:
+                        for f in range(feats):
+                            out[r, h, f] = w * x[s, xh, f]
+                    elif code == MAX:
+                        for f in range(feats):
+                            out[r, h, f] = np.maximum(out[r, h, f], w * x[s, xh, f])
+                    elif code == MIN:
+                        for f in range(feats):
+                            out[r, h, f] = np.minimum(out[r, h, f], w * x[s, xh, f])
+                    elif code == PROD:
+                        for f in range(feats):
+                            out[r, h, f] *= w * x[s, xh, f]
+                    else:
+                        for f in range(feats):
+                            out[r, h, f] += w * x[s, xh, f]
+        deg = hi - lo
+        if deg == 0:
+            for h in range(heads):
+                for f in range(feats):
+                    out[r, h, f] = 0
+        elif code == MEAN:
+            for h in range(heads):
+                for f in range(feats):
+                    out[r, h, f] /= deg
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _spmm_kernel(indptr, indices, perm, x, weight, out, code, nblocks):  # pragma: no cover
     for b in prange(nblocks):
         r0 = block_rows(indptr, b, nblocks)
         r1 = block_rows(indptr, b + 1, nblocks)
-        for r in range(r0, r1):
-            lo = indptr[r]
-            hi = indptr[r + 1]
-            for j in range(lo, hi):
-                if j + ahead < nnz:
-                    prefetch_row(x, indices[j + ahead])
-                s = indices[j]
-                e = j if perm is None else perm[j]
-                first = j == lo
-                for h in range(heads):
-                    xh = h if x_heads > 1 else 0
-                    if weight is None:
-                        if first or code == MAX or code == MIN or code == PROD:
-                            if first:
-                                for f in range(feats):
-                                    out[r, h, f] = x[s, xh, f]
-                            elif code == MAX:
-                                for f in range(feats):
-                                    out[r, h, f] = np.maximum(out[r, h, f], x[s, xh, f])
-                            elif code == MIN:
-                                for f in range(feats):
-                                    out[r, h, f] = np.minimum(out[r, h, f], x[s, xh, f])
-                            else:
-                                for f in range(feats):
-                                    out[r, h, f] *= x[s, xh, f]
-                        else:
-                            for f in range(feats):
-                                out[r, h, f] += x[s, xh, f]
-                    else:
-                        w = weight[e, h if w_heads > 1 else 0]
-                        if first:
-                            for f in range(feats):
-                                out[r, h, f] = w * x[s, xh, f]
-                        elif code == MAX:
-                            for f in range(feats):
-                                out[r, h, f] = np.maximum(out[r, h, f], w * x[s, xh, f])
-                        elif code == MIN:
-                            for f in range(feats):
-                                out[r, h, f] = np.minimum(out[r, h, f], w * x[s, xh, f])
-                        elif code == PROD:
-                            for f in range(feats):
-                                out[r, h, f] *= w * x[s, xh, f]
-                        else:
-                            for f in range(feats):
-                                out[r, h, f] += w * x[s, xh, f]
-            deg = hi - lo
-            if deg == 0:
-                for h in range(heads):
-                    for f in range(feats):
-                        out[r, h, f] = 0
-            elif code == MEAN:
-                for h in range(heads):
-                    for f in range(feats):
-                        out[r, h, f] /= deg
+        _spmm_rows(indptr, indices, perm, x, weight, out, code, r0, r1)
 
 
 def spmm_csr(
@@ -97,5 +112,9 @@ def spmm_csr(
     rows = out.shape[0]
     if rows == 0:
         return out
-    _spmm_kernel(indptr, indices, perm, x, weight, out, REDUCE_CODES[reduce], num_blocks(rows))
+    code = REDUCE_CODES[reduce]
+    if indices.shape[0] * out.shape[1] * out.shape[2] + rows <= SERIAL_WORK:
+        _spmm_rows(indptr, indices, perm, x, weight, out, code, 0, rows)
+    else:
+        _spmm_kernel(indptr, indices, perm, x, weight, out, code, num_blocks(rows))
     return out
