@@ -205,8 +205,8 @@ def check_zero_in_degree(layer: str, deg: Any) -> None:
         raise ValueError(
             f"{layer}: {count} destination node(s) have zero in-degree (first: node {first}); "
             "their output would be all zeros and silently hurt the model. Add self-loops "
-            "(add_self_loops=True or arraygnn's add_self_loop) or pass allow_zero_in_degree=True "
-            "to accept it."
+            "(add_self_loops=True where the layer has it, or loop edges in the graph) or pass "
+            "allow_zero_in_degree=True to accept it."
         )
 
 

@@ -263,3 +263,28 @@ def test_csr_in_place_of_edge_index(name):
     np.testing.assert_allclose(layer(x, csr), layer(x, ei), rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="the CSR connects 14 sources"):
         layer(x[:10], csr)
+
+
+@pytest.mark.parametrize(
+    "name", ["GraphConv", "SAGEConv-gcn", "SAGEConv-pool", "GATConv-noloops", "GINConv"]
+)
+def test_real_block_from_to_block(name):
+    """arraygnn.graph.to_block: destination features are the first num_dst_nodes() rows."""
+    graph_mod = pytest.importorskip("arraygnn.graph")
+    if not hasattr(graph_mod, "to_block"):
+        pytest.skip("arraygnn.graph.to_block not available yet")
+    rng = np.random.default_rng(7)
+    ei = random_graph(rng, 30, isolated=0)
+    seeds = np.array([3, 7, 11, 19])
+    keep = np.isin(ei[1], seeds)
+    g = graph_mod.graph((ei[0, keep], ei[1, keep]), num_nodes=30)
+    block = graph_mod.to_block(g, seeds)
+    x = rng.standard_normal((block.num_src_nodes(), 6))
+    layers = _layers(6, 5)
+    layers["GATConv-noloops"] = agnn.GATConv(6, 5, heads=2, add_self_loops=False, rng=8)
+    layer = layers[name].astype(np.float64)
+    src, dst = block.edges()
+    expected = layer((x, x[: block.num_dst_nodes()]), np.stack([src, dst]))
+    got = layer(block, x)
+    assert got.shape[0] == 4
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
