@@ -467,6 +467,152 @@ def _bench_features(g, f):
         )
 
 
+def bench_variants(quick: bool) -> list[dict]:
+    """SpMM launch variants side by side (``--variants``): threads per block x narrow row
+    groups x load-ahead, each checked bit-identical to the first, against torch.sparse.mm
+    and cuSPARSE; then the host cost per call on a Cora-size graph with Numba's
+    per-argument stream sync on and off. Prints its own table; returns the rows."""
+    import cupy as cp
+    import cupyx.scipy.sparse as cpsp
+
+    from arraygnn._config import config
+    from arraygnn.datasets.synthetic import powerlaw_graph
+    from arraygnn.kernels.cuda import _launch, _row_reduce
+
+    torch = (_torch_modules() or {}).get("torch")
+    copy_gbs = copy_bandwidth_gbs()
+    log(f"[variants] device-to-device copy: {copy_gbs:.0f} GB/s (read + write)")
+    graphs = [("100k/1M", 100_000, 1_000_000, (64,), 10)]
+    if not quick:
+        graphs = [("1M/10M", 1_000_000, 10_000_000, (16, 64, 256), 10)]
+    rows: list[dict] = []
+
+    def add(label, n, e, f, impl, ms, model="spmm"):
+        gbs = min_bytes(model, n, e, f, 4, 4) / (ms * 1e-3) / 1e9
+        rows.append(
+            {
+                "graph": label,
+                "F": f,
+                "impl": impl,
+                "ms": round(ms, 4),
+                "%copy": round(100 * gbs / copy_gbs, 1),
+            }
+        )
+
+    for label, n, e, feats, repeat in graphs:
+        src_h, dst_h = powerlaw_graph(n, e, seed=0)
+        src, dst = cp.asarray(src_h).astype(cp.int32), cp.asarray(dst_h).astype(cp.int32)
+        ours = Ours(src, dst, n)
+        order = cp.argsort(dst, kind="stable")
+        indptr = cp.zeros(n + 1, dtype=cp.int32)
+        indptr[1:] = cp.cumsum(cp.bincount(dst, minlength=n))
+        cols = src[order]
+        ones = cp.ones(e, dtype=cp.float32)
+        adj = cpsp.csr_matrix((ones, cols, indptr), shape=(n, n))
+        wt = cp.random.default_rng(2).standard_normal(e, dtype=cp.float32)
+        t_adj = None
+        if torch is not None:
+            t_adj = torch.sparse_csr_tensor(
+                torch.from_dlpack(indptr).long(),
+                torch.from_dlpack(cols).long(),
+                torch.from_dlpack(ones),
+                size=(n, n),
+            )
+        for f in feats:
+            x = cp.random.default_rng(f).standard_normal((n, f), dtype=cp.float32)
+            first = {}
+            for threads in (128, 256):
+                for narrow in (False, True):
+                    for ahead in (False, True):
+                        name = f"t{threads} {'narrow' if narrow else 'wide'}" + (
+                            " ahead" if ahead else ""
+                        )
+                        _launch.NARROW_GROUPS, _launch.LOAD_AHEAD = narrow, ahead
+                        try:
+                            with config(cuda_threads_per_block=threads):
+                                for w, tag in ((None, "sum"), (wt, "sum w")):
+                                    got = ours.spmm(x, "sum", w)
+                                    if tag not in first:
+                                        first[tag] = got
+                                    elif not bool(cp.array_equal(first[tag], got)):
+                                        log(f"[variants] {name} {tag}: OTHER BITS")
+                                    ms = gpu_time_ms(lambda w=w: ours.spmm(x, "sum", w), repeat)  # noqa: B023
+                                    add(
+                                        label,
+                                        n,
+                                        e,
+                                        f,
+                                        f"{name} {tag}",
+                                        ms,
+                                        "spmm" if w is None else "spmm_w",
+                                    )
+                        finally:
+                            _launch.NARROW_GROUPS, _launch.LOAD_AHEAD = False, False
+            ref = adj @ x
+            err = float(cp.abs(first["sum"] - ref).max() / (cp.abs(ref).max() + 1e-30))
+            log(f"[variants] {label} F={f}: max rel err vs cuSPARSE {err:.2e}")
+            add(label, n, e, f, "cuSPARSE (cupyx)", gpu_time_ms(lambda: adj @ x, repeat))  # noqa: B023
+            if t_adj is not None:
+                t_x = torch.from_dlpack(x)
+                add(
+                    label,
+                    n,
+                    e,
+                    f,
+                    "torch.sparse.mm",
+                    gpu_time_ms(lambda: torch.sparse.mm(t_adj, t_x), repeat),  # noqa: B023
+                )
+            cp.get_default_memory_pool().free_all_blocks()
+        for kern in ("_rows_kernel", "_rows_kernel_ahead", "_pieces_kernel"):
+            try:
+                regs = getattr(_row_reduce, kern).get_regs_per_thread()
+                log(f"[variants] registers per thread {kern}: {regs}")
+            except Exception as err:  # noqa: BLE001
+                log(f"[variants] registers {kern}: {type(err).__name__}: {err}")
+        del ours
+        cp.get_default_memory_pool().free_all_blocks()
+    # host cost per call, Cora-size: many calls queued, one sync at the end
+    src_h, dst_h = powerlaw_graph(2708, 10556, seed=0)
+    ours = Ours(cp.asarray(src_h), cp.asarray(dst_h), 2708)
+    x = cp.random.default_rng(0).standard_normal((2708, 64), dtype=cp.float32)
+    for sync in (True, False):
+        _launch.CAI_SYNC = sync
+        try:
+            ours.spmm(x, "sum")
+            cp.cuda.Device().synchronize()
+            calls = 200
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                ours.spmm(x, "sum")
+            cp.cuda.Device().synchronize()
+            ms = (time.perf_counter() - t0) * 1e3 / calls
+            add("cora-size", 2708, 10556, 64, f"wall/call cai_sync={sync}", ms)
+            add(
+                "cora-size",
+                2708,
+                10556,
+                64,
+                f"events cai_sync={sync}",
+                gpu_time_ms(lambda: ours.spmm(x, "sum"), 50),
+            )
+        finally:
+            _launch.CAI_SYNC = False
+    adj = cpsp.coo_matrix(
+        (cp.ones(10556, dtype=cp.float32), (cp.asarray(dst_h), cp.asarray(src_h))),
+        shape=(2708, 2708),
+    ).tocsr()
+    t0 = time.perf_counter()
+    for _ in range(200):
+        adj @ x
+    cp.cuda.Device().synchronize()
+    add("cora-size", 2708, 10556, 64, "wall/call cuSPARSE", (time.perf_counter() - t0) * 5)
+    log("")
+    log(f"{'graph':<10}{'F':>5}  {'impl':<32}{'ms':>9}{'%copy':>7}")
+    for r in rows:
+        log(f"{r['graph']:<10}{r['F']:>5}  {r['impl']:<32}{r['ms']:>9.3f}{r['%copy']:>7.1f}")
+    return rows
+
+
 def print_table(rows: list[dict]) -> None:
     log("")
     log(f"{'graph':<12}{'F':>6}  {'op':<14}{'impl':<22}{'ms':>10}{'GB/s':>9}{'%copy':>7}  vs best")
@@ -500,6 +646,9 @@ def main() -> int:
     parser.add_argument(
         "--kernels", action="store_true", help="time the CUDA launchers, not arraygnn.ops"
     )
+    parser.add_argument(
+        "--variants", action="store_true", help="only the SpMM launch-variant comparison"
+    )
     parser.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "gpu_check_out")))
     args = parser.parse_args()
     global OURS_CLASS
@@ -530,6 +679,11 @@ def main() -> int:
             pass
         log(f"[info] device: {report['device']}; {report['versions']}")
 
+        if args.variants:
+            report["variants"] = bench_variants(args.quick)
+            (out_dir / "gpu_check.json").write_text(json.dumps(report, indent=1))
+            (out_dir / "gpu_check.log").write_text("\n".join(LOG_LINES) + "\n")
+            return 0
         if not args.skip_tests:
             report["tests"] = run_tests(out_dir, args.tests)
             if any(t["returncode"] != 0 for t in report["tests"].values()):

@@ -161,9 +161,10 @@ def test_spmm_csr_feature_chunks(feats, reduce):
     assert_close(out, expected, np.float32)
 
 
-@pytest.mark.parametrize("feats,reduce", [(3, "sum"), (33, "max"), (8, "mean")])
+@pytest.mark.parametrize("feats,reduce", [(3, "sum"), (33, "max"), (8, "mean"), (64, "sum")])
 def test_load_ahead_rows_give_the_same_bits(monkeypatch, feats, reduce):
-    """The load-ahead row kernel combines slots in the same order: identical results."""
+    """The load-ahead row kernel and narrow row groups combine slots in the same order:
+    identical results for every combination."""
     from arraygnn.kernels.cuda import _launch
 
     case, csr = case_csr("power-law", np.int64)
@@ -172,14 +173,16 @@ def test_load_ahead_rows_give_the_same_bits(monkeypatch, feats, reduce):
     w = rng.standard_normal((case.num_edges, 1)).astype(np.float32)
     args = [to_dev(a) for a in (csr.indptr, csr.indices, csr.kernel_perm, x, w)]
     outs = []
-    for ahead in (False, True):
+    for ahead, narrow in ((False, False), (True, False), (False, True), (True, True)):
         monkeypatch.setattr(_launch, "LOAD_AHEAD", ahead)
+        monkeypatch.setattr(_launch, "NARROW_GROUPS", narrow)
         monkeypatch.setattr(_launch, "HEAVY_ROW_EDGES", 16)  # light rows of 5..16 edges
         out = poisoned((case.num_dst_nodes, 1, feats), np.float32)
         spmm.spmm_csr(*args, out, reduce)
         outs.append(to_host(out))
-    assert np.array_equal(outs[0], outs[1])
+    for other in outs[1:]:
+        assert np.array_equal(outs[0], other)
     expected = reference.spmm_csr(
         csr.indptr, csr.indices, csr.kernel_perm, x, w, np.empty(outs[0].shape, np.float32), reduce
     )
-    assert_close(outs[1], expected, np.float32)
+    assert_close(outs[-1], expected, np.float32)

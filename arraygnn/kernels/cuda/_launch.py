@@ -26,7 +26,9 @@ from arraygnn._namespace import get_namespace
 
 __all__ = [
     "HEAVY_ROW_EDGES",
+    "CAI_SYNC",
     "LOAD_AHEAD",
+    "NARROW_GROUPS",
     "accumulator_dtype",
     "accumulator_zero",
     "blocks_for",
@@ -44,6 +46,19 @@ HEAVY_ROW_EDGES = 64
 #: in flight per lane; same order of operations, so the same bits). Off by default until a
 #: GPU run shows it is faster: ``tools/gpu_check.py`` times both.
 LOAD_AHEAD = False
+
+#: Row groups as narrow as the features allow (``ceil(F / 4)`` lanes rounded up to a power
+#: of two, so every lane keeps four accumulators: F = 64 -> 16 lanes, two rows per warp)
+#: instead of a full warp per row for F >= 32. Each output element is still reduced by one
+#: lane in slot order: the same bits either way. ``tools/gpu_check.py`` times both.
+NARROW_GROUPS = False
+
+#: Numba synchronises the stream named in every ``__cuda_array_interface__`` argument
+#: before a launch (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC``): a host-side wait for all the
+#: work queued so far. Our kernels run on CuPy's current stream (:func:`_current_stream`),
+#: the stream that produced their inputs, so that wait orders nothing; it is skipped for
+#: our launches when this is False (Numba's global setting is restored right after).
+CAI_SYNC = False
 
 
 def _numba_cuda_numpy_compat() -> None:
@@ -150,8 +165,19 @@ def launch(kernel: Any, work: int, *args: Any) -> None:
         return
     # CuPy arrays go straight to the dispatcher (it reads __cuda_array_interface__). Wrapping
     # them first with cuda.as_cuda_array(sync=False) was measured SLOWER on an H100 (Cora-size
-    # gather 0.28 ms vs 0.21 ms per call), so Numba's per-argument stream sync is kept.
-    kernel[blocks, threads, _current_stream()](*args)
+    # gather 0.28 ms vs 0.21 ms per call); switching off the per-argument stream sync is not.
+    stream = _current_stream()
+    if CAI_SYNC:
+        kernel[blocks, threads, stream](*args)
+        return
+    from numba.cuda.core import config
+
+    before = config.CUDA_ARRAY_INTERFACE_SYNC
+    config.CUDA_ARRAY_INTERFACE_SYNC = False
+    try:
+        kernel[blocks, threads, stream](*args)
+    finally:
+        config.CUDA_ARRAY_INTERFACE_SYNC = before
 
 
 def _current_stream() -> Any:
@@ -187,5 +213,17 @@ def _simulator_arg(a: Any) -> Any:
 
 
 def placeholder(xp: ModuleType, dtype: Any, ndim: int) -> Any:
-    """A one-element array standing in for an absent optional argument (flag says absent)."""
-    return xp.zeros((1,) * ndim, dtype=dtype)
+    """A one-element array standing in for an absent optional argument (flag says absent).
+
+    Kernels never read it, so one per (device, dtype, ndim) is made and reused: no
+    allocation and no fill launch per call."""
+    if xp is np:
+        return np.zeros((1,) * ndim, dtype=dtype)
+    key = (int(xp.cuda.runtime.getDevice()), np.dtype(dtype).str, ndim)
+    found = _PLACEHOLDERS.get(key)
+    if found is None:
+        found = _PLACEHOLDERS[key] = xp.zeros((1,) * ndim, dtype=dtype)
+    return found
+
+
+_PLACEHOLDERS: dict[tuple[int, str, int], Any] = {}

@@ -54,12 +54,16 @@ PER_THREAD = 4
 
 
 def group_shape(feats: int) -> tuple[int, int]:
-    """``(G, chunks)``: threads per (row, feature chunk) and chunks per row for F features."""
-    group = 32
-    if feats < 32:
-        group = 1
-        while group < feats:
-            group *= 2
+    """``(G, chunks)``: threads per (row, feature chunk) and chunks per row for F features.
+
+    Wide groups (default): a warp per row for F >= 32, else the next power of two >= F.
+    Narrow groups (``_launch.NARROW_GROUPS``): the next power of two >= ceil(F / 4), at most
+    a warp, so each lane keeps all four accumulators busy (more loads in flight per lane).
+    """
+    need = feats if not _launch.NARROW_GROUPS else -(-feats // PER_THREAD)
+    group = 1
+    while group < need and group < 32:
+        group *= 2
     width = group * PER_THREAD
     return group, max(1, -(-feats // width))
 
