@@ -467,6 +467,36 @@ def _bench_features(g, f):
         )
 
 
+#: (name, threads per block, narrow groups, load-ahead, max registers or None)
+SPMM_VARIANTS = [
+    ("t128", 128, False, False, None),
+    ("t256", 256, False, False, None),
+    ("t128 uncapped", 128, False, False, 255),
+    ("t128 narrow", 128, True, False, None),
+    ("t128 ahead", 128, False, True, None),
+]
+
+_COMPILED: dict = {}
+
+
+def _compiled_with(regs):
+    """(pieces, rows) kernels compiled with ``max_registers=regs`` (None: the defaults)."""
+    if regs is None:
+        return None
+    from arraygnn.kernels.cuda import _launch, _row_reduce
+
+    key = (regs, _launch.LOAD_AHEAD)
+    if key not in _COMPILED:
+        from numba import cuda
+
+        rows = _row_reduce._rows_kernel_ahead if _launch.LOAD_AHEAD else _row_reduce._rows_kernel
+        _COMPILED[key] = (
+            cuda.jit(max_registers=regs)(_row_reduce._pieces_kernel.py_func),
+            cuda.jit(max_registers=regs)(rows.py_func),
+        )
+    return _COMPILED[key]
+
+
 def bench_variants(quick: bool) -> list[dict]:
     """SpMM launch variants side by side (``--variants``): threads per block x narrow row
     groups x load-ahead, each checked bit-identical to the first, against torch.sparse.mm
@@ -521,33 +551,30 @@ def bench_variants(quick: bool) -> list[dict]:
         for f in feats:
             x = cp.random.default_rng(f).standard_normal((n, f), dtype=cp.float32)
             first = {}
-            for threads in (128, 256):
-                for narrow in (False, True):
-                    for ahead in (False, True):
-                        name = f"t{threads} {'narrow' if narrow else 'wide'}" + (
-                            " ahead" if ahead else ""
-                        )
-                        _launch.NARROW_GROUPS, _launch.LOAD_AHEAD = narrow, ahead
-                        try:
-                            with config(cuda_threads_per_block=threads):
-                                for w, tag in ((None, "sum"), (wt, "sum w")):
-                                    got = ours.spmm(x, "sum", w)
-                                    if tag not in first:
-                                        first[tag] = got
-                                    elif not bool(cp.array_equal(first[tag], got)):
-                                        log(f"[variants] {name} {tag}: OTHER BITS")
-                                    ms = gpu_time_ms(lambda w=w: ours.spmm(x, "sum", w), repeat)  # noqa: B023
-                                    add(
-                                        label,
-                                        n,
-                                        e,
-                                        f,
-                                        f"{name} {tag}",
-                                        ms,
-                                        "spmm" if w is None else "spmm_w",
-                                    )
-                        finally:
-                            _launch.NARROW_GROUPS, _launch.LOAD_AHEAD = False, False
+            for name, threads, narrow, ahead, regs in SPMM_VARIANTS:
+                _launch.NARROW_GROUPS, _launch.LOAD_AHEAD = narrow, ahead
+                _row_reduce._KERNEL_OVERRIDE = _compiled_with(regs)
+                try:
+                    with config(cuda_threads_per_block=threads):
+                        for w, tag in ((None, "sum"), (wt, "sum w")):
+                            got = ours.spmm(x, "sum", w)
+                            if tag not in first:
+                                first[tag] = got
+                            elif not bool(cp.array_equal(first[tag], got)):
+                                log(f"[variants] {name} {tag}: OTHER BITS")
+                            ms = gpu_time_ms(lambda w=w: ours.spmm(x, "sum", w), repeat)  # noqa: B023
+                            add(
+                                label,
+                                n,
+                                e,
+                                f,
+                                f"{name} {tag}",
+                                ms,
+                                "spmm_w" if tag != "sum" else "spmm",
+                            )
+                finally:
+                    _launch.NARROW_GROUPS, _launch.LOAD_AHEAD = False, False
+                    _row_reduce._KERNEL_OVERRIDE = None
             ref = adj @ x
             err = float(cp.abs(first["sum"] - ref).max() / (cp.abs(ref).max() + 1e-30))
             log(f"[variants] {label} F={f}: max rel err vs cuSPARSE {err:.2e}")
@@ -563,19 +590,23 @@ def bench_variants(quick: bool) -> list[dict]:
                     gpu_time_ms(lambda: torch.sparse.mm(t_adj, t_x), repeat),  # noqa: B023
                 )
             cp.get_default_memory_pool().free_all_blocks()
-        for kern in ("_rows_kernel", "_rows_kernel_ahead", "_pieces_kernel"):
-            try:
-                regs = getattr(_row_reduce, kern).get_regs_per_thread()
-                log(f"[variants] registers per thread {kern}: {regs}")
-            except Exception as err:  # noqa: BLE001
-                log(f"[variants] registers {kern}: {type(err).__name__}: {err}")
+        kernels = [("default", (_row_reduce._pieces_kernel, _row_reduce._rows_kernel))]
+        kernels += [(str(k), v) for k, v in _COMPILED.items()]
+        for tag, pair in kernels:
+            for kern in pair:
+                for what in ("regs", "local_mem"):
+                    try:
+                        got = list(getattr(kern, f"get_{what}_per_thread")().values())
+                        log(f"[variants] {tag} {kern.py_func.__name__}: {what} {got}")
+                    except Exception as err:  # noqa: BLE001
+                        log(f"[variants] {tag} {what}: {type(err).__name__}: {err}")
         del ours
         cp.get_default_memory_pool().free_all_blocks()
     # host cost per call, Cora-size: many calls queued, one sync at the end
     src_h, dst_h = powerlaw_graph(2708, 10556, seed=0)
     ours = Ours(cp.asarray(src_h), cp.asarray(dst_h), 2708)
     x = cp.random.default_rng(0).standard_normal((2708, 64), dtype=cp.float32)
-    for sync in (True, False):
+    for sync in (False, True, False):
         _launch.CAI_SYNC = sync
         try:
             ours.spmm(x, "sum")

@@ -52,6 +52,13 @@ _IDENTITY = {SUM: 0.0, MEAN: 0.0, MAX: -math.inf, MIN: math.inf, PROD: 1.0}
 #: accumulators (features) per thread
 PER_THREAD = 4
 
+#: Compile options of the row and piece kernels. Capping registers at 32 lets an SM hold
+#: twice the warps (56 registers -> 36 resident warps per SM at 128 threads per block, 32
+#: -> 64), and these kernels wait on memory: measured on an H100, 1M / 10M graph, SpMM sum
+#: F = 64 3.86 -> 3.21 ms, F = 256 10.7 -> 8.2 ms, despite 80 bytes of local-memory spills
+#: (see NOTES.md). The simulator takes no such option.
+_KERNEL_OPTIONS: dict[str, Any] = {} if _launch._SIMULATOR else {"max_registers": 32}
+
 
 def group_shape(feats: int) -> tuple[int, int]:
     """``(G, chunks)``: threads per (row, feature chunk) and chunks per row for F features.
@@ -234,13 +241,25 @@ def _store(out, r, h, f, acc, reduce, deg):  # pragma: no cover - runs on the de
 
 @cuda.jit(device=True, inline=True, cache=True)
 def _lane(t, group, chunks, heads, feats):  # pragma: no cover - runs on the device
-    """Split work item ``t`` into (item, h, first feature, valid feature count)."""
-    lane = t % group
-    q = t // group
-    c = q % chunks
-    q = q // chunks
-    h = q % heads
-    item = q // heads
+    """Split work item ``t`` into (item, h, first feature, valid feature count).
+
+    ``group`` is a power of two: a mask and shifts instead of 64-bit divisions, which are
+    skipped too for one chunk or one head (the common case)."""
+    lane = t & (group - 1)
+    q = t
+    g = group
+    while g > 1:
+        q >>= 1
+        g >>= 1
+    c = 0
+    if chunks > 1:
+        c = q % chunks
+        q = q // chunks
+    h = 0
+    if heads > 1:
+        h = q % heads
+        q = q // heads
+    item = q
     f0 = c * group * 4 + lane
     nvalid = 0
     for k in range(4):
@@ -265,7 +284,7 @@ def _piece_rows_kernel(indptr, piece_row, chunk):  # pragma: no cover - runs on 
             piece_row[piece] = r
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **_KERNEL_OPTIONS)
 def _pieces_kernel(
     indptr,
     piece_row,
@@ -333,7 +352,7 @@ def _pieces_kernel(
             partials[piece, h, f0 + 3 * group] = a3
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **_KERNEL_OPTIONS)
 def _rows_kernel(
     indptr,
     gather,
@@ -420,7 +439,7 @@ def _rows_kernel(
             _store(out, r, h, f0 + 3 * group, a3, reduce, deg)
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **_KERNEL_OPTIONS)
 def _rows_kernel_ahead(
     indptr,
     gather,
@@ -508,6 +527,11 @@ def _rows_kernel_ahead(
             _store(out, r, h, f0 + 3 * group, a3, reduce, deg)
 
 
+#: ``(pieces kernel, rows kernel)`` to launch instead of the defaults (the same Python
+#: functions compiled with other options, e.g. ``max_registers``); benchmarks only.
+_KERNEL_OVERRIDE: tuple[Any, Any] | None = None
+
+
 def reduce_rows(
     indptr: Any,
     x: Any,
@@ -549,12 +573,13 @@ def reduce_rows(
         return out
     group, chunks = group_shape(feats)
     num_pieces = 2 * (-(-num_slots // chunk)) if num_slots > chunk else 0
+    pieces_kernel = _pieces_kernel if _KERNEL_OVERRIDE is None else _KERNEL_OVERRIDE[0]
     partials = xp.empty((max(num_pieces, 1), heads, feats), dtype=acc_dtype)
     if num_pieces:
         piece_row = xp.full(num_pieces, -1, dtype=np.dtype(idx_dtype))
         _launch.launch(_piece_rows_kernel, rows, indptr, piece_row, chunk)
         _launch.launch(
-            _pieces_kernel,
+            pieces_kernel,
             num_pieces * heads * chunks * group,
             indptr,
             piece_row,
@@ -575,6 +600,8 @@ def reduce_rows(
             one,
         )
     rows_kernel = _rows_kernel_ahead if _launch.LOAD_AHEAD else _rows_kernel
+    if _KERNEL_OVERRIDE is not None:  # tools/gpu_check.py --variants: other compile options
+        pieces_kernel, rows_kernel = _KERNEL_OVERRIDE
     _launch.launch(
         rows_kernel,
         rows * heads * chunks * group,
