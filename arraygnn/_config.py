@@ -36,7 +36,7 @@ class Settings:
 
     deterministic: bool = True
     validate: bool = False
-    cuda_threads_per_block: int = 256
+    cuda_threads_per_block: int = 128
     cuda_max_blocks: int = 65535
 
 
