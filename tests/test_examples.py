@@ -17,4 +17,5 @@ def test_example_runs(path):
     proc = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, timeout=300, env=env
     )
-    assert proc.returncode == 0, f"{path.name} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    tail = f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, f"{path.name} failed:\n{tail}"
