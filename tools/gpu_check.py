@@ -58,7 +58,7 @@ def run_tests(out_dir: Path, which: str = "all") -> dict:
         if "cuda" not in p.relative_to(ROOT).parts[1:2] and "cupy" in p.read_text()
     )
     results = {}
-    for name, targets in [("tests/cuda", ["tests/cuda"]), ("cupy tests", cupy_files)]:
+    for name, targets in [("cupy tests", cupy_files), ("tests/cuda", ["tests/cuda"])]:
         if not targets or (which == "cuda" and name != "tests/cuda"):
             continue
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", *targets]
