@@ -186,3 +186,33 @@ def test_load_ahead_rows_give_the_same_bits(monkeypatch, feats, reduce):
         csr.indptr, csr.indices, csr.kernel_perm, x, w, np.empty(outs[0].shape, np.float32), reduce
     )
     assert_close(outs[-1], expected, np.float32)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean"])
+def test_row_result_does_not_depend_on_its_csr_position(monkeypatch, reduce):
+    """Heavy rows are split from their own first slot, so the same row gives the same bits
+    wherever it sits in the CSR (what a partitioned graph or a subgraph relies on)."""
+    from arraygnn.kernels.cuda import _launch
+
+    monkeypatch.setattr(_launch, "HEAVY_ROW_EDGES", 4)
+    rng = np.random.default_rng(9)
+    degrees = np.array([9, 0, 13, 4, 5, 17, 1], dtype=np.int64)
+    num_src = 11
+    indices = rng.integers(0, num_src, int(degrees.sum()))
+    x = rng.standard_normal((num_src, 1, 3)).astype(np.float32) * 1e3
+    w = rng.standard_normal((int(degrees.sum()), 1)).astype(np.float32)
+
+    def run(lead):
+        """The same rows after a leading row of ``lead`` edges."""
+        deg = np.concatenate([[lead], degrees])
+        indptr = np.concatenate([[0], np.cumsum(deg)])
+        idx = np.concatenate([rng.integers(0, num_src, lead), indices])
+        ww = np.concatenate([np.ones((lead, 1), np.float32), w])
+        out = poisoned((deg.size, 1, 3), np.float32)
+        args = (indptr, idx, np.arange(idx.size), x, ww)
+        spmm.spmm_csr(*(to_dev(a) for a in args), out, reduce)
+        return to_host(out)[1:]
+
+    base = run(0)
+    for lead in (1, 2, 3, 5, 6):
+        assert np.array_equal(run(lead), base), lead

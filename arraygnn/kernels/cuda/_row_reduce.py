@@ -16,13 +16,18 @@ the group and amortised over four features, and each accumulator (float32 for fl
 values) is written once: no atomics, the same bits on every run and for every launch size.
 
 Power-law graphs have rows with tens of thousands of edges, and one group walking such a
-row would dominate the kernel. Rows with more than ``chunk`` edges are therefore split at
-global multiples of ``chunk``: a block of ``chunk`` CSR slots meets at most two such rows
-(the one holding its first slot, "side 0", and the one holding its last, "side 1"), so
-piece ``2 * block + side`` names each piece uniquely. A small kernel lists the heavy row of
-every piece, a second reduces each piece into a scratch array, and the row kernel combines
-a heavy row's pieces in block order. The order of operations depends only on the graph and
-``chunk``, never on the launch size or timing.
+row would dominate the kernel. Rows with more than ``chunk`` edges are therefore split into
+pieces of ``chunk`` slots counted from the row's own start (piece ``k`` of row ``r`` holds
+slots ``indptr[r] + k * chunk`` onwards), so a row's order of operations depends only on its
+own edge list and ``chunk``: never on where the row sits in the CSR (a partition of the graph,
+a subgraph or a batch gives the same bits for the same row), the launch size or timing. Each
+piece is named by the global block of ``chunk`` slots where it starts and whether it is its
+row's first piece: a block holds the start of at most one first piece (heavy rows are more
+than ``chunk`` slots apart) and of at most one later piece (a later piece of a row starts
+``chunk`` or more slots after the row's first slot, past every earlier row's slots), so
+``2 * block + (k > 0)`` is unique. A small kernel lists the row of every piece, a second
+reduces each piece into a scratch array, and the row kernel combines a heavy row's pieces in
+order of ``k``.
 """
 
 from __future__ import annotations
@@ -270,7 +275,7 @@ def _lane(t, group, chunks, heads, feats):  # pragma: no cover - runs on the dev
 
 @cuda.jit(cache=True)
 def _piece_rows_kernel(indptr, piece_row, chunk):  # pragma: no cover - runs on the device
-    """piece_row[2 * block + side] = the heavy row owning that piece (others stay -1)."""
+    """piece_row[2 * block + (k > 0)] = the heavy row owning that piece (others stay -1)."""
     rows = indptr.shape[0] - 1
     start = cuda.grid(1)
     stride = cuda.gridsize(1)
@@ -279,9 +284,8 @@ def _piece_rows_kernel(indptr, piece_row, chunk):  # pragma: no cover - runs on 
         hi = indptr[r + 1]
         if hi - lo <= chunk:
             continue
-        for block in range(lo // chunk, (hi - 1) // chunk + 1):
-            piece = 2 * block if lo <= block * chunk else 2 * block + 1
-            piece_row[piece] = r
+        for s in range(lo, hi, chunk):
+            piece_row[2 * (s // chunk) + (1 if s > lo else 0)] = r
 
 
 @cuda.jit(cache=True, **_KERNEL_OPTIONS)
@@ -315,9 +319,10 @@ def _pieces_kernel(
         r = piece_row[piece]
         if r < 0 or nvalid == 0:
             continue
-        bstart = (piece // 2) * chunk
-        lo = max(indptr[r], bstart)
-        hi = min(indptr[r + 1], bstart + chunk)
+        lo = indptr[r]
+        if piece % 2 == 1:  # a later piece: the first of the row's chunk steps in this block
+            lo += (((piece // 2) * chunk - lo + chunk - 1) // chunk) * chunk
+        hi = min(indptr[r + 1], lo + chunk)
         xh = h if x.shape[1] > 1 else 0
         wh = h if weights.shape[1] > 1 else 0
         a0, a1, a2, a3 = _accumulate(
@@ -421,8 +426,8 @@ def _rows_kernel(
                 acc_one,
             )
         else:
-            for block in range(lo // chunk, (hi - 1) // chunk + 1):
-                piece = 2 * block if lo <= block * chunk else 2 * block + 1
+            for s in range(lo, hi, chunk):
+                piece = 2 * (s // chunk) + (1 if s > lo else 0)
                 a0 = _combine(a0, partials[piece, h, f0], reduce)
                 if nvalid > 1:
                     a1 = _combine(a1, partials[piece, h, f0 + group], reduce)
@@ -509,8 +514,8 @@ def _rows_kernel_ahead(
                 acc_one,
             )
         else:
-            for block in range(lo // chunk, (hi - 1) // chunk + 1):
-                piece = 2 * block if lo <= block * chunk else 2 * block + 1
+            for s in range(lo, hi, chunk):
+                piece = 2 * (s // chunk) + (1 if s > lo else 0)
                 a0 = _combine(a0, partials[piece, h, f0], reduce)
                 if nvalid > 1:
                     a1 = _combine(a1, partials[piece, h, f0 + group], reduce)
