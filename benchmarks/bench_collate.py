@@ -97,18 +97,30 @@ def jraph_batch_np_inline(graphs: list) -> tuple:
 clock = time.process_time
 
 
-def rate(fn: Callable[[], object], graphs: int, budget: float, min_repeats: int) -> float:
-    """Graphs per second: the best of repeated timings within ``budget`` seconds."""
-    fn()
-    best = float("inf")
+def rates(
+    fns: dict[str, Callable[[], object]],
+    graphs: int,
+    budget: float,
+    min_repeats: int,
+    block: int = 10,
+) -> dict[str, float]:
+    """Graphs per second of each function: the best single call, timed in rounds. Each round
+    runs every method in turn for ``block`` consecutive calls (after one untimed call, so its
+    caches and freed memory are its own again), until each method had ``budget`` seconds.
+    A burst of load on the shared machine then hits every method alike instead of whichever
+    happened to be running, and no method is timed right after another one's allocations."""
+    best = dict.fromkeys(fns, float("inf"))
     start = time.perf_counter()
-    reps = 0
-    while reps < min_repeats or time.perf_counter() - start < budget:
-        t = clock()
-        fn()
-        best = min(best, clock() - t)
-        reps += 1
-    return graphs / best
+    rounds = 0
+    while rounds < min_repeats or time.perf_counter() - start < budget * len(fns):
+        for name, fn in fns.items():
+            fn()
+            for _ in range(block):
+                t = clock()
+                fn()
+                best[name] = min(best[name], clock() - t)
+        rounds += 1
+    return {name: graphs / t for name, t in best.items()}
 
 
 def main() -> None:
@@ -116,11 +128,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="CI-size: short timing budget")
     args = parser.parse_args()
     budget, min_reps = (0.05, 2) if args.quick else (1.0, 5)
-    epoch_reps = 1 if args.quick else 5
+    epoch_reps = 1 if args.quick else 9
 
     has_pyg = importlib.util.find_spec("torch_geometric") is not None
     has_jraph = importlib.util.find_spec("jraph") is not None
-    print("timings: process CPU time (best of repeats), so a shared machine's load cancels out")
+    print("timings: process CPU time, best of repeats taken round-robin across methods")
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, numpy {np.__version__}"
@@ -195,25 +207,18 @@ def main() -> None:
         sub_dicts = [pool[i] for i in idx]
         sub_ours = [ours[i] for i in idx]
         sub_jr = [jr[i] for i in idx]
-        rows = {
-            "arraygnn Batch.from_data_list": rate(
-                lambda s=sub_ours: Batch.from_data_list(s), size, budget, min_reps
-            ),
-            "arraygnn PackedDataset.collate": rate(
-                lambda i=idx: packed.collate(i), size, budget, min_reps
-            ),
-            "NumPy lower bound": rate(
-                lambda s=sub_dicts: numpy_lower_bound(s), size, budget, min_reps
-            ),
-            "jraph batch_np" + ("" if has_jraph else " (inline)"): rate(
-                lambda s=sub_jr: jraph_batch(s), size, budget, min_reps
+        fns = {
+            "arraygnn Batch.from_data_list": lambda s=sub_ours: Batch.from_data_list(s),
+            "arraygnn PackedDataset.collate": lambda i=idx: packed.collate(i),
+            "NumPy lower bound": lambda s=sub_dicts: numpy_lower_bound(s),
+            "jraph batch_np" + ("" if has_jraph else " (inline)"): (
+                lambda s=sub_jr: jraph_batch(s)
             ),
         }
         if has_pyg:
             sub_pyg = [pyg[i] for i in idx]
-            rows["PyG Batch.from_data_list"] = rate(
-                lambda s=sub_pyg: PygBatch.from_data_list(s), size, budget, min_reps
-            )
+            fns["PyG Batch.from_data_list"] = lambda s=sub_pyg: PygBatch.from_data_list(s)
+        rows = rates(fns, size, budget, min_reps)
         base_pyg = rows.get("PyG Batch.from_data_list")
         base_np = rows["NumPy lower bound"]
         for name, r in rows.items():
@@ -270,10 +275,12 @@ def main() -> None:
 
         epochs["PyG DataLoader"] = epoch_pyg
     print(f"one shuffled epoch: {n_graphs} NCI molecules, batch_size={bs}")
-    times = {}
-    for name, fn in epochs.items():
+    for fn in epochs.values():
         fn()
-        times[name] = min(_timed(fn) for _ in range(epoch_reps))
+    times = dict.fromkeys(epochs, float("inf"))
+    for _ in range(epoch_reps):  # round-robin, as in rates()
+        for name, fn in epochs.items():
+            times[name] = min(times[name], _timed(fn))
     ref = times["arraygnn DataLoader(PackedDataset)"]
     for name, t in times.items():
         print(
