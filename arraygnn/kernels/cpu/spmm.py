@@ -6,8 +6,7 @@ Node-parallel and deterministic: each worker owns whole row blocks of about equa
 (see ``_blocks``), accumulates each row in slot order in the output row itself (it stays
 in L1 while the row's neighbours stream through), and writes nothing else. No [E, F]
 message array, no atomics. Size-1 head dims of ``x`` / ``weight`` broadcast. The row of
-the slot ``PREFETCH_DISTANCE`` ahead is prefetched (random row reads are the cost), and its
-edge weight too when the CSR permutes edges (``weight[perm[j]]`` is a random read as well).
+the slot ``PREFETCH_DISTANCE`` ahead is prefetched (random row reads are the cost).
 """
 
 from __future__ import annotations
@@ -47,9 +46,6 @@ def _spmm_rows(indptr, indices, perm, x, weight, out, code, r0, r1):  # pragma: 
         for j in range(lo, hi):
             if j + ahead < nnz:
                 prefetch_row(x, indices[j + ahead])
-                if weight is not None and perm is not None:
-                    # edge weights are read in slot order through perm: random too
-                    prefetch_row(weight, perm[j + ahead])
             s = indices[j]
             e = j if perm is None else perm[j]
             first = j == lo
