@@ -27,19 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-# RULE: these tables must match arraygnn/datasets/molecules.py (ATOM_FEATURES, BOND_FEATURES).
-ATOM_FEATURES = (
-    "atomic_num",
-    "degree",
-    "formal_charge",
-    "num_hs",
-    "aromatic",
-    "hybridization",
-    "in_ring",
-    "chirality",
-    "num_radical_electrons",
-)
-BOND_FEATURES = ("bond_type", "conjugated", "in_ring")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The feature columns are the package's own tables (numpy-only module, no arraygnn extras).
+from arraygnn.datasets.molecules import ATOM_FEATURES, BOND_FEATURES  # noqa: E402
+
 HYBRIDIZATION_CODES = {"S": 1, "SP": 2, "SP2": 3, "SP3": 4, "SP3D": 5, "SP3D2": 6}  # else 0
 CHIRALITY_CODES = {"CHI_TETRAHEDRAL_CW": 1, "CHI_TETRAHEDRAL_CCW": 2}  # unspecified 0, other 3
 BOND_TYPE_CODES = {"SINGLE": 1, "DOUBLE": 2, "TRIPLE": 3, "AROMATIC": 4}  # else 0
