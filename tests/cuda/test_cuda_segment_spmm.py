@@ -216,3 +216,25 @@ def test_row_result_does_not_depend_on_its_csr_position(monkeypatch, reduce):
     base = run(0)
     for lead in (1, 2, 3, 5, 6):
         assert np.array_equal(run(lead), base), lead
+
+
+@pytest.mark.parametrize("reduce", ["sum", "max"])
+def test_slot_ordered_weights_give_the_same_bits(reduce):
+    """What ``ops.spmm`` does with edge weights: gather them into CSR slot order (the CUDA
+    gather kernel) and pass no permutation; the same bits as reading them through ``perm``."""
+    from arraygnn.kernels.cuda import gather
+
+    case, csr = case_csr("power-law", np.int32)
+    assert not np.array_equal(csr.perm, np.arange(case.num_edges))  # a real permutation
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((case.num_src_nodes, 2, 5)).astype(np.float32)
+    w = rng.standard_normal((case.num_edges, 2)).astype(np.float32)
+    indptr, indices, perm = to_dev(csr.indptr), to_dev(csr.indices), to_dev(csr.perm)
+    shape = (case.num_dst_nodes, 2, 5)
+    via_perm = poisoned(shape, np.float32)
+    spmm.spmm_csr(indptr, indices, perm, to_dev(x), to_dev(w), via_perm, reduce)
+    w_slots = poisoned(w.shape, np.float32)
+    gather.gather_rows(to_dev(w), perm, w_slots)
+    slot_ordered = poisoned(shape, np.float32)
+    spmm.spmm_csr(indptr, indices, None, to_dev(x), w_slots, slot_ordered, reduce)
+    assert np.array_equal(to_host(via_perm), to_host(slot_ordered))
