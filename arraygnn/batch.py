@@ -194,9 +194,25 @@ class Batch(Data):
         default_hooks = all(
             t.__inc__ is Data.__inc__ and t.__cat_dim__ is Data.__cat_dim__ for t in types
         )
-        node_counts = _node_counts(data_list, types)
+        # every key's values in one C-level pass per key (twice as fast as transposing
+        # per-graph tuples with zip); a KeyError means some graph lacks a key
+        try:
+            columns: list[list[Any]] = [list(map(itemgetter(k), stores)) for k in keys]
+        except KeyError:
+            _check_keys(data_list, set(first_keys) - set(keys))
+            raise
+        x_column = columns[keys.index("x")] if "x" in keys else None
+        node_counts = _node_counts(data_list, types, stores, x_column)
         return _collate(
-            cls, data_cls, data_list, stores, keys, set(follow), default_hooks, node_counts
+            cls,
+            data_cls,
+            data_list,
+            stores,
+            keys,
+            columns,
+            set(follow),
+            default_hooks,
+            node_counts,
         )
 
     @classmethod
@@ -328,18 +344,27 @@ class Batch(Data):
 
 
 # -------------------------------------------------------------------- internals
-def _node_counts(data_list: Sequence[Data], types: set[type]) -> np.ndarray | None:
-    """num_nodes of every graph as int64 [G], or None when some graph's is unknown."""
+def _node_counts(
+    data_list: Sequence[Data],
+    types: set[type],
+    stores: list[dict[str, Any]],
+    x_column: list[Any] | None,
+) -> np.ndarray | None:
+    """num_nodes of every graph as int64 [G], or None when some graph's is unknown.
+
+    ``x_column`` is every graph's ``x`` when gathered already (saves a pass over the
+    graphs: each pass over a thousand small objects costs cache misses after a collate).
+    """
     g = len(data_list)
     if all(t.num_nodes is Data.num_nodes for t in types):
-        first = data_list[0]._store
+        first = stores[0]
         try:
             if "num_nodes" in first:
-                return np.fromiter((d._store["num_nodes"] for d in data_list), np.int64, g)
+                return np.fromiter(map(itemgetter("num_nodes"), stores), np.int64, g)
             x = first.get("x")
             if x is not None and getattr(x, "ndim", 0) >= 1:
-                stores = map(attrgetter("_store"), data_list)
-                return np.fromiter(map(len, map(itemgetter("x"), stores)), np.int64, g)
+                xs = x_column if x_column is not None else map(itemgetter("x"), stores)
+                return np.fromiter(map(len, xs), np.int64, g)
         except (KeyError, AttributeError, IndexError, TypeError):
             pass
     counts = [d.num_nodes for d in data_list]
@@ -349,9 +374,18 @@ def _node_counts(data_list: Sequence[Data], types: set[type]) -> np.ndarray | No
 
 
 def _sizes_along(values: Sequence[Any], cat: int, g: int) -> np.ndarray:
-    """``[v.shape[cat] for v in values]`` as int64, iterated in C (map, not a genexpr)."""
+    """``[v.shape[cat] for v in values]`` as int64, iterated in C (map, not a genexpr).
+
+    For the last dimension of 2-D arrays (``edge_index`` [2, E]) it reads ``v.size`` and
+    divides by graph 0's row count (one attribute read per graph instead of two); a graph
+    whose row count differs then gets a wrong size, but the concatenation into the
+    output shape these sizes give fails and ``_diagnose`` names that graph.
+    """
     if cat == 0:
         return np.fromiter(map(len, values), np.int64, g)
+    v0 = values[0]
+    if cat == 1 and v0.ndim == 2 and v0.shape[0] > 0:
+        return np.fromiter(map(attrgetter("size"), values), np.int64, g) // v0.shape[0]
     return np.fromiter(map(itemgetter(cat), map(attrgetter("shape"), values)), np.int64, g)
 
 
@@ -384,6 +418,7 @@ def _collate(
     data_list: Sequence[Data],
     stores: list[dict[str, Any]],
     keys: list[str],
+    columns: list[list[Any]],
     follow: set[str],
     default_hooks: bool,
     node_counts: np.ndarray | None,
@@ -398,14 +433,7 @@ def _collate(
     graph_range = np.arange(g + 1, dtype=np.int64)
     arena = _Arena()
     plans: list[tuple[str, list[Any], int | None, np.ndarray, int, int | None]] = []
-    # pass 1: sizes and output shapes of every key; scalars and objects done here.
-    # Every key's values in one C-level pass per key (twice as fast as transposing
-    # per-graph tuples with zip).
-    try:
-        columns: list[list[Any]] = [list(map(itemgetter(k), stores)) for k in keys]
-    except KeyError:
-        _check_keys(data_list, set(stores[0]) - set(keys))
-        raise
+    # pass 1: sizes and output shapes of every key; scalars and objects done here
     for key, values in zip(keys, columns):
         v0 = values[0]
         if key == "num_nodes" and isinstance(v0, _SCALARS):
@@ -477,9 +505,10 @@ def _collate(
             else:
                 shape[cat] = int(sizes.sum())
             out = xp.empty(tuple(shape), dtype=v0.dtype)
-        inc = _fill_array(key, data_list, values, out, cat, sizes, default_hooks, node_counts)
+        sl = _ptr(sizes)
+        inc = _fill_array(key, data_list, values, out, cat, sizes, sl, default_hooks, node_counts)
         store[key] = out
-        slices[key], incs[key], cat_dims[key] = _ptr(sizes), inc, cat
+        slices[key], incs[key], cat_dims[key] = sl, inc, cat
         kinds[key] = "cat" if cat is not None else "stack"
         if follow_handle is not None:
             ids = arena.get(follow_handle)
@@ -590,7 +619,7 @@ def _plan_array(
         return None, np.ones(g, dtype=np.int64), (g,) + tuple(v0.shape)
     try:
         sizes = sizes_hint if sizes_hint is not None and cat == 0 else _sizes_along(values, cat, g)
-    except (TypeError, IndexError) as err:
+    except (TypeError, IndexError, AttributeError) as err:
         raise _diagnose(key, values, cat, err) from err
     shape = list(v0.shape)
     shape[cat] = int(sizes.sum())
@@ -604,10 +633,13 @@ def _fill_array(
     out: Any,
     cat: int | None,
     sizes: np.ndarray,
+    sl: np.ndarray,
     default_hooks: bool,
     node_counts: np.ndarray | None,
 ) -> np.ndarray:
-    """Concatenate (or stack) ``values`` into ``out``, add increments; return them [G, ...]."""
+    """Concatenate (or stack) ``values`` into ``out``, add increments; return them [G, ...].
+
+    ``sl`` is ``[0, cumsum(sizes)...]`` (the key's slices)."""
     g = len(values)
     xp = get_namespace(out)
     try:
@@ -617,7 +649,6 @@ def _fill_array(
             xp.concatenate(values, axis=cat, out=out, casting="no")
     except (ValueError, TypeError, IndexError) as err:
         raise _diagnose(key, values, cat, err) from err
-    sl = _ptr(sizes)
     # increments
     if default_hooks:
         if not _is_index_key(key):
@@ -681,11 +712,11 @@ def _check_local_ids(
     if xp is np and cat == 1 and out.ndim == 2:
         # one pass: seen as unsigned, a negative id is huge, so `id < n` checks both ends
         u = out.view(np.dtype(f"u{out.dtype.itemsize}"))
-        hi_u = np.maximum.reduce(u, axis=0) if u.shape[0] > 1 else u[0]
-        if hi_u.shape[0]:
-            # the largest id of each graph with edges: reduceat over its columns
+        if u.shape[1]:
+            # the largest id of each graph with edges: reduceat over its columns, row by
+            # row (contiguous), then the larger of the rows
             has = sizes > 0
-            graph_max = np.maximum.reduceat(hi_u, sl[:-1][has])
+            graph_max = np.maximum.reduceat(u, sl[:-1][has], axis=1).max(axis=0)
             if (graph_max < counts[has].astype(u.dtype)).all():
                 return
     if cat == 1 and out.ndim == 2:

@@ -246,6 +246,28 @@ def g(n=3, **kw):
             TypeError,
             "key 'edge_index' in graph 0: must hold integers",
         ),
+        # edge counts are read as size // rows: a graph with other rows, or a flat or a
+        # non-array edge_index, must still be named (the concatenation catches it)
+        (
+            [g(), g(edge_index=np.array([[0, 1], [1, 2], [2, 0]]))],
+            ValueError,
+            r"key 'edge_index' in graph 1: has shape \[3, 2\], graph 0 has \[2, 2\]",
+        ),
+        (
+            [g(), g(edge_index=np.array([[0, 1, 1, 2], [1, 2, 0, 1]])[:1])],
+            ValueError,
+            r"key 'edge_index' in graph 1: has shape \[1, 4\], graph 0 has \[2, 2\]",
+        ),
+        (
+            [g(), g(edge_index=np.array([0, 1, 1, 2]))],
+            ValueError,
+            "key 'edge_index' in graph 1: has shape \\[4\\], graph 0 has \\[2, 2\\] \\(different",
+        ),
+        (
+            [g(), g(edge_index=[[0, 1], [1, 2]])],
+            TypeError,
+            "key 'edge_index' in graph 1: is a list",
+        ),
         ([g(y=1), g(y="a")], TypeError, "key 'y' in graph 1: is a str"),
         ([g(y=np.ones(1)), g(y=3.0)], TypeError, "key 'y' in graph 1: is a float"),
         ([g(), "not data"], TypeError, "graph 1 is a str"),
