@@ -6,8 +6,9 @@ RULE: an empty segment gives 0 for every reduction (TF-GNN's ``max_no_inf`` conv
 never ``-inf`` / ``inf`` / 1.
 RULE: ``mean`` is sum / max(count, 1) (integer values: floor division).
 RULE: deterministic: each segment is reduced by one worker in edge order, so results are
-the same bits on every run and thread count (CPU: each worker owns a range of segments
-and scans the index; CUDA: the index is stably sorted into a CSR first, unless
+the same bits on every run and thread count (CPU: an owner streams the edges, or, for
+large outputs, cache-sized tiles of segments each fold their edges in edge order; see
+``arraygnn.kernels.cpu.scatter``; CUDA: the index is stably sorted into a CSR first, unless
 ``arraygnn.config(deterministic=False)`` allows the atomic kernel).
 RULE: float16 values accumulate in float32; NaN propagates through max / min.
 
@@ -93,7 +94,7 @@ def scatter(src: Any, index: Any, dim_size: int, reduce: str = "sum") -> Any:
         return xp.zeros((dim_size,) + tail, dtype=src.dtype)
     ok = use_kernels(src)
     if xp is np or not settings.deterministic:
-        # CPU: owner-computes COO kernel (deterministic, no sort); CUDA: atomic kernel,
+        # CPU: deterministic COO kernels (owner / tiled / sorted); CUDA: atomic kernel,
         # only when the caller allowed non-deterministic results
         work = compute_dtype(xp, src.dtype) if ok else src.dtype
         x3 = xp.ascontiguousarray(src).astype(work, copy=False).reshape(src.shape[0], 1, width)

@@ -180,6 +180,52 @@ def test_cpu_scatter_paths_give_the_same_bits(monkeypatch):
         assert a.tobytes() == b.tobytes()
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_cpu_tiled_scatter_gives_the_owner_bits(monkeypatch, threads):
+    """The tiled path (large outputs) folds each row's edges in edge order like the owner
+    path (checked against the reference in the op matrix): forced on every labelled case
+    (tiny tiles too, so rows span many tiles and many tiles have no edges), float16 /
+    float32 / float64 values (integers run on the reference path), int32 / int64 indices
+    and 1 or 2 threads."""
+    import numba
+
+    from arraygnn.kernels.cpu import scatter as cpu_scatter
+    from arraygnn.testing.cases import CASE_NAMES, get_case
+
+    rng = np.random.default_rng(11)
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        for name in CASE_NAMES:
+            for index_dtype in (np.int32, np.int64):
+                case = get_case(name, index_dtype)
+                dst = case.edge_index[1]
+                for dtype in (np.float16, np.float32, np.float64):
+                    shape = (dst.shape[0], 2, 3)
+                    src = (1 + 0.1 * rng.standard_normal(shape)).astype(dtype)
+                    for reduce in REDUCES:
+                        monkeypatch.setattr(cpu_scatter, "TILED_MIN_OUT_BYTES", 1 << 60)
+                        owner = ops.scatter(src, dst, case.num_dst_nodes, reduce)
+                        for tile_bytes in (1, 48, 1 << 20):
+                            monkeypatch.setattr(cpu_scatter, "TILED_MIN_OUT_BYTES", 0)
+                            monkeypatch.setattr(cpu_scatter, "TILE_BYTES", tile_bytes)
+                            tiled = ops.scatter(src, dst, case.num_dst_nodes, reduce)
+                            assert tiled.dtype == owner.dtype, (name, reduce)
+                            assert tiled.tobytes() == owner.tobytes(), (name, dtype, reduce)
+    finally:
+        numba.set_num_threads(old)
+
+
+def test_cpu_tiled_scatter_tile_sizes():
+    """Rows per tile: TILE_BYTES of rows, a power of two, 1 to 65536 (uint16 rows)."""
+    from arraygnn.kernels.cpu.scatter import TILE_BYTES, _tile_shift
+
+    assert 1 << _tile_shift(256) == TILE_BYTES // 256
+    assert _tile_shift(10**9) == 0
+    assert _tile_shift(1) == 16
+    assert 1 << _tile_shift(100) <= TILE_BYTES // 100 < 2 << _tile_shift(100)
+
+
 def _force_path(monkeypatch, serial_work):
     import importlib
 
