@@ -84,7 +84,7 @@ class _Arena:
 def _exclusive_cumsum(a: np.ndarray) -> np.ndarray:
     out = np.zeros_like(a)
     if a.shape[0] > 1:
-        np.cumsum(a[:-1], axis=0, out=out[1:])
+        a[:-1].cumsum(axis=0, out=out[1:])
     return out
 
 
@@ -93,7 +93,7 @@ def _ptr(sizes: np.ndarray, aligned: bool = False) -> np.ndarray:
     n = sizes.shape[0] + 1
     ptr = aligned_empty((n,), np.int64) if aligned else np.empty(n, np.int64)
     ptr[0] = 0
-    np.cumsum(sizes, out=ptr[1:])
+    sizes.cumsum(out=ptr[1:])
     return ptr
 
 
@@ -520,7 +520,7 @@ def _collate(
             vec[...] = np.repeat(np.arange(g, dtype=np.int64), node_counts)
             ptr = arena.get(ptr_handle)
             ptr[0] = 0
-            np.cumsum(node_counts, out=ptr[1:])
+            node_counts.cumsum(out=ptr[1:])
             store["batch"], store["ptr"] = vec, ptr
         else:
             store["batch"] = _repeat_graph_ids(node_counts, xp)
