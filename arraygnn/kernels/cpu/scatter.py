@@ -15,9 +15,10 @@ on every run, thread count and path:
   groups of them) and fold each tile's edges into it while it stays in cache, prefetching
   the ``x`` rows ahead. The random read-modify-writes of DRAM rows become cache hits, and
   the price is reading ``x`` in a forward-skipping order and 6 bytes per edge of lists.
-  Measured on the 2-core box, 1M rows / 10M edges: F = 64 sum 411 vs 539 ms (owner),
-  F = 16 sum 171 vs 336 ms; at 100k rows (25 MB output, in L3) the owner path wins
-  (22 vs 31 ms), hence the threshold.
+  Measured through ``ops.scatter`` on the 2-core box (L3 32 MiB), 1M rows / 10M edges:
+  F = 64 sum / mean / max 349 / 433 / 349 ms vs 507 / 512 / 531 ms on the owner path,
+  F = 16 sum 192 vs 304 ms; at 100k rows (25.6 MB output, in L3) the owner path wins
+  (22 vs 31 ms), hence the threshold (benchmarks/RESULTS.md).
 - **sorted** (small outputs, more threads): a counting sort of the index into a CSR,
   then the row-parallel ``segment_csr``.
 """
