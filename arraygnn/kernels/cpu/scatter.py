@@ -78,28 +78,22 @@ def _finish_row(out, r, k, code, width):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _scatter_kernel(index, x, out, code, nparts):  # pragma: no cover - compiled
+def _owner_kernel(index, x, out, code):  # pragma: no cover - compiled
+    """The owner path: stream the edges in order, fold each into its output row."""
     rows = out.shape[0]
     width = out.shape[1]
     num = index.shape[0]
     ahead = PREFETCH_DISTANCE
-    for p in range(nparts):
-        r0 = (rows * p) // nparts
-        r1 = (rows * (p + 1)) // nparts
-        count = np.zeros(r1 - r0, dtype=np.int64)
-        for e in range(num):
-            if e + ahead < num:
-                q = index[e + ahead]
-                if q >= r0 and q < r1:
-                    prefetch_row(out, q)
-            r = index[e]
-            if r < r0 or r >= r1:
-                continue
-            k = count[r - r0]
-            count[r - r0] = k + 1
-            _fold_row(out, r, x, e, k, code, width)
-        for r in range(r0, r1):
-            _finish_row(out, r, count[r - r0], code, width)
+    count = np.zeros(rows, dtype=np.int64)
+    for e in range(num):
+        if e + ahead < num:
+            prefetch_row(out, index[e + ahead])
+        r = index[e]
+        k = count[r]
+        count[r] = k + 1
+        _fold_row(out, r, x, e, k, code, width)
+    for r in range(rows):
+        _finish_row(out, r, count[r], code, width)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -203,5 +197,5 @@ def scatter_coo(index: Any, x: Any, out: Any, reduce: str) -> Any:
         perm = np.empty(num, dtype=index.dtype)
         csr_from_keys(index, indptr, perm)
         return segment_csr(indptr, perm, x, out, reduce)
-    _scatter_kernel(index, x2, out2, code, 1)
+    _owner_kernel(index, x2, out2, code)
     return out
