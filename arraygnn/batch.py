@@ -432,7 +432,7 @@ def _collate(
     xp_seen: ModuleType | None = None
     graph_range = np.arange(g + 1, dtype=np.int64)
     arena = _Arena()
-    plans: list[tuple[str, list[Any], int | None, np.ndarray, int, int | None]] = []
+    plans: list[tuple[str, list[Any], int | None, np.ndarray, np.ndarray, int, int | None]] = []
     # pass 1: sizes and output shapes of every key; scalars and objects done here
     for key, values in zip(keys, columns):
         v0 = values[0]
@@ -455,16 +455,16 @@ def _collate(
             hint = None  # x's row counts are the node counts computed already
             if default_hooks and key == "x" and "num_nodes" not in stores[0]:
                 hint = node_counts
-            cat, sizes, shape = _plan_array(key, data_list, values, default_hooks, g, hint)
+            cat, sizes, sl, shape = _plan_array(key, data_list, values, default_hooks, g, hint)
             handle = arena.reserve(shape, v0.dtype) if xp is np else -1
             follow_handle = None
             if key in follow:
-                follow_handle = arena.reserve((int(sizes.sum()),), np.int64)
+                follow_handle = arena.reserve((int(sl[-1]),), np.int64)
             store[key] = None  # keeps the key order; filled in pass 2
             slices[key] = incs[key] = cat_dims[key] = kinds[key] = None
             if key in follow:
                 store[key + "_batch"] = None
-            plans.append((key, values, cat, sizes, handle, follow_handle))
+            plans.append((key, values, cat, sizes, sl, handle, follow_handle))
         elif isinstance(v0, _SCALARS):
             arr = _scalar_array(key, values)
             store[key] = arr
@@ -489,12 +489,13 @@ def _collate(
                 raise ValueError(f"Batch.from_data_list: follow_batch key {key!r} is not an array")
     xp = xp_seen or np
     batch_handle = ptr_handle = None
-    if node_counts is not None and xp is np:
-        batch_handle = arena.reserve((int(node_counts.sum()),), np.int64)
+    node_ptr = _ptr(node_counts) if node_counts is not None else None
+    if node_ptr is not None and xp is np:
+        batch_handle = arena.reserve((int(node_ptr[-1]),), np.int64)
         ptr_handle = arena.reserve((g + 1,), np.int64)
     arena.allocate()
     # pass 2: concatenate into the reserved outputs, add increments
-    for key, values, cat, sizes, handle, follow_handle in plans:
+    for key, values, cat, sizes, sl, handle, follow_handle in plans:
         v0 = values[0]
         if handle >= 0:
             out = arena.get(handle)
@@ -503,10 +504,11 @@ def _collate(
             if cat is None:
                 shape.insert(0, g)
             else:
-                shape[cat] = int(sizes.sum())
+                shape[cat] = int(sl[-1])
             out = xp.empty(tuple(shape), dtype=v0.dtype)
-        sl = _ptr(sizes)
-        inc = _fill_array(key, data_list, values, out, cat, sizes, sl, default_hooks, node_counts)
+        inc = _fill_array(
+            key, data_list, values, out, cat, sizes, sl, default_hooks, node_counts, node_ptr, xp
+        )
         store[key] = out
         slices[key], incs[key], cat_dims[key] = sl, inc, cat
         kinds[key] = "cat" if cat is not None else "stack"
@@ -514,17 +516,16 @@ def _collate(
             ids = arena.get(follow_handle)
             ids[...] = np.repeat(np.arange(g, dtype=np.int64), sizes)
             store[key + "_batch"] = ids if xp is np else xp.asarray(ids)
-    if node_counts is not None:
+    if node_counts is not None and node_ptr is not None:
         if batch_handle is not None:
             vec = arena.get(batch_handle)
             vec[...] = np.repeat(np.arange(g, dtype=np.int64), node_counts)
             ptr = arena.get(ptr_handle)
-            ptr[0] = 0
-            node_counts.cumsum(out=ptr[1:])
+            ptr[...] = node_ptr
             store["batch"], store["ptr"] = vec, ptr
         else:
             store["batch"] = _repeat_graph_ids(node_counts, xp)
-            store["ptr"] = xp.asarray(_ptr(node_counts))
+            store["ptr"] = xp.asarray(node_ptr)
     return cls._new(store, data_cls, g, (slices, incs, cat_dims, kinds))
 
 
@@ -552,7 +553,7 @@ def _diagnose(key: str, values: Sequence[Any], cat: int | None, err: Exception) 
                 "(never mixed; move them to one device)",
                 TypeError,
             )
-        if v.dtype != v0.dtype:
+        if not np.can_cast(v.dtype, v0.dtype, casting="equiv"):  # byte order aside
             return _key_error(
                 key,
                 i,
@@ -587,11 +588,12 @@ def _plan_array(
     default_hooks: bool,
     g: int,
     sizes_hint: np.ndarray | None = None,
-) -> tuple[int | None, np.ndarray, tuple[int, ...]]:
-    """Concatenation dim, per-graph sizes along it and the output shape of one array key."""
+) -> tuple[int | None, np.ndarray, np.ndarray, tuple[int, ...]]:
+    """Concatenation dim, per-graph sizes along it, their slices ``[0, cumsum...]`` and the
+    output shape of one array key."""
     v0 = values[0]
     # RULE: mixed array kinds / non-arrays are found by _diagnose when the concatenation
-    # (casting="no") or the size pass fails, so the fast path pays no per-graph type check.
+    # (casting="equiv") or the size pass fails, so the fast path pays no per-graph type check.
     if not default_hooks and len(set(map(type, values))) > 1:
         raise _diagnose(key, values, None, TypeError("mixed value types"))
     # concatenation dimension
@@ -616,14 +618,15 @@ def _plan_array(
             )
         cat = c
     if cat is None:
-        return None, np.ones(g, dtype=np.int64), (g,) + tuple(v0.shape)
+        return None, np.ones(g, dtype=np.int64), np.arange(g + 1, dtype=np.int64), (g,) + v0.shape
     try:
         sizes = sizes_hint if sizes_hint is not None and cat == 0 else _sizes_along(values, cat, g)
     except (TypeError, IndexError, AttributeError) as err:
         raise _diagnose(key, values, cat, err) from err
+    sl = _ptr(sizes)
     shape = list(v0.shape)
-    shape[cat] = int(sizes.sum())
-    return cat, sizes, tuple(shape)
+    shape[cat] = int(sl[-1])
+    return cat, sizes, sl, tuple(shape)
 
 
 def _fill_array(
@@ -636,24 +639,27 @@ def _fill_array(
     sl: np.ndarray,
     default_hooks: bool,
     node_counts: np.ndarray | None,
+    node_ptr: np.ndarray | None,
+    xp: ModuleType,
 ) -> np.ndarray:
-    """Concatenate (or stack) ``values`` into ``out``, add increments; return them [G, ...].
+    """Concatenate (or stack) ``values`` into ``out`` (an array of ``xp``), add increments;
+    return them [G, ...].
 
-    ``sl`` is ``[0, cumsum(sizes)...]`` (the key's slices)."""
+    ``sl`` is ``[0, cumsum(sizes)...]`` (the key's slices), ``node_ptr`` the same for
+    ``node_counts``."""
     g = len(values)
-    xp = get_namespace(out)
     try:
         if cat is None:
-            xp.stack(values, axis=0, out=out, casting="no")
+            xp.stack(values, axis=0, out=out, casting="equiv")
         else:
-            xp.concatenate(values, axis=cat, out=out, casting="no")
+            xp.concatenate(values, axis=cat, out=out, casting="equiv")
     except (ValueError, TypeError, IndexError) as err:
         raise _diagnose(key, values, cat, err) from err
     # increments
     if default_hooks:
         if not _is_index_key(key):
             return np.zeros(g, np.int64)
-        if node_counts is None:
+        if node_counts is None or node_ptr is None:
             i = _first_unknown_num_nodes(data_list)
             raise _key_error(
                 key,
@@ -662,15 +668,18 @@ def _fill_array(
                 "num_nodes=; it is never guessed from edge_index.max() + 1)",
             )
         raw = node_counts
+        if node_ptr[-1] == 0:
+            return np.zeros(g, np.int64)
+        cum = node_ptr[:-1]
     else:
         raw = _inc_array(key, [d.__inc__(key, v) for d, v in zip(data_list, values)])
-    if not raw.any():
-        return np.zeros_like(raw)
+        if not raw.any():
+            return np.zeros_like(raw)
+        cum = _exclusive_cumsum(raw)
     if out.dtype.kind not in "iufc":
         raise _key_error(
             key, 0, f"has dtype {out.dtype} but __inc__ asks for an increment", TypeError
         )
-    cum = _exclusive_cumsum(raw)
     if default_hooks or (
         raw.ndim == 1
         and node_counts is not None

@@ -198,6 +198,21 @@ def test_alignment_and_input_not_mutated():
         assert a.ctypes.data % 64 == 0 and a.shape == shape and a.dtype == dt
 
 
+def test_graphs_in_another_byte_order_collate_to_graph_0s():
+    """Dtypes must match up to byte order: a big-endian graph's values are converted
+    (equal values, graph 0's dtype), never reinterpreted."""
+    little = g(x=np.arange(6, dtype="<f4").reshape(3, 2))
+    big = g(
+        x=np.arange(6, dtype=">f4").reshape(3, 2),
+        edge_index=np.array([[0, 1], [1, 2]], dtype=">i8"),
+    )
+    b = Batch.from_data_list([little, big])
+    assert b.x.dtype == np.dtype("<f4") and b.edge_index.dtype == np.dtype("<i8")
+    np.testing.assert_array_equal(b.x, np.r_[np.arange(6.0), np.arange(6.0)].reshape(6, 2))
+    np.testing.assert_array_equal(b.edge_index, [[0, 1, 3, 4], [1, 2, 4, 5]])
+    np.testing.assert_array_equal(b.get_example(1).x, big.x)
+
+
 # ---------------------------------------------------------------- bad input
 def g(n=3, **kw):
     base = dict(x=np.zeros((n, 2), np.float32), edge_index=np.array([[0, 1], [1, 2]]))
