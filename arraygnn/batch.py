@@ -667,26 +667,28 @@ def _fill_array(
                 "is increased by num_nodes, but num_nodes is unknown (give x or "
                 "num_nodes=; it is never guessed from edge_index.max() + 1)",
             )
-        raw = node_counts
-        if node_ptr[-1] == 0:
-            return np.zeros(g, np.int64)
+        # every id of graph i in [0, num_nodes[i]): also when no graph has a node (then
+        # any edge is out of range) and whatever the dtype (floats are refused)
+        _check_local_ids(key, out, sizes, sl, node_counts, cat, xp)
         cum = node_ptr[:-1]
-    else:
-        raw = _inc_array(key, [d.__inc__(key, v) for d, v in zip(data_list, values)])
-        if not raw.any():
-            return np.zeros_like(raw)
-        cum = _exclusive_cumsum(raw)
+        if node_ptr[-1] != 0:
+            _add_increments(key, out, cum, sizes, cat, xp)
+        return cum
+    raw = _inc_array(key, [d.__inc__(key, v) for d, v in zip(data_list, values)])
+    if (
+        raw.ndim == 1
+        and node_counts is not None
+        and _is_index_key(key)
+        and np.array_equal(raw, node_counts)
+    ):
+        _check_local_ids(key, out, sizes, sl, raw, cat, xp)
+    if not raw.any():
+        return np.zeros_like(raw)
     if out.dtype.kind not in "iufc":
         raise _key_error(
             key, 0, f"has dtype {out.dtype} but __inc__ asks for an increment", TypeError
         )
-    if default_hooks or (
-        raw.ndim == 1
-        and node_counts is not None
-        and np.array_equal(raw, node_counts)
-        and _is_index_key(key)
-    ):
-        _check_local_ids(key, out, sizes, sl, raw, cat, xp)
+    cum = _exclusive_cumsum(raw)
     _add_increments(key, out, cum, sizes, cat, xp)
     return cum
 

@@ -261,6 +261,17 @@ def g(n=3, **kw):
             TypeError,
             "key 'edge_index' in graph 0: must hold integers",
         ),
+        # no graph has a node: every edge is out of range (no increment to add, still checked)
+        (
+            [g(n=0, edge_index=np.zeros((2, 0), int)), g(n=0, edge_index=np.array([[0], [0]]))],
+            ValueError,
+            r"key 'edge_index' in graph 1: holds node id 0, outside \[0, 0\)",
+        ),
+        (
+            [g(n=0, edge_index=np.zeros((2, 0)))],
+            TypeError,
+            "key 'edge_index' in graph 0: must hold integers",
+        ),
         # edge counts are read as size // rows: a graph with other rows, or a flat or a
         # non-array edge_index, must still be named (the concatenation catches it)
         (
