@@ -245,6 +245,37 @@ def _store(out, r, h, f, acc, reduce, deg):  # pragma: no cover - runs on the de
 
 
 @cuda.jit(device=True, inline=True, cache=True)
+def _combine_pieces(
+    a0, a1, a2, a3, lo, hi, chunk, partials, h, f0, group, nvalid, reduce
+):  # pragma: no cover - runs on the device
+    """Fold a heavy row's piece results (rows of ``partials``) in order of ``k``."""
+    for s in range(lo, hi, chunk):
+        piece = 2 * (s // chunk) + (1 if s > lo else 0)
+        a0 = _combine(a0, partials[piece, h, f0], reduce)
+        if nvalid > 1:
+            a1 = _combine(a1, partials[piece, h, f0 + group], reduce)
+        if nvalid > 2:
+            a2 = _combine(a2, partials[piece, h, f0 + 2 * group], reduce)
+        if nvalid > 3:
+            a3 = _combine(a3, partials[piece, h, f0 + 3 * group], reduce)
+    return a0, a1, a2, a3
+
+
+@cuda.jit(device=True, inline=True, cache=True)
+def _store_lane(
+    out, r, h, f0, group, nvalid, a0, a1, a2, a3, reduce, deg
+):  # pragma: no cover - runs on the device
+    """Write the lane's (up to) four results of row ``r``."""
+    _store(out, r, h, f0, a0, reduce, deg)
+    if nvalid > 1:
+        _store(out, r, h, f0 + group, a1, reduce, deg)
+    if nvalid > 2:
+        _store(out, r, h, f0 + 2 * group, a2, reduce, deg)
+    if nvalid > 3:
+        _store(out, r, h, f0 + 3 * group, a3, reduce, deg)
+
+
+@cuda.jit(device=True, inline=True, cache=True)
 def _lane(t, group, chunks, heads, feats):  # pragma: no cover - runs on the device
     """Split work item ``t`` into (item, h, first feature, valid feature count).
 
@@ -426,22 +457,10 @@ def _rows_kernel(
                 acc_one,
             )
         else:
-            for s in range(lo, hi, chunk):
-                piece = 2 * (s // chunk) + (1 if s > lo else 0)
-                a0 = _combine(a0, partials[piece, h, f0], reduce)
-                if nvalid > 1:
-                    a1 = _combine(a1, partials[piece, h, f0 + group], reduce)
-                if nvalid > 2:
-                    a2 = _combine(a2, partials[piece, h, f0 + 2 * group], reduce)
-                if nvalid > 3:
-                    a3 = _combine(a3, partials[piece, h, f0 + 3 * group], reduce)
-        _store(out, r, h, f0, a0, reduce, deg)
-        if nvalid > 1:
-            _store(out, r, h, f0 + group, a1, reduce, deg)
-        if nvalid > 2:
-            _store(out, r, h, f0 + 2 * group, a2, reduce, deg)
-        if nvalid > 3:
-            _store(out, r, h, f0 + 3 * group, a3, reduce, deg)
+            a0, a1, a2, a3 = _combine_pieces(
+                a0, a1, a2, a3, lo, hi, chunk, partials, h, f0, group, nvalid, reduce
+            )
+        _store_lane(out, r, h, f0, group, nvalid, a0, a1, a2, a3, reduce, deg)
 
 
 @cuda.jit(cache=True, **_KERNEL_OPTIONS)
@@ -514,22 +533,10 @@ def _rows_kernel_ahead(
                 acc_one,
             )
         else:
-            for s in range(lo, hi, chunk):
-                piece = 2 * (s // chunk) + (1 if s > lo else 0)
-                a0 = _combine(a0, partials[piece, h, f0], reduce)
-                if nvalid > 1:
-                    a1 = _combine(a1, partials[piece, h, f0 + group], reduce)
-                if nvalid > 2:
-                    a2 = _combine(a2, partials[piece, h, f0 + 2 * group], reduce)
-                if nvalid > 3:
-                    a3 = _combine(a3, partials[piece, h, f0 + 3 * group], reduce)
-        _store(out, r, h, f0, a0, reduce, deg)
-        if nvalid > 1:
-            _store(out, r, h, f0 + group, a1, reduce, deg)
-        if nvalid > 2:
-            _store(out, r, h, f0 + 2 * group, a2, reduce, deg)
-        if nvalid > 3:
-            _store(out, r, h, f0 + 3 * group, a3, reduce, deg)
+            a0, a1, a2, a3 = _combine_pieces(
+                a0, a1, a2, a3, lo, hi, chunk, partials, h, f0, group, nvalid, reduce
+            )
+        _store_lane(out, r, h, f0, group, nvalid, a0, a1, a2, a3, reduce, deg)
 
 
 #: ``(pieces kernel, rows kernel)`` to launch instead of the defaults (the same Python
