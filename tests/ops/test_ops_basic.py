@@ -112,6 +112,21 @@ def test_edge_softmax_rows_sum_to_one():
     assert np.isfinite(out).all()
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_edge_softmax_non_finite_logit_stays_in_its_target(bad):
+    """A NaN / inf logit touches only its own target's edges. The CPU kernel once started
+    every row's sum at ``logits[0, 0] * 0``, so a NaN / inf on edge 0 made every output
+    NaN."""
+    ei = np.array([[0, 1, 2, 3], [0, 0, 1, 1]])
+    logits = np.array([bad, 0.0, 1.0, 2.0])
+    got = ops.edge_softmax(ei, logits, num_dst_nodes=2)
+    np.testing.assert_allclose(got[2:], [1 / (1 + np.e), np.e / (1 + np.e)])
+    with np.errstate(invalid="ignore"):
+        row0 = np.exp(logits[:2] - logits[:2].max()) if bad == -np.inf else [np.nan] * 2
+    np.testing.assert_allclose(got[:2], row0 / np.sum(row0) if bad == -np.inf else row0)
+    np.testing.assert_array_equal(ops.edge_softmax(ops.to_csr(ei, 4, 2), logits), got)
+
+
 def test_to_csr_fields():
     ei = np.array([[3, 0, 1, 2], [1, 0, 1, 0]], dtype=np.int32)
     csr = ops.to_csr(ei, 4, 3)

@@ -1,8 +1,15 @@
 """CPU edge softmax over the edges sharing a destination, deterministic.
 
-Per row (one worker per cost-balanced row block): the row maximum per head, then
-``exp(l - max)`` written to the edges' output slots while summing, then one division.
-Rows are visited in CSR slot order (stable, so edge order), the same bits every run.
+Per row (one worker per cost-balanced row block): the row's logits are copied in CSR slot
+order into a small scratch block (the only random read of each edge's row, prefetched
+``PREFETCH_DISTANCE`` slots ahead across row ends, so rows of a few edges are in flight
+too), the maximum, ``exp(l - max)`` and the sum run on that contiguous block with the
+heads innermost, and each edge's output row is written once. Rows are visited in CSR slot
+order (stable, so edge order) and the sum is accumulated in float64: the same bits every
+run and thread count. Measured on the 2-core box, 1M targets / 10M edges, float32, in one
+process: 8 heads 849-937 -> 568-600 ms, 4 heads 513-572 -> 293-306 ms, 1 head 232-234 ->
+190-205 ms against the previous kernel, which walked each row once per head and read and
+wrote the random output rows twice (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import SERIAL_WORK, block_rows, num_blocks
@@ -17,34 +25,50 @@ from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
 __all__ = ["edge_softmax_csr"]
 
+#: rows of the per-worker scratch block to start with (grown for longer rows)
+_SCRATCH_ROWS = 64
+
 
 @njit(cache=True, nogil=True)
 def _softmax_rows(indptr, perm, logits, out, r0, r1):  # pragma: no cover - compiled
-    """Serial body: rows (or edges) [r0, r1) of the parallel kernel."""
+    """Serial body: rows [r0, r1) of the parallel kernel."""
     heads = logits.shape[1]
+    end = indptr[r1]
+    ahead = PREFETCH_DISTANCE
+    top = np.empty(heads, dtype=logits.dtype)
+    total = np.empty(heads, dtype=np.float64)
+    block = np.empty((_SCRATCH_ROWS, heads), dtype=logits.dtype)
     for r in range(r0, r1):
         lo = indptr[r]
         hi = indptr[r + 1]
         if hi <= lo:
             continue
-        for j in range(lo, min(hi, lo + PREFETCH_DISTANCE)):
-            prefetch_row(logits, perm[j])
+        deg = hi - lo
+        if deg > block.shape[0]:
+            block = np.empty((deg, heads), dtype=logits.dtype)
+        for j in range(lo, hi):
+            if j + ahead < end:
+                prefetch_row(logits, perm[j + ahead])
+            e = perm[j]
+            for h in range(heads):
+                block[j - lo, h] = logits[e, h]
         for h in range(heads):
-            m = logits[perm[lo], h]
-            for j in range(lo + 1, hi):
-                if h == 0 and j + PREFETCH_DISTANCE < hi:
-                    prefetch_row(logits, perm[j + PREFETCH_DISTANCE])
-                v = logits[perm[j], h]
-                if v > m or v != v:
-                    m = v
-            total = logits[0, 0] * 0
-            for j in range(lo, hi):
-                e = perm[j]
-                ex = math.exp(logits[e, h] - m)
-                out[e, h] = ex
-                total += ex
-            for j in range(lo, hi):
-                out[perm[j], h] /= total
+            top[h] = block[0, h]
+            total[h] = 0.0
+        for k in range(1, deg):
+            for h in range(heads):
+                v = block[k, h]
+                if v > top[h] or v != v:
+                    top[h] = v
+        for k in range(deg):
+            for h in range(heads):
+                ex = math.exp(block[k, h] - top[h])
+                block[k, h] = ex
+                total[h] += ex
+        for j in range(lo, hi):
+            e = perm[j]
+            for h in range(heads):
+                out[e, h] = block[j - lo, h] / total[h]
 
 
 @njit(cache=True, nogil=True, parallel=True)
