@@ -26,6 +26,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_cupy_array
 from arraygnn.ops._common import check_array, check_index, check_size, kernel_function
+from arraygnn.ops.gather import _row_view
 
 __all__ = ["CSR", "to_csr", "as_csr"]
 
@@ -167,7 +168,16 @@ def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
     perm = xp.empty(num_edges, dtype=idt)
     kernel_function(xp, "csr", "csr_from_keys")(dst, indptr, perm)
     is_sorted = num_edges < 2 or bool((dst[1:] >= dst[:-1]).all())
-    indices = src.copy() if is_sorted else src[perm]
+    if is_sorted:
+        indices = src.copy()
+    elif xp is np:
+        # the engine's parallel, prefetching row gather (NumPy's src[perm] is serial:
+        # 154 ms of 286 for 10M edges on the 2-core box)
+        indices = np.empty_like(src)
+        gather_rows = kernel_function(xp, "gather", "gather_rows")
+        gather_rows(_row_view(src.reshape(-1, 1)), perm, _row_view(indices.reshape(-1, 1)))
+    else:
+        indices = src[perm]
     _freeze(indptr, indices, perm, src, dst)
     return CSR(indptr, indices, perm, src, dst, n_src, n_dst, perm_is_identity=is_sorted)
 

@@ -229,7 +229,7 @@ def test_cpu_tiled_scatter_tile_sizes():
 def _force_path(monkeypatch, serial_work):
     import importlib
 
-    for name in ("spmm", "segment", "gather", "sddmm", "edge_softmax"):
+    for name in ("spmm", "segment", "gather", "sddmm", "edge_softmax", "csr"):
         module = importlib.import_module(f"arraygnn.kernels.cpu.{name}")
         monkeypatch.setattr(module, "SERIAL_WORK", serial_work)
 
@@ -264,3 +264,23 @@ def test_parallel_and_serial_paths_give_the_same_bits(monkeypatch):
         results[serial_work] = out
     for a, b in zip(results[0], results[1 << 40], strict=True):
         assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_cpu_chunked_counting_sort_is_the_stable_sort(index_dtype):
+    """The parallel CSR sort (each worker counts and places one chunk of the keys) gives
+    the serial stable sort's ``perm`` and ``indptr`` for any number of chunks."""
+    from arraygnn.kernels.cpu.csr import _chunked_counting_sort
+    from arraygnn.testing.cases import CASE_NAMES, get_case
+
+    for name in CASE_NAMES:
+        case = get_case(name, index_dtype)
+        keys = np.ascontiguousarray(case.edge_index[1])
+        counts = np.bincount(keys, minlength=case.num_dst_nodes)
+        for nchunks in (1, 2, 3, 7):
+            indptr = np.empty(case.num_dst_nodes + 1, dtype=index_dtype)
+            perm = np.empty(keys.shape[0], dtype=index_dtype)
+            _chunked_counting_sort(keys, indptr, perm, nchunks)
+            np.testing.assert_array_equal(perm, np.argsort(keys, kind="stable"), err_msg=name)
+            np.testing.assert_array_equal(indptr[1:], np.cumsum(counts), err_msg=name)
+            assert indptr[0] == 0
