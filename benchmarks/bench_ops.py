@@ -8,6 +8,10 @@ Measured in ONE run, on this machine, so the ratios compare like with like:
 - scatter (sum, mean, max) of [E, F] edge rows vs ``torch.Tensor.index_add_`` /
   ``scatter_reduce`` and PyG ``utils.scatter``;
 - gather vs NumPy fancy indexing and ``torch.index_select``;
+- segment (sum, mean, max) of [E, F] rows over the CSR row pointer (sorted segments)
+  vs ``torch.segment_reduce`` and PyG ``utils.segment``;
+- sddmm ``u . v`` per edge vs torch's gather-multiply-sum, and edge_softmax of [E, 8]
+  logits (from the cached CSR and from the edge list) vs PyG ``utils.softmax``;
 - a memory-copy bandwidth figure, and each op's achieved GB/s on a minimum-bytes model
   (every input array read once, every output written once);
 - ``import arraygnn`` time and a second process's first ``spmm`` call (warm Numba cache).
@@ -281,6 +285,117 @@ def bench_gather(
     )
 
 
+def bench_segment(
+    name: str,
+    csr: Any,
+    msgs: np.ndarray,
+    args: argparse.Namespace,
+    table: Table,
+    copy_gbs: float,
+) -> None:
+    """``ops.segment`` of the [E, F] rows over the CSR's row pointer: the sorted case of
+    scatter, every row of ``msgs`` read once in order."""
+    n = csr.num_dst_nodes
+    f = msgs.shape[1]
+    ptr = csr.indptr
+    min_bytes = msgs.nbytes + ptr.nbytes + n * f * 4
+    tm = torch.from_numpy(msgs) if torch is not None else None
+    tptr = torch.from_numpy(ptr.astype(np.int64)) if torch is not None else None
+    for reduce in args.reduces:
+        t_ours = best_time(lambda reduce=reduce: ops.segment(msgs, ptr, reduce), args.repeat)
+        t_torch = t_pyg = None
+        if tm is not None and reduce in ("sum", "mean", "max", "min"):
+            t_torch = best_time(
+                lambda reduce=reduce: torch.segment_reduce(
+                    tm, reduce, offsets=tptr, axis=0, unsafe=True
+                ),
+                args.repeat,
+            )
+            if pyg_utils is not None and hasattr(pyg_utils, "segment"):
+                t_pyg = best_time(
+                    lambda reduce=reduce: pyg_utils.segment(tm, tptr, reduce=reduce),
+                    args.repeat,
+                )
+        table.add(
+            name,
+            f,
+            f"segment {reduce}",
+            fmt_ms(t_ours),
+            f"{min_bytes / t_ours / 1e9:.1f}",
+            f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+            "",
+            f"torch segment_reduce {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
+            f"pyg segment {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
+        )
+
+
+def bench_sddmm(
+    name: str,
+    csr: Any,
+    x: np.ndarray,
+    an: Anchors,
+    args: argparse.Namespace,
+    table: Table,
+    copy_gbs: float,
+) -> None:
+    """Per-edge dot product ``x[src] . x[dst]`` (the GAT / link-prediction score)."""
+    n, f = x.shape
+    e = csr.num_edges
+    min_bytes = 2 * x.nbytes + csr.src.nbytes + csr.dst.nbytes + e * x.itemsize
+    t_ours = best_time(lambda: ops.sddmm(csr, x, x, "dot"), args.repeat)
+    t_torch = None
+    if torch is not None and e * f * 4 <= args.max_message_bytes:
+        tx = torch.from_numpy(x)
+        t_torch = best_time(
+            lambda: (tx.index_select(0, an.tsrc) * tx.index_select(0, an.tdst)).sum(-1),
+            args.repeat,
+        )
+    table.add(
+        name,
+        f,
+        "sddmm u.v",
+        fmt_ms(t_ours),
+        f"{min_bytes / t_ours / 1e9:.1f}",
+        f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+        "",
+        f"torch gather-mul-sum {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
+        "",
+    )
+
+
+def bench_edge_softmax(
+    name: str,
+    csr: Any,
+    ei: np.ndarray,
+    an: Anchors,
+    args: argparse.Namespace,
+    table: Table,
+    copy_gbs: float,
+    heads: int = 8,
+) -> None:
+    """Softmax of [E, heads] logits over each target's edges (GAT's attention)."""
+    e = csr.num_edges
+    logits = np.random.default_rng(4).standard_normal((e, heads), dtype=np.float32)
+    min_bytes = 2 * logits.nbytes + csr.indptr.nbytes + csr.perm.nbytes
+    t_csr = best_time(lambda: ops.edge_softmax(csr, logits), args.repeat)
+    t_coo = best_time(lambda: ops.edge_softmax(ei, logits, an.n), args.repeat)
+    t_pyg = None
+    if pyg_utils is not None:
+        tl = torch.from_numpy(logits)
+        t_pyg = best_time(lambda: pyg_utils.softmax(tl, an.tdst, num_nodes=an.n), args.repeat)
+    table.add(
+        name,
+        heads,
+        "edge_softmax (CSR / edge list)",
+        f"{fmt_ms(t_csr)} / {fmt_ms(t_coo)}",
+        f"{min_bytes / t_csr / 1e9:.1f}",
+        f"{min_bytes / t_csr / 1e9 / copy_gbs:.2f}",
+        "",
+        f"pyg softmax {fmt_ms(t_pyg)} ({ratio(t_csr, t_pyg)} / {ratio(t_coo, t_pyg)})",
+        "",
+    )
+
+
 def bench_graph(
     name: str, feats: tuple[int, ...], args: argparse.Namespace, table: Table, copy_gbs: float
 ) -> None:
@@ -304,8 +419,11 @@ def bench_graph(
             continue
         msgs = rng.standard_normal((e, f), dtype=np.float32)
         bench_scatter(name, ei, msgs, an, args, table, copy_gbs)
+        bench_segment(name, csr, msgs, args, table, copy_gbs)
         del msgs
         bench_gather(name, ei, x, an, args, table, copy_gbs)
+        bench_sddmm(name, csr, x, an, args, table, copy_gbs)
+    bench_edge_softmax(name, csr, ei, an, args, table, copy_gbs)
 
 
 def startup_times() -> tuple[float, float]:
