@@ -111,6 +111,9 @@ SDDMM_CASES = [
     ("div", "e", "v", (2, 1), (2, 5)),
     ("dot", "u", "v", (3, 4), (3, 4)),
     ("dot", "u", "e", (2, 6), (1, 6)),
+    ("dot", "v", "u", (2, 8), (2, 8)),  # eight partial sums, no tail
+    ("dot", "u", "v", (21,), (21,)),  # eight partial sums and a tail of 5
+    ("dot", "e", "v", (2, 19), (2, 1)),  # depth broadcast on one side
     ("copy_lhs", "u", "v", (3,), (3,)),
     ("copy_rhs", "u", "e", (3,), (2, 3)),
     ("mul", "u", "v", (2, 1, 3), (4, 1)),  # no two-level form: reference path

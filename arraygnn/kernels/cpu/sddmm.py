@@ -3,6 +3,16 @@
 ``out[e, g, k] = op(lhs[row_l(e), g, k], rhs[row_r(e), g, k])`` (size-1 dims broadcast),
 and for ``dot`` ``out[e, g, 0] = sum_d lhs[row_l(e), g, d] * rhs[row_r(e), g, d]``.
 Edge-parallel over contiguous edge blocks; no reduction across edges: deterministic.
+
+A ``dot`` of depth 8 or more (both sides full depth) keeps eight partial sums, over
+``d mod 8``, combined pairwise at the end, then adds the remaining ``depth mod 8``
+products in order: with one chain of dependent additions the kernel waited on the adder
+at small F. Measured against the previous single-chain kernel in one process (2-core
+box, 1M nodes / 10M edges, float32, three processes): F = 16 349-369 -> 199-220 ms in
+two, 552 -> 532 ms in a loaded one; F = 64 equal within the noise (580-774 vs
+634-770 ms; two random 256-byte rows per edge are the cost there). The error against a
+float64 dot is smaller (max 2.8e-6 vs 5.6e-6 at F = 16). The order is fixed, so the bits
+are the same on every run and thread count.
 """
 
 from __future__ import annotations
@@ -38,6 +48,40 @@ OP_CODES = {
 TARGET_CODES = {"u": 0, "e": 1, "v": 2}
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _dot(lhs, li, lg, rhs, ri, rg, depth):  # pragma: no cover - compiled
+    """``sum_d lhs[li, lg, d] * rhs[ri, rg, d]`` in the order of the module docstring."""
+    if depth < 8:
+        acc = lhs[li, lg, 0] * rhs[ri, rg, 0]
+        for d in range(1, depth):
+            acc += lhs[li, lg, d] * rhs[ri, rg, d]
+        return acc
+    p0 = lhs[li, lg, 0] * rhs[ri, rg, 0]
+    p1 = lhs[li, lg, 1] * rhs[ri, rg, 1]
+    p2 = lhs[li, lg, 2] * rhs[ri, rg, 2]
+    p3 = lhs[li, lg, 3] * rhs[ri, rg, 3]
+    p4 = lhs[li, lg, 4] * rhs[ri, rg, 4]
+    p5 = lhs[li, lg, 5] * rhs[ri, rg, 5]
+    p6 = lhs[li, lg, 6] * rhs[ri, rg, 6]
+    p7 = lhs[li, lg, 7] * rhs[ri, rg, 7]
+    d = 8
+    while d + 8 <= depth:
+        p0 += lhs[li, lg, d] * rhs[ri, rg, d]
+        p1 += lhs[li, lg, d + 1] * rhs[ri, rg, d + 1]
+        p2 += lhs[li, lg, d + 2] * rhs[ri, rg, d + 2]
+        p3 += lhs[li, lg, d + 3] * rhs[ri, rg, d + 3]
+        p4 += lhs[li, lg, d + 4] * rhs[ri, rg, d + 4]
+        p5 += lhs[li, lg, d + 5] * rhs[ri, rg, d + 5]
+        p6 += lhs[li, lg, d + 6] * rhs[ri, rg, d + 6]
+        p7 += lhs[li, lg, d + 7] * rhs[ri, rg, d + 7]
+        d += 8
+    acc = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
+    while d < depth:
+        acc += lhs[li, lg, d] * rhs[ri, rg, d]
+        d += 1
+    return acc
+
+
 @njit(cache=True, nogil=True)
 def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cover - compiled
     """Serial body: rows (or edges) [e0, e1) of the parallel kernel."""
@@ -62,10 +106,13 @@ def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cove
             lg = g if lg1 else 0
             rg = g if rg1 else 0
             if op == DOT:
-                acc = lhs[li, lg, 0] * rhs[ri, rg, 0]
-                for d in range(1, depth):
-                    acc += lhs[li, lg, d if lk1 else 0] * rhs[ri, rg, d if rk1 else 0]
-                out[e, g, 0] = acc
+                if lk1 and rk1:
+                    out[e, g, 0] = _dot(lhs, li, lg, rhs, ri, rg, depth)
+                else:  # one side broadcast along the depth
+                    acc = lhs[li, lg, 0] * rhs[ri, rg, 0]
+                    for d in range(1, depth):
+                        acc += lhs[li, lg, d if lk1 else 0] * rhs[ri, rg, d if rk1 else 0]
+                    out[e, g, 0] = acc
             elif op == ADD:
                 for k in range(feats):
                     out[e, g, k] = lhs[li, lg, k if lk1 else 0] + rhs[ri, rg, k if rk1 else 0]
