@@ -141,6 +141,18 @@ def _freeze(*arrays: Any) -> None:
             a.setflags(write=False)
 
 
+def sorted_segments(xp: Any, index: Any, dim_size: int) -> tuple[Any, Any]:
+    """``(indptr, perm)`` of a validated COO index (entries in ``[0, dim_size)``): the
+    same stable sort as :func:`to_csr`, without the CSR's copies and ``indices``."""
+    num = int(index.shape[0])
+    idt = np.dtype(np.int64) if max(num, dim_size) >= 2**31 - 1 else index.dtype
+    keys = xp.ascontiguousarray(index).astype(idt, copy=False)
+    indptr = xp.empty(dim_size + 1, dtype=idt)
+    perm = xp.empty(num, dtype=idt)
+    kernel_function(xp, "csr", "csr_from_keys")(keys, indptr, perm)
+    return indptr, perm
+
+
 def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
     """Build the destination-sorted :class:`CSR` of ``edge_index`` [2, E] (or ``(src, dst)``).
 

@@ -17,13 +17,14 @@ from typing import Any
 import numpy as np
 
 from arraygnn.ops._common import (
+    check_index,
     check_size,
     check_values,
     compute_dtype,
     kernel_function,
     namespace,
 )
-from arraygnn.ops.csr import CSR, _split_edge_index, as_csr
+from arraygnn.ops.csr import CSR, _split_edge_index, as_csr, sorted_segments
 
 __all__ = ["edge_softmax"]
 
@@ -59,17 +60,32 @@ def edge_softmax(edge_index: Any, logits: Any, num_dst_nodes: int | None = None)
         else:
             n_dst = check_size("num_dst_nodes", num_dst_nodes)
         n_src = int(src.max()) + 1 if src.shape[0] and src.dtype.kind in "iu" else 0
-        csr = as_csr((src, dst), max(n_src, 0), n_dst)
-    num_edges = csr.num_edges
+        check_index("edge_index[0] (sources)", src, max(n_src, 0))
+        check_index("edge_index[1] (targets)", dst, n_dst)
+        _check_logits(logits, int(dst.shape[0]))
+        # only the row pointer and the slot order are needed, not a whole CSR: the same
+        # stable sort as to_csr, so the same bits
+        indptr, perm = sorted_segments(xp, dst, n_dst)
+        return _softmax(xp, indptr, perm, logits)
+    _check_logits(logits, csr.num_edges)
+    return _softmax(xp, csr.indptr, csr.perm, logits)
+
+
+def _check_logits(logits: Any, num_edges: int) -> None:
     if logits.ndim == 0 or logits.shape[0] != num_edges:
         raise ValueError(
             f"logits must be [E, ...] with E = {num_edges} edges, got shape {tuple(logits.shape)}"
         )
+
+
+def _softmax(xp: Any, indptr: Any, perm: Any, logits: Any) -> Any:
+    """Run the kernel over the CSR rows ``indptr`` / ``perm`` (logits validated)."""
+    num_edges = int(logits.shape[0])
     width = int(np.prod(logits.shape[1:], dtype=np.int64))
     if num_edges == 0 or width == 0:
         return xp.empty(logits.shape, dtype=logits.dtype)
     work = compute_dtype(xp, logits.dtype)
     l2 = xp.ascontiguousarray(logits).astype(work, copy=False).reshape(num_edges, width)
     out2 = xp.empty((num_edges, width), dtype=work)
-    kernel_function(xp, "edge_softmax", "edge_softmax_csr")(csr.indptr, csr.perm, l2, out2)
+    kernel_function(xp, "edge_softmax", "edge_softmax_csr")(indptr, perm, l2, out2)
     return out2.astype(logits.dtype, copy=False).reshape(logits.shape)

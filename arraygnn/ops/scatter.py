@@ -36,19 +36,9 @@ from arraygnn.ops._common import (
     namespace,
     use_kernels,
 )
+from arraygnn.ops.csr import sorted_segments
 
 __all__ = ["scatter", "segment"]
-
-
-def _sorted_segments(xp: Any, index: Any, dim_size: int) -> tuple[Any, Any]:
-    """``(indptr, perm)`` of a COO index: stable counting sort by segment."""
-    num = int(index.shape[0])
-    idt = np.dtype(np.int64) if max(num, dim_size) >= 2**31 - 1 else index.dtype
-    keys = xp.ascontiguousarray(index).astype(idt, copy=False)
-    indptr = xp.empty(dim_size + 1, dtype=idt)
-    perm = xp.empty(num, dtype=idt)
-    kernel_function(xp, "csr", "csr_from_keys")(keys, indptr, perm)
-    return indptr, perm
 
 
 def _reduce_rows(xp: Any, indptr: Any, perm: Any, src: Any, num_rows: int, reduce: str) -> Any:
@@ -104,7 +94,7 @@ def scatter(src: Any, index: Any, dim_size: int, reduce: str = "sum") -> Any:
         out3 = xp.empty((dim_size, 1, width), dtype=work)
         kernel_function(xp, "scatter", "scatter_coo", ok)(idx, x3, out3, reduce)
         return out3.astype(src.dtype, copy=False).reshape((dim_size,) + tail)
-    indptr, perm = _sorted_segments(xp, index, dim_size)
+    indptr, perm = sorted_segments(xp, index, dim_size)
     return _reduce_rows(xp, indptr, perm, src, dim_size, reduce)
 
 
