@@ -67,14 +67,15 @@ def _chunked_counting_sort(keys, indptr, perm, nchunks):  # pragma: no cover - c
 def csr_from_keys(keys: Any, indptr: Any, perm: Any) -> Any:
     """Fill ``indptr`` [R+1] and ``perm`` [E] (stable sort of ``keys`` [E] in [0, R)).
 
-    All three share an int dtype; keys are validated. Returns ``perm``. The chunked
-    parallel sort runs when there are more than ``SERIAL_WORK`` keys and at least as many
-    keys as rows (its per-chunk counters take ``threads x R`` entries)."""
+    All three share an int dtype; keys are validated. Returns ``perm``. More than
+    ``SERIAL_WORK`` keys take the chunked parallel sort, with one chunk per thread but at
+    most ``E // R`` chunks, so its per-chunk counters (``chunks x R``) never outgrow
+    ``perm``."""
     num = keys.shape[0]
     rows = indptr.shape[0] - 1
-    threads = numba.get_num_threads()
-    if threads > 1 and num > SERIAL_WORK and rows <= num:
-        _chunked_counting_sort(keys, indptr, perm, threads)
+    chunks = min(numba.get_num_threads(), num // max(rows, 1))
+    if chunks > 1 and num > SERIAL_WORK:
+        _chunked_counting_sort(keys, indptr, perm, chunks)
     else:
         _counting_sort(keys, indptr, perm)
     return perm
