@@ -6,10 +6,11 @@ order into a small scratch block (the only random read of each edge's row, prefe
 too), the maximum, ``exp(l - max)`` and the sum run on that contiguous block with the
 heads innermost, and each edge's output row is written once. Rows are visited in CSR slot
 order (stable, so edge order) and the sum is accumulated in float64: the same bits every
-run and thread count. Measured on the 2-core box, 1M targets / 10M edges, float32, in one
-process: 8 heads 849-937 -> 568-600 ms, 4 heads 513-572 -> 293-306 ms, 1 head 232-234 ->
-190-205 ms against the previous kernel, which walked each row once per head and read and
-wrote the random output rows twice (benchmarks/RESULTS.md).
+run and thread count (the same bits as the previous kernel, which walked each row once
+per head and read and wrote the random output rows twice). Measured against it on the
+2-core box, 1M targets / 10M edges, float32, old and new alternating in one process (four
+processes): 8 heads 849-961 -> 568-646 ms, 4 heads 513-572 -> 285-306 ms, 1 head 220-238
+-> 190-218 ms (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
