@@ -106,6 +106,12 @@ def fmt_ms(t: float | None) -> str:
     return "-" if t is None else f"{t * 1e3:.2f}"
 
 
+def rates(nbytes: int, seconds: float, copy_gbs: float) -> tuple[str, str]:
+    """(GB/s on the minimum-bytes model, that as a share of the copy bandwidth)."""
+    gbs = nbytes / seconds / 1e9
+    return f"{gbs:.1f}", f"{gbs / copy_gbs:.2f}"
+
+
 def ratio(ours: float, theirs: float | None) -> str:
     return "-" if theirs is None else f"{theirs / ours:.2f}x"
 
@@ -166,8 +172,7 @@ def bench_spmm(
             f,
             f"spmm {reduce}",
             fmt_ms(t_ours),
-            f"{min_bytes / t_ours / 1e9:.1f}",
-            f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+            *rates(min_bytes, t_ours, copy_gbs),
             f"scipy {fmt_ms(t_sp)} ({ratio(t_ours, t_sp)})",
             f"torch.sparse.mm {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
             f"pyg gather+scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
@@ -196,8 +201,7 @@ def bench_spmm(
             f,
             "spmm sum, weighted",
             fmt_ms(t_ours),
-            f"{w_bytes / t_ours / 1e9:.1f}",
-            f"{w_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+            *rates(w_bytes, t_ours, copy_gbs),
             f"scipy {fmt_ms(t_sp)} ({ratio(t_ours, t_sp)})",
             f"torch.sparse.mm {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
             "-",
@@ -245,8 +249,7 @@ def bench_scatter(
             f,
             f"scatter {reduce}",
             fmt_ms(t_ours),
-            f"{min_bytes / t_ours / 1e9:.1f}",
-            f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+            *rates(min_bytes, t_ours, copy_gbs),
             "",
             f"torch {anchor} {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
             f"pyg scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
@@ -277,8 +280,7 @@ def bench_gather(
         f,
         "gather",
         fmt_ms(t_ours),
-        f"{min_bytes / t_ours / 1e9:.1f}",
-        f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+        *rates(min_bytes, t_ours, copy_gbs),
         f"numpy x[idx] {fmt_ms(t_np)} ({ratio(t_ours, t_np)})",
         f"torch index_select {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
         "",
@@ -321,8 +323,7 @@ def bench_segment(
             f,
             f"segment {reduce}",
             fmt_ms(t_ours),
-            f"{min_bytes / t_ours / 1e9:.1f}",
-            f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+            *rates(min_bytes, t_ours, copy_gbs),
             "",
             f"torch segment_reduce {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
             f"pyg segment {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
@@ -355,8 +356,7 @@ def bench_sddmm(
         f,
         "sddmm u.v",
         fmt_ms(t_ours),
-        f"{min_bytes / t_ours / 1e9:.1f}",
-        f"{min_bytes / t_ours / 1e9 / copy_gbs:.2f}",
+        *rates(min_bytes, t_ours, copy_gbs),
         "",
         f"torch gather-mul-sum {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
         "",
@@ -388,8 +388,7 @@ def bench_edge_softmax(
         heads,
         "edge_softmax (CSR / edge list)",
         f"{fmt_ms(t_csr)} / {fmt_ms(t_coo)}",
-        f"{min_bytes / t_csr / 1e9:.1f}",
-        f"{min_bytes / t_csr / 1e9 / copy_gbs:.2f}",
+        *rates(min_bytes, t_csr, copy_gbs),
         "",
         f"pyg softmax {fmt_ms(t_pyg)} ({ratio(t_csr, t_pyg)} / {ratio(t_coo, t_pyg)})",
         "",
