@@ -497,10 +497,45 @@ def _compiled_with(regs):
     return _COMPILED[key]
 
 
+def _bench_sddmm_dot_groups(ours, x, label, n, e, f, repeat, add, torch) -> None:
+    """SDDMM u.v with one thread per edge (default) and with lane groups per edge
+    (``_launch.SDDMM_DOT_GROUPS``, experimental), plus torch's gather-multiply-sum; a
+    failure is logged and the other variants go on."""
+    import cupy as cp
+
+    from arraygnn.kernels.cuda import _launch
+
+    try:
+        base = ours.sddmm_dot(x, x)
+        ms = gpu_time_ms(lambda: ours.sddmm_dot(x, x), repeat)
+        add(label, n, e, f, "sddmm dot, thread per edge", ms, "sddmm")
+        _launch.SDDMM_DOT_GROUPS = True
+        grouped = ours.sddmm_dot(x, x)
+        diff = float(cp.abs(grouped - base).max() / (cp.abs(base).max() + 1e-30))
+        log(f"[variants] {label} F={f}: sddmm dot lane groups vs default, max rel diff {diff:.2e}")
+        ms = gpu_time_ms(lambda: ours.sddmm_dot(x, x), repeat)
+        add(label, n, e, f, "sddmm dot, lane groups", ms, "sddmm")
+    except Exception:  # noqa: BLE001 - an experiment: log it, keep the other rows
+        log(f"[variants] sddmm dot lane groups failed:\n{traceback.format_exc()}")
+    finally:
+        _launch.SDDMM_DOT_GROUPS = False
+    if torch is None:
+        return
+    try:
+        t_x = torch.from_dlpack(x)
+        src = torch.from_dlpack(ours.csr.src).long()
+        dst = torch.from_dlpack(ours.csr.dst).long()
+        ms = gpu_time_ms(lambda: (t_x[src] * t_x[dst]).sum(-1), repeat)
+        add(label, n, e, f, "sddmm torch gather-mul-sum", ms, "sddmm")
+    except Exception:  # noqa: BLE001 - an anchor: log it, keep the other rows
+        log(f"[variants] torch sddmm anchor failed:\n{traceback.format_exc()}")
+
+
 def bench_variants(quick: bool) -> list[dict]:
     """SpMM launch variants side by side (``--variants``): threads per block x narrow row
     groups x load-ahead, each checked bit-identical to the first, against torch.sparse.mm
-    and cuSPARSE; then the host cost per call on a Cora-size graph with Numba's
+    and cuSPARSE, and SDDMM dot with and without lane groups against torch; then the
+    host cost per call on a Cora-size graph with Numba's
     per-argument stream sync on and off. Prints its own table; returns the rows."""
     import cupy as cp
     import cupyx.scipy.sparse as cpsp
@@ -589,6 +624,7 @@ def bench_variants(quick: bool) -> list[dict]:
                     "torch.sparse.mm",
                     gpu_time_ms(lambda: torch.sparse.mm(t_adj, t_x), repeat),  # noqa: B023
                 )
+            _bench_sddmm_dot_groups(ours, x, label, n, e, f, repeat, add, torch)
             cp.get_default_memory_pool().free_all_blocks()
         kernels = [("default", (_row_reduce._pieces_kernel, _row_reduce._rows_kernel))]
         kernels += [(str(k), v) for k, v in _COMPILED.items()]

@@ -17,7 +17,7 @@ from _cuda_support import (
 )
 
 from arraygnn.kernels import reference
-from arraygnn.kernels.cuda import _atomic, edge_softmax, gather, sddmm
+from arraygnn.kernels.cuda import _atomic, _launch, edge_softmax, gather, sddmm
 
 pytestmark = CUDA_TEST_MARKS
 
@@ -75,6 +75,78 @@ def test_sddmm_targets_broadcasting_float16(lhs_target, rhs_target, lhs_gk, rhs_
     out = poisoned(shape, np.float16)
     sddmm.sddmm_coo(*(to_dev(a) for a in args), out, op, lhs_target, rhs_target)
     assert_close(out, expected, np.float16)
+
+
+def _launched_kernels(monkeypatch):
+    """The kernels each ``_launch.launch`` call starts, recorded in a list."""
+    started = []
+    real = _launch.launch
+
+    def spy(kernel, work, *args):
+        started.append(kernel)
+        return real(kernel, work, *args)
+
+    monkeypatch.setattr(_launch, "launch", spy)
+    return started
+
+
+# the simulator's block barrier costs ~30 ms per loop step of this kernel: tiny graphs only
+@pytest.mark.parametrize("depth", [3, 8, 37])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "case", [("empty", np.int64), ("multi-edges", np.int32), ("bipartite", np.int64)]
+)
+def test_sddmm_dot_groups(monkeypatch, case, dtype, depth):
+    """The experimental group-per-output dot (``_launch.SDDMM_DOT_GROUPS``) against the
+    reference, with heads, over u -> v and e -> u; it really runs the group kernel."""
+    monkeypatch.setattr(_launch, "SDDMM_DOT_GROUPS", True)
+    started = _launched_kernels(monkeypatch)
+    case, _ = case_csr(*case)
+    rng = np.random.default_rng(5)
+    rows = {"u": case.num_src_nodes, "v": case.num_dst_nodes, "e": case.num_edges}
+    for lt, rt in (("u", "v"), ("e", "u")):
+        lhs = rng.uniform(-1.5, 1.5, (rows[lt], 2, depth)).astype(dtype)
+        rhs = rng.uniform(-1.5, 1.5, (rows[rt], 2, depth)).astype(dtype)
+        args = (case.src, case.dst, lhs, rhs)
+        shape = (case.num_edges, 2, 1)
+        expected = reference.sddmm_coo(*args, np.empty(shape, dtype), "dot", lt, rt)
+        out = poisoned(shape, dtype)
+        sddmm.sddmm_coo(*(to_dev(a) for a in args), out, "dot", lt, rt)
+        assert_close(out, expected, dtype)
+    if case.num_edges:
+        assert sddmm._dot_groups_kernel in started
+
+
+def test_sddmm_dot_groups_same_bits_for_launch_sizes(monkeypatch):
+    """The group kernel's tree depends on the lanes only: blocks of 8, 16 or 32 threads and
+    1 or 3 blocks give the same bits for a depth of 8 (8 lanes)."""
+    from arraygnn._config import settings
+
+    monkeypatch.setattr(_launch, "SDDMM_DOT_GROUPS", True)
+    case, _ = case_csr("unsorted", np.int64)
+    rng = np.random.default_rng(6)
+    lhs = rng.standard_normal((case.num_src_nodes, 1, 8)).astype(np.float32)
+    rhs = rng.standard_normal((case.num_dst_nodes, 1, 8)).astype(np.float32)
+    results = []
+    for threads, blocks in ((8, 2), (16, 3), (32, 1)):
+        monkeypatch.setattr(settings, "cuda_threads_per_block", threads)
+        monkeypatch.setattr(settings, "cuda_max_blocks", blocks)
+        assert sddmm.dot_group_lanes(8, threads) == 8
+        out = poisoned((case.num_edges, 1, 1), np.float32)
+        sddmm.sddmm_coo(
+            to_dev(case.src), to_dev(case.dst), to_dev(lhs), to_dev(rhs), out, "dot", "u", "v"
+        )
+        results.append(to_host(out).tobytes())
+    assert results[0] == results[1] == results[2]
+
+
+def test_sddmm_dot_group_lanes():
+    assert sddmm.dot_group_lanes(1, 128) == 1
+    assert sddmm.dot_group_lanes(3, 128) == 4
+    assert sddmm.dot_group_lanes(64, 128) == 32
+    assert sddmm.dot_group_lanes(64, 4) == 4  # a group never spans two blocks
+    assert sddmm.dot_group_lanes(64, 96) == 32
+    assert sddmm.dot_group_lanes(64, 6) == 2
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])

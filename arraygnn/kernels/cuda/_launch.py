@@ -29,6 +29,7 @@ __all__ = [
     "CAI_SYNC",
     "LOAD_AHEAD",
     "NARROW_GROUPS",
+    "SDDMM_DOT_GROUPS",
     "accumulator_dtype",
     "accumulator_zero",
     "blocks_for",
@@ -53,6 +54,11 @@ LOAD_AHEAD = False
 #: lane in slot order: the same bits either way. ``tools/gpu_check.py`` times both.
 NARROW_GROUPS = False
 
+#: ``dot`` in SDDMM by a group of lanes per output with coalesced row reads and a fixed
+#: tree over the lanes (``sddmm._dot_groups_kernel``) instead of one thread walking each
+#: row. Other bits than the default; off until a GPU run (``tools/gpu_check.py
+#: --variants``) shows it is faster.
+SDDMM_DOT_GROUPS = False
 #: Numba synchronises the stream named in every ``__cuda_array_interface__`` argument
 #: before a launch (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC``): a host-side wait for all the
 #: work queued so far. Our kernels run on CuPy's current stream (:func:`_current_stream`),

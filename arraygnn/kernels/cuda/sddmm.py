@@ -6,13 +6,22 @@ dot, where ``i(e)`` is ``src[e]`` (target u), ``e`` (target e) or ``dst[e]`` (ta
 Size-1 dimensions of ``lhs`` / ``rhs`` broadcast (NumPy rules, after the caller has
 aligned ranks to [rows, G, K]). Edge-parallel, one thread per output element, no
 reduction across threads: deterministic. ``dot`` accumulates in float32 for float16.
+
+Experimental, off by default (``_launch.SDDMM_DOT_GROUPS``, timed by
+``tools/gpu_check.py --variants``): a ``dot`` with both sides of full depth D taken by a
+group of ``L = min(32, next power of two >= D)`` lanes per output, lane ``l`` summing
+``d = l, l + L, ...`` (neighbouring lanes read neighbouring features of one row:
+coalesced, where one thread per output walks a whole row alone), then the ``L`` partial
+sums combined by a fixed tree in float64 shared memory. Deterministic, but other bits
+than the default kernel; the same bits for every launch whose threads per block are a
+multiple of ``L`` (otherwise ``L`` shrinks to fit the block). float32 / float64 only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from numba import cuda
+from numba import cuda, float64
 
 from arraygnn.kernels.cuda import _launch
 
@@ -93,6 +102,61 @@ def _sddmm_kernel(
                 out[e, g, k] = a / b
 
 
+#: threads per block the group kernel's shared scratch covers (CUDA's limit)
+_MAX_BLOCK = 1024
+
+
+@cuda.jit(cache=True)
+def _dot_groups_kernel(
+    src, dst, lhs, rhs, out, lhs_target, rhs_target, acc_zero, lanes, lane_bits
+):  # pragma: no cover - runs on the device
+    """``dot`` by groups of ``lanes`` threads (a power of two dividing the block width).
+    Every thread of a block runs the same number of loop steps, so the barriers are
+    reached by all of them."""
+    partial = cuda.shared.array(_MAX_BLOCK, float64)
+    groups = out.shape[1]
+    depth = lhs.shape[2]
+    total = out.shape[0] * groups * lanes
+    tid = cuda.threadIdx.x
+    width = cuda.blockDim.x
+    lane = tid & (lanes - 1)
+    for first in range(cuda.blockIdx.x * width, total, cuda.gridDim.x * width):
+        t = first + tid
+        item = t >> lane_bits
+        e = item // groups
+        g = item - e * groups
+        acc = acc_zero
+        if t < total:
+            li = _row(lhs_target, e, src, dst)
+            ri = _row(rhs_target, e, src, dst)
+            lg = g if lhs.shape[1] > 1 else 0
+            rg = g if rhs.shape[1] > 1 else 0
+            for d in range(lane, depth, lanes):
+                acc += (lhs[li, lg, d] + acc_zero) * rhs[ri, rg, d]
+        partial[tid] = acc
+        cuda.syncthreads()
+        step = lanes >> 1
+        while step > 0:
+            if lane < step:
+                partial[tid] += partial[tid + step]
+            cuda.syncthreads()
+            step >>= 1
+        if t < total and lane == 0:
+            out[e, g, 0] = partial[tid]
+        cuda.syncthreads()
+
+
+def dot_group_lanes(depth: int, threads_per_block: int) -> int:
+    """Lanes per output of the group kernel: min(32, next power of two >= ``depth``),
+    halved until it divides ``threads_per_block`` (a group never spans two blocks)."""
+    lanes = 1
+    while lanes < depth and lanes < 32:
+        lanes *= 2
+    while lanes > 1 and threads_per_block % lanes:
+        lanes //= 2
+    return lanes
+
+
 def sddmm_coo(
     src: Any, dst: Any, lhs: Any, rhs: Any, out: Any, op: str, lhs_target: str, rhs_target: str
 ) -> Any:
@@ -103,6 +167,27 @@ def sddmm_coo(
     Returns ``out``.
     """
     zero = _launch.accumulator_zero(out.dtype)
+    depth = int(lhs.shape[2])
+    grouped = _launch.SDDMM_DOT_GROUPS and op == "dot" and out.dtype.itemsize >= 4
+    if grouped and depth > 1 and depth == rhs.shape[2]:  # float16: the default kernel
+        _, threads = _launch.blocks_for(1)
+        lanes = dot_group_lanes(depth, threads)
+        if lanes > 1 and threads <= _MAX_BLOCK:
+            _launch.launch(
+                _dot_groups_kernel,
+                out.shape[0] * out.shape[1] * lanes,
+                src,
+                dst,
+                lhs,
+                rhs,
+                out,
+                TARGET_CODES[lhs_target],
+                TARGET_CODES[rhs_target],
+                zero,
+                lanes,
+                lanes.bit_length() - 1,
+            )
+            return out
     _launch.launch(
         _sddmm_kernel,
         out.shape[0] * out.shape[1] * out.shape[2],
