@@ -21,7 +21,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_zero_in_degree, csr_of, parse_input
 from arraygnn.nn._module import Module
-from arraygnn.nn.linear import Linear, _check_features, get_activation, glorot
+from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot
 
 __all__ = ["GATConv"]
 
@@ -178,7 +178,7 @@ class GATConv(Module):
         elif self.concat is False:
             out = out.mean(axis=1)
         if self.bias is not None:
-            out = out + (self.bias.reshape(H, F) if self.concat is None else self.bias)
+            out = add_bias(out, self.bias.reshape(H, F) if self.concat is None else self.bias)
         if self.activation is not None:
             out = self.activation(out)
         return out

@@ -31,7 +31,7 @@ from arraygnn.nn._graph_input import (
     parse_input,
 )
 from arraygnn.nn._module import Module
-from arraygnn.nn.linear import Linear, _check_features, get_activation, glorot
+from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot
 
 __all__ = ["GCNConv", "GraphConv", "gcn_norm", "normalized_csr", "add_remaining_self_loops"]
 
@@ -261,7 +261,7 @@ class GCNConv(Module):
         csr, w = self._normalised(inp, edge_weight, h.dtype)
         out = ops.spmm(csr, h, edge_weight=w, num_dst_nodes=inp.num_dst)
         if self.bias is not None:
-            out = out + self.bias
+            out = add_bias(out, self.bias)
         return out
 
     def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
@@ -370,7 +370,7 @@ class GraphConv(Module):
             scale = deg**-0.5 if self.norm == "both" else 1 / deg
             out = out * scale[:, None]
         if self.bias is not None:
-            out = out + self.bias
+            out = add_bias(out, self.bias)
         if self.activation is not None:
             out = self.activation(out)
         return out

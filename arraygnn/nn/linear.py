@@ -81,6 +81,25 @@ def _check_features(x: Any, expected: int, what: str) -> None:
         raise ValueError(f"{what}: expected last dimension {expected}, got shape {tuple(x.shape)}")
 
 
+def add_bias(out: Any, bias: Any) -> Any:
+    """``out + bias``, added in place when that keeps the dtype: ``out`` must be an array
+    the layer made itself (a product or a reduction result, never the caller's).
+
+    Adding in place skips allocating (and first-touching) a second output: 1M x 64
+    float32, 35-38 ms in place against 88-929 ms for ``out + bias`` on the 2-core box,
+    where fresh large arrays sometimes wait on the kernel's huge-page compaction.
+
+    >>> import numpy as np
+    >>> add_bias(np.zeros((2, 2), np.float32), np.array([1.0, 2.0], np.float32)).tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    """
+    same_dtype = np.result_type(out.dtype, bias.dtype) == out.dtype
+    if same_dtype and np.broadcast_shapes(out.shape, bias.shape) == out.shape:
+        out += bias
+        return out
+    return out + bias
+
+
 class Linear(Module):
     """``y = x @ weight.T + bias``.
 
@@ -116,7 +135,7 @@ class Linear(Module):
         _check_features(x, self.in_features, f"{type(self).__name__} input")
         out = x @ self.weight.T
         if self.bias is not None:
-            out = out + self.bias
+            out = add_bias(out, self.bias)
         return out
 
     def extra_repr(self) -> str:
