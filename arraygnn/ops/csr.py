@@ -143,7 +143,8 @@ def _freeze(*arrays: Any) -> None:
 
 def sorted_segments(xp: Any, index: Any, dim_size: int) -> tuple[Any, Any]:
     """``(indptr, perm)`` of a validated COO index (entries in ``[0, dim_size)``): the
-    same stable sort as :func:`to_csr`, without the CSR's copies and ``indices``."""
+    stable sort :func:`to_csr` runs, without the CSR's copies and ``indices`` (int64 when
+    a size needs it, else the index's dtype)."""
     num = int(index.shape[0])
     idt = np.dtype(np.int64) if max(num, dim_size) >= 2**31 - 1 else index.dtype
     keys = xp.ascontiguousarray(index).astype(idt, copy=False)
@@ -176,9 +177,7 @@ def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
     idt = _index_dtype(src, num_edges, n_src, n_dst)
     src = xp.ascontiguousarray(src).astype(idt, copy=True)
     dst = xp.ascontiguousarray(dst).astype(idt, copy=True)
-    indptr = xp.empty(n_dst + 1, dtype=idt)
-    perm = xp.empty(num_edges, dtype=idt)
-    kernel_function(xp, "csr", "csr_from_keys")(dst, indptr, perm)
+    indptr, perm = sorted_segments(xp, dst, n_dst)  # keeps idt: every size fits it
     is_sorted = num_edges < 2 or bool((dst[1:] >= dst[:-1]).all())
     if is_sorted:
         indices = src.copy()
