@@ -284,3 +284,26 @@ def test_cpu_chunked_counting_sort_is_the_stable_sort(index_dtype):
             np.testing.assert_array_equal(perm, np.argsort(keys, kind="stable"), err_msg=name)
             np.testing.assert_array_equal(indptr[1:], np.cumsum(counts), err_msg=name)
             assert indptr[0] == 0
+
+
+@pytest.mark.parametrize("serial_work", [0, 1 << 40])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_edge_softmax_one_head_path_gives_the_many_head_bits(monkeypatch, serial_work, dtype):
+    """One head runs a specialised CPU loop (scalars instead of per-head arrays); its
+    results are the bits the general loop gives for the same column among three heads,
+    on every labelled case, with -inf / inf / NaN logits in some rows, serial and
+    parallel."""
+    from arraygnn.testing.cases import CASE_NAMES, get_case
+
+    _force_path(monkeypatch, serial_work)
+    rng = np.random.default_rng(12)
+    for name in CASE_NAMES:
+        case = get_case(name, np.int64)
+        logits = (3 * rng.standard_normal((case.num_edges, 3))).astype(dtype)
+        if case.num_edges > 4:
+            logits[1, 0] = -np.inf
+            logits[-2, 0] = np.inf
+            logits[-1, 0] = np.nan
+        one = ops.edge_softmax(case.edge_index, logits[:, 0], case.num_dst_nodes)
+        many = ops.edge_softmax(case.edge_index, logits, case.num_dst_nodes)
+        assert one.tobytes() == np.ascontiguousarray(many[:, 0]).tobytes(), name
