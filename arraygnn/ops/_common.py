@@ -17,6 +17,8 @@ from arraygnn._config import settings
 from arraygnn._namespace import get_namespace, is_cupy_array
 
 REDUCTIONS = ("sum", "mean", "max", "min", "prod")
+#: PyG's other names for two of them (``torch_geometric.utils.scatter``)
+REDUCE_ALIASES = {"add": "sum", "mul": "prod"}
 FLOAT_KERNEL_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -68,9 +70,13 @@ def check_size(name: str, value: Any) -> int:
 
 
 def check_reduce(reduce: Any, allowed: tuple[str, ...] = REDUCTIONS) -> str:
-    if reduce not in allowed:
-        raise ValueError(f"reduce must be one of {', '.join(allowed)}; got {reduce!r}")
-    return reduce
+    """``reduce`` as one of ``allowed``; PyG's names ``add`` / ``mul`` mean ``sum`` / ``prod``."""
+    name = REDUCE_ALIASES.get(reduce, reduce) if isinstance(reduce, str) else reduce
+    if name not in allowed:
+        aliases = [f"{a!r} = {n!r}" for a, n in REDUCE_ALIASES.items() if n in allowed]
+        also = f" (also PyG's {', '.join(aliases)})" if aliases else ""
+        raise ValueError(f"reduce must be one of {', '.join(allowed)}{also}; got {reduce!r}")
+    return name
 
 
 def check_values(name: str, value: Any, *, floats_only: bool = False) -> None:

@@ -47,6 +47,20 @@ def test_scatter_reductions_exact():
     assert ops.scatter(src, idx, 4, "prod").tolist() == [2.0, 0.0, -4.0, 0.0]
 
 
+def test_pyg_reduce_names_add_and_mul():
+    """PyG's ``add`` / ``mul`` are ``sum`` / ``prod`` in every op that reduces."""
+    src = np.array([[1.0, 3.0], [2.0, -1.0], [4.0, 0.5]])
+    idx = np.array([1, 1, 0])
+    ptr = np.array([0, 2, 3])
+    ei = np.array([[0, 1, 2], [1, 1, 0]])
+    for alias, name in (("add", "sum"), ("mul", "prod")):
+        assert ops.scatter(src, idx, 3, alias).tolist() == ops.scatter(src, idx, 3, name).tolist()
+        assert ops.segment(src, ptr, alias).tolist() == ops.segment(src, ptr, name).tolist()
+        assert ops.spmm(ei, src, reduce=alias).tolist() == ops.spmm(ei, src, reduce=name).tolist()
+    with pytest.raises(ValueError, match="also PyG's 'add' = 'sum', 'mul' = 'prod'"):
+        ops.scatter(src, idx, 3, "amax")
+
+
 def test_scatter_integer_values():
     src = np.array([1, 2, 4], dtype=np.int64)
     out = ops.scatter(src, np.array([1, 1, 0]), 3, "sum")
