@@ -45,6 +45,33 @@ def test_blocks_cover_the_csr_in_order(idx_dtype, num_parts):
         np.testing.assert_array_equal(b.halo_owner, pg.owner_of(b.halo_ids))
 
 
+@pytest.mark.parametrize("num_parts", [1, 4, 13])
+def test_halo_by_mask_and_by_sort_agree(monkeypatch, num_parts):
+    """A block's halo comes from a node mask (many foreign edges) or a sort (few): force
+    each; the blocks are the same arrays, and the halo is exact either way."""
+    from arraygnn.distributed import partition
+
+    rng = np.random.default_rng(3)
+    ei = _random_graph(rng, 400, 1500, isolated_tail=30)
+    w = rng.random(1500)
+    built = {}
+    for ratio in (0, 1 << 40):
+        monkeypatch.setattr(partition, "HALO_MASK_RATIO", ratio)
+        pg = partition_graph(ei, 400, num_parts, edge_weight=w)
+        perm = np.argsort(ei[1], kind="stable")
+        expected = np.stack([ei[0][perm], ei[1][perm], w[perm]])
+        np.testing.assert_array_equal(_dense_rows(pg, ei, w), expected)
+        for b in pg.blocks:
+            foreign = ei[0][(ei[1] >= b.row_start) & (ei[1] < b.row_stop)]
+            foreign = foreign[(foreign < b.row_start) | (foreign >= b.row_stop)]
+            np.testing.assert_array_equal(b.halo_ids, np.unique(foreign))
+        built[ratio] = pg
+    for a, b in zip(built[0].blocks, built[1 << 40].blocks, strict=True):
+        for field in ("indptr", "src", "edge_weight", "halo_ids", "halo_owner"):
+            x, y = getattr(a, field), getattr(b, field)
+            assert x.dtype == y.dtype and np.array_equal(x, y), field
+
+
 def test_balanced_by_edges_not_nodes():
     # A hub: node 0 receives half of all edges.
     rng = np.random.default_rng(1)
