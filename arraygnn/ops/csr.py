@@ -143,10 +143,12 @@ def _freeze(*arrays: Any) -> None:
 
 def sorted_segments(xp: Any, index: Any, dim_size: int) -> tuple[Any, Any]:
     """``(indptr, perm)`` of a validated COO index (entries in ``[0, dim_size)``): the
-    stable sort :func:`to_csr` runs, without the CSR's copies and ``indices`` (int64 when
-    a size needs it, else the index's dtype)."""
+    stable sort :func:`to_csr` runs, without the CSR's copies and ``indices``. int32 for
+    an int32 index when every size fits, else int64: never the index's own dtype when
+    that is narrower (a uint16 index of 70,000 edges would wrap its row pointer) or not
+    in native byte order (the kernels take neither)."""
     num = int(index.shape[0])
-    idt = np.dtype(np.int64) if max(num, dim_size) >= 2**31 - 1 else index.dtype
+    idt = _index_dtype(index, num, dim_size, dim_size)
     keys = xp.ascontiguousarray(index).astype(idt, copy=False)
     indptr = xp.empty(dim_size + 1, dtype=idt)
     perm = xp.empty(num, dtype=idt)

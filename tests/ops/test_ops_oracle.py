@@ -164,3 +164,35 @@ def test_edge_softmax_matches_oracle(value_dtype, index_dtype, heads):
         )
         csr = ops.to_csr(case.edge_index, case.num_src_nodes, case.num_dst_nodes)
         np.testing.assert_array_equal(ops.edge_softmax(csr, logits), got)
+
+
+@pytest.mark.parametrize(
+    "index_dtype", ["int8", "uint8", "int16", "uint16", "uint32", ">i8", ">i4"]
+)
+def test_every_integer_index_dtype_gives_the_int64_results(index_dtype):
+    """Narrow, unsigned and non-native byte-order indices (e.g. a big-endian file) work
+    in every op and give the int64 results, with more edges than the index dtype can
+    count (70,000 > uint16): no row pointer may be built in the index's own dtype."""
+    rng = np.random.default_rng(5)
+    n, e = 100, 70_000
+    ei64 = np.stack([rng.integers(0, n, e), rng.integers(0, n, e)])
+    ei = ei64.astype(index_dtype)
+    x = rng.standard_normal((n, 3)).astype(np.float32)
+    rows = rng.standard_normal((e, 2)).astype(np.float32)
+    logits = rng.standard_normal((e, 2)).astype(np.float32)
+    ptr = np.array([0, 10, 10, e // 2, e]).astype(np.int64)
+    pairs = [
+        (lambda i: ops.spmm(i, x, rows[:, 0], reduce="max"), "spmm"),
+        (lambda i: ops.gather(x, i[0]), "gather"),
+        (lambda i: ops.scatter(rows, i[1], n, "mean"), "scatter"),
+        (lambda i: ops.sddmm(i, x, x, "dot"), "sddmm"),
+        (lambda i: ops.edge_softmax(i, logits, n), "edge_softmax (edge list)"),
+        (lambda i: ops.edge_softmax(ops.to_csr(i, n, n), logits), "edge_softmax (CSR)"),
+        (lambda i: ops.to_csr(i, n, n).indptr, "to_csr indptr"),
+        (lambda i: ops.to_csr(i, n, n).perm, "to_csr perm"),
+    ]
+    for call, name in pairs:
+        got, want = call(ei), call(ei64)
+        assert got.tobytes() == want.tobytes(), name
+    got = ops.segment(rows, ptr.astype(index_dtype) if np.dtype(index_dtype).itemsize > 2 else ptr)
+    assert got.tobytes() == ops.segment(rows, ptr).tobytes(), "segment"
