@@ -94,8 +94,9 @@ def index_dtype_for(*sizes: int) -> np.dtype:
 
 
 def use_kernels(*values: Any) -> bool:
-    """True when every value array has a dtype the compiled kernels take."""
-    return all(v is None or v.dtype in FLOAT_KERNEL_DTYPES for v in values)
+    """True when every value array has a dtype the compiled kernels take (in either byte
+    order: :func:`compute_dtype` gives the native one the kernels run in)."""
+    return all(v is None or v.dtype.newbyteorder("=") in FLOAT_KERNEL_DTYPES for v in values)
 
 
 def kernel_module(xp: ModuleType, name: str) -> ModuleType:
@@ -113,9 +114,16 @@ def reference_module() -> ModuleType:
     return reference
 
 
+def native(dtype: Any) -> np.dtype:
+    """``dtype`` in the machine's byte order: the dtype of every computed result (as in
+    NumPy's arithmetic), so a big-endian array read from a file is converted once."""
+    return np.dtype(dtype).newbyteorder("=")
+
+
 def compute_dtype(xp: ModuleType, dtype: Any) -> np.dtype:
-    """The dtype the kernel computes in: float16 goes through float32 on the CPU."""
-    dtype = np.dtype(dtype)
+    """The dtype the kernel computes in: native byte order, and float16 goes through
+    float32 on the CPU."""
+    dtype = native(dtype)
     if xp is np and dtype == np.float16:
         return np.dtype(np.float32)
     return dtype

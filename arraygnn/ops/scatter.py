@@ -34,6 +34,7 @@ from arraygnn.ops._common import (
     compute_dtype,
     kernel_function,
     namespace,
+    native,
     use_kernels,
 )
 from arraygnn.ops.csr import sorted_segments
@@ -45,7 +46,7 @@ def _reduce_rows(xp: Any, indptr: Any, perm: Any, src: Any, num_rows: int, reduc
     """Run ``segment_csr`` on ``src`` [M, ...] into [num_rows, ...] (src dtype)."""
     tail = tuple(src.shape[1:])
     width = int(np.prod(tail, dtype=np.int64))
-    out_dtype = src.dtype
+    out_dtype = native(src.dtype)
     if num_rows == 0 or width == 0:
         return xp.zeros((num_rows,) + tail, dtype=out_dtype)
     ok = use_kernels(src)
@@ -80,20 +81,21 @@ def scatter(src: Any, index: Any, dim_size: int, reduce: str = "sum") -> Any:
         )
     tail = tuple(src.shape[1:])
     width = int(np.prod(tail, dtype=np.int64))
+    out_dtype = native(src.dtype)
     if dim_size == 0 or width == 0:
-        return xp.zeros((dim_size,) + tail, dtype=src.dtype)
+        return xp.zeros((dim_size,) + tail, dtype=out_dtype)
     ok = use_kernels(src)
     if xp is np or not settings.deterministic:
         # CPU: deterministic COO kernels (owner / tiled / sorted); CUDA: atomic kernel,
         # only when the caller allowed non-deterministic results
-        work = compute_dtype(xp, src.dtype) if ok else src.dtype
+        work = compute_dtype(xp, out_dtype) if ok else out_dtype
         x3 = xp.ascontiguousarray(src).astype(work, copy=False).reshape(src.shape[0], 1, width)
         idx = xp.ascontiguousarray(index)
         if idx.dtype not in (np.int32, np.int64):
             idx = idx.astype(np.int64)
         out3 = xp.empty((dim_size, 1, width), dtype=work)
         kernel_function(xp, "scatter", "scatter_coo", ok)(idx, x3, out3, reduce)
-        return out3.astype(src.dtype, copy=False).reshape((dim_size,) + tail)
+        return out3.astype(out_dtype, copy=False).reshape((dim_size,) + tail)
     indptr, perm = sorted_segments(xp, index, dim_size)
     return _reduce_rows(xp, indptr, perm, src, dim_size, reduce)
 

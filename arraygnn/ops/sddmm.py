@@ -25,6 +25,7 @@ from arraygnn.ops._common import (
     compute_dtype,
     kernel_function,
     namespace,
+    native,
     use_kernels,
 )
 from arraygnn.ops.csr import CSR, _split_edge_index
@@ -175,7 +176,7 @@ def sddmm(
         raise ValueError(
             f"lhs features {fl} and rhs features {fr} do not broadcast for op={op!r}"
         ) from None
-    out_dtype = np.result_type(lhs.dtype, rhs.dtype)
+    out_dtype = native(np.result_type(lhs.dtype, rhs.dtype))
     if op == "div" and out_dtype.kind != "f":
         out_dtype = np.result_type(out_dtype, np.float64)
     ok = use_kernels(np.empty(0, out_dtype))

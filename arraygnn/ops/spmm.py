@@ -27,6 +27,7 @@ from arraygnn.ops._common import (
     compute_dtype,
     kernel_function,
     namespace,
+    native,
     use_kernels,
 )
 from arraygnn.ops.csr import CSR, as_csr
@@ -123,7 +124,9 @@ def spmm(
         w2 = w
         tail = (heads, width) if x.ndim == 3 else (heads,)
 
-    out_dtype = x.dtype if edge_weight is None else np.result_type(x.dtype, edge_weight.dtype)
+    out_dtype = native(
+        x.dtype if edge_weight is None else np.result_type(x.dtype, edge_weight.dtype)
+    )
     if n_dst == 0 or width == 0 or heads == 0:
         return xp.zeros((n_dst,) + tail, dtype=out_dtype)
     ok = use_kernels(x.astype(out_dtype, copy=False)[:0])

@@ -196,3 +196,30 @@ def test_every_integer_index_dtype_gives_the_int64_results(index_dtype):
         assert got.tobytes() == want.tobytes(), name
     got = ops.segment(rows, ptr.astype(index_dtype) if np.dtype(index_dtype).itemsize > 2 else ptr)
     assert got.tobytes() == ops.segment(rows, ptr).tobytes(), "segment"
+
+
+@pytest.mark.parametrize("value_dtype", [">f4", ">f8", ">f2"])
+def test_non_native_byte_order_values_give_the_native_results(value_dtype):
+    """Values in the other byte order (a big-endian file read on a little-endian machine)
+    are converted once and run the compiled kernels: the native dtype's bits, and the
+    computed results in native order (as NumPy's arithmetic); gather, a copy of rows,
+    keeps the caller's dtype like ``x[index]``."""
+    rng = np.random.default_rng(6)
+    n, e = 30, 200
+    ei = np.stack([rng.integers(0, n, e), rng.integers(0, n, e)])
+    native = np.dtype(value_dtype).newbyteorder("=")
+    x = rng.standard_normal((n, 4)).astype(native)
+    rows = rng.standard_normal((e, 2)).astype(native)
+    calls = [
+        (lambda x, r: ops.spmm(ei, x, r[:, 0], reduce="mean"), "spmm"),
+        (lambda x, r: ops.scatter(r, ei[1], n, "max"), "scatter"),
+        (lambda x, r: ops.segment(r, np.array([0, 7, 7, e]), "prod"), "segment"),
+        (lambda x, r: ops.gather(x, ei[0]), "gather"),
+        (lambda x, r: ops.sddmm(ei, x, x, "dot"), "sddmm"),
+        (lambda x, r: ops.edge_softmax(ei, r, n), "edge_softmax"),
+    ]
+    for call, name in calls:
+        got = call(x.astype(value_dtype), rows.astype(value_dtype))
+        want = call(x, rows)
+        assert got.dtype == (np.dtype(value_dtype) if name == "gather" else native), name
+        np.testing.assert_array_equal(got.astype(native), want, err_msg=name)
