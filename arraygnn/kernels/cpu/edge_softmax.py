@@ -12,7 +12,8 @@ per head and read and wrote the random output rows twice). Measured against it o
 processes): 8 heads 849-961 -> 568-646 ms, 4 heads 513-572 -> 285-306 ms, 1 head 220-238
 -> 190-218 ms (benchmarks/RESULTS.md). One head (``[E]`` / ``[E, 1]`` logits, GAT's last
 layer) has its own loop with the maximum and the sum in registers, same operations and
-bits: 1.4x at 2.7k / 10.5k, 1.4-1.7x at 100k / 1M, 1.1-1.3x at 1M / 10M (A/B, two processes).
+bits: 1.4x at 2.7k / 10.5k, 1.1-1.7x at 100k / 1M, float32 1.2-1.3x at 1M / 10M (float64
+0.95x and 1.13x: memory-bound there) (A/B, two processes).
 """
 
 from __future__ import annotations
