@@ -25,7 +25,13 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_cupy_array
-from arraygnn.ops._common import check_array, check_index, check_size, kernel_function
+from arraygnn.ops._common import (
+    check_array,
+    check_index,
+    check_size,
+    index_dtype_for,
+    kernel_function,
+)
 from arraygnn.ops.gather import _row_view
 
 __all__ = ["CSR", "to_csr", "as_csr"]
@@ -35,24 +41,37 @@ class CSR:
     """A destination-sorted CSR of ``num_edges`` edges from ``num_src_nodes`` sources to
     ``num_dst_nodes`` targets (build it with :func:`to_csr`).
 
-    Attributes (all 1-D index arrays on the edge list's device, one dtype):
+    Attributes (all 1-D index arrays on the edge list's device, one dtype; read-only):
 
     - ``indptr`` [num_dst_nodes + 1]: row pointer over the CSR slots;
     - ``indices`` [num_edges]: source node of each slot;
     - ``perm`` [num_edges]: edge id of each slot (``perm_is_identity`` when the edges were
       already sorted by target);
     - ``src`` / ``dst`` [num_edges]: the edge list in its original order.
+
+    Built directly (``CSR(indptr, indices, perm, src, dst, n_src, n_dst)``, e.g. from
+    another library's CSR), every array is checked before any kernel can read it (the
+    kernels do not bounds-check): shapes, ids in range, ``indptr`` from 0 to E and
+    non-decreasing, ``perm`` a permutation, and the slots consistent with the edge list
+    (``indices == src[perm]``, ``dst[perm]`` = each slot's row). ``ValueError`` /
+    ``TypeError`` name the array at fault. The arrays are copied (int32 when all are
+    int32, else int64), so later changes to yours cannot reach the kernels.
+
+    >>> import numpy as np
+    >>> src, dst = np.array([2, 0, 1]), np.array([1, 0, 1])
+    >>> CSR(np.array([0, 1, 3]), np.array([0, 2, 1]), np.array([1, 0, 2]), src, dst, 3, 2)
+    CSR(num_src_nodes=3, num_dst_nodes=2, num_edges=3, index_dtype=int64, device='cpu')
     """
 
     __slots__ = (
-        "indptr",
-        "indices",
-        "perm",
-        "src",
-        "dst",
-        "num_src_nodes",
-        "num_dst_nodes",
-        "perm_is_identity",
+        "_indptr",
+        "_indices",
+        "_perm",
+        "_src",
+        "_dst",
+        "_num_src_nodes",
+        "_num_dst_nodes",
+        "_perm_is_identity",
     )
 
     def __init__(
@@ -66,14 +85,60 @@ class CSR:
         num_dst_nodes: int,
         perm_is_identity: bool = False,
     ) -> None:
-        self.indptr = indptr
-        self.indices = indices
-        self.perm = perm
-        self.src = src
-        self.dst = dst
-        self.num_src_nodes = int(num_src_nodes)
-        self.num_dst_nodes = int(num_dst_nodes)
-        self.perm_is_identity = bool(perm_is_identity)
+        n_src = check_size("num_src_nodes", num_src_nodes)
+        n_dst = check_size("num_dst_nodes", num_dst_nodes)
+        arrays = _checked_parts(indptr, indices, perm, src, dst, n_src, n_dst)
+        if perm_is_identity:
+            xp = get_namespace(arrays[2])
+            if not bool((arrays[2] == xp.arange(arrays[2].shape[0])).all()):
+                raise ValueError("perm_is_identity=True but perm is not 0, 1, ..., E - 1")
+        self._set(*arrays, n_src, n_dst, bool(perm_is_identity))
+
+    @classmethod
+    def _trusted(
+        cls,
+        indptr: Any,
+        indices: Any,
+        perm: Any,
+        src: Any,
+        dst: Any,
+        num_src_nodes: int,
+        num_dst_nodes: int,
+        perm_is_identity: bool = False,
+    ) -> CSR:
+        """A CSR of arrays :func:`to_csr` just built (consistent by construction)."""
+        self = object.__new__(cls)
+        self._set(indptr, indices, perm, src, dst, num_src_nodes, num_dst_nodes, perm_is_identity)
+        return self
+
+    def _set(
+        self,
+        indptr: Any,
+        indices: Any,
+        perm: Any,
+        src: Any,
+        dst: Any,
+        n_src: int,
+        n_dst: int,
+        identity: bool,
+    ) -> None:
+        self._indptr = indptr
+        self._indices = indices
+        self._perm = perm
+        self._src = src
+        self._dst = dst
+        self._num_src_nodes = int(n_src)
+        self._num_dst_nodes = int(n_dst)
+        self._perm_is_identity = bool(identity)
+
+    indptr = property(lambda self: self._indptr, doc="row pointer [num_dst_nodes + 1]")
+    indices = property(lambda self: self._indices, doc="source of each slot [num_edges]")
+    perm = property(lambda self: self._perm, doc="edge id of each slot [num_edges]")
+    src = property(lambda self: self._src, doc="sources in edge order [num_edges]")
+    dst = property(lambda self: self._dst, doc="targets in edge order [num_edges]")
+    num_src_nodes = property(lambda self: self._num_src_nodes)
+    num_dst_nodes = property(lambda self: self._num_dst_nodes)
+    perm_is_identity = property(lambda self: self._perm_is_identity)
 
     @property
     def num_edges(self) -> int:
@@ -104,6 +169,60 @@ class CSR:
             f"CSR(num_src_nodes={self.num_src_nodes}, num_dst_nodes={self.num_dst_nodes}, "
             f"num_edges={self.num_edges}, index_dtype={self.index_dtype}, device={device!r})"
         )
+
+
+def _checked_parts(
+    indptr: Any, indices: Any, perm: Any, src: Any, dst: Any, n_src: int, n_dst: int
+) -> tuple[Any, ...]:
+    """Copies of a caller's CSR arrays in one index dtype, after checking everything a
+    kernel relies on (see :class:`CSR`); read-only when NumPy."""
+    named = {"indptr": indptr, "indices": indices, "perm": perm, "src": src, "dst": dst}
+    for name, a in named.items():
+        check_array(f"CSR {name}", a)
+        if a.dtype.kind not in "iu" or a.ndim != 1:
+            raise TypeError(
+                f"CSR {name} must be a 1-D integer array, got {a.ndim}-D of dtype {a.dtype}"
+            )
+    xp = get_namespace(*named.values())
+    num_edges = int(indices.shape[0])
+    if indptr.shape[0] != n_dst + 1:
+        raise ValueError(
+            f"CSR indptr must have num_dst_nodes + 1 = {n_dst + 1} entries, got {indptr.shape[0]}"
+        )
+    for name in ("perm", "src", "dst"):
+        if named[name].shape[0] != num_edges:
+            raise ValueError(
+                f"CSR {name} has {named[name].shape[0]} entries but indices has {num_edges}"
+            )
+    if int(indptr[0]) != 0 or int(indptr[-1]) != num_edges:
+        raise ValueError(
+            f"CSR indptr must start at 0 and end at the number of edges ({num_edges}); "
+            f"got {int(indptr[0])} and {int(indptr[-1])}"
+        )
+    if n_dst and not bool((indptr[1:] >= indptr[:-1]).all()):
+        raise ValueError("CSR indptr must be non-decreasing")
+    check_index("CSR indices", indices, n_src)
+    check_index("CSR perm", perm, num_edges)
+    check_index("CSR src", src, n_src)
+    check_index("CSR dst", dst, n_dst)
+    # every value is now in [0, max(E, n_src, n_dst)]: the copies cannot wrap
+    all_int32 = all(a.dtype == np.int32 for a in named.values())
+    fits = index_dtype_for(num_edges, n_src, n_dst) == np.int32
+    idt = np.dtype(np.int32 if all_int32 and fits else np.int64)  # as to_csr
+    ip, ind, pm, s, d = (xp.ascontiguousarray(a).astype(idt, copy=True) for a in named.values())
+    if num_edges:
+        seen = xp.zeros(num_edges, dtype=np.int8)
+        seen[pm] = 1
+        if not bool(seen.all()):
+            raise ValueError("CSR perm must be a permutation of the edge ids 0 .. E - 1")
+        if not bool((ind == s[pm]).all()):
+            raise ValueError("CSR indices must be the sources of the slots: src[perm]")
+        rows = xp.searchsorted(ip[1:], xp.arange(num_edges, dtype=idt), side="right")
+        if not bool((d[pm] == rows).all()):
+            raise ValueError("CSR dst[perm] must be each slot's row (the target of indptr)")
+    out = (ip, ind, pm, s, d)
+    _freeze(*out)
+    return out
 
 
 def _split_edge_index(edge_index: Any, name: str = "edge_index") -> tuple[Any, Any]:
@@ -192,7 +311,7 @@ def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
     else:
         indices = src[perm]
     _freeze(indptr, indices, perm, src, dst)
-    return CSR(indptr, indices, perm, src, dst, n_src, n_dst, perm_is_identity=is_sorted)
+    return CSR._trusted(indptr, indices, perm, src, dst, n_src, n_dst, is_sorted)
 
 
 def as_csr(

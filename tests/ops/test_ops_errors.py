@@ -168,3 +168,65 @@ def test_validate_setting_compares_with_the_reference():
         np.testing.assert_allclose(ops.spmm(EI, x, reduce="max"), ops.spmm(EI, x, reduce="max"))
         ops.scatter(x, np.array([1, 1, 0, 3]), 4, "mean")
         ops.edge_softmax(EI, x)
+
+
+def _csr_parts():
+    """A valid CSR's parts as fresh writable int64 arrays (3 sources, 2 targets, 4 edges)."""
+    src = np.array([2, 0, 1, 0])
+    dst = np.array([1, 0, 1, 1])
+    perm = np.argsort(dst, kind="stable")
+    indptr = np.array([0, 1, 4])
+    return [indptr, src[perm], perm, src, dst]
+
+
+@pytest.mark.parametrize(
+    "part, value, match",
+    [
+        (0, np.array([0, 1]), "indptr must have num_dst_nodes \\+ 1 = 3 entries"),
+        (0, np.array([1, 1, 4]), "indptr must start at 0 and end at the number of edges"),
+        (0, np.array([0, 1, 3]), "indptr must start at 0 and end at the number of edges"),
+        (0, np.array([0, 0, 4]), "dst\\[perm\\] must be each slot's row"),
+        (0, np.array([0, 5, 4]), "indptr must be non-decreasing"),
+        (
+            1,
+            np.array([0, 1, 10**9, 2]),
+            "CSR indices has entry 1000000000, out of range",
+        ),
+        (1, np.array([0, 2, 1, -1]), "CSR indices has a negative entry"),
+        (1, np.array([0, 2, 1]), "CSR perm has 4 entries but indices has 3"),
+        (2, np.array([0, 0, 2, 3]), "perm must be a permutation"),
+        (2, np.array([0, 1, 2, 7]), "CSR perm has entry 7, out of range for size 4"),
+        (1, np.array([0, 2, 0, 1]), "indices must be the sources of the slots"),
+        (4, np.array([1, 0, 1, 0]), "dst\\[perm\\] must be each slot's row"),
+        (3, np.array([2, 0, 1, 3]), "CSR src has entry 3, out of range for size 3"),
+        (1, np.array([0.0, 2.0, 1.0, 0.0]), "CSR indices must be a 1-D integer array"),
+        (0, np.array([[0, 1, 4]]), "CSR indptr must be a 1-D integer array"),
+        (4, [1, 0, 1, 1], "CSR dst must be a NumPy or CuPy array"),
+    ],
+)
+def test_csr_built_from_parts_is_checked(part, value, match):
+    """A CSR built directly (e.g. from another library's arrays) is checked before any
+    kernel can read it: an out-of-range slot once crashed the process in ``spmm``."""
+    parts = _csr_parts()
+    parts[part] = value
+    with pytest.raises((TypeError, ValueError), match=match):
+        ops.CSR(*parts, 3, 2)
+
+
+def test_csr_built_from_parts_works_and_owns_its_arrays():
+    parts = _csr_parts()
+    csr = ops.CSR(*parts, 3, 2)
+    x = np.arange(6.0).reshape(3, 2)
+    ref = ops.to_csr(np.stack([parts[3], parts[4]]), 3, 2)
+    np.testing.assert_array_equal(ops.spmm(csr, x), ops.spmm(ref, x))
+    assert all(p.flags.writeable for p in parts)  # the caller's arrays are not frozen
+    parts[1][0] = 10**9  # ... and changing them later cannot reach the kernels
+    np.testing.assert_array_equal(ops.spmm(csr, x), ops.spmm(ref, x))
+    with pytest.raises(AttributeError):
+        csr.indices = parts[1]
+    with pytest.raises(ValueError, match="perm_is_identity=True but perm is not"):
+        ops.CSR(*_csr_parts(), 3, 2, perm_is_identity=True)
+    with pytest.raises(ValueError, match="num_dst_nodes must be >= 0"):
+        ops.CSR(*_csr_parts(), 3, -1)
+    int32 = ops.CSR(*(p.astype(np.int32) for p in _csr_parts()), 3, 2)
+    assert int32.index_dtype == np.int32 and csr.index_dtype == np.int64
