@@ -672,7 +672,8 @@ def _fill_array(
         _check_local_ids(key, out, sizes, sl, node_counts, cat, xp)
         cum = node_ptr[:-1]
         if node_ptr[-1] != 0:
-            _add_increments(key, out, cum, sizes, cat, xp)
+            # ids of graph i end below node_ptr[i + 1]: the batch's largest id is known
+            _add_increments(key, out, cum, sizes, cat, xp, int(node_ptr[-1]) - 1)
         return cum
     raw = _inc_array(key, [d.__inc__(key, v) for d, v in zip(data_list, values)])
     if (
@@ -758,9 +759,20 @@ def _check_local_ids(
 
 
 def _add_increments(
-    key: str, out: Any, cum: np.ndarray, sizes: np.ndarray, cat: int | None, xp: ModuleType
+    key: str,
+    out: Any,
+    cum: np.ndarray,
+    sizes: np.ndarray,
+    cat: int | None,
+    xp: ModuleType,
+    known_max: int | None = None,
 ) -> None:
-    """``out += cum[graph of each slice]``, broadcast along the other dimensions."""
+    """``out += cum[graph of each slice]``, broadcast along the other dimensions.
+
+    RULE: never wraps: a narrow integer dtype (int16, uint16, int32, ...) that cannot hold
+    the batched ids raises (the caller's dtype is kept, as PyG keeps edge_index's). With
+    ``known_max`` (the largest id after increments, from the node counts) the check costs
+    nothing when it fits."""
     nd = out.ndim
     g = cum.shape[0]
     if cat is None:
@@ -787,10 +799,53 @@ def _add_increments(
         w = cum.reshape((g,) + s_full)
         w = np.moveaxis(np.squeeze(w, axis=cat + 1), 0, cat)
         add = np.repeat(w, sizes, axis=cat)
+    if out.dtype.kind in "iu" and out.size:
+        _check_increments_fit(key, out, add, sizes, cat, xp, known_max)
     add = add.astype(out.dtype, copy=False)
     if xp is not np:
         add = xp.asarray(add)
     out += add
+
+
+def _check_increments_fit(
+    key: str,
+    out: Any,
+    add: np.ndarray,
+    sizes: np.ndarray,
+    cat: int | None,
+    xp: ModuleType,
+    known_max: int | None,
+) -> None:
+    """Raise unless ``out + add`` (``add`` broadcast to ``out``) fits ``out.dtype``,
+    naming the first graph whose ids would not."""
+    info = np.iinfo(out.dtype)
+    if known_max is not None and known_max <= info.max:
+        return
+    if known_max is None and out.dtype.itemsize >= 8:
+        return  # int64 / uint64 ids: no batch gets near 2**63 nodes
+    if known_max is None:
+        lo = int(to_numpy(out.min())) + int(add.min())
+        hi = int(to_numpy(out.max())) + int(add.max())
+        if info.min <= lo and hi <= info.max:
+            return
+    wide = out.astype(np.int64) + (add if xp is np else xp.asarray(add)).astype(np.int64)
+    lo, hi = int(to_numpy(wide.min())), int(to_numpy(wide.max()))
+    if info.min <= lo and hi <= info.max:
+        return
+    bad = hi if hi > info.max else lo
+    outside = to_numpy((wide < info.min) | (wide > info.max))
+    if cat is None:
+        graph = int(np.argmax(outside.reshape(outside.shape[0], -1).any(axis=1)))
+    else:
+        along = np.moveaxis(outside, cat, 0).reshape(outside.shape[cat], -1).any(axis=1)
+        graph = int(np.searchsorted(np.cumsum(sizes), int(np.argmax(along)), side="right"))
+    raise _key_error(
+        key,
+        graph,
+        f"has dtype {out.dtype}, which cannot hold the batched ids (they reach {bad}; "
+        f"{out.dtype} holds {info.min} .. {info.max}): store {key} as int32 or int64",
+        OverflowError,
+    )
 
 
 def _subtract_inc(v: Any, inc: Any) -> Any:

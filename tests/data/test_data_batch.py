@@ -352,3 +352,29 @@ def test_out_of_range_id_found_in_the_right_graph():
         graphs[i] = Data(**dict(graphs[i].to_dict(), edge_index=ei))
         with pytest.raises(ValueError, match=f"key 'edge_index' in graph {i}: holds node id"):
             Batch.from_data_list(graphs)
+
+
+@pytest.mark.parametrize("cls", [Data, HookedData])
+def test_narrow_index_dtype_never_wraps(cls):
+    """A batch whose ids outgrow a narrow index dtype (int16 edge_index, 80,000 nodes) once
+    wrapped silently; it raises naming the first graph that does not fit, on the fast
+    path and the hook path. Ids that fit keep the caller's dtype, also when the node
+    total does not fit (the graphs with edges come first)."""
+    rng = np.random.default_rng(4)
+
+    def graph(i, with_edges=True):
+        ei = rng.integers(0, 200, (2, 30 if with_edges else 0)).astype(np.int16)
+        return cls(x=np.zeros((200, 1), np.float32), edge_index=ei)
+
+    with pytest.raises(OverflowError, match=r"'edge_index' in graph 163: has dtype int16"):
+        Batch.from_data_list([graph(i) for i in range(400)])
+    early = [graph(i, with_edges=i < 100) for i in range(400)]
+    batch = Batch.from_data_list(early)
+    assert batch.edge_index.dtype == np.int16 and batch.num_nodes == 80_000
+    expected = np.concatenate(
+        [g.edge_index.astype(np.int64) + 200 * i for i, g in enumerate(early)], 1
+    )
+    np.testing.assert_array_equal(batch.edge_index, expected)
+    assert_batch_invariants(batch)
+    for i in (0, 99, 100, 399):
+        assert_data_equal(batch.get_example(i), early[i])
