@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.batch import Batch, _Arena, _exclusive_cumsum, _ptr
+from arraygnn.batch import Batch, _add_increments, _Arena, _exclusive_cumsum, _ptr
 from arraygnn.data import Data
 
 __all__ = ["PackedDataset"]
@@ -172,7 +172,14 @@ class PackedDataset:
         """
         if len(data_list) == 0:
             raise ValueError("PackedDataset.from_data_list: data_list is empty")
-        batch = Batch.from_data_list(data_list)
+        index_dtype = None
+        try:
+            batch = Batch.from_data_list(data_list)
+        except OverflowError:
+            # a narrow edge_index (int16, ...) cannot hold the whole dataset's batched ids;
+            # the packed store keeps LOCAL ids, which fit it: collate int64 copies instead
+            index_dtype = data_list[0].edge_index.dtype
+            batch = Batch.from_data_list([_with_int64_edges(d) for d in data_list])
         data_cls = batch._data_cls
         if not (data_cls.__inc__ is Data.__inc__ and data_cls.__cat_dim__ is Data.__cat_dim__):
             raise TypeError(
@@ -190,6 +197,8 @@ class PackedDataset:
             edge_index = batch.edge_index - np.repeat(batch.ptr[:-1], num_edges).astype(
                 batch.edge_index.dtype
             )
+            if index_dtype is not None:
+                edge_index = edge_index.astype(index_dtype)  # local ids came from that dtype
         else:
             num_edges, edge_index = np.zeros(g, np.int64), None
         nodes, edges, graphs, scalars = {}, {}, {}, {}
@@ -408,7 +417,8 @@ class PackedDataset:
             out = arena.get(handle)
             np.take(v, index, axis=axis, out=out)
             if key == "edge_index" and out.size:
-                out += np.repeat(node_ptr[:-1], ne).astype(out.dtype, copy=False)
+                # Batch.from_data_list's increment: same values, same overflow error
+                _add_increments(key, out, node_ptr[:-1], ne, 1, np, int(node_ptr[-1]) - 1)
             store[key] = out
             slices[key], incs[key], cat_dims[key], kinds[key] = sl, inc, cat, kind
             if key in follow:
@@ -441,3 +451,12 @@ def jobs_size(jobs: list, key: str) -> int:
         if k == key:
             return int(index.shape[0])
     raise KeyError(key)
+
+
+def _with_int64_edges(data: Data) -> Data:
+    """A shallow copy of ``data`` whose ``edge_index`` is int64 (other values shared)."""
+    if "edge_index" not in data:
+        return data
+    out = data.copy()
+    out.edge_index = np.asarray(data.edge_index).astype(np.int64)
+    return out

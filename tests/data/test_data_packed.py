@@ -121,3 +121,26 @@ def test_bad_input():
     graphs = [Data(x=np.ones((2, 1)), edge_index=np.zeros((2, 0), np.int64), v=np.ones(3))]
     with pytest.raises(ValueError, match="key 'v' is neither a node key"):
         PackedDataset.from_data_list(graphs)
+
+
+def test_narrow_index_dtype_packs_and_never_wraps():
+    """int16 edge_index, 80,000 nodes in all: the packed store keeps local ids in int16;
+    a batch that fits equals Batch.from_data_list; one that does not raises its error
+    (both once wrapped silently)."""
+    rng = np.random.default_rng(9)
+    graphs = [
+        Data(
+            x=np.zeros((200, 1), np.float32),
+            edge_index=rng.integers(0, 200, (2, 30)).astype(np.int16),
+            y=np.array([i]),
+        )
+        for i in range(400)
+    ]
+    ds = PackedDataset.from_data_list(graphs)
+    assert ds.edge_index.dtype == np.int16
+    for i in (0, 163, 399):
+        assert_data_equal(ds[i], graphs[i])
+    picked = np.array([5, 399, 0, 17])
+    assert_batch_equal(ds.collate(picked), Batch.from_data_list([graphs[i] for i in picked]))
+    with pytest.raises(OverflowError, match="'edge_index' in graph 163: has dtype int16"):
+        ds.collate(np.arange(400))
