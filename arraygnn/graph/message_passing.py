@@ -243,7 +243,10 @@ def _builtin_messages(g: Any, rel: Any, msg: Any, eids: Any = None) -> Any:
     lhs = edge_rows(lhs) if msg.lhs == "e" else lhs
     rhs = edge_rows(rhs) if msg.rhs == "e" else rhs
     lhs, rhs = _align_feature_ranks(lhs, rhs)
-    edge_index = rel.edge_index() if eids is None else g._xp().stack([src, dst])
+    if eids is not None:
+        edge_index = g._xp().stack([src, dst])
+    else:  # the relation's CSR once built (same results, v rows read in order on the CPU)
+        edge_index = rel._csr if rel._csr is not None else rel.edge_index()
     return ops.sddmm(edge_index, lhs, rhs, op=msg.op, lhs_target=msg.lhs, rhs_target=msg.rhs)
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "segment_csr",
     "spmm_csr",
     "sddmm_coo",
+    "sddmm_csr",
     "edge_softmax_csr",
     "csr_from_keys",
     "scatter_coo",
@@ -169,6 +170,26 @@ def sddmm_coo(
     res = _apply_op(op, a, b, xp)
     out[...] = xp.broadcast_to(res, out.shape)
     return out
+
+
+def sddmm_csr(
+    indptr: Any,
+    indices: Any,
+    perm: Any,
+    lhs: Any,
+    rhs: Any,
+    out: Any,
+    op: str,
+    lhs_target: str,
+    rhs_target: str,
+) -> Any:
+    """``sddmm_coo`` of the edge list the CSR slots describe (targets ``u`` / ``v``)."""
+    xp = get_namespace(lhs, rhs, out)
+    src = xp.empty(perm.shape[0], dtype=np.int64)
+    dst = xp.empty(perm.shape[0], dtype=np.int64)
+    src[perm] = indices
+    dst[perm] = _rows_of_slots(xp, indptr)
+    return sddmm_coo(src, dst, lhs, rhs, out, op, lhs_target, rhs_target)
 
 
 def edge_softmax_csr(indptr: Any, perm: Any, logits: Any, out: Any) -> Any:

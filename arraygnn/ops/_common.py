@@ -187,6 +187,7 @@ _OUT_POSITION = {
     "segment_csr": 3,
     "spmm_csr": 5,
     "sddmm_coo": 4,
+    "sddmm_csr": 5,
     "edge_softmax_csr": 3,
     "scatter_coo": 2,
     "csr_from_keys": 2,

@@ -205,7 +205,38 @@ def sddmm(
     rhs3 = rw.reshape(int(rhs.shape[0]), gr, kr)
     out3 = xp.empty((num_edges, g, k), dtype=work)
     if num_edges and out3.size:
-        kernel_function(xp, "sddmm", "sddmm_coo")(
-            src_k, dst_k, lhs3, rhs3, out3, op, lhs_target, rhs_target
-        )
+        v_row = max(gl * kl if lhs_target == "v" else 0, gr * kr if rhs_target == "v" else 0)
+        if _by_slots(xp, edge_index, lhs_target, rhs_target, g * k, v_row):
+            # CPU, a CSR given, a wide v side: walk the CSR's slots so the v rows are read
+            # in order; each edge's value and the result (edge order) are the same
+            csr = edge_index
+            kernel_function(xp, "sddmm", "sddmm_csr")(
+                csr.indptr, csr.indices, csr.perm, lhs3, rhs3, out3, op, lhs_target, rhs_target
+            )
+        else:
+            kernel_function(xp, "sddmm", "sddmm_coo")(
+                src_k, dst_k, lhs3, rhs3, out3, op, lhs_target, rhs_target
+            )
     return out3.astype(out_dtype, copy=False).reshape((num_edges,) + out_tail)
+
+
+def _by_slots(
+    xp: Any, edge_index: Any, lhs_target: str, rhs_target: str, out_row: int, v_row: int
+) -> bool:
+    """Whether the CPU kernel walks a CSR's slots rather than the edges in order. In slot
+    order the ``v`` rows are read in order but each result is written at a random edge:
+    it pays when the result row is narrower than the ``v`` row it stops reading at random
+    (``dot``), with a CSR given (no sort is ever run for it), no ``e`` operand (read
+    through ``perm`` then) and edges not already in slot order. Measured on the 2-core
+    box, float32, same process, two runs: ``u . v`` 1M nodes / 10M edges F = 16 406-529 ->
+    186-203 ms, F = 64 541-737 -> 398-455 ms; 100k / 1M F = 64 41-50 -> 27-34 ms. Not for
+    ``add`` / ``mul`` (results as wide as the operands): 0.72-0.91x at 100k / 1M and at 1M
+    with 8 columns, 1.4-1.7x at 1M with 64 (benchmarks/RESULTS.md)."""
+    return (
+        xp is np
+        and isinstance(edge_index, CSR)
+        and not edge_index.perm_is_identity
+        and "v" in (lhs_target, rhs_target)
+        and "e" not in (lhs_target, rhs_target)
+        and out_row < v_row
+    )

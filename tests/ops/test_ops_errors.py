@@ -168,6 +168,7 @@ def test_validate_setting_compares_with_the_reference():
         np.testing.assert_allclose(ops.spmm(EI, x, reduce="max"), ops.spmm(EI, x, reduce="max"))
         ops.scatter(x, np.array([1, 1, 0, 3]), 4, "mean")
         ops.edge_softmax(EI, x)
+        ops.sddmm(ops.to_csr(EI, 4, 4), x, x, "dot")  # the CSR-slot kernel and its reference
 
 
 def _csr_parts():

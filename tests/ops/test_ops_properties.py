@@ -307,3 +307,30 @@ def test_edge_softmax_one_head_path_gives_the_many_head_bits(monkeypatch, serial
         one = ops.edge_softmax(case.edge_index, logits[:, 0], case.num_dst_nodes)
         many = ops.edge_softmax(case.edge_index, logits, case.num_dst_nodes)
         assert one.tobytes() == np.ascontiguousarray(many[:, 0]).tobytes(), name
+
+
+@pytest.mark.parametrize("serial_work", [0, 1 << 40])
+def test_sddmm_over_csr_slots_gives_the_edge_order_bits(monkeypatch, serial_work):
+    """With a CSR and a ``v`` operand the CPU kernel walks the CSR's slots (v rows in
+    order) instead of the edges: every op, target pair and dtype gives the bits of the
+    edge-list call, in edge order, on every labelled case, serial and parallel."""
+    from arraygnn.testing.cases import CASE_NAMES, get_case
+
+    _force_path(monkeypatch, serial_work)
+    rng = np.random.default_rng(13)
+    ops_ = ["add", "sub", "mul", "div", "dot", "copy_lhs", "copy_rhs"]
+    pairs = [("u", "v"), ("v", "u"), ("v", "v"), ("u", "u"), ("u", "e"), ("e", "v")]
+    for name in CASE_NAMES:
+        for index_dtype in (np.int32, np.int64):
+            case = get_case(name, index_dtype)
+            csr = ops.to_csr(case.edge_index, case.num_src_nodes, case.num_dst_nodes)
+            rows = {"u": case.num_src_nodes, "v": case.num_dst_nodes, "e": case.num_edges}
+            for dtype in (np.float16, np.float32, np.float64):
+                for lt, rt in pairs:
+                    lhs = (1 + rng.standard_normal((rows[lt], 2, 9))).astype(dtype)
+                    rhs = (1 + rng.standard_normal((rows[rt], 1, 9))).astype(dtype)
+                    for op in ops_:
+                        want = ops.sddmm(case.edge_index, lhs, rhs, op, lt, rt)
+                        got = ops.sddmm(csr, lhs, rhs, op, lt, rt)
+                        assert got.dtype == want.dtype, (name, op, lt, rt)
+                        assert got.tobytes() == want.tobytes(), (name, dtype, op, lt, rt)

@@ -3,6 +3,10 @@
 ``out[e, g, k] = op(lhs[row_l(e), g, k], rhs[row_r(e), g, k])`` (size-1 dims broadcast),
 and for ``dot`` ``out[e, g, 0] = sum_d lhs[row_l(e), g, d] * rhs[row_r(e), g, d]``.
 Edge-parallel over contiguous edge blocks; no reduction across edges: deterministic.
+``sddmm_csr`` computes the same values over a CSR's slots instead (row-parallel over
+cost-balanced row blocks): the ``v`` rows are then read in order, each result is written
+at its edge ``perm[j]``; the op layer uses it for ``dot`` with a CSR (see
+``arraygnn.ops.sddmm._by_slots``).
 
 A ``dot`` of depth 8 or more (both sides full depth) keeps eight partial sums, over
 ``d mod 8``, combined pairwise at the end, then adds the remaining ``depth mod 8``
@@ -21,10 +25,10 @@ from typing import Any
 
 from numba import njit, prange
 
-from arraygnn.kernels.cpu._blocks import SERIAL_WORK, num_blocks
+from arraygnn.kernels.cpu._blocks import SERIAL_WORK, block_rows, num_blocks
 from arraygnn.kernels.cpu._prefetch import PREFETCH_DISTANCE, prefetch_row
 
-__all__ = ["OP_CODES", "TARGET_CODES", "sddmm_coo"]
+__all__ = ["OP_CODES", "TARGET_CODES", "sddmm_coo", "sddmm_csr"]
 
 ADD = 0
 SUB = 1
@@ -82,10 +86,9 @@ def _dot(lhs, li, lg, rhs, ri, rg, depth):  # pragma: no cover - compiled
     return acc
 
 
-@njit(cache=True, nogil=True)
-def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cover - compiled
-    """Serial body: rows (or edges) [e0, e1) of the parallel kernel."""
-    num_edges = out.shape[0]
+@njit(cache=True, nogil=True, inline="always")
+def _edge_value(lhs, li, rhs, ri, out, e, op):  # pragma: no cover - compiled
+    """``out[e] = op(lhs[li], rhs[ri])`` over the groups (size-1 dims broadcast)."""
     groups = out.shape[1]
     feats = out.shape[2]
     lg1 = lhs.shape[1] > 1
@@ -93,6 +96,41 @@ def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cove
     lk1 = lhs.shape[2] > 1
     rk1 = rhs.shape[2] > 1
     depth = max(lhs.shape[2], rhs.shape[2])
+    for g in range(groups):
+        lg = g if lg1 else 0
+        rg = g if rg1 else 0
+        if op == DOT:
+            if lk1 and rk1:
+                out[e, g, 0] = _dot(lhs, li, lg, rhs, ri, rg, depth)
+            else:  # one side broadcast along the depth
+                acc = lhs[li, lg, 0] * rhs[ri, rg, 0]
+                for d in range(1, depth):
+                    acc += lhs[li, lg, d if lk1 else 0] * rhs[ri, rg, d if rk1 else 0]
+                out[e, g, 0] = acc
+        elif op == ADD:
+            for k in range(feats):
+                out[e, g, k] = lhs[li, lg, k if lk1 else 0] + rhs[ri, rg, k if rk1 else 0]
+        elif op == SUB:
+            for k in range(feats):
+                out[e, g, k] = lhs[li, lg, k if lk1 else 0] - rhs[ri, rg, k if rk1 else 0]
+        elif op == MUL:
+            for k in range(feats):
+                out[e, g, k] = lhs[li, lg, k if lk1 else 0] * rhs[ri, rg, k if rk1 else 0]
+        elif op == DIV:
+            for k in range(feats):
+                out[e, g, k] = lhs[li, lg, k if lk1 else 0] / rhs[ri, rg, k if rk1 else 0]
+        elif op == COPY_LHS:
+            for k in range(feats):
+                out[e, g, k] = lhs[li, lg, k if lk1 else 0]
+        else:
+            for k in range(feats):
+                out[e, g, k] = rhs[ri, rg, k if rk1 else 0]
+
+
+@njit(cache=True, nogil=True)
+def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cover - compiled
+    """Serial body: edges [e0, e1) of the parallel kernel, in edge order."""
+    num_edges = out.shape[0]
     for e in range(e0, e1):
         q = e + PREFETCH_DISTANCE
         if q < num_edges:
@@ -102,35 +140,7 @@ def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cove
                 prefetch_row(rhs, src[q] if rt == 0 else dst[q])
         li = src[e] if lt == 0 else (dst[e] if lt == 2 else e)
         ri = src[e] if rt == 0 else (dst[e] if rt == 2 else e)
-        for g in range(groups):
-            lg = g if lg1 else 0
-            rg = g if rg1 else 0
-            if op == DOT:
-                if lk1 and rk1:
-                    out[e, g, 0] = _dot(lhs, li, lg, rhs, ri, rg, depth)
-                else:  # one side broadcast along the depth
-                    acc = lhs[li, lg, 0] * rhs[ri, rg, 0]
-                    for d in range(1, depth):
-                        acc += lhs[li, lg, d if lk1 else 0] * rhs[ri, rg, d if rk1 else 0]
-                    out[e, g, 0] = acc
-            elif op == ADD:
-                for k in range(feats):
-                    out[e, g, k] = lhs[li, lg, k if lk1 else 0] + rhs[ri, rg, k if rk1 else 0]
-            elif op == SUB:
-                for k in range(feats):
-                    out[e, g, k] = lhs[li, lg, k if lk1 else 0] - rhs[ri, rg, k if rk1 else 0]
-            elif op == MUL:
-                for k in range(feats):
-                    out[e, g, k] = lhs[li, lg, k if lk1 else 0] * rhs[ri, rg, k if rk1 else 0]
-            elif op == DIV:
-                for k in range(feats):
-                    out[e, g, k] = lhs[li, lg, k if lk1 else 0] / rhs[ri, rg, k if rk1 else 0]
-            elif op == COPY_LHS:
-                for k in range(feats):
-                    out[e, g, k] = lhs[li, lg, k if lk1 else 0]
-            else:
-                for k in range(feats):
-                    out[e, g, k] = rhs[ri, rg, k if rk1 else 0]
+        _edge_value(lhs, li, rhs, ri, out, e, op)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -140,6 +150,35 @@ def _sddmm_kernel(src, dst, lhs, rhs, out, op, lt, rt, nblocks):  # pragma: no c
         e0 = (num_edges * b) // nblocks
         e1 = (num_edges * (b + 1)) // nblocks
         _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1)
+
+
+@njit(cache=True, nogil=True)
+def _sddmm_slots(indptr, indices, perm, lhs, rhs, out, op, lt, rt, r0, r1):  # pragma: no cover
+    """Serial body: CSR rows [r0, r1) of the parallel kernel. Targets are u (0) or v (2):
+    the v row is the CSR row ``r`` (read in order), the u row ``indices[j]`` (prefetched),
+    the result goes to edge ``perm[j]`` (its output row prefetched too)."""
+    nnz = indices.shape[0]
+    for r in range(r0, r1):
+        for j in range(indptr[r], indptr[r + 1]):
+            q = j + PREFETCH_DISTANCE
+            if q < nnz:
+                if lt == 0:
+                    prefetch_row(lhs, indices[q])
+                if rt == 0:
+                    prefetch_row(rhs, indices[q])
+                prefetch_row(out, perm[q])
+            u = indices[j]
+            _edge_value(lhs, u if lt == 0 else r, rhs, u if rt == 0 else r, out, perm[j], op)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _sddmm_slots_kernel(
+    indptr, indices, perm, lhs, rhs, out, op, lt, rt, nblocks
+):  # pragma: no cover
+    for b in prange(nblocks):
+        r0 = block_rows(indptr, b, nblocks)
+        r1 = block_rows(indptr, b + 1, nblocks)
+        _sddmm_slots(indptr, indices, perm, lhs, rhs, out, op, lt, rt, r0, r1)
 
 
 def sddmm_coo(
@@ -157,4 +196,33 @@ def sddmm_coo(
         _sddmm_rows(src, dst, lhs, rhs, out, op_code, lt, rt, 0, num_edges)
     else:
         _sddmm_kernel(src, dst, lhs, rhs, out, op_code, lt, rt, num_blocks(num_edges))
+    return out
+
+
+def sddmm_csr(
+    indptr: Any,
+    indices: Any,
+    perm: Any,
+    lhs: Any,
+    rhs: Any,
+    out: Any,
+    op: str,
+    lhs_target: str,
+    rhs_target: str,
+) -> Any:
+    """``sddmm_coo`` over a CSR's slots (targets ``u`` / ``v`` only; ``perm`` [nnz] gives
+    each slot's edge): the same value for every edge, so the same bits, with the ``v`` rows
+    read in order instead of at random. Returns ``out`` [E, G, K] in edge order."""
+    if out.shape[0] == 0 or out.size == 0:
+        return out
+    op_code = OP_CODES[op]
+    lt = TARGET_CODES[lhs_target]
+    rt = TARGET_CODES[rhs_target]
+    if 1 in (lt, rt):
+        raise ValueError("sddmm_csr takes the targets 'u' and 'v' only")
+    rows = indptr.shape[0] - 1
+    if out.size * max(lhs.shape[2], rhs.shape[2]) <= SERIAL_WORK:
+        _sddmm_slots(indptr, indices, perm, lhs, rhs, out, op_code, lt, rt, 0, rows)
+    else:
+        _sddmm_slots_kernel(indptr, indices, perm, lhs, rhs, out, op_code, lt, rt, num_blocks(rows))
     return out
