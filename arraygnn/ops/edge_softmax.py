@@ -72,6 +72,15 @@ def edge_softmax(edge_index: Any, logits: Any, num_dst_nodes: int | None = None)
     return _softmax(xp, csr.indptr, csr.perm, logits)
 
 
+def edge_softmax_slots(csr: CSR, logits: Any) -> Any:
+    """:func:`edge_softmax` of ``logits`` in the CSR's slot order (row ``j`` is edge
+    ``perm[j]``), result in slot order: every access in order, the same values."""
+    check_values("logits", logits, floats_only=True)
+    xp = namespace(logits=logits, edge_index=csr.indptr)
+    _check_logits(logits, csr.num_edges)
+    return _softmax(xp, csr.indptr, None, logits)
+
+
 def _check_logits(logits: Any, num_edges: int) -> None:
     if logits.ndim == 0 or logits.shape[0] != num_edges:
         raise ValueError(

@@ -107,13 +107,29 @@ def sddmm(
     >>> sddmm(ei, np.array([1.0, 2.0]), np.array([10.0, 20.0, 30.0]), op="add").tolist()
     [21.0, 31.0]
     """
+    return _sddmm(edge_index, lhs, rhs, op, lhs_target, rhs_target, slots=False)
+
+
+def _sddmm(
+    edge_index: Any,
+    lhs: Any,
+    rhs: Any,
+    op: str,
+    lhs_target: str,
+    rhs_target: str,
+    slots: bool,
+) -> Any:
+    """:func:`sddmm`; with ``slots`` (a CSR, targets ``u`` / ``v``) the result rows are
+    in the CSR's slot order (row ``j`` is edge ``perm[j]``) instead of edge order."""
     if op not in SDDMM_OPS:
         raise ValueError(f"op must be one of {', '.join(SDDMM_OPS)}; got {op!r}")
     for name, target in (("lhs_target", lhs_target), ("rhs_target", rhs_target)):
         if target not in _TARGETS:
             raise ValueError(f"{name} must be 'u', 'v' or 'e'; got {target!r}")
     if op == "copy_rhs":
-        return sddmm(edge_index, rhs, lhs, "copy_lhs", rhs_target, lhs_target)
+        return _sddmm(edge_index, rhs, lhs, "copy_lhs", rhs_target, lhs_target, slots)
+    if slots and (not isinstance(edge_index, CSR) or "e" in (lhs_target, rhs_target)):
+        raise ValueError("slot order needs a CSR and the targets 'u' / 'v'")
     check_values("lhs", lhs)
     if op != "copy_lhs" or rhs is not None:
         check_values("rhs", rhs)
@@ -149,12 +165,15 @@ def sddmm(
                 int(arr.shape[0]),
             )
 
-    if op == "copy_lhs":
-        from arraygnn.ops.gather import gather
+    from arraygnn.ops.gather import gather
 
+    if op == "copy_lhs":
         if lhs_target == "e":
             return lhs.copy()
-        return gather(lhs, rows[lhs_target])
+        if slots and lhs_target == "u":
+            return gather(lhs, edge_index.indices)
+        out = gather(lhs, rows[lhs_target])
+        return gather(out, edge_index.perm) if slots else out
 
     fl = tuple(int(s) for s in lhs.shape[1:])
     fr = tuple(int(s) for s in rhs.shape[1:])
@@ -199,14 +218,22 @@ def sddmm(
         kernel_function(xp, "sddmm", "sddmm_coo", False)(
             src_k, dst_k, lw, rw, out, op, lhs_target, rhs_target
         )
-        return out.astype(out_dtype, copy=False)
+        out = out.astype(out_dtype, copy=False)
+        return gather(out, edge_index.perm) if slots else out
     (gl, kl), (gr, kr), (g, k) = split
     lhs3 = lw.reshape(int(lhs.shape[0]), gl, kl)
     rhs3 = rw.reshape(int(rhs.shape[0]), gr, kr)
     out3 = xp.empty((num_edges, g, k), dtype=work)
+    v_row = max(gl * kl if lhs_target == "v" else 0, gr * kr if rhs_target == "v" else 0)
     if num_edges and out3.size:
-        v_row = max(gl * kl if lhs_target == "v" else 0, gr * kr if rhs_target == "v" else 0)
-        if _by_slots(xp, edge_index, lhs_target, rhs_target, g * k, v_row):
+        if xp is np and slots:
+            # CPU: results written in slot order, every edge array accessed in order
+            csr = edge_index
+            kernel_function(xp, "sddmm", "sddmm_csr")(
+                csr.indptr, csr.indices, None, lhs3, rhs3, out3, op, lhs_target, rhs_target
+            )
+            slots = False  # already in slot order
+        elif _by_slots(xp, edge_index, lhs_target, rhs_target, g * k, v_row):
             # CPU, a CSR given, a wide v side: walk the CSR's slots so the v rows are read
             # in order; each edge's value and the result (edge order) are the same
             csr = edge_index
@@ -217,7 +244,8 @@ def sddmm(
             kernel_function(xp, "sddmm", "sddmm_coo")(
                 src_k, dst_k, lhs3, rhs3, out3, op, lhs_target, rhs_target
             )
-    return out3.astype(out_dtype, copy=False).reshape((num_edges,) + out_tail)
+    out = out3.astype(out_dtype, copy=False).reshape((num_edges,) + out_tail)
+    return gather(out, edge_index.perm) if slots else out
 
 
 def _by_slots(

@@ -67,6 +67,21 @@ def spmm(
     >>> spmm(ei, np.array([2.0, 3.0]), edge_weight=np.array([1.0, 0.5]), reduce="max").tolist()
     [0.0, 2.0]
     """
+    return _spmm(edge_index, x, edge_weight, reduce, num_dst_nodes, weight_in_slots=False)
+
+
+def _spmm(
+    edge_index: Any,
+    x: Any,
+    edge_weight: Any,
+    reduce: str,
+    num_dst_nodes: int | None,
+    weight_in_slots: bool,
+) -> Any:
+    """:func:`spmm`; with ``weight_in_slots`` (a CSR) ``edge_weight`` row ``j`` belongs to
+    CSR slot ``j`` (edge ``perm[j]``), so it is read in order with no reordering pass."""
+    if weight_in_slots and not isinstance(edge_index, CSR):
+        raise ValueError("weights in slot order need a CSR")
     check_values("x", x)
     if edge_weight is not None:
         check_values("edge_weight", edge_weight)
@@ -135,7 +150,7 @@ def spmm(
     if w2 is not None:
         w2 = xp.ascontiguousarray(w2).astype(work, copy=False)
     out3 = xp.empty((n_dst, heads, width), dtype=work)
-    perm = csr.kernel_perm
+    perm = None if weight_in_slots else csr.kernel_perm
     if w2 is not None and perm is not None:
         # Weights in slot order: one gather pass instead of a random weight read per slot
         # inside the kernel. Same values, same order, same bits. Measured: CPU (2-core box,

@@ -100,3 +100,26 @@ def test_ops_on_cupy_are_bit_identical_across_runs():
         first = run()
         for _ in range(3):
             assert bool(cp.array_equal(first, run())), f"run {i} differs between calls"
+
+
+@pytest.mark.usefixtures("small_launch")
+@pytest.mark.parametrize("name", NAMES)
+def test_slot_order_on_cupy_is_edge_order_permuted(name):
+    """``arraygnn.ops.slot_order`` on CuPy: the edge-order results permuted by ``perm``,
+    bit for bit (sddmm in edge order then gathered; softmax and spmm without ``perm``)."""
+    from arraygnn.ops.slot_order import edge_softmax_slots, sddmm_slots, spmm_slots
+
+    case = get_case(name, np.int32)
+    rng = np.random.default_rng(3)
+    csr = ops.to_csr(cp.asarray(case.edge_index), case.num_src_nodes, case.num_dst_nodes)
+    perm = csr.perm
+    el = cp.asarray(rng.standard_normal((case.num_src_nodes, 4)).astype(np.float32))
+    er = cp.asarray(rng.standard_normal((case.num_dst_nodes, 4)).astype(np.float32))
+    got = sddmm_slots(csr, el, er, "add", "u", "v")
+    assert bool(cp.array_equal(got, ops.sddmm(csr, el, er, "add", "u", "v")[perm]))
+    logits = cp.asarray(rng.standard_normal((case.num_edges, 4)).astype(np.float32))
+    want = ops.edge_softmax(csr, logits)[perm]
+    assert bool(cp.array_equal(edge_softmax_slots(csr, logits[perm]), want))
+    x = cp.asarray(rng.standard_normal((case.num_src_nodes, 4, 3)).astype(np.float32))
+    w = cp.asarray(rng.random((case.num_edges, 4)).astype(np.float32))
+    assert bool(cp.array_equal(spmm_slots(csr, x, w[perm]), ops.spmm(csr, x, w)))

@@ -204,19 +204,21 @@ def test_readout_forms_and_errors():
 
 
 def test_gat_never_builds_edge_by_feature_arrays(monkeypatch):
-    """Every array handed to the engine on the edge side is [E, H] at most."""
-    from arraygnn import ops
+    """Every array handed to the engine on the edge side is [E, H] at most (the layer
+    keeps them in the CSR's slot order: ``arraygnn.ops.slot_order``)."""
+    from arraygnn.ops import slot_order
 
     seen = []
-    for name in ("sddmm", "edge_softmax", "spmm"):
-        real = getattr(ops, name)
+    for name in ("sddmm_slots", "edge_softmax_slots", "spmm_slots"):
+        real = getattr(slot_order, name)
+        op = name.removesuffix("_slots")
 
-        def spy(*args, _real=real, _name=name, **kwargs):
+        def spy(*args, _real=real, _name=op, **kwargs):
             out = _real(*args, **kwargs)
             seen.append((_name, out.shape))
             return out
 
-        monkeypatch.setattr(ops, name, spy)
+        monkeypatch.setattr(slot_order, name, spy)
     rng = np.random.default_rng(4)
     ei = random_graph(rng, 30, num_edges=200)
     conv = agnn.GATConv(8, 16, heads=4, rng=0)

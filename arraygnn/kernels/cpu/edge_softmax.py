@@ -50,9 +50,9 @@ def _one_head_rows(indptr, perm, logits, out, r0, r1):  # pragma: no cover - com
         if deg > block.shape[0]:
             block = np.empty(deg, dtype=logits.dtype)
         for j in range(lo, hi):
-            if j + ahead < end:
+            if perm is not None and j + ahead < end:
                 prefetch_row(logits, perm[j + ahead])
-            block[j - lo] = logits[perm[j], 0]
+            block[j - lo] = logits[j if perm is None else perm[j], 0]
         top = block[0]
         for k in range(1, deg):
             v = block[k]
@@ -64,7 +64,7 @@ def _one_head_rows(indptr, perm, logits, out, r0, r1):  # pragma: no cover - com
             block[k] = ex
             total += ex
         for j in range(lo, hi):
-            out[perm[j], 0] = block[j - lo] / total
+            out[j if perm is None else perm[j], 0] = block[j - lo] / total
 
 
 @njit(cache=True, nogil=True)
@@ -88,9 +88,9 @@ def _softmax_rows(indptr, perm, logits, out, r0, r1):  # pragma: no cover - comp
         if deg > block.shape[0]:
             block = np.empty((deg, heads), dtype=logits.dtype)
         for j in range(lo, hi):
-            if j + ahead < end:
+            if perm is not None and j + ahead < end:
                 prefetch_row(logits, perm[j + ahead])
-            e = perm[j]
+            e = j if perm is None else perm[j]
             for h in range(heads):
                 block[j - lo, h] = logits[e, h]
         for h in range(heads):
@@ -107,7 +107,7 @@ def _softmax_rows(indptr, perm, logits, out, r0, r1):  # pragma: no cover - comp
                 block[k, h] = ex
                 total[h] += ex
         for j in range(lo, hi):
-            e = perm[j]
+            e = j if perm is None else perm[j]
             for h in range(heads):
                 out[e, h] = block[j - lo, h] / total[h]
 
@@ -121,7 +121,9 @@ def _softmax_kernel(indptr, perm, logits, out, nblocks):  # pragma: no cover - c
 
 
 def edge_softmax_csr(indptr: Any, perm: Any, logits: Any, out: Any) -> Any:
-    """Fill ``out`` [E, H] with the softmax of ``logits`` [E, H] over each CSR row."""
+    """Fill ``out`` [E, H] with the softmax of ``logits`` [E, H] over each CSR row;
+    ``perm`` [E] gives each slot's edge, or None when ``logits`` / ``out`` are in slot
+    order (then every access is in order)."""
     rows = indptr.shape[0] - 1
     if rows == 0 or out.size == 0:
         return out

@@ -166,9 +166,11 @@ def _sddmm_slots(indptr, indices, perm, lhs, rhs, out, op, lt, rt, r0, r1):  # p
                     prefetch_row(lhs, indices[q])
                 if rt == 0:
                     prefetch_row(rhs, indices[q])
-                prefetch_row(out, perm[q])
+                if perm is not None:
+                    prefetch_row(out, perm[q])
             u = indices[j]
-            _edge_value(lhs, u if lt == 0 else r, rhs, u if rt == 0 else r, out, perm[j], op)
+            e = j if perm is None else perm[j]
+            _edge_value(lhs, u if lt == 0 else r, rhs, u if rt == 0 else r, out, e, op)
 
 
 @njit(cache=True, nogil=True, parallel=True)
