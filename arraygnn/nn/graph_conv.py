@@ -33,7 +33,14 @@ from arraygnn.nn._graph_input import (
 from arraygnn.nn._module import Module
 from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot
 
-__all__ = ["GCNConv", "GraphConv", "gcn_norm", "normalized_csr", "add_remaining_self_loops"]
+__all__ = [
+    "GCNConv",
+    "GraphConv",
+    "gcn_norm",
+    "normalized_csr",
+    "normalized_slots",
+    "add_remaining_self_loops",
+]
 
 
 def add_remaining_self_loops(
@@ -120,10 +127,15 @@ def gcn_norm(
 
 def _symmetric_weights(edge_index: Any, edge_weight: Any, deg: Any) -> Any:
     """``deg(s)^-1/2 * w * deg(t)^-1/2`` with ``0^-1/2 := 0``."""
-    xp = get_namespace(edge_weight)
-    safe = xp.where(deg > 0, deg, 1)
-    inv_sqrt = xp.where(deg > 0, safe**-0.5, 0).astype(edge_weight.dtype)
+    inv_sqrt = _inv_sqrt(deg, edge_weight.dtype)
     return inv_sqrt[edge_index[0]] * edge_weight * inv_sqrt[edge_index[1]]
+
+
+def _inv_sqrt(deg: Any, dtype: Any) -> Any:
+    """``deg^-1/2`` with ``0^-1/2 := 0``, in ``dtype``."""
+    xp = get_namespace(deg)
+    safe = xp.where(deg > 0, deg, 1)
+    return xp.where(deg > 0, safe**-0.5, 0).astype(dtype)
 
 
 def normalized_csr(
@@ -151,6 +163,50 @@ def normalized_csr(
     ones = xp.ones(num_nodes, dtype=edge_weight.dtype)
     deg = ops.spmm(csr, ones, edge_weight=edge_weight, num_dst_nodes=num_nodes)
     return csr, _symmetric_weights((src, dst), edge_weight, deg)
+
+
+def normalized_slots(
+    edge_index: Any,
+    edge_weight: Any,
+    num_nodes: int,
+    improved: bool = False,
+    add_self_loops: bool = True,
+    dtype: Any = np.float32,
+) -> tuple[Any, Any]:
+    """:func:`normalized_csr` with the weights in the CSR's slot order (row ``j`` is edge
+    ``csr.perm[j]``; ``arraygnn.ops.slot_order``): the same values, computed without a
+    random read of the edge weights and passed to ``spmm_slots`` without reordering
+    them on every propagation."""
+    from arraygnn import ops
+    from arraygnn.ops.slot_order import spmm_slots
+
+    src, dst = edge_index[0], edge_index[1]  # a [2, E] array or a (src, dst) pair
+    xp = get_namespace(src, dst, edge_weight)
+    if edge_weight is None:
+        edge_weight = xp.ones(src.shape[0], dtype=dtype)
+    if add_self_loops:
+        src, dst, edge_weight = remaining_self_loops_pairs(
+            src, dst, edge_weight, num_nodes, 2.0 if improved else 1.0
+        )
+    csr = ops.to_csr((src, dst), num_nodes, num_nodes)
+    w = slot_weights(csr, edge_weight)
+    deg = spmm_slots(csr, xp.ones(num_nodes, dtype=w.dtype), w)
+    inv_sqrt = _inv_sqrt(deg, w.dtype)
+    # each slot's target is its CSR row: the row's factor repeated over its slots
+    if xp is np:
+        at_target = np.repeat(inv_sqrt, np.diff(csr.indptr))
+    else:
+        at_target = inv_sqrt[csr.dst][csr.perm]
+    return csr, inv_sqrt[csr.indices] * w * at_target
+
+
+def slot_weights(csr: Any, edge_weight: Any) -> Any:
+    """``edge_weight`` (edge order, or None) in ``csr``'s slot order."""
+    if edge_weight is None or csr.perm_is_identity:
+        return edge_weight
+    from arraygnn import ops
+
+    return ops.gather(edge_weight, csr.perm)
 
 
 class GCNConv(Module):
@@ -234,7 +290,7 @@ class GCNConv(Module):
                     "GCNConv with normalize=True needs a homogeneous graph (as PyG); "
                     "use GraphConv for bipartite graphs and blocks"
                 )
-            csr, w = normalized_csr(
+            csr, w = normalized_slots(
                 edge_index, edge_weight, n, self.improved, self.add_self_loops, dtype
             )
         elif self.add_self_loops and homogeneous:
@@ -243,9 +299,10 @@ class GCNConv(Module):
                 inp.src, inp.dst, w0, n, 2.0 if self.improved else 1.0
             )
             csr = ops.to_csr((src, dst), inp.num_src, n)
+            w = slot_weights(csr, w)
         else:
-            w = edge_weight
             csr = csr_of(inp)
+            w = slot_weights(csr, edge_weight)
         if not self.allow_zero_in_degree and not (self.add_self_loops and homogeneous):
             check_zero_in_degree("GCNConv", csr.in_degrees())
         if self.cached:
@@ -253,13 +310,13 @@ class GCNConv(Module):
         return csr, w
 
     def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
-        from arraygnn import ops
+        from arraygnn.ops.slot_order import spmm_slots
 
         inp = parse_input("GCNConv", x_or_graph, edge_index_or_feat)
         _check_features(inp.x_src, self.in_channels, "GCNConv node features")
         h = self.lin(inp.x_src)
-        csr, w = self._normalised(inp, edge_weight, h.dtype)
-        out = ops.spmm(csr, h, edge_weight=w, num_dst_nodes=inp.num_dst)
+        csr, w = self._normalised(inp, edge_weight, h.dtype)  # weights in slot order
+        out = spmm_slots(csr, h, w)
         if self.bias is not None:
             out = add_bias(out, self.bias)
         return out

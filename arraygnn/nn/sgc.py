@@ -14,7 +14,7 @@ import numpy as np
 
 from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import Module
-from arraygnn.nn.graph_conv import normalized_csr
+from arraygnn.nn.graph_conv import normalized_slots
 from arraygnn.nn.linear import Linear, _check_features
 
 __all__ = ["SGConv", "propagate_hops"]
@@ -43,20 +43,21 @@ def propagate_hops(
     >>> [h.shape for h in xs]
     [(2, 2), (2, 2), (2, 2)]
     """
-    from arraygnn import ops
+    from arraygnn.ops.slot_order import spmm_slots
 
     if int(hops) < 0:
         raise ValueError(f"propagate_hops: hops must be >= 0, got {hops}")
     n = int(x.shape[0]) if num_nodes is None else int(num_nodes)
     if x.shape[0] != n:
         raise ValueError(f"propagate_hops: x has {x.shape[0]} rows but num_nodes={n}")
-    csr, w = normalized_csr(
+    # weights in the CSR's slot order: read in order by every hop, never reordered
+    csr, w = normalized_slots(
         edge_index, edge_weight, n, add_self_loops=add_self_loops, dtype=x.dtype
     )
     w = w.astype(x.dtype, copy=False)
     out = [x]
     for _ in range(int(hops)):
-        out.append(ops.spmm(csr, out[-1], edge_weight=w, num_dst_nodes=n))
+        out.append(spmm_slots(csr, out[-1], w))
     return out
 
 
