@@ -53,6 +53,29 @@ def test_sddmm_u_v(case, op):
     assert_close(out, expected, np.float32)
 
 
+@pytest.mark.parametrize("op", ["add", "dot"])
+@pytest.mark.parametrize("case", CASES)
+def test_sddmm_csr_slots(case, op):
+    """The CPU module's ``sddmm_csr`` mirrored: edge order through ``perm``, slot order
+    with ``perm=None``; each value the edge's ``sddmm_coo`` value bit for bit."""
+    case, csr = case_csr(*case)
+    rng = np.random.default_rng(2)
+    lhs = rng.uniform(0.5, 1.5, (case.num_dst_nodes, 2, 3)).astype(np.float32)
+    rhs = rng.uniform(0.5, 1.5, (case.num_src_nodes, 1, 3)).astype(np.float32)
+    shape = (case.num_edges, 2, 1 if op == "dot" else 3)
+    edges = poisoned(shape, np.float32)
+    sddmm.sddmm_coo(
+        to_dev(case.src), to_dev(case.dst), to_dev(lhs), to_dev(rhs), edges, op, "v", "u"
+    )
+    args = (to_dev(csr.indptr), to_dev(csr.indices))
+    by_edge = poisoned(shape, np.float32)
+    sddmm.sddmm_csr(*args, to_dev(csr.perm), to_dev(lhs), to_dev(rhs), by_edge, op, "v", "u")
+    by_slot = poisoned(shape, np.float32)
+    sddmm.sddmm_csr(*args, None, to_dev(lhs), to_dev(rhs), by_slot, op, "v", "u")
+    assert np.array_equal(to_host(by_edge), to_host(edges))
+    assert np.array_equal(to_host(by_slot), to_host(edges)[csr.perm])
+
+
 @pytest.mark.parametrize(
     "lhs_target,rhs_target,lhs_gk,rhs_gk",
     [

@@ -25,7 +25,7 @@ from numba import cuda, float64
 
 from arraygnn.kernels.cuda import _launch
 
-__all__ = ["OP_CODES", "TARGET_CODES", "sddmm_coo"]
+__all__ = ["OP_CODES", "TARGET_CODES", "sddmm_coo", "sddmm_csr"]
 
 ADD = 0
 SUB = 1
@@ -201,4 +201,34 @@ def sddmm_coo(
         TARGET_CODES[rhs_target],
         zero,
     )
+    return out
+
+
+def sddmm_csr(
+    indptr: Any,
+    indices: Any,
+    perm: Any,
+    lhs: Any,
+    rhs: Any,
+    out: Any,
+    op: str,
+    lhs_target: str,
+    rhs_target: str,
+) -> Any:
+    """``sddmm_coo`` over a CSR's slots (the CPU module's function of that name): targets
+    ``u`` / ``v``, ``out`` in edge order through ``perm`` [nnz], or in slot order when
+    ``perm`` is None. The edge-parallel kernel runs on the slots (source ``indices[j]``,
+    target the slot's row), so each value is the edge's value bit for bit."""
+    if "e" in (lhs_target, rhs_target):
+        raise ValueError("sddmm_csr takes the targets 'u' and 'v' only")
+    xp = _launch.namespace(indptr)
+    nnz = int(indices.shape[0])
+    if nnz == 0 or out.size == 0:
+        return out
+    rows = xp.searchsorted(indptr[1:], xp.arange(nnz, dtype=indptr.dtype), side="right")
+    rows = rows.astype(indices.dtype, copy=False)
+    target = out if perm is None else xp.empty_like(out)
+    sddmm_coo(indices, rows, lhs, rhs, target, op, lhs_target, rhs_target)
+    if perm is not None:
+        out[perm] = target
     return out
