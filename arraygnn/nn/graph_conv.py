@@ -148,21 +148,17 @@ def normalized_csr(
 ) -> tuple[Any, Any]:
     """``(csr, w)``: the GCN-normalised graph as one CSR plus per-edge weights (in the order
     of the edges after self-loops were added). Same numbers as :func:`gcn_norm`, but the
-    weighted degree is one SpMM over the CSR that propagation reuses: one sort in total."""
-    from arraygnn import ops
-
-    src, dst = edge_index[0], edge_index[1]  # a [2, E] array or a (src, dst) pair
-    xp = get_namespace(src, dst, edge_weight)
-    if edge_weight is None:
-        edge_weight = xp.ones(src.shape[0], dtype=dtype)
-    if add_self_loops:
-        src, dst, edge_weight = remaining_self_loops_pairs(
-            src, dst, edge_weight, num_nodes, 2.0 if improved else 1.0
-        )
-    csr = ops.to_csr((src, dst), num_nodes, num_nodes)
-    ones = xp.ones(num_nodes, dtype=edge_weight.dtype)
-    deg = ops.spmm(csr, ones, edge_weight=edge_weight, num_dst_nodes=num_nodes)
-    return csr, _symmetric_weights((src, dst), edge_weight, deg)
+    weighted degree is one SpMM over the CSR that propagation reuses: one sort in total.
+    (:func:`normalized_slots` gives the weights in the CSR's slot order.)"""
+    csr, w_slots = normalized_slots(
+        edge_index, edge_weight, num_nodes, improved, add_self_loops, dtype
+    )
+    if csr.perm_is_identity:
+        return csr, w_slots
+    xp = get_namespace(w_slots)
+    w = xp.empty_like(w_slots)
+    w[csr.perm] = w_slots
+    return csr, w
 
 
 def normalized_slots(

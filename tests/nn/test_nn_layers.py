@@ -294,9 +294,11 @@ def test_real_block_from_to_block(name):
 
 def test_gcn_slot_order_weights_are_the_edge_order_weights_permuted():
     """GCN / SGC normalise straight into the CSR's slot order (``normalized_slots``): the
-    weights ``normalized_csr`` gives, permuted by ``perm``, bit for bit, on every labelled
-    square graph, weighted or not, improved or not, float32 / float64."""
-    from arraygnn.nn.graph_conv import normalized_csr, normalized_slots
+    weights ``gcn_norm`` computes in edge order (degrees by ``scatter``), permuted by
+    ``perm``, bit for bit, on every labelled square graph, weighted or not, improved or
+    not, float32 / float64; ``normalized_csr`` gives them in edge order."""
+    from arraygnn import ops
+    from arraygnn.nn.graph_conv import gcn_norm, normalized_csr, normalized_slots
     from arraygnn.testing.cases import CASE_NAMES, get_case
 
     rng = np.random.default_rng(8)
@@ -308,8 +310,11 @@ def test_gcn_slot_order_weights_are_the_edge_order_weights_permuted():
         for dtype in (np.float32, np.float64):
             for w in (None, rng.random(case.num_edges).astype(dtype)):
                 for improved, loops in ((False, True), (True, True), (False, False)):
-                    csr, want = normalized_csr(case.edge_index, w, n, improved, loops, dtype)
+                    ei, want = gcn_norm(case.edge_index, w, n, improved, loops, dtype=dtype)
+                    csr = ops.to_csr(ei, n, n)
                     csr2, got = normalized_slots(case.edge_index, w, n, improved, loops, dtype)
                     np.testing.assert_array_equal(csr2.perm, csr.perm)
                     assert got.dtype == want.dtype, name
                     assert got.tobytes() == want[csr.perm].tobytes(), (name, improved, loops)
+                    _, edge_order = normalized_csr(case.edge_index, w, n, improved, loops, dtype)
+                    assert edge_order.tobytes() == want.tobytes(), (name, improved, loops)
