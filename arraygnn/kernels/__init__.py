@@ -33,9 +33,15 @@ sddmm.sddmm_coo(src, dst, lhs, rhs, out, op, lhs_target, rhs_target)
     (row = src[e], dst[e] or e); out [E, G, K] (K = 1 for dot, which sums over the
     depth max(K_l, K_r)):  out[e, g, k] = op(lhs[row_l(e), g, k], rhs[row_r(e), g, k])
 
+sddmm.sddmm_csr(indptr, indices, perm, lhs, rhs, out, op, lhs_target, rhs_target)
+    sddmm_coo's values over a CSR's slots: targets "u" (row indices[j]) and "v" (the
+    slot's row r) only; out [E, G, K] row perm[j] for slot j, or row j when perm is None
+    (slot order)
+
 edge_softmax.edge_softmax_csr(indptr, perm, logits, out)
-    indptr [R+1] idx, perm [E] idx (edge id of each CSR slot), logits [E, H] val,
-    out [E, H]: softmax of logits over the edges of each row (max-subtracted)
+    indptr [R+1] idx, perm [E] idx (edge id of each CSR slot) or None (logits and out in
+    slot order), logits [E, H] val, out [E, H]: softmax of logits over the edges of each
+    row (max-subtracted)
 
 scatter.scatter_coo(index, x, out, reduce)
     index [E] idx (entries in [0, R)), x [E, H, F] val, out [R, H, F]:

@@ -91,10 +91,14 @@ def _ufunc_reduce_rows(xp: Any, values: Any, rows: Any, num_rows: int, reduce: s
     return xp.where(empty, xp.zeros((), dtype=acc), res)
 
 
-def _rows_of_slots(xp: Any, indptr: Any) -> Any:
+def rows_of_slots(xp: Any, indptr: Any) -> Any:
+    """The row of every CSR slot, [indptr[-1] - indptr[0]] int64 (NumPy: a repeat; CuPy,
+    whose repeat takes no array of counts: a search of the row ends)."""
     num_rows = indptr.shape[0] - 1
-    lengths = indptr[1:] - indptr[:-1]
-    return xp.repeat(xp.arange(num_rows, dtype=np.int64), lengths)
+    if xp is np:
+        return np.repeat(np.arange(num_rows, dtype=np.int64), indptr[1:] - indptr[:-1])
+    slots = xp.arange(int(indptr[0]), int(indptr[-1]), dtype=indptr.dtype)
+    return xp.searchsorted(indptr[1:], slots, side="right").astype(np.int64)
 
 
 def segment_csr(indptr: Any, perm: Any, x: Any, out: Any, reduce: str) -> Any:
@@ -104,7 +108,7 @@ def segment_csr(indptr: Any, perm: Any, x: Any, out: Any, reduce: str) -> Any:
     stop = int(indptr[-1])
     slots = xp.arange(start, stop)
     ids = slots if perm is None else perm[start:stop]
-    rows = _rows_of_slots(xp, indptr - indptr[0])
+    rows = rows_of_slots(xp, indptr - indptr[0])
     out[...] = _ufunc_reduce_rows(xp, x[ids], rows, out.shape[0], reduce)
     return out
 
@@ -121,7 +125,7 @@ def spmm_csr(
         eid = xp.arange(nnz) if perm is None else perm
         msg = msg * weight[eid].astype(acc)[:, :, None]
     msg = xp.broadcast_to(msg, (nnz,) + tuple(out.shape[1:]))
-    rows = _rows_of_slots(xp, indptr)
+    rows = rows_of_slots(xp, indptr)
     out[...] = _ufunc_reduce_rows(xp, msg, rows, out.shape[0], reduce)
     return out
 
@@ -188,7 +192,7 @@ def sddmm_csr(
     src = xp.empty(perm.shape[0], dtype=np.int64)
     dst = xp.empty(perm.shape[0], dtype=np.int64)
     src[perm] = indices
-    dst[perm] = _rows_of_slots(xp, indptr)
+    dst[perm] = rows_of_slots(xp, indptr)
     return sddmm_coo(src, dst, lhs, rhs, out, op, lhs_target, rhs_target)
 
 
@@ -197,7 +201,7 @@ def edge_softmax_csr(indptr: Any, perm: Any, logits: Any, out: Any) -> Any:
     xp = get_namespace(logits, out)
     num_rows = indptr.shape[0] - 1
     rows = xp.empty(perm.shape[0], dtype=np.int64)
-    rows[perm] = _rows_of_slots(xp, indptr)
+    rows[perm] = rows_of_slots(xp, indptr)
     out[...] = _softmax_by_rows(xp, logits, rows, num_rows)
     return out
 

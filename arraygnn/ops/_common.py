@@ -93,6 +93,13 @@ def index_dtype_for(*sizes: int) -> np.dtype:
     return np.dtype(np.int32) if max(sizes, default=0) < 2**31 - 1 else np.dtype(np.int64)
 
 
+def kernel_index(xp: ModuleType, index: Any) -> Any:
+    """``index`` as the kernels take it: C-contiguous int32 / int64 in native byte order
+    (any other integer dtype or byte order becomes int64)."""
+    idx = xp.ascontiguousarray(index)
+    return idx if idx.dtype in (np.int32, np.int64) else idx.astype(np.int64)
+
+
 def use_kernels(*values: Any) -> bool:
     """True when every value array has a dtype the compiled kernels take (in either byte
     order: :func:`compute_dtype` gives the native one the kernels run in)."""

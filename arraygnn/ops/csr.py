@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_cupy_array
+from arraygnn.kernels.reference import rows_of_slots
 from arraygnn.ops._common import (
     check_array,
     check_index,
@@ -217,8 +218,7 @@ def _checked_parts(
             raise ValueError("CSR perm must be a permutation of the edge ids 0 .. E - 1")
         if not bool((ind == s[pm]).all()):
             raise ValueError("CSR indices must be the sources of the slots: src[perm]")
-        rows = xp.searchsorted(ip[1:], xp.arange(num_edges, dtype=idt), side="right")
-        if not bool((d[pm] == rows).all()):
+        if not bool((d[pm] == rows_of_slots(xp, ip)).all()):
             raise ValueError("CSR dst[perm] must be each slot's row (the target of indptr)")
     out = (ip, ind, pm, s, d)
     _freeze(*out)

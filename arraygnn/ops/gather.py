@@ -11,7 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.ops._common import check_array, check_index, kernel_function, namespace
+from arraygnn.ops._common import (
+    check_array,
+    check_index,
+    kernel_function,
+    kernel_index,
+    namespace,
+)
 
 __all__ = ["gather"]
 
@@ -47,9 +53,7 @@ def gather(x: Any, index: Any) -> Any:
     width = out.size // num
     x2 = xp.ascontiguousarray(x).reshape(x.shape[0], width)
     out2 = out.reshape(num, width)
-    idx = xp.ascontiguousarray(index)
-    if idx.dtype not in (np.int32, np.int64):
-        idx = idx.astype(np.int64)
+    idx = kernel_index(xp, index)
     if xp is np:
         if x2.dtype.kind not in "fiub":
             return x[index]  # object / string rows: plain NumPy indexing

@@ -33,6 +33,7 @@ from arraygnn.ops._common import (
     check_values,
     compute_dtype,
     kernel_function,
+    kernel_index,
     namespace,
     native,
     use_kernels,
@@ -90,9 +91,7 @@ def scatter(src: Any, index: Any, dim_size: int, reduce: str = "sum") -> Any:
         # only when the caller allowed non-deterministic results
         work = compute_dtype(xp, out_dtype) if ok else out_dtype
         x3 = xp.ascontiguousarray(src).astype(work, copy=False).reshape(src.shape[0], 1, width)
-        idx = xp.ascontiguousarray(index)
-        if idx.dtype not in (np.int32, np.int64):
-            idx = idx.astype(np.int64)
+        idx = kernel_index(xp, index)
         out3 = xp.empty((dim_size, 1, width), dtype=work)
         kernel_function(xp, "scatter", "scatter_coo", ok)(idx, x3, out3, reduce)
         return out3.astype(out_dtype, copy=False).reshape((dim_size,) + tail)
@@ -126,7 +125,4 @@ def segment(src: Any, ptr: Any, reduce: str = "sum") -> Any:
         )
     if ptr.shape[0] > 1 and not bool((ptr[1:] >= ptr[:-1]).all()):
         raise ValueError("ptr must be non-decreasing")
-    indptr = xp.ascontiguousarray(ptr)
-    if indptr.dtype not in (np.int32, np.int64):
-        indptr = indptr.astype(np.int64)
-    return _reduce_rows(xp, indptr, None, src, int(ptr.shape[0]) - 1, reduce)
+    return _reduce_rows(xp, kernel_index(xp, ptr), None, src, int(ptr.shape[0]) - 1, reduce)

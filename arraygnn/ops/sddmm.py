@@ -24,6 +24,7 @@ from arraygnn.ops._common import (
     check_values,
     compute_dtype,
     kernel_function,
+    kernel_index,
     namespace,
     native,
     use_kernels,
@@ -200,9 +201,8 @@ def _sddmm(
         out_dtype = np.result_type(out_dtype, np.float64)
     ok = use_kernels(np.empty(0, out_dtype))
     work = compute_dtype(xp, out_dtype) if ok else out_dtype
-    src_k = xp.ascontiguousarray(src)
-    dst_k = xp.ascontiguousarray(dst)
-    if src_k.dtype not in (np.int32, np.int64) or src_k.dtype != dst_k.dtype:
+    src_k, dst_k = kernel_index(xp, src), kernel_index(xp, dst)
+    if src_k.dtype != dst_k.dtype:
         src_k, dst_k = src_k.astype(np.int64), dst_k.astype(np.int64)
     lw = xp.ascontiguousarray(lhs).astype(work, copy=False)
     rw = xp.ascontiguousarray(rhs).astype(work, copy=False)
@@ -226,26 +226,26 @@ def _sddmm(
     out3 = xp.empty((num_edges, g, k), dtype=work)
     v_row = max(gl * kl if lhs_target == "v" else 0, gr * kr if rhs_target == "v" else 0)
     if num_edges and out3.size:
-        if xp is np and slots:
-            # CPU: results written in slot order, every edge array accessed in order
+        if slots or _by_slots(xp, edge_index, lhs_target, rhs_target, g * k, v_row):
+            # walk the CSR's slots: results in slot order (perm None), or, for a wide v
+            # side on the CPU, written at each slot's edge with the v rows read in order
             csr = edge_index
             kernel_function(xp, "sddmm", "sddmm_csr")(
-                csr.indptr, csr.indices, None, lhs3, rhs3, out3, op, lhs_target, rhs_target
-            )
-            slots = False  # already in slot order
-        elif _by_slots(xp, edge_index, lhs_target, rhs_target, g * k, v_row):
-            # CPU, a CSR given, a wide v side: walk the CSR's slots so the v rows are read
-            # in order; each edge's value and the result (edge order) are the same
-            csr = edge_index
-            kernel_function(xp, "sddmm", "sddmm_csr")(
-                csr.indptr, csr.indices, csr.perm, lhs3, rhs3, out3, op, lhs_target, rhs_target
+                csr.indptr,
+                csr.indices,
+                None if slots else csr.perm,
+                lhs3,
+                rhs3,
+                out3,
+                op,
+                lhs_target,
+                rhs_target,
             )
         else:
             kernel_function(xp, "sddmm", "sddmm_coo")(
                 src_k, dst_k, lhs3, rhs3, out3, op, lhs_target, rhs_target
             )
-    out = out3.astype(out_dtype, copy=False).reshape((num_edges,) + out_tail)
-    return gather(out, edge_index.perm) if slots else out
+    return out3.astype(out_dtype, copy=False).reshape((num_edges,) + out_tail)
 
 
 def _by_slots(

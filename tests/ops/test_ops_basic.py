@@ -161,3 +161,18 @@ def test_max_min_propagate_nan_and_empty_rows_are_zero():
         assert np.isnan(out[1]).all()
         assert out[0].tolist() == [0.0, 0.0] and out[2].tolist() == [0.0, 0.0]
         assert np.isnan(ops.scatter(x, ei[1], 3, reduce)[1]).all()
+
+
+def test_rows_of_slots_repeat_and_search_agree():
+    """The slot -> row helper shared by the reference, the CUDA slot walk and the CSR
+    check: NumPy's repeat and the search used for CuPy (no array repeat there) agree."""
+    import types
+
+    from arraygnn.kernels.reference import rows_of_slots
+
+    not_numpy = types.SimpleNamespace(arange=np.arange, searchsorted=np.searchsorted)
+    for indptr in ([0], [0, 0, 0], [0, 3, 3, 4, 9], [0, 0, 5]):
+        ptr = np.array(indptr, dtype=np.int32)
+        want = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        np.testing.assert_array_equal(rows_of_slots(np, ptr), want)
+        np.testing.assert_array_equal(rows_of_slots(not_numpy, ptr), want)

@@ -156,7 +156,8 @@ def _sddmm_kernel(src, dst, lhs, rhs, out, op, lt, rt, nblocks):  # pragma: no c
 def _sddmm_slots(indptr, indices, perm, lhs, rhs, out, op, lt, rt, r0, r1):  # pragma: no cover
     """Serial body: CSR rows [r0, r1) of the parallel kernel. Targets are u (0) or v (2):
     the v row is the CSR row ``r`` (read in order), the u row ``indices[j]`` (prefetched),
-    the result goes to edge ``perm[j]`` (its output row prefetched too)."""
+    the result goes to edge ``perm[j]`` (its output row prefetched too), or to row ``j``
+    when ``perm`` is None."""
     nnz = indices.shape[0]
     for r in range(r0, r1):
         for j in range(indptr[r], indptr[r + 1]):
@@ -212,9 +213,10 @@ def sddmm_csr(
     lhs_target: str,
     rhs_target: str,
 ) -> Any:
-    """``sddmm_coo`` over a CSR's slots (targets ``u`` / ``v`` only; ``perm`` [nnz] gives
-    each slot's edge): the same value for every edge, so the same bits, with the ``v`` rows
-    read in order instead of at random. Returns ``out`` [E, G, K] in edge order."""
+    """``sddmm_coo`` over a CSR's slots (targets ``u`` / ``v`` only): the same value for
+    every edge, so the same bits, with the ``v`` rows read in order instead of at random.
+    Returns ``out`` [E, G, K], in edge order through ``perm`` [nnz] (each slot's edge), or
+    in slot order when ``perm`` is None."""
     if out.shape[0] == 0 or out.size == 0:
         return out
     op_code = OP_CODES[op]

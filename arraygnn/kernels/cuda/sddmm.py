@@ -23,6 +23,7 @@ from typing import Any
 
 from numba import cuda, float64
 
+from arraygnn.kernels import reference
 from arraygnn.kernels.cuda import _launch
 
 __all__ = ["OP_CODES", "TARGET_CODES", "sddmm_coo", "sddmm_csr"]
@@ -225,8 +226,7 @@ def sddmm_csr(
     nnz = int(indices.shape[0])
     if nnz == 0 or out.size == 0:
         return out
-    rows = xp.searchsorted(indptr[1:], xp.arange(nnz, dtype=indptr.dtype), side="right")
-    rows = rows.astype(indices.dtype, copy=False)
+    rows = reference.rows_of_slots(xp, indptr).astype(indices.dtype, copy=False)
     target = out if perm is None else xp.empty_like(out)
     sddmm_coo(indices, rows, lhs, rhs, target, op, lhs_target, rhs_target)
     if perm is not None:
