@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, to_numpy
 
 __all__ = [
     "SizeConstraints",
@@ -183,12 +183,34 @@ def _check_constraints_cover(graph: Any, constraints: SizeConstraints) -> None:
             )
 
 
+def small_components(graph: Any, constraints: SizeConstraints) -> list[str]:
+    """Node sets where a component of ``graph`` holds fewer nodes than
+    ``min_nodes_per_component`` asks (padding cannot add nodes to an existing component;
+    TF-GNN rejects such inputs too)."""
+    out = []
+    for name, min_n in constraints.min_nodes_per_component.items():
+        ns = graph.node_sets.get(name)
+        if ns is None or min_n == 0:
+            continue
+        sizes = np.asarray(to_numpy(ns.sizes)).reshape(-1)
+        small = np.flatnonzero(sizes < min_n)
+        if small.size:
+            shown = ", ".join(str(int(i)) for i in small[:5]) + (", ..." if small.size > 5 else "")
+            out.append(
+                f"node set {name!r}: component(s) {shown} hold fewer than "
+                f"min_nodes_per_component[{name!r}]={min_n} nodes"
+            )
+    return out
+
+
 def _violations(graph: Any, constraints: SizeConstraints) -> list[str]:
     """Every reason why ``graph`` cannot be padded to ``constraints`` (empty: it can)."""
     _check_constraints_cover(graph, constraints)
     c, nodes, edges = total_sizes(graph)
     incident = {name: _incident_node_sets(graph, name) for name in graph.edge_sets}
-    return size_violations(c, nodes, edges, incident, constraints)
+    return size_violations(c, nodes, edges, incident, constraints) + small_components(
+        graph, constraints
+    )
 
 
 def size_violations(
@@ -240,7 +262,9 @@ def size_violations(
 
 
 def satisfies_total_sizes(graph: Any, constraints: SizeConstraints) -> bool:
-    """True when ``graph`` can be padded to exactly ``constraints``.
+    """True when ``graph`` can be padded to exactly ``constraints`` (its totals leave room
+    for the padding components, and each of its components already holds the
+    ``min_nodes_per_component``).
 
     Raises ``ValueError`` when ``constraints`` lacks a node or edge set of the graph.
     """
@@ -263,8 +287,20 @@ def _is_ragged(x: Any) -> bool:
     return hasattr(x, "row_splits") and hasattr(x, "values") and not is_array(x)
 
 
-def _pad_value_for(x: Any, value: Any) -> Any:
+def _pad_value_for(x: Any, value: Any, where: str) -> Any:
     if value is not None:
+        if x.dtype.kind in "biufc":
+            exact = np.asarray(value)
+            try:
+                cast = exact.astype(x.dtype)
+                same = exact.shape == () and bool(cast == exact)
+            except (TypeError, ValueError, OverflowError):
+                same = False
+            if not same:
+                raise ValueError(
+                    f"padding value {value!r} for {where} cannot be stored exactly in its "
+                    f"dtype {x.dtype}"
+                )
         return value
     kind = x.dtype.kind
     if kind == "O":
@@ -274,16 +310,21 @@ def _pad_value_for(x: Any, value: Any) -> Any:
     return 0
 
 
-def _pad_rows(x: Any, num_rows: int, value: Any = None) -> Any:
-    """Append ``num_rows`` rows (items) to one feature."""
+def _pad_rows(x: Any, num_rows: int, value: Any = None, where: str = "a feature") -> Any:
+    """Append ``num_rows`` rows (items) to one feature (``where`` names it in errors).
+
+    A fixed-width string feature widens to hold a longer padding value."""
     if _is_ragged(x):
         return _pad_ragged(x, num_rows)
     if num_rows == 0:
         return x
     xp = get_namespace(x)
-    fill = _pad_value_for(x, value)
-    pad = xp.full((num_rows, *x.shape[1:]), fill, dtype=x.dtype)
-    return xp.concatenate([x, pad], axis=0)
+    fill = _pad_value_for(x, value, where)
+    dtype = x.dtype
+    if dtype.kind in "US":
+        dtype = np.promote_types(dtype, np.asarray(fill).dtype)
+    pad = xp.full((num_rows, *x.shape[1:]), fill, dtype=dtype)
+    return xp.concatenate([x.astype(dtype, copy=False), pad], axis=0)
 
 
 def _pad_ragged(x: Any, num_rows: int) -> Any:
@@ -297,15 +338,33 @@ def _pad_ragged(x: Any, num_rows: int) -> Any:
 
 
 def _pad_features(
-    features: Mapping[str, Any], num_rows: int, padding_values: Mapping[str, Any] | None
+    features: Mapping[str, Any],
+    num_rows: int,
+    padding_values: Mapping[str, Any] | None,
+    piece: str,
 ) -> dict[str, Any]:
     padding_values = padding_values or {}
-    return {k: _pad_rows(v, num_rows, padding_values.get(k)) for k, v in features.items()}
+    for k in padding_values:
+        if k not in features:
+            raise ValueError(
+                f"padding_values[{piece!r}] names feature {k!r}, which {piece} does not have "
+                f"(it has {sorted(features)})"
+            )
+    return {
+        k: _pad_rows(v, num_rows, padding_values.get(k), f"feature {k!r} of {piece}")
+        for k, v in features.items()
+    }
 
 
 def _pad_sizes(sizes: Any, pad_sizes: Sequence[int]) -> Any:
+    """``sizes`` with the padding components' sizes appended (a small integer dtype widens
+    to int64 when a padding size does not fit it)."""
     xp = get_namespace(sizes)
-    return xp.concatenate([sizes, xp.asarray(np.asarray(pad_sizes), dtype=sizes.dtype)])
+    from arraygnn.graph_tensor.batching import ids_dtype_holding
+
+    dtype = ids_dtype_holding(sizes.dtype, max(pad_sizes, default=0))
+    pad = xp.asarray(np.asarray(pad_sizes), dtype=dtype)
+    return xp.concatenate([sizes.astype(dtype, copy=False), pad])
 
 
 def _pad_context(context: Any, num_pad: int, padding_values: Mapping[str, Any] | None) -> Any:
@@ -313,7 +372,7 @@ def _pad_context(context: Any, num_pad: int, padding_values: Mapping[str, Any] |
 
     sizes = context.sizes
     return Context.from_fields(
-        features=_pad_features(context.features, num_pad, padding_values),
+        features=_pad_features(context.features, num_pad, padding_values, "context"),
         sizes=_pad_sizes(sizes, [1] * num_pad),
     )
 
@@ -326,13 +385,13 @@ def _node_padding_sizes(num_pad: int, pad_nodes: int, min_nodes: int) -> list[in
 
 
 def _pad_node_set(
-    node_set: Any, pad_sizes: list[int], padding_values: Mapping[str, Any] | None
+    node_set: Any, pad_sizes: list[int], padding_values: Mapping[str, Any] | None, where: str
 ) -> Any:
     from arraygnn.graph_tensor import NodeSet
 
     return NodeSet.from_fields(
         sizes=_pad_sizes(node_set.sizes, pad_sizes),
-        features=_pad_features(node_set.features, sum(pad_sizes), padding_values),
+        features=_pad_features(node_set.features, sum(pad_sizes), padding_values, where),
     )
 
 
@@ -352,10 +411,14 @@ def _pad_adjacency(
     src, tgt = adjacency.source, adjacency.target
     xp = get_namespace(src, tgt)
     new = []
+    from arraygnn.graph_tensor.batching import ids_dtype_holding
+
     for idx, name in ((src, adjacency.source_name), (tgt, adjacency.target_name)):
         start, count = first_pad_node[name]
-        fake = _spread_indices(xp, idx.dtype, num_pad_edges, start, count)
-        new.append(xp.concatenate([idx, fake]))
+        # a small index dtype widens (as merging does) rather than wrap past its range
+        dtype = ids_dtype_holding(idx.dtype, start + count - 1)
+        fake = _spread_indices(xp, dtype, num_pad_edges, start, count)
+        new.append(xp.concatenate([idx.astype(dtype, copy=False), fake]))
     return Adjacency.from_indices(
         source=(adjacency.source_name, new[0]), target=(adjacency.target_name, new[1])
     )
@@ -367,6 +430,7 @@ def _pad_edge_set(
     num_pad_edges: int,
     first_pad_node: Mapping[str, tuple[int, int]],
     padding_values: Mapping[str, Any] | None,
+    where: str,
 ) -> Any:
     from arraygnn.graph_tensor import EdgeSet
 
@@ -374,7 +438,7 @@ def _pad_edge_set(
     return EdgeSet.from_fields(
         sizes=_pad_sizes(edge_set.sizes, pad_sizes),
         adjacency=_pad_adjacency(edge_set.adjacency, num_pad_edges, first_pad_node),
-        features=_pad_features(edge_set.features, num_pad_edges, padding_values),
+        features=_pad_features(edge_set.features, num_pad_edges, padding_values, where),
     )
 
 
@@ -406,6 +470,15 @@ def pad_to_total_sizes(
     from arraygnn.graph_tensor import GraphTensor
 
     padding_values = padding_values or {}
+    known = {"context"} | {f"nodes/{n}" for n in graph.node_sets}
+    known |= {f"edges/{n}" for n in graph.edge_sets}
+    for key in padding_values:
+        if key not in known:
+            raise ValueError(
+                f"padding_values key {key!r} names no graph piece; use 'context', "
+                "'nodes/<node set>' or 'edges/<edge set>' (this graph has "
+                f"{sorted(known)})"
+            )
     num_components, nodes, edges = total_sizes(graph)
     num_pad = constraints.total_num_components - num_components
 
@@ -417,7 +490,9 @@ def pad_to_total_sizes(
             num_pad, constraints.total_num_nodes[name] - nodes[name], min_n
         )
         first_pad_node[name] = (nodes[name], pad_sizes[0] if pad_sizes else 0)
-        node_sets[name] = _pad_node_set(ns, pad_sizes, padding_values.get(f"nodes/{name}"))
+        node_sets[name] = _pad_node_set(
+            ns, pad_sizes, padding_values.get(f"nodes/{name}"), f"node set {name!r}"
+        )
     edge_sets = {
         name: _pad_edge_set(
             es,
@@ -425,6 +500,7 @@ def pad_to_total_sizes(
             constraints.total_num_edges[name] - edges[name],
             first_pad_node,
             padding_values.get(f"edges/{name}"),
+            f"edge set {name!r}",
         )
         for name, es in graph.edge_sets.items()
     }
@@ -451,6 +527,11 @@ def remove_padding(graph: Any, mask: Any) -> Any:
     from arraygnn.graph_tensor import Adjacency, Context, EdgeSet, GraphTensor, NodeSet
 
     m = np.asarray(mask.get() if hasattr(mask, "get") else mask, dtype=bool)
+    if m.shape != (int(graph.num_components),):
+        raise ValueError(
+            f"remove_padding: mask has shape {list(m.shape)}, expected one entry per component "
+            f"[{int(graph.num_components)}]"
+        )
     k = int(m.sum())
     if not m[:k].all() or m[k:].any():
         raise ValueError("remove_padding: mask must be True for a prefix of the components")
@@ -611,6 +692,11 @@ def find_tight_size_constraints(
     )
 
 
+def _is_scalar(value: Any) -> bool:
+    """One number (a 0-d array too) rather than a sequence or other iterable of them."""
+    return np.ndim(value) == 0 and not (isinstance(value, Iterable) and not is_array(value))
+
+
 def learn_fit_or_skip_size_constraints(
     graphs: Iterable[Any],
     batch_size: int | Sequence[int],
@@ -639,8 +725,9 @@ def learn_fit_or_skip_size_constraints(
     ``batch_size`` and/or ``success_ratio`` are sequences (a scalar argument squeezes its
     dimension), as TF-GNN does.
     """
-    batch_sizes = [int(b) for b in np.atleast_1d(batch_size)]
-    ratios = [float(r) for r in np.atleast_1d(success_ratio)]
+    one_size, one_ratio = _is_scalar(batch_size), _is_scalar(success_ratio)
+    batch_sizes = [int(b) for b in ([batch_size] if one_size else list(batch_size))]
+    ratios = [float(r) for r in ([success_ratio] if one_ratio else list(success_ratio))]
     if not batch_sizes or any(b < 1 for b in batch_sizes):
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     if not ratios or any(not 0.0 <= r <= 1.0 for r in ratios):
@@ -693,9 +780,9 @@ def learn_fit_or_skip_size_constraints(
             edges = {k: int(c[1 + len(node_names) + i]) for i, k in enumerate(edge_names)}
             per_ratio.append(_finish_constraints(table, int(c[0]), excess, edges, min_nodes))
         results.append(per_ratio)
-    if np.ndim(success_ratio) == 0:
+    if one_ratio:
         results = [r[0] for r in results]
-    if np.ndim(batch_size) == 0:
+    if one_size:
         results = results[0]
     return results
 
@@ -797,6 +884,15 @@ def pad_batch(
         problems.append("the batch has no edge_index to pad")
     if problems:
         raise ValueError("pad_batch: cannot pad: " + "; ".join(problems))
+    if edge_index is not None and pad_e and num_nodes - 1 > np.iinfo(edge_index.dtype).max:
+        info = np.iinfo(edge_index.dtype)
+        raise OverflowError(
+            f"pad_batch: edge_index has dtype {edge_index.dtype}, which cannot hold the padding "
+            f"node ids (up to {num_nodes - 1}; it holds {info.min} .. {info.max}): store "
+            "edge_index as int32 or int64"
+        )
+    kinds = getattr(batch, "_kind_dict", {})
+    list_keys = [k for k in keys if kinds.get(k) == "list" and isinstance(batch[k], list)]
 
     padding_values = padding_values or {}
     gid = batch["batch"]
@@ -822,14 +918,17 @@ def pad_batch(
     slices: dict[str, Any] = {}
     incs: dict[str, Any] = {}
     for k in node_keys:
-        values[k] = _pad_rows(batch[k], pad_n, padding_values.get(k))
+        values[k] = _pad_rows(batch[k], pad_n, padding_values.get(k), f"node key {k!r}")
         slices[k] = new_ptr
     for k in edge_keys:
-        values[k] = _pad_rows(batch[k], pad_e, padding_values.get(k))
+        values[k] = _pad_rows(batch[k], pad_e, padding_values.get(k), f"edge key {k!r}")
         slices[k] = edge_ptr
     for k in graph_keys:
-        values[k] = _pad_rows(batch[k], pad_g, padding_values.get(k))
+        values[k] = _pad_rows(batch[k], pad_g, padding_values.get(k), f"graph key {k!r}")
         slices[k] = xp.arange(num_graphs + 1)
+    for k in list_keys:  # one entry per graph: padding graphs get the padding value (None)
+        values[k] = list(batch[k]) + [padding_values.get(k)] * pad_g
+        slices[k] = np.arange(num_graphs + 1)
     if edge_index is not None:
         fake = _spread_indices(xp, edge_index.dtype, pad_e, n, pad_n)
         values["edge_index"] = xp.concatenate([edge_index, xp.stack([fake, fake])], axis=1)

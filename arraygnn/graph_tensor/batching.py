@@ -138,6 +138,17 @@ def _item_offsets(totals: list[int]) -> np.ndarray:
     return out
 
 
+def ids_dtype_holding(dtype: Any, top: int) -> np.dtype:
+    """``dtype`` when it holds every id up to ``top``, else int64: merging and padding widen
+    a small index dtype (int8, uint16, ...) instead of letting the ids wrap around.
+
+    >>> ids_dtype_holding(np.int8, 127), ids_dtype_holding(np.int8, 128)
+    (dtype('int8'), dtype('int64'))
+    """
+    dtype = np.dtype(dtype)
+    return dtype if top <= np.iinfo(dtype).max else np.dtype(np.int64)
+
+
 def _shift(indices: list[Any], node_totals: list[int], edge_totals: list[int]) -> Any:
     """Concatenate per-graph indices and add the nodes before each graph (one repeat-add).
 
@@ -149,8 +160,7 @@ def _shift(indices: list[Any], node_totals: list[int], edge_totals: list[int]) -
         return idx
     offsets = _item_offsets(node_totals)
     xp = get_namespace(idx)
-    if sum(node_totals) > np.iinfo(idx.dtype).max:  # merged ids would overflow: widen
-        idx = idx.astype(np.int64)
+    idx = idx.astype(ids_dtype_holding(idx.dtype, sum(node_totals) - 1), copy=False)
     if xp is np:
         return idx + np.repeat(offsets, edge_totals).astype(idx.dtype, copy=False)
     esplits = xp.asarray(np.concatenate([[0], np.cumsum(edge_totals)]))
@@ -392,8 +402,10 @@ def merge_batch_to_components(graph: GraphTensor) -> GraphTensor:
         gid = _row_ids(splits, len(a))
         ends = []
         for name, idx in ((a.source_name, a.source), (a.target_name, a.target)):
-            vals = idx.values
-            ends.append((name, vals + node_offsets[name][gid].astype(vals.dtype)))
+            offsets = node_offsets[name]
+            top = int(to_numpy(offsets[-1])) - 1
+            vals = idx.values.astype(ids_dtype_holding(idx.values.dtype, top), copy=False)
+            ends.append((name, vals + offsets[gid].astype(vals.dtype)))
         edge_sets[n] = EdgeSet.from_fields(
             sizes=es.sizes.values,
             adjacency=Adjacency.from_indices(source=ends[0], target=ends[1]),

@@ -101,7 +101,12 @@ def dynamic_batch(graphs: Iterable[Any], constraints: Any) -> Iterator[Any]:
 
     A single graph that does not fit on its own raises ``ValueError`` naming its index.
     """
-    from arraygnn.padding import _check_constraints_cover, size_violations, total_sizes
+    from arraygnn.padding import (
+        _check_constraints_cover,
+        size_violations,
+        small_components,
+        total_sizes,
+    )
 
     buf: list[Any] = []
     acc_c = 0
@@ -116,7 +121,7 @@ def dynamic_batch(graphs: Iterable[Any], constraints: Any) -> Iterator[Any]:
                 for k, es in g.edge_sets.items()
             }
         c, n, e = total_sizes(g)
-        alone = size_violations(c, n, e, incident, constraints)
+        alone = size_violations(c, n, e, incident, constraints) + small_components(g, constraints)
         if alone:
             raise ValueError(f"graph {i} does not fit the size constraints: {'; '.join(alone)}")
         if buf:

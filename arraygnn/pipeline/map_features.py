@@ -1,9 +1,10 @@
 """Transform a GraphTensor's features with one callback per graph piece (TF-GNN ``MapFeatures``).
 
 Each callback receives a graph piece and its set name and returns the piece's NEW feature
-dict (a single array is stored as ``"hidden_state"``); ``None`` as a callback leaves those
-pieces unchanged. The callbacks see plain arrays of the merged graph, shaped
-``[num_items, ...]``, so any NumPy / CuPy / framework code works in them.
+dict (a single array is stored as ``"hidden_state"``); ``None`` as a callback, or ``None``
+returned by one, leaves those pieces unchanged (TF-GNN's rule). The callbacks see plain
+arrays of the merged graph, shaped ``[num_items, ...]``, so any NumPy / CuPy / framework
+code works in them.
 
 RULE: auxiliary sets (names starting with ``_``, like ``"_readout"``) are passed through
       untouched unless their name fully matches ``allowed_aux_node_sets_pattern`` /
@@ -50,7 +51,10 @@ def _allowed(name: str, pattern: str | re.Pattern | None) -> bool:
     return re.fullmatch(pattern, name) is not None
 
 
-def _as_features(result: Any, where: str) -> dict[str, Any]:
+def _as_features(result: Any, where: str) -> dict[str, Any] | None:
+    """The callback's result as a feature dict; ``None`` (leave the piece alone) stays ``None``."""
+    if result is None:
+        return None
     if isinstance(result, Mapping):
         for k in result:
             if not isinstance(k, str):
@@ -59,7 +63,7 @@ def _as_features(result: Any, where: str) -> dict[str, Any]:
     if is_array(result) or hasattr(result, "row_splits") or hasattr(result, "__dlpack__"):
         return {HIDDEN_STATE: result}
     raise TypeError(
-        f"{where}: callback must return a dict of features or one array, got "
+        f"{where}: callback must return a dict of features, one array or None, got "
         f"{type(result).__name__}"
     )
 
@@ -89,16 +93,20 @@ def map_features(
     if node_sets_fn is not None:
         for name, ns in graph.node_sets.items():
             if _allowed(name, allowed_aux_node_sets_pattern):
-                node_features[name] = _as_features(
+                features = _as_features(
                     node_sets_fn(ns, node_set_name=name), f"node_sets_fn (node set {name!r})"
                 )
+                if features is not None:
+                    node_features[name] = features
     edge_features: dict[str, dict[str, Any]] = {}
     if edge_sets_fn is not None:
         for name, es in graph.edge_sets.items():
             if _allowed(name, allowed_aux_edge_sets_pattern):
-                edge_features[name] = _as_features(
+                features = _as_features(
                     edge_sets_fn(es, edge_set_name=name), f"edge_sets_fn (edge set {name!r})"
                 )
+                if features is not None:
+                    edge_features[name] = features
     kwargs: dict[str, Any] = {}
     if ctx_features is not None:
         kwargs["context"] = ctx_features

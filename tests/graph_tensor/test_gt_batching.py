@@ -207,3 +207,27 @@ def test_batched_graph_built_directly_from_fields():
                 "b": NodeSet.from_fields(sizes=np.array([1])),
             }
         )
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_merge_batch_widens_narrow_indices_like_merge_graphs(dtype):
+    # ids 99 + 100 used to wrap (int8: -57, uint8 past 255) without an error
+    def graph(src, tgt):
+        return GraphTensor.from_pieces(
+            node_sets={"n": NodeSet.from_fields(sizes=np.array([200]))},
+            edge_sets={
+                "e": EdgeSet.from_fields(
+                    sizes=np.array([1]),
+                    adjacency=Adjacency.from_indices(
+                        source=("n", np.array([src], dtype)), target=("n", np.array([tgt], dtype))
+                    ),
+                )
+            },
+        )
+
+    graphs = [graph(0, 99), graph(99, 99)]
+    direct = merge_graphs_to_components(graphs)
+    via_batch = batch_graph_tensors(graphs).merge_batch_to_components()
+    for m in (direct, via_batch):
+        assert m.edge_sets["e"].adjacency.source.tolist() == [0, 299]
+        assert m.edge_sets["e"].adjacency.source.dtype == np.int64

@@ -86,7 +86,9 @@ def _check_padded(g, padded, mask, sc):
 def test_pad_invariants_and_round_trip_random(seed):
     rng = np.random.default_rng(seed)
     g = random_graph(rng, num_components=int(rng.integers(1, 4)))
-    min_nodes = {"a": int(rng.integers(0, 3))} if seed % 2 else None
+    # real components must already hold the minimum (TF-GNN's rule): at most the smallest
+    smallest = int(np.asarray(g.node_sets["a"].sizes).min(initial=2))
+    min_nodes = {"a": min(int(rng.integers(0, 3)), smallest)} if seed % 2 else None
     sc = _constraints_with_slack(g, rng, min_nodes)
     assert satisfies_total_sizes(g, sc)
     padded, mask = pad_to_total_sizes(g, sc)
@@ -347,3 +349,109 @@ def test_pad_batch_errors_and_one_jax_trace():
         p = pad_batch(bb, num_nodes=40, num_edges=60, num_graphs=6, graph_keys=("y",))
         assert float(f(p.x, p.edge_index, p.node_mask)) == float(p.ptr[5])
     assert len(traces) == 1
+
+
+# -- unusual inputs: narrow dtypes, minimum nodes, masks, padding values -----------------------
+
+
+def _one_edge_graph(n, index_dtype=np.int64, sizes_dtype=np.int64, features=None):
+    return gt.GraphTensor.from_pieces(
+        node_sets={
+            "n": gt.NodeSet.from_fields(sizes=np.array([n], sizes_dtype), features=features or {})
+        },
+        edge_sets={
+            "e": gt.EdgeSet.from_fields(
+                sizes=np.array([1], sizes_dtype),
+                adjacency=gt.Adjacency.from_indices(
+                    source=("n", np.array([0], index_dtype)),
+                    target=("n", np.array([n - 1], index_dtype)),
+                ),
+            )
+        },
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16])
+def test_padding_widens_index_and_size_dtypes_that_cannot_hold_the_padding(dtype):
+    # padding ids / sizes past the dtype's range used to wrap silently (int8: -106)
+    sc = SizeConstraints(2, {"n": 70_000}, {"e": 5})
+    padded, _ = pad_to_total_sizes(_one_edge_graph(100, dtype, dtype), sc)
+    adj = padded.edge_sets["e"].adjacency
+    assert adj.source.tolist() == [0, 100, 17575, 35050, 52525]
+    assert adj.source.dtype == np.int64 and adj.target.dtype == np.int64
+    assert padded.node_sets["n"].sizes.tolist() == [100, 69_900]
+    # a fresh, validating construction accepts the padded graph
+    gt.GraphTensor.from_pieces(node_sets=dict(padded.node_sets), edge_sets=dict(padded.edge_sets))
+    assert satisfies_total_sizes(padded, sc)
+    # where the dtype holds every id it is kept
+    small, _ = pad_to_total_sizes(
+        _one_edge_graph(3, dtype, dtype), SizeConstraints(2, {"n": 9}, {"e": 3})
+    )
+    assert small.edge_sets["e"].adjacency.source.dtype == dtype
+    assert small.node_sets["n"].sizes.dtype == dtype
+
+
+def test_real_components_below_min_nodes_do_not_satisfy_the_constraints():
+    # TF-GNN: "Components in the input graph tensor must satisfy that constraint already"
+    g = gt.GraphTensor.from_pieces(
+        node_sets={"n": gt.NodeSet.from_fields(sizes=np.array([2, 0]), features={"x": np.ones(2)})}
+    )
+    sc = SizeConstraints(3, {"n": 4}, {}, min_nodes_per_component={"n": 1})
+    assert not satisfies_total_sizes(g, sc)
+    with pytest.raises(ValueError, match=r"component\(s\) 1 hold fewer than min_nodes"):
+        pad_to_total_sizes(g, sc)
+    from arraygnn.pipeline.batching import dynamic_batch
+
+    with pytest.raises(ValueError, match="graph 0 does not fit.*component"):
+        list(dynamic_batch([g], sc))
+
+
+def test_remove_padding_rejects_a_mask_of_the_wrong_length():
+    padded, mask = pad_to_total_sizes(_one_edge_graph(3), SizeConstraints(3, {"n": 5}, {"e": 2}))
+    for bad in (mask[:0], np.ones(5, bool)):
+        with pytest.raises(ValueError, match="one entry per component"):
+            remove_padding(padded, bad)
+
+
+def test_padding_values_are_checked_and_strings_widen():
+    g = _one_edge_graph(2, features={"s": np.array(["ab", "c"]), "i": np.array([1, 2])})
+    sc = SizeConstraints(2, {"n": 4}, {"e": 1})
+    padded, _ = pad_to_total_sizes(g, sc, padding_values={"nodes/n": {"s": "<pad>", "i": -1}})
+    assert padded.node_sets["n"].features["s"].tolist() == ["ab", "c", "<pad>", "<pad>"]
+    assert padded.node_sets["n"].features["i"].tolist() == [1, 2, -1, -1]
+    assert g.node_sets["n"].features["s"].dtype == np.dtype("<U2")  # input untouched
+    with pytest.raises(ValueError, match="1.7 for feature 'i' of node set 'n'.*int64"):
+        pad_to_total_sizes(g, sc, padding_values={"nodes/n": {"i": 1.7}})
+    with pytest.raises(ValueError, match="key 'n' names no graph piece"):
+        pad_to_total_sizes(g, sc, padding_values={"n": {"i": 0}})
+    with pytest.raises(ValueError, match="names feature 'j'"):
+        pad_to_total_sizes(g, sc, padding_values={"nodes/n": {"j": 0}})
+
+
+def test_learn_fit_or_skip_takes_any_iterable_of_batch_sizes():
+    graphs = [random_graph(np.random.default_rng(s), empty_ok=False) for s in range(10)]
+    one = learn_fit_or_skip_size_constraints(graphs, 3, sample_size=200)
+    assert learn_fit_or_skip_size_constraints(graphs, np.array(3), sample_size=200) == one
+    many = learn_fit_or_skip_size_constraints(graphs, (b for b in [3, 2]), sample_size=200)
+    assert isinstance(many, list) and len(many) == 2 and many[0] == one
+
+
+def test_pad_batch_keeps_list_keys_and_refuses_narrow_edge_index():
+    from arraygnn.batch import Batch
+    from arraygnn.data import Data
+    from arraygnn.padding import pad_batch
+
+    b = Batch.from_data_list(
+        [
+            Data(x=np.ones((2, 1)), edge_index=np.array([[0], [1]]), name="a"),
+            Data(x=np.ones((1, 1)), edge_index=np.zeros((2, 0), np.int64), name="b"),
+        ]
+    )
+    p = pad_batch(b, num_nodes=5, num_edges=2, num_graphs=3)
+    assert [d.name for d in p.to_data_list()] == ["a", "b", None]
+    assert p.get_example(0).name == "a" and p.name == ["a", "b", None]
+    narrow = Batch.from_data_list(
+        [Data(x=np.ones((100, 1)), edge_index=np.array([[0], [99]], np.int8))]
+    )
+    with pytest.raises(OverflowError, match="edge_index has dtype int8.*up to 299"):
+        pad_batch(narrow, num_nodes=300, num_edges=4, num_graphs=2)

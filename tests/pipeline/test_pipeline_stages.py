@@ -102,6 +102,20 @@ def test_map_features_allowed_aux_pattern_and_one_fn_for_all():
         MapFeatures(node_sets_fn=3)
 
 
+def test_map_features_callback_returning_none_leaves_the_piece_alone():
+    # TF-GNN's MapFeatures: "Returning None ... indicates to leave this graph piece alone"
+    g = random_graph(np.random.default_rng(3), empty_ok=False)
+
+    def node_sets_fn(node_set, *, node_set_name):
+        return None if node_set_name == "a" else {"h": np.zeros(node_set.total_size)}
+
+    h = map_features(g, node_sets_fn=node_sets_fn, context_fn=lambda c: None)
+    assert h.node_sets["a"].features["ids"] is g.node_sets["a"].features["ids"]
+    assert list(h.node_sets["b"].features) == ["h"]
+    assert h.context.features["g"] is g.context.features["g"]
+    assert map_features(g, edge_sets_fn=lambda es, edge_set_name: None) is g
+
+
 # -- readout and labels -----------------------------------------------------------------------
 
 
