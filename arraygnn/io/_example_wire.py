@@ -35,6 +35,7 @@ EMPTY = np.zeros(0, dtype="V0")
 EMPTY.setflags(write=False)
 
 _WT_VARINT, _WT_I64, _WT_LEN, _WT_I32 = 0, 1, 2, 5
+_MASK64 = (1 << 64) - 1
 
 
 class ExampleDecodeError(ValueError):
@@ -88,6 +89,7 @@ def _decode_packed_varints(buf: bytes, start: int, end: int) -> np.ndarray:
         pos = start
         while pos < end:
             v, pos = _read_varint(buf, pos, end)
+            v &= _MASK64  # protobuf keeps the low 64 bits of a 10-byte varint
             out.append(v - (1 << 64) if v >= (1 << 63) else v)
         return np.array(out, dtype=np.int64)
     b = np.frombuffer(buf, dtype=np.uint8, count=n, offset=start)
@@ -200,7 +202,7 @@ def _decode_int64_list(buf: bytes, start: int, end: int) -> np.ndarray:
                 singles = []
             chunks.append(_decode_packed_varints(buf, s, e))
         elif wt == _WT_VARINT:
-            singles.append(e)
+            singles.append(e & _MASK64)
         else:
             raise ExampleDecodeError(f"int64 list value with wire type {wt}")
     if singles:
@@ -229,10 +231,14 @@ def _decode_feature(buf: bytes, start: int, end: int) -> np.ndarray:
                         return _decode_packed_varints(buf, q, end)
                     if m % 4 == 0:
                         return np.frombuffer(buf, dtype="<f4", count=m // 4, offset=q)
-    value = EMPTY
+    # the general path: a list given twice merges (protobuf merges a repeated embedded
+    # message), another kind replaces it (the last member of a oneof wins)
+    value, kind = EMPTY, 0
     for f, wt, s, e in _fields(buf, start, end):
         if wt == _WT_LEN and f in _LIST_DECODERS:
-            value = _LIST_DECODERS[f](buf, s, e)
+            part = _LIST_DECODERS[f](buf, s, e)
+            value = np.concatenate([value, part]) if f == kind else part
+            kind = f
     return value
 
 
@@ -248,15 +254,17 @@ def _decode_entry(buf: bytes, s: int, e: int, out: dict[str, np.ndarray]) -> Non
                 out[_key(buf, kp, ke)] = _decode_feature(buf, vp, e)
                 return
     key = ""
-    value = EMPTY
+    values: list[bytes] = []
     for f, wt, s3, e3 in _fields(buf, s, e):
         if wt != _WT_LEN:
             continue
         if f == 1:
             key = _key(buf, s3, e3)
         elif f == 2:
-            value = _decode_feature(buf, s3, e3)
-    out[key] = value
+            values.append(buf[s3:e3])
+    # a value given twice merges: parsing the concatenated messages is protobuf's merge
+    joined = b"".join(values)
+    out[key] = _decode_feature(joined, 0, len(joined)) if values else EMPTY
 
 
 def _key(buf: bytes, s: int, e: int) -> str:
@@ -304,7 +312,9 @@ def _len_field(field: int, payload: bytes) -> bytes:
     return _encode_varint((field << 3) | _WT_LEN) + _encode_varint(len(payload)) + payload
 
 
-def _as_bytes(v: Any, key: str) -> bytes:
+def as_bytes(v: Any, key: str) -> bytes:
+    """One BytesList item: bytes as they are, ``str`` as UTF-8; anything else (an int in an
+    object array, None) is a ``TypeError`` naming the feature, never ``bytes(3)``."""
     if isinstance(v, bytes):
         return v
     if isinstance(v, str):
@@ -334,7 +344,7 @@ def encode_feature(key: str, values: Any) -> bytes:
         else:
             raise TypeError(f"feature {key!r}: cannot encode dtype {arr.dtype} in a tf.Example")
     if kind == 1:
-        payload = b"".join(_len_field(1, _as_bytes(v, key)) for v in values)
+        payload = b"".join(_len_field(1, as_bytes(v, key)) for v in values)
     elif kind == 2:
         flat = np.ascontiguousarray(np.asarray(values).ravel(), dtype="<f4")
         payload = _len_field(1, flat.tobytes()) if flat.size else b""

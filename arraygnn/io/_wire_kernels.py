@@ -49,6 +49,17 @@ def _varint(buf, pos, end):
 
 
 @numba.njit(cache=True, nogil=True)
+def _length(buf, pos, end):
+    """A length prefix at ``pos``: (length as int64, position after it); the position is -1
+    when the varint is truncated or too long, or the length runs past ``end`` (compared as
+    uint64, so a length of 2**63 or more cannot turn negative and move backwards)."""
+    value, pos = _varint(buf, pos, end)
+    if pos < 0 or value > np.uint64(end - pos):
+        return np.int64(0), -1
+    return np.int64(value), pos
+
+
+@numba.njit(cache=True, nogil=True)
 def scan_examples(buf, starts, ends, table):
     """Index canonical serialized Examples (as standard writers emit them).
 
@@ -68,20 +79,20 @@ def scan_examples(buf, starts, ends, table):
         while pos < end:
             if buf[pos] != 0x0A:
                 return -(r + 1)
-            length, pos = _varint(buf, pos + 1, end)
+            length, pos = _length(buf, pos + 1, end)
             if pos < 0 or pos + np.int64(length) > end:
                 return -(r + 1)
             fend = pos + np.int64(length)
             while pos < fend:
                 if buf[pos] != 0x0A:
                     return -(r + 1)
-                length, pos = _varint(buf, pos + 1, fend)
+                length, pos = _length(buf, pos + 1, fend)
                 if pos < 0 or pos + np.int64(length) > fend:
                     return -(r + 1)
                 eend = pos + np.int64(length)
                 if pos >= eend or buf[pos] != 0x0A:
                     return -(r + 1)
-                length, pos = _varint(buf, pos + 1, eend)
+                length, pos = _length(buf, pos + 1, eend)
                 if pos < 0 or pos + np.int64(length) > eend:
                     return -(r + 1)
                 ks = pos
@@ -89,7 +100,7 @@ def scan_examples(buf, starts, ends, table):
                 pos = ke
                 if pos >= eend or buf[pos] != 0x12:
                     return -(r + 1)
-                length, pos = _varint(buf, pos + 1, eend)
+                length, pos = _length(buf, pos + 1, eend)
                 if pos < 0 or pos + np.int64(length) != eend:
                     return -(r + 1)
                 kind = 0
@@ -100,7 +111,7 @@ def scan_examples(buf, starts, ends, table):
                     if tag != 0x0A and tag != 0x12 and tag != 0x1A:
                         return -(r + 1)
                     kind = tag >> 3
-                    length, p = _varint(buf, pos + 1, eend)
+                    length, p = _length(buf, pos + 1, eend)
                     if p < 0 or p + np.int64(length) != eend:
                         return -(r + 1)
                     ps = p
@@ -108,7 +119,7 @@ def scan_examples(buf, starts, ends, table):
                     if kind != 1 and p < eend:
                         if buf[p] != 0x0A:
                             return -(r + 1)
-                        length, p = _varint(buf, p + 1, eend)
+                        length, p = _length(buf, p + 1, eend)
                         if p < 0 or p + np.int64(length) != eend:
                             return -(r + 1)
                         ps = p
@@ -176,7 +187,7 @@ def split_bytes_lists(buf, ps, pe, item_starts, item_ends, counts):
         while pos < end:
             if buf[pos] != 0x0A:
                 return -1
-            length, pos = _varint(buf, pos + 1, end)
+            length, pos = _length(buf, pos + 1, end)
             if pos < 0 or pos + np.int64(length) > end:
                 return -1
             item_starts[k] = pos

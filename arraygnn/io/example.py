@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import to_numpy
-from arraygnn.io._example_wire import decode_example, encode_example
+from arraygnn.io._example_wire import as_bytes, decode_example, encode_example
 
 __all__ = ["parse_example", "parse_single_example", "write_example", "get_io_keys"]
 
@@ -185,7 +185,7 @@ def _flatten_values(x: Any, key: str) -> Any:
     arr = np.asarray(x)
     if arr.dtype.kind in "SUO":
         flat = arr.ravel().tolist()
-        return [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in flat]
+        return [as_bytes(v, key) for v in flat]
     if arr.dtype.kind == "c":
         raise TypeError(f"feature {key!r}: complex dtype {arr.dtype} cannot go in a tf.Example")
     return arr.ravel()
@@ -306,8 +306,12 @@ class _DictSource:
             counts[i] = len(v)
         if not parts:
             values = _empty(io)
+        elif len(parts) == 1:
+            # a read-only view into the serialized bytes (the decoder's fast path) is copied:
+            # parsed features are writable arrays of their own on every path
+            values = parts[0] if parts[0].flags.writeable else parts[0].copy()
         else:
-            values = parts[0] if len(parts) == 1 else np.concatenate(parts)
+            values = np.concatenate(parts)
         return _Column(values, counts, present)
 
 
@@ -317,12 +321,18 @@ class _NotCanonical(Exception):
 
 class _ScanSource:
     """Columns straight from the serialized bytes: one Numba pass indexes every feature of
-    every example, then each key is decoded for all examples at once."""
+    every example, then each key is decoded for all examples at once.
+
+    Bytes the scan does not take (not in canonical form, or malformed) switch the source to
+    the general decoder, which parses what protobuf parses and gives the precise error, so
+    both paths return the same results and errors."""
 
     def __init__(self, serialized: Sequence[bytes]) -> None:
         from arraygnn.io import _wire_kernels as k
 
         self.k = k
+        self.serialized = serialized
+        self.general: _DictSource | None = None
         self.n = len(serialized)
         self.buf = b"".join(serialized)
         self.arr = np.frombuffer(self.buf, dtype=np.uint8)
@@ -342,11 +352,23 @@ class _ScanSource:
             key = buf[ks:ke]
             ids = index.get(key)
             if ids is None:
+                try:
+                    key.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise _NotCanonical from None  # the general decoder names the error
                 ids = index[key] = np.full(self.n, -1, dtype=np.int64)
             ids[rec] = row  # a repeated key: the last entry wins, as in protobuf maps
         self.index = index
 
     def column(self, key: str, io: np.dtype, want: np.dtype | str) -> _Column:
+        if self.general is None:
+            try:
+                return self._scan_column(key, io, want)
+            except _NotCanonical:
+                self.general = _DictSource([decode_example(s) for s in self.serialized])
+        return self.general.column(key, io, want)
+
+    def _scan_column(self, key: str, io: np.dtype, want: np.dtype | str) -> _Column:
         ids = self.index.get(key.encode("utf-8"))
         if ids is None:
             return _Column(_empty(io), np.zeros(self.n, np.int64), np.zeros(self.n, bool))
@@ -515,7 +537,8 @@ def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
         return values.reshape((int(items.sum()), *f.shape))
     from arraygnn.graph_tensor import Ragged
 
-    out: Any = values.reshape((-1, *inner))
+    # the innermost rows are counted, not inferred (-1 cannot be resolved when inner has 0)
+    out: Any = values.reshape((int(all_lens[-1].sum()), *inner))
     for lens in reversed(all_lens):
         out = Ragged.from_row_splits(out, _exclusive_cumsum(lens))
     return out

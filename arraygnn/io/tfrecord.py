@@ -182,6 +182,9 @@ def _open(path: str, compression: str) -> BinaryIO:
 
 
 _CHUNK = 1 << 22  # bytes read at a time
+#: largest single read: a record's length comes from the file itself, so a corrupt length
+#: (unchecked with ``verify=False``) must not turn into one giant allocation
+_MAX_READ = 1 << 26
 
 
 def read_tfrecord_file(
@@ -208,7 +211,7 @@ def read_tfrecord_file(
             have = len(parts[0])
             while have < need and not eof:
                 try:
-                    chunk = f.read(max(_CHUNK, need - have))
+                    chunk = f.read(min(max(_CHUNK, need - have), _MAX_READ))
                 except (EOFError, OSError, zlib.error) as err:
                     raise TFRecordError(
                         f"{path}: record {index}: cannot read ({type(err).__name__}: {err}); "
@@ -289,7 +292,7 @@ def read_tfrecord(
     >>> list(read_tfrecord(sorted(os.path.join(d, n) for n in os.listdir(d))))
     [b'\\x00', b'\\x01']
     """
-    if isinstance(paths, (str, os.PathLike)):
+    if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     paths = list(paths)
     from arraygnn.pipeline.batching import shard

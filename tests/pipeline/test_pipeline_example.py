@@ -479,3 +479,118 @@ def test_two_ragged_dimensions_round_trip_and_padding():
     bad["nodes/doc.sentences.d2"] = np.append(bad["nodes/doc.sentences.d2"], 1)
     with pytest.raises(ValueError, match=r"'nodes/doc.sentences.d2' has \d+ row lengths for"):
         parse_single_example(spec, encode_example(bad))
+
+
+# -- malformed and unusual bytes: both decoder paths agree, nothing reads out of bounds --------
+
+_SCAN = 8  # from this many records parse_example takes the Numba scan path
+
+
+def _one_node_spec(**features):
+    return GraphTensor.from_pieces(
+        node_sets={"a": NodeSet.from_fields(sizes=np.array([1]), features=features)}
+    ).spec
+
+
+@pytest.mark.parametrize(
+    "length", [b"\x80" * 8 + b"\xc0\x01", b"\xff" * 9 + b"\x01", b"\xff" * 8 + b"\x7f"]
+)
+def test_huge_length_prefix_is_a_decode_error_on_both_paths(length):
+    # a length of 2**63 or more used to turn negative in the scan kernel: the position moved
+    # backwards and the process segfaulted (or a record parsed that protobuf rejects)
+    spec = _one_node_spec()
+    rec = _ld(1, _ld(1, b"\x0a" + length + b"\x12\x00"))
+    for n in (1, _SCAN):
+        with pytest.raises(ValueError, match="truncated"):
+            parse_example(spec, [rec] * n)
+    good = write_example(
+        GraphTensor.from_pieces(node_sets={"a": NodeSet.from_fields(sizes=np.array([1]))})
+    )
+    prefixed = b"\x0a" + length + good  # a bogus Features field in front of a valid Example
+    for n in (1, _SCAN):
+        with pytest.raises(ValueError, match="truncated"):
+            parse_example(spec, [prefixed] * n)
+    # a BytesList item with such a length
+    spec_s = _one_node_spec(s=np.array([b"x"], object))
+    bad_item = _entry("nodes/a.#size", _ints([1])) + _entry("nodes/a.s", _ld(1, b"\x0a" + length))
+    for n in (1, _SCAN):
+        with pytest.raises(ValueError, match="truncated"):
+            parse_example(spec_s, [_ld(1, bad_item)] * n)
+
+
+def test_bytes_the_scan_does_not_take_fall_back_to_the_general_decoder():
+    spec = _one_node_spec(s=np.array([b"x"], object))
+    # an unknown field inside a BytesList is valid protobuf (skipped)
+    body = _entry("nodes/a.#size", _ints([1])) + _entry(
+        "nodes/a.s", _ld(1, _ld(1, b"hi") + b"\x10\x05")
+    )
+    for n in (1, _SCAN):
+        got = parse_example(spec, [_ld(1, body)] * n)
+        assert got.node_sets["a"].features["s"].tolist() == [b"hi"] * n
+    # a packed float list whose length is not a multiple of 4: the same error on both paths
+    spec_f = _one_node_spec(x=np.array([1.0], np.float32))
+    bad = _entry("nodes/a.#size", _ints([1])) + _entry("nodes/a.x", _ld(2, _ld(1, b"\x00" * 5)))
+    for n in (1, _SCAN):
+        with pytest.raises(ValueError, match="not a multiple of 4"):
+            parse_example(spec_f, [_ld(1, bad)] * n)
+    # a feature name that is not UTF-8: rejected on both paths
+    odd = _ld(1, _entry("nodes/a.#size", _ints([1])) + _ld(1, _ld(1, b"\xff") + _ld(2, b"")))
+    for n in (1, _SCAN):
+        with pytest.raises(ValueError, match="not valid UTF-8"):
+            parse_example(_one_node_spec(), [odd] * n)
+
+
+def test_repeated_lists_and_values_merge_like_protobuf():
+    twice = _ld(3, _ld(1, b"\x01\x02")) + _ld(3, _ld(1, b"\x03"))
+    assert decode_example(_ld(1, _entry("k", twice)))["k"].tolist() == [1, 2, 3]
+    strings = _bytes([b"a"]) + _bytes([b"b"])
+    assert decode_example(_ld(1, _entry("k", strings)))["k"].tolist() == [b"a", b"b"]
+    # another kind replaces (the last member of the oneof wins)
+    switched = _ints([1, 2]) + _floats([0.5]) + _ints([7])
+    assert decode_example(_ld(1, _entry("k", switched)))["k"].tolist() == [7]
+    # a map entry whose value is given twice: the two Feature messages merge
+    entry = _ld(1, _ld(1, b"k") + _ld(2, _ints([1])) + _ld(2, _ints([2])))
+    assert decode_example(_ld(1, entry))["k"].tolist() == [1, 2]
+    pb = pytest.importorskip("tfrecord.example_pb2")
+    for blob in (_ld(1, _entry("k", twice)), _ld(1, entry), _ld(1, _entry("k", switched))):
+        ref = pb.Example.FromString(blob).features.feature["k"]
+        kind = ref.WhichOneof("kind")
+        assert decode_example(blob)["k"].tolist() == list(getattr(ref, kind).value)
+
+
+def test_unpacked_varint_past_64_bits_keeps_the_low_bits():
+    # protobuf truncates a 10-byte varint to 64 bits (here -1); it used to raise OverflowError
+    blob = _ld(1, _entry("k", _ld(3, b"\x08" + b"\xff" * 9 + b"\x7f")))
+    assert decode_example(blob)["k"].tolist() == [-1]
+    packed = _ld(1, _entry("k", _ld(3, _ld(1, b"\xff" * 9 + b"\x7f"))))
+    assert decode_example(packed)["k"].tolist() == [-1]
+
+
+def test_object_feature_of_non_strings_is_a_type_error_naming_it():
+    g = GraphTensor.from_pieces(
+        node_sets={
+            "a": NodeSet.from_fields(sizes=np.array([2]), features={"s": np.array([3, 1], object)})
+        }
+    )
+    with pytest.raises(TypeError, match="feature 'nodes/a.s'"):
+        write_example(g)  # used to write bytes(3) = b"\x00\x00\x00"
+
+
+def test_ragged_feature_with_an_empty_inner_dimension_round_trips():
+    for inner in [(0,), (1, 0), (0, 2)]:
+        r = gt.Ragged.from_row_lengths(np.zeros((3, *inner), np.float32), np.array([1, 2]))
+        g = GraphTensor.from_pieces(
+            node_sets={"a": NodeSet.from_fields(sizes=np.array([2]), features={"r": r})}
+        )
+        for n in (1, _SCAN):
+            got = parse_example(g.spec, [write_example(g)] * n).node_sets["a"].features["r"]
+            assert got.values.shape == (3 * n, *inner)
+            assert np.diff(got.row_splits).tolist() == [1, 2] * n
+
+
+def test_parsed_features_are_writable_on_both_paths():
+    g = papers_graph()
+    for n in (1, _SCAN):
+        x = parse_example(g.spec, [write_example(g)] * n).node_sets["paper"].features["embedding"]
+        assert x.flags.writeable
+        x *= 2  # used to raise "output array is read-only" below 8 records
