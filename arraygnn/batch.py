@@ -295,10 +295,13 @@ class Batch(Data):
                 store[key] = _subtract_inc(v, self._inc_dict[key][i])
             elif kind == "stack":
                 store[key] = _subtract_inc(value[i, ...], self._inc_dict[key][i])
-            elif kind == "scalar":
-                store[key] = value[i].item()
-            elif kind == "npscalar":
-                store[key] = value[i]
+            elif kind in ("scalar", "npscalar"):
+                v = value[i]
+                inc = self._inc_dict[key][i]
+                if inc:
+                    v = v - value.dtype.type(inc)
+                # a Python scalar comes back as one (an object column holds them as they are)
+                store[key] = v.item() if kind == "scalar" and isinstance(v, np.generic) else v
             elif kind == "num_nodes":
                 store[key] = int(sl[i + 1] - sl[i])
             else:
@@ -312,6 +315,8 @@ class Batch(Data):
             ids = range(g)[idx]
         else:
             arr = np.asarray(to_numpy(idx))
+            if arr.size == 0 and arr.ndim == 1:
+                arr = arr.astype(np.int64)  # [] selects nothing (it reads as float64)
             if arr.dtype == bool:
                 if arr.shape != (g,):
                     raise IndexError(f"index_select: mask of shape {list(arr.shape)}, need [{g}]")
@@ -436,8 +441,9 @@ def _collate(
     # pass 1: sizes and output shapes of every key; scalars and objects done here
     for key, values in zip(keys, columns):
         v0 = values[0]
-        if key == "num_nodes" and isinstance(v0, _SCALARS):
-            counts = _scalar_array(key, values)
+        if key == "num_nodes" and (isinstance(v0, _SCALARS) or _is_0d(v0)):
+            # a 0-d array (np.load(...)["num_nodes"]) counts like an int, as in PyG
+            counts = _scalar_array(key, [to_numpy(v)[()] if _is_0d(v) else v for v in values])
             if counts.dtype.kind not in "iu":
                 raise _key_error(key, 0, f"num_nodes must be an int, got {v0!r}", TypeError)
             store[key] = int(counts.sum())
@@ -467,8 +473,11 @@ def _collate(
             plans.append((key, values, cat, sizes, sl, handle, follow_handle))
         elif isinstance(v0, _SCALARS):
             arr = _scalar_array(key, values)
+            inc = _scalar_increments(key, data_list, values, arr, default_hooks, node_counts)
+            if inc.any():
+                arr = arr + inc.astype(arr.dtype)
             store[key] = arr
-            slices[key], incs[key] = graph_range, np.zeros(g, np.int64)
+            slices[key], incs[key] = graph_range, inc
             cat_dims[key] = None
             kinds[key] = "npscalar" if isinstance(v0, np.generic) else "scalar"
             if key in follow:
@@ -527,6 +536,55 @@ def _collate(
             store["batch"] = _repeat_graph_ids(node_counts, xp)
             store["ptr"] = xp.asarray(node_ptr)
     return cls._new(store, data_cls, g, (slices, incs, cat_dims, kinds))
+
+
+def _is_0d(value: Any) -> bool:
+    return is_array(value) and value.ndim == 0
+
+
+def _scalar_increments(
+    key: str,
+    data_list: Sequence[Data],
+    values: Sequence[Any],
+    arr: np.ndarray,
+    default_hooks: bool,
+    node_counts: np.ndarray | None,
+) -> np.ndarray:
+    """Increments [G] of an integer scalar key (PyG increases ``center_index=2`` like a
+    0-d index array); zeros for other scalars. Default hooks: ids checked in range."""
+    g = len(values)
+    if arr.dtype.kind not in "iu":
+        return np.zeros(g, np.int64)
+    if default_hooks:
+        if not _is_index_key(key):
+            return np.zeros(g, np.int64)
+        if node_counts is None:
+            i = _first_unknown_num_nodes(data_list)
+            raise _key_error(
+                key, i, "is increased by num_nodes, but num_nodes is unknown (give x or num_nodes=)"
+            )
+        bad = np.flatnonzero((arr < 0) | (arr >= node_counts))
+        if bad.size:
+            i = int(bad[0])
+            raise _key_error(
+                key,
+                i,
+                f"holds node id {int(arr[i])}, outside [0, {int(node_counts[i])}) "
+                f"(num_nodes={int(node_counts[i])})",
+            )
+        raw = node_counts.astype(np.int64)
+    else:
+        raw = _inc_array(key, [d.__inc__(key, v) for d, v in zip(data_list, values)])
+        if raw.shape != (g,):
+            raise _key_error(key, 0, f"__inc__ of a scalar must be a number, got {raw[0]!r}")
+    inc = _exclusive_cumsum(raw)
+    if inc.any():
+        info = np.iinfo(arr.dtype)
+        if int(arr.max()) + int(inc.max()) > info.max:
+            raise _key_error(
+                key, g - 1, f"holds {arr.dtype} ids that cannot hold the batched ids", OverflowError
+            )
+    return inc
 
 
 def _scalar_array(key: str, values: Sequence[Any]) -> np.ndarray:
@@ -723,7 +781,8 @@ def _check_local_ids(
         return
     if xp is np and cat == 1 and out.ndim == 2:
         # one pass: seen as unsigned, a negative id is huge, so `id < n` checks both ends
-        u = out.view(np.dtype(f"u{out.dtype.itemsize}"))
+        # (in the array's own byte order: a big-endian view read natively is garbage)
+        u = out.view(np.dtype(f"u{out.dtype.itemsize}").newbyteorder(out.dtype.byteorder))
         if u.shape[1]:
             # the largest id of each graph with edges: reduceat over its columns, row by
             # row (contiguous), then the larger of the rows
@@ -852,4 +911,5 @@ def _subtract_inc(v: Any, inc: Any) -> Any:
     if not np.any(inc):
         return v
     xp = get_namespace(v)
-    return v - xp.asarray(inc, dtype=v.dtype)
+    # keep what was collated: a 0-d array stays an array, a big-endian dtype stays big-endian
+    return xp.asarray(v - xp.asarray(inc, dtype=v.dtype)).astype(v.dtype, copy=False)

@@ -199,6 +199,10 @@ class Data:
             object.__setattr__(out, name, dict(value) if isinstance(value, dict) else value)
         return out
 
+    def __copy__(self) -> Data:
+        """``copy.copy(data)``: :meth:`copy` (a key set of its own, as in PyG)."""
+        return self.copy()
+
     def apply(self, fn: Callable[[Any], Any]) -> Data:
         """A new object of the same class with ``fn`` applied to every NumPy / CuPy array."""
         out = self.copy()

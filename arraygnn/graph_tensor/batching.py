@@ -155,6 +155,9 @@ def _shift(indices: list[Any], node_totals: list[int], edge_totals: list[int]) -
     On CuPy only the per-graph offsets ([num_graphs]) travel to the device; the per-edge
     offsets are formed there.
     """
+    if len({i.dtype for i in indices}) > 1:
+        # e.g. int32 and uint64 (equal specs): NumPy would promote them to float64
+        indices = [i.astype(np.int64) for i in indices]
     idx = _concat(indices)
     if len(indices) == 1:
         return idx

@@ -292,14 +292,23 @@ class _Piece:
     def __contains__(self, name: object) -> bool:
         return name in self._features
 
+    def _known_sizes(self) -> None:
+        if self._sizes is None:
+            raise ValueError(
+                f"this {self._kind} has no features and no sizes: its number of components "
+                "is known once it is put into a GraphTensor (GraphTensor.from_pieces)"
+            )
+
     @property
     def total_size(self) -> int:
         """Items in all components (and all graphs of a batch)."""
+        self._known_sizes()
         return self._total
 
     @property
     def num_components(self) -> Any:
         """Number of components (int); ``[batch_size]`` array for a batched piece."""
+        self._known_sizes()
         if self._rank == 0:
             return int(self._sizes.shape[0])
         return self._sizes.row_lengths()
@@ -313,6 +322,7 @@ class _Piece:
         """``[num_components + 1]`` offsets of the components' items (rank 0 only)."""
         if self._rank != 0:
             raise ValueError("row_splits is defined for scalar graphs; merge the batch first")
+        self._known_sizes()
         if "splits" not in self._cache:
             self._cache["splits"] = _splits_from_lengths(self._sizes)
         return self._cache["splits"]
@@ -364,6 +374,8 @@ class Context(_Piece):
         if sizes is None:
             self._sizes = None  # filled in by GraphTensor.from_pieces
             self._pending = features  # type: ignore[attr-defined]
+            self._features = MappingProxyType({})  # no features: that is why sizes are unknown
+            self._rank, self._total, self._cache = 0, None, {}
             return self
         sizes = _as_sizes(sizes, "context")
         vals = sizes.values if isinstance(sizes, Ragged) else sizes
@@ -471,10 +483,14 @@ class Adjacency:
         ns, nt = (len(s), len(t)) if not isinstance(s, Ragged) else (len(s.values), len(t.values))
         if ns != nt:
             raise ValueError(f"Adjacency: {ns} source indices but {nt} target indices")
-        if isinstance(s, Ragged) and not bool(
-            get_namespace(s.row_splits).all(s.row_splits == t.row_splits)
+        if isinstance(s, Ragged) and (
+            s.row_splits.shape != t.row_splits.shape
+            or not bool(get_namespace(s.row_splits).all(s.row_splits == t.row_splits))
         ):
-            raise ValueError("Adjacency: source and target have different edges per graph")
+            raise ValueError(
+                f"Adjacency: source and target have different edges per graph (source has "
+                f"{s.nrows} graphs, target {t.nrows})"
+            )
         _namespace_of("Adjacency", [s, t])
         self._source, self._target, self._source_name, self._target_name = s, t, sn, tn
         return self

@@ -79,9 +79,10 @@ class Ragged:
         if arrays and any(a.ndim == 0 for a in arrays):
             raise ValueError("Ragged.from_list: every row must be a sequence")
         if arrays:
-            values = np.concatenate(arrays) if any(len(a) for a in arrays) else arrays[0][:0]
-            if dtype is None and values.dtype.kind == "U":
-                values = values.astype(f"U{max(1, values.dtype.itemsize // 4)}")
+            # empty rows add no values: they must not decide the dtype (``[]`` reads as
+            # float64 and would upcast int / bool / str rows) nor the inner shape
+            filled = [a for a in arrays if len(a)]
+            values = np.concatenate(filled) if filled else arrays[0][:0]
         else:
             values = np.zeros(0, dtype=dtype or np.float64)
         return cls.from_row_lengths(values, lengths)

@@ -17,6 +17,7 @@ from arraygnn.graph_tensor import (
     GraphTensor,
     NodeSet,
     Ragged,
+    merge_graphs_to_components,
 )
 from tests.graph_tensor._gt_cases import random_graph, seed_graph
 
@@ -234,3 +235,51 @@ def test_to_device_cpu_roundtrip():
     g = seed_graph()
     h = g.to("cpu")
     assert h.spec == g.spec
+
+
+def test_ragged_from_list_with_empty_rows_keeps_the_rows_dtype():
+    # an empty row read as float64 used to upcast int / bool / str rows
+    assert Ragged.from_list([[1, 2], []]).values.dtype == np.int64
+    assert Ragged.from_list([[True], []]).values.dtype == np.bool_
+    assert Ragged.from_list([["a", "b"], []]).values.dtype == np.dtype("<U1")
+    nested = Ragged.from_list([[[1, 2]], []])
+    assert nested.values.shape == (1, 2) and nested.row_splits.tolist() == [0, 1, 1]
+
+
+def test_context_without_features_or_sizes_is_usable_before_its_graph():
+    c = Context.from_fields()
+    assert dict(c.features) == {} and "a" not in c and c.rank == 0
+    assert "Context" in repr(c)
+    with pytest.raises(ValueError, match="known once it is put into a GraphTensor"):
+        _ = c.num_components
+    g = GraphTensor.from_pieces(
+        context=c, node_sets={"a": NodeSet.from_fields(sizes=np.array([2, 1]))}
+    )
+    assert g.context.num_components == 2
+
+
+def test_adjacency_ragged_ends_with_different_graph_counts_is_a_clear_error():
+    s = Ragged(np.array([0, 1, 0]), np.array([0, 2, 3]))
+    t = Ragged(np.array([0, 1, 0]), np.array([0, 1, 2, 3]))
+    with pytest.raises(ValueError, match="source has 2 graphs, target 3"):
+        Adjacency.from_indices(source=("a", s), target=("a", t))
+
+
+def test_merging_graphs_with_int32_and_uint64_indices():
+    # equal specs (index dtype aside); NumPy would promote the concatenation to float64
+    def graph(dtype):
+        return GraphTensor.from_pieces(
+            node_sets={"a": NodeSet.from_fields(sizes=np.array([2]))},
+            edge_sets={
+                "e": EdgeSet.from_fields(
+                    sizes=np.array([1]),
+                    adjacency=Adjacency.from_indices(
+                        source=("a", np.array([0], dtype)), target=("a", np.array([1], dtype))
+                    ),
+                )
+            },
+        )
+
+    merged = merge_graphs_to_components([graph(np.int32), graph(np.uint64)])
+    assert merged.edge_sets["e"].adjacency.source.tolist() == [0, 2]
+    assert merged.edge_sets["e"].adjacency.target.tolist() == [1, 3]

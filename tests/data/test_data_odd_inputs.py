@@ -1,0 +1,77 @@
+"""Unusual but valid inputs to Data / Batch (found by fuzzing), each against PyG's rule."""
+
+import copy
+
+import numpy as np
+import pytest
+
+from arraygnn.batch import Batch
+from arraygnn.data import Data
+
+
+def test_big_endian_edge_index_is_range_checked():
+    # the one-pass check viewed big-endian ids natively: 512 read as 2 and passed
+    d = Data(x=np.ones((3, 1)), edge_index=np.array([[0, 256], [0, 512]], dtype=">i2"))
+    with pytest.raises(ValueError, match="node id 512, outside"):
+        Batch.from_data_list([d, d])
+    ok = Data(x=np.ones((3, 1)), edge_index=np.array([[0, 1], [2, 0]], dtype=">i4"))
+    assert Batch.from_data_list([ok, ok]).edge_index.tolist() == [[0, 1, 3, 4], [2, 0, 5, 3]]
+
+
+def test_copy_copy_gives_an_independent_key_set():
+    d = Data(x=np.ones((3, 1)))
+    d2 = copy.copy(d)
+    d2.y = np.zeros(1)
+    assert "y" not in d and "y" in d2
+    b = Batch.from_data_list([d, d])
+    b2 = copy.copy(b)
+    b2.extra = 1
+    assert "extra" not in b and b2.get_example(1).x.shape == (3, 1)
+
+
+def test_num_nodes_given_as_a_0d_array_counts_like_an_int():
+    b = Batch.from_data_list([Data(num_nodes=np.array(3), edge_index=np.array([[0], [2]]))] * 2)
+    assert b.num_nodes == 6
+    assert b.edge_index.tolist() == [[0, 3], [2, 5]]
+    assert [g.num_nodes for g in b.to_data_list()] == [3, 3]
+
+
+def test_integer_scalar_index_keys_are_increased_like_pyg():
+    graphs = [Data(x=np.ones((3, 1)), center_index=2), Data(x=np.ones((2, 1)), center_index=1)]
+    b = Batch.from_data_list(graphs)
+    assert b.center_index.tolist() == [2, 4]  # torch_geometric.data.Batch gives [2, 4]
+    back = b.to_data_list()
+    assert [g.center_index for g in back] == [2, 1] and type(back[1].center_index) is int
+    np_graphs = [
+        Data(x=np.ones((3, 1)), center_index=np.int32(2)),
+        Data(x=np.ones((2, 1)), center_index=np.int32(1)),
+    ]
+    back = Batch.from_data_list(np_graphs).to_data_list()
+    assert [g.center_index for g in back] == [2, 1]
+    assert type(back[1].center_index) is np.int32
+    with pytest.raises(ValueError, match="center_index.*graph 1.*node id 5"):
+        Batch.from_data_list([graphs[0], Data(x=np.ones((2, 1)), center_index=5)])
+    # scalars that are not ids stay as they are
+    flags = Batch.from_data_list([Data(x=np.ones((1, 1)), flag=True)] * 2).to_data_list()
+    assert [g.flag for g in flags] == [True, True]
+
+
+def test_get_example_returns_what_was_collated():
+    roots = [
+        Data(x=np.ones((3, 1)), root_index=np.array(1)),
+        Data(x=np.ones((2, 1)), root_index=np.array(0)),
+    ]
+    back = Batch.from_data_list(roots).to_data_list()
+    assert all(type(g.root_index) is np.ndarray and g.root_index.ndim == 0 for g in back)
+    assert [int(g.root_index) for g in back] == [1, 0]
+    big_endian = [Data(x=np.ones((3, 1)), edge_index=np.array([[0], [1]], dtype=">i8"))] * 2
+    back = Batch.from_data_list(big_endian).to_data_list()
+    assert [g.edge_index.dtype.str for g in back] == [">i8", ">i8"]
+    assert [g.edge_index.tolist() for g in back] == [[[0], [1]]] * 2
+    huge = [Data(x=np.ones((1, 1)), big=2**70), Data(x=np.ones((1, 1)), big=1)]
+    assert [g.big for g in Batch.from_data_list(huge).to_data_list()] == [2**70, 1]
+
+
+def test_selecting_no_graphs_gives_an_empty_list():
+    b = Batch.from_data_list([Data(x=np.ones((2, 1)))] * 3)
+    assert b[[]] == [] and b.index_select([]) == [] and b.index_select(np.array([], int)) == []
