@@ -11,7 +11,9 @@
 RULE: sampling is uniform over each seed node's in-edges; with ``replace=False`` a node
       with at most ``fanout`` in-edges keeps all of them; ``fanout=-1`` keeps all edges.
 RULE: the same ``seed`` gives the same sample (NumPy ``default_rng``; CuPy's on the GPU).
-RULE: the frontier keeps every node of ``g``; ``edata[EID]`` holds the original edge ids.
+RULE: the frontier keeps every node of ``g`` and shares its node features (DGL's
+      ``copy_ndata=True``); ``edata[EID]`` holds the original edge ids.
+RULE: a fan-out dict names every edge type (an etype name or a canonical triple), as DGL.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, r
     csr = g.csr(c)
     indptr, perm = _csr_indptr(csr), _csr_perm(csr)
     start = indptr[seeds]
-    deg = indptr[seeds + 1] - start
+    deg = indptr[1:][seeds] - start  # no arithmetic on the ids: nothing can wrap
     if fanout < 0 or (not replace and (deg.size == 0 or int(deg.max()) <= fanout)):
         total = int(deg.sum())
         seg_start = xp.cumsum(deg) - deg
@@ -85,13 +87,15 @@ def sample_neighbors(
     *,
     replace: bool = False,
     seed: Any = None,
+    copy_ndata: bool = True,
     copy_edata: bool = True,
 ) -> Graph:
     """A frontier graph with every node of ``g`` and ``fanout`` sampled in-edges per seed.
 
     ``nodes`` are seed ids (or ``{ntype: ids}``); ``fanout`` an int or ``{etype: int}``
-    (``-1`` = all in-edges). Edge features are gathered when ``copy_edata``; the
-    original edge ids are in ``edata[EID]``.
+    naming every edge type (``-1`` = all in-edges). As DGL, the frontier shares ``g``'s node
+    features when ``copy_ndata`` and gets the sampled edges' features when ``copy_edata``;
+    the original edge ids are in ``edata[EID]`` either way.
     """
     if g.is_block:
         raise ValueError("sample_neighbors: sample from the original graph, not a block")
@@ -102,22 +106,20 @@ def sample_neighbors(
         t: _ids_for(g, ids, g._num_dst[t], f"sample_neighbors: seed nodes of type {t!r}")
         for t, ids in given.items()
     }
-    if isinstance(fanout, Mapping):
-        fanouts = {g._rel(k).canonical: int(v) for k, v in fanout.items()}
-    elif isinstance(fanout, (int, np.integer)):
-        fanouts = {c: int(fanout) for c in g.canonical_etypes}
-    else:
-        raise TypeError(f"sample_neighbors: fanout must be an int or a dict, got {fanout!r}")
+    fanouts = _fanouts(g, fanout)
     rng = _rng(g, seed)
     xp = g._xp()
     chosen = {}
     for c in g._rels:
-        if c[2] in seeds and fanouts.get(c, 0) != 0:
+        if c[2] in seeds and fanouts[c] != 0:
             chosen[c] = _sample_relation(g, c, seeds[c[2]], fanouts[c], replace, rng)
         else:
             chosen[c] = xp.zeros(0, dtype=g.idtype)
     rels = {c: (g._rels[c].src[e], g._rels[c].dst[e]) for c, e in chosen.items()}
     frontier = Graph(rels, g._num_src, validate=False)
+    if copy_ndata:  # shared arrays, new frames (as DGL)
+        for t, f in g._src_frames.items():
+            frontier._src_frames[t]._data.update(f._data)
     for c, e in chosen.items():
         old = g._rels[c].frame
         new = frontier._rels[c].frame
@@ -126,6 +128,33 @@ def sample_neighbors(
         orig = old._data.get(EID)
         new._data[EID] = e if orig is None else _gather(orig, e)
     return frontier
+
+
+def _fanout_value(v: Any, what: str) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"sample_neighbors: {what} must be an int, got {v!r}")
+    return int(v)
+
+
+def _fanouts(g: Graph, fanout: Any) -> dict[Any, int]:
+    """``{canonical etype: fan-out}``; a dict must name every edge type (DGL's rule)."""
+    if not isinstance(fanout, Mapping):
+        if isinstance(fanout, (bool, np.bool_)) or not isinstance(fanout, (int, np.integer)):
+            raise TypeError(f"sample_neighbors: fanout must be an int or a dict, got {fanout!r}")
+        return {c: int(fanout) for c in g.canonical_etypes}
+    fanouts: dict[Any, int] = {}
+    for k, v in fanout.items():
+        c = g._rel(k).canonical
+        if c in fanouts:
+            raise ValueError(f"sample_neighbors: the fan-out of edge type {c!r} is given twice")
+        fanouts[c] = _fanout_value(v, f"fanout[{k!r}]")
+    missing = [c for c in g.canonical_etypes if c not in fanouts]
+    if missing:
+        raise ValueError(
+            "sample_neighbors: fan-out must be specified for each edge type if a dict is "
+            f"provided; missing {missing}"
+        )
+    return fanouts
 
 
 def _gather(x: Any, index: Any) -> Any:
@@ -141,20 +170,25 @@ def sample_blocks(
     *,
     replace: bool = False,
     seed: Any = None,
+    copy_ndata: bool = True,
 ) -> tuple[Any, Any, list[Graph]]:
     """Sample one block per fan-out, outermost layer first (DGL's ``sample_blocks``).
 
     Returns ``(input_nodes, output_nodes, blocks)``: ``blocks[0].srcdata[NID]`` are the
     input nodes whose features feed the first layer, ``blocks[-1].dstdata[NID]`` the seeds.
+    Each block carries the node features of its nodes, gathered when it is built
+    (``copy_ndata=False``: none, for callers that fetch features by ``input_nodes``).
     """
     rng = _rng(g, seed)
     output_nodes = seed_nodes
     current = seed_nodes
     blocks: list[Graph] = []
     for fanout in reversed(list(fanouts)):
-        frontier = sample_neighbors(g, current, fanout, replace=replace, seed=rng)
+        frontier = sample_neighbors(
+            g, current, fanout, replace=replace, seed=rng, copy_ndata=copy_ndata
+        )
         block = to_block(frontier, current)
-        current = block.srcdata[NID]  # ids in g (the frontier carries no NID of its own)
+        current = block.srcdata[NID]  # ids in the frontier, which are the ids in g
         blocks.insert(0, block)
     return current, output_nodes, blocks
 
@@ -165,13 +199,28 @@ class NeighborSampler:
     Each call draws fresh randomness from one generator seeded once with ``seed``.
     """
 
-    def __init__(self, fanouts: Sequence[int], *, replace: bool = False, seed: Any = None):
+    def __init__(
+        self,
+        fanouts: Sequence[int],
+        *,
+        replace: bool = False,
+        seed: Any = None,
+        copy_ndata: bool = True,
+    ):
         self.fanouts = list(fanouts)
         self.replace = replace
+        self.copy_ndata = copy_ndata
         self._seed = seed
         self._rng: Any = None
 
     def sample_blocks(self, g: Graph, seed_nodes: Any) -> tuple[Any, Any, list[Graph]]:
         if self._rng is None:
             self._rng = _rng(g, self._seed)
-        return sample_blocks(g, seed_nodes, self.fanouts, replace=self.replace, seed=self._rng)
+        return sample_blocks(
+            g,
+            seed_nodes,
+            self.fanouts,
+            replace=self.replace,
+            seed=self._rng,
+            copy_ndata=self.copy_ndata,
+        )

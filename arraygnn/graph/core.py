@@ -42,11 +42,24 @@ DEFAULT_ETYPE = "_E"
 Canonical = tuple[str, str, str]
 
 
+_INT32_MAX = int(np.iinfo(np.int32).max)
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
 def _as_ids(x: Any, what: str) -> Any:
-    """A 1-D integer NumPy/CuPy array from an array, list or tuple (never mutated)."""
+    """A 1-D int32 / int64 NumPy/CuPy array from an array, list or tuple (never mutated).
+
+    int32 and int64 (native byte order) arrays are returned as they are; any other integer
+    dtype is converted to int64, so no id created later can wrap (DGL's idtypes).
+    """
     if not is_array(x):
         if isinstance(x, (list, tuple, range)):
-            x = np.asarray(x, dtype=np.int64)
+            try:
+                x = np.asarray(x)
+            except (ValueError, OverflowError) as e:
+                raise ValueError(f"{what}: cannot read the ids as integers ({e})") from None
+            if x.dtype == object:
+                raise TypeError(f"{what} must hold integers, got {x.dtype} values")
         else:
             raise TypeError(f"{what} must be an integer array or a list, got {type(x).__name__}")
     if x.ndim != 1:
@@ -55,7 +68,11 @@ def _as_ids(x: Any, what: str) -> Any:
         if x.size == 0:
             return x.astype(np.int64)
         raise TypeError(f"{what} must hold integers, got dtype {x.dtype}")
-    return x
+    if x.dtype in (np.int32, np.int64) and x.dtype.isnative:
+        return x
+    if x.dtype == np.uint64 and x.size and int(x.max()) > _INT64_MAX:
+        raise ValueError(f"{what} contains id {int(x.max())}, larger than int64 can hold")
+    return x.astype(np.int64)
 
 
 def _check_range(ids: Any, n: int, what: str) -> None:
@@ -103,6 +120,10 @@ class _TypeSpace:
     def __getitem__(self, key: Any) -> _TypeItem:
         if self._kind == "edges":
             return _TypeItem(self._g._rel(key).frame)
+        if self._kind == "nodes" and self._g.is_block:
+            raise ValueError(
+                f"g.nodes[{key!r}] is ambiguous on a block; use g.srcnodes[...] or g.dstnodes[...]"
+            )
         side = {"nodes": "src", "srcnodes": "src", "dstnodes": "dst"}[self._kind]
         return _TypeItem(self._g._node_frame(key, side))
 
@@ -134,16 +155,16 @@ class Graph:
         xp = get_namespace(*arrays)
         self._device = "cuda" if xp is not np else "cpu"
         self._is_block = bool(is_block)
-        self._srctypes = list(num_src_nodes)
-        self._num_src = {t: int(n) for t, n in num_src_nodes.items()}
+        self._num_src = {t: int(num_src_nodes[t]) for t in sorted(num_src_nodes)}
+        self._srctypes = list(self._num_src)
         if num_dst_nodes is None:
             if is_block:
                 raise ValueError("a block needs num_dst_nodes")
             self._dsttypes = self._srctypes
             self._num_dst = self._num_src
         else:
-            self._dsttypes = list(num_dst_nodes)
-            self._num_dst = {t: int(n) for t, n in num_dst_nodes.items()}
+            self._num_dst = {t: int(num_dst_nodes[t]) for t in sorted(num_dst_nodes)}
+            self._dsttypes = list(self._num_dst)
         for t, n in list(self._num_src.items()) + list(self._num_dst.items()):
             if n < 0:
                 raise ValueError(f"number of nodes of type {t!r} must be >= 0, got {n}")
@@ -158,10 +179,12 @@ class Graph:
                 t: Frame(n, self._frame_name(t, "dst"), self._device)
                 for t, n in self._num_dst.items()
             }
-        self._rels: dict[Canonical, _Relation] = {}
-        for c, (src, dst) in relations.items():
+        for c in relations:
             if not (isinstance(c, tuple) and len(c) == 3 and all(isinstance(s, str) for s in c)):
                 raise TypeError(f"edge type keys are (src_type, etype, dst_type), got {c!r}")
+        ids: dict[Canonical, tuple[Any, Any]] = {}
+        for c in sorted(relations):  # DGL orders the relations (and node types) by name
+            src, dst = relations[c]
             s, _, d = c
             if s not in self._num_src:
                 raise ValueError(f"edge type {c!r}: source node type {s!r} has no node count")
@@ -173,12 +196,21 @@ class Graph:
                 raise ValueError(
                     f"edge type {c!r}: {src.shape[0]} source ids but {dst.shape[0]} destination ids"
                 )
-            if src.dtype != dst.dtype:
-                src, dst = src.astype(np.int64), dst.astype(np.int64)
             if validate:
                 _check_range(src, self._num_src[s], f"source ids of edge type {c!r}")
                 _check_range(dst, self._num_dst[d], f"destination ids of edge type {c!r}")
-            self._rels[c] = _Relation(c, src, dst, self._device)
+            ids[c] = (src, dst)
+        # one idtype: int32 only when every relation is int32 and every count fits in it
+        counts = [*self._num_src.values(), *self._num_dst.values()]
+        counts += [src.shape[0] for src, _ in ids.values()]
+        narrow = all(a.dtype == np.int32 for pair in ids.values() for a in pair)
+        idtype = np.dtype(np.int32 if narrow and max(counts, default=0) <= _INT32_MAX else np.int64)
+        self._rels: dict[Canonical, _Relation] = {
+            c: _Relation(
+                c, src.astype(idtype, copy=False), dst.astype(idtype, copy=False), self._device
+            )
+            for c, (src, dst) in ids.items()
+        }
         self.nodes = _TypeSpace(self, "nodes")
         self.srcnodes = _TypeSpace(self, "srcnodes")
         self.dstnodes = _TypeSpace(self, "dstnodes")
@@ -196,6 +228,7 @@ class Graph:
 
     @property
     def idtype(self) -> Any:
+        """The dtype of every id the graph holds or creates: int32 or int64 (as DGL)."""
         rels = list(self._rels.values())
         return rels[0].src.dtype if rels else np.dtype(np.int64)
 
@@ -208,7 +241,7 @@ class Graph:
     def ntypes(self) -> list[str]:
         if not self._is_block or self._srctypes == self._dsttypes:
             return list(self._srctypes)
-        return list(dict.fromkeys(self._srctypes + self._dsttypes))
+        return sorted(set(self._srctypes) | set(self._dsttypes))
 
     @property
     def srctypes(self) -> list[str]:
@@ -224,18 +257,20 @@ class Graph:
         types = self._srctypes if side == "src" else self._dsttypes
         if self._is_block or len(types) == 1 or not self._rels:
             return types
-        src = list(dict.fromkeys(c[0] for c in self._rels))
-        dst = list(dict.fromkeys(c[2] for c in self._rels))
+        src = sorted({c[0] for c in self._rels})
+        dst = sorted({c[2] for c in self._rels})
         if set(src).isdisjoint(dst) and set(src) | set(dst) == set(types):  # uni-bipartite
             return src if side == "src" else dst
         return types
 
     @property
     def etypes(self) -> list[str]:
+        """Edge type names, in the order of :attr:`canonical_etypes`."""
         return [c[1] for c in self._rels]
 
     @property
     def canonical_etypes(self) -> list[Canonical]:
+        """``(src_type, etype, dst_type)`` triples, sorted (DGL's edge type id order)."""
         return list(self._rels)
 
     @property
@@ -352,24 +387,34 @@ class Graph:
         return rel._csr
 
     def in_degrees(self, v: Any = None, etype: Any = None) -> Any:
-        """In-degree of every destination node (or of the ids ``v``) for ``etype``."""
+        """In-degrees of the destination nodes (all, or the ids ``v``) for ``etype``.
+
+        An int ``v`` gives an int, as in DGL.
+        """
         from arraygnn.graph.message_passing import csr_degrees
 
         deg = csr_degrees(self.csr(etype))
         if v is None:
             return deg
-        return deg[self._check_node_ids(v, self._rel(etype).canonical[2], "dst")]
+        out = deg[self._check_node_ids(v, self._rel(etype).canonical[2], "dst")]
+        return int(out[0]) if isinstance(v, (int, np.integer)) else out
 
     def out_degrees(self, u: Any = None, etype: Any = None) -> Any:
-        """Out-degree of every source node (or of the ids ``u``) for ``etype``."""
+        """Out-degrees of the source nodes (all, or the ids ``u``) for ``etype``.
+
+        An int ``u`` gives an int, as in DGL.
+        """
         from arraygnn.graph.message_passing import out_degrees
 
         deg = out_degrees(self, self._rel(etype))
         if u is None:
             return deg
-        return deg[self._check_node_ids(u, self._rel(etype).canonical[0], "src")]
+        out = deg[self._check_node_ids(u, self._rel(etype).canonical[0], "src")]
+        return int(out[0]) if isinstance(u, (int, np.integer)) else out
 
     def _check_node_ids(self, ids: Any, ntype: str, side: str) -> Any:
+        if isinstance(ids, (bool, np.bool_)):
+            raise TypeError(f"node ids of type {ntype!r} must be integers, got {ids!r}")
         if isinstance(ids, (int, np.integer)):
             ids = [int(ids)]
         ids = _as_ids(ids, f"node ids of type {ntype!r}")
@@ -408,7 +453,11 @@ class Graph:
         """Edge features: a frame for one edge type, else ``{name: {canonical: array}}``."""
         if len(self._rels) == 1:
             return next(iter(self._rels.values())).frame
-        return HeteroDataView({c: r.frame for c, r in self._rels.items()}, "g.edata")
+        return HeteroDataView(
+            {c: r.frame for c, r in self._rels.items()},
+            "g.edata",
+            resolve=lambda key: self._rel(key).canonical,
+        )
 
     def _all_frames(self) -> list[Frame]:
         frames = list(self._src_frames.values()) + [r.frame for r in self._rels.values()]

@@ -10,7 +10,7 @@ RULE: a missing name raises ``KeyError`` naming the field, where it was looked f
 
 from __future__ import annotations
 
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from arraygnn._namespace import is_array, is_cupy_array
@@ -43,6 +43,11 @@ class Frame(MutableMapping):
             ) from None
 
     def __setitem__(self, key: str, value: Any) -> None:
+        self._check(key, value)
+        self._data[key] = value
+
+    def _check(self, key: str, value: Any) -> None:
+        """Raise if ``value`` cannot be stored as feature ``key`` (nothing is stored)."""
         if not isinstance(key, str):
             raise TypeError(f"{self.where}: feature names must be str, got {key!r}")
         if not is_array(value):
@@ -60,7 +65,6 @@ class Frame(MutableMapping):
                 f"{self.where}[{key!r}] is a {'CuPy' if on_gpu else 'NumPy'} array but the graph "
                 f"is on {self.device!r}; move it with arraygnn.to_device or g.to(...)"
             )
-        self._data[key] = value
 
     def __delitem__(self, key: str) -> None:
         try:
@@ -91,12 +95,17 @@ class HeteroDataView(MutableMapping):
     """``g.ndata`` / ``g.edata`` of a graph with several node (edge) types.
 
     ``view[name]`` is a dict ``{type: array}`` over the types that have ``name``;
-    ``view[name] = {type: array, ...}`` sets it per type (DGL's convention).
+    ``view[name] = {type: array, ...}`` sets it per type (DGL's convention). ``resolve``
+    maps a given type key to a frame key (``g.edata``: an edge type name or a canonical
+    triple, as ``g.edges[...]``).
     """
 
-    def __init__(self, frames: dict[Any, Frame], where: str) -> None:
+    def __init__(
+        self, frames: dict[Any, Frame], where: str, resolve: Callable[[Any], Any] | None = None
+    ) -> None:
         self._frames = frames
         self._where = where
+        self._resolve = resolve
 
     def __getitem__(self, key: str) -> dict[Any, Any]:
         found = {t: f._data[key] for t, f in self._frames.items() if key in f._data}
@@ -110,10 +119,20 @@ class HeteroDataView(MutableMapping):
                 f"{self._where} has several types {list(self._frames)}: assign a dict "
                 f"{{type: array}}, or use g.nodes[ntype].data / g.edges[etype].data"
             )
+        resolved: dict[Any, Any] = {}
         for t, arr in value.items():
-            if t not in self._frames:
+            if self._resolve is not None:
+                ft = self._resolve(t)
+            elif t in self._frames:
+                ft = t
+            else:
                 raise KeyError(f"{self._where}: unknown type {t!r}; types: {list(self._frames)}")
-            self._frames[t][key] = arr
+            if ft in resolved:
+                raise ValueError(f"{self._where}[{key!r}]: type {ft!r} is given twice")
+            self._frames[ft]._check(key, arr)
+            resolved[ft] = arr
+        for ft, arr in resolved.items():
+            self._frames[ft]._data[key] = arr
 
     def __delitem__(self, key: str) -> None:
         hit = False

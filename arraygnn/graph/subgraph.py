@@ -13,6 +13,7 @@
 
 RULE: original node / edge ids are kept as ``ndata[NID]`` / ``edata[EID]`` (``"_ID"``);
       features are gathered with ``arraygnn.ops.gather``.
+RULE: every id created here has the graph's idtype (int32 / int64, see ``Graph.idtype``).
 RULE: a block's source nodes start with its destination nodes (same order), followed by the
       other sources in increasing id order.
 """
@@ -47,7 +48,13 @@ def _per_type(g: Graph, ids: Any, what: str, types: list[Any]) -> dict[Any, Any]
 def _ids_for(g: Graph, ids: Any, n: int, what: str) -> Any:
     xp = g._xp()
     if isinstance(ids, (list, tuple, range)):
-        ids = xp.asarray(np.asarray(ids, dtype=np.int64))
+        try:
+            arr = np.asarray(ids)  # a list of bools is a mask, as in DGL
+        except (ValueError, OverflowError) as e:
+            raise ValueError(f"{what}: cannot read the ids ({e})") from None
+        if arr.size == 0:
+            arr = arr.astype(np.int64)
+        ids = xp.asarray(arr) if arr.dtype.kind in "iub" else arr  # else: _as_ids raises
     if hasattr(ids, "dtype") and ids.dtype == bool:
         if ids.shape != (n,):
             raise ValueError(f"{what}: a boolean mask must have shape ({n},), got {ids.shape}")
@@ -163,9 +170,10 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
     Every edge of ``g`` is kept, so every edge's destination must be among ``dst_nodes``
     (``None``: the nodes with at least one in-edge, increasing id order). The block's source
     nodes are ``dst_nodes`` first (when ``include_dst_in_src``), then the other sources.
-    ``srcdata[NID]`` / ``dstdata[NID]`` hold the ids in ``g`` (or ``g.ndata[NID][...]`` when
-    ``g`` is itself a subgraph / frontier), ``edata[EID]`` the edge ids likewise; edge
-    features are shared (same edge order).
+    As DGL, ``srcdata`` / ``dstdata`` get ``g``'s node features of those nodes and
+    ``srcdata[NID]`` / ``dstdata[NID]`` their ids in ``g``. Edge features are shared (same
+    edge order); ``edata[EID]`` is ``g.edata[EID]`` when ``g`` has it (a sampled frontier's
+    original edge ids), else the edge ids in ``g``.
 
     >>> import numpy as np
     >>> from arraygnn.graph import graph
@@ -220,11 +228,11 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
         is_block=True,
         validate=False,
     )
-    ops = _ops()
     for t in g.ntypes:
-        orig = g._src_frames[t]._data.get(NID)
-        block._src_frames[t]._data[NID] = src[t] if orig is None else ops.gather(orig, src[t])
-        block._dst_frames[t]._data[NID] = dst[t] if orig is None else ops.gather(orig, dst[t])
+        _gather_frame(g._src_frames[t], block._src_frames[t], src[t])
+        _gather_frame(g._src_frames[t], block._dst_frames[t], dst[t])
+        block._src_frames[t]._data[NID] = src[t]
+        block._dst_frames[t]._data[NID] = dst[t]
     for c, r in g._rels.items():
         frame = block._rels[c].frame
         frame._data.update(r.frame._data)

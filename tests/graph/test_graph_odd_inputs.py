@@ -1,0 +1,264 @@
+"""Odd inputs found by fuzzing the DGL face: narrow id dtypes, feature copies in blocks and
+frontiers, DGL's edge type order, edata keyed by etype name, fan-out dicts, degree scalars."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arraygnn.function as fn
+from arraygnn.graph import EID, NID, graph, heterograph, to_block
+from arraygnn.sampling import sample_blocks, sample_neighbors
+
+
+# ---------------------------------------------------------------------- idtype
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.uint64, ">i8", ">i4"]
+)
+def test_ids_of_other_dtypes_become_int64(dtype):
+    src, dst = np.array([0, 1], dtype), np.array([1, 2], dtype)
+    g = graph((src, dst), num_nodes=300)
+    assert g.idtype == np.int64
+    assert g.edges()[0].dtype == np.int64 and g.nodes().dtype == np.int64
+    np.testing.assert_array_equal(g.nodes()[-2:], [298, 299])
+    np.testing.assert_array_equal(src, [0, 1])  # the input is not touched
+    g.ndata["x"] = np.arange(300.0)
+    sg = g.subgraph([1, 290])
+    np.testing.assert_array_equal(sg.ndata[NID], [1, 290])
+    np.testing.assert_array_equal(sg.ndata["x"], [1.0, 290.0])
+
+
+def test_int32_and_int64_ids_are_kept_as_they_are():
+    src32, dst32 = np.array([0, 1], np.int32), np.array([1, 2], np.int32)
+    g32 = graph((src32, dst32), num_nodes=3)
+    assert g32.idtype == np.int32 and g32.edges()[0] is src32
+    assert g32.subgraph([0, 1]).ndata[NID].dtype == np.int32
+    src64 = np.array([0, 1])
+    assert graph((src64, np.array([1, 2]))).edges()[0] is src64
+
+
+def test_int32_graph_too_large_for_int32_uses_int64():
+    g = graph((np.array([0], np.int32), np.array([1], np.int32)), num_nodes=2**31)
+    assert g.idtype == np.int64 and g.edges()[0].dtype == np.int64
+
+
+def test_int16_edge_ids_past_int16_do_not_wrap():
+    rng = np.random.default_rng(0)
+    e = 40000
+    src = rng.integers(0, 100, e).astype(np.int16)
+    dst = rng.integers(0, 100, e).astype(np.int16)
+    g = graph((src, dst), num_nodes=100)
+    np.testing.assert_array_equal(g.edges(form="eid"), np.arange(e))
+    np.testing.assert_array_equal(to_block(g).edata[EID], np.arange(e))
+    g.apply_edges(lambda edges: {"eid": edges.edges()[2]})
+    np.testing.assert_array_equal(g.edata["eid"], np.arange(e))
+    g.edata["w"] = np.arange(e, dtype=np.float64)
+    g.apply_edges(fn.copy_e("w", "w2"), edges=[33000])
+    assert g.edata["w2"][33000] == 33000.0 and g.edata["w2"].sum() == 33000.0
+
+
+def test_hetero_relations_share_one_idtype():
+    g = heterograph(
+        {
+            ("a", "r", "b"): (np.array([0], np.uint8), np.array([0], np.uint8)),
+            ("b", "s", "a"): (np.array([0, 1]), np.array([299, 0])),
+        },
+        {"a": 300, "b": 2},
+    )
+    assert g.idtype == np.int64
+    assert all(g.edges(etype=c)[0].dtype == np.int64 for c in g.canonical_etypes)
+    sg = g.subgraph({"a": [0, 299], "b": [0, 1]})
+    np.testing.assert_array_equal(sg.nodes["a"].data[NID], [0, 299])
+    np.testing.assert_array_equal(sg.edges(etype="s")[1], [1, 0])
+    mixed = heterograph(
+        {
+            ("a", "r", "b"): (np.array([0], np.int32), np.array([0], np.int32)),
+            ("b", "s", "a"): (np.array([0]), np.array([0])),
+        }
+    )
+    assert mixed.idtype == np.int64
+    assert mixed.edges(etype="r")[0].dtype == np.int64
+
+
+def test_sampling_the_largest_uint8_id():
+    g = graph((np.array([0], np.uint8), np.array([255], np.uint8)), num_nodes=256)
+    fr = sample_neighbors(g, np.array([255]), 5, seed=0)
+    np.testing.assert_array_equal(fr.edata[EID], [0])
+    np.testing.assert_array_equal(fr.edges()[1], [255])
+
+
+def test_bad_id_values():
+    with pytest.raises(ValueError, match="larger than int64"):
+        graph((np.array([2**63], np.uint64), np.array([0], np.uint64)))
+    with pytest.raises(TypeError, match="must hold integers"):
+        graph(([0.5, 1.0], [1, 0]))
+    g = graph((np.array([0, 1]), np.array([1, 2])))
+    with pytest.raises(TypeError, match="must hold integers"):
+        g.subgraph([0.5])
+
+
+# ---------------------------------------------------------------------- features in blocks
+def test_to_block_copies_node_features_to_both_sides():
+    g = graph((np.array([0, 1, 2]), np.array([2, 2, 1])), num_nodes=3)
+    g.ndata["feat"] = np.arange(3.0)[:, None]
+    b = to_block(g, np.array([2, 1]))
+    np.testing.assert_array_equal(b.srcdata[NID], [2, 1, 0])
+    np.testing.assert_array_equal(b.srcdata["feat"][:, 0], [2.0, 1.0, 0.0])
+    np.testing.assert_array_equal(b.dstdata["feat"][:, 0], [2.0, 1.0])
+    assert list(g.ndata) == ["feat"]  # the input graph is not touched
+    sg = g.subgraph([2, 1, 0])  # NID of the input is replaced by ids in the input (DGL)
+    np.testing.assert_array_equal(to_block(sg, np.array([0, 1])).dstdata[NID], [0, 1])
+
+
+def test_hetero_to_block_copies_node_features_per_type():
+    g = heterograph(
+        {
+            ("user", "plays", "game"): (np.array([0, 2]), np.array([1, 1])),
+            ("user", "follows", "user"): (np.array([1]), np.array([0])),
+        },
+        {"user": 3, "game": 2},
+    )
+    g.nodes["user"].data["x"] = np.array([10.0, 11.0, 12.0])
+    g.nodes["game"].data["x"] = np.array([20.0, 21.0])
+    b = to_block(g, {"game": np.array([1]), "user": np.array([0])})
+    np.testing.assert_array_equal(b.srcnodes["user"].data["x"], [10.0, 11.0, 12.0])
+    np.testing.assert_array_equal(b.dstnodes["user"].data["x"], [10.0])
+    np.testing.assert_array_equal(b.srcnodes["game"].data["x"], [21.0])
+    np.testing.assert_array_equal(b.dstnodes["game"].data["x"], [21.0])
+
+
+def test_sample_neighbors_copy_ndata_and_copy_edata():
+    g = graph((np.array([0, 1, 2]), np.array([2, 2, 1])), num_nodes=3)
+    g.ndata["feat"] = np.arange(3.0)
+    g.edata["w"] = np.array([5.0, 6.0, 7.0])
+    fr = sample_neighbors(g, np.array([2]), 2, seed=0)
+    assert fr.ndata["feat"] is g.ndata["feat"]  # shared, as DGL
+    np.testing.assert_array_equal(fr.edata["w"], [5.0, 6.0])
+    fr.ndata["new"] = np.ones(3)
+    assert "new" not in g.ndata
+    bare = sample_neighbors(g, np.array([2]), 2, seed=0, copy_ndata=False, copy_edata=False)
+    assert list(bare.ndata) == [] and list(bare.edata) == [EID]
+    hg = heterograph(
+        {
+            ("u", "f", "u"): (np.array([0, 1]), np.array([2, 2])),
+            ("g", "r", "u"): (np.array([0]), np.array([2])),
+        }
+    )
+    hg.nodes["g"].data["x"] = np.ones(1)
+    hfr = sample_neighbors(hg, {"u": [2]}, 1, seed=0)
+    assert hfr.nodes["g"].data["x"] is hg.nodes["g"].data["x"]
+
+
+def test_sample_blocks_on_a_subgraph_carry_features_and_ids_in_that_graph():
+    rng = np.random.default_rng(1)
+    full = graph((rng.integers(0, 30, 200), rng.integers(0, 30, 200)), num_nodes=30)
+    full.ndata["x"] = rng.normal(size=(30, 2))
+    g = full.subgraph(np.arange(5, 25))
+    input_nodes, _, blocks = sample_blocks(g, np.array([0, 3]), [3, 3], seed=0)
+    np.testing.assert_array_equal(blocks[0].srcdata[NID], input_nodes)
+    assert input_nodes.max() < 20
+    np.testing.assert_array_equal(blocks[0].srcdata["x"], g.ndata["x"][input_nodes])
+    np.testing.assert_array_equal(blocks[-1].dstdata[NID], [0, 3])
+
+
+# ---------------------------------------------------------------------- edge type order
+def test_canonical_etypes_are_sorted_and_stack_follows_them():
+    g = heterograph(
+        {
+            ("user", "plays", "game"): (np.array([0]), np.array([0])),
+            ("dev", "makes", "game"): (np.array([0]), np.array([0])),
+        }
+    )
+    assert g.canonical_etypes == [("dev", "makes", "game"), ("user", "plays", "game")]
+    assert g.etypes == ["makes", "plays"] and g.ntypes == ["dev", "game", "user"]
+    g.nodes["user"].data["h"] = np.array([[1.0]])
+    g.nodes["dev"].data["h"] = np.array([[2.0]])
+    g.multi_update_all(
+        {
+            "plays": (fn.copy_u("h", "m"), fn.sum("m", "o")),
+            "makes": (fn.copy_u("h", "m"), fn.sum("m", "o")),
+        },
+        "stack",
+    )
+    np.testing.assert_array_equal(g.nodes["game"].data["o"][:, :, 0], [[2.0, 1.0]])
+    b = to_block(g, {"game": np.array([0])})
+    assert b.canonical_etypes == g.canonical_etypes
+
+
+# ---------------------------------------------------------------------- edata by etype name
+def test_hetero_edata_set_by_etype_name_or_triple():
+    g = heterograph(
+        {
+            ("user", "plays", "game"): (np.array([0]), np.array([0])),
+            ("dev", "makes", "game"): (np.array([0, 0]), np.array([0, 0])),
+        }
+    )
+    g.edata["w"] = {"plays": np.ones(1), ("dev", "makes", "game"): np.zeros(2)}
+    np.testing.assert_array_equal(g.edges["plays"].data["w"], [1.0])
+    np.testing.assert_array_equal(g.edata["w"][("dev", "makes", "game")], [0.0, 0.0])
+    with pytest.raises(KeyError, match="does not exist"):
+        g.edata["v"] = {"likes": np.ones(1)}
+    with pytest.raises(ValueError, match="given twice"):
+        g.edata["v"] = {"plays": np.ones(1), ("user", "plays", "game"): np.ones(1)}
+    with pytest.raises(ValueError, match="holds 2 rows"):
+        g.edata["v"] = {"plays": np.ones(1), "makes": np.ones(3)}
+    assert "v" not in g.edges["plays"].data  # nothing is set when one entry is bad
+    amb = heterograph(
+        {
+            ("a", "r", "a"): (np.array([0]), np.array([0])),
+            ("a", "r", "b"): (np.array([0]), np.array([0])),
+        }
+    )
+    with pytest.raises(KeyError, match="ambiguous"):
+        amb.edata["w"] = {"r": np.ones(1)}
+
+
+# ---------------------------------------------------------------------- fan-out dicts
+def test_fanout_dict_must_name_every_edge_type():
+    g = heterograph(
+        {
+            ("u", "follows", "u"): (np.array([0, 1]), np.array([2, 2])),
+            ("g", "rev", "u"): (np.array([0, 1]), np.array([2, 2])),
+        }
+    )
+    with pytest.raises(ValueError, match=r"each edge type.*\('g', 'rev', 'u'\)"):
+        sample_neighbors(g, {"u": [2]}, {"follows": 5}, seed=0)
+    fr = sample_neighbors(g, {"u": [2]}, {"follows": 5, ("g", "rev", "u"): 1}, seed=0)
+    assert fr.num_edges("follows") == 2 and fr.num_edges("rev") == 1
+    with pytest.raises(ValueError, match="given twice"):
+        sample_neighbors(g, {"u": [2]}, {"follows": 1, ("u", "follows", "u"): 1, "rev": 1})
+    with pytest.raises(TypeError, match="must be an int"):
+        sample_neighbors(g, {"u": [2]}, {"follows": 1.5, "rev": 1})
+
+
+# ---------------------------------------------------------------------- degrees, blocks
+def test_degrees_of_one_node_are_ints():
+    g = graph((np.array([0, 1]), np.array([1, 1])))
+    assert g.in_degrees(1) == 2 and type(g.in_degrees(1)) is int
+    assert g.out_degrees(np.int64(0)) == 1 and type(g.out_degrees(np.int64(0))) is int
+    np.testing.assert_array_equal(g.in_degrees([1]), [2])
+    with pytest.raises(TypeError, match="must be integers"):
+        g.in_degrees(True)
+    with pytest.raises(ValueError, match="contains id 5"):
+        g.in_degrees(5)
+
+
+def test_block_nodes_by_type_is_ambiguous():
+    g = graph((np.array([0, 1]), np.array([1, 1])), num_nodes=2)
+    g.ndata["x"] = np.ones(2)
+    b = to_block(g, np.array([1]))
+    with pytest.raises(ValueError, match="ambiguous on a block"):
+        _ = b.nodes["_N"].data
+    np.testing.assert_array_equal(b.srcnodes["_N"].data[NID], [1, 0])
+    np.testing.assert_array_equal(b.dstnodes["_N"].data[NID], [1])
+
+
+def test_sample_blocks_without_node_features():
+    from arraygnn.sampling import NeighborSampler, sample_blocks
+
+    g = graph((np.array([0, 1, 2, 3]), np.array([1, 2, 3, 0])), num_nodes=4)
+    g.ndata["feat"] = np.arange(4.0)[:, None]
+    _, _, blocks = sample_blocks(g, np.array([1]), [2, 2], seed=0, copy_ndata=False)
+    assert all("feat" not in b.srcdata and NID in b.srcdata for b in blocks)
+    _, _, blocks = NeighborSampler([2], seed=0).sample_blocks(g, np.array([1]))
+    assert blocks[0].srcdata["feat"][:, 0].tolist() == blocks[0].srcdata[NID].tolist()
