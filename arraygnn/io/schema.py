@@ -1,19 +1,32 @@
 """TF-GNN ``GraphSchema`` files (``graph_schema.pbtxt``) without protobuf.
 
 A small parser and writer for the protobuf *text format* of TF-GNN's ``GraphSchema``
-message (context, node sets, edge sets with source / target, features with ``dtype``
-``DT_*`` and ``shape { dim { size: N } }``, descriptions, metadata, origin info), plus the
-bridge to specs: :func:`create_graph_spec_from_schema`, :func:`create_schema_from_graph_spec`
-and :func:`check_graph_conforms`.
+message (every field of ``tensorflow_gnn/proto/graph_schema.proto``: context, node sets, edge
+sets with source / target, features with ``dtype`` ``DT_*`` and ``shape { dim { size: N } }``,
+descriptions, metadata with its BigQuery source, origin info), plus the bridge to specs:
+:func:`create_graph_spec_from_schema`, :func:`create_schema_from_graph_spec` and
+:func:`check_graph_conforms`.
 
 RULE: a ``dim`` with ``size: -1`` is a ragged dimension (``None`` in the spec). A ``dim``
       without ``size`` has protobuf's default size 0 (the seed's author ``name`` feature,
       ``shape: { dim: { } }``, therefore reads as per-item shape ``[0]``; write ``shape { }``
       for one string per node). The writer keeps it as written.
-RULE: unknown fields, wrong value types, duplicate singular fields and unknown enum names
-      raise ``ValueError`` naming the line and the message they appear in.
+RULE: literals follow protobuf's text format: integers are decimal, hex ``0x1F`` or octal
+      with a leading 0 (``010`` is 8; ``08`` is an error), with an optional ``-``; string
+      escapes are ``\\a \\b \\f \\n \\r \\t \\v \\? \\\\ \\' \\"``, octal ``\\NNN`` (up to
+      ``\\377``), hex ``\\xH`` / ``\\xHH``, ``\\uXXXX`` and ``\\UXXXXXXXX`` (UTF-8 encoded).
+RULE: a map key given twice keeps the last value (protobuf's text parser does the same).
+      ``dtype`` (TensorFlow's open proto3 enum ``DataType``) also takes numbers that name no
+      ``DT_*``; they are kept as ``int``.
+RULE: unknown fields, wrong value types, duplicate singular fields, two members of a
+      ``oneof`` and unknown enum names raise ``ValueError`` naming the line and the message
+      they appear in. Extensions (``[ext.name] { ... }``) are not supported.
 RULE: ``write_schema(parse_schema(text))`` parses back to an equal schema (same meaning;
       comments and layout are not kept).
+RULE: ``DT_STRING`` features read as NumPy ``str`` (decoded as UTF-8): bytes that are not
+      UTF-8 raise ``ValueError``, and NumPy's ``str`` dtype drops trailing NUL characters
+      (``b"ab\\x00"`` reads as ``"ab"``). To keep arbitrary bytes exactly, give that feature
+      an ``object``-dtype ``FeatureSpec`` (values come back as ``bytes``).
 
 >>> s = parse_schema('''
 ... node_sets { key: "paper" value { features { key: "year" value { dtype: DT_INT32 } } } }
@@ -43,6 +56,8 @@ __all__ = [
     "DimSchema",
     "MetadataSchema",
     "KeyValueSchema",
+    "BigQuerySchema",
+    "TableSpecSchema",
     "OriginInfoSchema",
     "parse_schema",
     "read_schema",
@@ -67,14 +82,33 @@ _DATA_TYPES = {
     "DT_COMPLEX64": 8,
     "DT_INT64": 9,
     "DT_BOOL": 10,
+    "DT_QINT8": 11,
+    "DT_QUINT8": 12,
+    "DT_QINT32": 13,
     "DT_BFLOAT16": 14,
+    "DT_QINT16": 15,
+    "DT_QUINT16": 16,
     "DT_UINT16": 17,
     "DT_COMPLEX128": 18,
     "DT_HALF": 19,
+    "DT_RESOURCE": 20,
+    "DT_VARIANT": 21,
     "DT_UINT32": 22,
     "DT_UINT64": 23,
+    "DT_FLOAT8_E5M2": 24,
+    "DT_FLOAT8_E4M3FN": 25,
+    "DT_FLOAT8_E4M3FNUZ": 26,
+    "DT_FLOAT8_E4M3B11FNUZ": 27,
+    "DT_FLOAT8_E5M2FNUZ": 28,
+    "DT_INT4": 29,
+    "DT_UINT4": 30,
+    "DT_INT2": 31,
+    "DT_UINT2": 32,
 }
+# ... and the "_REF" twin of each (number + 100), as types.proto lists them
+_DATA_TYPES.update({f"{k}_REF": v + 100 for k, v in list(_DATA_TYPES.items()) if v})
 _GRAPH_TYPES = {"UNDEFINED": 0, "FULL": 1, "SUBGRAPH": 2, "RANDOM_WALKS": 3}
+_READ_METHODS = {"UNSPECIFIED": 0, "EXPORT": 1, "DIRECT_READ": 2}
 
 DTYPES: dict[str, np.dtype] = {
     "DT_FLOAT": np.dtype(np.float32),
@@ -93,8 +127,9 @@ DTYPES: dict[str, np.dtype] = {
     "DT_COMPLEX64": np.dtype(np.complex64),
     "DT_COMPLEX128": np.dtype(np.complex128),
 }
-"""``DT_*`` name -> NumPy dtype (``DT_STRING`` -> ``str``; bytes and object strings also
-conform to it)."""
+"""``DT_*`` name -> NumPy dtype (``DT_STRING`` -> ``str``, UTF-8, trailing NULs dropped by
+NumPy; bytes and object strings also conform to it, and an ``object`` spec feature keeps
+arbitrary bytes exactly)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,39 +147,71 @@ class DimSchema:
 
 @dataclass
 class ShapeSchema:
+    """``tensorflow.TensorShapeProto``: the per-item shape of a feature."""
+
     dim: list[DimSchema] = field(default_factory=list)
     unknown_rank: bool | None = None
 
 
 @dataclass
 class FeatureSchema:
+    """One feature: ``dtype`` is a ``DT_*`` name (or a number that names none)."""
+
     description: str | None = None
-    dtype: str | None = None
+    dtype: str | int | None = None
     shape: ShapeSchema | None = None
     source: str | None = None
 
 
 @dataclass
 class KeyValueSchema:
+    """``Metadata.KeyValue``: one free-form key / value pair."""
+
     key: str | None = None
     value: str | None = None
 
 
 @dataclass
+class TableSpecSchema:
+    """``BigQuery.TableSpec``: a whole BigQuery table."""
+
+    project: str | None = None
+    dataset: str | None = None
+    table: str | None = None
+
+
+@dataclass
+class BigQuerySchema:
+    """``BigQuery``: a table or SQL source (``oneof source``: ``table_spec`` or ``sql``)."""
+
+    table_spec: TableSpecSchema | None = None
+    sql: str | None = None
+    read_method: str | None = None
+    reshuffle: bool | None = None
+
+
+@dataclass
 class MetadataSchema:
+    """Extra information on a context, node set or edge set."""
+
     extra: list[KeyValueSchema] = field(default_factory=list)
     filename: str | None = None
     cardinality: int | None = None
+    bigquery: BigQuerySchema | None = None
 
 
 @dataclass
 class ContextSchema:
+    """Context features by name, plus metadata."""
+
     features: dict[str, FeatureSchema] = field(default_factory=dict)
     metadata: MetadataSchema | None = None
 
 
 @dataclass
 class NodeSetSchema:
+    """One node set: features by name, context feature names, metadata."""
+
     description: str | None = None
     features: dict[str, FeatureSchema] = field(default_factory=dict)
     context: list[str] = field(default_factory=list)
@@ -153,6 +220,8 @@ class NodeSetSchema:
 
 @dataclass
 class EdgeSetSchema:
+    """One edge set: features by name, ``source`` / ``target`` node set names, metadata."""
+
     description: str | None = None
     features: dict[str, FeatureSchema] = field(default_factory=dict)
     source: str | None = None
@@ -163,6 +232,8 @@ class EdgeSetSchema:
 
 @dataclass
 class OriginInfoSchema:
+    """Where the graph came from: ``graph_type`` name and root node sets."""
+
     graph_type: str | None = None
     root_set: list[str] = field(default_factory=list)
 
@@ -177,8 +248,11 @@ class GraphSchema:
     info: OriginInfoSchema | None = None
 
 
-# field kinds: ("str"|"int"|"bool"|("enum", table)|message class, label)
-_OPT, _REP, _MAP = "optional", "repeated", "map"
+# field kinds: "str" | "int" (int64) | "bool" | ("enum", table, open) | message class.
+# labels: proto2 optional (has presence), proto3 singular (no presence: a repeat may replace
+# a default value, as protobuf allows), repeated, map<string, message>.
+_OPT, _OPT3, _REP, _MAP = "optional", "proto3", "repeated", "map"
+_DT_ENUM = ("enum", _DATA_TYPES, True)  # proto3 enum: open, unknown numbers are kept
 _DESCRIPTORS: dict[type, dict[str, tuple[Any, str]]] = {
     GraphSchema: {
         "context": (ContextSchema, _OPT),
@@ -203,20 +277,32 @@ _DESCRIPTORS: dict[type, dict[str, tuple[Any, str]]] = {
     },
     FeatureSchema: {
         "description": ("str", _OPT),
-        "dtype": (("enum", _DATA_TYPES), _OPT),
+        "dtype": (_DT_ENUM, _OPT),
         "shape": (ShapeSchema, _OPT),
         "source": ("str", _OPT),
     },
-    ShapeSchema: {"dim": (DimSchema, _REP), "unknown_rank": ("bool", _OPT)},
-    DimSchema: {"size": ("int", _OPT), "name": ("str", _OPT)},
+    ShapeSchema: {"dim": (DimSchema, _REP), "unknown_rank": ("bool", _OPT3)},
+    DimSchema: {"size": ("int", _OPT3), "name": ("str", _OPT3)},
     MetadataSchema: {
         "extra": (KeyValueSchema, _REP),
         "filename": ("str", _OPT),
         "cardinality": ("int", _OPT),
+        "bigquery": (BigQuerySchema, _OPT),
     },
     KeyValueSchema: {"key": ("str", _OPT), "value": ("str", _OPT)},
-    OriginInfoSchema: {"graph_type": (("enum", _GRAPH_TYPES), _OPT), "root_set": ("str", _REP)},
+    BigQuerySchema: {
+        "table_spec": (TableSpecSchema, _OPT),
+        "sql": ("str", _OPT),
+        "read_method": (("enum", _READ_METHODS, False), _OPT),
+        "reshuffle": ("bool", _OPT),
+    },
+    TableSpecSchema: {"project": ("str", _OPT), "dataset": ("str", _OPT), "table": ("str", _OPT)},
+    OriginInfoSchema: {
+        "graph_type": (("enum", _GRAPH_TYPES, False), _OPT),
+        "root_set": ("str", _REP),
+    },
 }
+_ONEOFS: dict[type, dict[str, str]] = {BigQuerySchema: {"table_spec": "source", "sql": "source"}}
 _PROTO_NAMES = {
     GraphSchema: "GraphSchema",
     ContextSchema: "Context",
@@ -227,22 +313,27 @@ _PROTO_NAMES = {
     DimSchema: "TensorShapeProto.Dim",
     MetadataSchema: "Metadata",
     KeyValueSchema: "Metadata.KeyValue",
+    BigQuerySchema: "BigQuery",
+    TableSpecSchema: "BigQuery.TableSpec",
     OriginInfoSchema: "OriginInfo",
 }
+_ZERO = {"str": "", "int": 0, "bool": False}  # proto3 defaults
 
 
 # ---------------------------------------------------------------------------------------------
 # tokenizer
 # ---------------------------------------------------------------------------------------------
 
+# A number token runs on over letters, digits, '.', '+' and '-' (as protobuf's tokenizer
+# does), so "10bar" and "1e3" are single tokens that the value parser then judges.
 _TOKEN = re.compile(
     r"""
     (?P<ws>[ \t\r\f\v]+) | (?P<nl>\n) | (?P<comment>\#[^\n]*)
   | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<number>[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?
-                  |\.\d+(?:[eE][-+]?\d+)?)[fF]?)
+  | (?P<open>["'])
+  | (?P<number>[-+]?(?:[0-9]|\.[0-9])[0-9A-Za-z_.+-]*)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<punct>[{}<>:\[\],;])
+  | (?P<punct>[{}<>:\[\],;./-])
     """,
     re.VERBOSE,
 )
@@ -256,12 +347,15 @@ class _Tok:
 
 
 def _tokenize(text: str) -> list[_Tok]:
+    """Split ``text`` into tokens (whitespace and ``#`` comments dropped)."""
     out, pos, line = [], 0, 1
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None:
             raise ValueError(f"line {line}: unexpected character {text[pos]!r}")
         kind = m.lastgroup
+        if kind == "open":
+            raise ValueError(f"line {line}: string misses its closing quote")
         if kind == "nl":
             line += 1
         elif kind not in ("ws", "comment"):
@@ -272,53 +366,64 @@ def _tokenize(text: str) -> list[_Tok]:
 
 
 _ESCAPES = {
-    "n": b"\n",
-    "t": b"\t",
-    "r": b"\r",
-    '"': b'"',
-    "'": b"'",
-    "\\": b"\\",
-    "a": b"\a",
-    "b": b"\b",
-    "f": b"\f",
-    "v": b"\v",
-    "?": b"?",
+    "a": 7,
+    "b": 8,
+    "f": 12,
+    "n": 10,
+    "r": 13,
+    "t": 9,
+    "v": 11,
+    "?": 63,
+    "\\": 92,
+    "'": 39,
+    '"': 34,
 }
+_HEX = re.compile(r"[0-9a-fA-F]+")
 
 
-def _unescape(tok: _Tok) -> str:
+def _unescape(tok: _Tok) -> bytes:
+    """The bytes a string token stands for (protobuf text format escapes; text as UTF-8)."""
     body = tok.text[1:-1]
     out = bytearray()
     i = 0
-    while i < len(body):
-        c = body[i]
-        if c != "\\":
-            out += c.encode("utf-8")
-            i += 1
-            continue
-        nxt = body[i + 1]
-        if nxt in _ESCAPES:
-            out += _ESCAPES[nxt]
-            i += 2
-        elif nxt in "01234567":
-            m = re.match(r"[0-7]{1,3}", body[i + 1 :])
-            out.append(int(m.group(), 8) & 0xFF)
-            i += 1 + len(m.group())
-        elif nxt in "xX":
-            m = re.match(r"[0-9a-fA-F]{1,2}", body[i + 2 :])
+    while True:
+        j = body.find("\\", i)
+        out += body[i : len(body) if j < 0 else j].encode("utf-8", "surrogatepass")
+        if j < 0:
+            return bytes(out)
+        c = body[j + 1]  # the tokenizer guarantees a character after every backslash
+        where = f"line {tok.line}: string {tok.text}"
+        if c in _ESCAPES:
+            out.append(_ESCAPES[c])
+            i = j + 2
+        elif c in "01234567":
+            digits = re.match(r"[0-7]{1,3}", body[j + 1 :]).group()
+            if int(digits, 8) > 0o377:
+                raise ValueError(f"{where}: octal escape \\{digits} is above \\377")
+            out.append(int(digits, 8))
+            i = j + 1 + len(digits)
+        elif c == "x":
+            m = _HEX.match(body, j + 2, min(j + 4, len(body)))
             if m is None:
-                raise ValueError(f"line {tok.line}: bad \\x escape in string {tok.text}")
+                raise ValueError(f"{where}: \\x needs a hex digit")
             out.append(int(m.group(), 16))
-            i += 2 + len(m.group())
+            i = m.end()
+        elif c in "uU":
+            width = 4 if c == "u" else 8
+            m = _HEX.match(body, j + 2, j + 2 + width)
+            if m is None or len(m.group()) != width:
+                raise ValueError(f"{where}: \\{c} needs exactly {width} hex digits")
+            code = int(m.group(), 16)
+            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+                raise ValueError(f"{where}: \\{c}{m.group()} is not a Unicode scalar value")
+            out += chr(code).encode("utf-8")
+            i = m.end()
         else:
-            raise ValueError(f"line {tok.line}: unknown escape \\{nxt} in string {tok.text}")
-    try:
-        return out.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"line {tok.line}: string {tok.text} is not valid UTF-8") from err
+            raise ValueError(f"{where}: unknown escape \\{c}")
 
 
 def _escape(s: str) -> str:
+    """``s`` as a double-quoted text format string (non-ASCII kept as is)."""
     out = []
     for ch in s:
         if ch == '"':
@@ -336,6 +441,19 @@ def _escape(s: str) -> str:
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
+
+
+_INT_LITERAL = re.compile(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0([0-7]+)|([1-9][0-9]*|0))")
+
+
+def _int_literal(text: str) -> int | None:
+    """Value of a text format integer (decimal, ``0x`` hex, leading-0 octal), else None."""
+    m = _INT_LITERAL.fullmatch(text)
+    if m is None or (m.group(1) == "+" and m.group(3) is not None):
+        return None  # protobuf's Python parser rejects "+010" too
+    sign, hexa, octal, dec = m.groups()
+    v = int(hexa, 16) if hexa is not None else int(octal, 8) if octal is not None else int(dec)
+    return -v if sign == "-" else v
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,6 +488,7 @@ class _Parser:
 
     def message(self, cls: type, close: str | None) -> Any:
         desc = _DESCRIPTORS[cls]
+        oneofs = _ONEOFS.get(cls, {})
         name = _PROTO_NAMES[cls]
         values: dict[str, Any] = {}
         seen_line: dict[str, int] = {}
@@ -382,6 +501,10 @@ class _Parser:
                 break
             if t.kind == "eof":
                 raise ValueError(f"line {t.line}: missing {close!r} to close a {name} message")
+            if t.kind == "punct" and t.text == "[":
+                raise ValueError(
+                    f"line {t.line}: extension fields ([...]) in {name} are not supported"
+                )
             if t.kind != "ident":
                 raise ValueError(f"line {t.line}: expected a field name in {name}, got {t.text!r}")
             self.take()
@@ -390,36 +513,36 @@ class _Parser:
                     f"line {t.line}: unknown field {t.text!r} in {name} (known: {', '.join(desc)})"
                 )
             kind, label = desc[t.text]
-            is_msg = isinstance(kind, type)
-            if is_msg:
+            if isinstance(kind, type):
                 self.accept(":")
             else:
                 self.expect(":", f"after field {t.text!r}")
             items = self.values(kind, label, t, name)
-            if label == _OPT:
-                if t.text in values:
+            if label in (_OPT, _OPT3):
+                if t.text in values and (label == _OPT or values[t.text] != _ZERO[kind]):
                     raise ValueError(
                         f"line {t.line}: field {t.text!r} of {name} given twice "
                         f"(first on line {seen_line[t.text]})"
                     )
-                if len(items) != 1:
-                    raise ValueError(f"line {t.line}: field {t.text!r} of {name} is not repeated")
                 values[t.text] = items[0]
                 seen_line[t.text] = t.line
+                group = oneofs.get(t.text)
+                for other in [o for o, g in oneofs.items() if g == group and o != t.text]:
+                    if other in values:
+                        raise ValueError(
+                            f"line {t.line}: field {t.text!r} of {name} given along with "
+                            f"{other!r} (line {seen_line[other]}); both are in oneof {group!r}"
+                        )
             elif label == _REP:
                 values.setdefault(t.text, []).extend(items)
-            else:  # map: items are (key, value, line)
-                m = values.setdefault(t.text, {})
-                for k, v, line in items:
-                    if k in m:
-                        raise ValueError(f"line {line}: key {k!r} repeated in {name}.{t.text}")
-                    m[k] = v
+            else:  # map: items are (key, value); a repeated key keeps the last value
+                values.setdefault(t.text, {}).update(items)
             self.accept(",") or self.accept(";")
         return cls(**values)
 
     def values(self, kind: Any, label: str, field_tok: _Tok, owner: str) -> list[Any]:
         if self.accept("["):
-            if label == _OPT:
+            if label not in (_REP, _MAP):
                 raise ValueError(
                     f"line {field_tok.line}: field {field_tok.text!r} of {owner} is not repeated"
                 )
@@ -451,7 +574,7 @@ class _Parser:
             f"in {{ }}, got {t.text!r}"
         )
 
-    def map_entry(self, cls: type, field_tok: _Tok) -> tuple[str, Any, int]:
+    def map_entry(self, cls: type, field_tok: _Tok) -> tuple[str, Any]:
         t = self.peek()
         close = "}" if self.accept("{") else (">" if self.accept("<") else None)
         if close is None:
@@ -481,7 +604,18 @@ class _Parser:
             self.accept(",") or self.accept(";")
         if key is None:
             raise ValueError(f"line {t.line}: {field_tok.text!r} entry has no key")
-        return key, value if value is not None else cls(), t.line
+        return key, value if value is not None else cls()
+
+    def integer(self, t: _Tok, where: str, what: str) -> int | None:
+        """An integer literal starting at ``t`` (a '-' may stand apart), else None."""
+        if t.kind == "punct" and t.text == "-":
+            nxt = self.peek()
+            if nxt.kind != "number" or nxt.text[0] in "+-":
+                raise ValueError(f"{where} expects {what}, got '-' {nxt.text!r}")
+            self.take()
+            v = _int_literal(nxt.text)
+            return None if v is None else -v
+        return _int_literal(t.text) if t.kind == "number" else None
 
     def scalar(self, kind: Any, field_tok: _Tok, owner: str) -> Any:
         t = self.take()
@@ -489,36 +623,48 @@ class _Parser:
         if kind == "str":
             if t.kind != "string":
                 raise ValueError(f"{where} expects a string, got {t.text!r}")
-            s = _unescape(t)
+            raw = _unescape(t)
             while self.peek().kind == "string":  # adjacent strings concatenate
-                s += _unescape(self.take())
-            return s
+                raw += _unescape(self.take())
+            try:
+                return raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise ValueError(f"{where}: string {t.text} is not valid UTF-8") from err
         if kind == "int":
-            if t.kind != "number" or not re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|\d+)", t.text):
-                raise ValueError(f"{where} expects an integer, got {t.text!r}")
-            v = int(t.text, 0) if "x" in t.text.lower() else int(t.text)
+            v = self.integer(t, where, "an integer")
+            if v is None:
+                raise ValueError(
+                    f"{where} expects an integer (decimal, 0x hex or 0 octal), got {t.text!r}"
+                )
             if not -(2**63) <= v < 2**63:
                 raise ValueError(f"{where}: {v} does not fit in int64")
             return v
         if kind == "bool":
-            if t.text in ("true", "True", "t", "1"):
+            if t.kind == "ident" and t.text in ("true", "True", "t"):
                 return True
-            if t.text in ("false", "False", "f", "0"):
+            if t.kind == "ident" and t.text in ("false", "False", "f"):
                 return False
+            if t.kind == "number" and t.text[0] not in "+-" and _int_literal(t.text) in (0, 1):
+                return _int_literal(t.text) == 1
             raise ValueError(f"{where} expects true or false, got {t.text!r}")
-        _, table = kind
+        _, table, is_open = kind
         if t.kind == "ident":
             if t.text not in table:
                 raise ValueError(
                     f"{where}: unknown enum value {t.text!r} (known: {', '.join(table)})"
                 )
             return t.text
-        if t.kind == "number" and re.fullmatch(r"\d+", t.text):
-            by_number = {v: k for k, v in table.items()}
-            if int(t.text) not in by_number:
-                raise ValueError(f"{where}: unknown enum number {t.text}")
-            return by_number[int(t.text)]
-        raise ValueError(f"{where} expects an enum name, got {t.text!r}")
+        v = self.integer(t, where, "an enum name or number")
+        if v is None:
+            raise ValueError(f"{where} expects an enum name or number, got {t.text!r}")
+        if not -(2**31) <= v < 2**31:
+            raise ValueError(f"{where}: enum number {v} does not fit in int32")
+        by_number = {n: k for k, n in table.items()}
+        if v in by_number:
+            return by_number[v]
+        if is_open:
+            return v
+        raise ValueError(f"{where}: unknown enum number {v}")
 
 
 def parse_schema(text: str) -> GraphSchema:
@@ -544,7 +690,17 @@ def read_schema(path: str | os.PathLike) -> GraphSchema:
 
 
 def _write_message(obj: Any, indent: int, out: list[str]) -> None:
+    """Append the text format lines of ``obj`` (a schema dataclass) to ``out``."""
     pad = "  " * indent
+    groups: dict[str, str] = {}
+    for member, group in _ONEOFS.get(type(obj), {}).items():
+        if getattr(obj, member) is not None:
+            if group in groups:
+                raise ValueError(
+                    f"{_PROTO_NAMES[type(obj)]}: {groups[group]!r} and {member!r} are both set, "
+                    f"but they are in oneof {group!r}"
+                )
+            groups[group] = member
     for fname, (kind, label) in _DESCRIPTORS[type(obj)].items():
         value = getattr(obj, fname)
         if label == _MAP:
@@ -651,11 +807,17 @@ def create_graph_spec_from_schema(schema: GraphSchema) -> Any:
     return GraphTensorSpec(context=context, node_sets=node_sets, edge_sets=edge_sets)
 
 
+def _native(dtype: np.dtype) -> np.dtype:
+    """``dtype`` in native byte order ('>f4' -> float32 on a little-endian machine)."""
+    return dtype.newbyteorder("=") if dtype.byteorder not in "=|" else dtype
+
+
 def _dtype_name(dtype: np.dtype, where: str) -> str:
+    """The ``DT_*`` name of a NumPy dtype (any byte order; all strings are ``DT_STRING``)."""
     if dtype.kind in "USO":
         return "DT_STRING"
     for name, d in DTYPES.items():
-        if d == dtype:
+        if d == _native(dtype):
             return name
     raise ValueError(f"{where}: dtype {dtype} has no DT_* equivalent")
 
@@ -673,13 +835,19 @@ def create_schema_from_graph_spec(spec_or_graph: Any) -> GraphSchema:
     )
     node_sets = {
         n: NodeSetSchema(
-            features={k: _feature_schema(f, f"node set {n!r}") for k, f in s.features.items()}
+            features={
+                k: _feature_schema(f, f"node set {n!r}, feature {k!r}")
+                for k, f in s.features.items()
+            }
         )
         for n, s in spec.node_sets.items()
     }
     edge_sets = {
         n: EdgeSetSchema(
-            features={k: _feature_schema(f, f"edge set {n!r}") for k, f in s.features.items()},
+            features={
+                k: _feature_schema(f, f"edge set {n!r}, feature {k!r}")
+                for k, f in s.features.items()
+            },
             source=s.source_name,
             target=s.target_name,
         )
@@ -689,9 +857,10 @@ def create_schema_from_graph_spec(spec_or_graph: Any) -> GraphSchema:
 
 
 def _same_dtype(a: np.dtype, b: np.dtype) -> bool:
+    """Equal dtypes up to byte order; all string dtypes (str, bytes, object) match."""
     if a.kind in "USO" and b.kind in "USO":
         return True
-    return a == b
+    return _native(a) == _native(b)
 
 
 def check_graph_conforms(graph: Any, schema_or_spec: Any) -> None:

@@ -122,7 +122,6 @@ def test_conformance_errors_list_every_problem():
             r"of EdgeSet given twice \(first on line 1\)",
         ),
         ('node_sets { key: "a" value { }', r"missing '\}' in map field 'node_sets'"),
-        ('node_sets { key: "a" }\nnode_sets { key: "a" }', r"line 2: key 'a' repeated"),
         ("context { features { value { } } }", r"line 1: 'features' entry has no key"),
         ('node_sets { key: "a" value { description: "x" @ } }', r"line 1: unexpected character"),
     ],
