@@ -908,6 +908,9 @@ def _check_increments_fit(
 
 
 def _subtract_inc(v: Any, inc: Any) -> Any:
+    if not is_array(v):
+        # a torch / JAX value (arraygnn.interop converted the batch and its records alike)
+        return v - inc if bool((inc != 0).any()) else v
     if not np.any(inc):
         return v
     xp = get_namespace(v)

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array, to_numpy
 
 __all__ = [
@@ -360,8 +361,6 @@ def _pad_sizes(sizes: Any, pad_sizes: Sequence[int]) -> Any:
     """``sizes`` with the padding components' sizes appended (a small integer dtype widens
     to int64 when a padding size does not fit it)."""
     xp = get_namespace(sizes)
-    from arraygnn.graph_tensor.batching import ids_dtype_holding
-
     dtype = ids_dtype_holding(sizes.dtype, max(pad_sizes, default=0))
     pad = xp.asarray(np.asarray(pad_sizes), dtype=dtype)
     return xp.concatenate([sizes.astype(dtype, copy=False), pad])
@@ -411,8 +410,6 @@ def _pad_adjacency(
     src, tgt = adjacency.source, adjacency.target
     xp = get_namespace(src, tgt)
     new = []
-    from arraygnn.graph_tensor.batching import ids_dtype_holding
-
     for idx, name in ((src, adjacency.source_name), (tgt, adjacency.target_name)):
         start, count = first_pad_node[name]
         # a small index dtype widens (as merging does) rather than wrap past its range

@@ -19,6 +19,7 @@ the hop and block, never returning partial results.
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,21 +204,46 @@ def scatter_features(
 
 
 class _BlockCache:
-    """Prepared blocks per (client, partition), so repeated hops reuse them."""
+    """Prepared blocks per (partition, client, device kind), so repeated hops reuse them.
+
+    Entries are keyed by ``id(pgraph)`` but hold weak references to the graph and the
+    client, checked on every lookup: a new graph that CPython placed at a freed graph's
+    address never sees the old graph's blocks. A ``weakref.finalize`` drops a graph's
+    entries (and so releases their futures on the workers) when the graph is freed.
+    """
 
     def __init__(self) -> None:
-        self._by_key: dict[tuple[int, int, bool], tuple[list, list[str]]] = {}
+        # id(pgraph) -> (weakref(pgraph), {(id(client), gpu): (weakref(client), futs, workers)})
+        self._by_graph: dict[int, tuple[weakref.ref, dict[tuple[int, bool], tuple]]] = {}
+
+    def __len__(self) -> int:
+        """Number of partitioned graphs with prepared blocks held."""
+        return len(self._by_graph)
+
+    def _evict(self, key: int, ref: weakref.ref) -> None:
+        entry = self._by_graph.get(key)
+        if entry is not None and entry[0] is ref:
+            del self._by_graph[key]
 
     def get(self, client: Any, pgraph: PartitionedGraph, workers: list[str], gpu: bool) -> list:
-        key = (id(client), id(pgraph), gpu)
-        hit = self._by_key.get(key)
-        if hit is not None and hit[1] == workers:
-            return hit[0]
+        key = id(pgraph)
+        entry = self._by_graph.get(key)
+        if entry is None or entry[0]() is not pgraph:  # none, or a dead graph's leftover
+            ref = weakref.ref(pgraph)
+            entry = (ref, {})
+            self._by_graph[key] = entry
+            weakref.finalize(pgraph, self._evict, key, ref)
+        per_client = entry[1]
+        for k in [k for k, v in per_client.items() if v[0]() is None]:
+            del per_client[k]  # entries of clients that are gone
+        hit = per_client.get((id(client), gpu))
+        if hit is not None and hit[0]() is client and hit[2] == workers:
+            return hit[1]
         futs = [
             client.submit(_prepare_block, blk, gpu, workers=[w], pure=False)
             for blk, w in zip(pgraph.blocks, workers)
         ]
-        self._by_key[key] = (futs, list(workers))
+        per_client[(id(client), gpu)] = (weakref.ref(client), futs, list(workers))
         return futs
 
 
@@ -235,9 +261,8 @@ def distributed_spmm(
     ``x`` may be a full array (scattered first) or :class:`DistributedFeatures`
     from an earlier call. The result stays distributed.
 
-    >>> # doctest: +SKIP
-    >>> from arraygnn.distributed import local_cluster, partition_graph, distributed_spmm
-    >>> with local_cluster() as client:
+    >>> from arraygnn.distributed import local_cluster, partition_graph  # doctest: +SKIP
+    >>> with local_cluster() as client:  # doctest: +SKIP
     ...     out = distributed_spmm(client, partition_graph(ei, n, 4), x).gather()
     """
     if not isinstance(x, DistributedFeatures):

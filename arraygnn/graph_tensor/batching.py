@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.graph_tensor.pieces import (
     Adjacency,
@@ -136,17 +137,6 @@ def _item_offsets(totals: list[int]) -> np.ndarray:
     if len(totals) > 1:
         np.cumsum(totals[:-1], out=out[1:])
     return out
-
-
-def ids_dtype_holding(dtype: Any, top: int) -> np.dtype:
-    """``dtype`` when it holds every id up to ``top``, else int64: merging and padding widen
-    a small index dtype (int8, uint16, ...) instead of letting the ids wrap around.
-
-    >>> ids_dtype_holding(np.int8, 127), ids_dtype_holding(np.int8, 128)
-    (dtype('int8'), dtype('int64'))
-    """
-    dtype = np.dtype(dtype)
-    return dtype if top <= np.iinfo(dtype).max else np.dtype(np.int64)
 
 
 def _shift(indices: list[Any], node_totals: list[int], edge_totals: list[int]) -> Any:

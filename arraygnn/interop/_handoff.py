@@ -132,6 +132,7 @@ def convert_structure(
     convert_leaf: Callable[[Any, str], Any],
     path: str = "",
     report: HandoffReport | None = None,
+    convert_record: Callable[[Any, Any], Any] | None = None,
 ) -> Any:
     """Apply ``convert_leaf(value, path)`` to every leaf inside ``obj``, keeping structure.
 
@@ -139,34 +140,58 @@ def convert_structure(
     slice / increment records) and their values replaced; the input is never mutated.
     Values of other types pass through; objects that are not plain Python / NumPy scalars
     are listed in ``report.kept`` (they might hold arrays that were not converted).
+
+    ``convert_record(record, converted_value)`` converts a ``Batch``'s increment record
+    (``_inc_dict[key]``) next to its value, so that splitting the converted batch
+    subtracts increments of the value's own kind, dtype and device; records are small
+    bookkeeping and are not listed in the report.
     """
     if path == "" and report is not None:
         check_supported(obj, is_leaf, f"to {report.target}")
     if is_leaf(obj):
         return convert_leaf(obj, path or "<array>")
+
+    def sub(value: Any, sub_path: str) -> Any:
+        return convert_structure(value, is_leaf, convert_leaf, sub_path, report, convert_record)
+
     if isinstance(obj, dict):
-        return type(obj)(
-            (k, convert_structure(v, is_leaf, convert_leaf, _join(path, k), report))
-            for k, v in obj.items()
-        )
+        return type(obj)((k, sub(v, _join(path, k))) for k, v in obj.items())
     if is_namedtuple(obj):
-        return type(obj)._make(
-            convert_structure(v, is_leaf, convert_leaf, _join(path, n), report)
-            for n, v in zip(obj._fields, obj)
-        )
+        return type(obj)._make(sub(v, _join(path, n)) for n, v in zip(obj._fields, obj))
     if isinstance(obj, (list, tuple)):
-        return type(obj)(
-            convert_structure(v, is_leaf, convert_leaf, f"{path}[{i}]", report)
-            for i, v in enumerate(obj)
-        )
+        return type(obj)(sub(v, f"{path}[{i}]") for i, v in enumerate(obj))
     if is_data_like(obj):
         out = obj.copy()
         for key in list(obj.keys()):
-            out[key] = convert_structure(obj[key], is_leaf, convert_leaf, _join(path, key), report)
+            out[key] = sub(obj[key], _join(path, key))
+        incs = getattr(obj, "_inc_dict", None)
+        if convert_record is not None and isinstance(incs, dict) and incs:
+            converted = {
+                k: (convert_record(rec, out[k]) if k in out.keys() and rec is not None else rec)
+                for k, rec in incs.items()
+            }
+            object.__setattr__(out, "_inc_dict", converted)  # a new dict: obj keeps its own
         return out
     if report is not None and not isinstance(obj, _PLAIN) and not is_cupy_array(obj):
         report.kept[path or "<object>"] = f"{type(obj).__name__} is not converted"
     return obj
+
+
+def host_record(rec: Any) -> np.ndarray:
+    """A fresh NumPy copy of an increment record held as NumPy, CuPy, torch or JAX."""
+    if is_cupy_array(rec):
+        return rec.get()
+    if callable(getattr(rec, "detach", None)) and callable(getattr(rec, "cpu", None)):
+        return rec.detach().cpu().numpy().copy()  # torch (a CUDA tensor comes to the host)
+    return np.array(rec, copy=True)
+
+
+def record_to_numpy(rec: Any, value: Any) -> Any:
+    """``convert_record`` of the hand-offs back to arraygnn: a framework record becomes a
+    NumPy array (arraygnn keeps records on the host); a NumPy record is left as it is."""
+    if isinstance(rec, np.ndarray):
+        return rec
+    return host_record(rec)
 
 
 def _join(path: str, key: Any) -> str:
@@ -183,14 +208,23 @@ def need_copy(report: HandoffReport, path: str, reason: str, strict: bool) -> No
     report.copied[path] = reason
 
 
+def num_elements(x: Any) -> int | None:
+    """Element count of a NumPy / CuPy / JAX array (``size``) or torch tensor (``numel()``;
+    its ``size()`` is a shape); None when unknown."""
+    numel = getattr(x, "numel", None)
+    if callable(numel):
+        return int(numel())
+    size = getattr(x, "size", None)
+    return int(size) if isinstance(size, (int, np.integer)) else None
+
+
 def check_shared(
     report: HandoffReport, path: str, src: Any, out: Any, strict: bool, expect_copy: bool
 ) -> None:
     """Verify by data pointer that ``out`` aliases ``src`` (unless a copy was intended)."""
     if expect_copy:
         return
-    size = getattr(src, "size", None)
-    if size == 0 or (callable(size) and size() == 0):
+    if num_elements(src) == 0:
         report.shared.append(path)  # nothing to copy: an empty array has no memory to share
         return
     p_src, p_out = data_pointer(src), data_pointer(out)

@@ -39,7 +39,9 @@ from arraygnn.interop._handoff import (
     check_shared,
     convert_structure,
     finish,
+    host_record,
     need_copy,
+    record_to_numpy,
 )
 
 __all__ = ["to_jax", "from_jax", "import_jax", "jax_x64_enabled"]
@@ -187,7 +189,15 @@ def to_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     def is_leaf(v: Any) -> bool:
         return isinstance(v, np.ndarray) or is_cupy_array(v)
 
-    return finish(convert_structure(obj, is_leaf, leaf, report=rep), rep, report)
+    def record(rec: Any, value: Any) -> Any:
+        # a Batch's increments follow its values: same framework, dtype and device
+        if not isinstance(value, jax.Array) or len(value.devices()) != 1:
+            return rec
+        host = host_record(rec).astype(value.dtype)
+        return jax.device_put(host, next(iter(value.devices())))
+
+    out = convert_structure(obj, is_leaf, leaf, report=rep, convert_record=record)
+    return finish(out, rep, report)
 
 
 def from_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
@@ -234,4 +244,5 @@ def from_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     def is_leaf(v: Any) -> bool:
         return isinstance(v, jax.Array)
 
-    return finish(convert_structure(obj, is_leaf, leaf, report=rep), rep, report)
+    out = convert_structure(obj, is_leaf, leaf, report=rep, convert_record=record_to_numpy)
+    return finish(out, rep, report)

@@ -126,7 +126,8 @@ def _batch_from_pyg(obj: Any, arrays: dict[str, Any]) -> Any:
     from arraygnn.batch import Batch
 
     slices = {k: from_torch(v) for k, v in obj._slice_dict.items()}
-    incs = {k: from_torch(v) for k, v in obj._inc_dict.items()}
+    # PyG records None for keys without increments (strings and other non-tensor values)
+    incs = {k: from_torch(v) for k, v in obj._inc_dict.items() if v is not None}
     counts = getattr(obj._store, "_num_nodes", None)
     if "num_nodes" in arrays and counts is not None:
         slices["num_nodes"] = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])

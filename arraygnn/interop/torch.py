@@ -39,7 +39,9 @@ from arraygnn.interop._handoff import (
     check_shared,
     convert_structure,
     finish,
+    host_record,
     need_copy,
+    record_to_numpy,
 )
 
 __all__ = ["to_torch", "from_torch", "import_torch"]
@@ -127,7 +129,16 @@ def to_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     def is_leaf(v: Any) -> bool:
         return isinstance(v, np.ndarray) or is_cupy_array(v)
 
-    return finish(convert_structure(obj, is_leaf, leaf, report=rep), rep, report)
+    def record(rec: Any, value: Any) -> Any:
+        # a Batch's increments follow its values: same framework, dtype and device
+        if not isinstance(value, torch.Tensor):
+            return rec
+        if not isinstance(rec, torch.Tensor):
+            rec = torch.from_numpy(np.ascontiguousarray(host_record(rec)))
+        return rec.to(device=value.device, dtype=value.dtype)
+
+    out = convert_structure(obj, is_leaf, leaf, report=rep, convert_record=record)
+    return finish(out, rep, report)
 
 
 def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
@@ -176,4 +187,5 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     def is_leaf(v: Any) -> bool:
         return isinstance(v, torch.Tensor)
 
-    return finish(convert_structure(obj, is_leaf, leaf, report=rep), rep, report)
+    out = convert_structure(obj, is_leaf, leaf, report=rep, convert_record=record_to_numpy)
+    return finish(out, rep, report)

@@ -27,6 +27,7 @@ __all__ = [
     "out_degrees",
     "check_zero_in_degree",
     "check_edge_weight",
+    "index_dtype_for",
 ]
 
 
@@ -211,17 +212,40 @@ def check_zero_in_degree(layer: str, deg: Any) -> None:
 
 
 def check_edge_weight(layer: str, edge_weight: Any, num_edges: int) -> None:
-    """``edge_weight`` must be ``None`` or an array of shape ``(num_edges,)``."""
+    """``edge_weight`` must be ``None`` or a floating-point array of shape ``(num_edges,)``.
+
+    Integer weights are a ``TypeError`` (as in PyG): the GCN normalisation ``deg^-1/2`` cast
+    to an integer dtype would silently be all zeros.
+    """
     if edge_weight is None:
         return
     if not is_array(edge_weight):
         raise TypeError(
             f"{layer}: edge_weight must be a NumPy or CuPy array, got {type(edge_weight)}"
         )
+    if edge_weight.dtype.kind != "f":
+        raise TypeError(
+            f"{layer}: edge_weight must hold floating-point values, got dtype "
+            f"{edge_weight.dtype}; cast it first (edge_weight.astype(np.float32))"
+        )
     if tuple(edge_weight.shape) != (num_edges,):
         raise ValueError(
             f"{layer}: edge_weight must have shape ({num_edges},), got {tuple(edge_weight.shape)}"
         )
+
+
+def index_dtype_for(dtype: Any, num_nodes: int) -> np.dtype:
+    """``dtype`` if it holds every node id ``0 .. num_nodes - 1``, else ``int64``.
+
+    Self-loop ids ``arange(num_nodes)`` made in a narrow edge_index dtype (``uint8``,
+    ``int16``, ...) would wrap around; they are made in this dtype instead.
+
+    >>> index_dtype_for(np.uint8, 256), index_dtype_for(np.uint8, 300)
+    (dtype('uint8'), dtype('int64'))
+    """
+    from arraygnn._ids import ids_dtype_holding
+
+    return ids_dtype_holding(dtype, int(num_nodes) - 1)
 
 
 def csr_of(inp: GraphInput) -> Any:

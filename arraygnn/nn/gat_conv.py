@@ -23,7 +23,12 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import check_zero_in_degree, csr_of, parse_input
+from arraygnn.nn._graph_input import (
+    check_zero_in_degree,
+    csr_of,
+    index_dtype_for,
+    parse_input,
+)
 from arraygnn.nn._module import Module
 from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot
 
@@ -118,12 +123,17 @@ class GATConv(Module):
         self.bias = np.zeros(bias_size, dtype=dtype) if bias else None
 
     def _edges(self, inp: Any) -> Any:
-        """The edge_index used for attention (self-loops replaced when requested)."""
+        """The edge_index used for attention (self-loops replaced when requested); loop ids
+        are made in an index dtype that holds them (``int64`` for a too-narrow one)."""
         src, dst = inp.src, inp.dst
         if not self.add_self_loops:
             return src, dst
         xp = get_namespace(src)
-        loops = xp.arange(min(inp.num_src, inp.num_dst), dtype=src.dtype)
+        num_loops = min(inp.num_src, inp.num_dst)
+        index_dtype = index_dtype_for(src.dtype, num_loops)
+        if src.dtype != index_dtype or dst.dtype != index_dtype:
+            src, dst = src.astype(index_dtype), dst.astype(index_dtype)
+        loops = xp.arange(num_loops, dtype=index_dtype)
         is_loop = src == dst
         if bool(is_loop.any()):
             keep = ~is_loop

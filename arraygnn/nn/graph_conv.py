@@ -27,6 +27,7 @@ from arraygnn.nn._graph_input import (
     check_zero_in_degree,
     csr_of,
     in_degrees,
+    index_dtype_for,
     out_degrees,
     parse_input,
 )
@@ -69,9 +70,14 @@ def remaining_self_loops_pairs(
     src: Any, dst: Any, edge_weight: Any, num_nodes: int, fill_value: float = 1.0
 ) -> tuple[Any, Any, Any]:
     """:func:`add_remaining_self_loops` on separate ``src`` / ``dst`` arrays (no [2, E] copy);
-    a graph without self-loops skips the masking."""
+    a graph without self-loops skips the masking. Ids come back in the given index dtype, or
+    in ``int64`` when that dtype cannot hold ``num_nodes - 1`` (a ``uint8`` edge_index on 300
+    nodes)."""
     xp = get_namespace(src, dst, edge_weight)
-    loops = xp.arange(num_nodes, dtype=src.dtype)
+    index_dtype = index_dtype_for(src.dtype, num_nodes)
+    if src.dtype != index_dtype or dst.dtype != index_dtype:
+        src, dst = src.astype(index_dtype), dst.astype(index_dtype)
+    loops = xp.arange(num_nodes, dtype=index_dtype)
     loop_w = xp.full(num_nodes, fill_value, dtype=edge_weight.dtype)
     is_loop = src == dst
     if bool(is_loop.any()):
@@ -96,8 +102,11 @@ def gcn_norm(
     """PyG's GCN normalisation: ``(edge_index, w)`` with ``w_st = d_s^-1/2 w_st d_t^-1/2``.
 
     ``d`` is the weighted in-degree (sum of incoming weights, self-loop included) and
-    ``d^-1/2`` is 0 where ``d == 0``. ``improved=True`` gives self-loops weight 2.
+    ``d^-1/2`` is 0 where ``d == 0``. ``improved=True`` gives the added self-loops weight 2
+    when ``edge_weight`` is given; without it every edge, loops included, weighs 1 (PyG 2.8's
+    numbers: its ``add_remaining_self_loops`` ignores the fill value without weights).
     ``num_nodes`` is required (never inferred from ``edge_index.max() + 1``).
+    ``edge_weight`` must be floating point (``TypeError`` otherwise, as PyG).
 
     Shapes:
         - input: edge_index ``(2, E)``, edge_weight ``(E,)`` or ``None``
@@ -110,19 +119,30 @@ def gcn_norm(
             "gcn_norm: num_nodes is required (arraygnn never infers it from edge_index)"
         )
     xp = get_namespace(edge_index, edge_weight)
+    check_edge_weight("gcn_norm", edge_weight, int(edge_index[0].shape[0]))
+    fill = _loop_fill(improved, edge_weight)
     if edge_weight is None:
-        edge_weight = xp.ones(edge_index.shape[1], dtype=dtype)
-    elif edge_weight.shape != (edge_index.shape[1],):
-        raise ValueError(
-            f"gcn_norm: edge_weight must have shape ({edge_index.shape[1]},), "
-            f"got {tuple(edge_weight.shape)}"
-        )
+        edge_weight = xp.ones(edge_index[0].shape[0], dtype=_float_dtype("gcn_norm", dtype))
     if add_self_loops:
-        edge_index, edge_weight = add_remaining_self_loops(
-            edge_index, edge_weight, num_nodes, 2.0 if improved else 1.0
-        )
+        edge_index, edge_weight = add_remaining_self_loops(edge_index, edge_weight, num_nodes, fill)
     deg = ops.scatter(edge_weight, edge_index[1], num_nodes, reduce="sum")
     return edge_index, _symmetric_weights(edge_index, edge_weight, deg)
+
+
+def _loop_fill(improved: bool, edge_weight: Any) -> float:
+    """Weight of an added self-loop: 2 with ``improved=True`` -- only when edge weights were
+    given, as in PyG 2.8, whose ``add_remaining_self_loops`` drops ``fill_value`` without
+    them (``GCNConv(improved=True)`` on an unweighted graph equals ``improved=False``)."""
+    return 2.0 if improved and edge_weight is not None else 1.0
+
+
+def _float_dtype(where: str, dtype: Any) -> np.dtype:
+    """``dtype`` as a NumPy dtype; ``TypeError`` unless floating (integer weights would make
+    ``deg^-1/2`` all zeros)."""
+    dt = np.dtype(dtype)
+    if dt.kind != "f":
+        raise TypeError(f"{where}: dtype must be a floating-point dtype, got {dt}")
+    return dt
 
 
 def _symmetric_weights(edge_index: Any, edge_weight: Any, deg: Any) -> Any:
@@ -178,12 +198,12 @@ def normalized_slots(
 
     src, dst = edge_index[0], edge_index[1]  # a [2, E] array or a (src, dst) pair
     xp = get_namespace(src, dst, edge_weight)
+    check_edge_weight("normalized_slots", edge_weight, int(src.shape[0]))
+    fill = _loop_fill(improved, edge_weight)
     if edge_weight is None:
-        edge_weight = xp.ones(src.shape[0], dtype=dtype)
+        edge_weight = xp.ones(src.shape[0], dtype=_float_dtype("normalized_slots", dtype))
     if add_self_loops:
-        src, dst, edge_weight = remaining_self_loops_pairs(
-            src, dst, edge_weight, num_nodes, 2.0 if improved else 1.0
-        )
+        src, dst, edge_weight = remaining_self_loops_pairs(src, dst, edge_weight, num_nodes, fill)
     csr = ops.to_csr((src, dst), num_nodes, num_nodes)
     w = slot_weights(csr, edge_weight)
     deg = spmm_slots(csr, xp.ones(num_nodes, dtype=w.dtype), w)
@@ -213,17 +233,23 @@ class GCNConv(Module):
     Args:
         in_channels: input feature size.
         out_channels: output feature size.
-        improved: self-loops weigh 2 (``A + 2I``).
+        improved: added self-loops weigh 2 (``A + 2I``) when ``edge_weight`` is given; on an
+            unweighted graph it changes nothing, as in PyG 2.8 (see :func:`gcn_norm`).
         cached: keep the normalised graph from the first call and reuse it (for a fixed
             graph, as PyG's ``cached=True``); ``clear_cache()`` forgets it.
-        add_self_loops: add the remaining self-loops (default ``True``).
-        normalize: apply the symmetric normalisation (default ``True``).
+        add_self_loops: add the remaining self-loops; ``None`` (default) means the same as
+            ``normalize``, as PyG. ``True`` with ``normalize=False`` raises ``ValueError``
+            (PyG does not support it either).
+        normalize: apply the symmetric normalisation (default ``True``); ``False`` sums
+            ``edge_weight * x_j`` over the graph as given.
         bias: learn an additive bias.
         allow_zero_in_degree: accept destination nodes without incoming edges (their output
             is the bias alone); default ``False`` raises, the seed's check. ``from_pyg`` sets it
             ``True`` because PyG accepts such graphs.
 
     Call as ``conv(x, edge_index, edge_weight=None)`` or ``conv(graph, feat, edge_weight=None)``.
+    As PyG, a pair ``conv((x_src, x_dst), edge_index)`` raises ``ValueError`` (GCN has no
+    destination features; use ``GraphConv`` or ``SAGEConv`` for bipartite graphs).
 
     Shapes:
         - input: node features ``(N, in_channels)``, edge_index ``(2, E)``,
@@ -244,7 +270,7 @@ class GCNConv(Module):
         out_channels: int,
         improved: bool = False,
         cached: bool = False,
-        add_self_loops: bool = True,
+        add_self_loops: bool | None = None,
         normalize: bool = True,
         bias: bool = True,
         *,
@@ -252,6 +278,14 @@ class GCNConv(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
+        if add_self_loops is None:
+            add_self_loops = normalize
+        if add_self_loops and not normalize:
+            raise ValueError(
+                "GCNConv: add_self_loops=True needs normalize=True (as PyG, which does not "
+                "support adding self-loops without on-the-fly normalisation); add the loop "
+                "edges to edge_index yourself"
+            )
         self.in_channels = int(in_channels)
         self.out_channels = int(out_channels)
         self.improved = bool(improved)
@@ -271,11 +305,8 @@ class GCNConv(Module):
         self._cache = None
 
     def _normalised(self, inp: GraphInput, edge_weight: Any, dtype: Any) -> tuple[Any, Any]:
-        from arraygnn import ops
-
         if self.cached and self._cache is not None:
             return self._cache
-        xp = get_namespace(inp.src)
         edge_index = inp.edge_index
         n = inp.num_dst
         check_edge_weight("GCNConv", edge_weight, inp.num_edges)
@@ -289,14 +320,7 @@ class GCNConv(Module):
             csr, w = normalized_slots(
                 edge_index, edge_weight, n, self.improved, self.add_self_loops, dtype
             )
-        elif self.add_self_loops and homogeneous:
-            w0 = edge_weight if edge_weight is not None else xp.ones(inp.num_edges, dtype=dtype)
-            src, dst, w = remaining_self_loops_pairs(
-                inp.src, inp.dst, w0, n, 2.0 if self.improved else 1.0
-            )
-            csr = ops.to_csr((src, dst), inp.num_src, n)
-            w = slot_weights(csr, w)
-        else:
+        else:  # no normalisation, hence no self-loops (the constructor enforces it, as PyG)
             csr = csr_of(inp)
             w = slot_weights(csr, edge_weight)
         if not self.allow_zero_in_degree and not (self.add_self_loops and homogeneous):
@@ -308,6 +332,11 @@ class GCNConv(Module):
     def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
         from arraygnn.ops.slot_order import spmm_slots
 
+        if isinstance(x_or_graph, (tuple, list)):
+            raise ValueError(
+                "GCNConv received a pair of node features (x_src, x_dst) but does not support "
+                "bipartite message passing (as PyG); use GraphConv or SAGEConv instead"
+            )
         inp = parse_input("GCNConv", x_or_graph, edge_index_or_feat)
         _check_features(inp.x_src, self.in_channels, "GCNConv node features")
         h = self.lin(inp.x_src)

@@ -27,9 +27,10 @@ def _relu(x: Any) -> Any:
     return get_namespace(x).maximum(x, 0)
 
 
-def _elu(x: Any) -> Any:
+def _elu(x: Any, alpha: float = 1.0) -> Any:
     xp = get_namespace(x)
-    return xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0)))
+    neg = xp.expm1(xp.minimum(x, 0))
+    return xp.where(x > 0, x, neg if alpha == 1.0 else neg * alpha)
 
 
 def _sigmoid(x: Any) -> Any:
@@ -228,6 +229,8 @@ class MLP(Module):
         norm: ``None`` or ``'batch_norm'`` (inference-time BatchNorm after each hidden linear).
         plain_last: no norm / activation after the last linear (default ``True``, as PyG).
         bias: biases in the linear layers.
+        act_first: apply the activation before the norm (PyG's ``act_first``; default
+            ``False``: linear -> norm -> activation).
 
     Shapes:
         - input: ``(N, channel_list[0])``
@@ -242,6 +245,7 @@ class MLP(Module):
         plain_last: bool = True,
         bias: bool = True,
         *,
+        act_first: bool = False,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
@@ -254,6 +258,7 @@ class MLP(Module):
         self.channel_list = channel_list
         self.act = get_activation(act)
         self.plain_last = bool(plain_last)
+        self.act_first = bool(act_first)
         self.lins = _ModuleList(
             [
                 Linear(a, b, bias, dtype=dtype, rng=gen)
@@ -274,9 +279,11 @@ class MLP(Module):
             x = lin(x)
             if i == n - 1 and self.plain_last:
                 break
+            if self.act is not None and self.act_first:
+                x = self.act(x)
             if self.norms is not None:
                 x = self.norms[i](x)
-            if self.act is not None:
+            if self.act is not None and not self.act_first:
                 x = self.act(x)
         return x
 

@@ -3,8 +3,9 @@
 
 The number of graphs is never inferred from ``batch.max() + 1``: pass ``size``, a CSR
 ``ptr``, or a ``Batch`` (its ``batch`` and ``num_graphs`` are used). With ``ptr`` the
-reduction is a deterministic CSR segment reduction; rows of one graph must be contiguous
-(they always are in a ``Batch``). Empty graphs pool to 0 (also for max).
+reduction is a deterministic CSR segment reduction (``ptr[0] == 0``, ``ptr[-1] == N``); rows
+of one graph must be contiguous (they always are in a ``Batch``). Empty graphs pool to 0
+(also for max).
 
 >>> import numpy as np
 >>> from arraygnn.nn import global_mean_pool
@@ -40,10 +41,20 @@ def _pool(x: Any, batch: Any, size: int | None, ptr: Any, reduce: str, name: str
         batch = getattr(data, "batch", None)
         size = int(data.num_graphs) if size is None else size
     if ptr is not None:
+        if not is_array(ptr):
+            raise TypeError(f"{name}: ptr must be a NumPy or CuPy array, got {type(ptr)}")
         if ptr.ndim != 1 or ptr.shape[0] < 1:
             raise ValueError(f"{name}: ptr must be a 1-D array of length num_graphs + 1")
+        if ptr.dtype.kind not in "iu":
+            raise TypeError(f"{name}: ptr must hold integers, got dtype {ptr.dtype}")
         if size is not None and int(size) != ptr.shape[0] - 1:
             raise ValueError(f"{name}: size={size} but ptr describes {ptr.shape[0] - 1} graphs")
+        first, last = int(ptr[0]), int(ptr[-1])
+        if first != 0 or last != x.shape[0]:
+            raise ValueError(
+                f"{name}: ptr must run from 0 to the number of rows of x ({x.shape[0]}), "
+                f"got ptr[0]={first}, ptr[-1]={last}"
+            )
         return ops.segment(x, ptr, reduce=reduce)
     if batch is None:
         xp = get_namespace(x)
@@ -64,7 +75,8 @@ def global_add_pool(x: Any, batch: Any = None, size: int | None = None, *, ptr: 
 
     Shapes:
         - input: x ``(N, *)``, batch ``(N,)`` graph id per node (or ``ptr`` ``(B + 1,)``,
-          or a ``Batch``; ``None``: one graph)
+          or a ``Batch``; ``None``: one graph); ``ptr`` must run from 0 to ``N``
+          (``ValueError`` otherwise)
         - output: ``(B, *)``
     """
     return _pool(x, batch, size, ptr, "sum", "global_add_pool")

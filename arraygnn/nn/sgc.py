@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._graph_input import parse_input
+from arraygnn._namespace import is_array
+from arraygnn.nn._graph_input import check_edge_weight, parse_input
 from arraygnn.nn._module import Module
 from arraygnn.nn.graph_conv import normalized_slots
 from arraygnn.nn.linear import Linear, _check_features
@@ -32,6 +33,8 @@ def propagate_hops(
     """``[X, S X, S^2 X, ..., S^hops X]`` with the symmetric GCN normalisation ``S``.
 
     ``num_nodes`` defaults to ``x.shape[0]``. One normalisation, one CSR, ``hops`` SpMMs.
+    ``x`` and ``edge_weight`` must be floating point (``TypeError`` otherwise); a wrong
+    ``edge_weight`` shape is a ``ValueError``.
 
     Shapes:
         - input: edge_index ``(2, E)``, x ``(N, F)``, edge_weight ``(E,)`` (optional)
@@ -47,9 +50,14 @@ def propagate_hops(
 
     if int(hops) < 0:
         raise ValueError(f"propagate_hops: hops must be >= 0, got {hops}")
+    if not is_array(x):
+        raise TypeError(f"propagate_hops: x must be a NumPy or CuPy array, got {type(x)}")
+    if x.dtype.kind != "f":
+        raise TypeError(f"propagate_hops: x must hold floating-point features, got dtype {x.dtype}")
     n = int(x.shape[0]) if num_nodes is None else int(num_nodes)
     if x.shape[0] != n:
         raise ValueError(f"propagate_hops: x has {x.shape[0]} rows but num_nodes={n}")
+    check_edge_weight("propagate_hops", edge_weight, int(edge_index[0].shape[0]))
     # weights in the CSR's slot order: read in order by every hop, never reordered
     csr, w = normalized_slots(
         edge_index, edge_weight, n, add_self_loops=add_self_loops, dtype=x.dtype
@@ -106,6 +114,7 @@ class SGConv(Module):
         if inp.num_src != inp.num_dst:
             raise ValueError("SGConv needs a homogeneous graph")
         _check_features(inp.x_src, self.in_channels, "SGConv node features")
+        check_edge_weight("SGConv", edge_weight, inp.num_edges)
         if self.cached and self._cache is not None:
             h = self._cache
         else:

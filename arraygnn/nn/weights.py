@@ -6,14 +6,20 @@ needs neither torch nor PyG / DGL: save ``layer.state_dict()`` with ``numpy.save
 it into a freshly constructed layer on a machine without them (see ``docs/layers.md``).
 
 Supported: ``torch.nn.Linear``, ``torch.nn.Sequential`` (of Linear, BatchNorm1d and
-ReLU / ELU / Sigmoid / Tanh / LeakyReLU / Identity), ``torch.nn.BatchNorm1d``; PyG
-``Linear``, ``MLP``, ``GCNConv``, ``SAGEConv`` (mean / sum / max aggregation, ``project``),
-``GATConv`` (no edge features, no residual), ``GINConv``, ``SGConv``; DGL ``GraphConv``,
+ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Dropout),
+``torch.nn.BatchNorm1d``; PyG ``Linear``, ``MLP`` (batch norm, ``act_first``), ``GCNConv``,
+``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` (no edge features, no
+residual), ``GINConv`` (sum / mean / max aggregation), ``SGConv``; DGL ``GraphConv``,
 ``SAGEConv`` (mean / gcn / pool), ``GATConv`` (no residual), ``GINConv``.
+
+Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
+silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
+the layer does not have (PyG ``GCNConv(aggr='max')``), ``flow='target_to_source'``.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -22,13 +28,13 @@ from arraygnn.nn._module import Module
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gin_conv import GINConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
-from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential
+from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential, _elu, _leaky_relu
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import SGConv
 
 __all__ = ["from_pyg", "from_dgl", "from_torch"]
 
-_ACT_NAMES = {"relu", "elu", "sigmoid", "tanh", "leaky_relu", "leakyrelu"}
+_ACT_NAMES = ("ReLU", "ELU(alpha)", "Sigmoid", "Tanh", "LeakyReLU(negative_slope)", "Identity")
 
 
 def _require_torch(extra: str) -> Any:
@@ -49,30 +55,58 @@ def _dtype_of(module: Any) -> Any:
 
 
 def _activation(act: Any, where: str) -> Any:
-    """Map a torch activation (module or function) onto an arraygnn activation name."""
+    """Map a torch activation (module or function) onto an arraygnn activation, parameters
+    included (``ELU(alpha=3.0)``, ``LeakyReLU(0.2)``); anything else is a ``ValueError``
+    naming it (never a silently different function)."""
     if act is None:
         return None
-    if hasattr(act, "forward"):  # a torch.nn module such as ReLU()
-        name = type(act).__name__.lower()
-    else:  # a function such as torch.relu / F.relu
-        name = getattr(act, "__name__", "").lower()
-    if name == "identity":
-        return None
-    if name == "leakyrelu" or name == "leaky_relu":
-        slope = float(getattr(act, "negative_slope", 0.01))
-        return lambda x: (
-            np.where(x > 0, x, x * slope) if isinstance(x, np.ndarray) else _cupy_leaky(x, slope)
+    torch = _require_torch("torch")
+    tnn = torch.nn
+    if isinstance(act, tnn.Module):
+        if isinstance(act, tnn.Identity):
+            return None
+        if isinstance(act, tnn.ReLU):
+            return "relu"
+        if isinstance(act, tnn.Sigmoid):
+            return "sigmoid"
+        if isinstance(act, tnn.Tanh):
+            return "tanh"
+        if isinstance(act, tnn.ELU):
+            alpha = float(act.alpha)
+            return "elu" if alpha == 1.0 else partial(_elu, alpha=alpha)
+        if isinstance(act, tnn.LeakyReLU):
+            return partial(_leaky_relu, negative_slope=float(act.negative_slope))
+    else:  # torch's own functions, with their default parameters (torch.relu, F.elu, ...)
+        name = getattr(act, "__name__", None)
+        if isinstance(name, str) and name in ("relu", "elu", "sigmoid", "tanh", "leaky_relu"):
+            fns = (getattr(torch, name, None), getattr(torch.nn.functional, name, None))
+            if any(act is f for f in fns if f is not None):
+                return name
+    raise ValueError(
+        f"{where}: cannot convert activation {act!r}; supported: {', '.join(_ACT_NAMES)} "
+        "(and torch.relu / F.relu, F.elu, torch.sigmoid, torch.tanh, F.leaky_relu with their "
+        "default parameters)"
+    )
+
+
+def _pyg_aggr(module: Any, kind: str, supported: tuple[str, ...]) -> str:
+    """The PyG module's aggregation as an arraygnn name (``'add'`` -> ``'sum'``); a
+    ``ValueError`` naming it when the arraygnn layer has no such aggregation, or when the
+    module's ``flow`` is not ``'source_to_target'``."""
+    flow = getattr(module, "flow", "source_to_target")
+    if flow != "source_to_target":
+        raise ValueError(
+            f"from_pyg: {kind}(flow={flow!r}) is not supported; arraygnn layers pass messages "
+            "source -> target (flow='source_to_target')"
         )
-    if name in _ACT_NAMES:
-        return name
-    raise ValueError(f"{where}: cannot convert activation {act!r}; supported: {sorted(_ACT_NAMES)}")
-
-
-def _cupy_leaky(x: Any, slope: float) -> Any:
-    from arraygnn._namespace import get_namespace
-
-    xp = get_namespace(x)
-    return xp.where(x > 0, x, x * slope)
+    aggr = getattr(module, "aggr", "add")
+    name = ("sum" if aggr == "add" else aggr) if isinstance(aggr, str) else None
+    if name not in supported:
+        raise ValueError(
+            f"from_pyg: {kind}(aggr={aggr!r}) is not supported; arraygnn's {kind} aggregates "
+            f"with {' / '.join(repr(a) for a in supported)}"
+        )
+    return name
 
 
 def _load(layer: Module, module: Any, format: str) -> Module:
@@ -155,10 +189,15 @@ def from_pyg(module: Any) -> Module:
             norm=norm,
             plain_last=module.plain_last,
             bias=module.lins[0].bias is not None,
+            act_first=bool(getattr(module, "act_first", False)),
             dtype=dtype,
         )
+        if norm == "batch_norm":
+            for i, pyg_norm in enumerate(module.norms):
+                _copy_batch_norm_settings(layer.norms[i], pyg_norm, i)
         return _load(layer, module, "pyg")
     if kind == "GCNConv":
+        _pyg_aggr(module, kind, ("sum",))
         layer = GCNConv(
             module.in_channels,
             module.out_channels,
@@ -172,10 +211,7 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "SAGEConv":
-        aggr = module.aggr if isinstance(module.aggr, str) else None
-        if aggr not in ("mean", "sum", "max", "add"):
-            raise ValueError(f"from_pyg: SAGEConv aggregation {module.aggr!r} is not supported")
-        aggr = "sum" if aggr == "add" else aggr
+        aggr = _pyg_aggr(module, kind, ("mean", "sum", "max"))
         project = bool(module.project)
         aggregator = "pool" if (project and aggr == "max") else aggr
         layer = SAGEConv(
@@ -194,6 +230,7 @@ def from_pyg(module: Any) -> Module:
             raise ValueError("from_pyg: GATConv with edge features (edge_dim) is not supported")
         if getattr(module, "res", None) is not None:
             raise ValueError("from_pyg: GATConv with residual=True is not supported")
+        _pyg_aggr(module, kind, ("sum",))
         layer = GATConv(
             module.in_channels,
             module.out_channels,
@@ -207,10 +244,12 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "GINConv":
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
         inner = from_torch(module.nn)
-        layer = GINConv(inner, float(module.eps.detach().reshape(-1)[0]), dtype=dtype)
+        layer = GINConv(inner, float(module.eps.detach().reshape(-1)[0]), aggr, dtype=dtype)
         return _load(layer, module, "pyg")
     if kind == "SGConv":
+        _pyg_aggr(module, kind, ("sum",))
         layer = SGConv(
             module.in_channels,
             module.out_channels,
@@ -222,6 +261,20 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     raise TypeError(f"from_pyg: no arraygnn layer for torch_geometric's {kind}")
+
+
+def _copy_batch_norm_settings(ours: BatchNorm, pyg_norm: Any, i: int) -> None:
+    """Carry a PyG MLP norm's ``eps`` / ``affine`` onto ours; no running statistics (batch
+    statistics at inference) is a ``ValueError``."""
+    bn = getattr(pyg_norm, "module", pyg_norm)  # PyG's BatchNorm wraps torch's BatchNorm1d
+    if not getattr(bn, "track_running_stats", True):
+        raise ValueError(
+            f"from_pyg: MLP norms.{i} has no running statistics "
+            "(track_running_stats=False) and cannot run at inference"
+        )
+    ours.eps = float(getattr(bn, "eps", ours.eps))
+    if not getattr(bn, "affine", True):
+        ours.weight = ours.bias = None
 
 
 def from_dgl(module: Any) -> Module:

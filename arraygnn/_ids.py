@@ -1,0 +1,25 @@
+"""The one rule for id dtypes that must hold new ids (merging, padding, self-loops).
+
+A small index dtype (``int8``, ``uint16``, ...) widens to int64 when the ids made from it
+would not fit, instead of wrapping around silently.
+
+>>> import numpy as np
+>>> ids_dtype_holding(np.int8, 127), ids_dtype_holding(np.int8, 128)
+(dtype('int8'), dtype('int64'))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ids_dtype_holding"]
+
+
+def ids_dtype_holding(dtype: Any, top: int) -> np.dtype:
+    """``dtype`` when it is an integer dtype holding every id up to ``top``, else int64."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu" and int(top) <= int(np.iinfo(dtype).max):
+        return dtype
+    return np.dtype(np.int64)

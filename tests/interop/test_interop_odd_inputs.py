@@ -1,0 +1,92 @@
+"""Odd inputs found by fuzzing the hand-offs: non-tensor attributes in a PyG batch, a
+batch's increment records crossing frameworks, empty tensors in strict mode."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from arraygnn.batch import Batch  # noqa: E402
+from arraygnn.data import Data  # noqa: E402
+from arraygnn.interop import from_torch, to_torch  # noqa: E402
+
+
+def _batch():
+    return Batch.from_data_list(
+        [
+            Data(x=np.ones((2, 1), np.float32), edge_index=np.array([[0], [1]], np.int32)),
+            Data(x=np.ones((3, 1), np.float32), edge_index=np.array([[0], [2]], np.int32)),
+        ]
+    )
+
+
+def test_empty_tensor_is_shared_not_a_strict_error():
+    # torch's size() is a shape, never 0: an empty tensor used to count as "copied"
+    t = torch.zeros(2, 0, dtype=torch.long)
+    out, rep = from_torch(t, strict=True, report=True)
+    assert out.shape == (2, 0) and out.dtype == np.int64
+    assert rep.shared == ["<array>"] and rep.zero_copy
+    out, rep = to_torch(np.zeros((0, 3), np.float32), strict=True, report=True)
+    assert tuple(out.shape) == (0, 3) and rep.zero_copy
+
+
+def test_to_torch_converts_increment_records_alongside_values():
+    b = _batch()
+    records_before = {k: (v, v.copy()) for k, v in b._inc_dict.items()}
+    tb, rep = to_torch(b, report=True)
+    inc = tb._inc_dict["edge_index"]
+    assert isinstance(inc, torch.Tensor) and inc.dtype == torch.int32
+    assert inc.tolist() == [0, 2]
+    assert rep.zero_copy and sorted(rep.shared) == sorted(b.keys())  # records not reported
+    for k, (obj, values) in records_before.items():  # the input batch is untouched
+        assert b._inc_dict[k] is obj and isinstance(obj, np.ndarray)
+        np.testing.assert_array_equal(obj, values)
+    back = from_torch(tb)
+    assert isinstance(back._inc_dict["edge_index"], np.ndarray)
+    assert [d.edge_index.tolist() for d in back.to_data_list()] == [[[0], [1]], [[0], [2]]]
+
+
+def test_torch_batch_splits():
+    tb = to_torch(_batch())
+    graphs = tb.to_data_list()
+    assert [g.edge_index.tolist() for g in graphs] == [[[0], [1]], [[0], [2]]]
+    assert all(g.edge_index.dtype == torch.int32 for g in graphs)
+    assert tb.get_example(1).x.shape == (3, 1)
+
+
+def test_jax_batch_records_and_split():
+    pytest.importorskip("jax")
+    import jax
+
+    from arraygnn.interop import from_jax, to_jax
+
+    jb = to_jax(_batch())
+    inc = jb._inc_dict["edge_index"]
+    assert isinstance(inc, jax.Array) and inc.dtype == np.int32
+    graphs = jb.to_data_list()
+    assert all(isinstance(g.edge_index, jax.Array) for g in graphs)  # not NumPy from graph 1
+    assert [np.asarray(g.edge_index).tolist() for g in graphs] == [
+        [[0], [1]],
+        [[0], [2]],
+    ]
+    assert isinstance(from_jax(jb)._inc_dict["edge_index"], np.ndarray)
+
+
+def test_pyg_batch_with_string_attribute_round_trips():
+    tgd = pytest.importorskip("torch_geometric.data")
+    from arraygnn.interop import from_pyg, to_pyg
+
+    pb = tgd.Batch.from_data_list(
+        [
+            tgd.Data(x=torch.ones(2, 1), smiles="CC"),
+            tgd.Data(x=torch.ones(3, 1), smiles="CCO"),
+        ]
+    )
+    assert pb._inc_dict["smiles"] is None  # what PyG stores for non-tensor attributes
+    ours = from_pyg(pb)
+    graphs = ours.to_data_list()
+    assert [g.smiles for g in graphs] == ["CC", "CCO"]
+    assert [g.x.shape for g in graphs] == [(2, 1), (3, 1)]
+    again = to_pyg(ours)
+    assert [g.smiles for g in again.to_data_list()] == ["CC", "CCO"]
+    assert [tuple(g.x.shape) for g in again.to_data_list()] == [(2, 1), (3, 1)]

@@ -1,0 +1,286 @@
+"""Odd inputs found by fuzzing the layers: each case once gave silently wrong numbers, a
+crash or a misleading message. Layers must raise a clear error naming the piece at fault,
+or give PyG's numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _nn_cases import TOL, random_graph, rel_err
+
+import arraygnn.nn as agnn
+from arraygnn.nn.graph_conv import add_remaining_self_loops, normalized_slots
+
+# ----------------------------------------------------------------- integer edge weights
+
+
+def _weighted_calls():
+    x = np.eye(3, dtype=np.float32)
+    ei = np.array([[0, 1, 2], [1, 2, 0]])
+    return {
+        "GCNConv": lambda w: agnn.GCNConv(3, 3, rng=0)(x, ei, w),
+        "SGConv": lambda w: agnn.SGConv(3, 3, rng=0)(x, ei, w),
+        "GraphConv": lambda w: agnn.GraphConv(3, 3, rng=0)(x, ei, w),
+        "SAGEConv": lambda w: agnn.SAGEConv(3, 3, rng=0)(x, ei, w),
+        "GINConv": lambda w: agnn.GINConv(None)(x, ei, w),
+        "gcn_norm": lambda w: agnn.gcn_norm(ei, w, num_nodes=3),
+        "normalized_slots": lambda w: normalized_slots(ei, w, 3),
+        "propagate_hops": lambda w: agnn.propagate_hops(ei, x, 2, edge_weight=w),
+    }
+
+
+@pytest.mark.parametrize("name", list(_weighted_calls()))
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.bool_])
+def test_integer_edge_weight_is_a_type_error(name, dtype):
+    # deg^-1/2 cast to the weight's integer dtype used to make the GCN weights all zeros
+    call = _weighted_calls()[name]
+    with pytest.raises(TypeError, match="edge_weight must hold floating-point"):
+        call(np.ones(3, dtype=dtype))
+    call(np.ones(3, dtype=np.float32))  # floating weights still work
+
+
+def test_integer_dtype_for_the_normalisation_is_a_type_error():
+    ei = np.array([[0, 1], [1, 0]])
+    with pytest.raises(TypeError, match="dtype"):
+        agnn.gcn_norm(ei, num_nodes=2, dtype=np.int64)
+    with pytest.raises(TypeError, match="x must hold floating-point"):
+        agnn.propagate_hops(ei, np.ones((2, 2), np.int64), 1)
+
+
+# ----------------------------------------------------------------- edge_weight shape (SGC)
+
+
+@pytest.mark.parametrize("name", ["SGConv", "propagate_hops", "normalized_slots", "gcn_norm"])
+@pytest.mark.parametrize("bad", ["long", "short", "2d", "list"])
+def test_edge_weight_checked_everywhere(name, bad):
+    # a too-long vector used to be accepted (its extra entries became self-loop weights)
+    x = np.ones((4, 2), np.float32)
+    ei = np.array([[0, 1, 2, 3], [1, 2, 3, 0]])
+    w = {
+        "long": np.ones(6, np.float32),
+        "short": np.ones(3, np.float32),
+        "2d": np.ones((4, 1), np.float32),
+        "list": [1.0, 1.0, 1.0, 1.0],
+    }[bad]
+    call = {
+        "SGConv": lambda: agnn.SGConv(2, 2, rng=0)(x, ei, w),
+        "propagate_hops": lambda: agnn.propagate_hops(ei, x, 1, edge_weight=w),
+        "normalized_slots": lambda: normalized_slots(ei, w, 4),
+        "gcn_norm": lambda: agnn.gcn_norm(ei, w, num_nodes=4),
+    }[name]
+    err = TypeError if bad == "list" else ValueError
+    with pytest.raises(err, match="edge_weight"):
+        call()
+
+
+# ----------------------------------------------------------------- narrow index dtypes
+
+
+@pytest.mark.parametrize(
+    "index_dtype,num_nodes",
+    [(np.uint8, 300), (np.int8, 200), (np.int16, 33_000), (np.uint16, 66_000), (np.uint8, 256)],
+)
+@pytest.mark.parametrize("layer", ["GCNConv", "SGConv", "GATConv"])
+def test_narrow_index_dtype_self_loops_do_not_wrap(index_dtype, num_nodes, layer):
+    # arange(num_nodes, dtype=uint8) wrapped: wrong loops (GCN), a "negative entry" (int8),
+    # or a bogus zero in-degree error (GAT)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((num_nodes, 3)).astype(np.float32)
+    hi = min(num_nodes, int(np.iinfo(index_dtype).max) + 1)
+    ei = rng.integers(0, hi, (2, 40)).astype(index_dtype)
+    ei_before = ei.copy()
+    make = {
+        "GCNConv": lambda: agnn.GCNConv(3, 2, rng=0),
+        "SGConv": lambda: agnn.SGConv(3, 2, K=2, rng=0),
+        "GATConv": lambda: agnn.GATConv(3, 2, heads=2, rng=0),
+    }[layer]
+    got = make()(x, ei)
+    want = make()(x, ei.astype(np.int64))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(ei, ei_before)
+
+
+def test_add_remaining_self_loops_widens_narrow_ids():
+    ei = np.array([[0, 5], [5, 5]], dtype=np.uint8)
+    out, w = add_remaining_self_loops(ei, np.array([1.0, 3.0]), 300)
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out[:, 1:], np.stack([np.arange(300)] * 2))
+    assert w[1 + 5] == 3.0 and w.shape == (301,)
+    out8, _ = add_remaining_self_loops(ei, np.array([1.0, 3.0]), 256)
+    assert out8.dtype == np.uint8  # a dtype that holds every id is kept
+
+
+# ----------------------------------------------------------------- GCNConv options
+
+
+def test_gcn_add_self_loops_follows_normalize():
+    conv = agnn.GCNConv(2, 2, normalize=False)
+    assert conv.add_self_loops is False
+    assert agnn.GCNConv(2, 2).add_self_loops is True
+    with pytest.raises(ValueError, match="add_self_loops=True needs normalize=True"):
+        agnn.GCNConv(2, 2, add_self_loops=True, normalize=False)
+
+
+def test_gcn_pair_input_raises():
+    x = np.ones((3, 2), np.float32)
+    ei = np.array([[0, 1], [1, 2]])
+    with pytest.raises(ValueError, match="pair of node features"):
+        agnn.GCNConv(2, 2)((x, 2 * x), ei)
+
+
+# ----------------------------------------------------------------- readout ptr
+
+
+@pytest.mark.parametrize("ptr", [[0, 2, 5], [1, 2, 6], [0, 3, 7]])
+def test_pool_ptr_must_cover_the_rows(ptr):
+    x = np.ones((6, 1), np.float32)
+    with pytest.raises(ValueError, match="ptr must run from 0"):
+        agnn.global_add_pool(x, ptr=np.array(ptr))
+    with pytest.raises(TypeError, match="ptr must hold integers"):
+        agnn.global_add_pool(x, ptr=np.array(ptr, dtype=np.float64))
+    np.testing.assert_array_equal(agnn.global_add_pool(x, ptr=np.array([0, 2, 6])), [[2], [4]])
+
+
+# ----------------------------------------------------------------- against PyG / torch
+
+torch_mod = None
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def _pyg_nn():
+    _torch()
+    return pytest.importorskip("torch_geometric.nn")
+
+
+def _out(module, *args):
+    torch = _torch()
+    with torch.no_grad():
+        return module(*args).numpy()
+
+
+def _t(a):
+    return _torch().from_numpy(np.ascontiguousarray(a))
+
+
+def test_gcn_normalize_false_matches_pyg():
+    pyg_nn = _pyg_nn()
+    rng = np.random.default_rng(0)
+    ei = random_graph(rng, 12, isolated=0)
+    x = rng.standard_normal((12, 4)).astype(np.float32)
+    w = rng.uniform(0.5, 2.0, ei.shape[1]).astype(np.float32)
+    ref = pyg_nn.GCNConv(4, 3, normalize=False).eval()
+    ours = agnn.GCNConv(4, 3, normalize=False).load_state_dict(ref.state_dict())
+    for weight in (None, w):
+        want = _out(ref, _t(x), _t(ei), None if weight is None else _t(weight))
+        assert rel_err(ours(x, ei, weight), want) <= TOL[np.float32]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gcn_improved_without_weights_matches_pyg(dtype):
+    # PyG 2.8's add_remaining_self_loops ignores fill_value when there are no edge weights,
+    # so GCNConv(improved=True) weighs its loops 1 on an unweighted graph
+    pyg_nn = _pyg_nn()
+    torch = _torch()
+    rng = np.random.default_rng(3)
+    ei = random_graph(rng, 20)
+    x = rng.standard_normal((20, 5)).astype(dtype)
+    ref = pyg_nn.GCNConv(5, 4, improved=True).to(
+        {np.float32: torch.float32}.get(dtype, torch.float64)
+    )
+    ours = agnn.from_pyg(ref.eval())
+    want = _out(ref, _t(x), _t(ei))
+    assert rel_err(ours(x, ei), want) <= TOL[dtype]
+    from torch_geometric.nn.conv.gcn_conv import gcn_norm as pyg_gcn_norm
+
+    _, w_ref = pyg_gcn_norm(_t(ei), None, 20, True, True, dtype=torch.float64)
+    _, w_ours = agnn.gcn_norm(ei, None, num_nodes=20, improved=True, dtype=np.float64)
+    np.testing.assert_allclose(w_ours, w_ref.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("aggr", ["mean", "max", "add"])
+def test_from_pyg_gin_keeps_aggr(aggr):
+    pyg_nn = _pyg_nn()
+    torch = _torch()
+    rng = np.random.default_rng(4)
+    ei = random_graph(rng, 15, isolated=3)
+    x = rng.standard_normal((15, 4)).astype(np.float32)
+    ref = pyg_nn.GINConv(torch.nn.Linear(4, 3), eps=0.3, aggr=aggr).eval()
+    ours = agnn.from_pyg(ref)
+    assert ours.aggregator_type == {"add": "sum"}.get(aggr, aggr)
+    assert rel_err(ours(x, ei), _out(ref, _t(x), _t(ei))) <= TOL[np.float32]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: p.GCNConv(4, 3, aggr="max"),
+        lambda p: p.GATConv(4, 3, aggr="mean"),
+        lambda p: p.SGConv(4, 3, aggr="mean"),
+        lambda p: p.SAGEConv(4, 3, aggr="min"),
+    ],
+)
+def test_from_pyg_unsupported_aggr_raises(make):
+    module = make(_pyg_nn())
+    with pytest.raises(ValueError, match="aggr="):
+        agnn.from_pyg(module)
+
+
+def test_from_pyg_reversed_flow_raises():
+    pyg_nn = _pyg_nn()
+    with pytest.raises(ValueError, match="flow='target_to_source'"):
+        agnn.from_pyg(pyg_nn.GCNConv(4, 3, flow="target_to_source"))
+
+
+def _activation_cases():
+    nn = _torch().nn
+    return [nn.ELU(alpha=3.0), nn.ELU(), nn.LeakyReLU(0.3), nn.LeakyReLU(), nn.ReLU(), nn.Tanh()]
+
+
+@pytest.mark.parametrize("i", range(6))
+def test_from_torch_keeps_activation_parameters(i):
+    torch = _torch()
+    act = _activation_cases()[i]
+    seq = torch.nn.Sequential(torch.nn.Linear(2, 4), act, torch.nn.Linear(4, 1)).eval()
+    x = np.random.default_rng(i).standard_normal((7, 2)).astype(np.float32) * 5
+    assert rel_err(agnn.from_torch(seq)(x), _out(seq, _t(x))) <= TOL[np.float32]
+
+
+def test_from_torch_unconvertible_activation_names_it():
+    torch = _torch()
+    nn = torch.nn
+    for act in (nn.GELU(), nn.PReLU(), nn.Softplus(beta=2.0), nn.CELU(alpha=2.0), nn.ReLU6()):
+        seq = nn.Sequential(nn.Linear(2, 4), act)
+        with pytest.raises(ValueError, match=type(act).__name__):
+            agnn.from_torch(seq)
+
+    class Relu(nn.Module):  # named like ReLU, computes something else
+        def forward(self, t):
+            return 2 * t
+
+    with pytest.raises(ValueError, match="cannot convert activation"):
+        agnn.from_torch(nn.Sequential(nn.Linear(2, 2), Relu()))
+
+
+@pytest.mark.parametrize("act_first", [True, False])
+def test_from_pyg_mlp_act_first_and_norm_eps(act_first):
+    pyg_nn = _pyg_nn()
+    torch = _torch()
+    m = pyg_nn.MLP(
+        [3, 5, 4, 2],
+        norm="batch_norm",
+        act="elu",
+        act_kwargs={"alpha": 2.0},
+        act_first=act_first,
+        norm_kwargs={"eps": 0.5},
+    ).eval()
+    with torch.no_grad():
+        for norm in m.norms:
+            norm.module.running_mean.uniform_(-2, 2)
+            norm.module.running_var.uniform_(0.1, 2)
+    ours = agnn.from_pyg(m)
+    assert ours.act_first is act_first
+    x = np.random.default_rng(5).standard_normal((9, 3)).astype(np.float32) * 3
+    assert rel_err(ours(x), _out(m, _t(x))) <= TOL[np.float32]
