@@ -173,18 +173,40 @@ DEMO_STAGES: list[tuple[str, Callable[[DemoContext], None]]] = [
     ("handoff", stage_handoff),
 ]
 
+#: What each stage reads from earlier stages: asking for a stage runs these first.
+DEMO_NEEDS: dict[str, tuple[str, ...]] = {
+    "batch": ("load",),
+    "regression": ("load",),
+    "handoff": ("batch",),
+}
+
+
+def _with_prerequisites(stages: list[str]) -> set[str]:
+    wanted: set[str] = set()
+    todo = list(stages)
+    while todo:
+        name = todo.pop()
+        if name not in wanted:
+            wanted.add(name)
+            todo.extend(DEMO_NEEDS.get(name, ()))
+    return wanted
+
 
 def run_demo(
     batch_size: int = 128, seed: int = 0, quiet: bool = False, stages: list[str] | None = None
 ) -> DemoContext:
-    """Run the demo stages (all, or the named ones in order) and return their context."""
+    """Run the demo stages (all, or the named ones and the stages they read from, in
+    order) and return their context."""
     known = [name for name, _ in DEMO_STAGES]
     if stages is not None:
         unknown = [s for s in stages if s not in known]
         if unknown:
             raise ValueError(f"unknown demo stage(s) {unknown}; known: {known}")
+        stages = sorted(_with_prerequisites(stages), key=known.index)
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
     ctx = DemoContext(batch_size=batch_size, seed=seed, quiet=quiet)
     t0 = time.perf_counter()
     for name, stage in DEMO_STAGES:

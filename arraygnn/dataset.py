@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.batch import Batch, _add_increments, _Arena, _exclusive_cumsum, _ptr
-from arraygnn.data import Data
+from arraygnn.data import Data, _is_index_key
 
 __all__ = ["PackedDataset"]
 
@@ -217,8 +217,11 @@ class PackedDataset:
                         f"does not have one row per {what}"
                     )
                 (nodes if key in node_keys else edges)[key] = value
-            elif kind in ("scalar", "npscalar"):
-                graphs[key] = value
+            elif kind in ("scalar", "npscalar") or (kind == "stack" and value.ndim == 1):
+                # one number per graph (a 0-d array stacks to [G]); an integer index key
+                # was increased by the batch: keep each graph's own value
+                inc = np.asarray(batch._inc_dict[key])
+                graphs[key] = value - inc.astype(value.dtype) if inc.any() else value
                 scalars[key] = kind
             elif kind == "cat" and np.array_equal(np.diff(sl), np.ones(g, np.int64)):
                 graphs[key] = value
@@ -312,6 +315,8 @@ class PackedDataset:
                 store[key] = v[i].item()
             elif kind == "npscalar":
                 store[key] = v[i]
+            elif kind == "stack":
+                store[key] = v[i, ...]  # a 0-d array, as given
             else:
                 store[key] = v[i : i + 1]
         if not self.node_features:
@@ -405,7 +410,9 @@ class PackedDataset:
             if key not in exclude:
                 kind = self.graph_scalars.get(key)
                 cat = None if kind is not None else 0
-                plan(key, v, idx, 0, (graph_ptr, zeros, cat, kind or "cat", ones))
+                # an integer index key holding one number per graph is increased (as Batch)
+                inc = node_ptr[:-1].copy() if _increased_scalar(key, v, kind) else zeros
+                plan(key, v, idx, 0, (graph_ptr, inc, cat, kind or "cat", ones))
         follow_handles = {}
         for key, *_ in jobs:
             if key in follow:
@@ -419,6 +426,8 @@ class PackedDataset:
             if key == "edge_index" and out.size:
                 # Batch.from_data_list's increment: same values, same overflow error
                 _add_increments(key, out, node_ptr[:-1], ne, 1, np, int(node_ptr[-1]) - 1)
+            elif key != "edge_index" and inc is not zeros and inc.any():
+                out += inc.astype(out.dtype)  # an increased scalar index key
             store[key] = out
             slices[key], incs[key], cat_dims[key], kinds[key] = sl, inc, cat, kind
             if key in follow:
@@ -434,6 +443,12 @@ class PackedDataset:
         store["batch"] = vec
         store["ptr"] = node_ptr
         return Batch._new(store, self.data_cls, b, (slices, incs, cat_dims, kinds))
+
+
+def _increased_scalar(key: str, values: np.ndarray, kind: str | None) -> bool:
+    """A graph feature holding one integer per graph under an index key (``center_index``):
+    ``Batch.from_data_list`` increases it by the nodes before each graph."""
+    return kind is not None and values.dtype.kind in "iu" and _is_index_key(key)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

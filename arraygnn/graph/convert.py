@@ -130,6 +130,12 @@ def graph_to_data(g: Graph) -> Any:
     clash = sorted(set(nfeat) & set(efeat))
     if clash:
         raise ValueError(f"graph_to_data: feature name(s) {clash} are on both nodes and edges")
+    reserved = sorted({"edge_index", "num_nodes"} & (set(nfeat) | set(efeat)))
+    if reserved:
+        raise ValueError(
+            f"graph_to_data: feature name(s) {reserved} are Data's own fields; rename them "
+            "(g.ndata / g.edata) before converting"
+        )
     rel = g._rel()
     return Data(edge_index=rel.edge_index(), num_nodes=g.num_nodes(), **nfeat, **efeat)
 

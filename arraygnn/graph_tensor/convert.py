@@ -165,7 +165,10 @@ def _to_data_fields(graph: GraphTensor, ns: Any, es: Any) -> dict[str, Any]:
             fields[k] = v
     a = es.adjacency
     xp = get_namespace(a.source)
-    fields["edge_index"] = xp.stack([a.source, a.target])
+    src, tgt = a.source, a.target
+    if src.dtype != tgt.dtype:  # e.g. uint64 and int64: NumPy would stack them as float64
+        src, tgt = src.astype(np.int64), tgt.astype(np.int64)
+    fields["edge_index"] = xp.stack([src, tgt])
     fields["num_nodes"] = ns.total_size
     return fields
 

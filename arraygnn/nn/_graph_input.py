@@ -83,6 +83,12 @@ def parse_input(
     layer: str, first: Any, second: Any, size: tuple[int, int] | None = None
 ) -> GraphInput:
     """Turn ``(x, edge_index)`` or ``(graph, feat)`` into a :class:`GraphInput`."""
+    for arg in (first, second):
+        if type(arg).__name__ == "GraphTensor":
+            raise TypeError(
+                f"{layer}: a GraphTensor is not a layer input; pass (x, edge_index), a DGL-face "
+                "graph, or convert it (arraygnn.graph_tensor.convert.graph_tensor_to_data)"
+            )
     if _is_graph(first):
         return _parse_graph(layer, first, second)
     if _is_graph(second):  # layer(feat, graph): tolerate the swapped order

@@ -17,20 +17,50 @@ from arraygnn._namespace import is_array, to_numpy
 __all__ = ["assert_data_equal", "assert_batch_equal", "assert_batch_invariants"]
 
 
+def _framework_values(x: Any) -> np.ndarray | None:
+    """A torch tensor's / JAX array's values as NumPy (``None`` for anything else)."""
+    module = type(x).__module__.split(".")[0]
+    if module == "torch":
+        return x.detach().cpu().resolve_conj().resolve_neg().numpy()
+    if module in ("jax", "jaxlib"):
+        return np.asarray(x)
+    return None
+
+
 def _assert_value_equal(a: Any, b: Any, where: str) -> None:
+    """Equal values, recursively: arrays (NumPy / CuPy / torch / JAX: class, dtype, shape,
+    values, NaN equal to NaN), lists, tuples and dicts of them, then plain values of the
+    same type (NaN equal to NaN)."""
     if is_array(a) or is_array(b):
         assert is_array(a) and is_array(b), f"{where}: {type(a).__name__} vs {type(b).__name__}"
         assert type(a) is type(b), f"{where}: {type(a).__module__} vs {type(b).__module__} array"
         assert a.dtype == b.dtype, f"{where}: dtype {a.dtype} vs {b.dtype}"
         assert a.shape == b.shape, f"{where}: shape {a.shape} vs {b.shape}"
         np.testing.assert_array_equal(to_numpy(a), to_numpy(b), err_msg=where)
+        return
+    assert type(a) is type(b), f"{where}: {type(a).__name__} vs {type(b).__name__}"
+    va = _framework_values(a)
+    if va is not None:
+        assert a.dtype == b.dtype, f"{where}: dtype {a.dtype} vs {b.dtype}"
+        assert tuple(a.shape) == tuple(b.shape), f"{where}: shape {a.shape} vs {b.shape}"
+        np.testing.assert_array_equal(va, _framework_values(b), err_msg=where)
     elif isinstance(a, (list, tuple)):
-        assert type(a) is type(b) and len(a) == len(b), f"{where}: {a!r} vs {b!r}"
+        assert len(a) == len(b), f"{where}: {len(a)} vs {len(b)} entries"
         for i, (x, y) in enumerate(zip(a, b)):
             _assert_value_equal(x, y, f"{where}[{i}]")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), f"{where}: keys {list(a)} vs {list(b)}"
+        for k in a:
+            _assert_value_equal(a[k], b[k], f"{where}[{k!r}]")
     else:
-        assert type(a) is type(b), f"{where}: {type(a).__name__} vs {type(b).__name__}"
-        assert a == b, f"{where}: {a!r} vs {b!r}"
+        if isinstance(a, (float, complex, np.inexact)) and a != a and b != b:
+            return  # NaN equals NaN, as inside arrays
+        equal = a == b
+        assert isinstance(equal, (bool, np.bool_)), (
+            f"{where}: cannot compare {type(a).__name__} values ({a!r} == {b!r} gave "
+            f"{type(equal).__name__})"
+        )
+        assert equal, f"{where}: {a!r} vs {b!r}"
 
 
 def assert_data_equal(a: Any, b: Any, *, check_class: bool = True) -> None:

@@ -75,3 +75,32 @@ def test_get_example_returns_what_was_collated():
 def test_selecting_no_graphs_gives_an_empty_list():
     b = Batch.from_data_list([Data(x=np.ones((2, 1)))] * 3)
     assert b[[]] == [] and b.index_select([]) == [] and b.index_select(np.array([], int)) == []
+
+
+def test_packed_dataset_keeps_per_graph_numbers_and_collates_like_batch():
+    from arraygnn.dataset import PackedDataset
+    from arraygnn.testing.asserts import assert_batch_equal, assert_data_equal
+
+    graphs = [
+        Data(
+            x=np.ones((3, 1)),
+            edge_index=np.array([[0], [2]]),
+            center_index=2,
+            root_index=np.array(1),
+            t=np.array(3),  # a 0-d array used to be refused
+            s=np.int32(5),
+        ),
+        Data(
+            x=np.ones((2, 1)),
+            edge_index=np.array([[1], [0]]),
+            center_index=1,
+            root_index=np.array(0),
+            t=np.array(4),
+            s=np.int32(6),
+        ),
+    ]
+    ds = PackedDataset.from_data_list(graphs)
+    for i, g in enumerate(graphs):
+        assert_data_equal(ds[i], g)  # each graph's own ids, not the batch's increased ones
+    for order in ([0, 1], [1, 0], [1, 1]):
+        assert_batch_equal(ds.collate(order), Batch.from_data_list([graphs[i] for i in order]))

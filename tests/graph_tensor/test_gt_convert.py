@@ -68,3 +68,38 @@ def test_unplaced_attribute_is_an_error_naming_it():
     assert list(g.node_sets) == ["atoms"] and "y" not in g.context
     with pytest.raises(ValueError, match="data has no attribute 'pos'"):
         data_to_graph_tensor(d, node_features=["pos"], exclude_keys=["y", "x"])
+
+
+def test_mixed_index_dtypes_convert_to_an_integer_edge_index():
+    import numpy as np
+
+    from arraygnn.graph_tensor import Adjacency, EdgeSet, GraphTensor, NodeSet
+    from arraygnn.graph_tensor.convert import graph_tensor_to_data
+
+    g = GraphTensor.from_pieces(
+        node_sets={"n": NodeSet.from_fields(sizes=np.array([3]))},
+        edge_sets={
+            "e": EdgeSet.from_fields(
+                sizes=np.array([2]),
+                adjacency=Adjacency.from_indices(
+                    source=("n", np.array([0, 1], np.uint64)),
+                    target=("n", np.array([1, 2], np.int64)),
+                ),
+            )
+        },
+    )
+    ei = graph_tensor_to_data(g).edge_index  # used to be float64 (NumPy's uint64 + int64)
+    assert ei.dtype == np.int64 and ei.tolist() == [[0, 1], [1, 2]]
+
+
+def test_graph_to_data_refuses_features_named_like_data_fields():
+    import numpy as np
+    import pytest
+
+    from arraygnn.graph import graph
+    from arraygnn.graph.convert import graph_to_data
+
+    g = graph((np.array([0]), np.array([1])), num_nodes=2)
+    g.ndata["num_nodes"] = np.zeros(2)
+    with pytest.raises(ValueError, match=r"\['num_nodes'\] are Data's own fields"):
+        graph_to_data(g)

@@ -58,6 +58,18 @@ def test_demo_bad_arguments():
         run_demo(quiet=True, stages=["nope"])
     with pytest.raises(ValueError, match="batch_size"):
         run_demo(quiet=True, batch_size=0)
+    with pytest.raises(ValueError, match="seed must be >= 0"):
+        run_demo(quiet=True, seed=-1)
+
+
+def test_demo_stage_runs_the_stages_it_reads_from():
+    pytest.importorskip("arraygnn.loader")
+    from arraygnn.__main__ import run_demo
+
+    # "batch" alone used to fail (no dataset): it now loads first; "handoff" batches first
+    ctx = run_demo(batch_size=1000, quiet=True, stages=["batch"])
+    assert ctx.results["num_graphs"] == NUM_GRAPHS and ctx.batch is not None
+    assert "regression" not in ctx.results
 
 
 def test_info(capsys):

@@ -284,3 +284,11 @@ def test_from_pyg_mlp_act_first_and_norm_eps(act_first):
     assert ours.act_first is act_first
     x = np.random.default_rng(5).standard_normal((9, 3)).astype(np.float32) * 3
     assert rel_err(ours(x), _out(m, _t(x))) <= TOL[np.float32]
+
+
+def test_a_graph_tensor_is_refused_with_a_clear_message():
+    from arraygnn.graph_tensor import GraphTensor, NodeSet
+
+    g = GraphTensor.from_pieces(node_sets={"n": NodeSet.from_fields(sizes=np.array([3]))})
+    with pytest.raises(TypeError, match="GraphTensor is not a layer input"):
+        agnn.GCNConv(2, 2)(g, np.ones((3, 2), np.float32))
