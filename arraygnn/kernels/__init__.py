@@ -46,9 +46,9 @@ edge_softmax.edge_softmax_csr(indptr, perm, logits, out)
 scatter.scatter_coo(index, x, out, reduce)
     index [E] idx (entries in [0, R)), x [E, H, F] val, out [R, H, F]:
     out[r] = reduce over edges e with index[e] == r of x[e]. CPU: deterministic without a
-    sort (each worker owns a range of rows, scans the index, edge order). CUDA may use
-    atomics here: the op calls it on CuPy arrays only under config(deterministic=False)
-    (otherwise csr_from_keys + segment_csr).
+    sort (each worker owns a range of rows, scans the index, edge order). CUDA uses
+    atomics here (sum / mean / max / min, float32 / float64 only): the op calls it on CuPy
+    arrays only under config(deterministic=False) (otherwise csr_from_keys + segment_csr).
 
 csr.csr_from_keys(keys, indptr, perm)
     keys [E] idx in [0, R), indptr [R+1] idx, perm [E] idx (all one dtype): fill indptr

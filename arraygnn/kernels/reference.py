@@ -187,21 +187,29 @@ def sddmm_csr(
     lhs_target: str,
     rhs_target: str,
 ) -> Any:
-    """``sddmm_coo`` of the edge list the CSR slots describe (targets ``u`` / ``v``)."""
+    """``sddmm_coo`` of the edge list the CSR slots describe (targets ``u`` / ``v``);
+    ``perm=None``: results in slot order."""
     xp = get_namespace(lhs, rhs, out)
-    src = xp.empty(perm.shape[0], dtype=np.int64)
-    dst = xp.empty(perm.shape[0], dtype=np.int64)
-    src[perm] = indices
-    dst[perm] = rows_of_slots(xp, indptr)
+    if perm is None:
+        src, dst = indices, rows_of_slots(xp, indptr)
+    else:
+        src = xp.empty(perm.shape[0], dtype=np.int64)
+        dst = xp.empty(perm.shape[0], dtype=np.int64)
+        src[perm] = indices
+        dst[perm] = rows_of_slots(xp, indptr)
     return sddmm_coo(src, dst, lhs, rhs, out, op, lhs_target, rhs_target)
 
 
 def edge_softmax_csr(indptr: Any, perm: Any, logits: Any, out: Any) -> Any:
-    """Softmax of ``logits`` [E, H] over the CSR rows (``perm`` = edge id of each slot)."""
+    """Softmax of ``logits`` [E, H] over the CSR rows (``perm`` = edge id of each slot;
+    ``None``: the logits are in slot order)."""
     xp = get_namespace(logits, out)
     num_rows = indptr.shape[0] - 1
-    rows = xp.empty(perm.shape[0], dtype=np.int64)
-    rows[perm] = rows_of_slots(xp, indptr)
+    if perm is None:
+        rows = rows_of_slots(xp, indptr)
+    else:
+        rows = xp.empty(perm.shape[0], dtype=np.int64)
+        rows[perm] = rows_of_slots(xp, indptr)
     out[...] = _softmax_by_rows(xp, logits, rows, num_rows)
     return out
 

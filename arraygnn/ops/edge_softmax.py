@@ -24,6 +24,7 @@ from arraygnn.ops._common import (
     kernel_function,
     namespace,
     native,
+    use_kernels,
 )
 from arraygnn.ops.csr import CSR, _split_edge_index, as_csr, sorted_segments
 
@@ -94,8 +95,9 @@ def _softmax(xp: Any, indptr: Any, perm: Any, logits: Any) -> Any:
     width = int(np.prod(logits.shape[1:], dtype=np.int64))
     if num_edges == 0 or width == 0:
         return xp.empty(logits.shape, dtype=native(logits.dtype))
-    work = compute_dtype(xp, logits.dtype)
+    ok = use_kernels(logits)  # other floats (longdouble) take the reference
+    work = compute_dtype(xp, logits.dtype) if ok else native(logits.dtype)
     l2 = xp.ascontiguousarray(logits).astype(work, copy=False).reshape(num_edges, width)
     out2 = xp.empty((num_edges, width), dtype=work)
-    kernel_function(xp, "edge_softmax", "edge_softmax_csr")(indptr, perm, l2, out2)
+    kernel_function(xp, "edge_softmax", "edge_softmax_csr", ok)(indptr, perm, l2, out2)
     return out2.astype(native(logits.dtype), copy=False).reshape(logits.shape)

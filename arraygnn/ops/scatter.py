@@ -86,10 +86,11 @@ def scatter(src: Any, index: Any, dim_size: int, reduce: str = "sum") -> Any:
     if dim_size == 0 or width == 0:
         return xp.zeros((dim_size,) + tail, dtype=out_dtype)
     ok = use_kernels(src)
-    if xp is np or not settings.deterministic:
+    work = compute_dtype(xp, out_dtype) if ok else out_dtype
+    if xp is np or (not settings.deterministic and _atomic_route(reduce, work)):
         # CPU: deterministic COO kernels (owner / tiled / sorted); CUDA: atomic kernel,
-        # only when the caller allowed non-deterministic results
-        work = compute_dtype(xp, out_dtype) if ok else out_dtype
+        # only when the caller allowed non-deterministic results (sum / mean / max / min
+        # on float32 / float64; anything else stays on the deterministic route)
         x3 = xp.ascontiguousarray(src).astype(work, copy=False).reshape(src.shape[0], 1, width)
         idx = kernel_index(xp, index)
         out3 = xp.empty((dim_size, 1, width), dtype=work)
@@ -97,6 +98,13 @@ def scatter(src: Any, index: Any, dim_size: int, reduce: str = "sum") -> Any:
         return out3.astype(out_dtype, copy=False).reshape((dim_size,) + tail)
     indptr, perm = sorted_segments(xp, index, dim_size)
     return _reduce_rows(xp, indptr, perm, src, dim_size, reduce)
+
+
+def _atomic_route(reduce: str, dtype: np.dtype) -> bool:
+    """Whether the CUDA atomic kernel computes this reduction in this dtype."""
+    from arraygnn.kernels.cuda.scatter import ATOMIC_DTYPES, ATOMIC_REDUCES
+
+    return reduce in ATOMIC_REDUCES and np.dtype(dtype) in ATOMIC_DTYPES
 
 
 def segment(src: Any, ptr: Any, reduce: str = "sum") -> Any:

@@ -220,3 +220,60 @@ def test_atomic_scatter_rejects_float16_and_prod():
         _atomic.scatter_atomic(
             to_dev(np.array([0])), to_dev(np.ones((1, 1))), poisoned((2, 1), np.float64), "prod"
         )
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_atomic_scatter_propagates_nan(reduce):
+    # CUDA's atomic max / min skip a NaN operand (also on a real card); the deterministic
+    # kernels, the CPU and the reference give NaN, the documented rule
+    index = np.array([0, 0, 1, 1, 2])
+    values = np.array([[1.0, 1.0], [np.nan, 2.0], [np.nan, -1.0], [-2.0, 0.5], [3.0, np.nan]])
+    expected = reference.naive_scatter(values, index, 3, reduce)
+    out = to_dev(np.zeros((3, 2)))
+    _atomic.scatter_atomic(to_dev(index), to_dev(values), out, reduce)
+    got = to_host(out)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_array_equal(got[~np.isnan(got)], expected[~np.isnan(expected)])
+
+
+def test_ops_scatter_opt_in_route_is_the_atomic_kernel():
+    import types
+
+    from arraygnn.kernels.cuda import scatter
+    from arraygnn.ops._common import kernel_function
+    from arraygnn.ops.scatter import _atomic_route
+
+    # there used to be no kernels.cuda.scatter: the opt-in route fell back to the reference
+    fake_cupy = types.ModuleType("cupy")
+    assert kernel_function(fake_cupy, "scatter", "scatter_coo") is scatter.scatter_coo
+    assert _atomic_route("max", np.float32) and not _atomic_route("prod", np.float32)
+    assert not _atomic_route("sum", np.float16)
+    rng = np.random.default_rng(3)
+    index = np.array([2, 0, 2, 2, 1, 0])
+    values = rng.standard_normal((6, 2, 3))
+    for reduce in ("sum", "mean", "max", "min"):
+        out = to_dev(np.full((4, 2, 3), np.nan))
+        scatter.scatter_coo(to_dev(index), to_dev(values), out, reduce)
+        expected = reference.naive_scatter(values, index, 4, reduce)
+        np.testing.assert_allclose(to_host(out), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_negative_zero_survives_the_accumulator_widening():
+    # values were widened as x + 0.0, which turns -0.0 into +0.0 (1 / x: +inf, not -inf)
+    from arraygnn.kernels.cuda import segment
+
+    ptr = np.array([0, 2])
+    for reduce, pair in (("min", [-0.0, 2.0]), ("prod", [-0.0, 2.0]), ("max", [-0.0, -0.0])):
+        for dtype in (np.float16, np.float32):
+            x = np.array(pair, dtype).reshape(2, 1, 1)
+            out = poisoned((1, 1, 1), dtype)
+            segment.segment_csr(to_dev(ptr), None, to_dev(x), out, reduce)
+            got = to_host(out)[0, 0, 0]
+            assert got == 0 and np.signbit(got), (reduce, dtype)
+    src, dst = np.array([0]), np.array([0])
+    lhs = np.array([[[-0.0]]], np.float32)
+    rhs = np.array([[[2.0]]], np.float32)
+    for op in ("mul", "div"):
+        out = poisoned((1, 1, 1), np.float32)
+        sddmm.sddmm_coo(*(to_dev(a) for a in (src, dst, lhs, rhs)), out, op, "u", "v")
+        assert np.signbit(to_host(out)[0, 0, 0]), op

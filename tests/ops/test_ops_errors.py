@@ -231,3 +231,37 @@ def test_csr_built_from_parts_works_and_owns_its_arrays():
         ops.CSR(*_csr_parts(), 3, -1)
     int32 = ops.CSR(*(p.astype(np.int32) for p in _csr_parts()), 3, 2)
     assert int32.index_dtype == np.int32 and csr.index_dtype == np.int64
+
+
+def test_sddmm_div_by_zero_gives_inf_and_nan_like_numpy():
+    # the CPU kernels ran Numba's Python error model: ZeroDivisionError (SystemError when
+    # parallel) where NumPy, the CUDA kernel and the reference give inf / nan
+    ei = np.array([[0, 1], [1, 0]])
+    lhs = np.array([[1.0], [0.0]], np.float32)
+    got = ops.sddmm(ei, lhs, np.zeros((2, 1), np.float32), op="div")
+    assert np.isposinf(got[0, 0]) and np.isnan(got[1, 0])
+    big = np.stack([np.arange(200_000) % 7, np.arange(200_000) % 5])
+    out = ops.sddmm(big, np.ones((7, 2)), np.zeros((5, 2)), op="div")
+    assert np.isposinf(out).all()
+
+
+def test_validate_mode_takes_slot_order():
+    import arraygnn
+    from arraygnn.ops import slot_order
+
+    csr = ops.to_csr(np.array([[0, 1, 2], [1, 0, 1]]), 3, 2)
+    h = np.array([[1.0], [2.0], [3.0]])
+    with arraygnn.config(validate=True):
+        assert slot_order.edge_softmax_slots(csr, np.zeros(3)).tolist() == [1.0, 0.5, 0.5]
+        assert slot_order.sddmm_slots(csr, h, np.zeros((2, 1)), "add").ravel().tolist() == [
+            2.0,
+            1.0,
+            3.0,
+        ]
+
+
+def test_edge_softmax_of_longdouble_logits_takes_the_reference():
+    ei = np.array([[0, 1, 2], [1, 0, 1]])
+    got = ops.edge_softmax(ei, np.zeros(3, np.longdouble))
+    assert got.dtype == np.longdouble
+    np.testing.assert_allclose(got.astype(np.float64), [0.5, 1.0, 0.5], rtol=1e-15)

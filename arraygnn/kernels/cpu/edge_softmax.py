@@ -33,7 +33,7 @@ __all__ = ["edge_softmax_csr"]
 _SCRATCH_ROWS = 64
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _one_head_rows(indptr, perm, logits, out, r0, r1):  # pragma: no cover - compiled
     """``_softmax_rows`` for one head: the same operations in the same order (so the same
     bits), with the maximum and the sum in registers instead of per-head arrays and no
@@ -67,7 +67,7 @@ def _one_head_rows(indptr, perm, logits, out, r0, r1):  # pragma: no cover - com
             out[j if perm is None else perm[j], 0] = block[j - lo] / total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _softmax_rows(indptr, perm, logits, out, r0, r1):  # pragma: no cover - compiled
     """Serial body: rows [r0, r1) of the parallel kernel."""
     heads = logits.shape[1]
@@ -112,7 +112,7 @@ def _softmax_rows(indptr, perm, logits, out, r0, r1):  # pragma: no cover - comp
                 out[e, h] = block[j - lo, h] / total[h]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def _softmax_kernel(indptr, perm, logits, out, nblocks):  # pragma: no cover - compiled
     for b in prange(nblocks):
         r0 = block_rows(indptr, b, nblocks)

@@ -17,6 +17,9 @@ two, 552 -> 532 ms in a loaded one; F = 64 equal within the noise (580-774 vs
 634-770 ms; two random 256-byte rows per edge are the cost there). The error against a
 float64 dot is smaller (max 2.8e-6 vs 5.6e-6 at F = 16). The order is fixed, so the bits
 are the same on every run and thread count.
+
+Compiled with NumPy's error model: ``div`` by 0 gives inf / nan as NumPy, the CUDA kernel
+and the reference do (Numba's default Python model raised ZeroDivisionError).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ OP_CODES = {
 TARGET_CODES = {"u": 0, "e": 1, "v": 2}
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _dot(lhs, li, lg, rhs, ri, rg, depth):  # pragma: no cover - compiled
     """``sum_d lhs[li, lg, d] * rhs[ri, rg, d]`` in the order of the module docstring."""
     if depth < 8:
@@ -86,7 +89,7 @@ def _dot(lhs, li, lg, rhs, ri, rg, depth):  # pragma: no cover - compiled
     return acc
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _edge_value(lhs, li, rhs, ri, out, e, op):  # pragma: no cover - compiled
     """``out[e] = op(lhs[li], rhs[ri])`` over the groups (size-1 dims broadcast)."""
     groups = out.shape[1]
@@ -127,7 +130,7 @@ def _edge_value(lhs, li, rhs, ri, out, e, op):  # pragma: no cover - compiled
                 out[e, g, k] = rhs[ri, rg, k if rk1 else 0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cover - compiled
     """Serial body: edges [e0, e1) of the parallel kernel, in edge order."""
     num_edges = out.shape[0]
@@ -143,7 +146,7 @@ def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cove
         _edge_value(lhs, li, rhs, ri, out, e, op)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def _sddmm_kernel(src, dst, lhs, rhs, out, op, lt, rt, nblocks):  # pragma: no cover
     num_edges = out.shape[0]
     for b in prange(nblocks):
@@ -152,7 +155,7 @@ def _sddmm_kernel(src, dst, lhs, rhs, out, op, lt, rt, nblocks):  # pragma: no c
         _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _sddmm_slots(indptr, indices, perm, lhs, rhs, out, op, lt, rt, r0, r1):  # pragma: no cover
     """Serial body: CSR rows [r0, r1) of the parallel kernel. Targets are u (0) or v (2):
     the v row is the CSR row ``r`` (read in order), the u row ``indices[j]`` (prefetched),
@@ -174,7 +177,7 @@ def _sddmm_slots(indptr, indices, perm, lhs, rhs, out, op, lt, rt, r0, r1):  # p
             _edge_value(lhs, u if lt == 0 else r, rhs, u if rt == 0 else r, out, e, op)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def _sddmm_slots_kernel(
     indptr, indices, perm, lhs, rhs, out, op, lt, rt, nblocks
 ):  # pragma: no cover

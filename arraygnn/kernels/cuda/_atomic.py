@@ -5,6 +5,8 @@ One thread per (edge, feature) adds / maxes / mins its value straight into ``out
 timing, so ``sum`` / ``mean`` may differ in the last bits from run to run (max / min are
 exact). float16 is not offered (no portable float16 atomic max/min): use the deterministic
 path. Empty segments give 0, mean is sum / max(count, 1), as on the deterministic path.
+NaN propagates through max / min as there: CUDA's atomic max / min skip a NaN operand, so a
+second pass writes NaN into every (row, feature) that received one.
 """
 
 from __future__ import annotations
@@ -43,6 +45,21 @@ def _atomic_kernel(index, src, out, counts, reduce):  # pragma: no cover - runs 
 
 
 @cuda.jit(cache=True)
+def _nan_kernel(index, src, out):  # pragma: no cover - runs on the device
+    """max / min: a NaN value makes its output NaN (every writer stores the same NaN)."""
+    feats = src.shape[1]
+    total = src.shape[0] * feats
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for t in range(start, total, stride):
+        e = t // feats
+        f = t - e * feats
+        v = src[e, f]
+        if v != v:
+            out[index[e], f] = v
+
+
+@cuda.jit(cache=True)
 def _finish_kernel(out, counts, reduce):  # pragma: no cover - runs on the device
     feats = out.shape[1]
     total = out.shape[0] * feats
@@ -74,5 +91,7 @@ def scatter_atomic(index: Any, src: Any, out: Any, reduce: str) -> Any:
     counts = xp.zeros(out.shape[0], dtype=np.int32)
     code = {"sum": 0, "mean": 1, "max": 2, "min": 3}[reduce]
     _launch.launch(_atomic_kernel, src.shape[0] * src.shape[1], index, src, out, counts, code)
+    if code >= 2:
+        _launch.launch(_nan_kernel, src.shape[0] * src.shape[1], index, src, out)
     _launch.launch(_finish_kernel, out.shape[0] * out.shape[1], out, counts, code)
     return out

@@ -91,6 +91,11 @@ def _combine(acc, v, reduce):  # pragma: no cover - runs on the device
     return acc + v
 
 
+# RULE: a value is widened to the accumulator type by SUBTRACTING the accumulator's 0
+# (``x - zero``): ``x - 0.0`` is ``x`` for every float, -0.0 included, whereas ``x + 0.0``
+# turns -0.0 into +0.0 (a later ``1 / x`` would then give +inf instead of -inf).
+
+
 @cuda.jit(device=True, inline=True, cache=True)
 def _slot(
     j, gather, has_gather, perm, has_perm, weights, has_weights, wh, zero, one
@@ -100,12 +105,12 @@ def _slot(
         s = gather[j]
         w = one
         if has_weights:
-            w = weights[perm[j] if has_perm else j, wh] + zero
+            w = weights[perm[j] if has_perm else j, wh] - zero
     else:
         s = perm[j] if has_perm else j
         w = one
         if has_weights:
-            w = weights[s, wh] + zero
+            w = weights[s, wh] - zero
     return s, w
 
 
@@ -138,13 +143,13 @@ def _accumulate(
     exact, so one code path serves both."""
     for j in range(lo, hi):
         s, w = _slot(j, gather, has_gather, perm, has_perm, weights, has_weights, wh, zero, one)
-        a0 = _combine(a0, (x[s, xh, f0] + zero) * w, reduce)
+        a0 = _combine(a0, (x[s, xh, f0] - zero) * w, reduce)
         if nvalid > 1:
-            a1 = _combine(a1, (x[s, xh, f0 + group] + zero) * w, reduce)
+            a1 = _combine(a1, (x[s, xh, f0 + group] - zero) * w, reduce)
             if nvalid > 2:
-                a2 = _combine(a2, (x[s, xh, f0 + 2 * group] + zero) * w, reduce)
+                a2 = _combine(a2, (x[s, xh, f0 + 2 * group] - zero) * w, reduce)
                 if nvalid > 3:
-                    a3 = _combine(a3, (x[s, xh, f0 + 3 * group] + zero) * w, reduce)
+                    a3 = _combine(a3, (x[s, xh, f0 + 3 * group] - zero) * w, reduce)
     return a0, a1, a2, a3
 
 
@@ -187,28 +192,28 @@ def _accumulate_ahead(
             j + 3, gather, has_gather, perm, has_perm, weights, has_weights, wh, zero, one
         )
         f = f0
-        a0 = _combine(a0, (x[s0, xh, f] + zero) * w0, reduce)
-        a0 = _combine(a0, (x[s1, xh, f] + zero) * w1, reduce)
-        a0 = _combine(a0, (x[s2, xh, f] + zero) * w2, reduce)
-        a0 = _combine(a0, (x[s3, xh, f] + zero) * w3, reduce)
+        a0 = _combine(a0, (x[s0, xh, f] - zero) * w0, reduce)
+        a0 = _combine(a0, (x[s1, xh, f] - zero) * w1, reduce)
+        a0 = _combine(a0, (x[s2, xh, f] - zero) * w2, reduce)
+        a0 = _combine(a0, (x[s3, xh, f] - zero) * w3, reduce)
         if nvalid > 1:
             f = f0 + group
-            a1 = _combine(a1, (x[s0, xh, f] + zero) * w0, reduce)
-            a1 = _combine(a1, (x[s1, xh, f] + zero) * w1, reduce)
-            a1 = _combine(a1, (x[s2, xh, f] + zero) * w2, reduce)
-            a1 = _combine(a1, (x[s3, xh, f] + zero) * w3, reduce)
+            a1 = _combine(a1, (x[s0, xh, f] - zero) * w0, reduce)
+            a1 = _combine(a1, (x[s1, xh, f] - zero) * w1, reduce)
+            a1 = _combine(a1, (x[s2, xh, f] - zero) * w2, reduce)
+            a1 = _combine(a1, (x[s3, xh, f] - zero) * w3, reduce)
         if nvalid > 2:
             f = f0 + 2 * group
-            a2 = _combine(a2, (x[s0, xh, f] + zero) * w0, reduce)
-            a2 = _combine(a2, (x[s1, xh, f] + zero) * w1, reduce)
-            a2 = _combine(a2, (x[s2, xh, f] + zero) * w2, reduce)
-            a2 = _combine(a2, (x[s3, xh, f] + zero) * w3, reduce)
+            a2 = _combine(a2, (x[s0, xh, f] - zero) * w0, reduce)
+            a2 = _combine(a2, (x[s1, xh, f] - zero) * w1, reduce)
+            a2 = _combine(a2, (x[s2, xh, f] - zero) * w2, reduce)
+            a2 = _combine(a2, (x[s3, xh, f] - zero) * w3, reduce)
         if nvalid > 3:
             f = f0 + 3 * group
-            a3 = _combine(a3, (x[s0, xh, f] + zero) * w0, reduce)
-            a3 = _combine(a3, (x[s1, xh, f] + zero) * w1, reduce)
-            a3 = _combine(a3, (x[s2, xh, f] + zero) * w2, reduce)
-            a3 = _combine(a3, (x[s3, xh, f] + zero) * w3, reduce)
+            a3 = _combine(a3, (x[s0, xh, f] - zero) * w0, reduce)
+            a3 = _combine(a3, (x[s1, xh, f] - zero) * w1, reduce)
+            a3 = _combine(a3, (x[s2, xh, f] - zero) * w2, reduce)
+            a3 = _combine(a3, (x[s3, xh, f] - zero) * w3, reduce)
         j += 4
     return _accumulate(
         a0,

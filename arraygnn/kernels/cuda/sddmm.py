@@ -57,6 +57,10 @@ def _row(target, e, src, dst):  # pragma: no cover - runs on the device
     return e
 
 
+# values widen to the accumulator type as ``x - acc_zero``, which keeps -0.0 (``x + 0.0``
+# would not; see _row_reduce)
+
+
 @cuda.jit(cache=True)
 def _sddmm_kernel(
     src, dst, lhs, rhs, out, op, lhs_target, rhs_target, acc_zero
@@ -81,7 +85,7 @@ def _sddmm_kernel(
             for d in range(depth):
                 a = lhs[li, lg, d if lhs.shape[2] > 1 else 0]
                 b = rhs[ri, rg, d if rhs.shape[2] > 1 else 0]
-                acc += (a + acc_zero) * b
+                acc += (a - acc_zero) * b
             out[e, g, k] = acc
             continue
         lk = k if lhs.shape[2] > 1 else 0
@@ -91,8 +95,8 @@ def _sddmm_kernel(
         elif op == COPY_RHS:
             out[e, g, k] = rhs[ri, rg, rk]
         else:
-            a = lhs[li, lg, lk] + acc_zero
-            b = rhs[ri, rg, rk] + acc_zero
+            a = lhs[li, lg, lk] - acc_zero
+            b = rhs[ri, rg, rk] - acc_zero
             if op == ADD:
                 out[e, g, k] = a + b
             elif op == SUB:
@@ -133,7 +137,7 @@ def _dot_groups_kernel(
             lg = g if lhs.shape[1] > 1 else 0
             rg = g if rhs.shape[1] > 1 else 0
             for d in range(lane, depth, lanes):
-                acc += (lhs[li, lg, d] + acc_zero) * rhs[ri, rg, d]
+                acc += (lhs[li, lg, d] - acc_zero) * rhs[ri, rg, d]
         partial[tid] = acc
         cuda.syncthreads()
         step = lanes >> 1
