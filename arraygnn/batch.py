@@ -250,6 +250,14 @@ class Batch(Data):
                 kind = "stack" if cat is None else "cat"
                 if cat is not None and cat < 0:
                     cat += value.ndim
+                if (
+                    cat is not None
+                    and cat >= value.ndim == 1
+                    and np.array_equal(sl, np.arange(num_graphs + 1))
+                ):
+                    # one number per graph under an index key (PyG's center_index=2):
+                    # collated from scalars, as Batch.from_data_list does
+                    kind, cat = "scalar", None
             else:
                 kind, cat = "list", None
                 if not isinstance(value, list):
@@ -298,10 +306,14 @@ class Batch(Data):
             elif kind in ("scalar", "npscalar"):
                 v = value[i]
                 inc = self._inc_dict[key][i]
-                if inc:
-                    v = v - value.dtype.type(inc)
-                # a Python scalar comes back as one (an object column holds them as they are)
-                store[key] = v.item() if kind == "scalar" and isinstance(v, np.generic) else v
+                if bool(inc != 0):
+                    # NumPy / CuPy: in the value's own dtype; torch / JAX: their records were
+                    # converted alongside the values (arraygnn.interop)
+                    v = v - (value.dtype.type(inc) if is_array(value) else inc)
+                if kind == "scalar" and hasattr(v, "item"):
+                    v = v.item()  # a Python scalar comes back as one (object columns hold
+                    # them as they are)
+                store[key] = v
             elif kind == "num_nodes":
                 store[key] = int(sl[i + 1] - sl[i])
             else:
@@ -579,11 +591,8 @@ def _scalar_increments(
             raise _key_error(key, 0, f"__inc__ of a scalar must be a number, got {raw[0]!r}")
     inc = _exclusive_cumsum(raw)
     if inc.any():
-        info = np.iinfo(arr.dtype)
-        if int(arr.max()) + int(inc.max()) > info.max:
-            raise _key_error(
-                key, g - 1, f"holds {arr.dtype} ids that cannot hold the batched ids", OverflowError
-            )
+        known_max = int(node_counts.sum()) - 1 if default_hooks else None
+        _check_increments_fit(key, arr, inc, np.ones(g, np.int64), None, np, known_max)
     return inc
 
 

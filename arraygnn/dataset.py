@@ -25,7 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.batch import Batch, _add_increments, _Arena, _exclusive_cumsum, _ptr
+from arraygnn.batch import (
+    Batch,
+    _add_increments,
+    _Arena,
+    _check_increments_fit,
+    _exclusive_cumsum,
+    _ptr,
+)
 from arraygnn.data import Data, _is_index_key
 
 __all__ = ["PackedDataset"]
@@ -427,7 +434,9 @@ class PackedDataset:
                 # Batch.from_data_list's increment: same values, same overflow error
                 _add_increments(key, out, node_ptr[:-1], ne, 1, np, int(node_ptr[-1]) - 1)
             elif key != "edge_index" and inc is not zeros and inc.any():
-                out += inc.astype(out.dtype)  # an increased scalar index key
+                # an increased scalar index key: Batch's overflow check, then the increment
+                _check_increments_fit(key, out, inc, ones, None, np, int(node_ptr[-1]) - 1)
+                out += inc.astype(out.dtype)
             store[key] = out
             slices[key], incs[key], cat_dims[key], kinds[key] = sl, inc, cat, kind
             if key in follow:

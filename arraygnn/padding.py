@@ -11,8 +11,17 @@ RULE: each padding component holds at least ``min_nodes_per_component[set]`` nod
       so readouts that need a first node per component (``ReadoutFirstNode``) work on padding
       components too; the first padding component takes all remaining nodes and all padding
       edges, spread evenly over its nodes (TF-GNN's linspace scheme, not one hot node).
+RULE: the real components must already hold ``min_nodes_per_component[set]`` nodes (padding
+      never adds nodes to them): otherwise the graph does not satisfy the constraints (TF-GNN).
 RULE: padded features are zeros (``""`` / ``b""`` for strings, empty rows for ragged features)
-      unless ``padding_values`` says otherwise.
+      unless ``padding_values`` says otherwise; a padding value must fit its feature (an int
+      or bool feature holds it exactly, a float feature takes any real number, a string
+      feature a string, widening its fixed width if needed); unknown pieces or features are
+      errors.
+RULE: an index or ``sizes`` dtype too narrow for the constraint's totals widens to int64
+      (as merging does); the choice depends on the constraints only, so every graph padded
+      to the same constraints gets the same dtypes. (``pad_batch`` on the PyG face raises
+      ``OverflowError`` instead, as ``Batch.from_data_list`` does.)
 
 >>> import numpy as np
 >>> from arraygnn.graph_tensor import GraphTensor, NodeSet, EdgeSet, Adjacency
@@ -85,7 +94,8 @@ class SizeConstraints:
 
     - ``total_num_components``: components after padding (real + padding).
     - ``total_num_nodes`` / ``total_num_edges``: ``{set name: total items}`` after padding.
-    - ``min_nodes_per_component``: ``{node set: n}`` nodes every padding component gets.
+    - ``min_nodes_per_component``: ``{node set: n}`` nodes every component holds: padding
+      components get them, real components must have them already.
 
     >>> SizeConstraints(3, {"a": 10}, {"ab": 20}).total_num_nodes["a"]
     10
@@ -289,32 +299,48 @@ def _is_ragged(x: Any) -> bool:
 
 
 def _pad_value_for(x: Any, value: Any, where: str) -> Any:
-    if value is not None:
-        if x.dtype.kind in "biufc":
-            exact = np.asarray(value)
-            try:
-                cast = exact.astype(x.dtype)
-                same = exact.shape == () and bool(cast == exact)
-            except (TypeError, ValueError, OverflowError):
-                same = False
-            if not same:
-                raise ValueError(
-                    f"padding value {value!r} for {where} cannot be stored exactly in its "
-                    f"dtype {x.dtype}"
-                )
-        return value
+    """The padding scalar for feature ``x``: ``value`` checked against its dtype, else the
+    dtype's zero / empty string."""
     kind = x.dtype.kind
-    if kind == "O":
-        return x.flat[0][:0] if x.size and isinstance(x.flat[0], (bytes, str)) else b""
+    if value is None:
+        if kind == "O":
+            return x.flat[0][:0] if x.size and isinstance(x.flat[0], (bytes, str)) else b""
+        return x.dtype.type() if kind in "US" else 0
+    if is_array(value):
+        value = to_numpy(value)
+    given = np.asarray(value)
+    if given.shape != ():
+        raise ValueError(f"padding value for {where} must be a scalar, got shape {given.shape}")
     if kind in "US":
-        return x.dtype.type()
-    return 0
+        if not isinstance(value, (str, bytes, np.str_, np.bytes_)):
+            raise ValueError(f"padding value {value!r} for string {where} must be a string")
+        if kind == "S" and isinstance(value, str):
+            return value.encode("utf-8")
+        if kind == "U" and isinstance(value, bytes):
+            raise ValueError(f"padding value {value!r} for str {where} must be a str")
+        return value
+    if kind in "fc":  # any real (complex: any) number; float rounding is the dtype's own
+        if given.dtype.kind not in ("biufc" if kind == "c" else "biuf"):
+            raise ValueError(f"padding value {value!r} for {where} ({x.dtype}) is not a number")
+        return value
+    if kind in "biu":  # integers and bools must be held exactly
+        try:
+            exact = given.dtype.kind in "biuf" and bool(given.astype(x.dtype) == given)
+        except (TypeError, ValueError, OverflowError):
+            exact = False
+        if not exact:
+            raise ValueError(
+                f"padding value {value!r} for {where} cannot be stored exactly in its "
+                f"dtype {x.dtype}"
+            )
+    return value
 
 
 def _pad_rows(x: Any, num_rows: int, value: Any = None, where: str = "a feature") -> Any:
     """Append ``num_rows`` rows (items) to one feature (``where`` names it in errors).
 
-    A fixed-width string feature widens to hold a longer padding value."""
+    A fixed-width string feature keeps its kind (``S`` / ``U``) and widens to hold a longer
+    padding value."""
     if _is_ragged(x):
         return _pad_ragged(x, num_rows)
     if num_rows == 0:
@@ -323,7 +349,10 @@ def _pad_rows(x: Any, num_rows: int, value: Any = None, where: str = "a feature"
     fill = _pad_value_for(x, value, where)
     dtype = x.dtype
     if dtype.kind in "US":
-        dtype = np.promote_types(dtype, np.asarray(fill).dtype)
+        chars = dtype.itemsize // (4 if dtype.kind == "U" else 1)
+        dtype = np.dtype(
+            f"{dtype.byteorder if dtype.kind == 'U' else ''}{dtype.kind}{max(chars, len(fill), 1)}"
+        )
     pad = xp.full((num_rows, *x.shape[1:]), fill, dtype=dtype)
     return xp.concatenate([x.astype(dtype, copy=False), pad], axis=0)
 
@@ -357,11 +386,12 @@ def _pad_features(
     }
 
 
-def _pad_sizes(sizes: Any, pad_sizes: Sequence[int]) -> Any:
-    """``sizes`` with the padding components' sizes appended (a small integer dtype widens
-    to int64 when a padding size does not fit it)."""
+def _pad_sizes(sizes: Any, pad_sizes: Sequence[int], top: int) -> Any:
+    """``sizes`` with the padding components' sizes appended. A small integer dtype widens
+    to int64 when it cannot hold ``top`` (the constraint's total, so every graph padded to
+    the same constraints gets the same dtype)."""
     xp = get_namespace(sizes)
-    dtype = ids_dtype_holding(sizes.dtype, max(pad_sizes, default=0))
+    dtype = ids_dtype_holding(sizes.dtype, top)
     pad = xp.asarray(np.asarray(pad_sizes), dtype=dtype)
     return xp.concatenate([sizes.astype(dtype, copy=False), pad])
 
@@ -372,7 +402,7 @@ def _pad_context(context: Any, num_pad: int, padding_values: Mapping[str, Any] |
     sizes = context.sizes
     return Context.from_fields(
         features=_pad_features(context.features, num_pad, padding_values, "context"),
-        sizes=_pad_sizes(sizes, [1] * num_pad),
+        sizes=_pad_sizes(sizes, [1] * num_pad, 1),
     )
 
 
@@ -384,12 +414,16 @@ def _node_padding_sizes(num_pad: int, pad_nodes: int, min_nodes: int) -> list[in
 
 
 def _pad_node_set(
-    node_set: Any, pad_sizes: list[int], padding_values: Mapping[str, Any] | None, where: str
+    node_set: Any,
+    pad_sizes: list[int],
+    total: int,
+    padding_values: Mapping[str, Any] | None,
+    where: str,
 ) -> Any:
     from arraygnn.graph_tensor import NodeSet
 
     return NodeSet.from_fields(
-        sizes=_pad_sizes(node_set.sizes, pad_sizes),
+        sizes=_pad_sizes(node_set.sizes, pad_sizes, total),
         features=_pad_features(node_set.features, sum(pad_sizes), padding_values, where),
     )
 
@@ -403,7 +437,10 @@ def _spread_indices(xp: Any, dtype: Any, num_edges: int, first: int, count: int)
 
 
 def _pad_adjacency(
-    adjacency: Any, num_pad_edges: int, first_pad_node: Mapping[str, tuple[int, int]]
+    adjacency: Any,
+    num_pad_edges: int,
+    first_pad_node: Mapping[str, tuple[int, int]],
+    total_nodes: Mapping[str, int],
 ) -> Any:
     from arraygnn.graph_tensor import Adjacency
 
@@ -412,8 +449,9 @@ def _pad_adjacency(
     new = []
     for idx, name in ((src, adjacency.source_name), (tgt, adjacency.target_name)):
         start, count = first_pad_node[name]
-        # a small index dtype widens (as merging does) rather than wrap past its range
-        dtype = ids_dtype_holding(idx.dtype, start + count - 1)
+        # a small index dtype widens (as merging does) rather than wrap past its range;
+        # decided by the constraint's total, so equal constraints give equal dtypes
+        dtype = ids_dtype_holding(idx.dtype, total_nodes[name] - 1)
         fake = _spread_indices(xp, dtype, num_pad_edges, start, count)
         new.append(xp.concatenate([idx.astype(dtype, copy=False), fake]))
     return Adjacency.from_indices(
@@ -426,15 +464,19 @@ def _pad_edge_set(
     num_pad: int,
     num_pad_edges: int,
     first_pad_node: Mapping[str, tuple[int, int]],
+    constraints: SizeConstraints,
     padding_values: Mapping[str, Any] | None,
     where: str,
+    name: str,
 ) -> Any:
     from arraygnn.graph_tensor import EdgeSet
 
     pad_sizes = [num_pad_edges] + [0] * (num_pad - 1) if num_pad else []
     return EdgeSet.from_fields(
-        sizes=_pad_sizes(edge_set.sizes, pad_sizes),
-        adjacency=_pad_adjacency(edge_set.adjacency, num_pad_edges, first_pad_node),
+        sizes=_pad_sizes(edge_set.sizes, pad_sizes, constraints.total_num_edges[name]),
+        adjacency=_pad_adjacency(
+            edge_set.adjacency, num_pad_edges, first_pad_node, constraints.total_num_nodes
+        ),
         features=_pad_features(edge_set.features, num_pad_edges, padding_values, where),
     )
 
@@ -488,7 +530,11 @@ def pad_to_total_sizes(
         )
         first_pad_node[name] = (nodes[name], pad_sizes[0] if pad_sizes else 0)
         node_sets[name] = _pad_node_set(
-            ns, pad_sizes, padding_values.get(f"nodes/{name}"), f"node set {name!r}"
+            ns,
+            pad_sizes,
+            constraints.total_num_nodes[name],
+            padding_values.get(f"nodes/{name}"),
+            f"node set {name!r}",
         )
     edge_sets = {
         name: _pad_edge_set(
@@ -496,8 +542,10 @@ def pad_to_total_sizes(
             num_pad,
             constraints.total_num_edges[name] - edges[name],
             first_pad_node,
+            constraints,
             padding_values.get(f"edges/{name}"),
             f"edge set {name!r}",
+            name,
         )
         for name, es in graph.edge_sets.items()
     }
@@ -669,7 +717,9 @@ def find_tight_size_constraints(
     of each size, multiplies by ``target_batch_size`` (``None``: the graphs are batches
     already) and makes room for one padding component.
 
-    RULE: any batch of at most ``target_batch_size`` of the given graphs satisfies the result.
+    RULE: any batch of at most ``target_batch_size`` of the given graphs satisfies the result,
+    provided their components hold ``min_nodes_per_component`` (a graph with a smaller
+    component satisfies no constraints with that minimum, see :func:`satisfies_total_sizes`).
     """
     table = _size_table(graphs)
     b = 1 if target_batch_size is None else int(target_batch_size)
@@ -923,6 +973,9 @@ def pad_batch(
     for k in graph_keys:
         values[k] = _pad_rows(batch[k], pad_g, padding_values.get(k), f"graph key {k!r}")
         slices[k] = xp.arange(num_graphs + 1)
+        inc = getattr(batch, "_inc_dict", {}).get(k)
+        if inc is not None and np.any(inc):  # e.g. center_index: the real graphs' increments
+            incs[k] = np.concatenate([np.asarray(to_numpy(inc)), np.zeros(pad_g, np.int64)])
     for k in list_keys:  # one entry per graph: padding graphs get the padding value (None)
         values[k] = list(batch[k]) + [padding_values.get(k)] * pad_g
         slices[k] = np.arange(num_graphs + 1)

@@ -230,7 +230,12 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
     )
     for t in g.ntypes:
         _gather_frame(g._src_frames[t], block._src_frames[t], src[t])
-        _gather_frame(g._src_frames[t], block._dst_frames[t], dst[t])
+        if include_dst_in_src:  # the dst nodes are the first src nodes: copy, not gather
+            n = int(dst[t].shape[0])
+            for k, v in block._src_frames[t]._data.items():
+                block._dst_frames[t]._data[k] = v[:n].copy()
+        else:
+            _gather_frame(g._src_frames[t], block._dst_frames[t], dst[t])
         block._src_frames[t]._data[NID] = src[t]
         block._dst_frames[t]._data[NID] = dst[t]
     for c, r in g._rels.items():

@@ -396,7 +396,7 @@ def merge_batch_to_components(graph: GraphTensor) -> GraphTensor:
         ends = []
         for name, idx in ((a.source_name, a.source), (a.target_name, a.target)):
             offsets = node_offsets[name]
-            top = int(to_numpy(offsets[-1])) - 1
+            top = graph.node_sets[name].total_size - 1  # known on the host: no device sync
             vals = idx.values.astype(ids_dtype_holding(idx.values.dtype, top), copy=False)
             ends.append((name, vals + offsets[gid].astype(vals.dtype)))
         edge_sets[n] = EdgeSet.from_fields(

@@ -104,3 +104,44 @@ def test_packed_dataset_keeps_per_graph_numbers_and_collates_like_batch():
         assert_data_equal(ds[i], g)  # each graph's own ids, not the batch's increased ones
     for order in ([0, 1], [1, 0], [1, 1]):
         assert_batch_equal(ds.collate(order), Batch.from_data_list([graphs[i] for i in order]))
+
+
+def test_increased_scalars_overflow_like_arrays_and_only_when_they_do():
+    from arraygnn.dataset import PackedDataset
+
+    fits = [
+        Data(x=np.ones((100, 1)), c_index=np.int8(99)),
+        Data(x=np.ones((10, 1)), c_index=np.int8(5)),
+    ]
+    assert Batch.from_data_list(fits).c_index.tolist() == [99, 105]  # used to raise
+    wraps = [
+        Data(x=np.ones((20, 1)), center_index=np.int8(19)),
+        Data(x=np.ones((120, 1)), center_index=np.int8(0)),
+    ]
+    with pytest.raises(OverflowError, match="center_index.*graph 1"):
+        Batch.from_data_list(wraps[::-1])
+    with pytest.raises(OverflowError, match="center_index"):
+        PackedDataset.from_data_list(wraps).collate([1, 0])  # used to give [0, -117]
+
+
+def test_increased_scalars_split_back_from_torch_pyg_and_padded_batches():
+    graphs = [
+        Data(x=np.ones((3, 1)), edge_index=np.array([[0], [1]]), center_index=2),
+        Data(x=np.ones((2, 1)), edge_index=np.array([[0], [1]]), center_index=1),
+    ]
+    b = Batch.from_data_list(graphs)
+    from arraygnn.padding import pad_batch
+
+    padded = pad_batch(b, num_nodes=7, num_edges=3, num_graphs=3, graph_keys=("center_index",))
+    assert [g.center_index for g in padded.to_data_list()] == [2, 1, 0]
+    torch = pytest.importorskip("torch")
+    from arraygnn.interop import to_torch
+
+    assert [g.center_index for g in to_torch(b).to_data_list()] == [2, 1]
+    tgd = pytest.importorskip("torch_geometric.data")
+    from arraygnn.interop import from_pyg
+
+    pyg = tgd.Batch.from_data_list(
+        [tgd.Data(x=torch.ones(3, 1), center_index=2), tgd.Data(x=torch.ones(2, 1), center_index=1)]
+    )
+    assert [g.center_index for g in from_pyg(pyg).to_data_list()] == [2, 1]

@@ -455,3 +455,35 @@ def test_pad_batch_keeps_list_keys_and_refuses_narrow_edge_index():
     )
     with pytest.raises(OverflowError, match="edge_index has dtype int8.*up to 299"):
         pad_batch(narrow, num_nodes=300, num_edges=4, num_graphs=2)
+
+
+def test_padding_values_floats_take_any_real_and_strings_keep_their_kind():
+    g = _one_edge_graph(
+        2,
+        features={
+            "f": np.array([1.0, 2.0], np.float32),
+            "b": np.array([b"ab", b"c"]),
+            "s": np.array(["ab", "c"]),
+        },
+    )
+    sc = SizeConstraints(2, {"n": 3}, {"e": 1})
+    values = {"nodes/n": {"f": np.nan, "b": "xyz", "s": "wxyz"}}
+    padded, _ = pad_to_total_sizes(g, sc, padding_values=values)
+    f = padded.node_sets["n"].features
+    assert np.isnan(f["f"][2]) and f["f"].dtype == np.float32
+    assert f["b"].tolist() == [b"ab", b"c", b"xyz"] and f["b"].dtype.kind == "S"
+    assert f["s"].tolist() == ["ab", "c", "wxyz"] and f["s"].dtype.kind == "U"
+    assert pad_to_total_sizes(g, sc, padding_values={"nodes/n": {"f": 0.1}})[0] is not None
+    with pytest.raises(ValueError, match="must be a string"):
+        pad_to_total_sizes(g, sc, padding_values={"nodes/n": {"s": 7}})
+
+
+def test_padded_dtypes_depend_on_the_constraints_only():
+    # one dtype per constraints, whatever each graph's own sizes (one trace downstream)
+    sc = SizeConstraints(2, {"n": 40_000}, {"e": 5})
+    dtypes = set()
+    for n in (5_000, 20_000):
+        padded, _ = pad_to_total_sizes(_one_edge_graph(n, np.int16, np.int16), sc)
+        adj = padded.edge_sets["e"].adjacency
+        dtypes.add((padded.node_sets["n"].sizes.dtype, adj.source.dtype, adj.target.dtype))
+    assert dtypes == {(np.dtype(np.int64), np.dtype(np.int64), np.dtype(np.int64))}
