@@ -348,6 +348,9 @@ class Batch(Data):
             return super().__getitem__(idx)
         if isinstance(idx, (int, np.integer)) and not isinstance(idx, bool):
             return self.get_example(idx)
+        shape = getattr(idx, "shape", None)
+        if shape is not None and len(shape) == 0 and "int" in str(getattr(idx, "dtype", "")):
+            return self.get_example(int(idx))  # a 0-d integer array / tensor: one graph (PyG)
         return self.index_select(idx)
 
     def __len__(self) -> int:
@@ -495,6 +498,16 @@ def _collate(
             if key in follow:
                 store[key + "_batch"] = np.arange(g, dtype=np.int64)
         else:
+            if hasattr(v0, "__dlpack__") or hasattr(v0, "__array_namespace__"):
+                # a torch / JAX / other framework's array would become a list, its ids
+                # never increased: refuse it by name
+                raise _key_error(
+                    key,
+                    0,
+                    f"holds a {type(v0).__module__}.{type(v0).__name__}; collate NumPy / CuPy "
+                    "arrays (arraygnn.interop.from_torch / from_jax first)",
+                    TypeError,
+                )
             for i, v in enumerate(values):
                 if is_array(v) or isinstance(v, _SCALARS):
                     raise _key_error(

@@ -66,7 +66,8 @@ class GraphBlock:
         return int(self.src.shape[0])
 
     def halo_from(self, owner: int) -> np.ndarray:
-        """Local row numbers (within block ``owner``) this block needs from it."""
+        """Global ids of the halo nodes this block needs from block ``owner`` (subtract
+        ``boundaries[owner]`` for row numbers within that block)."""
         ids = self.halo_ids[self.halo_owner == owner]
         return ids
 
@@ -93,7 +94,9 @@ class PartitionedGraph:
         return int(sum(b.halo_ids.shape[0] for b in self.blocks))
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the partition to one ``.npz`` file (no pickle)."""
+        """Write the partition to one ``.npz`` file at exactly ``path`` (no pickle; NumPy's
+        ``savez`` would append ``.npz`` to a name without it, and :meth:`load` of the same
+        name would not find it)."""
         arrays: dict[str, np.ndarray] = {
             "num_nodes": np.array(self.num_nodes),
             "num_edges": np.array(self.num_edges),
@@ -107,7 +110,8 @@ class PartitionedGraph:
             arrays[p + "halo_owner"] = b.halo_owner
             if b.edge_weight is not None:
                 arrays[p + "edge_weight"] = b.edge_weight
-        np.savez(Path(path), **arrays)
+        with open(Path(path), "wb") as fh:
+            np.savez(fh, **arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> PartitionedGraph:

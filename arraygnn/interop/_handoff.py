@@ -10,6 +10,7 @@ converted are recorded as *kept*. With ``strict=True`` a needed copy raises
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,7 +156,13 @@ def convert_structure(
         return convert_structure(value, is_leaf, convert_leaf, sub_path, report, convert_record)
 
     if isinstance(obj, dict):
-        return type(obj)((k, sub(v, _join(path, k))) for k, v in obj.items())
+        items = [(k, sub(v, _join(path, k))) for k, v in obj.items()]
+        if isinstance(obj, defaultdict):
+            return type(obj)(obj.default_factory, items)
+        try:
+            return type(obj)(items)
+        except TypeError:  # a dict subclass with its own constructor: a plain dict
+            return dict(items)
     if is_namedtuple(obj):
         return type(obj)._make(sub(v, _join(path, n)) for n, v in zip(obj._fields, obj))
     if isinstance(obj, (list, tuple)):

@@ -106,7 +106,13 @@ def _canonical_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tup
     return tuple(out)
 
 
+#: ml_dtypes' extension types (NumPy kind "V") that JAX takes: bfloat16 and the float8s
+_ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+
+
 def _jax_supports(dtype: np.dtype) -> bool:
+    if dtype.kind == "V" and dtype.names is None and dtype.name in _ML_DTYPES:
+        return True
     if dtype.kind in "biu":
         return dtype.itemsize <= 8
     if dtype.kind == "f":
@@ -165,6 +171,9 @@ def to_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
             out = jax.dlpack.from_dlpack(src)
             check_shared(rep, path, a, out, strict, expect_copy=bool(reasons))
             return out
+        if a.dtype.kind == "V":  # bfloat16 / float8 (ml_dtypes): NumPy has no DLPack for them
+            need_copy(rep, path, f"{a.dtype} (ml_dtypes) cannot travel by DLPack", strict)
+            return jax.numpy.array(a, dtype=a.dtype, copy=True)
         if not a.flags.writeable:
             reasons.append("read-only array (DLPack cannot export it to JAX)")
         if not a.dtype.isnative:

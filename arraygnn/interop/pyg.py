@@ -52,12 +52,19 @@ def _num_nodes(data: Any) -> int | None:
     return None if n is None else int(n)
 
 
-def to_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
+def to_pyg(
+    obj: Any, *, strict: bool = False, report: bool = False, pyg_data_cls: Any = None
+) -> Any:
     """Convert an arraygnn ``Data`` / ``Batch`` to a PyG ``Data`` / ``Batch`` (shared tensors).
 
     A ``Data`` without ``x`` gets an explicit ``num_nodes`` (PyG would otherwise guess from
     ``edge_index.max() + 1``). A ``Batch`` keeps ``batch``, ``ptr``, ``num_graphs`` and its
     per-key slices and increments. ``strict`` / ``report`` as in :func:`to_torch`.
+
+    PyG splits a batch with the hooks (``__cat_dim__`` / ``__inc__``) of its Data class:
+    ``pyg_data_cls`` (default ``torch_geometric.data.Data``). A batch of a ``Data`` subclass
+    with its own hooks needs the PyG class with the same hooks (``ValueError`` otherwise:
+    PyG's default hooks would split it wrongly).
     """
     tg = import_pyg()
     from arraygnn.batch import Batch
@@ -68,7 +75,17 @@ def to_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     values = {key: obj[key] for key in obj.keys()}
     tensors, rep = to_torch(values, strict=strict, report=True)
     if isinstance(obj, Batch):
-        out = _batch_to_pyg(tg, obj, tensors)
+        data_cls = getattr(obj, "_data_cls", Data) or Data
+        own_hooks = (
+            data_cls.__cat_dim__ is not Data.__cat_dim__ or data_cls.__inc__ is not Data.__inc__
+        )
+        if own_hooks and pyg_data_cls is None:
+            raise ValueError(
+                f"to_pyg: this batch holds {data_cls.__name__} graphs with their own "
+                "__cat_dim__ / __inc__; PyG would split it with its default hooks. Pass "
+                "pyg_data_cls= a torch_geometric Data subclass with the same hooks"
+            )
+        out = _batch_to_pyg(tg, obj, tensors, pyg_data_cls or tg.data.Data)
     else:
         out = tg.data.Data(**tensors)
         n = _num_nodes(obj)
@@ -77,10 +94,10 @@ def to_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     return finish(out, rep, report)
 
 
-def _batch_to_pyg(tg: Any, batch: Any, tensors: dict[str, Any]) -> Any:
+def _batch_to_pyg(tg: Any, batch: Any, tensors: dict[str, Any], base_cls: Any) -> Any:
     torch = import_torch()
     slices, incs = _records(batch)
-    out = tg.data.Batch(_base_cls=tg.data.Data, **tensors)
+    out = tg.data.Batch(_base_cls=base_cls, **tensors)
     out._num_graphs = int(batch.num_graphs)
     if "num_nodes" in slices:  # PyG keeps per-graph node counts as a list, not a record
         bounds = np.asarray(slices.pop("num_nodes"), dtype=np.int64)

@@ -141,13 +141,21 @@ def to_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     return finish(out, rep, report)
 
 
+#: names of the torch dtypes with a NumPy equivalent (others are kept as tensors)
+_NUMPY_DTYPE_NAMES = (
+    "bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+)  # fmt: skip
+
+
 def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     """Convert every ``torch.Tensor`` inside ``obj`` back to NumPy (CPU) or CuPy (CUDA).
 
     CPU tensors become NumPy arrays sharing their memory (``tensor.detach().numpy()``),
     CUDA tensors become CuPy arrays on the same device via DLPack. Tensors with a lazy
     conjugate / negation bit are resolved (a copy, reported); tensors NumPy cannot hold
-    (``bfloat16``, sparse layouts, other devices) are kept and listed under ``kept``.
+    (``bfloat16``, float8, complex32, quantized; sparse layouts, other devices) are kept and
+    listed under ``kept``.
     Gradient tracking is dropped (``detach``). ``strict`` and ``report`` as in
     :func:`to_torch`.
 
@@ -165,7 +173,8 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
         if t.layout != torch.strided:
             rep.kept[path] = f"layout {t.layout} (only dense tensors are converted)"
             return t
-        if t.dtype in (torch.bfloat16,) or "float8" in str(t.dtype):
+        if str(t.dtype).removeprefix("torch.") not in _NUMPY_DTYPE_NAMES:
+            # bfloat16, float8, complex32, quantized, bits: NumPy cannot hold them
             rep.kept[path] = f"dtype {t.dtype} has no NumPy equivalent"
             return t
         src = t.detach()

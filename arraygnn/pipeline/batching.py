@@ -189,7 +189,8 @@ class GraphBatchLoader:
       constraints: pad every batch to these sizes; batches are then ``(graph, mask)``.
       fit_or_skip: skip batches that do not fit ``constraints`` instead of raising;
         ``skipped_fraction`` reports how many were skipped.
-      dynamic: pack as many graphs as fit ``constraints`` (``batch_size`` ignored).
+      dynamic: pack as many graphs as fit ``constraints`` (``batch_size`` ignored, no
+        ``drop_remainder``); with ``fit_or_skip`` a graph too big on its own is skipped.
       num_replicas, replica_id: read files (or indices) ``replica_id::num_replicas``.
     """
 
@@ -222,6 +223,21 @@ class GraphBatchLoader:
         self._is_files = bool(source) and all(isinstance(s, (str, os.PathLike)) for s in source)
         if self._is_files and spec is None:
             raise ValueError("GraphBatchLoader: reading TFRecord files needs spec=")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+            raise TypeError(f"GraphBatchLoader: batch_size must be an int, got {batch_size!r}")
+        if batch_size < 1:
+            raise ValueError(f"GraphBatchLoader: batch_size must be positive, got {batch_size}")
+        if int(shuffle_buffer) < 1:
+            raise ValueError(
+                f"GraphBatchLoader: shuffle_buffer must be positive, got {shuffle_buffer}"
+            )
+        if dynamic and constraints is None:
+            raise ValueError("GraphBatchLoader: dynamic=True packs graphs to constraints=")
+        if dynamic and drop_remainder:
+            raise ValueError(
+                "GraphBatchLoader: drop_remainder has no meaning with dynamic=True (batches "
+                "hold as many graphs as fit the constraints)"
+            )
         self.source = source
         self.batch_size = int(batch_size)
         self.spec = spec
@@ -282,9 +298,22 @@ class GraphBatchLoader:
         for i in idx:
             yield self.source[int(i)]
 
+    def _fitting_graphs(self) -> Iterator[Any]:
+        """``fit_or_skip`` with ``dynamic``: a graph that does not fit the constraints on its
+        own is skipped (and counted as a skipped batch) instead of raising."""
+        from arraygnn.padding import satisfies_total_sizes
+
+        for g in self._graphs():
+            if satisfies_total_sizes(g, self.constraints):
+                yield g
+            else:
+                self.num_batches_seen += 1
+                self.num_batches_skipped += 1
+
     def _merged_batches(self) -> Iterator[Any]:
         if self.dynamic:
-            yield from dynamic_batch(self._graphs(), self.constraints)
+            graphs = self._fitting_graphs() if self.fit_or_skip else self._graphs()
+            yield from dynamic_batch(graphs, self.constraints)
             return
         if self._is_files:
             from arraygnn.io.example import parse_example

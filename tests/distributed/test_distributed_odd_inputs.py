@@ -70,3 +70,12 @@ def test_cache_entries_die_with_their_graph(client):
     del pg
     gc.collect()
     assert len(_blocks) == before  # the futures were released with the graph
+
+
+def test_save_and_load_use_exactly_the_given_path(tmp_path):
+    pg = partition_graph(np.array([[0, 1, 2], [1, 2, 0]]), 3, 2)
+    path = tmp_path / "graph.parts"  # no .npz: savez used to append it, load then failed
+    pg.save(path)
+    assert [p.name for p in tmp_path.iterdir()] == ["graph.parts"]
+    back = PartitionedGraph.load(path)
+    assert back.num_nodes == 3 and back.blocks[0].halo_from(1).tolist() == [2]

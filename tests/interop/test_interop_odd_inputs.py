@@ -90,3 +90,70 @@ def test_pyg_batch_with_string_attribute_round_trips():
     again = to_pyg(ours)
     assert [g.smiles for g in again.to_data_list()] == ["CC", "CCO"]
     assert [tuple(g.x.shape) for g in again.to_data_list()] == [(2, 1), (3, 1)]
+
+
+def test_to_pyg_refuses_a_batch_of_own_hooks_without_the_pyg_class():
+    tgd = pytest.importorskip("torch_geometric.data")
+    from arraygnn.interop import to_pyg
+
+    def stacked(base):
+        class Stacked(base):
+            def __cat_dim__(self, key, value, *args, **kwargs):
+                if key in ("foo", "foo_index"):
+                    return None
+                return super().__cat_dim__(key, value, *args, **kwargs)
+
+        return Stacked
+
+    ours, theirs = stacked(Data), stacked(tgd.Data)
+    b = Batch.from_data_list(
+        [ours(num_nodes=3, foo=np.arange(4.0), foo_index=np.array([0, 2]))] * 3
+    )
+    with pytest.raises(ValueError, match="pyg_data_cls"):
+        to_pyg(b)  # PyG's default hooks used to split it into mixed, negative ids
+    graphs = to_pyg(b, pyg_data_cls=theirs).to_data_list()
+    assert all(type(g) is theirs and g.foo.shape == (4,) for g in graphs)
+    assert [g.foo_index.tolist() for g in graphs] == [[0, 2]] * 3
+
+
+def test_tensors_numpy_cannot_hold_are_kept_and_named():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        half = torch.ones(2, dtype=torch.complex32)
+    out, rep = from_torch({"feat": half, "x": torch.ones(2)}, report=True)
+    assert out["feat"] is half and "feat" in rep.kept and "complex32" in rep.kept["feat"]
+    assert isinstance(out["x"], np.ndarray)
+
+
+def test_defaultdict_structures_convert():
+    from collections import defaultdict
+
+    dd = defaultdict(list)
+    dd["x"] = np.ones(3, np.float32)
+    out = to_torch(dd)  # used to raise inside the library
+    assert isinstance(out, defaultdict) and out.default_factory is list
+    assert isinstance(out["x"], torch.Tensor) and out["missing"] == []
+
+
+def test_bfloat16_goes_to_jax_as_a_reported_copy():
+    jnp = pytest.importorskip("jax.numpy")
+    from arraygnn.interop import from_jax, to_jax
+
+    a = from_jax(jnp.arange(4, dtype=jnp.bfloat16))
+    out, rep = to_jax(a, report=True)
+    assert out.dtype == jnp.bfloat16 and np.asarray(out, np.float32).tolist() == [0, 1, 2, 3]
+    assert "ml_dtypes" in rep.copied["<array>"]
+
+
+def test_torch_tensors_in_data_are_refused_by_collation():
+    d = to_torch(Data(x=np.ones((3, 2), np.float32), edge_index=np.array([[0, 1], [1, 2]])))
+    with pytest.raises(TypeError, match="key 'x'.*torch.Tensor.*from_torch"):
+        Batch.from_data_list([d, d])  # used to give lists and un-increased edge_index
+
+
+def test_indexing_a_batch_with_a_0d_tensor_gives_one_graph():
+    b = Batch.from_data_list([Data(x=np.ones((2, 1)))] * 3)
+    assert isinstance(b[torch.tensor(1)], Data) and isinstance(b[np.array(2)], Data)
+    assert isinstance(b[np.array([1])], list)

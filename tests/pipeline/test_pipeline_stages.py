@@ -363,3 +363,23 @@ def test_pad_batches_from_dataloader_tight_and_fit_or_skip():
     assert ys == sorted(int(d.y[0]) for d in data)
     lst = shard_dataset(data, num_replicas=2, replica_id=1)
     assert lst[0] is data[1] and len(lst) == 100
+
+
+def test_dynamic_fit_or_skip_skips_a_graph_too_big_alone_and_arguments_are_checked():
+    def g(n):
+        return gt.GraphTensor.from_pieces(
+            node_sets={"a": gt.NodeSet.from_fields(sizes=np.array([n]))},
+        )
+
+    graphs = [g(2), g(2), g(9), g(2)]
+    cons = SizeConstraints(total_num_components=3, total_num_nodes={"a": 6})
+    loader = GraphBatchLoader(graphs, 2, constraints=cons, fit_or_skip=True, dynamic=True)
+    batches = list(loader)  # used to raise on graph 2 and lose graphs 0 and 1
+    assert [int(m.sum()) for _, m in batches] == [3]  # graphs 0, 1 and 3 fit exactly
+    assert loader.skipped_fraction == 0.5  # one batch kept, one graph skipped
+    with pytest.raises(ValueError, match="drop_remainder has no meaning"):
+        GraphBatchLoader(graphs, 2, constraints=cons, dynamic=True, drop_remainder=True)
+    with pytest.raises(ValueError, match="shuffle_buffer must be positive"):
+        GraphBatchLoader(graphs, 2, shuffle_buffer=0)
+    with pytest.raises(TypeError, match="batch_size must be an int"):
+        GraphBatchLoader(graphs, 2.5)
