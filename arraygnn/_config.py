@@ -1,8 +1,9 @@
 """Library settings: determinism, extra validation, CUDA launch sizes.
 
 Settings are plain attributes of one :data:`settings` object; :func:`config`
-changes some of them for the duration of a ``with`` block (thread-local is not
-attempted: settings are process-wide, like NumPy's ``errstate``).
+changes some of them for the duration of a ``with`` block. They are process-wide, not
+per thread (unlike NumPy's ``errstate``): a block restores the values it found on entry,
+so blocks entered in several threads must exit in the reverse order.
 
 >>> from arraygnn._config import config, settings
 >>> with config(deterministic=False):
@@ -15,6 +16,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
@@ -50,6 +52,12 @@ def config(**changes: object) -> Iterator[Settings]:
     unknown = set(changes) - known
     if unknown:
         raise TypeError(f"unknown arraygnn setting(s): {sorted(unknown)}; known: {sorted(known)}")
+    for k, v in changes.items():
+        if isinstance(getattr(settings, k), bool):
+            if not (isinstance(v, bool) or getattr(getattr(v, "dtype", None), "kind", "") == "b"):
+                raise TypeError(f"arraygnn setting {k} must be True or False, got {v!r}")
+        elif isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"arraygnn setting {k} must be a positive int, got {v!r}")
     old = {k: getattr(settings, k) for k in changes}
     try:
         for k, v in changes.items():

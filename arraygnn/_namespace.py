@@ -87,11 +87,16 @@ def device_of(x: Any) -> str:
 
 
 def _check_device(device: str) -> str:
+    """``device`` normalised: ``'cpu'`` (also ``'cpu:0'``), ``'cuda'`` or ``'cuda:N'``."""
     if not isinstance(device, str):
         raise TypeError(f"device must be 'cpu' or 'cuda', got {device!r}")
-    base = device.split(":")[0]
-    if base not in ("cpu", "cuda"):
+    base, sep, index = device.partition(":")
+    if base not in ("cpu", "cuda") or (sep and not index.isdigit()):
         raise ValueError(f"device must be 'cpu' or 'cuda' (optionally 'cuda:N'), got {device!r}")
+    if base == "cpu":
+        if sep and int(index) != 0:
+            raise ValueError(f"there is one CPU device, 'cpu' (or 'cpu:0'); got {device!r}")
+        return "cpu"
     return device
 
 
@@ -115,7 +120,7 @@ def to_device(obj: Any, device: str) -> Any:
     >>> to_device({"x": np.ones(2)}, "cpu")["x"]
     array([1., 1.])
     """
-    _check_device(device)
+    device = _check_device(device)
     if isinstance(obj, np.ndarray):
         if device == "cpu":
             return obj
@@ -133,8 +138,13 @@ def to_device(obj: Any, device: str) -> Any:
                 return cupy.asarray(obj)
         return obj
     if isinstance(obj, dict):
-        return type(obj)((k, to_device(v, device)) for k, v in obj.items())
-    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
+        items = [(k, to_device(v, device)) for k, v in obj.items()]
+        if hasattr(obj, "default_factory"):  # a defaultdict
+            return type(obj)(obj.default_factory, items)
+        return type(obj)(items)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple
+        return type(obj)(*(to_device(v, device) for v in obj))
+    if isinstance(obj, (list, tuple)):
         return type(obj)(to_device(v, device) for v in obj)
     to = getattr(obj, "to", None)
     if callable(to) and not isinstance(obj, type):

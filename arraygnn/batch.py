@@ -223,11 +223,16 @@ class Batch(Data):
         inc_dict: dict[str, Any],
         num_graphs: int,
         data_cls: type = Data,
+        cat_dims: dict[str, int | None] | None = None,
+        kinds: dict[str, str] | None = None,
     ) -> Batch:
         """Rebuild a ``Batch`` from collated values and PyG-style slice / increment records.
 
         ``values`` holds every key (including ``batch`` / ``ptr``); ``slice_dict[key]`` is
         [G + 1], ``inc_dict[key]`` [G, ...]. Keys without a slice record stay batch-level.
+        The concatenation dim of a key comes from ``cat_dims`` (e.g. PyG's own rule, or the
+        batch a padded one came from) or else ``data_cls.__cat_dim__``; ``kinds`` may give a
+        key's kind as :meth:`from_data_list` records it (``"scalar"``, ``"npscalar"``, ...).
         """
         store = dict(values)
         out = cls._new(store, data_cls, num_graphs, ({}, {}, {}, {}))
@@ -248,16 +253,18 @@ class Batch(Data):
             elif is_array(value):
                 cat = data_cls.__cat_dim__(out, key, value)
                 kind = "stack" if cat is None else "cat"
+                if cat_dims is not None and key in cat_dims:
+                    cat = cat_dims[key]
+                    kind = "stack" if cat is None else "cat"
                 if cat is not None and cat < 0:
                     cat += value.ndim
-                if (
-                    cat is not None
-                    and cat >= value.ndim == 1
-                    and np.array_equal(sl, np.arange(num_graphs + 1))
-                ):
-                    # one number per graph under an index key (PyG's center_index=2):
-                    # collated from scalars, as Batch.from_data_list does
-                    kind, cat = "scalar", None
+                if kinds is not None and kinds.get(key) in ("scalar", "npscalar"):
+                    kind, cat = kinds[key], None
+                if cat is not None and not 0 <= cat < value.ndim:
+                    raise ValueError(
+                        f"Batch.from_records: key {key!r} of shape {list(value.shape)} has no "
+                        f"dimension {cat} to split along (pass cat_dims=)"
+                    )
             else:
                 kind, cat = "list", None
                 if not isinstance(value, list):
@@ -498,16 +505,17 @@ def _collate(
             if key in follow:
                 store[key + "_batch"] = np.arange(g, dtype=np.int64)
         else:
-            if hasattr(v0, "__dlpack__") or hasattr(v0, "__array_namespace__"):
-                # a torch / JAX / other framework's array would become a list, its ids
-                # never increased: refuse it by name
-                raise _key_error(
-                    key,
-                    0,
-                    f"holds a {type(v0).__module__}.{type(v0).__name__}; collate NumPy / CuPy "
-                    "arrays (arraygnn.interop.from_torch / from_jax first)",
-                    TypeError,
-                )
+            for i, v in enumerate(values):
+                if hasattr(v, "__dlpack__") or hasattr(v, "__array_namespace__"):
+                    # a torch / JAX / other framework's array would become a list, its ids
+                    # never increased: refuse it by name
+                    raise _key_error(
+                        key,
+                        i,
+                        f"holds a {type(v).__module__}.{type(v).__name__}; collate NumPy / "
+                        "CuPy arrays (convert it first, e.g. arraygnn.interop.from_torch)",
+                        TypeError,
+                    )
             for i, v in enumerate(values):
                 if is_array(v) or isinstance(v, _SCALARS):
                     raise _key_error(

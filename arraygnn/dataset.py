@@ -179,14 +179,16 @@ class PackedDataset:
         """
         if len(data_list) == 0:
             raise ValueError("PackedDataset.from_data_list: data_list is empty")
-        index_dtype = None
+        narrow: dict[str, np.dtype] = {}
         try:
             batch = Batch.from_data_list(data_list)
         except OverflowError:
-            # a narrow edge_index (int16, ...) cannot hold the whole dataset's batched ids;
-            # the packed store keeps LOCAL ids, which fit it: collate int64 copies instead
-            index_dtype = data_list[0].edge_index.dtype
-            batch = Batch.from_data_list([_with_int64_edges(d) for d in data_list])
+            # a narrow index key (int16 edge_index, an int8 center_index) cannot hold the
+            # whole dataset's batched ids; the packed store keeps each graph's own ids, which
+            # fit it: collate int64 copies, then give the ids their dtype back
+            narrow = _index_dtypes(data_list[0])
+            batch = Batch.from_data_list([_with_int64_ids(d) for d in data_list])
+        index_dtype = narrow.get("edge_index")
         data_cls = batch._data_cls
         if not (data_cls.__inc__ is Data.__inc__ and data_cls.__cat_dim__ is Data.__cat_dim__):
             raise TypeError(
@@ -228,7 +230,8 @@ class PackedDataset:
                 # one number per graph (a 0-d array stacks to [G]); an integer index key
                 # was increased by the batch: keep each graph's own value
                 inc = np.asarray(batch._inc_dict[key])
-                graphs[key] = value - inc.astype(value.dtype) if inc.any() else value
+                local = value - inc.astype(value.dtype) if inc.any() else value
+                graphs[key] = local.astype(narrow[key]) if key in narrow else local
                 scalars[key] = kind
             elif kind == "cat" and np.array_equal(np.diff(sl), np.ones(g, np.int64)):
                 graphs[key] = value
@@ -477,10 +480,24 @@ def jobs_size(jobs: list, key: str) -> int:
     raise KeyError(key)
 
 
-def _with_int64_edges(data: Data) -> Data:
-    """A shallow copy of ``data`` whose ``edge_index`` is int64 (other values shared)."""
-    if "edge_index" not in data:
+def _index_dtypes(data: Data) -> dict[str, np.dtype]:
+    """The dtype of every integer index key of ``data`` narrower than int64 (or unsigned)."""
+    out = {}
+    for key, value in data.items():
+        dtype = getattr(value, "dtype", None)
+        if _is_index_key(key) and dtype is not None and np.dtype(dtype).kind in "iu":
+            if np.dtype(dtype) != np.int64:
+                out[key] = np.dtype(dtype)
+    return out
+
+
+def _with_int64_ids(data: Data) -> Data:
+    """A shallow copy of ``data`` whose integer index keys are int64 (others shared)."""
+    narrow = _index_dtypes(data)
+    if not narrow:
         return data
     out = data.copy()
-    out.edge_index = np.asarray(data.edge_index).astype(np.int64)
+    for key in narrow:
+        value = data[key]
+        out[key] = np.int64(value) if isinstance(value, np.generic) else value.astype(np.int64)
     return out

@@ -342,11 +342,13 @@ def _pad_rows(x: Any, num_rows: int, value: Any = None, where: str = "a feature"
     A fixed-width string feature keeps its kind (``S`` / ``U``) and widens to hold a longer
     padding value."""
     if _is_ragged(x):
+        if value is not None:
+            raise ValueError(f"{where} is ragged: its padding rows are empty, take no value")
         return _pad_ragged(x, num_rows)
+    fill = _pad_value_for(x, value, where)  # checked also when no row is added
     if num_rows == 0:
         return x
     xp = get_namespace(x)
-    fill = _pad_value_for(x, value, where)
     dtype = x.dtype
     if dtype.kind in "US":
         chars = dtype.itemsize // (4 if dtype.kind == "U" else 1)
@@ -970,12 +972,16 @@ def pad_batch(
     for k in edge_keys:
         values[k] = _pad_rows(batch[k], pad_e, padding_values.get(k), f"edge key {k!r}")
         slices[k] = edge_ptr
+    cat_dims = getattr(batch, "_cat_dim_dict", {})
     for k in graph_keys:
         values[k] = _pad_rows(batch[k], pad_g, padding_values.get(k), f"graph key {k!r}")
         slices[k] = xp.arange(num_graphs + 1)
         inc = getattr(batch, "_inc_dict", {}).get(k)
-        if inc is not None and np.any(inc):  # e.g. center_index: the real graphs' increments
-            incs[k] = np.concatenate([np.asarray(to_numpy(inc)), np.zeros(pad_g, np.int64)])
+        if inc is not None and np.any(inc):
+            # an increased key (center_index): the real graphs keep their increments, the
+            # padding graphs point into the first padding graph (its nodes start at n)
+            values[k][g:] += values[k].dtype.type(n)
+            incs[k] = np.concatenate([np.asarray(to_numpy(inc)), np.full(pad_g, n, np.int64)])
     for k in list_keys:  # one entry per graph: padding graphs get the padding value (None)
         values[k] = list(batch[k]) + [padding_values.get(k)] * pad_g
         slices[k] = np.arange(num_graphs + 1)
@@ -996,7 +1002,15 @@ def pad_batch(
     slices["edge_mask"] = edge_ptr
     slices["graph_mask"] = xp.arange(num_graphs + 1)
     data_cls = getattr(batch, "_data_cls", None) or type(batch)
-    return Batch.from_records(values, slices, incs, num_graphs, data_cls=data_cls)
+    return Batch.from_records(
+        values,
+        slices,
+        incs,
+        num_graphs,
+        data_cls=data_cls,
+        cat_dims={k: cat_dims[k] for k in [*graph_keys, *list_keys] if k in cat_dims},
+        kinds={k: kinds[k] for k in [*graph_keys, *list_keys] if k in kinds},
+    )
 
 
 def _graph_counts(dataset: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -420,6 +420,7 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
             func(NodeBatch(frame, nodes, mailbox, 0)), 0, "reduce UDF", frame.where
         )
         return {k: xp.zeros((n_dst,) + tuple(v.shape[1:]), dtype=v.dtype) for k, v in out.items()}
+    first = buckets[0]
     for b in buckets:
         nodes = xp.nonzero(deg == b)[0]
         slots = indptr[nodes][:, None] + xp.arange(b, dtype=indptr.dtype)[None, :]
@@ -430,9 +431,24 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
         }
         out = func(NodeBatch(frame, nodes, mailbox, int(nodes.shape[0])))
         out = _check_udf_output(out, int(nodes.shape[0]), "reduce UDF", f"degree-{b} bucket")
+        # every bucket must give the same fields of the same per-node shape (a missing field
+        # would leave zeros, a narrower dtype would truncate the other buckets' values)
+        if b != first and sorted(out) != sorted(results):
+            raise ValueError(
+                f"reduce UDF: the degree-{b} bucket returned fields {sorted(out)}, the "
+                f"degree-{first} bucket {sorted(results)}; every bucket must return the same"
+            )
         for k, v in out.items():
             if k not in results:
                 results[k] = xp.zeros((n_dst,) + tuple(v.shape[1:]), dtype=v.dtype)
+            elif tuple(v.shape[1:]) != tuple(results[k].shape[1:]):
+                raise ValueError(
+                    f"reduce UDF: field {k!r} has per-node shape {tuple(v.shape[1:])} in the "
+                    f"degree-{b} bucket, {tuple(results[k].shape[1:])} in the degree-{first} "
+                    "bucket"
+                )
+            elif v.dtype != results[k].dtype:  # promote, as concatenating the buckets would
+                results[k] = results[k].astype(xp.result_type(results[k].dtype, v.dtype))
             results[k][nodes] = v
     return results
 

@@ -212,6 +212,10 @@ def _frozen_features(features: Mapping[str, Any] | None, where: str) -> dict[str
     for k in features:
         if not isinstance(k, str):
             raise TypeError(f"{where}: feature names must be str, got {k!r}")
+        if k.startswith("#"):
+            # TF-GNN's RESERVED_FEATURE_NAME_PATTERN: "#size", "#source", ... are the
+            # structure's own keys in a tf.Example
+            raise ValueError(f"{where}: feature name {k!r} is reserved (names starting with '#')")
     return dict(features)
 
 

@@ -110,8 +110,13 @@ def _canonical_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tup
 _ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
 
 
+def _is_ml_dtype(dtype: np.dtype) -> bool:
+    """bfloat16 / float8 from ml_dtypes (NumPy kind "V", or "f" for some of them)."""
+    return dtype.names is None and dtype.name in _ML_DTYPES
+
+
 def _jax_supports(dtype: np.dtype) -> bool:
-    if dtype.kind == "V" and dtype.names is None and dtype.name in _ML_DTYPES:
+    if _is_ml_dtype(dtype):
         return True
     if dtype.kind in "biu":
         return dtype.itemsize <= 8
@@ -171,7 +176,7 @@ def to_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
             out = jax.dlpack.from_dlpack(src)
             check_shared(rep, path, a, out, strict, expect_copy=bool(reasons))
             return out
-        if a.dtype.kind == "V":  # bfloat16 / float8 (ml_dtypes): NumPy has no DLPack for them
+        if _is_ml_dtype(a.dtype):  # bfloat16 / float8 (ml_dtypes): NumPy has no DLPack
             need_copy(rep, path, f"{a.dtype} (ml_dtypes) cannot travel by DLPack", strict)
             return jax.numpy.array(a, dtype=a.dtype, copy=True)
         if not a.flags.writeable:

@@ -61,10 +61,10 @@ def to_pyg(
     ``edge_index.max() + 1``). A ``Batch`` keeps ``batch``, ``ptr``, ``num_graphs`` and its
     per-key slices and increments. ``strict`` / ``report`` as in :func:`to_torch`.
 
-    PyG splits a batch with the hooks (``__cat_dim__`` / ``__inc__``) of its Data class:
-    ``pyg_data_cls`` (default ``torch_geometric.data.Data``). A batch of a ``Data`` subclass
-    with its own hooks needs the PyG class with the same hooks (``ValueError`` otherwise:
-    PyG's default hooks would split it wrongly).
+    ``pyg_data_cls`` (default ``torch_geometric.data.Data``) is the PyG class of the result
+    (of each graph, for a batch). PyG splits a batch with that class's ``__cat_dim__``: a
+    batch of a ``Data`` subclass with its own ``__cat_dim__`` needs a PyG class with the
+    same one (``ValueError`` otherwise: PyG's default would split it wrongly).
     """
     tg = import_pyg()
     from arraygnn.batch import Batch
@@ -76,18 +76,16 @@ def to_pyg(
     tensors, rep = to_torch(values, strict=strict, report=True)
     if isinstance(obj, Batch):
         data_cls = getattr(obj, "_data_cls", Data) or Data
-        own_hooks = (
-            data_cls.__cat_dim__ is not Data.__cat_dim__ or data_cls.__inc__ is not Data.__inc__
-        )
-        if own_hooks and pyg_data_cls is None:
+        # PyG splits with __cat_dim__ only (increments come from the records)
+        if data_cls.__cat_dim__ is not Data.__cat_dim__ and pyg_data_cls is None:
             raise ValueError(
                 f"to_pyg: this batch holds {data_cls.__name__} graphs with their own "
-                "__cat_dim__ / __inc__; PyG would split it with its default hooks. Pass "
-                "pyg_data_cls= a torch_geometric Data subclass with the same hooks"
+                "__cat_dim__; PyG would split it with its default one. Pass "
+                "pyg_data_cls= a torch_geometric Data subclass with the same __cat_dim__"
             )
         out = _batch_to_pyg(tg, obj, tensors, pyg_data_cls or tg.data.Data)
     else:
-        out = tg.data.Data(**tensors)
+        out = (pyg_data_cls or tg.data.Data)(**tensors)
         n = _num_nodes(obj)
         if "num_nodes" not in tensors and n is not None and "x" not in tensors:
             out.num_nodes = n
@@ -148,4 +146,14 @@ def _batch_from_pyg(obj: Any, arrays: dict[str, Any]) -> Any:
     counts = getattr(obj._store, "_num_nodes", None)
     if "num_nodes" in arrays and counts is not None:
         slices["num_nodes"] = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
-    return Batch.from_records(arrays, slices, incs, num_graphs=int(obj.num_graphs))
+    # split along the dims PyG concatenated along (its rule: -1 for index keys, which is
+    # dim 0 of a 1-D center_index), not arraygnn's default hooks
+    torch = import_torch()
+    cat_dims = {
+        k: obj.__cat_dim__(k, obj[k])
+        for k in slices
+        if k != "num_nodes" and isinstance(obj[k], torch.Tensor)
+    }
+    return Batch.from_records(
+        arrays, slices, incs, num_graphs=int(obj.num_graphs), cat_dims=cat_dims
+    )

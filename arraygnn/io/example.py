@@ -165,16 +165,28 @@ def _is_ragged(x: Any) -> bool:
     return hasattr(x, "row_splits") and hasattr(x, "values") and not isinstance(x, np.ndarray)
 
 
+def _put(out: dict[str, Any], key: str, value: Any) -> None:
+    """``out[key] = value``; a key written twice (set / feature names with dots that join
+    into the same key, e.g. node set ``a.b`` + feature ``c`` and node set ``a`` + feature
+    ``b.c``) is a ``ValueError``, never one feature overwriting another."""
+    if key in out:
+        raise ValueError(
+            f"write_example: two graph pieces map to the same tf.Example key {key!r}; "
+            "rename a node / edge set or feature (dots in names join into keys)"
+        )
+    out[key] = value
+
+
 def _flat_feature(value: Any, key: str, out: dict[str, Any]) -> None:
     """Flat values of one feature plus ``.d1``, ``.d2``, ... row lengths of its ragged
     dimensions (a Ragged of Ragged has two)."""
     level = 1
     while _is_ragged(value):
         splits = to_numpy(value.row_splits).astype(np.int64)
-        out[f"{key}.d{level}"] = np.diff(splits)
+        _put(out, f"{key}.d{level}", np.diff(splits))
         value = value.values
         level += 1
-    out[key] = _flatten_values(_host(value), key)
+    _put(out, key, _flatten_values(_host(value), key))
 
 
 def _host(x: Any) -> Any:
@@ -201,16 +213,16 @@ def _flatten_graph(graph: Any, prefix: str) -> dict[str, Any]:
         _flat_feature(v, f"{prefix}context/{fname}", out)
     for name, ns in sorted(graph.node_sets.items()):
         base = f"{prefix}nodes/{name}."
-        out[f"{base}{SIZE}"] = to_numpy(ns.sizes).astype(np.int64)
+        _put(out, f"{base}{SIZE}", to_numpy(ns.sizes).astype(np.int64))
         for fname, v in sorted(ns.features.items()):
             _flat_feature(v, f"{base}{fname}", out)
     for name, es in sorted(graph.edge_sets.items()):
         base = f"{prefix}edges/{name}."
-        out[f"{base}{SIZE}"] = to_numpy(es.sizes).astype(np.int64)
+        _put(out, f"{base}{SIZE}", to_numpy(es.sizes).astype(np.int64))
         for fname, v in sorted(es.features.items()):
             _flat_feature(v, f"{base}{fname}", out)
-        out[f"{base}{SOURCE}"] = to_numpy(es.adjacency.source).astype(np.int64)
-        out[f"{base}{TARGET}"] = to_numpy(es.adjacency.target).astype(np.int64)
+        _put(out, f"{base}{SOURCE}", to_numpy(es.adjacency.source).astype(np.int64))
+        _put(out, f"{base}{TARGET}", to_numpy(es.adjacency.target).astype(np.int64))
     return out
 
 

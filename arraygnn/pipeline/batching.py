@@ -94,12 +94,18 @@ def batch_graphs(
         yield merge_graphs(buf)
 
 
-def dynamic_batch(graphs: Iterable[Any], constraints: Any) -> Iterator[Any]:
+def dynamic_batch(
+    graphs: Iterable[Any],
+    constraints: Any,
+    *,
+    on_oversized: Callable[[int, Any], None] | None = None,
+) -> Iterator[Any]:
     """Greedily merge as many consecutive graphs as still fit ``constraints`` (with room
     for padding), TF-GNN's ``dynamic_batch``. Each result satisfies
     :func:`arraygnn.padding.satisfies_total_sizes`.
 
-    A single graph that does not fit on its own raises ``ValueError`` naming its index.
+    A single graph that does not fit on its own raises ``ValueError`` naming its index, or,
+    with ``on_oversized``, is passed to ``on_oversized(index, graph)`` and left out.
     """
     from arraygnn.padding import (
         _check_constraints_cover,
@@ -123,6 +129,9 @@ def dynamic_batch(graphs: Iterable[Any], constraints: Any) -> Iterator[Any]:
         c, n, e = total_sizes(g)
         alone = size_violations(c, n, e, incident, constraints) + small_components(g, constraints)
         if alone:
+            if on_oversized is not None:
+                on_oversized(i, g)
+                continue
             raise ValueError(f"graph {i} does not fit the size constraints: {'; '.join(alone)}")
         if buf:
             nn = {k: acc_n[k] + v for k, v in n.items()}
@@ -188,7 +197,8 @@ class GraphBatchLoader:
       map_fn: applied to every merged batch (e.g. :class:`~arraygnn.pipeline.MapFeatures`).
       constraints: pad every batch to these sizes; batches are then ``(graph, mask)``.
       fit_or_skip: skip batches that do not fit ``constraints`` instead of raising;
-        ``skipped_fraction`` reports how many were skipped.
+        ``skipped_fraction`` reports how many were skipped (with ``dynamic``, a graph too
+        big on its own counts as one skipped batch).
       dynamic: pack as many graphs as fit ``constraints`` (``batch_size`` ignored, no
         ``drop_remainder``); with ``fit_or_skip`` a graph too big on its own is skipped.
       num_replicas, replica_id: read files (or indices) ``replica_id::num_replicas``.
@@ -213,31 +223,26 @@ class GraphBatchLoader:
         replica_id: int = 0,
         compression: str | None = "auto",
     ) -> None:
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        for name, value in (("batch_size", batch_size), ("shuffle_buffer", shuffle_buffer)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"GraphBatchLoader: {name} must be an int, got {value!r}")
+            if value < 1:
+                raise ValueError(f"GraphBatchLoader: {name} must be positive, got {value}")
         if (fit_or_skip or dynamic) and constraints is None:
-            raise ValueError("fit_or_skip=True and dynamic=True need constraints=")
+            raise ValueError(
+                "GraphBatchLoader: fit_or_skip=True and dynamic=True need constraints="
+            )
+        if dynamic and drop_remainder:
+            raise ValueError(
+                "GraphBatchLoader: drop_remainder has no meaning with dynamic=True (batches "
+                "hold as many graphs as fit the constraints)"
+            )
         if isinstance(source, (str, os.PathLike)):
             source = [source]
         source = list(source)
         self._is_files = bool(source) and all(isinstance(s, (str, os.PathLike)) for s in source)
         if self._is_files and spec is None:
             raise ValueError("GraphBatchLoader: reading TFRecord files needs spec=")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-            raise TypeError(f"GraphBatchLoader: batch_size must be an int, got {batch_size!r}")
-        if batch_size < 1:
-            raise ValueError(f"GraphBatchLoader: batch_size must be positive, got {batch_size}")
-        if int(shuffle_buffer) < 1:
-            raise ValueError(
-                f"GraphBatchLoader: shuffle_buffer must be positive, got {shuffle_buffer}"
-            )
-        if dynamic and constraints is None:
-            raise ValueError("GraphBatchLoader: dynamic=True packs graphs to constraints=")
-        if dynamic and drop_remainder:
-            raise ValueError(
-                "GraphBatchLoader: drop_remainder has no meaning with dynamic=True (batches "
-                "hold as many graphs as fit the constraints)"
-            )
         self.source = source
         self.batch_size = int(batch_size)
         self.spec = spec
@@ -298,22 +303,15 @@ class GraphBatchLoader:
         for i in idx:
             yield self.source[int(i)]
 
-    def _fitting_graphs(self) -> Iterator[Any]:
-        """``fit_or_skip`` with ``dynamic``: a graph that does not fit the constraints on its
-        own is skipped (and counted as a skipped batch) instead of raising."""
-        from arraygnn.padding import satisfies_total_sizes
-
-        for g in self._graphs():
-            if satisfies_total_sizes(g, self.constraints):
-                yield g
-            else:
-                self.num_batches_seen += 1
-                self.num_batches_skipped += 1
+    def _skip_oversized(self, index: int, graph: Any) -> None:
+        """``fit_or_skip`` with ``dynamic``: a graph too big on its own is a skipped batch."""
+        self.num_batches_seen += 1
+        self.num_batches_skipped += 1
 
     def _merged_batches(self) -> Iterator[Any]:
         if self.dynamic:
-            graphs = self._fitting_graphs() if self.fit_or_skip else self._graphs()
-            yield from dynamic_batch(graphs, self.constraints)
+            skip = self._skip_oversized if self.fit_or_skip else None
+            yield from dynamic_batch(self._graphs(), self.constraints, on_oversized=skip)
             return
         if self._is_files:
             from arraygnn.io.example import parse_example

@@ -21,7 +21,12 @@ def _framework_values(x: Any) -> np.ndarray | None:
     """A torch tensor's / JAX array's values as NumPy (``None`` for anything else)."""
     module = type(x).__module__.split(".")[0]
     if module == "torch":
-        return x.detach().cpu().resolve_conj().resolve_neg().numpy()
+        t = x.detach().cpu().resolve_conj().resolve_neg()
+        try:
+            return t.numpy()
+        except TypeError:  # bfloat16, complex32, ...: compare in a wider dtype (exact)
+            wide = t.to(t.new_zeros(0).cdouble().dtype if t.is_complex() else t.double().dtype)
+            return wide.numpy()
     if module in ("jax", "jaxlib"):
         return np.asarray(x)
     return None

@@ -134,6 +134,10 @@ def test_increased_scalars_split_back_from_torch_pyg_and_padded_batches():
 
     padded = pad_batch(b, num_nodes=7, num_edges=3, num_graphs=3, graph_keys=("center_index",))
     assert [g.center_index for g in padded.to_data_list()] == [2, 1, 0]
+    assert padded.center_index.tolist() == [2, 4, 5]  # the padding graph's id: its own node
+    small = Batch.from_data_list([Data(x=np.ones((3, 1)), center_index=np.int8(2))] * 2)
+    back = pad_batch(small, num_nodes=7, num_edges=0, num_graphs=3, graph_keys=("center_index",))
+    assert [type(g.center_index) for g in back.to_data_list()] == [np.int8] * 3
     torch = pytest.importorskip("torch")
     from arraygnn.interop import to_torch
 
@@ -142,6 +146,73 @@ def test_increased_scalars_split_back_from_torch_pyg_and_padded_batches():
     from arraygnn.interop import from_pyg
 
     pyg = tgd.Batch.from_data_list(
-        [tgd.Data(x=torch.ones(3, 1), center_index=2), tgd.Data(x=torch.ones(2, 1), center_index=1)]
+        [
+            tgd.Data(x=torch.ones(3, 1), center_index=2, node_index=torch.tensor([1, 2])),
+            tgd.Data(x=torch.ones(2, 1), center_index=1, node_index=torch.tensor([0])),
+        ]
     )
-    assert [g.center_index for g in from_pyg(pyg).to_data_list()] == [2, 1]
+    ours = from_pyg(pyg).to_data_list()
+    theirs = pyg.to_data_list()  # PyG concatenates 1-D index keys along dim 0 (its -1)
+    for a, b in zip(ours, theirs):
+        assert a.center_index.tolist() == b.center_index.tolist()
+        assert a.node_index.tolist() == b.node_index.tolist()
+
+
+def test_packed_dataset_of_narrow_index_keys_past_their_range():
+    from arraygnn.dataset import PackedDataset
+    from arraygnn.testing.asserts import assert_data_equal
+
+    # 1000 graphs x 40 nodes: the batched ids pass int16, each graph's own ids do not
+    graphs = [
+        Data(
+            x=np.ones((40, 1)),
+            edge_index=np.array([[0], [39]], np.int16),
+            root_index=np.int16(3),
+            c_index=np.array(5, np.int16),
+        )
+        for _ in range(1000)
+    ]
+    ds = PackedDataset.from_data_list(graphs)  # used to raise for root_index
+    assert_data_equal(ds[820], graphs[820])
+    no_edges = [Data(x=np.ones((40, 1)), root_index=np.int16(3)) for _ in range(1000)]
+    assert_data_equal(PackedDataset.from_data_list(no_edges)[999], no_edges[999])
+
+
+def test_framework_arrays_in_any_graph_are_refused_by_collation():
+    class Tensorish:  # anything exporting DLPack: a torch / JAX / CuPy-like array
+        def __dlpack__(self):
+            raise NotImplementedError
+
+    graphs = [Data(x=np.ones((1, 1)), t="a"), Data(x=np.ones((1, 1)), t=Tensorish())]
+    with pytest.raises(TypeError, match="key 't' in graph 1.*Tensorish"):
+        Batch.from_data_list(graphs)
+
+
+def test_devices_and_settings_are_checked():
+    import arraygnn
+    from arraygnn._namespace import to_device
+
+    assert Data(x=np.ones(2)).to("cpu:0").x.shape == (2,)  # used to ask for CuPy
+    for bad in ("cuda:x", "cuda:", "cpu:1", "gpu"):
+        with pytest.raises(ValueError, match="device"):
+            to_device(np.ones(2), bad)
+    with pytest.raises(TypeError, match="True or False"):
+        with arraygnn.config(deterministic="False"):
+            pass
+    with pytest.raises(ValueError, match="positive int"):
+        with arraygnn.config(cuda_threads_per_block=-5):
+            pass
+    with arraygnn.config(cuda_threads_per_block=np.int64(64)):
+        assert arraygnn.settings.cuda_threads_per_block == 64
+
+
+def test_assert_data_equal_compares_bfloat16_tensors():
+    torch = pytest.importorskip("torch")
+    from arraygnn.testing.asserts import assert_data_equal
+
+    def make(v):
+        return Data(t=torch.full((2,), v, dtype=torch.bfloat16))
+
+    assert_data_equal(make(1.0), make(1.0))  # used to raise "unsupported ScalarType"
+    with pytest.raises(AssertionError):
+        assert_data_equal(make(1.0), make(2.0))

@@ -262,3 +262,29 @@ def test_sample_blocks_without_node_features():
     assert all("feat" not in b.srcdata and NID in b.srcdata for b in blocks)
     _, _, blocks = NeighborSampler([2], seed=0).sample_blocks(g, np.array([1]))
     assert blocks[0].srcdata["feat"][:, 0].tolist() == blocks[0].srcdata[NID].tolist()
+
+
+def test_reduce_udf_buckets_must_agree_and_dtypes_promote():
+    g = graph((np.array([0, 1, 2, 0, 3]), np.array([2, 2, 3, 3, 3])), num_nodes=5)
+    g.ndata["x"] = np.arange(10.0).reshape(5, 2)
+
+    def mixed_dtype(nodes):
+        m = nodes.mailbox["m"].mean(1)
+        return {"h": m.astype(np.int64) if nodes.mailbox["m"].shape[1] == 2 else m}
+
+    g.update_all(fn.copy_u("x", "m"), mixed_dtype)
+    np.testing.assert_allclose(g.ndata["h"][3], [10 / 3, 13 / 3])  # was truncated to [3, 4]
+
+    def missing_field(nodes):
+        m = nodes.mailbox["m"].mean(1)
+        return {"h": m} if nodes.mailbox["m"].shape[1] == 2 else {"k": m}
+
+    with pytest.raises(ValueError, match="degree-3 bucket returned fields"):
+        g.update_all(fn.copy_u("x", "m"), missing_field)
+
+    def other_shape(nodes):
+        m = nodes.mailbox["m"].mean(1)
+        return {"h": m if nodes.mailbox["m"].shape[1] == 2 else np.concatenate([m] * 3, 1)}
+
+    with pytest.raises(ValueError, match="field 'h' has per-node shape"):
+        g.update_all(fn.copy_u("x", "m"), other_shape)

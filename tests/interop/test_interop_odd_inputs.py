@@ -157,3 +157,30 @@ def test_indexing_a_batch_with_a_0d_tensor_gives_one_graph():
     b = Batch.from_data_list([Data(x=np.ones((2, 1)))] * 3)
     assert isinstance(b[torch.tensor(1)], Data) and isinstance(b[np.array(2)], Data)
     assert isinstance(b[np.array([1])], list)
+
+
+def test_to_pyg_checks_only_cat_dim_and_applies_the_class_to_a_data():
+    tgd = pytest.importorskip("torch_geometric.data")
+    from arraygnn.interop import to_pyg
+
+    class OwnInc(Data):
+        def __inc__(self, key, value, *args, **kwargs):
+            return super().__inc__(key, value, *args, **kwargs)
+
+    b = Batch.from_data_list([OwnInc(x=np.ones((2, 1)), edge_index=np.array([[0], [1]]))] * 2)
+    assert [g.edge_index.tolist() for g in to_pyg(b).to_data_list()] == [[[0], [1]]] * 2
+
+    class Mine(tgd.Data):
+        pass
+
+    assert type(to_pyg(Data(x=np.ones((2, 1))), pyg_data_cls=Mine)) is Mine
+
+
+def test_every_ml_dtype_goes_to_jax():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    pytest.importorskip("jax")
+    from arraygnn.interop import to_jax
+
+    for dt in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2):
+        out, rep = to_jax(np.arange(4).astype(dt), report=True)  # e5m2 has NumPy kind "f"
+        assert str(out.dtype) == np.dtype(dt).name and "<array>" in rep.copied

@@ -594,3 +594,22 @@ def test_parsed_features_are_writable_on_both_paths():
         x = parse_example(g.spec, [write_example(g)] * n).node_sets["paper"].features["embedding"]
         assert x.flags.writeable
         x *= 2  # used to raise "output array is read-only" below 8 records
+
+
+def test_reserved_names_and_colliding_keys_are_errors():
+    with pytest.raises(ValueError, match="'#source' is reserved"):
+        EdgeSet.from_fields(
+            sizes=np.array([1]),
+            adjacency=Adjacency.from_indices(
+                source=("a", np.array([0])), target=("a", np.array([0]))
+            ),
+            features={"#source": np.array([70])},
+        )
+    g = GraphTensor.from_pieces(
+        node_sets={
+            "a.b": NodeSet.from_fields(sizes=np.array([1]), features={"c": np.array([1])}),
+            "a": NodeSet.from_fields(sizes=np.array([1]), features={"b.c": np.array([2])}),
+        }
+    )
+    with pytest.raises(ValueError, match="same tf.Example key 'nodes/a.b.c'"):
+        write_example(g)  # one feature used to overwrite the other

@@ -487,3 +487,13 @@ def test_padded_dtypes_depend_on_the_constraints_only():
         adj = padded.edge_sets["e"].adjacency
         dtypes.add((padded.node_sets["n"].sizes.dtype, adj.source.dtype, adj.target.dtype))
     assert dtypes == {(np.dtype(np.int64), np.dtype(np.int64), np.dtype(np.int64))}
+
+
+def test_padding_values_are_checked_even_when_no_row_is_added():
+    r = gt.Ragged.from_row_lengths(np.zeros(3, np.float32), np.array([1, 2]))
+    g = _one_edge_graph(2, features={"f": np.ones(2, np.float32), "r": r})
+    exact = SizeConstraints(1, {"n": 2}, {"e": 1})  # nothing to pad
+    with pytest.raises(ValueError, match="'oops' for feature 'f'"):
+        pad_to_total_sizes(g, exact, padding_values={"nodes/n": {"f": "oops"}})
+    with pytest.raises(ValueError, match="ragged"):
+        pad_to_total_sizes(g, exact, padding_values={"nodes/n": {"r": 0.0}})

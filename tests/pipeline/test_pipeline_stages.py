@@ -383,3 +383,13 @@ def test_dynamic_fit_or_skip_skips_a_graph_too_big_alone_and_arguments_are_check
         GraphBatchLoader(graphs, 2, shuffle_buffer=0)
     with pytest.raises(TypeError, match="batch_size must be an int"):
         GraphBatchLoader(graphs, 2.5)
+
+
+def test_loader_arguments_are_checked_before_use():
+    graphs = _graphs(3, seed=4)
+    for bad in (None, "4", 0.5, False):
+        with pytest.raises((TypeError, ValueError), match="batch_size"):
+            GraphBatchLoader(graphs, bad)
+    for bad in (2.7, "5", True, None):
+        with pytest.raises(TypeError, match="shuffle_buffer must be an int"):
+            GraphBatchLoader(graphs, 2, shuffle_buffer=bad)
