@@ -112,6 +112,8 @@ def load_molecules(index_dtype: Any = np.int64, include_smiles: bool = False):
     """
     from arraygnn.dataset import PackedDataset
 
+    if not isinstance(include_smiles, (bool, np.bool_)):
+        raise TypeError(f"include_smiles must be True or False, got {include_smiles!r}")
     m = load_molecule_arrays(index_dtype)
     graph_features = {"y": m["y"], "nci_id": m["nci_id"]}
     if include_smiles:

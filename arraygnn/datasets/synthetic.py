@@ -25,6 +25,8 @@ __all__ = ["powerlaw_graph"]
 
 def _count(value: Any, name: str) -> int:
     try:
+        if isinstance(value, (bool, np.bool_)):
+            raise TypeError
         n = operator.index(value)
     except TypeError:
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}") from None
@@ -78,8 +80,12 @@ def powerlaw_graph(
     """
     n = _count(num_nodes, "num_nodes")
     m = _count(num_edges, "num_edges")
+    if isinstance(exponent, bool) or not isinstance(exponent, (int, float, np.number)):
+        raise TypeError(f"exponent must be a number > 1, got {exponent!r}")
     if not exponent > 1.0:
         raise ValueError(f"exponent must be > 1, got {exponent}")
+    if num_features is not None and np.dtype(feature_dtype).kind != "f":
+        raise TypeError(f"feature_dtype must be a floating dtype, got {np.dtype(feature_dtype)}")
     idt = np.dtype(index_dtype)
     if idt not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise TypeError(f"index_dtype must be int32 or int64, got {idt}")

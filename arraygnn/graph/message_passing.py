@@ -22,8 +22,9 @@ RULE: every field is looked up and every shape checked before any kernel runs.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -295,7 +296,8 @@ def apply_edges(g: Any, func: Any, edges: Any = None, etype: Any = None) -> None
 
         eids = _ids_for(g, edges, rel.num_edges, f"apply_edges: edge ids of {rel.canonical!r}")
     if isinstance(func, (CopyMessage, BinaryMessage)):
-        out = {func.out_field: _builtin_messages(g, rel, func, eids)}
+        with _naming(func):
+            out = {func.out_field: _builtin_messages(g, rel, func, eids)}
     else:
         rows = rel.num_edges if eids is None else int(eids.shape[0])
         out = _check_udf_output(
@@ -453,10 +455,43 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
     return results
 
 
+def _label(func: Any) -> str:
+    """How an error names a message / reduce function and its fields."""
+    if isinstance(func, CopyMessage):
+        return f"fn.{func.name} (field {func.field!r})"
+    if isinstance(func, BinaryMessage):
+        return f"fn.{func.name} (fields {func.lhs_field!r}, {func.rhs_field!r})"
+    if isinstance(func, Reduce):
+        return f"fn.{func.op}({func.msg_field!r}, {func.out_field!r})"
+    return f"the UDF {getattr(func, '__name__', type(func).__name__)}"
+
+
+#: the ops' own names for the value argument in their dtype errors
+_OPS_VALUE_ARGS = ("x must be", "src must be", "lhs must be", "rhs must be", "edge_weight must be")
+
+
+@contextlib.contextmanager
+def _naming(*funcs: Any) -> Iterator[None]:
+    """Re-raise an ops dtype error (``x must be a numeric ...``) naming the message /
+    reduce functions and their fields instead of the kernel's argument."""
+    try:
+        yield
+    except TypeError as err:
+        if not str(err).startswith(_OPS_VALUE_ARGS):
+            raise
+        names = " -> ".join(_label(f) for f in funcs if f is not None)
+        raise TypeError(f"{names}: a feature it reads is not usable: {err}") from err
+
+
 def _compute_update(g: Any, rel: Any, message: Any, reduce: Any) -> dict[str, Any]:
     """The reduced destination features ``{out_field: [num_dst, ...]}`` of one edge type."""
     _check_message(message)
     _check_reduce(reduce)
+    with _naming(message, reduce):
+        return _compute_update_checked(g, rel, message, reduce)
+
+
+def _compute_update_checked(g: Any, rel: Any, message: Any, reduce: Any) -> dict[str, Any]:
     builtin_msg = isinstance(message, (CopyMessage, BinaryMessage))
     if isinstance(reduce, Reduce) and builtin_msg:
         if reduce.msg_field != message.out_field:

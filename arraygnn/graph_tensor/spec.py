@@ -50,6 +50,11 @@ class FeatureSpec:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtype", normalize_dtype(self.dtype))
+        if not isinstance(self.shape, (tuple, list)):
+            raise TypeError(f"FeatureSpec shape must be a tuple of dims, got {self.shape!r}")
+        for d in self.shape:
+            if d is not None and (isinstance(d, bool) or not isinstance(d, (int, np.integer))):
+                raise TypeError(f"FeatureSpec shape dims must be ints or None, got {self.shape!r}")
         shape = tuple(None if d is None else int(d) for d in self.shape)
         if any(d is not None and d < 0 for d in shape):
             raise ValueError(f"FeatureSpec shape dims must be >= 0 or None, got {self.shape}")
@@ -76,6 +81,17 @@ def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping or {}))
 
 
+def _frozen_features(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A read-only ``{feature name: FeatureSpec}`` (anything else is a ``TypeError``)."""
+    out = _frozen(mapping)
+    for name, spec in out.items():
+        if not isinstance(name, str) or not isinstance(spec, FeatureSpec):
+            raise TypeError(
+                f"feature specs map str names to FeatureSpec, got {name!r}: {type(spec).__name__}"
+            )
+    return out
+
+
 def _eq_maps(a: Mapping, b: Mapping) -> bool:
     return dict(a) == dict(b)
 
@@ -87,7 +103,7 @@ class ContextSpec:
     features: Mapping[str, FeatureSpec] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "features", _frozen(self.features))
+        object.__setattr__(self, "features", _frozen_features(self.features))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ContextSpec) and _eq_maps(self.features, other.features)
@@ -103,7 +119,7 @@ class NodeSetSpec:
     features: Mapping[str, FeatureSpec] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "features", _frozen(self.features))
+        object.__setattr__(self, "features", _frozen_features(self.features))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NodeSetSpec) and _eq_maps(self.features, other.features)
@@ -121,7 +137,7 @@ class EdgeSetSpec:
     features: Mapping[str, FeatureSpec] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "features", _frozen(self.features))
+        object.__setattr__(self, "features", _frozen_features(self.features))
 
     def __eq__(self, other: object) -> bool:
         return (

@@ -829,7 +829,14 @@ def _feature_schema(fspec: Any, where: str) -> FeatureSchema:
 
 def create_schema_from_graph_spec(spec_or_graph: Any) -> GraphSchema:
     """A ``GraphSchema`` describing a spec (or a graph's spec); no descriptions."""
+    from arraygnn.graph_tensor.spec import GraphTensorSpec
+
     spec = getattr(spec_or_graph, "spec", spec_or_graph)
+    if not isinstance(spec, GraphTensorSpec):
+        raise TypeError(
+            f"create_schema_from_graph_spec: expected a GraphTensor or GraphTensorSpec, got "
+            f"{type(spec_or_graph).__name__}"
+        )
     ctx = ContextSchema(
         {k: _feature_schema(f, f"context feature {k!r}") for k, f in spec.context.features.items()}
     )
@@ -867,12 +874,21 @@ def check_graph_conforms(graph: Any, schema_or_spec: Any) -> None:
     """Raise ``ValueError`` listing every way ``graph`` (scalar or batched) differs from a
     ``GraphSchema`` or a spec: missing / extra sets or features, dtypes, per-item shapes,
     adjacency names. All string dtypes (str, bytes, object) conform to ``DT_STRING``."""
+    from arraygnn.graph_tensor.spec import GraphTensorSpec
+
     expected = (
         create_graph_spec_from_schema(schema_or_spec)
         if isinstance(schema_or_spec, GraphSchema)
         else schema_or_spec
     )
-    actual = graph.spec
+    if not isinstance(expected, GraphTensorSpec):
+        raise TypeError(
+            "check_graph_conforms: expected a GraphSchema or GraphTensorSpec, got "
+            f"{type(schema_or_spec).__name__}"
+        )
+    actual = getattr(graph, "spec", None)
+    if not isinstance(actual, GraphTensorSpec):
+        raise TypeError(f"check_graph_conforms: expected a GraphTensor, got {type(graph).__name__}")
     problems: list[str] = []
 
     def features(where: str, have: Any, want: Any) -> None:

@@ -75,3 +75,19 @@ def test_self_loops_allowed_and_edge_cases():
 def test_bad_input(kwargs, err, match):
     with pytest.raises(err, match=match):
         powerlaw_graph(seed=0, **kwargs)
+
+
+def test_arguments_of_the_wrong_kind_are_named():
+    import pytest
+
+    from arraygnn.datasets import powerlaw_graph
+    from arraygnn.datasets.molecules import load_molecules
+
+    with pytest.raises(TypeError, match="num_nodes must be an integer"):
+        powerlaw_graph(True, 0)
+    with pytest.raises(TypeError, match="exponent"):
+        powerlaw_graph(10, 5, exponent="3")
+    with pytest.raises(TypeError, match="feature_dtype"):
+        powerlaw_graph(10, 5, num_features=2, feature_dtype="U3")
+    with pytest.raises(TypeError, match="include_smiles"):
+        load_molecules(include_smiles="no")

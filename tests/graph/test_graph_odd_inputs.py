@@ -288,3 +288,13 @@ def test_reduce_udf_buckets_must_agree_and_dtypes_promote():
 
     with pytest.raises(ValueError, match="field 'h' has per-node shape"):
         g.update_all(fn.copy_u("x", "m"), other_shape)
+
+
+def test_unusable_feature_dtypes_name_the_function_and_its_fields():
+    g = graph((np.array([0, 1]), np.array([1, 0])), num_nodes=2)
+    g.ndata["b"] = np.array([True, False])
+    g.ndata["s"] = np.array(["a", "b"])
+    with pytest.raises(TypeError, match=r"fn\.copy_u \(field 'b'\) -> fn\.sum\('m', 'h'\)"):
+        g.update_all(fn.copy_u("b", "m"), fn.sum("m", "h"))
+    with pytest.raises(TypeError, match=r"fn\.u_add_v \(fields 's', 's'\)"):
+        g.apply_edges(fn.u_add_v("s", "s", "e"))

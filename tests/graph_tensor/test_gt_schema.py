@@ -184,3 +184,23 @@ def test_random_schema_spec_schema_roundtrip(seed):
     assert parsed == schema
     assert create_graph_spec_from_schema(parsed) == spec
     check_graph_conforms(merge_graphs_to_components(graphs), parsed)
+
+
+def test_spec_and_schema_helpers_refuse_wrong_argument_types():
+    import numpy as np
+
+    from arraygnn.graph_tensor import GraphTensor, NodeSet
+    from arraygnn.graph_tensor.spec import FeatureSpec, NodeSetSpec
+    from arraygnn.io.schema import check_graph_conforms, create_schema_from_graph_spec
+
+    for shape in ((2.7,), (True,), ("3",), 3):
+        with pytest.raises(TypeError, match="FeatureSpec shape"):
+            FeatureSpec("f4", shape)
+    with pytest.raises(TypeError, match="FeatureSpec"):
+        NodeSetSpec({"x": "not a spec"})
+    g = GraphTensor.from_pieces(node_sets={"a": NodeSet.from_fields(sizes=np.array([1]))})
+    for bad in ("text", None):
+        with pytest.raises(TypeError, match="GraphSchema or GraphTensorSpec"):
+            check_graph_conforms(g, bad)
+    with pytest.raises(TypeError, match="GraphTensor or GraphTensorSpec"):
+        create_schema_from_graph_spec({})
