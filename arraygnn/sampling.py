@@ -35,8 +35,11 @@ def _rng(g: Graph, seed: Any) -> Any:
             return seed
         return np.random.default_rng(seed)
     cupy = g._xp()
+    if isinstance(seed, np.random.Generator):
+        # a host generator draws host arrays: derive the device one from it (reproducible)
+        return cupy.random.default_rng(int(seed.integers(2**63 - 1)))
     if seed is not None and not isinstance(seed, (int, np.integer)):
-        return seed
+        return seed  # a CuPy generator
     return cupy.random.default_rng(seed)
 
 

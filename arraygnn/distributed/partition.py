@@ -197,6 +197,14 @@ def partition_graph(
     the same number of edges (power-law graphs have hubs: a node-count split would
     leave one worker with most of the work).
     """
+    from arraygnn._namespace import is_cupy_array
+
+    for name, value in (("edge_index", edge_index), ("edge_weight", edge_weight)):
+        if is_cupy_array(value):
+            raise TypeError(
+                f"partition_graph: {name} is a CuPy array; partitions are cut on the host: "
+                "pass NumPy arrays (arraygnn.to_device(..., 'cpu'))"
+            )
     edge_index = np.asarray(edge_index)
     if edge_index.ndim != 2 or edge_index.shape[0] != 2:
         raise ValueError(f"edge_index must have shape [2, E], got {list(edge_index.shape)}")

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import to_numpy
 from arraygnn.function import BinaryMessage, CopyMessage, Reduce
 
 __all__ = [
@@ -152,9 +153,8 @@ class NodeBatch:
         self.mailbox = _Mailbox(mailbox or {})
 
     def nodes(self) -> Any:
-        if self._nodes is None:
-            data = next(iter(self.data._frame._data.values()), None)
-            xp = np if data is None or isinstance(data, np.ndarray) else _cupy()
+        if self._nodes is None:  # every node of the frame, on the graph's device
+            xp = np if self.data._frame.device == "cpu" else _cupy()
             return xp.arange(self._num)
         return self._nodes
 
@@ -412,7 +412,8 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
     indptr, perm = _csr_indptr(csr), _csr_perm(csr)
     deg = indptr[1:] - indptr[:-1]
     xp = np if isinstance(deg, np.ndarray) else _cupy()
-    buckets = [int(b) for b in xp.unique(deg) if int(b) > 0]
+    # the distinct degrees, copied to the host once (not one device read per bucket)
+    buckets = [b for b in np.asarray(to_numpy(xp.unique(deg))).tolist() if b > 0]
     results: dict[str, Any] = {}
     if not buckets:  # learn the output shapes from an empty call
         nodes = xp.zeros(0, dtype=deg.dtype)

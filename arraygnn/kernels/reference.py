@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, to_numpy
 
 __all__ = [
     "gather_rows",
@@ -58,7 +58,15 @@ def gather_rows(x: Any, index: Any, out: Any) -> Any:
 
 
 def _ufunc_reduce_rows(xp: Any, values: Any, rows: Any, num_rows: int, reduce: str) -> Any:
-    """Reduce ``values`` [nnz, ...] into ``num_rows`` rows by ``rows`` [nnz] (any order)."""
+    """Reduce ``values`` [nnz, ...] into ``num_rows`` rows by ``rows`` [nnz] (any order).
+
+    On CuPy the reduction runs on the host (one explicit copy each way): CuPy's ``ufunc.at``
+    lacks ``multiply``, narrow integers and, before CuPy 14.1, int64 ``add``; this oracle
+    and fallback (integer values, ``config(validate=True)``) is never the fast path.
+    """
+    if xp is not np:
+        host = _ufunc_reduce_rows(np, to_numpy(values), to_numpy(rows), num_rows, reduce)
+        return xp.asarray(host)
     acc = _acc_dtype(values.dtype)
     vals = values.astype(acc, copy=False)
     shape = (num_rows,) + tuple(values.shape[1:])
@@ -231,11 +239,15 @@ def csr_from_keys(keys: Any, indptr: Any, perm: Any) -> Any:
     if keys.shape[0] == 0:
         indptr[1:] = 0
         return perm
-    indptr[1:] = xp.cumsum(xp.bincount(keys, minlength=num_rows))
     if xp is np:
+        indptr[1:] = np.cumsum(np.bincount(keys, minlength=num_rows))
         perm[...] = np.argsort(keys, kind="stable")
     else:
+        # CuPy: the row pointer from the sorted keys (bincount would read the largest key
+        # back to the host to size its output, a device sync)
         perm[...] = xp.argsort(keys)  # CuPy's sort is stable
+        bounds = xp.arange(1, num_rows + 1, dtype=keys.dtype)
+        indptr[1:] = xp.searchsorted(keys[perm], bounds, side="left")
     return perm
 
 

@@ -77,9 +77,18 @@ def glorot(shape: tuple[int, ...], rng: Any = None, dtype: Any = np.float32) -> 
     return _rng(rng).uniform(-bound, bound, size=shape).astype(dtype)
 
 
-def _check_features(x: Any, expected: int, what: str) -> None:
+def _check_features(x: Any, expected: int, what: str, weight: Any = None) -> None:
     if x.ndim < 1 or x.shape[-1] != expected:
         raise ValueError(f"{what}: expected last dimension {expected}, got shape {tuple(x.shape)}")
+    if weight is not None and (
+        type(x).__module__.split(".")[0] != type(weight).__module__.split(".")[0]
+    ):
+        on = "CuPy" if type(x).__module__.startswith("cupy") else "NumPy"
+        raise TypeError(
+            f"{what} is a {on} array but the layer's weights are "
+            f"{'CuPy' if type(weight).__module__.startswith('cupy') else 'NumPy'} arrays; move "
+            "the layer (layer.to('cuda') / .to('cpu')) or the input to one device"
+        )
 
 
 def add_bias(out: Any, bias: Any) -> Any:
@@ -133,7 +142,7 @@ class Linear(Module):
         self.bias = np.zeros(self.out_features, dtype=dtype) if bias else None
 
     def __call__(self, x: Any) -> Any:
-        _check_features(x, self.in_features, f"{type(self).__name__} input")
+        _check_features(x, self.in_features, f"{type(self).__name__} input", self.weight)
         out = x @ self.weight.T
         if self.bias is not None:
             out = add_bias(out, self.bias)
@@ -166,7 +175,7 @@ class BatchNorm(Module):
         self.running_var = np.ones(num_features, dtype=dtype)
 
     def __call__(self, x: Any) -> Any:
-        _check_features(x, self.num_features, "BatchNorm input")
+        _check_features(x, self.num_features, "BatchNorm input", self.running_mean)
         xp = get_namespace(x)
         out = (x - self.running_mean) / xp.sqrt(self.running_var + self.eps)
         if self.weight is not None:

@@ -299,7 +299,8 @@ def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
     src = xp.ascontiguousarray(src).astype(idt, copy=True)
     dst = xp.ascontiguousarray(dst).astype(idt, copy=True)
     indptr, perm = sorted_segments(xp, dst, n_dst)  # keeps idt: every size fits it
-    is_sorted = num_edges < 2 or bool((dst[1:] >= dst[:-1]).all())
+    # NumPy: a sorted edge list skips the gather; CuPy always gathers (no device sync)
+    is_sorted = num_edges < 2 or (xp is np and bool((dst[1:] >= dst[:-1]).all()))
     if is_sorted:
         indices = src.copy()
     elif xp is np:

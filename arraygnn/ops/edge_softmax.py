@@ -61,8 +61,11 @@ def edge_softmax(edge_index: Any, logits: Any, num_dst_nodes: int | None = None)
             n_dst = max(n_dst, 0)
         else:
             n_dst = check_size("num_dst_nodes", num_dst_nodes)
-        n_src = int(src.max()) + 1 if src.shape[0] and src.dtype.kind in "iu" else 0
-        check_index("edge_index[0] (sources)", src, max(n_src, 0))
+        # the sources are never read here: their type, shape and sign are checked, not a
+        # count learnt from their largest id
+        check_index("edge_index[0] (sources)", src, None)
+        if src.shape[0] and int(src.min()) < 0:
+            raise ValueError(f"edge_index[0] (sources) has a negative entry ({int(src.min())})")
         check_index("edge_index[1] (targets)", dst, n_dst)
         _check_logits(logits, int(dst.shape[0]))
         # only the row pointer and the slot order are needed, not a whole CSR: the same

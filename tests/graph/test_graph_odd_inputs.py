@@ -298,3 +298,21 @@ def test_unusable_feature_dtypes_name_the_function_and_its_fields():
         g.update_all(fn.copy_u("b", "m"), fn.sum("m", "h"))
     with pytest.raises(TypeError, match=r"fn\.u_add_v \(fields 's', 's'\)"):
         g.apply_edges(fn.u_add_v("s", "s", "e"))
+
+
+def test_cupy_graph_paths():
+    cupy = pytest.importorskip("cupy")  # runs on a GPU session (tests/cuda has the rest)
+    from arraygnn.distributed import partition_graph
+
+    g = graph((cupy.asarray([0, 1, 2]), cupy.asarray([1, 2, 0])), num_nodes=3)
+    fr = sample_neighbors(g, cupy.asarray([1]), 1, seed=np.random.default_rng(0))
+    assert isinstance(fr.edges()[0], cupy.ndarray)  # a NumPy Generator used to mix devices
+    seen = []
+    g.ndata["x"] = cupy.ones((3, 1))
+    g.update_all(
+        fn.copy_u("x", "m"),
+        lambda nodes: seen.append(nodes.nodes()) or {"h": nodes.mailbox["m"].sum(1)},
+    )
+    assert all(isinstance(n, cupy.ndarray) for n in seen)
+    with pytest.raises(TypeError, match="partitions are cut on the host"):
+        partition_graph(cupy.asarray([[0], [1]]), 2, 1)

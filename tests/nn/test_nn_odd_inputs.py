@@ -292,3 +292,10 @@ def test_a_graph_tensor_is_refused_with_a_clear_message():
     g = GraphTensor.from_pieces(node_sets={"n": NodeSet.from_fields(sizes=np.array([3]))})
     with pytest.raises(TypeError, match="GraphTensor is not a layer input"):
         agnn.GCNConv(2, 2)(g, np.ones((3, 2), np.float32))
+
+
+def test_layer_on_the_other_device_than_its_weights_names_it():
+    cupy = pytest.importorskip("cupy")  # GPU sessions only
+    lin = agnn.Linear(3, 2)
+    with pytest.raises(TypeError, match="CuPy array but the layer's weights are NumPy"):
+        lin(cupy.ones((4, 3), cupy.float32))

@@ -265,3 +265,21 @@ def test_edge_softmax_of_longdouble_logits_takes_the_reference():
     got = ops.edge_softmax(ei, np.zeros(3, np.longdouble))
     assert got.dtype == np.longdouble
     np.testing.assert_allclose(got.astype(np.float64), [0.5, 1.0, 0.5], rtol=1e-15)
+
+
+def test_reference_reductions_for_a_device_namespace_run_on_the_host():
+    # CuPy's ufunc.at lacks multiply, narrow integers and (before 14.1) int64 add: the
+    # reference (integer values, validate mode) reduces on the host for any non-NumPy xp
+    from arraygnn.kernels import reference
+
+    device = types.SimpleNamespace(asarray=lambda a: ("on device", a))
+    rows = np.array([0, 2, 0])
+    vals = np.array([[2], [3], [4]], np.int8)
+    for reduce, want in (("prod", [[8], [0], [3]]), ("sum", [[6], [0], [3]])):
+        tag, host = reference._ufunc_reduce_rows(device, vals, rows, 3, reduce)
+        assert tag == "on device" and host.tolist() == want
+
+
+def test_edge_softmax_still_refuses_negative_sources():
+    with pytest.raises(ValueError, match="sources.*negative"):
+        ops.edge_softmax(np.array([[-1, 0], [0, 0]]), np.zeros(2))
