@@ -575,6 +575,12 @@ def _is_0d(value: Any) -> bool:
     return is_array(value) and value.ndim == 0
 
 
+def scalar_index_key(key: str) -> bool:
+    """PyG's rule for a Python-int attribute increased like a node id: ``'index' in key``
+    or ``key == 'face'`` (``face_count``, ``surface_area`` are not ids)."""
+    return "index" in key or key == "face"
+
+
 def _scalar_increments(
     key: str,
     data_list: Sequence[Data],
@@ -583,28 +589,17 @@ def _scalar_increments(
     default_hooks: bool,
     node_counts: np.ndarray | None,
 ) -> np.ndarray:
-    """Increments [G] of an integer scalar key (PyG increases ``center_index=2`` like a
-    0-d index array); zeros for other scalars. Default hooks: ids checked in range."""
+    """Increments [G] of a Python-int key, as PyG collates them (``center_index=2`` on
+    graphs of 3 and 2 nodes -> ``[2, 4]``); zeros for every other scalar (floats, bools,
+    NumPy scalars, which PyG keeps as they are). No range check: such keys also hold
+    sentinels (``-1``) and graph ids. Graphs of unknown size leave the key as it is."""
     g = len(values)
-    if arr.dtype.kind not in "iu":
-        return np.zeros(g, np.int64)
+    zeros = np.zeros(g, np.int64)
+    if arr.dtype.kind not in "iu" or not all(type(v) is int for v in values):
+        return zeros
     if default_hooks:
-        if not _is_index_key(key):
-            return np.zeros(g, np.int64)
-        if node_counts is None:
-            i = _first_unknown_num_nodes(data_list)
-            raise _key_error(
-                key, i, "is increased by num_nodes, but num_nodes is unknown (give x or num_nodes=)"
-            )
-        bad = np.flatnonzero((arr < 0) | (arr >= node_counts))
-        if bad.size:
-            i = int(bad[0])
-            raise _key_error(
-                key,
-                i,
-                f"holds node id {int(arr[i])}, outside [0, {int(node_counts[i])}) "
-                f"(num_nodes={int(node_counts[i])})",
-            )
+        if not scalar_index_key(key) or node_counts is None:
+            return zeros
         raw = node_counts.astype(np.int64)
     else:
         raw = _inc_array(key, [d.__inc__(key, v) for d, v in zip(data_list, values)])
@@ -612,8 +607,7 @@ def _scalar_increments(
             raise _key_error(key, 0, f"__inc__ of a scalar must be a number, got {raw[0]!r}")
     inc = _exclusive_cumsum(raw)
     if inc.any():
-        known_max = int(node_counts.sum()) - 1 if default_hooks else None
-        _check_increments_fit(key, arr, inc, np.ones(g, np.int64), None, np, known_max)
+        _check_increments_fit(key, arr, inc, np.ones(g, np.int64), None, np, None)
     return inc
 
 
@@ -940,7 +934,13 @@ def _check_increments_fit(
 def _subtract_inc(v: Any, inc: Any) -> Any:
     if not is_array(v):
         # a torch / JAX value (arraygnn.interop converted the batch and its records alike)
-        return v - inc if bool((inc != 0).any()) else v
+        if not bool((inc != 0).any()):
+            return v
+        try:
+            return v - inc
+        except (NotImplementedError, RuntimeError, TypeError):
+            # torch has no arithmetic for uint16 / uint32 / uint64: subtract in int64
+            return (v.long() - inc.long()).to(v.dtype)
     if not np.any(inc):
         return v
     xp = get_namespace(v)

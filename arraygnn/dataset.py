@@ -32,6 +32,7 @@ from arraygnn.batch import (
     _check_increments_fit,
     _exclusive_cumsum,
     _ptr,
+    scalar_index_key,
 )
 from arraygnn.data import Data, _is_index_key
 
@@ -458,9 +459,14 @@ class PackedDataset:
 
 
 def _increased_scalar(key: str, values: np.ndarray, kind: str | None) -> bool:
-    """A graph feature holding one integer per graph under an index key (``center_index``):
-    ``Batch.from_data_list`` increases it by the nodes before each graph."""
-    return kind is not None and values.dtype.kind in "iu" and _is_index_key(key)
+    """A per-graph number ``Batch.from_data_list`` increases by the nodes before each
+    graph: Python ints under PyG's scalar rule (``center_index``), 0-d integer arrays under
+    the array rule (``'index'`` / ``'face'`` in the key)."""
+    if values.dtype.kind not in "iu":
+        return False
+    if kind == "scalar":
+        return scalar_index_key(key)
+    return kind == "stack" and _is_index_key(key)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

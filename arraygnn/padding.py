@@ -16,8 +16,9 @@ RULE: the real components must already hold ``min_nodes_per_component[set]`` nod
 RULE: padded features are zeros (``""`` / ``b""`` for strings, empty rows for ragged features)
       unless ``padding_values`` says otherwise; a padding value must fit its feature (an int
       or bool feature holds it exactly, a float feature takes any real number, a string
-      feature a string, widening its fixed width if needed); unknown pieces or features are
-      errors.
+      feature a string, widening its fixed width if needed); values for pieces or features
+      the graph does not have, or for ragged features (padded with empty rows), are ignored,
+      as in TF-GNN.
 RULE: an index or ``sizes`` dtype too narrow for the constraint's totals widens to int64
       (as merging does); the choice depends on the constraints only, so every graph padded
       to the same constraints gets the same dtypes. (``pad_batch`` on the PyG face raises
@@ -342,9 +343,7 @@ def _pad_rows(x: Any, num_rows: int, value: Any = None, where: str = "a feature"
     A fixed-width string feature keeps its kind (``S`` / ``U``) and widens to hold a longer
     padding value."""
     if _is_ragged(x):
-        if value is not None:
-            raise ValueError(f"{where} is ragged: its padding rows are empty, take no value")
-        return _pad_ragged(x, num_rows)
+        return _pad_ragged(x, num_rows)  # empty rows: a padding value has nothing to fill
     fill = _pad_value_for(x, value, where)  # checked also when no row is added
     if num_rows == 0:
         return x
@@ -375,13 +374,7 @@ def _pad_features(
     padding_values: Mapping[str, Any] | None,
     piece: str,
 ) -> dict[str, Any]:
-    padding_values = padding_values or {}
-    for k in padding_values:
-        if k not in features:
-            raise ValueError(
-                f"padding_values[{piece!r}] names feature {k!r}, which {piece} does not have "
-                f"(it has {sorted(features)})"
-            )
+    padding_values = padding_values or {}  # values for absent features are ignored (TF-GNN)
     return {
         k: _pad_rows(v, num_rows, padding_values.get(k), f"feature {k!r} of {piece}")
         for k, v in features.items()
@@ -511,15 +504,6 @@ def pad_to_total_sizes(
     from arraygnn.graph_tensor import GraphTensor
 
     padding_values = padding_values or {}
-    known = {"context"} | {f"nodes/{n}" for n in graph.node_sets}
-    known |= {f"edges/{n}" for n in graph.edge_sets}
-    for key in padding_values:
-        if key not in known:
-            raise ValueError(
-                f"padding_values key {key!r} names no graph piece; use 'context', "
-                "'nodes/<node set>' or 'edges/<edge set>' (this graph has "
-                f"{sorted(known)})"
-            )
     num_components, nodes, edges = total_sizes(graph)
     num_pad = constraints.total_num_components - num_components
 
@@ -569,7 +553,9 @@ def _slice_rows(x: Any, n: int) -> Any:
 def remove_padding(graph: Any, mask: Any) -> Any:
     """Undo :func:`pad_to_total_sizes`: keep the components where ``mask`` is True.
 
-    ``mask`` must be True for a prefix of the components (as padding produces).
+    ``mask`` must be True for a prefix of the components (as padding produces). Values and
+    order come back exactly; a dtype padding widened (int8 ids past their range, a string
+    feature grown for a longer padding value) stays widened.
     """
     from arraygnn.graph_tensor import Adjacency, Context, EdgeSet, GraphTensor, NodeSet
 

@@ -15,7 +15,7 @@ from arraygnn.testing.asserts import assert_data_equal
         (Data(x=np.ones(2)), Data(x=np.array([1.0, 2.0]))),
         (Data(m={"a": 1}), Data(m={"a": 1.0})),
         (Data(m={"a": np.ones(2)}), Data(m={"a": np.zeros(2)})),
-        (Data(m={"a": 1, "b": 2}), Data(m={"b": 2, "a": 1})),
+        (Data(m={"a": 1, "b": 2}), Data(m={"b": 2, "c": 1})),
         (Data(s=[1, 2]), Data(s=(1, 2))),
         (Data(s="a"), Data(s="b")),
         (Data(x=np.ones(2), y=1), Data(y=1, x=np.ones(2))),
@@ -33,6 +33,7 @@ def test_equal_values_of_every_kind_pass():
         lambda: Data(name="x", n=None, flag=True),
     ):
         assert_data_equal(make(), make())
+    assert_data_equal(Data(m={"a": 1, "b": 2}), Data(m={"b": 2, "a": 1}))  # as dict equality
 
 
 def test_framework_tensors_are_compared_by_dtype_shape_and_values():

@@ -36,22 +36,26 @@ def test_num_nodes_given_as_a_0d_array_counts_like_an_int():
     assert [g.num_nodes for g in b.to_data_list()] == [3, 3]
 
 
-def test_integer_scalar_index_keys_are_increased_like_pyg():
+def test_python_int_index_keys_are_increased_like_pyg():
     graphs = [Data(x=np.ones((3, 1)), center_index=2), Data(x=np.ones((2, 1)), center_index=1)]
     b = Batch.from_data_list(graphs)
     assert b.center_index.tolist() == [2, 4]  # torch_geometric.data.Batch gives [2, 4]
     back = b.to_data_list()
     assert [g.center_index for g in back] == [2, 1] and type(back[1].center_index) is int
-    np_graphs = [
-        Data(x=np.ones((3, 1)), center_index=np.int32(2)),
-        Data(x=np.ones((2, 1)), center_index=np.int32(1)),
+    # PyG's scalar rule: 'index' in key or key == 'face'; no range check (sentinels, graph ids)
+    kept = [
+        Data(x=np.ones((5, 1)), face_count=12, interface_id=3, graph_index=7, anchor_index=-1)
+        for _ in range(3)
     ]
-    back = Batch.from_data_list(np_graphs).to_data_list()
-    assert [g.center_index for g in back] == [2, 1]
-    assert type(back[1].center_index) is np.int32
-    with pytest.raises(ValueError, match="center_index.*graph 1.*node id 5"):
-        Batch.from_data_list([graphs[0], Data(x=np.ones((2, 1)), center_index=5)])
-    # scalars that are not ids stay as they are
+    b = Batch.from_data_list(kept)
+    assert b.face_count.tolist() == [12] * 3 and b.interface_id.tolist() == [3] * 3
+    assert b.graph_index.tolist() == [7, 12, 17] and b.anchor_index.tolist() == [-1, 4, 9]
+    # NumPy scalars stay as they are (PyG keeps them un-increased too)
+    numpy_ints = [Data(x=np.ones((3 + i, 1)), center_index=np.int64(1)) for i in range(3)]
+    assert Batch.from_data_list(numpy_ints).center_index.tolist() == [1, 1, 1]
+    # unknown sizes: the key is left as it is (no error)
+    no_nodes = [Data(pos=np.zeros((4, 3)), anchor_index=0)] * 2
+    assert Batch.from_data_list(no_nodes).anchor_index.tolist() == [0, 0]
     flags = Batch.from_data_list([Data(x=np.ones((1, 1)), flag=True)] * 2).to_data_list()
     assert [g.flag for g in flags] == [True, True]
 
@@ -106,22 +110,17 @@ def test_packed_dataset_keeps_per_graph_numbers_and_collates_like_batch():
         assert_batch_equal(ds.collate(order), Batch.from_data_list([graphs[i] for i in order]))
 
 
-def test_increased_scalars_overflow_like_arrays_and_only_when_they_do():
+def test_packed_dataset_collates_scalars_like_batch():
     from arraygnn.dataset import PackedDataset
+    from arraygnn.testing.asserts import assert_batch_equal
 
-    fits = [
-        Data(x=np.ones((100, 1)), c_index=np.int8(99)),
-        Data(x=np.ones((10, 1)), c_index=np.int8(5)),
+    graphs = [
+        Data(x=np.ones((20, 1)), center_index=19, np_index=np.int8(19), z_index=np.array(3)),
+        Data(x=np.ones((120, 1)), center_index=0, np_index=np.int8(0), z_index=np.array(7)),
     ]
-    assert Batch.from_data_list(fits).c_index.tolist() == [99, 105]  # used to raise
-    wraps = [
-        Data(x=np.ones((20, 1)), center_index=np.int8(19)),
-        Data(x=np.ones((120, 1)), center_index=np.int8(0)),
-    ]
-    with pytest.raises(OverflowError, match="center_index.*graph 1"):
-        Batch.from_data_list(wraps[::-1])
-    with pytest.raises(OverflowError, match="center_index"):
-        PackedDataset.from_data_list(wraps).collate([1, 0])  # used to give [0, -117]
+    ds = PackedDataset.from_data_list(graphs)
+    for order in ([1, 0], [0, 1, 1]):
+        assert_batch_equal(ds.collate(order), Batch.from_data_list([graphs[i] for i in order]))
 
 
 def test_increased_scalars_split_back_from_torch_pyg_and_padded_batches():

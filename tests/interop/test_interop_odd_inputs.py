@@ -184,3 +184,20 @@ def test_every_ml_dtype_goes_to_jax():
     for dt in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2):
         out, rep = to_jax(np.arange(4).astype(dt), report=True)  # e5m2 has NumPy kind "f"
         assert str(out.dtype) == np.dtype(dt).name and "<array>" in rep.copied
+
+
+def test_unsigned_index_batches_split_back_from_torch():
+    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+        b = Batch.from_data_list(
+            [Data(x=np.zeros((3, 1), np.float32), edge_index=np.array([[0, 1], [1, 2]], dtype))] * 2
+        )
+        got = to_torch(b).get_example(1).edge_index  # uint16+: torch has no subtraction
+        assert np.asarray(got).tolist() == [[0, 1], [1, 2]], dtype
+
+
+def test_layers_take_jax_input_as_before():
+    jnp = pytest.importorskip("jax.numpy")
+    import arraygnn.nn as agnn
+
+    out = agnn.Linear(4, 2)(jnp.ones((3, 4), jnp.float32))
+    assert out.shape == (3, 2) and not isinstance(out, np.ndarray)
