@@ -54,7 +54,10 @@ def config(**changes: object) -> Iterator[Settings]:
         raise TypeError(f"unknown arraygnn setting(s): {sorted(unknown)}; known: {sorted(known)}")
     for k, v in changes.items():
         if isinstance(getattr(settings, k), bool):
-            if not (isinstance(v, bool) or getattr(getattr(v, "dtype", None), "kind", "") == "b"):
+            numpy_bool = getattr(getattr(v, "dtype", None), "kind", "") == "b" and not getattr(
+                v, "ndim", 0
+            )
+            if not (isinstance(v, bool) or numpy_bool):
                 raise TypeError(f"arraygnn setting {k} must be True or False, got {v!r}")
         elif isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
             raise ValueError(f"arraygnn setting {k} must be a positive int, got {v!r}")

@@ -589,24 +589,32 @@ def _scalar_increments(
     default_hooks: bool,
     node_counts: np.ndarray | None,
 ) -> np.ndarray:
-    """Increments [G] of a Python-int key, as PyG collates them (``center_index=2`` on
-    graphs of 3 and 2 nodes -> ``[2, 4]``); zeros for every other scalar (floats, bools,
-    NumPy scalars, which PyG keeps as they are). No range check: such keys also hold
-    sentinels (``-1``) and graph ids. Graphs of unknown size leave the key as it is."""
+    """Increments [G] of a Python number key, as PyG collates them (``center_index=2`` on
+    graphs of 3 and 2 nodes -> ``[2, 4]``): graph 0 holds an ``int`` (subclasses such as
+    ``IntEnum`` too) or a ``float``, not a bool; NumPy integers, which PyG keeps in a
+    list, and everything else get zeros. No range check: such keys also hold sentinels
+    (``-1``) and graph ids."""
     g = len(values)
     zeros = np.zeros(g, np.int64)
-    if arr.dtype.kind not in "iu" or not all(type(v) is int for v in values):
+    v0 = values[0]
+    python_number = isinstance(v0, (int, float)) and not isinstance(v0, (bool, np.integer))
+    if arr.dtype.kind not in "iuf" or not python_number:
         return zeros
     if default_hooks:
-        if not scalar_index_key(key) or node_counts is None:
+        if not scalar_index_key(key):
             return zeros
+        if node_counts is None:
+            i = _first_unknown_num_nodes(data_list)
+            raise _key_error(
+                key, i, "is increased by num_nodes, but num_nodes is unknown (give x or num_nodes=)"
+            )
         raw = node_counts.astype(np.int64)
     else:
         raw = _inc_array(key, [d.__inc__(key, v) for d, v in zip(data_list, values)])
         if raw.shape != (g,):
             raise _key_error(key, 0, f"__inc__ of a scalar must be a number, got {raw[0]!r}")
     inc = _exclusive_cumsum(raw)
-    if inc.any():
+    if inc.any() and arr.dtype.kind in "iu":
         _check_increments_fit(key, arr, inc, np.ones(g, np.int64), None, np, None)
     return inc
 

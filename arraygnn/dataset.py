@@ -462,11 +462,11 @@ def _increased_scalar(key: str, values: np.ndarray, kind: str | None) -> bool:
     """A per-graph number ``Batch.from_data_list`` increases by the nodes before each
     graph: Python ints under PyG's scalar rule (``center_index``), 0-d integer arrays under
     the array rule (``'index'`` / ``'face'`` in the key)."""
-    if values.dtype.kind not in "iu":
-        return False
-    if kind == "scalar":
-        return scalar_index_key(key)
-    return kind == "stack" and _is_index_key(key)
+    if kind == "scalar":  # Python numbers (graph 0 decided the kind, as in Batch)
+        return values.dtype.kind in "iuf" and scalar_index_key(key)
+    if kind == "npscalar":  # np.float64 is a Python float (PyG increases it), np ints not
+        return values.dtype == np.float64 and scalar_index_key(key)
+    return kind == "stack" and values.dtype.kind in "iu" and _is_index_key(key)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -504,6 +504,18 @@ def pad_to_total_sizes(
     from arraygnn.graph_tensor import GraphTensor
 
     padding_values = padding_values or {}
+    for key, values in padding_values.items():
+        # sets the graph lacks are ignored (TF-GNN); a key of another form is a typo
+        if not (key == "context" or str(key).startswith(("nodes/", "edges/"))):
+            raise ValueError(
+                f"padding_values key {key!r}: use 'context', 'nodes/<node set>' or "
+                "'edges/<edge set>'"
+            )
+        if not isinstance(values, Mapping):
+            raise TypeError(
+                f"padding_values[{key!r}] must map feature names to values, got "
+                f"{type(values).__name__}"
+            )
     num_components, nodes, edges = total_sizes(graph)
     num_pad = constraints.total_num_components - num_components
 

@@ -23,6 +23,10 @@ import numpy as np
 __all__ = ["powerlaw_graph"]
 
 
+#: ml_dtypes' floating types (NumPy kind "V"), accepted as feature dtypes
+_ML_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
 def _count(value: Any, name: str) -> int:
     try:
         if isinstance(value, (bool, np.bool_)):
@@ -84,7 +88,8 @@ def powerlaw_graph(
         raise TypeError(f"exponent must be a number > 1, got {exponent!r}")
     if not exponent > 1.0:
         raise ValueError(f"exponent must be > 1, got {exponent}")
-    if num_features is not None and np.dtype(feature_dtype).kind != "f":
+    fdt = np.dtype(feature_dtype)
+    if num_features is not None and fdt.kind != "f" and fdt.name not in _ML_FLOATS:
         raise TypeError(f"feature_dtype must be a floating dtype, got {np.dtype(feature_dtype)}")
     idt = np.dtype(index_dtype)
     if idt not in (np.dtype(np.int32), np.dtype(np.int64)):

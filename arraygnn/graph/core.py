@@ -505,7 +505,7 @@ class Graph:
             return self
         new = self._like(moved_rels)
         if not self._rels:
-            new._device = "cpu" if device == "cpu" else "cuda"
+            new._device = "cpu" if device.startswith("cpu") else "cuda"
             for f in new._all_frames():
                 f.device = new._device
         self._copy_frames_to(new, lambda a: to_device(a, device))

@@ -474,7 +474,8 @@ _OPS_VALUE_ARGS = ("x must be", "src must be", "lhs must be", "rhs must be", "ed
 @contextlib.contextmanager
 def _naming(*funcs: Any) -> Iterator[None]:
     """Re-raise an ops dtype error (``x must be a numeric ...``) naming the message /
-    reduce functions and their fields instead of the kernel's argument."""
+    reduce functions and their fields instead of the kernel's argument (wraps only the
+    built-in computations: a UDF's own errors pass unchanged)."""
     try:
         yield
     except TypeError as err:
@@ -488,11 +489,6 @@ def _compute_update(g: Any, rel: Any, message: Any, reduce: Any) -> dict[str, An
     """The reduced destination features ``{out_field: [num_dst, ...]}`` of one edge type."""
     _check_message(message)
     _check_reduce(reduce)
-    with _naming(message, reduce):
-        return _compute_update_checked(g, rel, message, reduce)
-
-
-def _compute_update_checked(g: Any, rel: Any, message: Any, reduce: Any) -> dict[str, Any]:
     builtin_msg = isinstance(message, (CopyMessage, BinaryMessage))
     if isinstance(reduce, Reduce) and builtin_msg:
         if reduce.msg_field != message.out_field:
@@ -500,11 +496,13 @@ def _compute_update_checked(g: Any, rel: Any, message: Any, reduce: Any) -> dict
                 f"fn.{reduce.op}({reduce.msg_field!r}, ...) reduces message field "
                 f"{reduce.msg_field!r} but fn.{message.name} writes {message.out_field!r}"
             )
-        fused = _reduce_builtin_fused(g, rel, message, reduce)
+        with _naming(message, reduce):
+            fused = _reduce_builtin_fused(g, rel, message, reduce)
         if fused is not None:
             return {reduce.out_field: fused}
     if builtin_msg:
-        messages = {message.out_field: _builtin_messages(g, rel, message)}
+        with _naming(message):
+            messages = {message.out_field: _builtin_messages(g, rel, message)}
     else:
         messages = _udf_messages(g, rel, message)
     if isinstance(reduce, Reduce):
@@ -515,7 +513,9 @@ def _compute_update_checked(g: Any, rel: Any, message: Any, reduce: Any) -> dict
             )
         _, _, d = rel.canonical
         m = messages[reduce.msg_field]
-        return {reduce.out_field: _ops().scatter(m, rel.dst, g._num_dst[d], reduce=reduce.op)}
+        with _naming(message, reduce):
+            out = _ops().scatter(m, rel.dst, g._num_dst[d], reduce=reduce.op)
+        return {reduce.out_field: out}
     return _reduce_udf(g, rel, messages, reduce)
 
 

@@ -89,6 +89,8 @@ def _frozen_features(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
             raise TypeError(
                 f"feature specs map str names to FeatureSpec, got {name!r}: {type(spec).__name__}"
             )
+        if name.startswith("#"):  # as for graph pieces (TF-GNN's reserved pattern)
+            raise ValueError(f"feature name {name!r} is reserved (names starting with '#')")
     return out
 
 

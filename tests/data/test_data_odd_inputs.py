@@ -50,12 +50,22 @@ def test_python_int_index_keys_are_increased_like_pyg():
     b = Batch.from_data_list(kept)
     assert b.face_count.tolist() == [12] * 3 and b.interface_id.tolist() == [3] * 3
     assert b.graph_index.tolist() == [7, 12, 17] and b.anchor_index.tolist() == [-1, 4, 9]
-    # NumPy scalars stay as they are (PyG keeps them un-increased too)
+    # NumPy integers stay as they are (PyG keeps them in a list, un-increased)
     numpy_ints = [Data(x=np.ones((3 + i, 1)), center_index=np.int64(1)) for i in range(3)]
     assert Batch.from_data_list(numpy_ints).center_index.tolist() == [1, 1, 1]
-    # unknown sizes: the key is left as it is (no error)
-    no_nodes = [Data(pos=np.zeros((4, 3)), anchor_index=0)] * 2
-    assert Batch.from_data_list(no_nodes).anchor_index.tolist() == [0, 0]
+    # int subclasses and floats are Python numbers: increased, as PyG does
+    import enum
+
+    class Kind(enum.IntEnum):
+        A = 1
+
+    sized = [Data(x=np.ones((n, 1)), center_index=Kind.A) for n in (3, 2, 4)]
+    assert Batch.from_data_list(sized).center_index.tolist() == [1, 4, 6]
+    floats = [Data(x=np.ones((3, 1)), center_index=1.5), Data(x=np.ones((2, 1)), center_index=0.5)]
+    assert Batch.from_data_list(floats).center_index.tolist() == [1.5, 3.5]  # PyG: same
+    # unknown sizes: an error, as in PyG ("Unable to infer num_nodes")
+    with pytest.raises(ValueError, match="num_nodes is unknown"):
+        Batch.from_data_list([Data(y=np.zeros(1), anchor_index=0)] * 2)
     flags = Batch.from_data_list([Data(x=np.ones((1, 1)), flag=True)] * 2).to_data_list()
     assert [g.flag for g in flags] == [True, True]
 

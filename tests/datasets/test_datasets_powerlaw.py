@@ -91,3 +91,18 @@ def test_arguments_of_the_wrong_kind_are_named():
         powerlaw_graph(10, 5, num_features=2, feature_dtype="U3")
     with pytest.raises(TypeError, match="include_smiles"):
         load_molecules(include_smiles="no")
+
+
+def test_bfloat16_features_and_scalar_settings():
+    import numpy as np
+    import pytest
+
+    import arraygnn
+    from arraygnn.datasets import powerlaw_graph
+
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    *_, x = powerlaw_graph(50, 200, num_features=4, feature_dtype=ml_dtypes.bfloat16, seed=0)
+    assert x.dtype == ml_dtypes.bfloat16
+    with pytest.raises(TypeError, match="True or False"):
+        with arraygnn.config(validate=np.array([True, False])):
+            pass

@@ -316,3 +316,14 @@ def test_cupy_graph_paths():
     assert all(isinstance(n, cupy.ndarray) for n in seen)
     with pytest.raises(TypeError, match="partitions are cut on the host"):
         partition_graph(cupy.asarray([[0], [1]]), 2, 1)
+
+
+def test_a_udf_s_own_type_error_passes_unchanged():
+    g = graph((np.array([0, 1]), np.array([1, 0])), num_nodes=2)
+    g.ndata["x"] = np.ones((2, 1))
+
+    def red(nodes):
+        raise TypeError("x must be positive (the user's own check)")
+
+    with pytest.raises(TypeError, match=r"^x must be positive \(the user's own check\)$"):
+        g.update_all(fn.copy_u("x", "m"), red)

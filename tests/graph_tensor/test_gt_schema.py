@@ -204,3 +204,10 @@ def test_spec_and_schema_helpers_refuse_wrong_argument_types():
             check_graph_conforms(g, bad)
     with pytest.raises(TypeError, match="GraphTensor or GraphTensorSpec"):
         create_schema_from_graph_spec({})
+
+
+def test_reserved_feature_names_are_refused_in_specs_too():
+    from arraygnn.graph_tensor.spec import FeatureSpec, NodeSetSpec
+
+    with pytest.raises(ValueError, match="'#id' is reserved"):
+        NodeSetSpec({"#id": FeatureSpec("i8", ())})

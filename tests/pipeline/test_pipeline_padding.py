@@ -422,9 +422,13 @@ def test_padding_values_are_checked_and_strings_widen():
     assert g.node_sets["n"].features["s"].dtype == np.dtype("<U2")  # input untouched
     with pytest.raises(ValueError, match="1.7 for feature 'i' of node set 'n'.*int64"):
         pad_to_total_sizes(g, sc, padding_values={"nodes/n": {"i": 1.7}})
-    # values for pieces or features the graph lacks are ignored, as in TF-GNN
-    same = pad_to_total_sizes(g, sc, padding_values={"n": {"i": 0}, "nodes/n": {"j": 0}})[0]
-    assert same.node_sets["n"].features["i"].tolist() == [1, 2, 0, 0]
+    # values for sets or features the graph lacks are ignored, as in TF-GNN
+    same = pad_to_total_sizes(g, sc, padding_values={"nodes/zz": {"i": 9}, "nodes/n": {"j": 0}})
+    assert same[0].node_sets["n"].features["i"].tolist() == [1, 2, 0, 0]
+    with pytest.raises(ValueError, match="key 'n': use 'context'"):  # a typo, not a set
+        pad_to_total_sizes(g, sc, padding_values={"n": {"i": 0}})
+    with pytest.raises(TypeError, match="must map feature names"):
+        pad_to_total_sizes(g, sc, padding_values={"nodes/n": -1.0})
 
 
 def test_learn_fit_or_skip_takes_any_iterable_of_batch_sizes():
