@@ -575,10 +575,19 @@ def _is_0d(value: Any) -> bool:
     return is_array(value) and value.ndim == 0
 
 
-def scalar_index_key(key: str) -> bool:
-    """PyG's rule for a Python-int attribute increased like a node id: ``'index' in key``
-    or ``key == 'face'`` (``face_count``, ``surface_area`` are not ids)."""
-    return "index" in key or key == "face"
+def scalar_increased(key: str, kind: str, dtype: Any, default_hooks: bool = True) -> bool:
+    """Whether a scalar key is increased, PyG's rule: graph 0's value is a Python number,
+    an ``int`` (or subclass) or ``float`` (kind ``"scalar"``, int / float dtype;
+    ``np.float64`` is a ``float`` too), never a bool or a NumPy integer (PyG keeps those in
+    a list); with the default hooks the key also has ``'index'`` in it or is ``'face'``
+    (``face_count``, ``surface_area`` are not ids). Shared by collation and
+    ``PackedDataset``."""
+    if default_hooks and not ("index" in key or key == "face"):
+        return False
+    dtype = np.dtype(dtype)
+    if kind == "scalar":
+        return dtype.kind in "iuf"
+    return kind == "npscalar" and dtype == np.float64
 
 
 def _scalar_increments(
@@ -596,13 +605,10 @@ def _scalar_increments(
     (``-1``) and graph ids."""
     g = len(values)
     zeros = np.zeros(g, np.int64)
-    v0 = values[0]
-    python_number = isinstance(v0, (int, float)) and not isinstance(v0, (bool, np.integer))
-    if arr.dtype.kind not in "iuf" or not python_number:
+    kind = "npscalar" if isinstance(values[0], np.generic) else "scalar"
+    if not scalar_increased(key, kind, arr.dtype, default_hooks):
         return zeros
     if default_hooks:
-        if not scalar_index_key(key):
-            return zeros
         if node_counts is None:
             i = _first_unknown_num_nodes(data_list)
             raise _key_error(

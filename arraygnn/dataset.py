@@ -32,7 +32,7 @@ from arraygnn.batch import (
     _check_increments_fit,
     _exclusive_cumsum,
     _ptr,
-    scalar_index_key,
+    scalar_increased,
 )
 from arraygnn.data import Data, _is_index_key
 
@@ -462,10 +462,8 @@ def _increased_scalar(key: str, values: np.ndarray, kind: str | None) -> bool:
     """A per-graph number ``Batch.from_data_list`` increases by the nodes before each
     graph: Python ints under PyG's scalar rule (``center_index``), 0-d integer arrays under
     the array rule (``'index'`` / ``'face'`` in the key)."""
-    if kind == "scalar":  # Python numbers (graph 0 decided the kind, as in Batch)
-        return values.dtype.kind in "iuf" and scalar_index_key(key)
-    if kind == "npscalar":  # np.float64 is a Python float (PyG increases it), np ints not
-        return values.dtype == np.float64 and scalar_index_key(key)
+    if kind in ("scalar", "npscalar"):
+        return scalar_increased(key, kind, values.dtype)
     return kind == "stack" and values.dtype.kind in "iu" and _is_index_key(key)
 
 

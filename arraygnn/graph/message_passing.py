@@ -413,7 +413,7 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
     deg = indptr[1:] - indptr[:-1]
     xp = np if isinstance(deg, np.ndarray) else _cupy()
     # the distinct degrees, copied to the host once (not one device read per bucket)
-    buckets = [b for b in np.asarray(to_numpy(xp.unique(deg))).tolist() if b > 0]
+    buckets = [b for b in to_numpy(xp.unique(deg)).tolist() if b > 0]
     results: dict[str, Any] = {}
     if not buckets:  # learn the output shapes from an empty call
         nodes = xp.zeros(0, dtype=deg.dtype)
@@ -467,20 +467,16 @@ def _label(func: Any) -> str:
     return f"the UDF {getattr(func, '__name__', type(func).__name__)}"
 
 
-#: the ops' own names for the value argument in their dtype errors
-_OPS_VALUE_ARGS = ("x must be", "src must be", "lhs must be", "rhs must be", "edge_weight must be")
-
-
 @contextlib.contextmanager
 def _naming(*funcs: Any) -> Iterator[None]:
     """Re-raise an ops dtype error (``x must be a numeric ...``) naming the message /
     reduce functions and their fields instead of the kernel's argument (wraps only the
     built-in computations: a UDF's own errors pass unchanged)."""
+    from arraygnn.ops._common import ValuesTypeError
+
     try:
         yield
-    except TypeError as err:
-        if not str(err).startswith(_OPS_VALUE_ARGS):
-            raise
+    except ValuesTypeError as err:
         names = " -> ".join(_label(f) for f in funcs if f is not None)
         raise TypeError(f"{names}: a feature it reads is not usable: {err}") from err
 

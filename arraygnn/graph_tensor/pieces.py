@@ -42,6 +42,7 @@ from arraygnn.graph_tensor.spec import (
     FeatureSpec,
     GraphTensorSpec,
     NodeSetSpec,
+    check_feature_name,
 )
 
 __all__ = [
@@ -212,10 +213,7 @@ def _frozen_features(features: Mapping[str, Any] | None, where: str) -> dict[str
     for k in features:
         if not isinstance(k, str):
             raise TypeError(f"{where}: feature names must be str, got {k!r}")
-        if k.startswith("#"):
-            # TF-GNN's RESERVED_FEATURE_NAME_PATTERN: "#size", "#source", ... are the
-            # structure's own keys in a tf.Example
-            raise ValueError(f"{where}: feature name {k!r} is reserved (names starting with '#')")
+        check_feature_name(k, where)
     return dict(features)
 
 

@@ -77,6 +77,13 @@ class FeatureSpec:
         return any(d is None for d in self.shape)
 
 
+def check_feature_name(name: str, where: str) -> None:
+    """``ValueError`` for a reserved name: TF-GNN's ``RESERVED_FEATURE_NAME_PATTERN`` (a
+    leading ``#``: ``#size``, ``#source``, ... are the structure's own tf.Example keys)."""
+    if name.startswith("#"):
+        raise ValueError(f"{where}: feature name {name!r} is reserved (names starting with '#')")
+
+
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping or {}))
 
@@ -89,8 +96,7 @@ def _frozen_features(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
             raise TypeError(
                 f"feature specs map str names to FeatureSpec, got {name!r}: {type(spec).__name__}"
             )
-        if name.startswith("#"):  # as for graph pieces (TF-GNN's reserved pattern)
-            raise ValueError(f"feature name {name!r} is reserved (names starting with '#')")
+        check_feature_name(name, "feature spec")
     return out
 
 

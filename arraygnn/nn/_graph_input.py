@@ -27,7 +27,6 @@ __all__ = [
     "out_degrees",
     "check_zero_in_degree",
     "check_edge_weight",
-    "index_dtype_for",
 ]
 
 
@@ -238,20 +237,6 @@ def check_edge_weight(layer: str, edge_weight: Any, num_edges: int) -> None:
         raise ValueError(
             f"{layer}: edge_weight must have shape ({num_edges},), got {tuple(edge_weight.shape)}"
         )
-
-
-def index_dtype_for(dtype: Any, num_nodes: int) -> np.dtype:
-    """``dtype`` if it holds every node id ``0 .. num_nodes - 1``, else ``int64``.
-
-    Self-loop ids ``arange(num_nodes)`` made in a narrow edge_index dtype (``uint8``,
-    ``int16``, ...) would wrap around; they are made in this dtype instead.
-
-    >>> index_dtype_for(np.uint8, 256), index_dtype_for(np.uint8, 300)
-    (dtype('uint8'), dtype('int64'))
-    """
-    from arraygnn._ids import ids_dtype_holding
-
-    return ids_dtype_holding(dtype, int(num_nodes) - 1)
 
 
 def csr_of(inp: GraphInput) -> Any:

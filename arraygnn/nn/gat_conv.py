@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import (
     check_zero_in_degree,
     csr_of,
-    index_dtype_for,
     parse_input,
 )
 from arraygnn.nn._module import Module
@@ -130,7 +130,7 @@ class GATConv(Module):
             return src, dst
         xp = get_namespace(src)
         num_loops = min(inp.num_src, inp.num_dst)
-        index_dtype = index_dtype_for(src.dtype, num_loops)
+        index_dtype = ids_dtype_holding(src.dtype, num_loops - 1)
         if src.dtype != index_dtype or dst.dtype != index_dtype:
             src, dst = src.astype(index_dtype), dst.astype(index_dtype)
         loops = xp.arange(num_loops, dtype=index_dtype)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import (
     GraphInput,
@@ -27,7 +28,6 @@ from arraygnn.nn._graph_input import (
     check_zero_in_degree,
     csr_of,
     in_degrees,
-    index_dtype_for,
     out_degrees,
     parse_input,
 )
@@ -74,7 +74,7 @@ def remaining_self_loops_pairs(
     in ``int64`` when that dtype cannot hold ``num_nodes - 1`` (a ``uint8`` edge_index on 300
     nodes)."""
     xp = get_namespace(src, dst, edge_weight)
-    index_dtype = index_dtype_for(src.dtype, num_nodes)
+    index_dtype = ids_dtype_holding(src.dtype, num_nodes - 1)
     if src.dtype != index_dtype or dst.dtype != index_dtype:
         src, dst = src.astype(index_dtype), dst.astype(index_dtype)
     loops = xp.arange(num_nodes, dtype=index_dtype)

@@ -80,15 +80,15 @@ def glorot(shape: tuple[int, ...], rng: Any = None, dtype: Any = np.float32) -> 
 def _check_features(x: Any, expected: int, what: str, weight: Any = None) -> None:
     if x.ndim < 1 or x.shape[-1] != expected:
         raise ValueError(f"{what}: expected last dimension {expected}, got shape {tuple(x.shape)}")
-    if weight is not None and is_cupy_array(x) != is_cupy_array(weight):
-        # a NumPy / CuPy mix names the devices; other frameworks' arrays (JAX, torch) meet
-        # NumPy weights through their own rules, as before
-        if is_cupy_array(x) or isinstance(x, np.ndarray):
-            on, other = ("CuPy", "NumPy") if is_cupy_array(x) else ("NumPy", "CuPy")
-            raise TypeError(
-                f"{what} is a {on} array but the layer's weights are {other} arrays; move "
-                "the layer (layer.to('cuda') / .to('cpu')) or the input to one device"
-            )
+    # a NumPy / CuPy mix names the devices; other frameworks' arrays (JAX) meet NumPy
+    # weights through their own rules
+    mixed = weight is not None and is_cupy_array(x) != is_cupy_array(weight)
+    if mixed and (is_cupy_array(x) or isinstance(x, np.ndarray)):
+        on, other = ("CuPy", "NumPy") if is_cupy_array(x) else ("NumPy", "CuPy")
+        raise TypeError(
+            f"{what} is a {on} array but the layer's weights are {other} arrays; move "
+            "the layer (layer.to('cuda') / .to('cpu')) or the input to one device"
+        )
 
 
 def add_bias(out: Any, bias: Any) -> Any:

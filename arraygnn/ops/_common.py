@@ -79,13 +79,22 @@ def check_reduce(reduce: Any, allowed: tuple[str, ...] = REDUCTIONS) -> str:
     return name
 
 
+class ValuesTypeError(TypeError):
+    """A value argument (``x``, ``src``, ``lhs``, ...) that is not a numeric array: callers
+    that pass their own features (the DGL face) re-raise it naming those features."""
+
+
 def check_values(name: str, value: Any, *, floats_only: bool = False) -> None:
-    """A numeric array (float, or also int when ``floats_only`` is False)."""
-    check_array(name, value)
+    """A numeric array (float, or also int when ``floats_only`` is False);
+    :class:`ValuesTypeError` otherwise."""
+    try:
+        check_array(name, value)
+    except TypeError as err:
+        raise ValuesTypeError(str(err)) from None
     kinds = "f" if floats_only else "fiu"
     if value.dtype.kind not in kinds:
         what = "a floating" if floats_only else "a numeric (float or int)"
-        raise TypeError(f"{name} must be {what} array, got dtype {value.dtype}")
+        raise ValuesTypeError(f"{name} must be {what} array, got dtype {value.dtype}")
 
 
 def index_dtype_for(*sizes: int) -> np.dtype:
