@@ -276,7 +276,32 @@ def determinism(ours: Ours, n: int, e: int, src, dst) -> dict:
             raise AssertionError("load-ahead kernel gives other bits than the default")
         return plain
 
+    def lean_same_bits():
+        from arraygnn.kernels.cuda import _launch
+
+        calls = {
+            "spmm sum weighted": lambda: ours.spmm(x, "sum", w),
+            "spmm mean": lambda: ours.spmm(x, "mean"),
+            "spmm max f16": lambda: ours.spmm(x16, "max"),
+            "scatter sum": lambda: ours.scatter(vals, dst, "sum"),
+        }
+        for what, call in calls.items():
+            plain = call()
+            _launch.LEAN_ROWS = True
+            try:
+                lean = call()
+            finally:
+                _launch.LEAN_ROWS = False
+            if not bool(cp.array_equal(plain, lean)):
+                raise AssertionError(f"lean row kernels give other bits than the default: {what}")
+        _launch.LEAN_ROWS = True
+        try:
+            return ours.spmm(x, "sum", w)
+        finally:
+            _launch.LEAN_ROWS = False
+
     cases["spmm sum load-ahead == default"] = load_ahead_same_bits
+    cases["lean rows == default (spmm, scatter)"] = lean_same_bits
     results = {}
     for name, fn in cases.items():
         try:
@@ -470,6 +495,7 @@ def _bench_features(g, f):
 #: (name, threads per block, narrow groups, load-ahead, max registers or None)
 SPMM_VARIANTS = [
     ("t128", 128, False, False, None),
+    ("t128 lean", 128, False, False, "lean"),
     ("t256", 256, False, False, None),
     ("t128 uncapped", 128, False, False, 255),
     ("t128 narrow", 128, True, False, None),
@@ -484,6 +510,10 @@ def _compiled_with(regs):
     if regs is None:
         return None
     from arraygnn.kernels.cuda import _launch, _row_reduce
+
+    if regs == "lean":  # the lean kernels (_launch.LEAN_ROWS), not a compile option
+        _launch.LEAN_ROWS = True
+        return None
 
     key = (regs, _launch.LOAD_AHEAD)
     if key not in _COMPILED:
@@ -609,6 +639,7 @@ def bench_variants(quick: bool) -> list[dict]:
                             )
                 finally:
                     _launch.NARROW_GROUPS, _launch.LOAD_AHEAD = False, False
+                    _launch.LEAN_ROWS = False
                     _row_reduce._KERNEL_OVERRIDE = None
             ref = adj @ x
             err = float(cp.abs(first["sum"] - ref).max() / (cp.abs(ref).max() + 1e-30))

@@ -27,6 +27,7 @@ from arraygnn._namespace import get_namespace
 __all__ = [
     "HEAVY_ROW_EDGES",
     "CAI_SYNC",
+    "LEAN_ROWS",
     "LOAD_AHEAD",
     "NARROW_GROUPS",
     "SDDMM_DOT_GROUPS",
@@ -53,6 +54,12 @@ LOAD_AHEAD = False
 #: instead of a full warp per row for F >= 32. Each output element is still reduced by one
 #: lane in slot order: the same bits either way. ``tools/gpu_check.py`` times both.
 NARROW_GROUPS = False
+
+#: SpMM / segment / scatter rows through the kernels of ``_row_reduce_lean`` (specialised at
+#: compile time, flat arrays, unsigned and where possible 32-bit offsets, four slots' loads
+#: in flight) where they cover the call; the same bits. Off until a GPU run
+#: (``tools/gpu_check.py --variants``) shows it is faster.
+LEAN_ROWS = False
 
 #: ``dot`` in SDDMM by a group of lanes per output with coalesced row reads and a fixed
 #: tree over the lanes (``sddmm._dot_groups_kernel``) instead of one thread walking each

@@ -590,11 +590,31 @@ def reduce_rows(
         return out
     group, chunks = group_shape(feats)
     num_pieces = 2 * (-(-num_slots // chunk)) if num_slots > chunk else 0
-    pieces_kernel = _pieces_kernel if _KERNEL_OVERRIDE is None else _KERNEL_OVERRIDE[0]
-    partials = xp.empty((max(num_pieces, 1), heads, feats), dtype=acc_dtype)
+    piece_row = None
     if num_pieces:
         piece_row = xp.full(num_pieces, -1, dtype=np.dtype(idx_dtype))
         _launch.launch(_piece_rows_kernel, rows, indptr, piece_row, chunk)
+    if _launch.LEAN_ROWS and _KERNEL_OVERRIDE is None:
+        from arraygnn.kernels.cuda import _row_reduce_lean
+
+        if _row_reduce_lean.covers(x, out, gather, perm, weights):
+            return _row_reduce_lean.reduce_rows_lean(
+                indptr,
+                x,
+                out,
+                code,
+                gather=gather,
+                perm=perm,
+                weights=weights,
+                chunk=chunk,
+                num_slots=num_slots,
+                zero=zero,
+                init=init,
+                piece_rows=piece_row,
+            )
+    pieces_kernel = _pieces_kernel if _KERNEL_OVERRIDE is None else _KERNEL_OVERRIDE[0]
+    partials = xp.empty((max(num_pieces, 1), heads, feats), dtype=acc_dtype)
+    if num_pieces:
         _launch.launch(
             pieces_kernel,
             num_pieces * heads * chunks * group,
