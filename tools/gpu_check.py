@@ -492,7 +492,8 @@ def _bench_features(g, f):
         )
 
 
-#: (name, threads per block, narrow groups, load-ahead, max registers or None)
+#: (name, threads per block, narrow groups, load-ahead, max registers or None, or "lean":
+#: the lean row kernels of kernels/cuda/_row_reduce_lean.py)
 SPMM_VARIANTS = [
     ("t128", 128, False, False, None),
     ("t128 lean", 128, False, False, "lean"),

@@ -166,6 +166,17 @@ def _kernels(
         last = width - ity(1)
         return min(fa + group, last), min(fa + ity(2) * group, last), min(fa + ity(3) * group, last)
 
+    @cuda.jit(device=True, inline=True)
+    def store(dst, base, fa, fb, fc, fd, a0, a1, a2, a3, group, w):  # pragma: no cover
+        """Write the lane's results of one row (features past the last are skipped)."""
+        dst[base + fa] = a0
+        if nacc > 1 and fa + group < w:
+            dst[base + fb] = a1
+        if nacc > 2 and fa + ity(2) * group < w:
+            dst[base + fc] = a2
+        if nacc > 3 and fa + ity(3) * group < w:
+            dst[base + fd] = a3
+
     @cuda.jit(**options)
     def rows_kernel(
         indptr, src, weights, x, out, partials, rows, width, chunk, gshift, chunks, zero, init
@@ -216,14 +227,7 @@ def _kernels(
                     a1 = a1 / n
                     a2 = a2 / n
                     a3 = a3 / n
-                ob = r * w
-                out[ob + fa] = a0
-                if nacc > 1 and fa + group < w:
-                    out[ob + fb] = a1
-                if nacc > 2 and fa + ity(2) * group < w:
-                    out[ob + fc] = a2
-                if nacc > 3 and fa + ity(3) * group < w:
-                    out[ob + fd] = a3
+                store(out, r * w, fa, fb, fc, fd, a0, a1, a2, a3, group, w)
             t += stride
 
     @cuda.jit(**options)
@@ -262,14 +266,7 @@ def _kernels(
                 a0, a1, a2, a3 = accumulate(
                     init, init, init, init, lo, hi, src, weights, x, w, fa, fb, fc, fd, zero
                 )
-                pb = piece * w
-                partials[pb + fa] = a0
-                if nacc > 1 and fa + group < w:
-                    partials[pb + fb] = a1
-                if nacc > 2 and fa + ity(2) * group < w:
-                    partials[pb + fc] = a2
-                if nacc > 3 and fa + ity(3) * group < w:
-                    partials[pb + fd] = a3
+                store(partials, piece * w, fa, fb, fc, fd, a0, a1, a2, a3, group, w)
             t += stride
 
     return pieces_kernel, rows_kernel
