@@ -16,8 +16,10 @@ general kernel's instructions (kernels/cuda/NOTES.md, round 3).
 
 Same slots, same order of operations, same accumulator type as the general kernel: the same
 bits (tested under the simulator on every labelled case), so which kernel runs is a speed
-choice only. Off by default (``_launch.LEAN_ROWS``) until ``tools/gpu_check.py --variants``
-has timed it on a card.
+choice only. One exception, NaN payloads: on a card the general kernel's ``x - 0.0``
+returns the canonical NaN, while a lean max / min that needs no widening passes an input
+NaN through as it is (NaN either way). Off by default (``_launch.LEAN_ROWS``) until
+``tools/gpu_check.py --variants`` has timed it on a card.
 
 Not cached on disk: Numba keys a closure's cache entry by its pickled cells (here the device
 functions), which differ between processes (checked with ``@njit`` closures: every process
