@@ -21,6 +21,7 @@ __all__ = [
     "get_namespace",
     "is_cupy_array",
     "is_array",
+    "is_torch_tensor",
     "device_of",
     "to_device",
     "to_numpy",
@@ -49,6 +50,11 @@ def is_cupy_array(x: Any) -> bool:
 def is_array(x: Any) -> bool:
     """True for a NumPy or CuPy array."""
     return isinstance(x, np.ndarray) or is_cupy_array(x)
+
+
+def is_torch_tensor(x: Any) -> bool:
+    """True for a ``torch.Tensor`` (by its type's module; never imports torch)."""
+    return type(x).__module__.split(".")[0] == "torch"
 
 
 def get_namespace(*arrays: Any) -> ModuleType:

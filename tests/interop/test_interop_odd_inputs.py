@@ -201,3 +201,22 @@ def test_layers_take_jax_input_as_before():
 
     out = agnn.Linear(4, 2)(jnp.ones((3, 4), jnp.float32))
     assert out.shape == (3, 2) and not isinstance(out, np.ndarray)
+
+
+def test_dense_layers_refuse_torch_tensors_by_name():
+    """Linear / MLP failed inside NumPy on a torch tensor and BatchNorm returned a torch
+    tensor by accident; they now refuse it as the graph layers do, and every layer's
+    message names the fix."""
+    torch = pytest.importorskip("torch")
+    import arraygnn.nn as agnn
+
+    x = torch.ones(3, 4)
+    for layer in (agnn.Linear(4, 2), agnn.MLP([4, 8, 2]), agnn.BatchNorm(4)):
+        with pytest.raises(TypeError, match="from_torch"):
+            layer(x)
+    assert agnn.Linear(4, 2)(from_torch(x)).shape == (3, 2)
+    edge_index = np.array([[0, 1], [1, 0]])
+    with pytest.raises(TypeError, match="from_torch"):
+        agnn.GCNConv(4, 2)(torch.ones(2, 4), edge_index)
+    with pytest.raises(TypeError, match="from_torch"):
+        agnn.global_add_pool(torch.ones(2, 4), np.zeros(2, np.int64))
