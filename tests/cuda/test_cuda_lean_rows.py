@@ -95,6 +95,8 @@ def test_segment_lean_same_bits(monkeypatch, case, reduce):
         ("unsorted", np.int64, np.float32, 40, "min"),
         ("power-law", np.int32, np.float32, 2, "sum"),
         ("multi-edges", np.int32, np.float16, 130, "max"),
+        ("multi-edges", np.int64, np.float32, 70, "sum"),  # three accumulators per lane
+        ("multi-edges", np.int32, np.float64, 100, "mean"),  # four, one chunk
     ],
 )
 def test_lean_dtypes_and_feature_chunks(monkeypatch, name, index_dtype, dtype, feats, reduce):
@@ -151,3 +153,19 @@ def test_lean_covers_only_what_it_computes():
     assert not _row_reduce_lean.covers(x, out, None, idx, np.zeros((6, 1), np.float32))
     assert not _row_reduce_lean.covers(x[:, :1], out, idx, None, None)  # heads broadcast
     assert not _row_reduce_lean.covers(x, out[:, :, ::2], idx, None, None)  # strided output
+
+
+@pytest.mark.parametrize("feats", [5, 40])  # 40: 16 lanes x 3 accumulators
+def test_lean_with_narrow_groups(monkeypatch, feats):
+    """Narrow row groups (``_launch.NARROW_GROUPS``) change the lanes per row, not the bits."""
+    monkeypatch.setattr(_launch, "NARROW_GROUPS", True)
+    case, csr = case_csr("unsorted", np.int64)
+    x = np.random.default_rng(7).standard_normal((case.num_src_nodes, 1, feats))
+    args = [to_dev(a) for a in (csr.indptr, csr.indices, x.astype(np.float32))]
+
+    def run():
+        out = poisoned((case.num_dst_nodes, 1, feats), np.float32)
+        return spmm.spmm_csr(args[0], args[1], None, args[2], None, out, "sum")
+
+    general, lean = _both(monkeypatch, run)
+    _same_bits(general, lean)
