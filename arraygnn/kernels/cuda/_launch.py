@@ -56,9 +56,9 @@ LOAD_AHEAD = False
 NARROW_GROUPS = False
 
 #: SpMM / segment / scatter rows through the kernels of ``_row_reduce_lean`` (specialised at
-#: compile time, flat arrays, unsigned and where possible 32-bit offsets, four slots' loads
-#: in flight) where they cover the call; the same bits. Off until a GPU run
-#: (``tools/gpu_check.py --variants``) shows it is faster.
+#: compile time, flat arrays, unsigned offsets, four slots' loads in flight) where they
+#: cover the call; the same bits. Off until a GPU run (``tools/gpu_check.py --variants``)
+#: shows it is faster.
 LEAN_ROWS = False
 
 #: ``dot`` in SDDMM by a group of lanes per output with coalesced row reads and a fixed

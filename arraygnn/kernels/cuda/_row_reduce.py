@@ -607,7 +607,6 @@ def reduce_rows(
                 perm=perm,
                 weights=weights,
                 chunk=chunk,
-                num_slots=num_slots,
                 zero=zero,
                 init=init,
                 piece_rows=piece_row,

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 from numba import cuda
+from numba.cuda import libdevice
 
 from arraygnn.kernels.cuda import _launch
 from arraygnn.kernels.cuda._row_reduce import (
@@ -62,12 +63,25 @@ def covers(x: Any, out: Any, gather: Any, perm: Any, weights: Any) -> bool:
     return gather is not None and perm is None and weights.shape[1] == 1
 
 
+@cuda.jit(device=True, inline=True)
+def _mul(a, b):  # pragma: no cover - runs on the device (simulator only)
+    return a * b
+
+
 @functools.cache
 def _kernels(
-    code: int, weighted: bool, indexed: bool, nacc: int, widen: bool, multi: bool
+    code: int, weighted: bool, indexed: bool, nacc: int, widen: bool, multi: bool, acc64: bool
 ) -> tuple[Any, Any]:
     """``(pieces kernel, rows kernel)`` for one specialisation (compile-time constants)."""
     ity = np.uint64
+    # RULE: the weight product is rounded on its own (``mul.rn``, never fused into an FMA).
+    # NVVM contracts ``acc + v * w`` into one fused multiply-add when both sit in one block,
+    # as they do here once the reduction is a constant; the general kernel's multiply and
+    # add are in different blocks and round twice (FMUL, FADD in its SASS). Fusing would
+    # change the bits of weighted sum / mean on a card; the simulator never fuses.
+    mul_rn = libdevice.dmul_rn if acc64 else libdevice.fmul_rn
+    if _launch._SIMULATOR:  # its libdevice functions are typing stubs; NumPy never fuses
+        mul_rn = _mul
     # up to two accumulators per lane the kernels fit the general kernels' 32-register cap
     # (no or a few bytes of spills); four (F > 64 per chunk) need 56-64 registers and
     # spilled 250-320 bytes at that cap, so they get 64 (ptxas -v, sm_90; not yet timed)
@@ -93,7 +107,7 @@ def _kernels(
         # left out where they change nothing (no widening, no weight)
         v = x[o] - zero if widen else x[o]
         if weighted:
-            return v * w
+            return mul_rn(v, w)
         return v
 
     @cuda.jit(device=True, inline=True)
@@ -284,7 +298,6 @@ def reduce_rows_lean(
     perm: Any,
     weights: Any,
     chunk: int,
-    num_slots: int,
     zero: Any,
     init: Any,
     piece_rows: Any,
@@ -307,8 +320,11 @@ def reduce_rows_lean(
     group, chunks = group_shape(width)  # heads folded into the features: same bits
     gshift = group.bit_length() - 1
     nacc = min(PER_THREAD, -(-width // group))
-    widen = np.dtype(x.dtype) != np.dtype(zero.dtype)
-    pieces_kernel, rows_kernel = _kernels(code, weighted, indexed, nacc, widen, chunks > 1)
+    acc = np.dtype(zero.dtype)
+    widen = np.dtype(x.dtype) != acc
+    pieces_kernel, rows_kernel = _kernels(
+        code, weighted, indexed, nacc, widen, chunks > 1, acc == np.dtype(np.float64)
+    )
     if num_pieces:
         _launch.launch(
             pieces_kernel,
