@@ -165,6 +165,13 @@ def _kernels(
         return a0, a1, a2, a3
 
     @cuda.jit(device=True, inline=True)
+    def shape(items, width, gshift, chunks, chunk):  # pragma: no cover - runs on the device
+        """The launch arguments as unsigned values, the group size and the work items."""
+        gs = ity(gshift)
+        nch = ity(chunks)
+        return ity(width), gs, nch, ity(chunk), ity(1) << gs, (ity(items) * nch) << gs
+
+    @cuda.jit(device=True, inline=True)
     def split(t, gshift, chunks):  # pragma: no cover - runs on the device
         """Work item ``t`` -> (item, first feature); features past the last read the last
         one (a valid address) and are never stored."""
@@ -197,12 +204,7 @@ def _kernels(
     def rows_kernel(
         indptr, src, weights, x, out, partials, rows, width, chunk, gshift, chunks, zero, init
     ):  # pragma: no cover - runs on the device
-        w = ity(width)
-        gs = ity(gshift)
-        nch = ity(chunks)
-        k = ity(chunk)
-        group = ity(1) << gs
-        total = (ity(rows) * nch) << gs
+        w, gs, nch, k, group, total = shape(rows, width, gshift, chunks, chunk)
         t = ity(cuda.grid(1))
         stride = ity(cuda.gridsize(1))
         while t < total:
@@ -262,12 +264,7 @@ def _kernels(
         zero,
         init,
     ):  # pragma: no cover - runs on the device
-        w = ity(width)
-        gs = ity(gshift)
-        nch = ity(chunks)
-        k = ity(chunk)
-        group = ity(1) << gs
-        total = (ity(pieces) * nch) << gs
+        w, gs, nch, k, group, total = shape(pieces, width, gshift, chunks, chunk)
         t = ity(cuda.grid(1))
         stride = ity(cuda.gridsize(1))
         while t < total:
