@@ -22,6 +22,7 @@ __all__ = [
     "is_cupy_array",
     "is_array",
     "is_torch_tensor",
+    "torch_hint",
     "device_of",
     "to_device",
     "to_numpy",
@@ -55,6 +56,11 @@ def is_array(x: Any) -> bool:
 def is_torch_tensor(x: Any) -> bool:
     """True for a ``torch.Tensor`` (by its type's module; never imports torch)."""
     return type(x).__module__.split(".")[0] == "torch"
+
+
+def torch_hint(x: Any) -> str:
+    """The tail of an error message for a torch tensor where an array was expected."""
+    return "; convert with arraygnn.from_torch(x)" if is_torch_tensor(x) else ""
 
 
 def get_namespace(*arrays: Any) -> ModuleType:

@@ -492,15 +492,15 @@ def _bench_features(g, f):
         )
 
 
-#: (name, threads per block, narrow groups, load-ahead, max registers or None, or "lean":
-#: the lean row kernels of kernels/cuda/_row_reduce_lean.py)
+#: (name, threads per block, narrow groups, load-ahead, lean row kernels, max registers or
+#: None)
 SPMM_VARIANTS = [
-    ("t128", 128, False, False, None),
-    ("t128 lean", 128, False, False, "lean"),
-    ("t256", 256, False, False, None),
-    ("t128 uncapped", 128, False, False, 255),
-    ("t128 narrow", 128, True, False, None),
-    ("t128 ahead", 128, False, True, None),
+    ("t128", 128, False, False, False, None),
+    ("t128 lean", 128, False, False, True, None),
+    ("t256", 256, False, False, False, None),
+    ("t128 uncapped", 128, False, False, False, 255),
+    ("t128 narrow", 128, True, False, False, None),
+    ("t128 ahead", 128, False, True, False, None),
 ]
 
 _COMPILED: dict = {}
@@ -511,10 +511,6 @@ def _compiled_with(regs):
     if regs is None:
         return None
     from arraygnn.kernels.cuda import _launch, _row_reduce
-
-    if regs == "lean":  # the lean kernels (_launch.LEAN_ROWS), not a compile option
-        _launch.LEAN_ROWS = True
-        return None
 
     key = (regs, _launch.LOAD_AHEAD)
     if key not in _COMPILED:
@@ -617,8 +613,8 @@ def bench_variants(quick: bool) -> list[dict]:
         for f in feats:
             x = cp.random.default_rng(f).standard_normal((n, f), dtype=cp.float32)
             first = {}
-            for name, threads, narrow, ahead, regs in SPMM_VARIANTS:
-                _launch.NARROW_GROUPS, _launch.LOAD_AHEAD = narrow, ahead
+            for name, threads, narrow, ahead, lean, regs in SPMM_VARIANTS:
+                _launch.NARROW_GROUPS, _launch.LOAD_AHEAD, _launch.LEAN_ROWS = narrow, ahead, lean
                 _row_reduce._KERNEL_OVERRIDE = _compiled_with(regs)
                 try:
                     with config(cuda_threads_per_block=threads):
@@ -639,8 +635,11 @@ def bench_variants(quick: bool) -> list[dict]:
                                 "spmm_w" if tag != "sum" else "spmm",
                             )
                 finally:
-                    _launch.NARROW_GROUPS, _launch.LOAD_AHEAD = False, False
-                    _launch.LEAN_ROWS = False
+                    _launch.NARROW_GROUPS, _launch.LOAD_AHEAD, _launch.LEAN_ROWS = (
+                        False,
+                        False,
+                        False,
+                    )
                     _row_reduce._KERNEL_OVERRIDE = None
             ref = adj @ x
             err = float(cp.abs(first["sum"] - ref).max() / (cp.abs(ref).max() + 1e-30))

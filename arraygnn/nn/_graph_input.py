@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, is_torch_tensor
+from arraygnn._namespace import get_namespace, is_array, torch_hint
 
 __all__ = [
     "GraphInput",
@@ -73,8 +73,9 @@ def _check_edge_index(layer: str, edge_index: Any) -> None:
 
 def _check_feat(layer: str, x: Any, what: str) -> None:
     if not is_array(x):
-        hint = "; convert with arraygnn.from_torch(x)" if is_torch_tensor(x) else ""
-        raise TypeError(f"{layer}: {what} must be a NumPy or CuPy array, got {type(x)}{hint}")
+        raise TypeError(
+            f"{layer}: {what} must be a NumPy or CuPy array, got {type(x)}{torch_hint(x)}"
+        )
     if x.ndim < 1:
         raise ValueError(f"{layer}: {what} must have a node dimension, got a scalar")
 

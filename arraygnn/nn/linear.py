@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_cupy_array, is_torch_tensor
+from arraygnn._namespace import get_namespace, is_cupy_array, is_torch_tensor, torch_hint
 from arraygnn.nn._module import Module
 
 __all__ = ["Linear", "BatchNorm", "Sequential", "MLP", "get_activation", "glorot"]
@@ -82,8 +82,7 @@ def _check_features(x: Any, expected: int, what: str, weight: Any = None) -> Non
         # x @ weight.T would fail inside NumPy ("Cannot interpret 'torch.float32' ...") or,
         # for BatchNorm, return a torch tensor by accident; the graph layers refuse it too
         raise TypeError(
-            f"{what} must be a NumPy or CuPy array (or a JAX array), got {type(x)}; "
-            "convert with arraygnn.from_torch(x)"
+            f"{what} must be a NumPy or CuPy array (or a JAX array), got {type(x)}{torch_hint(x)}"
         )
     if x.ndim < 1 or x.shape[-1] != expected:
         raise ValueError(f"{what}: expected last dimension {expected}, got shape {tuple(x.shape)}")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arraygnn._namespace import get_namespace, is_array, is_torch_tensor
+from arraygnn._namespace import get_namespace, is_array, torch_hint
 
 __all__ = [
     "global_add_pool",
@@ -34,8 +34,7 @@ def _pool(x: Any, batch: Any, size: int | None, ptr: Any, reduce: str, name: str
     from arraygnn import ops
 
     if not is_array(x):
-        hint = "; convert with arraygnn.from_torch(x)" if is_torch_tensor(x) else ""
-        raise TypeError(f"{name}: x must be a NumPy or CuPy array, got {type(x)}{hint}")
+        raise TypeError(f"{name}: x must be a NumPy or CuPy array, got {type(x)}{torch_hint(x)}")
     if batch is not None and not is_array(batch) and hasattr(batch, "num_graphs"):
         data = batch
         ptr = getattr(data, "ptr", None) if ptr is None else ptr

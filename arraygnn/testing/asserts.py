@@ -12,22 +12,21 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import is_array, to_numpy
+from arraygnn._namespace import is_array, is_torch_tensor, to_numpy
 
 __all__ = ["assert_data_equal", "assert_batch_equal", "assert_batch_invariants"]
 
 
 def _framework_values(x: Any) -> np.ndarray | None:
     """A torch tensor's / JAX array's values as NumPy (``None`` for anything else)."""
-    module = type(x).__module__.split(".")[0]
-    if module == "torch":
+    if is_torch_tensor(x):
         t = x.detach().cpu().resolve_conj().resolve_neg()
         try:
             return t.numpy()
         except TypeError:  # bfloat16, complex32, ...: compare in a wider dtype (exact)
             wide = t.to(t.new_zeros(0).cdouble().dtype if t.is_complex() else t.double().dtype)
             return wide.numpy()
-    if module in ("jax", "jaxlib"):
+    if type(x).__module__.split(".")[0] in ("jax", "jaxlib"):
         return np.asarray(x)
     return None
 
