@@ -74,8 +74,9 @@ def to_pyg(
         raise TypeError(f"to_pyg expects an arraygnn Data or Batch, got {type(obj).__name__}")
     values = {key: obj[key] for key in obj.keys()}
     tensors, rep = to_torch(values, strict=strict, report=True)
+    base_cls = pyg_data_cls or tg.data.Data
     if isinstance(obj, Batch):
-        data_cls = getattr(obj, "_data_cls", Data) or Data
+        data_cls = obj._data_cls
         # PyG splits with __cat_dim__ only (increments come from the records)
         if data_cls.__cat_dim__ is not Data.__cat_dim__ and pyg_data_cls is None:
             raise ValueError(
@@ -83,9 +84,9 @@ def to_pyg(
                 "__cat_dim__; PyG would split it with its default one. Pass "
                 "pyg_data_cls= a torch_geometric Data subclass with the same __cat_dim__"
             )
-        out = _batch_to_pyg(tg, obj, tensors, pyg_data_cls or tg.data.Data)
+        out = _batch_to_pyg(tg, obj, tensors, base_cls)
     else:
-        out = (pyg_data_cls or tg.data.Data)(**tensors)
+        out = base_cls(**tensors)
         n = _num_nodes(obj)
         if "num_nodes" not in tensors and n is not None and "x" not in tensors:
             out.num_nodes = n

@@ -17,7 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_cupy_array, is_torch_tensor, torch_hint
+from arraygnn._namespace import (
+    get_namespace,
+    is_array,
+    is_cupy_array,
+    is_torch_tensor,
+    torch_hint,
+)
 from arraygnn.nn._module import Module
 
 __all__ = ["Linear", "BatchNorm", "Sequential", "MLP", "get_activation", "glorot"]
@@ -88,8 +94,7 @@ def _check_features(x: Any, expected: int, what: str, weight: Any = None) -> Non
         raise ValueError(f"{what}: expected last dimension {expected}, got shape {tuple(x.shape)}")
     # a NumPy / CuPy mix names the devices; other frameworks' arrays (JAX) meet NumPy
     # weights through their own rules
-    mixed = weight is not None and is_cupy_array(x) != is_cupy_array(weight)
-    if mixed and (is_cupy_array(x) or isinstance(x, np.ndarray)):
+    if weight is not None and is_array(x) and is_cupy_array(x) != is_cupy_array(weight):
         on, other = ("CuPy", "NumPy") if is_cupy_array(x) else ("NumPy", "CuPy")
         raise TypeError(
             f"{what} is a {on} array but the layer's weights are {other} arrays; move "
