@@ -29,7 +29,6 @@ from arraygnn.batch import (
     Batch,
     _add_increments,
     _Arena,
-    _check_increments_fit,
     _exclusive_cumsum,
     _ptr,
     scalar_increased,
@@ -438,9 +437,8 @@ class PackedDataset:
                 # Batch.from_data_list's increment: same values, same overflow error
                 _add_increments(key, out, node_ptr[:-1], ne, 1, np, int(node_ptr[-1]) - 1)
             elif key != "edge_index" and inc is not zeros and inc.any():
-                # an increased scalar index key: Batch's overflow check, then the increment
-                _check_increments_fit(key, out, inc, ones, None, np, int(node_ptr[-1]) - 1)
-                out += inc.astype(out.dtype)
+                # an increased scalar index key: Batch's increment and overflow check
+                _add_increments(key, out, inc, ones, None, np, int(node_ptr[-1]) - 1)
             store[key] = out
             slices[key], incs[key], cat_dims[key], kinds[key] = sl, inc, cat, kind
             if key in follow:

@@ -1006,8 +1006,8 @@ def pad_batch(
         incs,
         num_graphs,
         data_cls=data_cls,
-        cat_dims={k: cat_dims[k] for k in [*graph_keys, *list_keys] if k in cat_dims},
-        kinds={k: kinds[k] for k in [*graph_keys, *list_keys] if k in kinds},
+        cat_dims={k: cat_dims[k] for k in graph_keys if k in cat_dims},
+        kinds={k: kinds[k] for k in graph_keys if k in kinds},
     )
 
 

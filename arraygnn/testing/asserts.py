@@ -24,7 +24,7 @@ def _framework_values(x: Any) -> np.ndarray | None:
         try:
             return t.numpy()
         except TypeError:  # bfloat16, complex32, ...: compare in a wider dtype (exact)
-            wide = t.to(t.new_zeros(0).cdouble().dtype if t.is_complex() else t.double().dtype)
+            wide = t.cdouble() if t.is_complex() else t.double()
             return wide.numpy()
     if type(x).__module__.split(".")[0] in ("jax", "jaxlib"):
         return np.asarray(x)

@@ -7,6 +7,7 @@ import pytest
 
 from arraygnn.batch import Batch
 from arraygnn.data import Data
+from arraygnn.dataset import PackedDataset
 
 
 def test_big_endian_edge_index_is_range_checked():
@@ -225,3 +226,15 @@ def test_assert_data_equal_compares_bfloat16_tensors():
     assert_data_equal(make(1.0), make(1.0))  # used to raise "unsupported ScalarType"
     with pytest.raises(AssertionError):
         assert_data_equal(make(1.0), make(2.0))
+
+
+def test_packed_collate_increases_float_index_scalars_as_batch_does():
+    """A float number under an index key is increased (PyG); PackedDataset.collate crashed
+    on it (an integer range check applied to a float dtype)."""
+    graphs = [
+        Data(x=np.zeros((3, 1)), center_index=1.0),
+        Data(x=np.zeros((2, 1)), center_index=0.0),
+    ]
+    packed = PackedDataset.from_data_list(graphs).collate(np.array([0, 1]))
+    assert packed.center_index.tolist() == Batch.from_data_list(graphs).center_index.tolist()
+    assert packed.center_index.tolist() == [1.0, 3.0]
