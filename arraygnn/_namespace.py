@@ -12,6 +12,8 @@ CPU-only install never needs it.
 from __future__ import annotations
 
 import sys
+from collections import defaultdict
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -112,6 +114,21 @@ def _check_device(device: str) -> str:
     return device
 
 
+def is_ml_float(dtype: Any) -> bool:
+    """Whether ``dtype`` is one of ml_dtypes' floating types (``bfloat16``, the float8s,
+    float4 / float6; NumPy kind ``"V"``), without importing ml_dtypes.
+
+    >>> is_ml_float(np.float32)
+    False
+    """
+    dtype = np.dtype(dtype)
+    return (
+        dtype.names is None
+        and dtype.type.__module__.partition(".")[0] == "ml_dtypes"
+        and dtype.name.startswith(("float", "bfloat"))
+    )
+
+
 def to_numpy(x: Any) -> Any:
     """Return a NumPy view/copy of a NumPy or CuPy array; other objects unchanged."""
     if is_cupy_array(x):
@@ -132,7 +149,10 @@ def to_device(obj: Any, device: str) -> Any:
     >>> to_device({"x": np.ones(2)}, "cpu")["x"]
     array([1., 1.])
     """
-    device = _check_device(device)
+    return _move(obj, _check_device(device))
+
+
+def _move(obj: Any, device: str) -> Any:
     if isinstance(obj, np.ndarray):
         if device == "cpu":
             return obj
@@ -149,16 +169,34 @@ def to_device(obj: Any, device: str) -> Any:
             with cupy.cuda.Device(int(device.split(":")[1])):
                 return cupy.asarray(obj)
         return obj
-    if isinstance(obj, dict):
-        items = [(k, to_device(v, device)) for k, v in obj.items()]
-        if hasattr(obj, "default_factory"):  # a defaultdict
-            return type(obj)(obj.default_factory, items)
-        return type(obj)(items)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple
-        return type(obj)(*(to_device(v, device) for v in obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(to_device(v, device) for v in obj)
+    moved = map_container(obj, lambda _, v: _move(v, device))
+    if moved is not NotImplemented:
+        return moved
     to = getattr(obj, "to", None)
     if callable(to) and not isinstance(obj, type):
         return to(device)
     return obj
+
+
+def map_container(obj: Any, fn: Callable[[Any, Any], Any]) -> Any:
+    """``obj`` rebuilt with ``fn(key, child)`` in place of each child when it is a dict,
+    list or tuple, else ``NotImplemented``. The key is the dict key, the namedtuple field
+    name or the list / tuple position. Namedtuples and defaultdicts keep their type; a
+    dict subclass whose constructor takes no items comes back as a plain dict.
+
+    >>> map_container({"a": 1, "b": 2}, lambda k, v: v * 10)
+    {'a': 10, 'b': 20}
+    """
+    if isinstance(obj, dict):
+        items = [(k, fn(k, v)) for k, v in obj.items()]
+        if isinstance(obj, defaultdict):
+            return type(obj)(obj.default_factory, items)
+        try:
+            return type(obj)(items)
+        except TypeError:
+            return dict(items)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)._make(fn(n, v) for n, v in zip(obj._fields, obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(fn(i, v) for i, v in enumerate(obj))
+    return NotImplemented

@@ -41,6 +41,7 @@ from arraygnn.data import Data, _describe, _is_index_key
 __all__ = ["Batch", "aligned_empty"]
 
 _SCALARS = (bool, int, float, complex, np.generic)
+_SCALAR_KINDS = ("scalar", "npscalar")  # scalar keys, held as a [G] array once collated
 
 
 class _Arena:
@@ -236,6 +237,12 @@ class Batch(Data):
         """
         store = dict(values)
         out = cls._new(store, data_cls, num_graphs, ({}, {}, {}, {}))
+        # data_cls's hooks run on a data_cls object (PyG's Batch is one; a hook calling
+        # super() needs that) that reads the batch's values
+        hooks = out
+        if not isinstance(out, data_cls):
+            hooks = data_cls.__new__(data_cls)
+            object.__setattr__(hooks, "_store", store)
         for key, sl in slice_dict.items():
             if key not in store:
                 raise ValueError(f"Batch.from_records: slice record for missing key {key!r}")
@@ -250,16 +257,16 @@ class Batch(Data):
             inc = np.zeros(num_graphs, np.int64) if inc is None else np.asarray(to_numpy(inc))
             if key == "num_nodes" and isinstance(value, _SCALARS):
                 kind, cat = "num_nodes", 0
+            elif is_array(value) and kinds is not None and kinds.get(key) in _SCALAR_KINDS:
+                kind, cat = kinds[key], None
             elif is_array(value):
-                cat = data_cls.__cat_dim__(out, key, value)
-                kind = "stack" if cat is None else "cat"
                 if cat_dims is not None and key in cat_dims:
                     cat = cat_dims[key]
-                    kind = "stack" if cat is None else "cat"
+                else:
+                    cat = hooks.__cat_dim__(key, value)
+                kind = "stack" if cat is None else "cat"
                 if cat is not None and cat < 0:
                     cat += value.ndim
-                if kinds is not None and kinds.get(key) in ("scalar", "npscalar"):
-                    kind, cat = kinds[key], None
                 if cat is not None and not 0 <= cat < value.ndim:
                     raise ValueError(
                         f"Batch.from_records: key {key!r} of shape {list(value.shape)} has no "
@@ -310,7 +317,7 @@ class Batch(Data):
                 store[key] = _subtract_inc(v, self._inc_dict[key][i])
             elif kind == "stack":
                 store[key] = _subtract_inc(value[i, ...], self._inc_dict[key][i])
-            elif kind in ("scalar", "npscalar"):
+            elif kind in _SCALAR_KINDS:
                 v = value[i]
                 inc = self._inc_dict[key][i]
                 if bool(inc != 0):
@@ -497,7 +504,7 @@ def _collate(
             arr = _scalar_array(key, values)
             inc = _scalar_increments(key, data_list, values, arr, default_hooks, node_counts)
             if inc.any():
-                arr = arr + inc.astype(arr.dtype)
+                add_scalar_increments(key, arr, inc)
             store[key] = arr
             slices[key], incs[key] = graph_range, inc
             cat_dims[key] = None
@@ -506,6 +513,13 @@ def _collate(
                 store[key + "_batch"] = np.arange(g, dtype=np.int64)
         else:
             for i, v in enumerate(values):
+                if is_array(v) or isinstance(v, _SCALARS):
+                    raise _key_error(
+                        key,
+                        i,
+                        f"is a {type(v).__name__} but graph 0 holds a {type(v0).__name__}",
+                        TypeError,
+                    )
                 if hasattr(v, "__dlpack__") or hasattr(v, "__array_namespace__"):
                     # a torch / JAX / other framework's array would become a list, its ids
                     # never increased: refuse it by name
@@ -514,14 +528,6 @@ def _collate(
                         i,
                         f"holds a {type(v).__module__}.{type(v).__name__}; collate NumPy / "
                         "CuPy arrays (convert it first, e.g. arraygnn.interop.from_torch)",
-                        TypeError,
-                    )
-            for i, v in enumerate(values):
-                if is_array(v) or isinstance(v, _SCALARS):
-                    raise _key_error(
-                        key,
-                        i,
-                        f"is a {type(v).__name__} but graph 0 holds a {type(v0).__name__}",
                         TypeError,
                     )
             store[key] = list(values)
@@ -619,10 +625,7 @@ def _scalar_increments(
         raw = _inc_array(key, [d.__inc__(key, v) for d, v in zip(data_list, values)])
         if raw.shape != (g,):
             raise _key_error(key, 0, f"__inc__ of a scalar must be a number, got {raw[0]!r}")
-    inc = _exclusive_cumsum(raw)
-    if inc.any() and arr.dtype.kind in "iu":
-        _check_increments_fit(key, arr, inc, np.ones(g, np.int64), None, np, None)
-    return inc
+    return _exclusive_cumsum(raw)
 
 
 def _scalar_array(key: str, values: Sequence[Any]) -> np.ndarray:
@@ -904,6 +907,15 @@ def _add_increments(
     out += add
 
 
+def add_scalar_increments(key: str, values: np.ndarray, inc: np.ndarray) -> None:
+    """``values += inc`` for a key holding one Python number per graph (``center_index``),
+    with ``_add_increments``' overflow error. Such numbers are not range-checked (they may
+    be sentinels), so the check uses their exact top, which also guards 64-bit dtypes.
+    Shared by collation and ``PackedDataset``."""
+    top = int(values.max()) + int(inc.max()) if values.dtype.kind in "iu" else None
+    _add_increments(key, values, inc, np.ones(values.shape[0], np.int64), None, np, top)
+
+
 def _check_increments_fit(
     key: str,
     out: Any,
@@ -925,7 +937,10 @@ def _check_increments_fit(
         hi = int(to_numpy(out.max())) + int(add.max())
         if info.min <= lo and hi <= info.max:
             return
-    wide = out.astype(np.int64) + (add if xp is np else xp.asarray(add)).astype(np.int64)
+    if out.dtype.itemsize >= 8:  # 64-bit ids would wrap in int64 too: exact Python ints
+        wide = to_numpy(out).astype(object) + add.astype(object)
+    else:
+        wide = out.astype(np.int64) + (add if xp is np else xp.asarray(add)).astype(np.int64)
     lo, hi = int(to_numpy(wide.min())), int(to_numpy(wide.max()))
     if info.min <= lo and hi <= info.max:
         return
@@ -936,11 +951,15 @@ def _check_increments_fit(
     else:
         along = np.moveaxis(outside, cat, 0).reshape(outside.shape[cat], -1).any(axis=1)
         graph = int(np.searchsorted(np.cumsum(sizes), int(np.argmax(along)), side="right"))
+    if out.dtype.itemsize < 8:
+        advice = f"store {key} as int32 or int64"
+    else:
+        advice = "64-bit integers cannot hold them (is it an id?)"
     raise _key_error(
         key,
         graph,
         f"has dtype {out.dtype}, which cannot hold the batched ids (they reach {bad}; "
-        f"{out.dtype} holds {info.min} .. {info.max}): store {key} as int32 or int64",
+        f"{out.dtype} holds {info.min} .. {info.max}): {advice}",
         OverflowError,
     )
 

@@ -26,11 +26,13 @@ from typing import Any
 import numpy as np
 
 from arraygnn.batch import (
+    _SCALAR_KINDS,
     Batch,
     _add_increments,
     _Arena,
     _exclusive_cumsum,
     _ptr,
+    add_scalar_increments,
     scalar_increased,
 )
 from arraygnn.data import Data, _is_index_key
@@ -226,7 +228,7 @@ class PackedDataset:
                         f"does not have one row per {what}"
                     )
                 (nodes if key in node_keys else edges)[key] = value
-            elif kind in ("scalar", "npscalar") or (kind == "stack" and value.ndim == 1):
+            elif kind in _SCALAR_KINDS or (kind == "stack" and value.ndim == 1):
                 # one number per graph (a 0-d array stacks to [G]); an integer index key
                 # was increased by the batch: keep each graph's own value
                 inc = np.asarray(batch._inc_dict[key])
@@ -437,8 +439,12 @@ class PackedDataset:
                 # Batch.from_data_list's increment: same values, same overflow error
                 _add_increments(key, out, node_ptr[:-1], ne, 1, np, int(node_ptr[-1]) - 1)
             elif key != "edge_index" and inc is not zeros and inc.any():
-                # an increased scalar index key: Batch's increment and overflow check
-                _add_increments(key, out, inc, ones, None, np, int(node_ptr[-1]) - 1)
+                # an increased index key: Batch's increment and overflow check (0-d id
+                # arrays were range-checked against their graph; Python numbers were not)
+                if kind in _SCALAR_KINDS:
+                    add_scalar_increments(key, out, inc)
+                else:
+                    _add_increments(key, out, inc, ones, None, np, int(node_ptr[-1]) - 1)
             store[key] = out
             slices[key], incs[key], cat_dims[key], kinds[key] = sl, inc, cat, kind
             if key in follow:
@@ -460,7 +466,7 @@ def _increased_scalar(key: str, values: np.ndarray, kind: str | None) -> bool:
     """A per-graph number ``Batch.from_data_list`` increases by the nodes before each
     graph: Python ints under PyG's scalar rule (``center_index``), 0-d integer arrays under
     the array rule (``'index'`` / ``'face'`` in the key)."""
-    if kind in ("scalar", "npscalar"):
+    if kind in _SCALAR_KINDS:
         return scalar_increased(key, kind, values.dtype)
     return kind == "stack" and values.dtype.kind in "iu" and _is_index_key(key)
 

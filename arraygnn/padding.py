@@ -883,7 +883,7 @@ def pad_batch(
     >>> p.edge_index.tolist(), p.ptr.tolist(), p.graph_mask.tolist()
     ([[0, 3, 3, 4], [1, 3, 3, 4]], [0, 3, 5, 5], [True, False, False])
     """
-    from arraygnn.batch import Batch
+    from arraygnn.batch import Batch, _add_increments
 
     if not isinstance(batch, Batch):
         raise TypeError(f"pad_batch expects an arraygnn Batch, got {type(batch).__name__}")
@@ -978,7 +978,8 @@ def pad_batch(
         if inc is not None and np.any(inc):
             # an increased key (center_index): the real graphs keep their increments, the
             # padding graphs point into the first padding graph (its nodes start at n)
-            values[k][g:] += values[k].dtype.type(n)
+            pad_inc, ones = np.full(pad_g, n, np.int64), np.ones(pad_g, np.int64)
+            _add_increments(k, values[k][g:], pad_inc, ones, None, get_namespace(values[k]))
             incs[k] = np.concatenate([np.asarray(to_numpy(inc)), np.full(pad_g, n, np.int64)])
     for k in list_keys:  # one entry per graph: padding graphs get the padding value (None)
         values[k] = list(batch[k]) + [padding_values.get(k)] * pad_g
@@ -1006,7 +1007,7 @@ def pad_batch(
         incs,
         num_graphs,
         data_cls=data_cls,
-        cat_dims={k: cat_dims[k] for k in graph_keys if k in cat_dims},
+        cat_dims={k: cat_dims[k] for k in values if k in cat_dims},
         kinds={k: kinds[k] for k in graph_keys if k in kinds},
     )
 

@@ -20,11 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import is_ml_float
+
 __all__ = ["powerlaw_graph"]
-
-
-#: ml_dtypes' floating types (NumPy kind "V"), accepted as feature dtypes
-_ML_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 
 
 def _count(value: Any, name: str) -> int:
@@ -89,7 +87,7 @@ def powerlaw_graph(
     if not exponent > 1.0:
         raise ValueError(f"exponent must be > 1, got {exponent}")
     fdt = np.dtype(feature_dtype)
-    if num_features is not None and fdt.kind != "f" and fdt.name not in _ML_FLOATS:
+    if num_features is not None and fdt.kind != "f" and not is_ml_float(fdt):
         raise TypeError(f"feature_dtype must be a floating dtype, got {np.dtype(feature_dtype)}")
     idt = np.dtype(index_dtype)
     if idt not in (np.dtype(np.int32), np.dtype(np.int64)):

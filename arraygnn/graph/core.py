@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, to_device
+from arraygnn._namespace import _check_device, get_namespace, is_array, to_device
 from arraygnn.graph.frame import Frame, HeteroDataView
 
 __all__ = ["Graph", "graph", "heterograph", "NID", "EID", "DEFAULT_NTYPE", "DEFAULT_ETYPE"]
@@ -493,6 +493,7 @@ class Graph:
 
         Returns ``self`` when nothing has to move.
         """
+        device = _check_device(device)
         moved_rels = {
             c: (to_device(r.src, device), to_device(r.dst, device)) for c, r in self._rels.items()
         }
@@ -505,7 +506,7 @@ class Graph:
             return self
         new = self._like(moved_rels)
         if not self._rels:
-            new._device = "cpu" if device.startswith("cpu") else "cuda"
+            new._device = "cpu" if device == "cpu" else "cuda"
             for f in new._all_frames():
                 f.device = new._device
         self._copy_frames_to(new, lambda a: to_device(a, device))

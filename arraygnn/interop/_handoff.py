@@ -10,7 +10,6 @@ converted are recorded as *kept*. With ``strict=True`` a needed copy raises
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._alignment import ALIGNMENT, aligned_empty
-from arraygnn._namespace import is_cupy_array
+from arraygnn._namespace import is_cupy_array, map_container
 
 __all__ = [
     "HandoffReport",
@@ -155,18 +154,12 @@ def convert_structure(
     def sub(value: Any, sub_path: str) -> Any:
         return convert_structure(value, is_leaf, convert_leaf, sub_path, report, convert_record)
 
-    if isinstance(obj, dict):
-        items = [(k, sub(v, _join(path, k))) for k, v in obj.items()]
-        if isinstance(obj, defaultdict):
-            return type(obj)(obj.default_factory, items)
-        try:
-            return type(obj)(items)
-        except TypeError:  # a dict subclass with its own constructor: a plain dict
-            return dict(items)
-    if is_namedtuple(obj):
-        return type(obj)._make(sub(v, _join(path, n)) for n, v in zip(obj._fields, obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(sub(v, f"{path}[{i}]") for i, v in enumerate(obj))
+    positional = isinstance(obj, (list, tuple)) and not is_namedtuple(obj)
+    rebuilt = map_container(
+        obj, lambda k, v: sub(v, f"{path}[{k}]" if positional else _join(path, k))
+    )
+    if rebuilt is not NotImplemented:
+        return rebuilt
     if is_data_like(obj):
         out = obj.copy()
         for key in list(obj.keys()):

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import import_cupy, is_cupy_array
+from arraygnn._namespace import import_cupy, is_cupy_array, is_ml_float
 from arraygnn.interop._handoff import (
     JAX_ALIGNMENT,
     HandoffReport,
@@ -106,13 +106,19 @@ def _canonical_strides(shape: tuple[int, ...], itemsize: int, order: str) -> tup
     return tuple(out)
 
 
-#: ml_dtypes' extension types (NumPy kind "V") that JAX takes: bfloat16 and the float8s
-_ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+#: the ml_dtypes floats JAX takes (its float6 types fail in XLA): bfloat16 and the float8s
+_JAX_ML_FLOATS = (
+    "bfloat16",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+)
 
 
 def _is_ml_dtype(dtype: np.dtype) -> bool:
-    """bfloat16 / float8 from ml_dtypes (NumPy kind "V", or "f" for some of them)."""
-    return dtype.names is None and dtype.name in _ML_DTYPES
+    """bfloat16 / float8 from ml_dtypes that JAX takes (NumPy kind "V")."""
+    return is_ml_float(dtype) and dtype.name in _JAX_ML_FLOATS
 
 
 def _jax_supports(dtype: np.dtype) -> bool:

@@ -196,6 +196,26 @@ def test_framework_arrays_in_any_graph_are_refused_by_collation():
     graphs = [Data(x=np.ones((1, 1)), t="a"), Data(x=np.ones((1, 1)), t=Tensorish())]
     with pytest.raises(TypeError, match="key 't' in graph 1.*Tensorish"):
         Batch.from_data_list(graphs)
+    # an ndarray where graph 0 holds a str is a type mismatch, not a framework array
+    # (it used to be told to convert itself with from_torch)
+    graphs = [Data(x=np.ones((1, 1)), t="a"), Data(x=np.ones((1, 1)), t=np.ones(2))]
+    with pytest.raises(TypeError, match="key 't' in graph 1: is a ndarray but graph 0 holds a str"):
+        Batch.from_data_list(graphs)
+
+
+def test_increased_scalar_keys_that_overflow_their_dtype_are_refused():
+    graphs = [Data(x=np.ones((3, 1)), center_index=np.float64(1.5)) for _ in range(3)]
+    assert Batch.from_data_list(graphs).center_index.tolist() == [1.5, 4.5, 7.5]
+    # near the top of int64 (and of uint64, NumPy's dtype for a Python int past int64) the
+    # increments must not wrap (they used to: 64-bit keys were not checked)
+    for big in (2**63 - 4, 2**64 - 3):
+        graphs = [Data(x=np.ones((2, 1)), center_index=big) for _ in range(3)]
+        with pytest.raises(OverflowError, match="'center_index' in graph 2.*64-bit"):
+            Batch.from_data_list(graphs)
+        with pytest.raises(OverflowError, match="'center_index' in graph 2.*64-bit"):
+            PackedDataset.from_data_list(graphs).collate(np.arange(3))
+    graphs = [Data(x=np.ones((2, 1)), center_index=-5) for _ in range(3)]
+    assert Batch.from_data_list(graphs).center_index.tolist() == [-5, -3, -1]
 
 
 def test_devices_and_settings_are_checked():
@@ -206,6 +226,16 @@ def test_devices_and_settings_are_checked():
     for bad in ("cuda:x", "cuda:", "cpu:1", "gpu"):
         with pytest.raises(ValueError, match="device"):
             to_device(np.ones(2), bad)
+
+    class Record(dict):  # a dict subclass whose constructor takes no items
+        def __init__(self):
+            super().__init__()
+
+    rec = Record()
+    rec["x"] = np.ones(2)
+    moved = to_device({"r": rec, "t": (1, [np.zeros(1)])}, "cpu")  # used to raise TypeError
+    assert type(moved["r"]) is dict and moved["r"]["x"] is rec["x"]
+    assert moved["t"][0] == 1 and moved["t"][1][0].shape == (1,)
     with pytest.raises(TypeError, match="True or False"):
         with arraygnn.config(deterministic="False"):
             pass
@@ -238,3 +268,31 @@ def test_packed_collate_increases_float_index_scalars_as_batch_does():
     packed = PackedDataset.from_data_list(graphs).collate(np.array([0, 1]))
     assert packed.center_index.tolist() == Batch.from_data_list(graphs).center_index.tolist()
     assert packed.center_index.tolist() == [1.0, 3.0]
+
+
+class _StackedFoo(Data):
+    """PyG's usual way to override a hook: super() for every other key."""
+
+    def __cat_dim__(self, key, value, *args, **kwargs):
+        return None if key == "foo" else super().__cat_dim__(key, value, *args, **kwargs)
+
+
+def test_records_and_padding_run_super_calling_hooks_of_a_data_subclass():
+    from arraygnn.padding import pad_batch
+    from arraygnn.testing.asserts import assert_data_equal
+
+    graphs = [
+        _StackedFoo(x=np.ones((3, 1)), edge_index=np.array([[0], [1]]), foo=np.full(2, i))
+        for i in range(2)
+    ]
+    b = Batch.from_data_list(graphs)
+    # both used to fail: "super(type, obj): obj must be an instance or subtype of type"
+    rebuilt = Batch.from_records(
+        {k: b[k] for k in b.keys()}, b._slice_dict, b._inc_dict, 2, data_cls=_StackedFoo
+    )
+    assert_data_equal(rebuilt.get_example(1), graphs[1])
+    padded = pad_batch(b, num_nodes=10, num_edges=4, num_graphs=4, graph_keys=["foo"])
+    assert padded.foo.shape == (4, 2)
+    one = padded.get_example(1)
+    assert type(one) is _StackedFoo and one.foo.tolist() == [1, 1]
+    assert one.edge_index.tolist() == [[0], [1]] and bool(one.graph_mask)

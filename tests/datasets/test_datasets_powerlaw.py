@@ -103,6 +103,12 @@ def test_bfloat16_features_and_scalar_settings():
     ml_dtypes = pytest.importorskip("ml_dtypes")
     *_, x = powerlaw_graph(50, 200, num_features=4, feature_dtype=ml_dtypes.bfloat16, seed=0)
     assert x.dtype == ml_dtypes.bfloat16
+    for name in ("float8_e4m3fnuz", "float8_e5m2fnuz"):  # used to be refused as not floats
+        dt = getattr(ml_dtypes, name)
+        assert powerlaw_graph(5, 9, num_features=2, feature_dtype=dt)[2].dtype == dt
+    if hasattr(ml_dtypes, "int4"):
+        with pytest.raises(TypeError, match="floating dtype"):
+            powerlaw_graph(5, 9, num_features=2, feature_dtype=ml_dtypes.int4)
     with pytest.raises(TypeError, match="True or False"):
         with arraygnn.config(validate=np.array([True, False])):
             pass
