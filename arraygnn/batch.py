@@ -36,7 +36,7 @@ import numpy as np
 
 from arraygnn._alignment import ALIGNMENT, aligned_empty
 from arraygnn._namespace import get_namespace, is_array, is_cupy_array, to_numpy
-from arraygnn.data import Data, _describe, _is_index_key
+from arraygnn.data import Data, _describe, _is_index_key, data_holding
 
 __all__ = ["Batch", "aligned_empty"]
 
@@ -239,10 +239,7 @@ class Batch(Data):
         out = cls._new(store, data_cls, num_graphs, ({}, {}, {}, {}))
         # data_cls's hooks run on a data_cls object (PyG's Batch is one; a hook calling
         # super() needs that) that reads the batch's values
-        hooks = out
-        if not isinstance(out, data_cls):
-            hooks = data_cls.__new__(data_cls)
-            object.__setattr__(hooks, "_store", store)
+        hooks = out if isinstance(out, data_cls) else data_holding(data_cls, store)
         for key, sl in slice_dict.items():
             if key not in store:
                 raise ValueError(f"Batch.from_records: slice record for missing key {key!r}")
@@ -305,9 +302,8 @@ class Batch(Data):
         if not -g <= i < g:
             raise IndexError(f"get_example: graph {i} out of range for {g} graphs")
         i %= g
-        data = self._data_cls.__new__(self._data_cls)
         store: dict[str, Any] = {}
-        object.__setattr__(data, "_store", store)
+        data = data_holding(self._data_cls, store)
         for key, kind in self._kind_dict.items():
             value = self._store[key]
             sl = self._slice_dict[key]
@@ -701,12 +697,16 @@ def _plan_array(
     else:
         cats = [d.__cat_dim__(key, v) for d, v in zip(data_list, values)]
         cat = cats[0]
-        for i, c in enumerate(cats):
-            if c != cat:
+        for i, (c, v) in enumerate(zip(cats, values)):
+            if c != cat and _counted_dim(c, v) != _counted_dim(cat, v0):  # -1 and 1 agree
                 raise _key_error(key, i, f"__cat_dim__ returned {c}, graph 0 returned {cat}")
+        if v0.ndim == 0:
+            cat = None  # PyG stacks 0-d values whatever __cat_dim__ says
     if cat is not None:
         if not isinstance(cat, (int, np.integer)):
-            raise _key_error(key, 0, f"__cat_dim__ returned {cat!r}, expected an int or None")
+            raise _key_error(
+                key, 0, f"__cat_dim__ returned {cat!r}, expected an int or None", TypeError
+            )
         c = int(cat) + v0.ndim if cat < 0 else int(cat)
         if not 0 <= c < v0.ndim:
             raise _key_error(
@@ -726,6 +726,13 @@ def _plan_array(
     shape = list(v0.shape)
     shape[cat] = int(sl[-1])
     return cat, sizes, sl, tuple(shape)
+
+
+def _counted_dim(dim: Any, value: Any) -> Any:
+    """A negative int ``__cat_dim__`` counted from the front of ``value``'s dims."""
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool) and dim < 0:
+        return int(dim) + getattr(value, "ndim", 0)
+    return dim
 
 
 def _fill_array(
@@ -875,6 +882,17 @@ def _add_increments(
     nothing when it fits."""
     nd = out.ndim
     g = cum.shape[0]
+    if out.dtype.kind in "iu" and cum.dtype.kind == "f":
+        partial = ~np.isfinite(cum) | (cum != np.floor(cum))
+        if partial.any():
+            graph = int(np.argmax(partial.reshape(g, -1).any(axis=1)))
+            raise _key_error(
+                key,
+                graph,
+                f"holds {out.dtype} ids but the increments before it add up to "
+                f"{cum[graph].tolist()}, not a whole number (let __inc__ return ints)",
+                TypeError,
+            )
     if cat is None:
         s = cum.shape[1:]
         if len(s) > nd - 1:
@@ -912,7 +930,9 @@ def add_scalar_increments(key: str, values: np.ndarray, inc: np.ndarray) -> None
     with ``_add_increments``' overflow error. Such numbers are not range-checked (they may
     be sentinels), so the check uses their exact top, which also guards 64-bit dtypes.
     Shared by collation and ``PackedDataset``."""
-    top = int(values.max()) + int(inc.max()) if values.dtype.kind in "iu" else None
+    top = None
+    if values.dtype.kind in "iu" and np.isfinite(inc).all():  # else _add_increments refuses
+        top = int(values.max()) + int(np.ceil(inc.max()))
     _add_increments(key, values, inc, np.ones(values.shape[0], np.int64), None, np, top)
 
 

@@ -270,6 +270,24 @@ class Data:
         return f"{type(self).__name__}({body})"
 
 
+def data_holding(cls: type[Data], store: dict[str, Any]) -> Data:
+    """A ``cls`` object whose keys are ``store`` (the dict itself, not a copy).
+
+    Made as PyG's ``separate`` makes a graph, by calling ``cls()``, so that attributes its
+    ``__init__`` sets (and its hooks may read) exist; a class whose ``__init__`` fails
+    without arguments is made without calling it. Keys ``__init__`` stored are dropped.
+
+    >>> data_holding(Data, {"y": 1})
+    Data(y=1)
+    """
+    try:
+        obj = cls()
+    except Exception:  # noqa: BLE001 - an __init__ that needs its arguments
+        obj = cls.__new__(cls)
+    object.__setattr__(obj, "_store", store)
+    return obj
+
+
 def check_index_range(value: Any, n: int, where: str) -> None:
     """``TypeError`` unless integer, ``ValueError`` unless every entry is in ``[0, n)``."""
     if value.dtype.kind not in "iu":

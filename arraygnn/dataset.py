@@ -35,7 +35,7 @@ from arraygnn.batch import (
     add_scalar_increments,
     scalar_increased,
 )
-from arraygnn.data import Data, _is_index_key
+from arraygnn.data import Data, _is_index_key, data_holding
 
 __all__ = ["PackedDataset"]
 
@@ -312,9 +312,8 @@ class PackedDataset:
         i %= g
         a, b = int(self.node_ptr[i]), int(self.node_ptr[i + 1])
         ea, eb = int(self.edge_ptr[i]), int(self.edge_ptr[i + 1])
-        data = self.data_cls.__new__(self.data_cls)
         store: dict[str, Any] = {}
-        object.__setattr__(data, "_store", store)
+        data = data_holding(self.data_cls, store)
         for key, v in self.node_features.items():
             store[key] = v[a:b]
         if self.edge_index is not None:

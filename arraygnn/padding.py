@@ -883,7 +883,7 @@ def pad_batch(
     >>> p.edge_index.tolist(), p.ptr.tolist(), p.graph_mask.tolist()
     ([[0, 3, 3, 4], [1, 3, 3, 4]], [0, 3, 5, 5], [True, False, False])
     """
-    from arraygnn.batch import Batch, _add_increments
+    from arraygnn.batch import Batch, _add_increments, _exclusive_cumsum
 
     if not isinstance(batch, Batch):
         raise TypeError(f"pad_batch expects an arraygnn Batch, got {type(batch).__name__}")
@@ -943,44 +943,64 @@ def pad_batch(
 
     padding_values = padding_values or {}
     gid = batch["batch"]
-    # edges per graph (edges are stored graph after graph)
-    if edge_index is not None and e:
-        edge_graph = xp.searchsorted(ptr[1:], edge_index[0], side="right")
-        edge_counts = xp.bincount(edge_graph, minlength=g)
-    else:
-        edge_counts = xp.zeros(g, dtype=np.int64)
+    # the batch's own records (a Data subclass's hooks may slice and increase keys its own
+    # way): real graphs keep them, the first padding graph gets every padding row
+    rec_slices = getattr(batch, "_slice_dict", {})
+    rec_incs = getattr(batch, "_inc_dict", {})
+    pad_rows = np.zeros(pad_g, np.int64)
+
+    def padded_slices(key: str, pad: int, default: Any) -> Any:
+        sl = rec_slices.get(key)
+        if sl is None or key == "num_nodes":
+            return default
+        pad_rows[:1] = pad
+        sl = np.asarray(to_numpy(sl), dtype=np.int64)
+        return np.concatenate([sl, sl[-1] + np.cumsum(pad_rows)])
+
+    def padded_incs(key: str, pad: int) -> Any:
+        inc = rec_incs.get(key)
+        if inc is None or not np.any(to_numpy(inc)):
+            return None
+        inc = np.asarray(to_numpy(inc))
+        return np.concatenate([inc, np.full((pad_g,) + inc.shape[1:], pad, inc.dtype)])
+
     node_counts = ptr[1:] - ptr[:-1]
     pad_node_counts = [pad_n] + [0] * (pad_g - 1) if pad_g else []
-    pad_edge_counts = [pad_e] + [0] * (pad_g - 1) if pad_g else []
     new_node_counts = xp.concatenate([node_counts, xp.asarray(pad_node_counts, dtype=ptr.dtype)])
-    new_edge_counts = xp.concatenate(
-        [edge_counts.astype(np.int64), xp.asarray(pad_edge_counts, dtype=np.int64)]
-    )
     new_ptr = xp.zeros(num_graphs + 1, dtype=ptr.dtype)
     xp.cumsum(new_node_counts, out=new_ptr[1:])
-    edge_ptr = xp.zeros(num_graphs + 1, dtype=np.int64)
-    xp.cumsum(new_edge_counts, out=edge_ptr[1:])
+    # edges per graph: edge_index's slice record, or (no record) its source ids' graphs
+    edge_ptr = None if edge_index is None else padded_slices("edge_index", pad_e, None)
+    if edge_ptr is None:
+        if edge_index is not None and e:
+            edge_graph = xp.searchsorted(ptr[1:], edge_index[0], side="right")
+            edge_counts = to_numpy(xp.bincount(edge_graph, minlength=g)).astype(np.int64)
+        else:
+            edge_counts = np.zeros(g, dtype=np.int64)
+        pad_rows[:1] = pad_e
+        edge_ptr = _exclusive_cumsum(np.concatenate([edge_counts, pad_rows, [0]]))
 
     values = {k: batch[k] for k in keys}
     slices: dict[str, Any] = {}
     incs: dict[str, Any] = {}
     for k in node_keys:
         values[k] = _pad_rows(batch[k], pad_n, padding_values.get(k), f"node key {k!r}")
-        slices[k] = new_ptr
+        slices[k] = padded_slices(k, pad_n, new_ptr)
+        incs[k] = padded_incs(k, 0)
     for k in edge_keys:
         values[k] = _pad_rows(batch[k], pad_e, padding_values.get(k), f"edge key {k!r}")
-        slices[k] = edge_ptr
+        slices[k] = padded_slices(k, pad_e, edge_ptr)
+        incs[k] = padded_incs(k, 0)
     cat_dims = getattr(batch, "_cat_dim_dict", {})
     for k in graph_keys:
         values[k] = _pad_rows(batch[k], pad_g, padding_values.get(k), f"graph key {k!r}")
         slices[k] = xp.arange(num_graphs + 1)
-        inc = getattr(batch, "_inc_dict", {}).get(k)
-        if inc is not None and np.any(inc):
-            # an increased key (center_index): the real graphs keep their increments, the
-            # padding graphs point into the first padding graph (its nodes start at n)
-            pad_inc, ones = np.full(pad_g, n, np.int64), np.ones(pad_g, np.int64)
-            _add_increments(k, values[k][g:], pad_inc, ones, None, get_namespace(values[k]))
-            incs[k] = np.concatenate([np.asarray(to_numpy(inc)), np.full(pad_g, n, np.int64)])
+        # an increased key (center_index): the real graphs keep their increments, the
+        # padding graphs point into the first padding graph (its nodes start at n)
+        incs[k] = inc = padded_incs(k, n)
+        if inc is not None:
+            ones = np.ones(pad_g, np.int64)
+            _add_increments(k, values[k][g:], inc[g:], ones, None, get_namespace(values[k]))
     for k in list_keys:  # one entry per graph: padding graphs get the padding value (None)
         values[k] = list(batch[k]) + [padding_values.get(k)] * pad_g
         slices[k] = np.arange(num_graphs + 1)
@@ -988,7 +1008,13 @@ def pad_batch(
         fake = _spread_indices(xp, edge_index.dtype, pad_e, n, pad_n)
         values["edge_index"] = xp.concatenate([edge_index, xp.stack([fake, fake])], axis=1)
         slices["edge_index"] = edge_ptr
-        incs["edge_index"] = new_ptr[:-1]
+        rec = rec_incs.get("edge_index")
+        if rec is None:
+            incs["edge_index"] = new_ptr[:-1]
+        else:  # padding edges point at nodes from n on
+            rec = np.asarray(to_numpy(rec))
+            pad_inc = np.full((pad_g,) + rec.shape[1:], n, rec.dtype)
+            incs["edge_index"] = np.concatenate([rec, pad_inc])
     if "num_nodes" in keys:
         values["num_nodes"] = num_nodes
         slices["num_nodes"] = new_ptr

@@ -63,8 +63,10 @@ def to_pyg(
 
     ``pyg_data_cls`` (default ``torch_geometric.data.Data``) is the PyG class of the result
     (of each graph, for a batch). PyG splits a batch with that class's ``__cat_dim__``: a
-    batch of a ``Data`` subclass with its own ``__cat_dim__`` needs a PyG class with the
-    same one (``ValueError`` otherwise: PyG's default would split it wrongly).
+    key it would split along another dim than the one it was collated along (a ``Data``
+    subclass's own ``__cat_dim__``; ``faces``, which the seed's ``'face' in key`` rule
+    concatenates along its last dim) needs a PyG class that agrees (``ValueError`` naming
+    the key otherwise: PyG's default would split it wrongly).
     """
     tg = import_pyg()
     from arraygnn.batch import Batch
@@ -76,15 +78,8 @@ def to_pyg(
     tensors, rep = to_torch(values, strict=strict, report=True)
     base_cls = pyg_data_cls or tg.data.Data
     if isinstance(obj, Batch):
-        data_cls = obj._data_cls
-        # PyG splits with __cat_dim__ only (increments come from the records)
-        if data_cls.__cat_dim__ is not Data.__cat_dim__ and pyg_data_cls is None:
-            raise ValueError(
-                f"to_pyg: this batch holds {data_cls.__name__} graphs with their own "
-                "__cat_dim__; PyG would split it with its default one. Pass "
-                "pyg_data_cls= a torch_geometric Data subclass with the same __cat_dim__"
-            )
         out = _batch_to_pyg(tg, obj, tensors, base_cls)
+        _check_split_dims(obj, out, base_cls)
     else:
         out = base_cls(**tensors)
         n = _num_nodes(obj)
@@ -105,6 +100,31 @@ def _batch_to_pyg(tg: Any, batch: Any, tensors: dict[str, Any], base_cls: Any) -
     out._slice_dict = {k: torch.as_tensor(np.asarray(v, dtype=np.int64)) for k, v in slices.items()}
     out._inc_dict = {k: torch.as_tensor(np.asarray(v)) for k, v in incs.items()}
     return out
+
+
+def _check_split_dims(batch: Any, out: Any, base_cls: Any) -> None:
+    """ValueError naming the first key PyG would split along another dim than the one it
+    was collated along. PyG splits with ``__cat_dim__`` alone (the increments come from
+    the records); arraygnn's keys follow the seed's rule (``'face' in key`` concatenates
+    along the last dim as ``'index'`` does, PyG 2.x only for ``key == 'face'``) or the
+    batch's own Data subclass."""
+    torch = import_torch()
+    for key, kind in batch._kind_dict.items():
+        if kind not in ("cat", "stack") or not isinstance(out[key], torch.Tensor):
+            continue
+        value = out[key]
+        theirs = out.__cat_dim__(key, value, out._store)
+        if isinstance(theirs, int) and theirs < 0:
+            theirs += value.dim()
+        ours = batch._cat_dim_dict[key]
+        if theirs == ours or (ours is None and value.dim() == 1):
+            continue  # (0-d values come back as [1] from PyG, as its own batches do)
+        raise ValueError(
+            f"to_pyg: key {key!r} was collated along dim {ours} by arraygnn's "
+            f"{batch._data_cls.__name__}, but PyG would split it along {theirs} "
+            f"({base_cls.__module__}.{base_cls.__name__}.__cat_dim__); pass pyg_data_cls= "
+            "a torch_geometric Data subclass whose __cat_dim__ gives the same dim"
+        )
 
 
 def _records(batch: Any) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -296,3 +296,152 @@ def test_records_and_padding_run_super_calling_hooks_of_a_data_subclass():
     one = padded.get_example(1)
     assert type(one) is _StackedFoo and one.foo.tolist() == [1, 1]
     assert one.edge_index.tolist() == [[0], [1]] and bool(one.graph_mask)
+
+
+class _HookedIds(Data):
+    """Per-node and per-edge id keys a subclass concatenates along dim 0 and increases."""
+
+    def __cat_dim__(self, key, value, *args, **kwargs):
+        if key in ("perm_index", "rev_index"):
+            return 0
+        return super().__cat_dim__(key, value, *args, **kwargs)
+
+    def __inc__(self, key, value, *args, **kwargs):
+        if key == "rev_index":
+            return self.edge_index.shape[1]
+        return super().__inc__(key, value, *args, **kwargs)
+
+
+def test_padding_keeps_the_records_a_subclass_gave_node_and_edge_keys():
+    from arraygnn.padding import pad_batch
+
+    graphs = [
+        _HookedIds(
+            x=np.zeros((n, 1)),
+            edge_index=np.array([[0, n - 1], [n - 1, 0]]),
+            perm_index=np.arange(n)[::-1].copy(),
+            rev_index=np.array([1, 0]),
+        )
+        for n in (2, 3)
+    ]
+    b = Batch.from_data_list(graphs)
+    p = pad_batch(
+        b,
+        num_nodes=8,
+        num_edges=6,
+        num_graphs=3,
+        node_keys=["x", "perm_index"],
+        edge_keys=["rev_index"],
+    )
+    for i, graph in enumerate(graphs):  # used to come back with the batch's global ids
+        one = p.get_example(i)
+        assert one.perm_index.tolist() == graph.perm_index.tolist()
+        assert one.rev_index.tolist() == graph.rev_index.tolist()
+    assert p.get_example(2).x.shape == (3, 1)  # the padding graph: every padding node
+
+
+class _Bipartite(Data):
+    def __inc__(self, key, value, *args, **kwargs):
+        if key == "edge_index":
+            return np.array([[self.ns], [self.nt]])
+        return super().__inc__(key, value, *args, **kwargs)
+
+
+def test_padding_splits_edges_by_the_batch_records_not_by_source_ids():
+    from arraygnn.padding import pad_batch
+
+    graphs = [
+        _Bipartite(ns=s, nt=t, edge_index=np.array([[0, s - 1], [t - 1, 0]]), num_nodes=s + t)
+        for s, t in [(1, 3), (2, 1), (3, 2)]
+    ]
+    b = Batch.from_data_list(graphs)
+    p = pad_batch(b, num_nodes=b.num_nodes + 2, num_edges=8, num_graphs=4, graph_keys=["ns", "nt"])
+    # the edge slices used to come from searchsorted(ptr, source id): wrong for bipartite ids
+    assert p._slice_dict["edge_index"].tolist() == [0, 2, 4, 6, 8]
+    for i, graph in enumerate(graphs):
+        assert p.get_example(i).edge_index.tolist() == graph.edge_index.tolist()
+    assert p.get_example(3).edge_index.shape == (2, 2) and not p.graph_mask[3]
+
+
+class _Scaled(Data):
+    """A hook reading state its __init__ sets (PyG's separate calls cls())."""
+
+    def __init__(self, scale=2, **kwargs):
+        super().__init__(**kwargs)
+        self._scale = scale
+
+    def __inc__(self, key, value, *args, **kwargs):
+        if key == "edge_index":
+            return self._scale * self.num_nodes
+        return super().__inc__(key, value, *args, **kwargs)
+
+
+class _Positional(Data):
+    def __init__(self, required):  # an __init__ that cannot run without its argument
+        super().__init__()
+
+
+def test_split_graphs_are_made_by_calling_the_class():
+    graphs = [_Scaled(x=np.zeros((n, 1)), edge_index=np.array([[0], [n - 1]])) for n in (2, 3)]
+    b = Batch.from_data_list(graphs)
+    # re-collating the split graphs used to raise AttributeError: no '_scale'
+    again = Batch.from_data_list(b.to_data_list())
+    assert again.edge_index.tolist() == b.edge_index.tolist() == [[0, 4], [1, 6]]
+    ds = PackedDataset.from_arrays(
+        num_nodes=np.array([2, 3]),
+        num_edges=np.array([1, 1]),
+        node_features={"x": np.zeros((5, 1))},
+        edge_index=np.array([[0, 0], [1, 2]]),
+        edge_features={},
+        graph_features={},
+        data_cls=_Scaled,
+    )
+    assert ds.collate([0, 1]).edge_index.tolist() == [[0, 4], [1, 6]]
+    assert type(ds[1]) is _Scaled and ds[1]._scale == 2
+    pos = _Positional.__new__(_Positional)
+    object.__setattr__(pos, "_store", {"x": np.ones((2, 1))})
+    assert type(Batch.from_data_list([pos, pos]).get_example(1)) is _Positional
+
+
+class _ZeroD(Data):
+    def __inc__(self, key, value, *args, **kwargs):
+        if key == "unrelated":
+            return 0
+        return super().__inc__(key, value, *args, **kwargs)
+
+    def __cat_dim__(self, key, value, *args, **kwargs):
+        if key == "edge_index":  # the same dim for every graph, counted either way
+            return -1 if self.num_nodes == 3 else 1
+        return super().__cat_dim__(key, value, *args, **kwargs)
+
+
+def test_zero_d_values_are_stacked_whatever_the_hooks_say():
+    graphs = [
+        _ZeroD(
+            x=np.ones((n, 1)),
+            y=np.array(float(n)),
+            center_index=np.array(1),
+            edge_index=np.array([[0], [1]]),
+        )
+        for n in (2, 3)
+    ]
+    b = Batch.from_data_list(graphs)  # used to raise: "has shape [] but __cat_dim__ returns 0"
+    assert b.edge_index.tolist() == [[0, 2], [1, 3]]  # and "returned -1, graph 0 returned 1"
+    assert b.y.tolist() == [2.0, 3.0] and b.center_index.tolist() == [1, 3]
+    assert [g.center_index.tolist() for g in b.to_data_list()] == [1, 1]
+
+
+def test_increments_that_are_not_whole_numbers_are_refused_for_integer_ids():
+    class Half(Data):
+        def __inc__(self, key, value, *args, **kwargs):
+            if key in ("edge_index", "center_index"):
+                return self.num_nodes / 2
+            return super().__inc__(key, value, *args, **kwargs)
+
+    for kw in ({"edge_index": np.array([[0], [1]])}, {"center_index": 1}):
+        graphs = [Half(x=np.ones((3, 1)), **kw) for _ in range(3)]
+        key = next(iter(kw))
+        with pytest.raises(TypeError, match=f"'{key}' in graph 1.*1.5, not a whole number"):
+            Batch.from_data_list(graphs)  # used to add 1.5 as 1
+        even = [Half(x=np.ones((4, 1)), **kw) for _ in range(2)]
+        assert np.asarray(Batch.from_data_list(even)[key]).ravel()[-1] == 3  # 1 + 2

@@ -116,6 +116,33 @@ def test_to_pyg_refuses_a_batch_of_own_hooks_without_the_pyg_class():
     assert [g.foo_index.tolist() for g in graphs] == [[0, 2]] * 3
 
 
+def test_to_pyg_refuses_keys_pyg_would_split_along_another_dim():
+    tgd = pytest.importorskip("torch_geometric.data")
+    from arraygnn.interop import to_pyg
+
+    # the seed's rule: 'faces' contains 'face', concatenated along its last dim and
+    # increased; PyG 2.x's default concatenates it along dim 0
+    graphs = [Data(x=np.ones((3, 1)), faces=np.array([[0], [1], [2]])) for _ in range(2)]
+    b = Batch.from_data_list(graphs)
+    with pytest.raises(ValueError, match="'faces' was collated along dim 1.*along 0"):
+        to_pyg(b)  # used to split graph 1's faces into [[-2, 1]]
+
+    class Faces(tgd.Data):
+        def __cat_dim__(self, key, value, *args, **kwargs):
+            return -1 if key == "faces" else super().__cat_dim__(key, value, *args, **kwargs)
+
+    back = to_pyg(b, pyg_data_cls=Faces).to_data_list()
+    assert [g.faces.tolist() for g in back] == [[[0], [1], [2]]] * 2
+
+    # a subclass whose own __cat_dim__ agrees with PyG's default needs no PyG class
+    class Same(Data):
+        def __cat_dim__(self, key, value, *args, **kwargs):
+            return super().__cat_dim__(key, value, *args, **kwargs)
+
+    same = Batch.from_data_list([Same(x=np.ones((2, 1)), edge_index=np.array([[0], [1]]))] * 2)
+    assert [g.edge_index.tolist() for g in to_pyg(same).to_data_list()] == [[[0], [1]]] * 2
+
+
 def test_tensors_numpy_cannot_hold_are_kept_and_named():
     import warnings
 
