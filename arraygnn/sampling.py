@@ -12,7 +12,7 @@ RULE: sampling is uniform over each seed node's in-edges; with ``replace=False``
       with at most ``fanout`` in-edges keeps all of them; ``fanout=-1`` keeps all edges.
 RULE: the same ``seed`` gives the same sample (NumPy ``default_rng``; CuPy's on the GPU).
 RULE: the frontier keeps every node of ``g`` and shares its node features (DGL's
-      ``copy_ndata=True``); ``edata[EID]`` holds the original edge ids.
+      ``copy_ndata=True``); ``edata[EID]`` holds the sampled edges' ids in ``g``.
 RULE: a fan-out dict names every edge type (an etype name or a canonical triple), as DGL.
 """
 
@@ -98,7 +98,8 @@ def sample_neighbors(
     ``nodes`` are seed ids (or ``{ntype: ids}``); ``fanout`` an int or ``{etype: int}``
     naming every edge type (``-1`` = all in-edges). As DGL, the frontier shares ``g``'s node
     features when ``copy_ndata`` and gets the sampled edges' features when ``copy_edata``;
-    the original edge ids are in ``edata[EID]`` either way.
+    the sampled edges' ids in ``g`` are in ``edata[EID]`` either way (also when ``g`` is a
+    subgraph with its own ``EID``, as DGL).
     """
     if g.is_block:
         raise ValueError("sample_neighbors: sample from the original graph, not a block")
@@ -128,8 +129,7 @@ def sample_neighbors(
         new = frontier._rels[c].frame
         if copy_edata:
             _gather_frame(old, new, e)
-        orig = old._data.get(EID)
-        new._data[EID] = e if orig is None else _gather(orig, e)
+        new._data[EID] = e  # ids in g, as DGL (replacing a subgraph's own EID, copied above)
     return frontier
 
 
@@ -160,12 +160,6 @@ def _fanouts(g: Graph, fanout: Any) -> dict[Any, int]:
     return fanouts
 
 
-def _gather(x: Any, index: Any) -> Any:
-    from arraygnn import ops
-
-    return ops.gather(x, index)
-
-
 def sample_blocks(
     g: Graph,
     seed_nodes: Any,
@@ -178,12 +172,12 @@ def sample_blocks(
     """Sample one block per fan-out, outermost layer first (DGL's ``sample_blocks``).
 
     Returns ``(input_nodes, output_nodes, blocks)``: ``blocks[0].srcdata[NID]`` are the
-    input nodes whose features feed the first layer, ``blocks[-1].dstdata[NID]`` the seeds.
+    input nodes whose features feed the first layer; ``output_nodes`` the seeds as ids
+    (``blocks[-1].dstdata[NID]``, also where a list or a boolean mask was given).
     Each block carries the node features of its nodes, gathered when it is built
     (``copy_ndata=False``: none, for callers that fetch features by ``input_nodes``).
     """
     rng = _rng(g, seed)
-    output_nodes = seed_nodes
     current = seed_nodes
     blocks: list[Graph] = []
     for fanout in reversed(list(fanouts)):
@@ -193,6 +187,12 @@ def sample_blocks(
         block = to_block(frontier, current)
         current = block.srcdata[NID]  # ids in the frontier, which are the ids in g
         blocks.insert(0, block)
+    # the seeds as ids (where a list or a boolean mask was given), per given node type
+    output_nodes = seed_nodes
+    if blocks:
+        output_nodes = blocks[-1].dstdata[NID]
+        if isinstance(seed_nodes, Mapping):
+            output_nodes = {t: output_nodes[t] for t in seed_nodes}
     return current, output_nodes, blocks
 
 

@@ -86,8 +86,14 @@ class PartitionedGraph:
         return len(self.blocks)
 
     def owner_of(self, nodes: np.ndarray) -> np.ndarray:
-        """The block owning each node id."""
-        return np.searchsorted(self.boundaries, nodes, side="right") - 1
+        """The block owning each node id (ids in ``[0, num_nodes)``)."""
+        ids = np.asarray(nodes)
+        if ids.dtype.kind not in "iu":
+            raise TypeError(f"owner_of: node ids must be integers, got dtype {ids.dtype}")
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= self.num_nodes):
+            bad = int(ids.min()) if int(ids.min()) < 0 else int(ids.max())
+            raise ValueError(f"owner_of: node id {bad} outside [0, {self.num_nodes})")
+        return np.searchsorted(self.boundaries, ids, side="right") - 1
 
     def halo_rows(self) -> int:
         """Total halo rows over all blocks: the rows exchanged per hop."""
@@ -151,7 +157,9 @@ def _balanced_boundaries(indptr: np.ndarray, num_parts: int) -> np.ndarray:
     n = indptr.shape[0] - 1
     e = int(indptr[-1])
     if e == 0:
-        # No edges to balance: split rows evenly.
+        # No edges to balance: split rows evenly (one row per block while rows remain)
+        if n < num_parts:
+            return np.minimum(np.arange(num_parts + 1, dtype=np.int64), n)
         return np.linspace(0, n, num_parts + 1).round().astype(np.int64)
     cuts = [0]
     for k in range(1, num_parts):

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import is_array, is_cupy_array
 from arraygnn.distributed.partition import GraphBlock, PartitionedGraph
 
 __all__ = [
@@ -185,19 +186,25 @@ def _block_spmm(prepared: tuple, reduce: str, x_own: Any, *halo_parts: Any) -> A
 def scatter_features(
     client: Any, pgraph: PartitionedGraph, x: Any, workers: list[str] | None = None
 ) -> DistributedFeatures:
-    """Split ``x`` [num_nodes, ...] into the partition's row blocks, one per worker."""
-    if x.shape[0] != pgraph.num_nodes:
+    """Split ``x`` [num_nodes, ...] into the partition's row blocks, one per worker
+    (``workers``: one address per block; default: the cluster's workers in turn)."""
+    if not is_array(x):
+        raise TypeError(f"x must be a NumPy or CuPy array, got {type(x).__name__}")
+    if x.ndim == 0 or x.shape[0] != pgraph.num_nodes:
         raise ValueError(
-            f"x has {x.shape[0]} rows but the partitioned graph has {pgraph.num_nodes} nodes"
+            f"x has shape {list(x.shape)} but the partitioned graph has "
+            f"{pgraph.num_nodes} nodes (x needs one of its rows per node)"
         )
     workers = workers or _worker_plan(client, pgraph.num_parts)
+    if isinstance(workers, str) or len(workers) != pgraph.num_parts:
+        raise ValueError(
+            f"workers must name one worker per block ({pgraph.num_parts}), got {workers!r}"
+        )
     b = pgraph.boundaries
     futures = [
         client.scatter(x[int(b[k]) : int(b[k + 1])], workers=[workers[k]], hash=False)
         for k in range(pgraph.num_parts)
     ]
-    from arraygnn._namespace import is_cupy_array
-
     return DistributedFeatures(
         client, b, futures, workers, x.dtype, tuple(x.shape[1:]), is_cupy_array(x)
     )

@@ -79,3 +79,18 @@ def test_save_and_load_use_exactly_the_given_path(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["graph.parts"]
     back = PartitionedGraph.load(path)
     assert back.num_nodes == 3 and back.blocks[0].halo_from(1).tolist() == [2]
+
+
+def test_scatter_features_names_bad_arguments(client):
+    from arraygnn.distributed.propagate import scatter_features
+
+    pg = partition_graph(np.array([[0, 1], [1, 2]]), 4, 2)
+    with pytest.raises(TypeError, match="x must be a NumPy or CuPy array, got list"):
+        distributed_spmm(client, pg, [[1.0]] * 4)  # used to raise AttributeError: shape
+    with pytest.raises(ValueError, match="one of its rows per node"):
+        scatter_features(client, pg, np.ones((3, 2)))
+    worker = sorted(client.scheduler_info()["workers"])[0]
+    with pytest.raises(ValueError, match="one worker per block"):
+        scatter_features(client, pg, np.ones((4, 2)), workers=[worker])  # was IndexError
+    out = scatter_features(client, pg, np.ones((4, 2)), workers=[worker, worker]).gather()
+    assert out.shape == (4, 2)

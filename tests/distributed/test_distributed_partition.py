@@ -94,6 +94,25 @@ def test_no_edges_and_more_parts_than_edges():
     pg = partition_graph(np.array([[1], [2]]), 5, 4)
     assert sum(b.num_edges for b in pg.blocks) == 1
     assert pg.boundaries[-1] == 5
+    # fewer nodes than parts: one node per block, then empty blocks (were interleaved)
+    assert partition_graph(np.zeros((2, 0), np.int64), 2, 5).boundaries.tolist() == [
+        0,
+        1,
+        2,
+        2,
+        2,
+        2,
+    ]
+
+
+def test_owner_of_checks_its_ids():
+    pg = partition_graph(np.array([[0, 1], [1, 2]]), 5, 2)
+    assert pg.owner_of(np.array([0, 4])).tolist() == [0, 1]
+    for bad in (5, -1):  # used to answer num_parts / -1
+        with pytest.raises(ValueError, match=f"node id {bad} outside"):
+            pg.owner_of(np.array([0, bad]))
+    with pytest.raises(TypeError, match="integers"):
+        pg.owner_of(np.array([0.0]))
 
 
 def test_save_load_round_trip(tmp_path):

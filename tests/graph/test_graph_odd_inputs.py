@@ -327,3 +327,29 @@ def test_a_udf_s_own_type_error_passes_unchanged():
 
     with pytest.raises(TypeError, match=r"^x must be positive \(the user's own check\)$"):
         g.update_all(fn.copy_u("x", "m"), red)
+
+
+def test_sampling_a_subgraph_gives_edge_ids_in_the_subgraph():
+    parent = graph((np.array([0, 0, 1, 2]), np.array([0, 0, 2, 3])), num_nodes=4)
+    g = parent.subgraph([1, 2, 3])  # edges 0: 0 -> 1, 1: 1 -> 2 (parent edges 2, 3)
+    g.edata["w"] = np.array([10.0, 20.0])
+    _, _, blocks = sample_blocks(g, np.array([2]), [-1])
+    # used to be the parent's id 3: out of range for g, and in another id space than NID
+    assert blocks[0].edata[EID].tolist() == [1] and blocks[0].srcdata[NID].tolist() == [2, 1]
+    assert g.edata["w"][blocks[0].edata[EID]].tolist() == blocks[0].edata["w"].tolist()
+    frontier = sample_neighbors(g, np.array([1, 2]), -1, copy_edata=False)
+    assert sorted(frontier.edata[EID].tolist()) == [0, 1]
+
+
+def test_sample_blocks_gives_the_seeds_as_ids():
+    g = graph((np.array([0, 1, 2, 3, 4]), np.array([1, 2, 3, 4, 0])), num_nodes=5)
+    mask = np.array([True, False, False, True, False])
+    for seeds in (mask, [0, 3], np.array([0, 3])):  # a mask used to come back as the mask
+        _, output_nodes, blocks = sample_blocks(g, seeds, [2, 2], seed=0)
+        assert isinstance(output_nodes, np.ndarray) and output_nodes.tolist() == [0, 3]
+        assert output_nodes.tolist() == blocks[-1].dstdata[NID].tolist()
+    h = heterograph(
+        {("a", "r", "b"): (np.array([0, 1]), np.array([1, 0])), ("b", "s", "a"): ([0], [1])}
+    )
+    _, out, _ = sample_blocks(h, {"b": np.array([1])}, [{"r": 1, "s": 1}], seed=0)
+    assert list(out) == ["b"] and out["b"].tolist() == [1]  # only the types given
