@@ -394,8 +394,9 @@ def _reduce_builtin_fused(g: Any, rel: Any, msg: Any, red: Reduce) -> Any | None
     xr, wr, fshape = layout
     dtype = np.result_type(x.dtype, w.dtype)
     if msg.op == "div":
-        wr = 1.0 / wr
-        dtype = np.result_type(dtype, wr.dtype)
+        if dtype.kind != "f":
+            dtype = np.result_type(dtype, np.float64)  # true division, as x / e
+        wr = 1.0 / wr.astype(dtype, copy=False)  # in the result's dtype, not e's
     xr = xr.astype(dtype, copy=False)
     wr = wr.astype(dtype, copy=False)
     out = ops.spmm(g.csr(rel.canonical), xr, edge_weight=wr, reduce=red.op)

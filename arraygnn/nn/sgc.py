@@ -33,6 +33,7 @@ def propagate_hops(
     """``[X, S X, S^2 X, ..., S^hops X]`` with the symmetric GCN normalisation ``S``.
 
     ``num_nodes`` defaults to ``x.shape[0]``. One normalisation, one CSR, ``hops`` SpMMs.
+    The first entry is ``x`` itself (no copy: writing into it writes into ``x``).
     ``x`` and ``edge_weight`` must be floating point (``TypeError`` otherwise); a wrong
     ``edge_weight`` shape is a ``ValueError``.
 

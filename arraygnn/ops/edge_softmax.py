@@ -59,6 +59,15 @@ def edge_softmax(edge_index: Any, logits: Any, num_dst_nodes: int | None = None)
             # the result does not depend on the count; it only sizes the row pointer
             n_dst = int(dst.max()) + 1 if dst.shape[0] else 0
             n_dst = max(n_dst, 0)
+            if n_dst > 2 * dst.shape[0] + 1024:
+                # sparse target ids (up to 2**64 - 1): rows for the targets that have edges
+                # only (same rows, same order, same bits; no pointer array of n_dst + 1)
+                if int(dst.min()) < 0:
+                    raise ValueError(
+                        f"edge_index[1] (targets) has a negative entry ({int(dst.min())})"
+                    )
+                dst = xp.unique(dst, return_inverse=True)[1].reshape(-1)
+                n_dst = int(dst.max()) + 1
         else:
             n_dst = check_size("num_dst_nodes", num_dst_nodes)
         # the sources are never read here: their type, shape and sign are checked, not a

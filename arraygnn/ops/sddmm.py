@@ -199,6 +199,9 @@ def _sddmm(
     out_dtype = native(np.result_type(lhs.dtype, rhs.dtype))
     if op == "div" and out_dtype.kind != "f":
         out_dtype = np.result_type(out_dtype, np.float64)
+    if op == "dot" and 0 in (fl[-1], fr[-1]):
+        # an empty sum (depth 0, or 0 against 1): zeros; the kernels read the first product
+        return xp.zeros((num_edges,) + out_tail, dtype=out_dtype)
     ok = use_kernels(np.empty(0, out_dtype))
     work = compute_dtype(xp, out_dtype) if ok else out_dtype
     src_k, dst_k = kernel_index(xp, src), kernel_index(xp, dst)

@@ -353,3 +353,19 @@ def test_sample_blocks_gives_the_seeds_as_ids():
     )
     _, out, _ = sample_blocks(h, {"b": np.array([1])}, [{"r": 1, "s": 1}], seed=0)
     assert list(out) == ["b"] and out["b"].tolist() == [1]  # only the types given
+
+
+@pytest.mark.parametrize(
+    "xdt, edt", [(np.float32, np.float16), (np.float64, np.float32), (np.int64, np.float32)]
+)
+def test_fused_u_div_e_takes_the_reciprocal_in_the_result_dtype(xdt, edt):
+    """update_all(u_div_e, sum) runs as spmm with weights 1 / e: that reciprocal was taken
+    in e's own dtype (float16: relative error 2.4e-4 against the unfused path)."""
+    g = graph((np.array([0, 1, 2]), np.array([1, 1, 1])), num_nodes=3)
+    g.ndata["x"] = np.array([1000, 2000, 3000], dtype=xdt)
+    g.edata["w"] = np.array([7, 9, 21], dtype=edt)
+    g.update_all(fn.u_div_e("x", "w", "m"), fn.sum("m", "h"))
+    want = 1000 / 7 + 2000 / 9 + 3000 / 21
+    got = g.ndata["h"][1]
+    assert g.ndata["h"].dtype == (np.ones(1, xdt) / np.ones(1, edt)).dtype  # as x / e
+    assert abs(float(got) - want) <= 4 * np.finfo(g.ndata["h"].dtype).eps * want

@@ -117,6 +117,21 @@ def test_sddmm_ops_exact():
     assert out.shape == (2, 3, 4)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shapes", [((0,), (0,)), ((0,), (1,)), ((1,), (0,)), ((3, 0), (1, 0))])
+def test_sddmm_dot_of_no_features_is_zero(dtype, shapes):
+    """An empty sum: the kernels read the first product unconditionally (uninitialised
+    memory came back: 4.97e13, inf, ...)."""
+    ei = np.array([[0, 1, 1, 0], [1, 0, 1, 0]])
+    lhs = np.full((2,) + shapes[0], 7, dtype)
+    rhs = np.full((2,) + shapes[1], 7, dtype)
+    want_tail = np.broadcast_shapes(shapes[0][:-1], shapes[1][:-1]) + (1,)
+    for index in (ei, ops.to_csr(ei, 2, 2)):
+        got = ops.sddmm(index, lhs, rhs, "dot")
+        assert got.shape == (4,) + want_tail and got.dtype == dtype
+        assert not got.any()
+
+
 def test_edge_softmax_rows_sum_to_one():
     ei = np.array([[0, 1, 2, 0], [1, 1, 1, 0]])
     logits = np.array([[1.0, 0.0], [2.0, 0.0], [3.0, 1000.0], [5.0, -5.0]])
@@ -139,6 +154,20 @@ def test_edge_softmax_non_finite_logit_stays_in_its_target(bad):
         row0 = np.exp(logits[:2] - logits[:2].max()) if bad == -np.inf else [np.nan] * 2
     np.testing.assert_allclose(got[:2], row0 / np.sum(row0) if bad == -np.inf else row0)
     np.testing.assert_array_equal(ops.edge_softmax(ops.to_csr(ei, 4, 2), logits), got)
+
+
+def test_edge_softmax_of_sparse_target_ids_needs_no_count():
+    """Without num_dst_nodes the row pointer was sized by the largest target id: 2**36
+    asked for 512 GiB, 2**64 - 1 failed inside NumPy."""
+    logits = np.array([0.0, np.log(3.0), 1.0])
+    for big in (2**36, 2**64 - 1):
+        dst = np.array([big, big, 5], dtype=np.uint64)
+        ei = np.stack([np.zeros(3, np.uint64), dst])
+        np.testing.assert_allclose(ops.edge_softmax(ei, logits), [0.25, 0.75, 1.0])
+        small = ops.edge_softmax(np.array([[0, 0, 0], [1, 1, 0]]), logits)
+        np.testing.assert_array_equal(ops.edge_softmax(ei, logits), small)  # same bits
+    with pytest.raises(ValueError, match="negative"):
+        ops.edge_softmax(np.array([[0, 0], [-1, 2**40]]), logits[:2])
 
 
 def test_to_csr_fields():
