@@ -97,8 +97,10 @@ def _batch_to_pyg(tg: Any, batch: Any, tensors: dict[str, Any], base_cls: Any) -
         bounds = np.asarray(slices.pop("num_nodes"), dtype=np.int64)
         incs.pop("num_nodes", None)
         out._store._num_nodes = np.diff(bounds).tolist()
-    out._slice_dict = {k: torch.as_tensor(np.asarray(v, dtype=np.int64)) for k, v in slices.items()}
-    out._inc_dict = {k: torch.as_tensor(np.asarray(v)) for k, v in incs.items()}
+    # records are small: copied (a read-only record, e.g. memory-mapped, must not become a
+    # writable tensor over the same memory)
+    out._slice_dict = {k: torch.tensor(np.asarray(v, dtype=np.int64)) for k, v in slices.items()}
+    out._inc_dict = {k: torch.tensor(np.asarray(v)) for k, v in incs.items()}
     return out
 
 

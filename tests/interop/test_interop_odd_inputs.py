@@ -247,3 +247,24 @@ def test_dense_layers_refuse_torch_tensors_by_name():
         agnn.GCNConv(4, 2)(torch.ones(2, 4), edge_index)
     with pytest.raises(TypeError, match="from_torch"):
         agnn.global_add_pool(torch.ones(2, 4), np.zeros(2, np.int64))
+
+
+def test_to_pyg_copies_read_only_records():
+    """Records rebuilt from a read-only array (np.load(mmap_mode='r')) became writable
+    tensors over that memory: a write through them crashed the process."""
+    pytest.importorskip("torch_geometric.data")
+    from arraygnn.interop import to_pyg
+
+    b = Batch.from_data_list([Data(x=np.ones((3, 2)), edge_index=np.array([[0, 1], [1, 2]]))] * 2)
+    frozen = np.array(b._slice_dict["edge_index"], np.int64)
+    frozen.setflags(write=False)
+    rb = Batch.from_records(
+        {"x": b.x, "edge_index": b.edge_index},
+        {"x": b._slice_dict["x"], "edge_index": frozen},
+        {"x": b._inc_dict["x"], "edge_index": b._inc_dict["edge_index"]},
+        2,
+    )
+    pb = to_pyg(rb)
+    record = pb._slice_dict["edge_index"]
+    assert not np.shares_memory(record.numpy(), frozen)
+    assert [g.edge_index.tolist() for g in pb.to_data_list()] == [[[0, 1], [1, 2]]] * 2
