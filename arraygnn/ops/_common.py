@@ -181,6 +181,10 @@ def kernel_function(xp: ModuleType, module: str, function: str, values_ok: bool 
             raise
         return ref
     fn = getattr(mod, function)
+    if where == "cpu":
+        from arraygnn.kernels.cpu._threads import serialised
+
+        fn = serialised(fn)  # one at a time under Numba's workqueue threading layer
     if not validating():
         return fn
 
