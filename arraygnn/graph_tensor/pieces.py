@@ -222,7 +222,30 @@ def _frozen_features(features: Mapping[str, Any] | None, where: str) -> dict[str
 # ---------------------------------------------------------------------------------------------
 
 
-class _Piece:
+class _SlotsPickle:
+    """Pickling / deep copies of a ``__slots__`` object holding read-only maps
+    (``MappingProxyType``, which pickle refuses): they travel as dicts and are frozen
+    again on the way back."""
+
+    __slots__ = ()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state: dict[str, Any] = {}
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                if hasattr(self, name):
+                    state[name] = getattr(self, name)
+        return {
+            k: ("proxy", dict(v)) if isinstance(v, MappingProxyType) else ("value", v)
+            for k, v in state.items()
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, (how, value) in state.items():
+            object.__setattr__(self, name, MappingProxyType(value) if how == "proxy" else value)
+
+
+class _Piece(_SlotsPickle):
     """Common part of Context, NodeSet and EdgeSet: sizes plus a read-only feature map."""
 
     __slots__ = ("_sizes", "_features", "_total", "_rank", "_cache")
@@ -440,7 +463,7 @@ class NodeSet(_Piece):
         return NodeSet.from_fields(sizes=self._sizes, features=features)
 
 
-class Adjacency:
+class Adjacency(_SlotsPickle):
     """Which nodes each edge joins: ``source`` / ``target`` index arrays and the names of the
     node sets they index.
 
@@ -613,7 +636,7 @@ class EdgeSet(_Piece):
 # ---------------------------------------------------------------------------------------------
 
 
-class GraphTensor:
+class GraphTensor(_SlotsPickle):
     """A heterogeneous graph: context, node sets, edge sets (TF-GNN's ``GraphTensor``).
 
     Build it with :meth:`from_pieces`; read ``graph.context``, ``graph.node_sets[name]``,

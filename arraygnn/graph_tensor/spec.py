@@ -15,7 +15,7 @@ FeatureSpec(dtype=dtype('float32'), shape=(3,))
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -100,12 +100,21 @@ def _frozen_features(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return out
 
 
+class _ThawedPickle:
+    """Pickling / deep copies of a frozen spec: its read-only maps (``MappingProxyType``,
+    which pickle refuses) travel as dicts and the constructor freezes them again."""
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        values = (getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
+        return type(self), tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in values)
+
+
 def _eq_maps(a: Mapping, b: Mapping) -> bool:
     return dict(a) == dict(b)
 
 
 @dataclass(frozen=True, eq=False)
-class ContextSpec:
+class ContextSpec(_ThawedPickle):
     """Feature specs of the context (items = components)."""
 
     features: Mapping[str, FeatureSpec] = field(default_factory=dict)
@@ -121,7 +130,7 @@ class ContextSpec:
 
 
 @dataclass(frozen=True, eq=False)
-class NodeSetSpec:
+class NodeSetSpec(_ThawedPickle):
     """Feature specs of a node set."""
 
     features: Mapping[str, FeatureSpec] = field(default_factory=dict)
@@ -137,7 +146,7 @@ class NodeSetSpec:
 
 
 @dataclass(frozen=True, eq=False)
-class EdgeSetSpec:
+class EdgeSetSpec(_ThawedPickle):
     """Feature specs of an edge set plus the names of its source and target node sets."""
 
     source_name: str
@@ -162,7 +171,7 @@ class EdgeSetSpec:
 
 
 @dataclass(frozen=True, eq=False)
-class GraphTensorSpec:
+class GraphTensorSpec(_ThawedPickle):
     """Spec of a whole GraphTensor; ``rank`` is 0 for a scalar graph, 1 for a batch."""
 
     context: ContextSpec = field(default_factory=ContextSpec)

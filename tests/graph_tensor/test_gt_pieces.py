@@ -231,6 +231,28 @@ def test_feature_maps_are_read_only():
     assert "extra" not in g.node_sets["author"]
 
 
+def test_graphs_and_specs_pickle_and_deep_copy():
+    """Their read-only maps (MappingProxyType) made pickle / deepcopy raise TypeError."""
+    import copy
+    import pickle
+
+    from tests.graph_tensor._gt_cases import assert_graphs_equal
+
+    rng = np.random.default_rng(7)
+    for g in [seed_graph(), *(random_graph(rng, index_dtype=np.int32) for _ in range(5))]:
+        for back in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g)):
+            assert_graphs_equal(back, g)
+            assert back.spec == g.spec
+            with pytest.raises(TypeError):  # still read-only
+                back.node_sets["a" if "a" in back.node_sets else "paper"] = None
+        assert pickle.loads(pickle.dumps(g.spec)) == g.spec
+        deep = copy.deepcopy(g)
+        name = next(iter(g.node_sets))
+        for key, value in deep.node_sets[name].features.items():
+            if isinstance(value, np.ndarray):
+                assert not np.shares_memory(value, g.node_sets[name].features[key])
+
+
 def test_to_device_cpu_roundtrip():
     g = seed_graph()
     h = g.to("cpu")
