@@ -91,6 +91,13 @@ def to_pyg(
 def _batch_to_pyg(tg: Any, batch: Any, tensors: dict[str, Any], base_cls: Any) -> Any:
     torch = import_torch()
     slices, incs = _records(batch)
+    for key, kind in batch._kind_dict.items():
+        if kind in ("cat", "stack") and not isinstance(tensors[key], torch.Tensor):
+            # an array torch cannot hold (strings, bfloat16, objects): PyG keeps such
+            # values as a list with one entry per graph, and so indexes it when splitting
+            tensors[key] = _per_graph(batch, key)
+            slices[key] = np.arange(int(batch.num_graphs) + 1)
+            incs[key] = None
     out = tg.data.Batch(_base_cls=base_cls, **tensors)
     out._num_graphs = int(batch.num_graphs)
     if "num_nodes" in slices:  # PyG keeps per-graph node counts as a list, not a record
@@ -100,8 +107,24 @@ def _batch_to_pyg(tg: Any, batch: Any, tensors: dict[str, Any], base_cls: Any) -
     # records are small: copied (a read-only record, e.g. memory-mapped, must not become a
     # writable tensor over the same memory)
     out._slice_dict = {k: torch.tensor(np.asarray(v, dtype=np.int64)) for k, v in slices.items()}
-    out._inc_dict = {k: torch.tensor(np.asarray(v)) for k, v in incs.items()}
+    out._inc_dict = {k: None if v is None else torch.tensor(np.asarray(v)) for k, v in incs.items()}
     return out
+
+
+def _per_graph(batch: Any, key: str) -> list[Any]:
+    """Graph by graph, the values of an array key (as ``get_example`` cuts them)."""
+    from arraygnn.batch import _subtract_inc
+
+    value, sl = batch[key], batch._slice_dict[key]
+    cat, inc = batch._cat_dim_dict[key], batch._inc_dict[key]
+    parts = []
+    for i in range(int(batch.num_graphs)):
+        if cat is None:
+            part = value[i, ...]
+        else:
+            part = value[(slice(None),) * cat + (slice(int(sl[i]), int(sl[i + 1])),)]
+        parts.append(_subtract_inc(part, inc[i]))
+    return parts
 
 
 def _check_split_dims(batch: Any, out: Any, base_cls: Any) -> None:

@@ -268,3 +268,21 @@ def test_to_pyg_copies_read_only_records():
     record = pb._slice_dict["edge_index"]
     assert not np.shares_memory(record.numpy(), frozen)
     assert [g.edge_index.tolist() for g in pb.to_data_list()] == [[[0, 1], [1, 2]]] * 2
+
+
+def test_to_pyg_splits_arrays_torch_cannot_hold_graph_by_graph():
+    """A string (or bfloat16) node key stayed one NumPy array inside the PyG batch, and
+    PyG's split indexed it: graph 1 got the single element 'b' instead of its rows."""
+    pytest.importorskip("torch_geometric.data")
+    from arraygnn.interop import from_pyg, to_pyg
+
+    ei = np.array([[0], [1]])
+    graphs = [
+        Data(name=np.array(["a", "b", "c"]), edge_index=ei, num_nodes=3),
+        Data(name=np.array(["d", "e"]), edge_index=ei, num_nodes=2),
+    ]
+    pb = to_pyg(Batch.from_data_list(graphs))
+    assert [g.name.tolist() for g in pb.to_data_list()] == [["a", "b", "c"], ["d", "e"]]
+    assert [g.edge_index.tolist() for g in pb.to_data_list()] == [[[0], [1]]] * 2
+    back = from_pyg(pb)
+    assert [g.name.tolist() for g in back.to_data_list()] == [["a", "b", "c"], ["d", "e"]]
