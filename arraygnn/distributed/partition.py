@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from arraygnn import ops
+from arraygnn._namespace import is_ml_float
 
 __all__ = ["GraphBlock", "PartitionedGraph", "partition_graph"]
 
@@ -116,6 +117,8 @@ class PartitionedGraph:
             arrays[p + "halo_owner"] = b.halo_owner
             if b.edge_weight is not None:
                 arrays[p + "edge_weight"] = b.edge_weight
+                if is_ml_float(b.edge_weight.dtype):  # .npy keeps only its raw bytes ('V2')
+                    arrays["edge_weight_dtype"] = np.array(b.edge_weight.dtype.name)
         with open(Path(path), "wb") as fh:
             np.savez(fh, **arrays)
 
@@ -124,9 +127,17 @@ class PartitionedGraph:
         """Read a partition written by :meth:`save`."""
         with np.load(Path(path), allow_pickle=False) as f:
             boundaries = f["boundaries"]
+            weight_dtype = None
+            if "edge_weight_dtype" in f:  # bfloat16 / float8 weights, saved as raw bytes
+                import ml_dtypes
+
+                weight_dtype = np.dtype(getattr(ml_dtypes, str(f["edge_weight_dtype"])))
             blocks = []
             for k in range(boundaries.shape[0] - 1):
                 p = f"b{k}_"
+                weight = f[p + "edge_weight"] if p + "edge_weight" in f else None
+                if weight is not None and weight_dtype is not None:
+                    weight = weight.view(weight_dtype)
                 blocks.append(
                     GraphBlock(
                         part_id=k,
@@ -134,7 +145,7 @@ class PartitionedGraph:
                         row_stop=int(boundaries[k + 1]),
                         indptr=f[p + "indptr"],
                         src=f[p + "src"],
-                        edge_weight=f[p + "edge_weight"] if p + "edge_weight" in f else None,
+                        edge_weight=weight,
                         halo_ids=f[p + "halo_ids"],
                         halo_owner=f[p + "halo_owner"],
                     )

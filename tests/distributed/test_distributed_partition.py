@@ -127,6 +127,17 @@ def test_save_load_round_trip(tmp_path):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 
+def test_save_load_keeps_bfloat16_weights(tmp_path):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    weight = np.array([-1.0, 0.5, 2.0], dtype=ml_dtypes.bfloat16)
+    pg = partition_graph(np.array([[0, 1, 2], [1, 2, 0]]), 3, 2, edge_weight=weight)
+    pg.save(tmp_path / "pg.npz")
+    back = PartitionedGraph.load(tmp_path / "pg.npz")  # came back as raw bytes ('V2')
+    for a, b in zip(pg.blocks, back.blocks):
+        assert b.edge_weight.dtype == ml_dtypes.bfloat16
+        np.testing.assert_array_equal(a.edge_weight.view(np.uint16), b.edge_weight.view(np.uint16))
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match=r"\[2, E\]"):
         partition_graph(np.zeros((3, 4), np.int64), 5, 2)
