@@ -76,8 +76,10 @@ def _check_feat(layer: str, x: Any, what: str) -> None:
         raise TypeError(
             f"{layer}: {what} must be a NumPy or CuPy array, got {type(x)}{torch_hint(x)}"
         )
-    if x.ndim < 1:
-        raise ValueError(f"{layer}: {what} must have a node dimension, got a scalar")
+    if x.ndim != 2:
+        raise ValueError(
+            f"{layer}: {what} must be [num_nodes, in_feats] (2-D), got shape {list(x.shape)}"
+        )
 
 
 def parse_input(

@@ -25,6 +25,43 @@ __all__ = ["Module", "as_array"]
 _BATCHNORM_WRAPPER = re.compile(r"(^|\.)norms\.(\d+)\.module\.")
 
 
+#: the largest feature / channel count a layer takes (a typo such as 2**40 would otherwise
+#: try to allocate terabytes of weights)
+MAX_LAYER_SIZE = 2**31 - 1
+
+
+def layer_size(layer: str, name: str, value: Any, minimum: int = 0) -> int:
+    """``value`` as an int in ``[minimum, MAX_LAYER_SIZE]``: a ``TypeError`` for bools,
+    floats and strings (``4.7`` was truncated, ``'4'`` failed deep inside NumPy), a
+    ``ValueError`` naming ``layer`` and ``name`` for one out of range.
+
+    >>> layer_size("Linear", "in_features", np.int64(3))
+    3
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{layer}: {name} must be an int, got {value!r}")
+    if not minimum <= value <= MAX_LAYER_SIZE:
+        raise ValueError(
+            f"{layer}: {name} must be in [{minimum}, {MAX_LAYER_SIZE}], got {int(value)}"
+        )
+    return int(value)
+
+
+def is_size(value: Any) -> bool:
+    """An int-like size (NumPy integers too), not a pair."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _pair(layer: str, in_feats: Any) -> tuple[int, int]:
+    """``(in_src, in_dst)`` of a bipartite layer, both checked sizes."""
+    if not isinstance(in_feats, (tuple, list)) or len(in_feats) != 2:
+        raise TypeError(f"{layer}: in_feats must be an int or a pair of ints, got {in_feats!r}")
+    return (
+        layer_size(layer, "in_feats[0]", in_feats[0]),
+        layer_size(layer, "in_feats[1]", in_feats[1]),
+    )
+
+
 def as_array(value: Any, name: str) -> Any:
     """Turn a state-dict value (NumPy, CuPy, torch tensor, list) into a NumPy/CuPy array."""
     if isinstance(value, np.ndarray) or is_cupy_array(value):

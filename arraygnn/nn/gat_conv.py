@@ -29,7 +29,7 @@ from arraygnn.nn._graph_input import (
     csr_of,
     parse_input,
 )
-from arraygnn.nn._module import Module
+from arraygnn.nn._module import Module, _pair, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot
 
 __all__ = ["GATConv"]
@@ -101,19 +101,22 @@ class GATConv(Module):
         rng: Any = None,
     ) -> None:
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        self.heads, self.out_feats = int(heads), int(out_feats)
+        self.heads = layer_size("GATConv", "heads", heads, minimum=1)
+        self.out_feats = layer_size("GATConv", "out_feats", out_feats)
+        if concat is not None and not isinstance(concat, (bool, np.bool_)):
+            raise TypeError(f"GATConv: concat must be True, False or None, got {concat!r}")
         self.concat = concat
         self.negative_slope = float(negative_slope)
         self.add_self_loops = bool(add_self_loops)
         self.activation = get_activation(activation)
         self.allow_zero_in_degree = bool(allow_zero_in_degree)
         hf = self.heads * self.out_feats
-        if isinstance(in_feats, int):
-            self.in_src = self.in_dst = int(in_feats)
+        if is_size(in_feats):
+            self.in_src = self.in_dst = layer_size("GATConv", "in_feats", in_feats)
             self.lin = Linear(in_feats, hf, False, dtype=dtype, rng=gen)
             self.lin_src = self.lin_dst = None
         else:
-            self.in_src, self.in_dst = int(in_feats[0]), int(in_feats[1])
+            self.in_src, self.in_dst = _pair("GATConv", in_feats)
             self.lin = None
             self.lin_src = Linear(self.in_src, hf, False, dtype=dtype, rng=gen)
             self.lin_dst = Linear(self.in_dst, hf, False, dtype=dtype, rng=gen)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import (
     GraphInput,
     check_edge_weight,
@@ -31,7 +31,7 @@ from arraygnn.nn._graph_input import (
     out_degrees,
     parse_input,
 )
-from arraygnn.nn._module import Module
+from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot
 
 __all__ = [
@@ -58,12 +58,33 @@ def add_remaining_self_loops(
     >>> ei2, w2 = add_remaining_self_loops(ei, np.array([1., 5., 1.]), 2)
     >>> ei2.tolist(), w2.tolist()
     ([[0, 1, 0, 1], [1, 0, 0, 1]], [1.0, 1.0, 1.0, 5.0])
+
+    ``edge_weight=None`` gives ``(edge_index, None)``, as in PyG.
     """
+    num_nodes = _checked_graph("add_remaining_self_loops", edge_index, edge_weight, num_nodes)
     xp = get_namespace(edge_index, edge_weight)
+    weight = edge_weight
+    if weight is None:
+        weight = xp.ones(edge_index.shape[1], dtype=np.float32)
     src, dst, w = remaining_self_loops_pairs(
-        edge_index[0], edge_index[1], edge_weight, num_nodes, fill_value
+        edge_index[0], edge_index[1], weight, num_nodes, fill_value
     )
-    return xp.stack([src, dst]), w
+    return xp.stack([src, dst]), None if edge_weight is None else w
+
+
+def _checked_graph(where: str, edge_index: Any, edge_weight: Any, num_nodes: Any) -> int:
+    """``num_nodes`` as an int, after checking it, ``edge_index`` [2, E] (ids in range)
+    and ``edge_weight`` [E] (floats) or ``None``."""
+    from arraygnn.ops._common import check_index, check_size
+
+    num_nodes = check_size(f"{where}: num_nodes", num_nodes)
+    if not is_array(edge_index) or edge_index.ndim != 2 or edge_index.shape[0] != 2:
+        shape = getattr(edge_index, "shape", type(edge_index).__name__)
+        raise ValueError(f"{where}: edge_index must be a [2, E] array, got {shape}")
+    check_index(f"{where}: edge_index", edge_index[0], num_nodes)
+    check_index(f"{where}: edge_index", edge_index[1], num_nodes)
+    check_edge_weight(where, edge_weight, int(edge_index.shape[1]))
+    return num_nodes
 
 
 def remaining_self_loops_pairs(
@@ -118,8 +139,8 @@ def gcn_norm(
         raise ValueError(
             "gcn_norm: num_nodes is required (arraygnn never infers it from edge_index)"
         )
+    num_nodes = _checked_graph("gcn_norm", edge_index, edge_weight, num_nodes)
     xp = get_namespace(edge_index, edge_weight)
-    check_edge_weight("gcn_norm", edge_weight, int(edge_index[0].shape[0]))
     fill = _loop_fill(improved, edge_weight)
     if edge_weight is None:
         edge_weight = xp.ones(edge_index[0].shape[0], dtype=_float_dtype("gcn_norm", dtype))
@@ -286,8 +307,8 @@ class GCNConv(Module):
                 "support adding self-loops without on-the-fly normalisation); add the loop "
                 "edges to edge_index yourself"
             )
-        self.in_channels = int(in_channels)
-        self.out_channels = int(out_channels)
+        self.in_channels = layer_size("GCNConv", "in_channels", in_channels)
+        self.out_channels = layer_size("GCNConv", "out_channels", out_channels)
         self.improved = bool(improved)
         self.cached = bool(cached)
         self.add_self_loops = bool(add_self_loops)
@@ -414,10 +435,10 @@ class GraphConv(Module):
             raise ValueError(
                 f"GraphConv norm must be 'both', 'right', 'left' or 'none', got {norm!r}"
             )
+        in_feats = self.in_feats = layer_size("GraphConv", "in_feats", in_feats)
+        out_feats = self.out_feats = layer_size("GraphConv", "out_feats", out_feats)
         if not weight and in_feats != out_feats:
             raise ValueError("GraphConv(weight=False) needs in_feats == out_feats")
-        self.in_feats = int(in_feats)
-        self.out_feats = int(out_feats)
         self.norm = norm
         self.activation = get_activation(activation)
         self.allow_zero_in_degree = bool(allow_zero_in_degree)

@@ -24,7 +24,7 @@ from arraygnn._namespace import (
     is_torch_tensor,
     torch_hint,
 )
-from arraygnn.nn._module import Module
+from arraygnn.nn._module import Module, layer_size
 
 __all__ = ["Linear", "BatchNorm", "Sequential", "MLP", "get_activation", "glorot"]
 
@@ -147,8 +147,8 @@ class Linear(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        self.in_features = int(in_features)
-        self.out_features = int(out_features)
+        self.in_features = layer_size("Linear", "in_features", in_features)
+        self.out_features = layer_size("Linear", "out_features", out_features)
         self.weight = glorot((self.out_features, self.in_features), rng, dtype)
         self.bias = np.zeros(self.out_features, dtype=dtype) if bias else None
 
@@ -178,7 +178,11 @@ class BatchNorm(Module):
     def __init__(
         self, num_features: int, eps: float = 1e-5, affine: bool = True, *, dtype: Any = np.float32
     ) -> None:
-        self.num_features = int(num_features)
+        num_features = self.num_features = layer_size("BatchNorm", "num_features", num_features)
+        if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, (int, float, np.number)):
+            raise TypeError(f"BatchNorm: eps must be a number, got {eps!r}")
+        if not eps > 0:
+            raise ValueError(f"BatchNorm: eps must be > 0, got {eps}")
         self.eps = float(eps)
         self.weight = np.ones(num_features, dtype=dtype) if affine else None
         self.bias = np.zeros(num_features, dtype=dtype) if affine else None
@@ -269,7 +273,9 @@ class MLP(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        channel_list = [int(c) for c in channel_list]
+        channel_list = [
+            layer_size("MLP", f"channel_list[{i}]", c) for i, c in enumerate(channel_list)
+        ]
         if len(channel_list) < 2:
             raise ValueError(f"MLP needs at least [in, out] channels, got {channel_list}")
         if norm not in (None, "batch_norm"):

@@ -15,7 +15,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_weight, csr_of, in_degrees, parse_input
-from arraygnn.nn._module import Module
+from arraygnn.nn._module import Module, _pair, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features, get_activation
 
 __all__ = ["SAGEConv"]
@@ -85,8 +85,11 @@ class SAGEConv(Module):
             raise ValueError(
                 f"SAGEConv aggregator_type must be one of {_AGGREGATORS}, got {aggregator_type!r}"
             )
-        in_src, in_dst = (in_feats, in_feats) if isinstance(in_feats, int) else in_feats
-        self.in_src, self.in_dst, self.out_feats = int(in_src), int(in_dst), int(out_feats)
+        if is_size(in_feats):
+            self.in_src = self.in_dst = layer_size("SAGEConv", "in_feats", in_feats)
+        else:
+            self.in_src, self.in_dst = _pair("SAGEConv", in_feats)
+        self.out_feats = layer_size("SAGEConv", "out_feats", out_feats)
         self.aggregator_type = aggregator_type
         if aggregator_type == "gcn":
             if self.in_src != self.in_dst:

@@ -14,7 +14,7 @@ import numpy as np
 
 from arraygnn._namespace import is_array
 from arraygnn.nn._graph_input import check_edge_weight, parse_input
-from arraygnn.nn._module import Module
+from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import normalized_slots
 from arraygnn.nn.linear import Linear, _check_features
 
@@ -101,7 +101,9 @@ class SGConv(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        self.in_channels, self.out_channels, self.K = int(in_channels), int(out_channels), int(K)
+        self.in_channels = layer_size("SGConv", "in_channels", in_channels)
+        self.out_channels = layer_size("SGConv", "out_channels", out_channels)
+        self.K = layer_size("SGConv", "K", K)
         self.cached = bool(cached)
         self.add_self_loops = bool(add_self_loops)
         self.lin = Linear(in_channels, out_channels, bias, dtype=dtype, rng=rng)

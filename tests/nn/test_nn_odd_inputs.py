@@ -299,3 +299,66 @@ def test_layer_on_the_other_device_than_its_weights_names_it():
     lin = agnn.Linear(3, 2)
     with pytest.raises(TypeError, match="CuPy array but the layer's weights are NumPy"):
         lin(cupy.ones((4, 3), cupy.float32))
+
+
+def test_layer_sizes_are_checked_when_the_layer_is_built():
+    """Floats were truncated (Linear(4.7, 2)), strings / numpy ints failed deep inside
+    NumPy, heads=0 built a layer with an empty output, 2**40 asked for terabytes."""
+    import arraygnn.nn as agnn
+
+    for build, match in [
+        (lambda: agnn.Linear(4.7, 2), "Linear: in_features must be an int"),
+        (lambda: agnn.Linear(True, 2), "Linear: in_features must be an int"),
+        (lambda: agnn.Linear(2**40, 2), r"Linear: in_features must be in \[0"),
+        (lambda: agnn.BatchNorm(-1), "BatchNorm: num_features"),
+        (lambda: agnn.BatchNorm(4, eps=-1), "BatchNorm: eps must be > 0"),
+        (lambda: agnn.MLP([4, -1, 2]), r"MLP: channel_list\[1\]"),
+        (lambda: agnn.GATConv(4, 4, heads=0), "GATConv: heads must be in"),
+        (lambda: agnn.GATConv(4, 4, heads="4"), "GATConv: heads must be an int"),
+        (lambda: agnn.GATConv(4, 4, concat="no"), "GATConv: concat"),
+        (lambda: agnn.GATConv(4.0, 2), "GATConv: in_feats must be an int or a pair"),
+        (lambda: agnn.SAGEConv((3, -1), 2), r"SAGEConv: in_feats\[1\]"),
+        (lambda: agnn.SGConv(4, 4, K="2"), "SGConv: K must be an int"),
+        (lambda: agnn.GraphConv("4", 2), "GraphConv: in_feats must be an int"),
+        (lambda: agnn.GCNConv(4, 2.0), "GCNConv: out_channels must be an int"),
+    ]:
+        with pytest.raises((TypeError, ValueError), match=match):
+            build()
+    assert agnn.GATConv(np.int64(4), 2).lin is not None  # a NumPy int is an int
+    assert agnn.SAGEConv(np.int32(3), 2).in_src == 3
+
+
+def test_graph_layers_want_two_dimensional_features():
+    """A 1-D x was read as one sample by GINConv / SGConv (shape (2,) out, no error) and
+    failed with misleading messages elsewhere; a 3-D x reached a NumPy reshape error."""
+    import arraygnn.nn as agnn
+
+    ei = np.array([[0, 1, 2], [1, 2, 0]])
+    layers = [
+        agnn.GINConv(agnn.Linear(4, 2)),
+        agnn.SGConv(4, 2),
+        agnn.GCNConv(4, 2),
+        agnn.SAGEConv(4, 2),
+        agnn.GATConv(4, 2, heads=2),
+    ]
+    for layer in layers:
+        for x in (np.ones(4, np.float32), np.ones((3, 2, 4), np.float32)):
+            with pytest.raises(ValueError, match=r"x must be \[num_nodes, in_feats\]"):
+                layer(x, ei)
+
+
+def test_self_loop_helpers_check_their_graph():
+    from arraygnn.nn import add_remaining_self_loops, gcn_norm
+
+    ei = np.array([[0, 1, 2, 2], [1, 2, 0, 2]])
+    w = np.ones(4, np.float32)
+    with pytest.raises(ValueError, match="edge_weight must have shape"):
+        add_remaining_self_loops(ei, w[:3], 3)  # used to give 6 weights for 7 edges
+    with pytest.raises(ValueError, match="negative entry"):
+        add_remaining_self_loops(np.array([[0, -1], [1, -1]]), w[:2], 3)  # landed on node 2
+    with pytest.raises(ValueError, match="out of range"):
+        add_remaining_self_loops(np.array([[0, 5], [1, 2]]), w[:2], 3)
+    with pytest.raises(TypeError, match="num_nodes"):
+        gcn_norm(ei, w, num_nodes=3.0)
+    ei2, w2 = add_remaining_self_loops(ei, None, 3)  # PyG: no weights in, none out
+    assert w2 is None and ei2.tolist() == [[0, 1, 2, 0, 1, 2], [1, 2, 0, 0, 1, 2]]
