@@ -134,8 +134,11 @@ def sample_neighbors(
 
 
 def _fanout_value(v: Any, what: str) -> int:
+    """An int fan-out: ``-1`` (every in-edge, DGL's value) or ``>= 0``."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"sample_neighbors: {what} must be an int, got {v!r}")
+    if v < -1:  # (-2 used to mean "every edge" too)
+        raise ValueError(f"sample_neighbors: {what} must be -1 (all edges) or >= 0, got {v}")
     return int(v)
 
 
@@ -144,7 +147,8 @@ def _fanouts(g: Graph, fanout: Any) -> dict[Any, int]:
     if not isinstance(fanout, Mapping):
         if isinstance(fanout, (bool, np.bool_)) or not isinstance(fanout, (int, np.integer)):
             raise TypeError(f"sample_neighbors: fanout must be an int or a dict, got {fanout!r}")
-        return {c: int(fanout) for c in g.canonical_etypes}
+        value = _fanout_value(fanout, "fanout")
+        return {c: value for c in g.canonical_etypes}
     fanouts: dict[Any, int] = {}
     for k, v in fanout.items():
         c = g._rel(k).canonical

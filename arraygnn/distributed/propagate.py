@@ -325,7 +325,7 @@ def propagate(
     normalisation) to get SGC's features. Every hop waits for the previous one
     and raises :class:`PartitionLostError` if a worker's data was lost.
     """
-    if not isinstance(hops, (int, np.integer)) or hops < 0:
+    if isinstance(hops, (bool, np.bool_)) or not isinstance(hops, (int, np.integer)) or hops < 0:
         raise ValueError(f"hops must be a non-negative integer, got {hops!r}")
     if not isinstance(x, DistributedFeatures):
         x = scatter_features(client, pgraph, x)

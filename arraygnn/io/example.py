@@ -100,6 +100,13 @@ def _io_pieces(spec: Any, prefix: str) -> list[_PieceIO]:
 
 
 def _make_io_pieces(spec: Any, prefix: str) -> list[_PieceIO]:
+    if not any(hasattr(spec, a) for a in ("node_sets", "node_sets_spec")):
+        # (anything else used to read as a graph with no node sets: an empty result)
+        raise TypeError(
+            "spec must be a graph spec (graph.spec, or "
+            f"create_graph_spec_from_schema(schema)), got {type(spec).__name__}"
+        )
+
     def feats(piece_spec: Any, base: str) -> tuple[_FeatureIO, ...]:
         out = []
         for name, fspec in sorted(_feature_specs(piece_spec).items()):
@@ -204,6 +211,8 @@ def _flatten_values(x: Any, key: str) -> Any:
 
 
 def _flatten_graph(graph: Any, prefix: str) -> dict[str, Any]:
+    if type(graph).__name__ != "GraphTensor":
+        raise TypeError(f"write_example needs a GraphTensor, got {type(graph).__name__}")
     if getattr(graph, "rank", 0) != 0:
         raise ValueError(
             "write_example needs a scalar GraphTensor (rank 0); merge or unbatch the batch first"
@@ -705,5 +714,10 @@ def parse_example(
     if isinstance(serialized, (bytes, bytearray, memoryview)):
         raise TypeError(
             "parse_example takes a list of serialized examples; use parse_single_example for one"
+        )
+    if isinstance(serialized, (str, dict)) or not hasattr(serialized, "__iter__"):
+        raise TypeError(
+            "parse_example takes a list of serialized examples (bytes), got "
+            f"{type(serialized).__name__}"
         )
     return _parse_source(spec, _source(list(serialized)), prefix or "", validate)

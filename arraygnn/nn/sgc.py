@@ -49,7 +49,9 @@ def propagate_hops(
     """
     from arraygnn.ops.slot_order import spmm_slots
 
-    if int(hops) < 0:
+    if isinstance(hops, (bool, np.bool_)) or not isinstance(hops, (int, np.integer)):
+        raise TypeError(f"propagate_hops: hops must be an int, got {hops!r}")  # 2.5 was cut
+    if hops < 0:
         raise ValueError(f"propagate_hops: hops must be >= 0, got {hops}")
     if not is_array(x):
         raise TypeError(f"propagate_hops: x must be a NumPy or CuPy array, got {type(x)}")

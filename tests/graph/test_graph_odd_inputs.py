@@ -369,3 +369,21 @@ def test_fused_u_div_e_takes_the_reciprocal_in_the_result_dtype(xdt, edt):
     got = g.ndata["h"][1]
     assert g.ndata["h"].dtype == (np.ones(1, xdt) / np.ones(1, edt)).dtype  # as x / e
     assert abs(float(got) - want) <= 4 * np.finfo(g.ndata["h"].dtype).eps * want
+
+
+def test_fanouts_below_minus_one_and_non_int_hops_are_refused():
+    from arraygnn.nn import propagate_hops
+
+    g = graph((np.array([0, 1, 2]), np.array([1, 2, 0])), num_nodes=3)
+    for call in (
+        lambda: sample_neighbors(g, np.array([1]), -2),  # used to mean "every edge"
+        lambda: sample_blocks(g, np.array([1]), [2, -5]),
+        lambda: sample_neighbors(g, np.array([1]), {"_E": -3}),
+    ):
+        with pytest.raises(ValueError, match=r"-1 \(all edges\) or >= 0"):
+            call()
+    assert sample_neighbors(g, np.array([1]), -1).num_edges() == 1
+    ei, x = np.array([[0, 1], [1, 0]]), np.eye(2, dtype=np.float32)
+    for hops in (2.5, "2", True):
+        with pytest.raises(TypeError, match="hops must be an int"):
+            propagate_hops(ei, x, hops)  # 2.5 was cut to 2

@@ -613,3 +613,18 @@ def test_reserved_names_and_colliding_keys_are_errors():
     )
     with pytest.raises(ValueError, match="same tf.Example key 'nodes/a.b.c'"):
         write_example(g)  # one feature used to overwrite the other
+
+
+def test_specs_and_inputs_that_are_not_graphs_are_refused():
+    """Any object was read as a spec with no node sets (an empty graph came back)."""
+    g = random_graph(np.random.default_rng(3))
+    blob = write_example(g)
+    for bad in (None, 3, "spec", {}, g.spec.node_sets):
+        with pytest.raises(TypeError, match="spec must be a graph spec"):
+            parse_single_example(bad, blob)
+        with pytest.raises(TypeError, match="spec must be a graph spec"):
+            parse_example(bad, [blob])
+    with pytest.raises(TypeError, match="list of serialized examples"):
+        parse_example(g.spec, None)
+    with pytest.raises(TypeError, match="write_example needs a GraphTensor, got NoneType"):
+        write_example(None)
