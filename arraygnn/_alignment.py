@@ -36,6 +36,10 @@ def aligned_empty(
     (0, (1000, 3))
     """
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):  # (the byte count below would come out wrong, not fail)
+        raise ValueError(f"aligned_empty: negative dimensions are not allowed: {shape}")
+    if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
+        raise ValueError(f"aligned_empty: alignment must be a positive int, got {alignment!r}")
     if xp is not np:
         return xp.empty(shape, dtype=dtype)
     dtype = np.dtype(dtype)

@@ -390,17 +390,34 @@ def _node_counts(
         first = stores[0]
         try:
             if "num_nodes" in first:
-                return np.fromiter(map(itemgetter("num_nodes"), stores), np.int64, g)
+                n0 = first["num_nodes"]
+                if isinstance(n0, (str, bytes, bool, np.bool_)):  # fromiter would take '2'
+                    raise _key_error("num_nodes", 0, f"must be an int, got {n0!r}", TypeError)
+                counts = np.fromiter(map(itemgetter("num_nodes"), stores), np.int64, g)
+                return _checked_counts(counts)
             x = first.get("x")
             if x is not None and getattr(x, "ndim", 0) >= 1:
                 xs = x_column if x_column is not None else map(itemgetter("x"), stores)
                 return np.fromiter(map(len, xs), np.int64, g)
-        except (KeyError, AttributeError, IndexError, TypeError):
-            pass
-    counts = [d.num_nodes for d in data_list]
+        except (KeyError, AttributeError, IndexError, TypeError, ValueError) as err:
+            if "Batch.from_data_list" in str(err):
+                raise
+    counts = []
+    for i, d in enumerate(data_list):
+        try:
+            counts.append(d.num_nodes)
+        except (TypeError, ValueError) as err:  # num_nodes=np.array([2]), '2.5', ...
+            raise _key_error("num_nodes", i, f"must be an int ({err})", TypeError) from None
     if any(c is None for c in counts):
         return None
-    return np.asarray(counts, dtype=np.int64)
+    return _checked_counts(np.asarray(counts, dtype=np.int64))
+
+
+def _checked_counts(counts: np.ndarray) -> np.ndarray:
+    if counts.size and int(counts.min()) < 0:
+        i = int(np.argmax(counts < 0))
+        raise _key_error("num_nodes", i, f"must be >= 0, got {int(counts[i])}")
+    return counts
 
 
 def _sizes_along(values: Sequence[Any], cat: int, g: int) -> np.ndarray:

@@ -887,6 +887,11 @@ def pad_batch(
 
     if not isinstance(batch, Batch):
         raise TypeError(f"pad_batch expects an arraygnn Batch, got {type(batch).__name__}")
+    from arraygnn.ops._common import check_size
+
+    num_nodes = check_size("pad_batch: num_nodes", num_nodes)
+    num_edges = check_size("pad_batch: num_edges", num_edges)
+    num_graphs = check_size("pad_batch: num_graphs", num_graphs)
     keys = list(batch.keys())
     for k in _MASKS:
         if k in keys:

@@ -272,6 +272,11 @@ def distributed_spmm(
     >>> with local_cluster() as client:  # doctest: +SKIP
     ...     out = distributed_spmm(client, partition_graph(ei, n, 4), x).gather()
     """
+    from arraygnn.ops._common import check_reduce, check_values
+
+    reduce = check_reduce(reduce, ("sum", "mean", "max", "min"))  # before any task is sent
+    if not isinstance(x, DistributedFeatures) and is_array(x):
+        check_values("x", x)
     if not isinstance(x, DistributedFeatures):
         x = scatter_features(client, pgraph, x)
     if not np.array_equal(x.boundaries, pgraph.boundaries):

@@ -445,3 +445,21 @@ def test_increments_that_are_not_whole_numbers_are_refused_for_integer_ids():
             Batch.from_data_list(graphs)  # used to add 1.5 as 1
         even = [Half(x=np.ones((4, 1)), **kw) for _ in range(2)]
         assert np.asarray(Batch.from_data_list(even)[key]).ravel()[-1] == 3  # 1 + 2
+
+
+def test_num_nodes_values_are_checked_by_collation():
+    from arraygnn.padding import pad_batch
+
+    for bad, err, match in [
+        (-1, ValueError, "'num_nodes' in graph 0: must be >= 0"),  # "negative dimensions"
+        ("2", TypeError, "'num_nodes' in graph 0: must be an int"),  # was taken as 2
+        (np.array([2]), TypeError, "'num_nodes' in graph 0: must be an int"),
+    ]:
+        with pytest.raises(err, match=match):
+            Batch.from_data_list([Data(num_nodes=bad), Data(num_nodes=3)])
+    b = Batch.from_data_list([Data(num_nodes=np.array(2)), Data(num_nodes=np.int32(3))])
+    assert b.ptr.tolist() == [0, 2, 5]
+    for kw in ({"num_nodes": 8.0}, {"num_edges": None}, {"num_graphs": True}):
+        sizes = {"num_nodes": 8, "num_edges": 0, "num_graphs": 3, **kw}
+        with pytest.raises(TypeError, match="pad_batch: num_"):
+            pad_batch(b, **sizes)

@@ -94,3 +94,13 @@ def test_scatter_features_names_bad_arguments(client):
         scatter_features(client, pg, np.ones((4, 2)), workers=[worker])  # was IndexError
     out = scatter_features(client, pg, np.ones((4, 2)), workers=[worker, worker]).gather()
     assert out.shape == (4, 2)
+
+
+def test_distributed_spmm_checks_reduce_and_values_before_sending_work(client):
+    pg = partition_graph(np.array([[0, 1], [1, 2]]), 4, 2)
+    with pytest.raises(ValueError, match="reduce must be one of"):
+        distributed_spmm(client, pg, np.ones((4, 2)), reduce="median")  # failed on a worker
+    with pytest.raises(TypeError, match="x must be a numeric"):
+        distributed_spmm(client, pg, np.ones((4, 2), dtype=bool))
+    got = distributed_spmm(client, pg, np.ones((4, 2)), reduce="add").gather()
+    np.testing.assert_array_equal(got, ops.spmm(np.array([[0, 1], [1, 2]]), np.ones((4, 2))))

@@ -286,3 +286,15 @@ def test_to_pyg_splits_arrays_torch_cannot_hold_graph_by_graph():
     assert [g.edge_index.tolist() for g in pb.to_data_list()] == [[[0], [1]]] * 2
     back = from_pyg(pb)
     assert [g.name.tolist() for g in back.to_data_list()] == [["a", "b", "c"], ["d", "e"]]
+
+
+def test_aligned_empty_refuses_negative_shapes_and_alignments():
+    from arraygnn.interop import aligned_empty
+
+    with pytest.raises(ValueError, match="negative dimensions"):
+        aligned_empty((2, -3), np.float32)  # came back with shape (2, 2)
+    for bad in (0, -8, 2.5):
+        with pytest.raises(ValueError, match="alignment must be a positive int"):
+            aligned_empty((3,), np.float32, alignment=bad)
+    a = aligned_empty((3, 0), np.float32)
+    assert a.shape == (3, 0)
