@@ -86,6 +86,12 @@ def parse_input(
     layer: str, first: Any, second: Any, size: tuple[int, int] | None = None
 ) -> GraphInput:
     """Turn ``(x, edge_index)`` or ``(graph, feat)`` into a :class:`GraphInput`."""
+    if size is not None:
+        from arraygnn.ops._common import check_size
+
+        if not isinstance(size, (tuple, list)) or len(size) != 2:
+            raise TypeError(f"{layer}: size must be a pair (num_src, num_dst), got {size!r}")
+        size = (check_size(f"{layer}: size[0]", size[0]), check_size(f"{layer}: size[1]", size[1]))
     for arg in (first, second):
         if type(arg).__name__ == "GraphTensor":
             raise TypeError(

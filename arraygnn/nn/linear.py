@@ -90,6 +90,10 @@ def _check_features(x: Any, expected: int, what: str, weight: Any = None) -> Non
         raise TypeError(
             f"{what} must be a NumPy or CuPy array (or a JAX array), got {type(x)}{torch_hint(x)}"
         )
+    if not hasattr(x, "ndim") or not hasattr(x, "dtype"):  # None, a list, a str
+        raise TypeError(f"{what} must be a NumPy or CuPy array, got {type(x).__name__}")
+    if getattr(x.dtype, "kind", "f") not in "fiub":  # object / str arrays
+        raise TypeError(f"{what} must hold numbers, got dtype {x.dtype}")
     if x.ndim < 1 or x.shape[-1] != expected:
         raise ValueError(f"{what}: expected last dimension {expected}, got shape {tuple(x.shape)}")
     # a NumPy / CuPy mix names the devices; other frameworks' arrays (JAX) meet NumPy

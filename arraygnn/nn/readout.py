@@ -35,6 +35,12 @@ def _pool(x: Any, batch: Any, size: int | None, ptr: Any, reduce: str, name: str
 
     if not is_array(x):
         raise TypeError(f"{name}: x must be a NumPy or CuPy array, got {type(x)}{torch_hint(x)}")
+    if x.ndim == 0:
+        raise ValueError(f"{name}: x must have a node dimension (N, ...), got a 0-d array")
+    if size is not None:
+        from arraygnn.ops._common import check_size
+
+        size = check_size(f"{name}: size", size)
     if batch is not None and not is_array(batch) and hasattr(batch, "num_graphs"):
         data = batch
         ptr = getattr(data, "ptr", None) if ptr is None else ptr

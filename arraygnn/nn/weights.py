@@ -114,11 +114,17 @@ def _load(layer: Module, module: Any, format: str) -> Module:
     return layer
 
 
+def _check_module(where: str, module: Any, torch: Any) -> None:
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"{where} expects a torch.nn.Module, got {type(module).__name__}")
+
+
 def from_torch(module: Any) -> Module:
     """``torch.nn.Linear`` / ``BatchNorm1d`` / ``Sequential`` -> arraygnn ``Linear`` /
     ``BatchNorm`` / ``Sequential`` with the same weights (and the same state-dict names)."""
     torch = _require_torch("torch")
     nn = torch.nn
+    _check_module("from_torch", module, torch)
     dtype = _dtype_of(module) if len(module.state_dict()) else np.float32
     if isinstance(module, nn.Linear):
         layer = Linear(
@@ -160,6 +166,7 @@ def from_pyg(module: Any) -> Module:
     >>> conv.state_dict()["lin.weight"].shape  # doctest: +SKIP
     (8, 16)
     """
+    _check_module("from_pyg", module, _require_torch("torch"))
     _require_torch("pyg")
     if not _is_pyg(module):
         return from_torch(module)
@@ -281,6 +288,7 @@ def from_dgl(module: Any) -> Module:
     """Build the arraygnn layer matching a DGL ``GraphConv`` / ``SAGEConv`` / ``GATConv`` /
     ``GINConv`` module (PyTorch backend), weights included (DGL parameter names)."""
     torch = _require_torch("torch")
+    _check_module("from_dgl", module, torch)
     kind = type(module).__name__
     dtype = _dtype_of(module) if len(module.state_dict()) else np.float32
     if kind == "GraphConv":

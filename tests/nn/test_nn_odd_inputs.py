@@ -362,3 +362,28 @@ def test_self_loop_helpers_check_their_graph():
         gcn_norm(ei, w, num_nodes=3.0)
     ei2, w2 = add_remaining_self_loops(ei, None, 3)  # PyG: no weights in, none out
     assert w2 is None and ei2.tolist() == [[0, 1, 2, 0, 1, 2], [1, 2, 0, 0, 1, 2]]
+
+
+def test_dense_layers_pools_and_converters_name_bad_inputs():
+    """None / lists / object arrays reached NumPy ('NoneType' object has no attribute
+    'ndim'), a 0-d x an IndexError, size=2.5 was accepted, from_pyg(None) an
+    AttributeError."""
+    for bad, match in [
+        (None, "must be a NumPy or CuPy array, got NoneType"),
+        ([[1.0] * 4], "must be a NumPy or CuPy array, got list"),
+        (np.array([["a"] * 4], dtype=object), "must hold numbers"),
+    ]:
+        with pytest.raises(TypeError, match=match):
+            agnn.Linear(4, 2)(bad)
+    with pytest.raises(ValueError, match="0-d"):
+        agnn.global_mean_pool(np.array(1.0), None)
+    with pytest.raises(TypeError, match="size must be a non-negative int"):
+        agnn.global_add_pool(np.ones((3, 2)), np.array([0, 0, 1]), size=2.5)
+    x, ei = np.ones((3, 4), np.float32), np.array([[0, 1], [1, 2]])
+    for size in ((3, 3, 99), 3):
+        with pytest.raises(TypeError, match=r"size must be a pair"):
+            agnn.SAGEConv(4, 2)(x, ei, size=size)
+    pytest.importorskip("torch")
+    for convert in (agnn.from_pyg, agnn.from_torch, agnn.from_dgl):
+        with pytest.raises(TypeError, match="expects a torch.nn.Module, got NoneType"):
+            convert(None)
