@@ -163,8 +163,14 @@ def _num_components(graph: Any) -> int:
     return int(graph.num_components)
 
 
+def _check_graph_tensor(where: str, graph: Any) -> None:
+    if type(graph).__name__ != "GraphTensor":
+        raise TypeError(f"{where} expects a GraphTensor, got {type(graph).__name__}")
+
+
 def total_sizes(graph: Any) -> tuple[int, dict[str, int], dict[str, int]]:
     """``(num_components, {node set: total nodes}, {edge set: total edges})`` of a graph."""
+    _check_graph_tensor("total_sizes", graph)
     if getattr(graph, "rank", 0) != 0:
         raise ValueError(
             "size constraints apply to scalar (merged) GraphTensors; call "
@@ -497,6 +503,12 @@ def pad_to_total_sizes(
       ``(padded_graph, mask)`` with ``mask`` a bool array [total_num_components], True for
       the real components (a context-level value: broadcast it to nodes or edges as needed).
     """
+    _check_graph_tensor("pad_to_total_sizes", graph)
+    if padding_values is not None and not isinstance(padding_values, Mapping):
+        raise TypeError(
+            "pad_to_total_sizes: padding_values must be a dict {'context' / 'nodes/<set>' / "
+            f"'edges/<set>': {{feature: value}}}}, got {type(padding_values).__name__}"
+        )
     if validate:
         assert_satisfies_total_sizes(graph, constraints)
     else:

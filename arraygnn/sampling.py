@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.graph.core import EID, NID, Graph
+from arraygnn.graph.core import EID, NID, Graph, check_graph
 from arraygnn.graph.subgraph import _gather_frame, _ids_for, _per_type, to_block
 
 __all__ = ["sample_neighbors", "sample_blocks", "NeighborSampler"]
@@ -101,6 +101,7 @@ def sample_neighbors(
     the sampled edges' ids in ``g`` are in ``edata[EID]`` either way (also when ``g`` is a
     subgraph with its own ``EID``, as DGL).
     """
+    check_graph("sample_neighbors", g)
     if g.is_block:
         raise ValueError("sample_neighbors: sample from the original graph, not a block")
     given = _per_type(g, nodes, "sample_neighbors", g.ntypes)

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import is_array
-from arraygnn.graph.core import DEFAULT_ETYPE, DEFAULT_NTYPE, Graph
+from arraygnn.graph.core import DEFAULT_ETYPE, DEFAULT_NTYPE, Graph, check_graph
 
 __all__ = ["graph_to_graph_tensor", "graph_tensor_to_graph", "graph_to_data", "data_to_graph"]
 
@@ -43,6 +43,7 @@ def graph_to_graph_tensor(g: Graph) -> Any:
     """A one-component GraphTensor with the graph's node / edge types as sets."""
     from arraygnn.graph_tensor import Adjacency, EdgeSet, GraphTensor, NodeSet
 
+    check_graph("graph_to_graph_tensor", g)
     if g.is_block:
         raise ValueError("graph_to_graph_tensor: blocks are not supported; convert the graph")
     names = [c[1] for c in g.canonical_etypes]
@@ -124,6 +125,7 @@ def graph_to_data(g: Graph) -> Any:
     """A ``Data`` with ``edge_index`` [2, E], ``num_nodes`` and every node / edge feature."""
     from arraygnn.data import Data
 
+    check_graph("graph_to_data", g)
     if g.is_block or len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
         raise ValueError("graph_to_data: only homogeneous graphs (one node and one edge type)")
     nfeat, efeat = dict(g.ndata), dict(g.edata)
@@ -148,6 +150,10 @@ def data_to_graph(
     exclude_keys: Iterable[str] = (),
 ) -> Graph:
     """A homogeneous Graph from a ``Data`` (``edge_index[0]`` -> ``edge_index[1]``)."""
+    from arraygnn.data import Data
+
+    if not isinstance(data, Data):
+        raise TypeError(f"data_to_graph expects an arraygnn Data, got {type(data).__name__}")
     keys = list(data.keys())
     node_keys = (
         [k for k in ("x", "pos") if k in keys] if node_features is None else list(node_features)

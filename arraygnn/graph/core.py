@@ -34,6 +34,13 @@ from arraygnn.graph.frame import Frame, HeteroDataView
 
 __all__ = ["Graph", "graph", "heterograph", "NID", "EID", "DEFAULT_NTYPE", "DEFAULT_ETYPE"]
 
+
+def check_graph(where: str, g: Any) -> None:
+    """``TypeError`` naming ``where`` unless ``g`` is a :class:`Graph`."""
+    if not isinstance(g, Graph):
+        raise TypeError(f"{where} expects an arraygnn Graph, got {type(g).__name__}")
+
+
 NID = "_ID"
 EID = "_ID"
 DEFAULT_NTYPE = "_N"

@@ -326,10 +326,16 @@ def _write_rows(frame: Any, key: str, rows: Any, values: Any) -> Any:
     return new
 
 
+def _check_callable(what: str, func: Any) -> None:
+    if not callable(func):
+        raise TypeError(f"{what} must be a function of the node batch, got {func!r}")
+
+
 def apply_nodes(g: Any, func: Callable, v: Any = None, ntype: str | None = None) -> None:
     """Write ``func(nodes)``'s output into the node features of ``ntype``."""
     if v is not None:
         raise NotImplementedError("apply_nodes(v=...) on a subset: use g.subgraph")
+    _check_callable("apply_nodes: func", func)
     frame = g._node_frame(ntype, "dst")
     out = func(NodeBatch(frame, None, None, frame.num_rows))
     for k, val in _check_udf_output(out, frame.num_rows, "apply-node UDF", frame.where).items():
@@ -519,6 +525,7 @@ def _compute_update(g: Any, rel: Any, message: Any, reduce: Any) -> dict[str, An
 def _apply_node_udf(g: Any, dtype_: str, func: Callable | None) -> None:
     if func is None:
         return
+    _check_callable("apply_node_func", func)
     frame = g._dst_frames[dtype_]
     out = func(NodeBatch(frame, None, None, frame.num_rows))
     for k, v in _check_udf_output(out, frame.num_rows, "apply_node_func", frame.where).items():

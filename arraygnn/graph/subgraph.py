@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.graph.core import EID, NID, Graph, _as_ids, _check_range
+from arraygnn.graph.core import EID, NID, Graph, _as_ids, _check_range, check_graph
 
 __all__ = ["node_subgraph", "edge_subgraph", "to_block"]
 
@@ -85,6 +85,7 @@ def node_subgraph(g: Graph, nodes: Any, *, store_ids: bool = True) -> Graph:
     New node ``i`` of type ``t`` is ``nodes[t][i]``; the kept edges stay in edge-id order.
     Node types missing from a dict keep no nodes.
     """
+    check_graph("node_subgraph", g)
     if g.is_block:
         raise ValueError("subgraph of a block is not supported; take it on the original graph")
     xp = g._xp()
@@ -123,6 +124,7 @@ def edge_subgraph(
     ``relabel_nodes=True`` keeps only the endpoints (increasing original id order);
     ``False`` keeps every node.
     """
+    check_graph("edge_subgraph", g)
     if g.is_block:
         raise ValueError("edge_subgraph of a block is not supported")
     xp = g._xp()

@@ -63,6 +63,10 @@ def data_to_graph_tensor(
 
     Arrays are shared, not copied (except ``edge_index`` rows, which are views).
     """
+    from arraygnn.data import Data
+
+    if not isinstance(data, Data):
+        raise TypeError(f"data_to_graph_tensor expects an arraygnn Data, got {type(data).__name__}")
     keys = list(data.keys())
     node_keys = _present(data, ("x", "pos")) if node_features is None else list(node_features)
     edge_keys = (

@@ -660,6 +660,12 @@ class GraphTensor(_SlotsPickle):
         the same rank; adjacency names exist; indices are in range of their node sets.
         ``validate=False`` skips the index range check (callers that built valid indices).
         """
+        for kind, given in (("node_sets", node_sets), ("edge_sets", edge_sets)):
+            if given is not None and not isinstance(given, Mapping):
+                raise TypeError(
+                    f"GraphTensor.from_pieces: {kind} must be a dict {{name: piece}}, got "
+                    f"{type(given).__name__}"
+                )
         node_sets = dict(node_sets or {})
         edge_sets = dict(edge_sets or {})
         for kind, pieces, typ in (

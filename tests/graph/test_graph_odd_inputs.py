@@ -387,3 +387,36 @@ def test_fanouts_below_minus_one_and_non_int_hops_are_refused():
     for hops in (2.5, "2", True):
         with pytest.raises(TypeError, match="hops must be an int"):
             propagate_hops(ei, x, hops)  # 2.5 was cut to 2
+
+
+def test_wrong_objects_are_named_not_attribute_errors():
+    """Each used to fail with AttributeError ('NoneType' object has no attribute ...),
+    'str' object is not callable, or a misleading KeyError."""
+    from arraygnn.graph.convert import data_to_graph, graph_to_data, graph_to_graph_tensor
+    from arraygnn.graph.subgraph import node_subgraph
+    from arraygnn.graph_tensor import GraphTensor, NodeSet
+    from arraygnn.graph_tensor.batching import batch_graph_tensors
+    from arraygnn.graph_tensor.convert import data_to_graph_tensor
+    from arraygnn.padding import pad_to_total_sizes, total_sizes
+
+    g = graph((np.array([0, 1]), np.array([1, 2])), num_nodes=3)
+    g.ndata["h"] = np.ones(3)
+    ns = NodeSet.from_fields(sizes=np.array([2]))
+    gt = GraphTensor.from_pieces(node_sets={"a": ns})
+    for call, match in [
+        (lambda: node_subgraph(None, [0]), "node_subgraph expects an arraygnn Graph"),
+        (lambda: graph_to_data(None), "graph_to_data expects an arraygnn Graph"),
+        (lambda: graph_to_graph_tensor("g"), "graph_to_graph_tensor expects"),
+        (lambda: sample_neighbors(None, [0], 1), "sample_neighbors expects"),
+        (lambda: data_to_graph({"edge_index": np.zeros((2, 0))}), "data_to_graph expects"),
+        (lambda: data_to_graph_tensor(None), "data_to_graph_tensor expects"),
+        (lambda: g.update_all(fn.copy_u("h", "m"), fn.sum("m", "h"), "relu"), "apply_node"),
+        (lambda: g.apply_nodes(None), "apply_nodes: func must be a function"),
+        (lambda: batch_graph_tensors(None), "batch_graph_tensors expects a list"),
+        (lambda: GraphTensor.from_pieces(node_sets=[ns]), "node_sets must be a dict"),
+        (lambda: total_sizes(None), "total_sizes expects a GraphTensor"),
+        (lambda: pad_to_total_sizes(None, None), "pad_to_total_sizes expects a GraphTensor"),
+        (lambda: pad_to_total_sizes(gt, None, padding_values=3), "padding_values must be"),
+    ]:
+        with pytest.raises(TypeError, match=match):
+            call()
