@@ -164,7 +164,9 @@ def _num_components(graph: Any) -> int:
 
 
 def _check_graph_tensor(where: str, graph: Any) -> None:
-    if type(graph).__name__ != "GraphTensor":
+    from arraygnn.graph_tensor import GraphTensor
+
+    if not isinstance(graph, GraphTensor):
         raise TypeError(f"{where} expects a GraphTensor, got {type(graph).__name__}")
 
 

@@ -195,9 +195,11 @@ def sample_blocks(
     # the seeds as ids (where a list or a boolean mask was given), per given node type
     output_nodes = seed_nodes
     if blocks:
-        output_nodes = blocks[-1].dstdata[NID]
-        if isinstance(seed_nodes, Mapping):
-            output_nodes = {t: output_nodes[t] for t in seed_nodes}
+        last = blocks[-1]
+        if isinstance(seed_nodes, Mapping):  # per given type (one dst type: its frame)
+            output_nodes = {t: last._dst_frames[t][NID] for t in seed_nodes}
+        else:
+            output_nodes = last.dstdata[NID]
     return current, output_nodes, blocks
 
 

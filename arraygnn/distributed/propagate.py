@@ -274,7 +274,7 @@ def distributed_spmm(
     """
     from arraygnn.ops._common import check_reduce, check_values
 
-    reduce = check_reduce(reduce, ("sum", "mean", "max", "min"))  # before any task is sent
+    reduce = check_reduce(reduce)  # before any task is sent (ops.spmm's reductions)
     if not isinstance(x, DistributedFeatures) and is_array(x):
         check_values("x", x)
     if not isinstance(x, DistributedFeatures):

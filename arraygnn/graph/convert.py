@@ -150,10 +150,11 @@ def data_to_graph(
     exclude_keys: Iterable[str] = (),
 ) -> Graph:
     """A homogeneous Graph from a ``Data`` (``edge_index[0]`` -> ``edge_index[1]``)."""
-    from arraygnn.data import Data
 
-    if not isinstance(data, Data):
-        raise TypeError(f"data_to_graph expects an arraygnn Data, got {type(data).__name__}")
+    if isinstance(data, dict) or not (
+        callable(getattr(data, "keys", None)) and hasattr(data, "__getitem__")
+    ):
+        raise TypeError(f"data_to_graph expects a Data (keys and items), got {type(data).__name__}")
     keys = list(data.keys())
     node_keys = (
         [k for k in ("x", "pos") if k in keys] if node_features is None else list(node_features)

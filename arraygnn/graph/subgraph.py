@@ -175,7 +175,7 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
     As DGL, ``srcdata`` / ``dstdata`` get ``g``'s node features of those nodes and
     ``srcdata[NID]`` / ``dstdata[NID]`` their ids in ``g``. Edge features are shared (same
     edge order); ``edata[EID]`` is ``g.edata[EID]`` when ``g`` has it (a sampled frontier's
-    original edge ids), else the edge ids in ``g``.
+    edge ids in the graph it was sampled from), else the edge ids in ``g``.
 
     >>> import numpy as np
     >>> from arraygnn.graph import graph

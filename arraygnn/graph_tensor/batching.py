@@ -317,7 +317,7 @@ def batch_graph_tensors(graphs: Sequence[GraphTensor]) -> GraphTensor:
     Every field becomes a :class:`Ragged` over the batch (row ``b`` holds graph ``b``'s items);
     adjacency indices stay local to each graph, as in TF-GNN.
     """
-    if not hasattr(graphs, "__iter__") or type(graphs).__name__ == "GraphTensor":
+    if not hasattr(graphs, "__iter__") or isinstance(graphs, GraphTensor):
         raise TypeError(
             f"batch_graph_tensors expects a list of GraphTensors, got {type(graphs).__name__}"
         )

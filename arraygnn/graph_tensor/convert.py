@@ -63,10 +63,13 @@ def data_to_graph_tensor(
 
     Arrays are shared, not copied (except ``edge_index`` rows, which are views).
     """
-    from arraygnn.data import Data
 
-    if not isinstance(data, Data):
-        raise TypeError(f"data_to_graph_tensor expects an arraygnn Data, got {type(data).__name__}")
+    if isinstance(data, dict) or not (
+        callable(getattr(data, "keys", None)) and hasattr(data, "__getitem__")
+    ):
+        raise TypeError(
+            f"data_to_graph_tensor expects a Data (keys and items), got {type(data).__name__}"
+        )
     keys = list(data.keys())
     node_keys = _present(data, ("x", "pos")) if node_features is None else list(node_features)
     edge_keys = (

@@ -211,7 +211,9 @@ def _flatten_values(x: Any, key: str) -> Any:
 
 
 def _flatten_graph(graph: Any, prefix: str) -> dict[str, Any]:
-    if type(graph).__name__ != "GraphTensor":
+    from arraygnn.graph_tensor import GraphTensor
+
+    if not isinstance(graph, GraphTensor):
         raise TypeError(f"write_example needs a GraphTensor, got {type(graph).__name__}")
     if getattr(graph, "rank", 0) != 0:
         raise ValueError(

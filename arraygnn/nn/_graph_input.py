@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, torch_hint
+from arraygnn._namespace import get_namespace, is_array, to_numpy, torch_hint
 
 __all__ = [
     "GraphInput",
@@ -71,14 +71,20 @@ def _check_edge_index(layer: str, edge_index: Any) -> None:
         raise TypeError(f"{layer}: edge_index must hold integers, got dtype {edge_index.dtype}")
 
 
+#: layers whose maths is written for [N, F] only (the others broadcast over middle dims)
+_TWO_D_ONLY = ("GATConv", "GraphConv")
+
+
 def _check_feat(layer: str, x: Any, what: str) -> None:
     if not is_array(x):
         raise TypeError(
             f"{layer}: {what} must be a NumPy or CuPy array, got {type(x)}{torch_hint(x)}"
         )
-    if x.ndim != 2:
+    if x.ndim < 2 or (x.ndim > 2 and layer in _TWO_D_ONLY):
         raise ValueError(
-            f"{layer}: {what} must be [num_nodes, in_feats] (2-D), got shape {list(x.shape)}"
+            f"{layer}: {what} must be [num_nodes, in_feats]"
+            f"{'' if layer in _TWO_D_ONLY else ' (or [num_nodes, *, in_feats])'}, "
+            f"got shape {list(x.shape)}"
         )
 
 
@@ -89,6 +95,8 @@ def parse_input(
     if size is not None:
         from arraygnn.ops._common import check_size
 
+        if is_array(size) and size.ndim == 1:
+            size = tuple(int(s) for s in to_numpy(size))
         if not isinstance(size, (tuple, list)) or len(size) != 2:
             raise TypeError(f"{layer}: size must be a pair (num_src, num_dst), got {size!r}")
         size = (check_size(f"{layer}: size[0]", size[0]), check_size(f"{layer}: size[1]", size[1]))

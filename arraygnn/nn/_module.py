@@ -12,6 +12,7 @@ are copied (and cast to the layer's dtype) onto the layer's device.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -38,8 +39,9 @@ def layer_size(layer: str, name: str, value: Any, minimum: int = 0) -> int:
     >>> layer_size("Linear", "in_features", np.int64(3))
     3
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if not is_size(value):
         raise TypeError(f"{layer}: {name} must be an int, got {value!r}")
+    value = operator.index(value.item() if isinstance(value, np.ndarray) else value)
     if not minimum <= value <= MAX_LAYER_SIZE:
         raise ValueError(
             f"{layer}: {name} must be in [{minimum}, {MAX_LAYER_SIZE}], got {int(value)}"
@@ -48,12 +50,16 @@ def layer_size(layer: str, name: str, value: Any, minimum: int = 0) -> int:
 
 
 def is_size(value: Any) -> bool:
-    """An int-like size (NumPy integers too), not a pair."""
+    """An int-like size (NumPy integers and 0-d integer arrays too), not a pair."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def _pair(layer: str, in_feats: Any) -> tuple[int, int]:
     """``(in_src, in_dst)`` of a bipartite layer, both checked sizes."""
+    if isinstance(in_feats, np.ndarray) and in_feats.ndim == 1:
+        in_feats = tuple(in_feats)
     if not isinstance(in_feats, (tuple, list)) or len(in_feats) != 2:
         raise TypeError(f"{layer}: in_feats must be an int or a pair of ints, got {in_feats!r}")
     return (

@@ -62,10 +62,10 @@ def add_remaining_self_loops(
     ``edge_weight=None`` gives ``(edge_index, None)``, as in PyG.
     """
     num_nodes = _checked_graph("add_remaining_self_loops", edge_index, edge_weight, num_nodes)
-    xp = get_namespace(edge_index, edge_weight)
+    xp = get_namespace(edge_index[0], edge_weight)
     weight = edge_weight
     if weight is None:
-        weight = xp.ones(edge_index.shape[1], dtype=np.float32)
+        weight = xp.ones(edge_index[0].shape[0], dtype=np.float32)
     src, dst, w = remaining_self_loops_pairs(
         edge_index[0], edge_index[1], weight, num_nodes, fill_value
     )
@@ -78,6 +78,13 @@ def _checked_graph(where: str, edge_index: Any, edge_weight: Any, num_nodes: Any
     from arraygnn.ops._common import check_index, check_size
 
     num_nodes = check_size(f"{where}: num_nodes", num_nodes)
+    if isinstance(edge_index, (tuple, list)) and len(edge_index) == 2:  # (src, dst)
+        for part in edge_index:
+            check_index(f"{where}: edge_index", part, num_nodes)
+        if edge_index[0].shape != edge_index[1].shape:
+            raise ValueError(f"{where}: edge_index's sources and targets differ in length")
+        check_edge_weight(where, edge_weight, int(edge_index[0].shape[0]))
+        return num_nodes
     if not is_array(edge_index) or edge_index.ndim != 2 or edge_index.shape[0] != 2:
         shape = getattr(edge_index, "shape", type(edge_index).__name__)
         raise ValueError(f"{where}: edge_index must be a [2, E] array, got {shape}")

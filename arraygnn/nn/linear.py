@@ -92,8 +92,8 @@ def _check_features(x: Any, expected: int, what: str, weight: Any = None) -> Non
         )
     if not hasattr(x, "ndim") or not hasattr(x, "dtype"):  # None, a list, a str
         raise TypeError(f"{what} must be a NumPy or CuPy array, got {type(x).__name__}")
-    if getattr(x.dtype, "kind", "f") not in "fiub":  # object / str arrays
-        raise TypeError(f"{what} must hold numbers, got dtype {x.dtype}")
+    if getattr(x.dtype, "kind", "f") in "OUSM" or getattr(x.dtype, "names", None):
+        raise TypeError(f"{what} must hold numbers, got dtype {x.dtype}")  # object / str
     if x.ndim < 1 or x.shape[-1] != expected:
         raise ValueError(f"{what}: expected last dimension {expected}, got shape {tuple(x.shape)}")
     # a NumPy / CuPy mix names the devices; other frameworks' arrays (JAX) meet NumPy
@@ -183,6 +183,8 @@ class BatchNorm(Module):
         self, num_features: int, eps: float = 1e-5, affine: bool = True, *, dtype: Any = np.float32
     ) -> None:
         num_features = self.num_features = layer_size("BatchNorm", "num_features", num_features)
+        if isinstance(eps, np.ndarray) and eps.ndim == 0:
+            eps = eps[()]
         if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, (int, float, np.number)):
             raise TypeError(f"BatchNorm: eps must be a number, got {eps!r}")
         if not eps > 0:

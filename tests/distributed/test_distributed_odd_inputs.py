@@ -104,3 +104,6 @@ def test_distributed_spmm_checks_reduce_and_values_before_sending_work(client):
         distributed_spmm(client, pg, np.ones((4, 2), dtype=bool))
     got = distributed_spmm(client, pg, np.ones((4, 2)), reduce="add").gather()
     np.testing.assert_array_equal(got, ops.spmm(np.array([[0, 1], [1, 2]]), np.ones((4, 2))))
+    x = np.arange(8.0).reshape(4, 2)
+    got = distributed_spmm(client, pg, x, reduce="prod").gather()  # every ops reduction
+    np.testing.assert_array_equal(got, ops.spmm(np.array([[0, 1], [1, 2]]), x, reduce="prod"))

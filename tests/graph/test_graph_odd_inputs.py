@@ -353,6 +353,8 @@ def test_sample_blocks_gives_the_seeds_as_ids():
     )
     _, out, _ = sample_blocks(h, {"b": np.array([1])}, [{"r": 1, "s": 1}], seed=0)
     assert list(out) == ["b"] and out["b"].tolist() == [1]  # only the types given
+    _, out, _ = sample_blocks(g, {"_N": np.array([1, 2])}, [2, 2], seed=0)  # one dst type
+    assert list(out) == ["_N"] and out["_N"].tolist() == [1, 2]
 
 
 @pytest.mark.parametrize(

@@ -328,11 +328,10 @@ def test_layer_sizes_are_checked_when_the_layer_is_built():
     assert agnn.SAGEConv(np.int32(3), 2).in_src == 3
 
 
-def test_graph_layers_want_two_dimensional_features():
+def test_graph_layers_want_a_node_and_a_feature_dimension():
     """A 1-D x was read as one sample by GINConv / SGConv (shape (2,) out, no error) and
-    failed with misleading messages elsewhere; a 3-D x reached a NumPy reshape error."""
-    import arraygnn.nn as agnn
-
+    failed with misleading messages elsewhere; [N, *, F] works where the maths broadcasts
+    (as DGL) and is refused by name by GATConv / GraphConv (a NumPy reshape error before)."""
     ei = np.array([[0, 1, 2], [1, 2, 0]])
     layers = [
         agnn.GINConv(agnn.Linear(4, 2)),
@@ -340,15 +339,43 @@ def test_graph_layers_want_two_dimensional_features():
         agnn.GCNConv(4, 2),
         agnn.SAGEConv(4, 2),
         agnn.GATConv(4, 2, heads=2),
+        agnn.GraphConv(4, 2),
     ]
+    x3 = np.random.default_rng(0).standard_normal((3, 2, 4)).astype(np.float32)
     for layer in layers:
-        for x in (np.ones(4, np.float32), np.ones((3, 2, 4), np.float32)):
-            with pytest.raises(ValueError, match=r"x must be \[num_nodes, in_feats\]"):
-                layer(x, ei)
+        with pytest.raises(ValueError, match=r"x must be \[num_nodes, in_feats\]"):
+            layer(np.ones(4, np.float32), ei)
+        name = type(layer).__name__
+        if name in ("GATConv", "GraphConv"):
+            with pytest.raises(ValueError, match=r"x must be \[num_nodes, in_feats\], got"):
+                layer(x3, ei)
+        else:  # each middle slice as its own 2-D input
+            got = layer(x3, ei)
+            for j in range(2):
+                np.testing.assert_allclose(got[:, j], layer(x3[:, j], ei), rtol=1e-5, atol=1e-6)
+
+
+def test_sizes_given_as_numpy_scalars_and_arrays_still_work():
+    assert agnn.Linear(np.array(4), 2).in_features == 4
+    assert agnn.BatchNorm(np.array(4), eps=np.array(1e-5)).num_features == 4
+    assert agnn.SAGEConv(np.array([4, 5]), 2).in_dst == 5
+    x, ei = np.ones((3, 4), np.float32), np.array([[0, 1], [1, 2]])
+    assert agnn.SAGEConv(4, 2)(x, ei, size=np.array([3, 3])).shape == (3, 2)
+
+
+def test_dense_layers_take_bfloat16_and_complex():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = np.ones((2, 4), ml_dtypes.bfloat16)  # refused as "not numbers" for a while
+    assert agnn.Linear(4, 3, dtype=ml_dtypes.bfloat16)(x).shape == (2, 3)
+    assert agnn.Linear(4, 3)(np.ones((2, 4), np.complex64)).shape == (2, 3)
 
 
 def test_self_loop_helpers_check_their_graph():
     from arraygnn.nn import add_remaining_self_loops, gcn_norm
+
+    src, dst = np.array([0, 1]), np.array([1, 1])
+    ei_pair, w_pair = add_remaining_self_loops((src, dst), np.ones(2, np.float32), 2)
+    assert ei_pair.tolist() == [[0, 0, 1], [1, 0, 1]] and w_pair.tolist() == [1, 1, 1]
 
     ei = np.array([[0, 1, 2, 2], [1, 2, 0, 2]])
     w = np.ones(4, np.float32)

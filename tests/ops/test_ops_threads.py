@@ -41,9 +41,16 @@ def test_concurrent_kernels_under_the_workqueue_layer():
     """Numba's workqueue layer (its fallback without TBB / OpenMP, e.g. macOS) aborted the
     process when two threads launched parallel kernels at once (a loader's prefetch thread
     and the main thread): the kernels now take turns under that layer."""
-    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue", PYTHONPATH=path)
     done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", _SCRIPT],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "workqueue"

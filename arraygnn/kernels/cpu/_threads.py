@@ -43,6 +43,12 @@ def serialised(kernel: Callable[..., Any]) -> Callable[..., Any]:
     layer = _threading_layer()
     if layer is not None and layer != "workqueue":
         return kernel
+    return _locked(kernel)
+
+
+@functools.cache
+def _locked(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """One locking wrapper per kernel (made once, not per call)."""
 
     @functools.wraps(kernel)
     def call(*args: Any, **kwargs: Any) -> Any:
