@@ -388,20 +388,20 @@ def _node_counts(
     g = len(data_list)
     if all(t.num_nodes is Data.num_nodes for t in types):
         first = stores[0]
+        n0 = first.get("num_nodes")
+        if isinstance(n0, (str, bytes, bool, np.bool_)):  # fromiter would take '2'
+            raise _key_error("num_nodes", 0, f"must be an int, got {n0!r}", TypeError)
+        fast = None
         try:
             if "num_nodes" in first:
-                n0 = first["num_nodes"]
-                if isinstance(n0, (str, bytes, bool, np.bool_)):  # fromiter would take '2'
-                    raise _key_error("num_nodes", 0, f"must be an int, got {n0!r}", TypeError)
-                counts = np.fromiter(map(itemgetter("num_nodes"), stores), np.int64, g)
-                return _checked_counts(counts)
-            x = first.get("x")
-            if x is not None and getattr(x, "ndim", 0) >= 1:
+                fast = np.fromiter(map(itemgetter("num_nodes"), stores), np.int64, g)
+            elif getattr(first.get("x"), "ndim", 0) >= 1:
                 xs = x_column if x_column is not None else map(itemgetter("x"), stores)
-                return np.fromiter(map(len, xs), np.int64, g)
-        except (KeyError, AttributeError, IndexError, TypeError, ValueError) as err:
-            if "Batch.from_data_list" in str(err):
-                raise
+                fast = np.fromiter(map(len, xs), np.int64, g)
+        except (KeyError, AttributeError, IndexError, TypeError, ValueError):
+            pass  # the per-graph path below names the graph
+        if fast is not None:
+            return _checked_counts(fast)
     counts = []
     for i, d in enumerate(data_list):
         try:

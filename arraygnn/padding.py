@@ -897,7 +897,7 @@ def pad_batch(
     >>> p.edge_index.tolist(), p.ptr.tolist(), p.graph_mask.tolist()
     ([[0, 3, 3, 4], [1, 3, 3, 4]], [0, 3, 5, 5], [True, False, False])
     """
-    from arraygnn.batch import Batch, _add_increments, _exclusive_cumsum
+    from arraygnn.batch import Batch, _add_increments, _ptr
 
     if not isinstance(batch, Batch):
         raise TypeError(f"pad_batch expects an arraygnn Batch, got {type(batch).__name__}")
@@ -966,15 +966,12 @@ def pad_batch(
     # way): real graphs keep them, the first padding graph gets every padding row
     rec_slices = getattr(batch, "_slice_dict", {})
     rec_incs = getattr(batch, "_inc_dict", {})
-    pad_rows = np.zeros(pad_g, np.int64)
 
     def padded_slices(key: str, pad: int, default: Any) -> Any:
         sl = rec_slices.get(key)
         if sl is None or key == "num_nodes":
             return default
-        pad_rows[:1] = pad
-        sl = np.asarray(to_numpy(sl), dtype=np.int64)
-        return np.concatenate([sl, sl[-1] + np.cumsum(pad_rows)])
+        return _pad_ptr(np.asarray(to_numpy(sl), dtype=np.int64), pad, pad_g)
 
     def padded_incs(key: str, pad: int) -> Any:
         inc = rec_incs.get(key)
@@ -996,8 +993,7 @@ def pad_batch(
             edge_counts = to_numpy(xp.bincount(edge_graph, minlength=g)).astype(np.int64)
         else:
             edge_counts = np.zeros(g, dtype=np.int64)
-        pad_rows[:1] = pad_e
-        edge_ptr = _exclusive_cumsum(np.concatenate([edge_counts, pad_rows, [0]]))
+        edge_ptr = _pad_ptr(_ptr(edge_counts), pad_e, pad_g)
 
     values = {k: batch[k] for k in keys}
     slices: dict[str, Any] = {}
@@ -1055,6 +1051,11 @@ def pad_batch(
         cat_dims={k: cat_dims[k] for k in values if k in cat_dims},
         kinds={k: kinds[k] for k in graph_keys if k in kinds},
     )
+
+
+def _pad_ptr(ptr: np.ndarray, pad: int, pad_g: int) -> np.ndarray:
+    """``ptr`` [G + 1] extended by ``pad_g`` padding graphs, the first holding ``pad`` rows."""
+    return np.concatenate([ptr, np.full(pad_g, ptr[-1] + pad, dtype=np.int64)])
 
 
 def _graph_counts(dataset: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -151,9 +151,9 @@ def data_to_graph(
 ) -> Graph:
     """A homogeneous Graph from a ``Data`` (``edge_index[0]`` -> ``edge_index[1]``)."""
 
-    if isinstance(data, dict) or not (
-        callable(getattr(data, "keys", None)) and hasattr(data, "__getitem__")
-    ):
+    from arraygnn.interop._handoff import is_data_like
+
+    if not is_data_like(data):
         raise TypeError(f"data_to_graph expects a Data (keys and items), got {type(data).__name__}")
     keys = list(data.keys())
     node_keys = (

@@ -64,9 +64,9 @@ def data_to_graph_tensor(
     Arrays are shared, not copied (except ``edge_index`` rows, which are views).
     """
 
-    if isinstance(data, dict) or not (
-        callable(getattr(data, "keys", None)) and hasattr(data, "__getitem__")
-    ):
+    from arraygnn.interop._handoff import is_data_like
+
+    if not is_data_like(data):
         raise TypeError(
             f"data_to_graph_tensor expects a Data (keys and items), got {type(data).__name__}"
         )

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import (
     GraphInput,
     check_edge_weight,
@@ -76,21 +76,13 @@ def _checked_graph(where: str, edge_index: Any, edge_weight: Any, num_nodes: Any
     """``num_nodes`` as an int, after checking it, ``edge_index`` [2, E] (ids in range)
     and ``edge_weight`` [E] (floats) or ``None``."""
     from arraygnn.ops._common import check_index, check_size
+    from arraygnn.ops.csr import _split_edge_index
 
     num_nodes = check_size(f"{where}: num_nodes", num_nodes)
-    if isinstance(edge_index, (tuple, list)) and len(edge_index) == 2:  # (src, dst)
-        for part in edge_index:
-            check_index(f"{where}: edge_index", part, num_nodes)
-        if edge_index[0].shape != edge_index[1].shape:
-            raise ValueError(f"{where}: edge_index's sources and targets differ in length")
-        check_edge_weight(where, edge_weight, int(edge_index[0].shape[0]))
-        return num_nodes
-    if not is_array(edge_index) or edge_index.ndim != 2 or edge_index.shape[0] != 2:
-        shape = getattr(edge_index, "shape", type(edge_index).__name__)
-        raise ValueError(f"{where}: edge_index must be a [2, E] array, got {shape}")
-    check_index(f"{where}: edge_index", edge_index[0], num_nodes)
-    check_index(f"{where}: edge_index", edge_index[1], num_nodes)
-    check_edge_weight(where, edge_weight, int(edge_index.shape[1]))
+    src, dst = _split_edge_index(edge_index, f"{where}: edge_index")
+    check_index(f"{where}: edge_index", src, num_nodes)
+    check_index(f"{where}: edge_index", dst, num_nodes)
+    check_edge_weight(where, edge_weight, int(src.shape[0]))
     return num_nodes
 
 
