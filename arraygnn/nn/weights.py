@@ -161,9 +161,9 @@ def _is_pyg(module: Any) -> bool:
 def from_pyg(module: Any) -> Module:
     """Build the arraygnn layer matching a PyG (or plain torch) module, weights included.
 
-    >>> import torch_geometric  # doctest: +SKIP
-    >>> conv = from_pyg(torch_geometric.nn.GCNConv(16, 8))  # doctest: +SKIP
-    >>> conv.state_dict()["lin.weight"].shape  # doctest: +SKIP
+    >>> import torch_geometric
+    >>> conv = from_pyg(torch_geometric.nn.GCNConv(16, 8))
+    >>> conv.state_dict()["lin.weight"].shape
     (8, 16)
     """
     _check_module("from_pyg", module, _require_torch("torch"))
