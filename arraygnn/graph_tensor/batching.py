@@ -234,7 +234,13 @@ def split_components(
     if num_components is None:
         groups = np.ones(total_c, dtype=np.int64)
     else:
-        groups = np.asarray(to_numpy(num_components), dtype=np.int64).reshape(-1)
+        groups = np.asarray(to_numpy(num_components))
+        if groups.ndim != 1 or (groups.size and groups.dtype.kind not in "iu"):
+            raise TypeError(
+                f"{op}: num_components must be a 1-D sequence of integers, got "
+                f"{groups.dtype} of shape {groups.shape}"
+            )
+        groups = groups.astype(np.int64)
         if groups.size and groups.min() < 0:
             raise ValueError(f"{op}: num_components must be >= 0")
         if int(groups.sum()) != total_c:

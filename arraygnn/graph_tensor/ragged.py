@@ -15,7 +15,7 @@ RULE: a Ragged is immutable; it never copies ``values`` or ``row_splits``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -74,14 +74,27 @@ class Ragged:
     def from_list(cls, rows: Sequence[Sequence[Any]], dtype: Any = None) -> Ragged:
         """NumPy Ragged from nested Python lists (TF's ``tf.ragged.constant`` for one ragged
         dimension); every row is converted with ``np.asarray(row, dtype)``."""
+        if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
+            raise TypeError(
+                f"Ragged.from_list: rows must be a sequence of rows, got {type(rows).__name__}"
+            )
         arrays = [np.asarray(r, dtype=dtype) for r in rows]
+        for i, a in enumerate(arrays):
+            if a.ndim == 0:
+                raise ValueError(
+                    f"Ragged.from_list: every row must be a sequence; row {i} is a scalar"
+                )
         lengths = np.asarray([len(a) for a in arrays], dtype=np.int64)
-        if arrays and any(a.ndim == 0 for a in arrays):
-            raise ValueError("Ragged.from_list: every row must be a sequence")
         if arrays:
             # empty rows add no values: they must not decide the dtype (``[]`` reads as
             # float64 and would upcast int / bool / str rows) nor the inner shape
             filled = [a for a in arrays if len(a)]
+            inner = {a.shape[1:] for a in filled}
+            if len(inner) > 1:
+                raise ValueError(
+                    "Ragged.from_list: rows have different inner shapes "
+                    f"{sorted(inner)}; only the first dimension may vary"
+                )
             values = np.concatenate(filled) if filled else arrays[0][:0]
         else:
             values = np.zeros(0, dtype=dtype or np.float64)

@@ -76,7 +76,12 @@ def to_pyg(
         raise TypeError(f"to_pyg expects an arraygnn Data or Batch, got {type(obj).__name__}")
     values = {key: obj[key] for key in obj.keys()}
     tensors, rep = to_torch(values, strict=strict, report=True)
-    base_cls = pyg_data_cls or tg.data.Data
+    base_cls = tg.data.Data if pyg_data_cls is None else pyg_data_cls
+    if not (isinstance(base_cls, type) and issubclass(base_cls, tg.data.Data)):
+        raise TypeError(
+            "to_pyg: pyg_data_cls must be torch_geometric.data.Data or a subclass of it, "
+            f"got {base_cls!r}"
+        )
     if isinstance(obj, Batch):
         out = _batch_to_pyg(tg, obj, tensors, base_cls)
         _check_split_dims(obj, out, base_cls)

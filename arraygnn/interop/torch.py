@@ -154,8 +154,8 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     CPU tensors become NumPy arrays sharing their memory (``tensor.detach().numpy()``),
     CUDA tensors become CuPy arrays on the same device via DLPack. Tensors with a lazy
     conjugate / negation bit are resolved (a copy, reported); tensors NumPy cannot hold
-    (``bfloat16``, float8, complex32, quantized; sparse layouts, other devices) are kept and
-    listed under ``kept``.
+    (``bfloat16``, float8, complex32, quantized; sparse layouts, nested tensors, other devices)
+    are kept and listed under ``kept``.
     Gradient tracking is dropped (``detach``). ``strict`` and ``report`` as in
     :func:`to_torch`.
 
@@ -170,6 +170,9 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     rep = HandoffReport("numpy")
 
     def leaf(t: Any, path: str) -> Any:
+        if t.is_nested:
+            rep.kept[path] = "nested tensor (only dense tensors are converted)"
+            return t
         if t.layout != torch.strided:
             rep.kept[path] = f"layout {t.layout} (only dense tensors are converted)"
             return t

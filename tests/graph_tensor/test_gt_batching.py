@@ -155,6 +155,17 @@ def test_random_merge_split_roundtrip(seed, n, idx32):
     assert_graphs_equal(merge_graphs_to_components(singles), merged)
 
 
+def test_split_components_names_counts_that_are_not_integers():
+    rng = np.random.default_rng(3)
+    merged = merge_graphs_to_components([random_graph(rng) for _ in range(3)])
+    c = merged.num_components
+    # 'ab' failed inside NumPy, [1.5, 1.5] was truncated, nested lists / bools were flattened
+    for bad in ("ab", [c / 2, c / 2], [[1, c - 1]], c, [True] * c):
+        with pytest.raises(TypeError, match="num_components must be a 1-D sequence of integers"):
+            split_components(merged, bad)
+    assert len(split_components(merged, np.array([c], np.uint8))) == 1
+
+
 def test_merge_of_all_empty_sets():
     rng = np.random.default_rng(1)
     graphs = [random_graph(rng, empty_prob=1.0) for _ in range(3)]

@@ -268,6 +268,19 @@ def test_ragged_from_list_with_empty_rows_keeps_the_rows_dtype():
     assert nested.values.shape == (1, 2) and nested.row_splits.tolist() == [0, 1, 1]
 
 
+def test_ragged_from_list_names_what_is_not_a_list_of_rows():
+    # these failed with Python's own "'int' object is not iterable" / "len() of unsized object"
+    with pytest.raises(TypeError, match="rows must be a sequence of rows, got int"):
+        Ragged.from_list(3)
+    with pytest.raises(TypeError, match="got str"):
+        Ragged.from_list("abc")
+    with pytest.raises(ValueError, match="row 1 is a scalar"):
+        Ragged.from_list([[1, 2], 3])
+    with pytest.raises(ValueError, match="different inner shapes"):
+        Ragged.from_list([[[1, 2]], [[1, 2, 3]]])
+    assert Ragged.from_list(iter([[1], [2, 3]])).row_splits.tolist() == [0, 1, 3]
+
+
 def test_context_without_features_or_sizes_is_usable_before_its_graph():
     c = Context.from_fields()
     assert dict(c.features) == {} and "a" not in c and c.rank == 0

@@ -154,6 +154,30 @@ def test_tensors_numpy_cannot_hold_are_kept_and_named():
     assert isinstance(out["x"], np.ndarray)
 
 
+def test_nested_tensors_are_kept_and_named():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nested tensors are a prototype API
+        nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+    # torch raised "Internal error: NestedTensorImpl doesn't support sizes" from inside
+    out, rep = from_torch({"tokens": nested, "x": torch.ones(2)}, report=True)
+    assert out["tokens"] is nested and "nested" in rep.kept["tokens"]
+    assert isinstance(out["x"], np.ndarray)
+
+
+def test_to_pyg_names_a_pyg_data_cls_that_is_not_a_pyg_data_class():
+    pytest.importorskip("torch_geometric.data")
+    from arraygnn.interop import to_pyg
+
+    b = Batch.from_data_list([Data(x=np.ones((2, 1)), edge_index=np.array([[0], [1]]))] * 2)
+    for bad in (int, torch.nn.Linear, "Data"):
+        with pytest.raises(TypeError, match="pyg_data_cls must be torch_geometric.data.Data"):
+            to_pyg(b, pyg_data_cls=bad)
+        with pytest.raises(TypeError, match="pyg_data_cls must be"):
+            to_pyg(b[0], pyg_data_cls=bad)
+
+
 def test_defaultdict_structures_convert():
     from collections import defaultdict
 
