@@ -945,12 +945,18 @@ def _add_increments(
 def add_scalar_increments(key: str, values: np.ndarray, inc: np.ndarray) -> None:
     """``values += inc`` for a key holding one Python number per graph (``center_index``),
     with ``_add_increments``' overflow error. Such numbers are not range-checked (they may
-    be sentinels), so the check uses their exact top, which also guards 64-bit dtypes.
-    Shared by collation and ``PackedDataset``."""
-    top = None
-    if values.dtype.kind in "iu" and np.isfinite(inc).all():  # else _add_increments refuses
-        top = int(values.max()) + int(np.ceil(inc.max()))
-    _add_increments(key, values, inc, np.ones(values.shape[0], np.int64), None, np, top)
+    be sentinels) and a custom ``__inc__`` may be negative, so the check starts from bounds
+    of the sums: inside the dtype it costs nothing, otherwise each sum is checked exactly
+    (64-bit dtypes too). Shared by collation and ``PackedDataset``."""
+    known = None
+    if values.dtype.kind in "iu" and values.size and np.isfinite(inc).all():
+        # (non-finite increments: _add_increments refuses them)
+        info = np.iinfo(values.dtype)
+        lo = int(values.min()) + int(np.floor(inc.min()))
+        hi = int(values.max()) + int(np.ceil(inc.max()))
+        # a bound past the top makes _check_increments_fit look at every sum exactly
+        known = hi if info.min <= lo else info.max + 1
+    _add_increments(key, values, inc, np.ones(values.shape[0], np.int64), None, np, known)
 
 
 def _check_increments_fit(

@@ -218,6 +218,21 @@ def test_increased_scalar_keys_that_overflow_their_dtype_are_refused():
     assert Batch.from_data_list(graphs).center_index.tolist() == [-5, -3, -1]
 
 
+def test_negative_custom_increments_that_wrap_at_the_bottom_are_refused():
+    class Anchored(Data):
+        def __inc__(self, key, value, *args, **kwargs):
+            return -10 if key == "anchor" else super().__inc__(key, value, *args, **kwargs)
+
+    # the bottom of int64 used to wrap to +9.2e18 (only the top was guarded)
+    graphs = [Anchored(x=np.ones((2, 1)), anchor=-(2**63) + 15) for _ in range(3)]
+    with pytest.raises(OverflowError, match="'anchor' in graph 2.*reach -9223372036854775813"):
+        Batch.from_data_list(graphs)
+    with pytest.raises(OverflowError, match="'anchor' in graph 2"):
+        PackedDataset.from_data_list(graphs).collate(np.arange(3))
+    graphs = [Anchored(x=np.ones((2, 1)), anchor=2**63 - 1) for _ in range(3)]
+    assert Batch.from_data_list(graphs).anchor.tolist() == [2**63 - 1, 2**63 - 11, 2**63 - 21]
+
+
 def test_devices_and_settings_are_checked():
     import arraygnn
     from arraygnn._namespace import to_device
