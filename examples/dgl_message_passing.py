@@ -1,4 +1,5 @@
-"""DGL-style message passing on NumPy arrays: built-ins, UDFs, heterographs, sampled blocks.
+"""DGL-style message passing on NumPy arrays: built-ins, UDFs, heterographs, sampled blocks,
+graph transforms and edge lookups.
 
 Runs the calls of DGL's user guide (chapter 2, message passing; 3.2, SAGEConv forward) with
 ``arraygnn`` in place of ``dgl`` and checks each result against plain NumPy.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import arraygnn.function as fn
-from arraygnn.graph import NID, graph, heterograph
+from arraygnn.graph import NID, add_self_loop, graph, heterograph, remove_self_loop, to_bidirected
 from arraygnn.sampling import sample_blocks
 
 rng = np.random.default_rng(0)
@@ -80,3 +81,18 @@ for block in blocks:
     assert (block.srcdata[NID][: block.number_of_dst_nodes()] == block.dstdata[NID]).all()
 print("sampled blocks (fan-outs 10, 5)", [(b.num_src_nodes(), b.num_dst_nodes()) for b in blocks])
 assert h.shape == (4, 8)
+
+# 6. the usual GCN preparation: undirected, exactly one self-loop per node, then D^-1/2 A D^-1/2
+sym = add_self_loop(remove_self_loop(to_bidirected(g)))
+u, v = sym.edges()
+assert (sym.in_degrees() == sym.out_degrees()).all()  # symmetric
+assert sym.has_edges_between(np.arange(num_nodes), np.arange(num_nodes)).all()
+norm = sym.in_degrees().astype(np.float64) ** -0.5
+sym.ndata["h"] = g.ndata["feat"] * norm[:, None]
+sym.update_all(fn.copy_u("h", "m"), fn.sum("m", "h"))
+gcn = sym.ndata["h"] * norm[:, None]
+dense = np.zeros((num_nodes, num_nodes))
+dense[v, u] = 1.0
+assert np.allclose(gcn, (norm[:, None] * dense * norm[None, :]) @ g.ndata["feat"])
+e = sym.edge_ids(int(u[0]), int(v[0]))
+print("GCN-normalised propagation     edges", sym.num_edges(), "first edge id", e)

@@ -10,8 +10,10 @@
 array([0. , 0. , 1.5])
 
 Modules: ``frame`` (feature storage), ``core`` (Graph, constructors), ``message_passing``
-(apply_edges / update_all / multi_update_all, UDF batches), ``subgraph`` (subgraph,
-edge_subgraph, to_block), ``convert`` (Data / GraphTensor converters).
+(apply_edges / update_all / multi_update_all, UDF batches), ``query`` (in_edges,
+out_edges, edge_ids, ... as Graph methods), ``subgraph`` (subgraph, edge_subgraph,
+to_block), ``transform`` (add_self_loop, remove_self_loop, reverse, add_reverse_edges,
+to_simple, to_bidirected), ``convert`` (Data / GraphTensor converters).
 """
 
 from arraygnn.graph.convert import (
@@ -23,6 +25,14 @@ from arraygnn.graph.convert import (
 from arraygnn.graph.core import EID, NID, Graph, graph, heterograph
 from arraygnn.graph.message_passing import EdgeBatch, NodeBatch
 from arraygnn.graph.subgraph import edge_subgraph, node_subgraph, to_block
+from arraygnn.graph.transform import (
+    add_reverse_edges,
+    add_self_loop,
+    remove_self_loop,
+    reverse,
+    to_bidirected,
+    to_simple,
+)
 
 __all__ = [
     "Graph",
@@ -35,6 +45,12 @@ __all__ = [
     "node_subgraph",
     "edge_subgraph",
     "to_block",
+    "add_self_loop",
+    "remove_self_loop",
+    "reverse",
+    "add_reverse_edges",
+    "to_simple",
+    "to_bidirected",
     "graph_to_data",
     "data_to_graph",
     "graph_to_graph_tensor",

@@ -82,13 +82,13 @@ def _as_ids(x: Any, what: str) -> Any:
     return x.astype(np.int64)
 
 
-def _check_range(ids: Any, n: int, what: str) -> None:
+def _check_range(ids: Any, n: int, what: str, items: str = "nodes") -> None:
     if ids.size == 0:
         return
     lo, hi = int(ids.min()), int(ids.max())
     if lo < 0 or hi >= n:
         bad = lo if lo < 0 else hi
-        raise ValueError(f"{what} contains id {bad}, outside [0, {n}) ({n} nodes)")
+        raise ValueError(f"{what} contains id {bad}, outside [0, {n}) ({n} {items})")
 
 
 class _Relation:
@@ -418,6 +418,51 @@ class Graph:
             return deg
         out = deg[self._check_node_ids(u, self._rel(etype).canonical[0], "src")]
         return int(out[0]) if isinstance(u, (int, np.integer)) else out
+
+    # ------------------------------------------------------------------ lookups
+    def in_edges(self, v: Any, form: str = "uv", etype: Any = None) -> Any:
+        """Edges into the nodes ``v``: ``(u, v)``, ids (``'eid'``) or ``(u, v, eid)``
+        (``'all'``); see :mod:`arraygnn.graph.query`."""
+        from arraygnn.graph.query import in_edges
+
+        return in_edges(self, v, form, etype)
+
+    def out_edges(self, u: Any, form: str = "uv", etype: Any = None) -> Any:
+        """Edges out of the nodes ``u``, in the forms of :meth:`in_edges`."""
+        from arraygnn.graph.query import out_edges
+
+        return out_edges(self, u, form, etype)
+
+    def predecessors(self, v: int, etype: Any = None) -> Any:
+        """Sources of the edges into node ``v`` (repeated for parallel edges)."""
+        from arraygnn.graph.query import predecessors
+
+        return predecessors(self, v, etype)
+
+    def successors(self, v: int, etype: Any = None) -> Any:
+        """Destinations of the edges out of node ``v`` (repeated for parallel edges)."""
+        from arraygnn.graph.query import successors
+
+        return successors(self, v, etype)
+
+    def find_edges(self, eid: Any, etype: Any = None) -> tuple[Any, Any]:
+        """``(u, v)`` of the edges ``eid``."""
+        from arraygnn.graph.query import find_edges
+
+        return find_edges(self, eid, etype)
+
+    def has_edges_between(self, u: Any, v: Any, etype: Any = None) -> Any:
+        """Whether each ``(u[i], v[i])`` is an edge (a bool for two ints)."""
+        from arraygnn.graph.query import has_edges_between
+
+        return has_edges_between(self, u, v, etype)
+
+    def edge_ids(self, u: Any, v: Any, return_uv: bool = False, etype: Any = None) -> Any:
+        """Edge id of each ``(u[i], v[i])`` (smallest of parallel edges; ``ValueError`` for
+        a pair that is not an edge); ``return_uv=True``: every edge as ``(u, v, eid)``."""
+        from arraygnn.graph.query import edge_ids
+
+        return edge_ids(self, u, v, return_uv, etype)
 
     def _check_node_ids(self, ids: Any, ntype: str, side: str) -> Any:
         if isinstance(ids, (bool, np.bool_)):

@@ -45,7 +45,7 @@ def _per_type(g: Graph, ids: Any, what: str, types: list[Any]) -> dict[Any, Any]
     return {types[0]: ids}
 
 
-def _ids_for(g: Graph, ids: Any, n: int, what: str) -> Any:
+def _ids_for(g: Graph, ids: Any, n: int, what: str, items: str = "nodes") -> Any:
     xp = g._xp()
     if isinstance(ids, (list, tuple, range)):
         try:
@@ -60,7 +60,7 @@ def _ids_for(g: Graph, ids: Any, n: int, what: str) -> Any:
             raise ValueError(f"{what}: a boolean mask must have shape ({n},), got {ids.shape}")
         ids = xp.nonzero(ids)[0]
     ids = _as_ids(ids, what)
-    _check_range(ids, n, what)
+    _check_range(ids, n, what, items)
     if ids.size and xp.unique(ids).shape[0] != ids.shape[0]:
         raise ValueError(f"{what}: ids must be unique")
     return ids.astype(g.idtype, copy=False)
@@ -133,7 +133,7 @@ def edge_subgraph(
     for key, ids in given.items():
         rel = g._rel(key)
         chosen[rel.canonical] = _ids_for(
-            g, ids, rel.num_edges, f"edge_subgraph: edge ids of type {rel.canonical!r}"
+            g, ids, rel.num_edges, f"edge_subgraph: edge ids of type {rel.canonical!r}", "edges"
         )
     for c in g._rels:
         chosen.setdefault(c, xp.zeros(0, dtype=g.idtype))

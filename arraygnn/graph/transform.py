@@ -1,0 +1,312 @@
+"""DGL's graph transforms on the DGL face: :func:`add_self_loop`, :func:`remove_self_loop`,
+:func:`reverse`, :func:`add_reverse_edges`, :func:`to_simple`, :func:`to_bidirected`.
+
+Each returns a new graph; the input is never changed.
+
+>>> import numpy as np
+>>> from arraygnn.graph import graph, add_self_loop, remove_self_loop, to_bidirected
+>>> g = graph((np.array([0, 1, 1]), np.array([1, 1, 2])))
+>>> g.edata["w"] = np.array([0.5, 2.0, 3.0])
+>>> h = add_self_loop(remove_self_loop(g))
+>>> h.edges(), h.edata["w"]
+((array([0, 1, 0, 1, 2]), array([1, 2, 0, 1, 2])), array([0.5, 3. , 1. , 1. , 1. ]))
+>>> to_bidirected(g).edges()
+(array([0, 1, 1, 1, 2]), array([1, 1, 2, 0, 1]))
+
+RULE: edge order is kept: new edges go after the old ones (``add_self_loop``: one loop per
+      node in node order; ``add_reverse_edges``: the reversed edges in edge-id order);
+      ``remove_self_loop`` keeps the other edges in edge-id order; ``to_simple`` keeps each
+      distinct ``(u, v)`` pair at its first edge (DGL's documented ``to_simple`` order).
+RULE: node features are shared with the input (same arrays, as DGL's ``copy_ndata``); edge
+      features of kept edges are gathered into new arrays; ``edata[EID]`` is not added
+      (DGL's ``store_ids=False``).
+RULE: blocks are refused, and so are transforms needing one node type at both ends of an
+      edge type that joins two (``add_self_loop``, ``remove_self_loop``, ``to_bidirected``),
+      naming the edge type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from arraygnn.graph.core import Canonical, Graph, check_graph
+
+__all__ = [
+    "add_self_loop",
+    "remove_self_loop",
+    "reverse",
+    "add_reverse_edges",
+    "to_simple",
+    "to_bidirected",
+]
+
+_LOOP_REDUCES = ("sum", "mean", "max", "min")
+_SIMPLE_AGGREGATORS = ("arbitrary", "sum", "mean")
+
+
+def _ops() -> Any:
+    from arraygnn import ops
+
+    return ops
+
+
+def _check_input(where: str, g: Any) -> None:
+    check_graph(where, g)
+    if g.is_block:
+        raise ValueError(f"{where}: blocks are not supported; transform the graph first")
+
+
+def _check_flag(where: str, name: str, value: Any) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{where}: {name} must be True or False, got {value!r}")
+
+
+def _one_node_type(where: str, c: Canonical) -> None:
+    if c[0] != c[2]:
+        raise ValueError(
+            f"{where}: edge type {c!r} joins node type {c[0]!r} to {c[2]!r}; "
+            "it needs the same node type at both ends"
+        )
+
+
+def _build(
+    g: Graph,
+    relations: dict[Canonical, tuple[Any, Any]],
+    edge_data: dict[Canonical, dict[str, Any]],
+    copy_ndata: bool,
+) -> Graph:
+    """A graph with ``g``'s node types and counts, ``relations`` and the given features."""
+    new = Graph(relations, g._num_src, validate=False)
+    if copy_ndata:
+        for t, f in g._src_frames.items():
+            new._src_frames[t]._data.update(f._data)
+    for c, data in edge_data.items():
+        new._rels[c].frame._data.update(data)
+    return new
+
+
+def _gathered(frame: Any, rows: Any) -> dict[str, Any]:
+    ops = _ops()
+    return {k: ops.gather(v, rows) for k, v in frame._data.items()}
+
+
+def add_self_loop(
+    g: Graph,
+    edge_feat_names: Iterable[str] | None = None,
+    fill_data: float | str = 1.0,
+    etype: Any = None,
+) -> Graph:
+    """``g`` with one more edge ``(i, i)`` for every node ``i`` of ``etype``'s node type
+    (added whether or not a loop exists; :func:`remove_self_loop` first for exactly one).
+
+    The new edges' features named in ``edge_feat_names`` (default: all) are ``fill_data``
+    (a number, cast to each feature's dtype) or the ``'sum'`` / ``'mean'`` / ``'max'`` /
+    ``'min'`` of the node's incoming edges' features (0 for a node with none); other
+    features get zeros, as DGL.
+    """
+    where = "add_self_loop"
+    _check_input(where, g)
+    rel = g._rel(etype)
+    c = rel.canonical
+    _one_node_type(where, c)
+    names = list(rel.frame._data) if edge_feat_names is None else list(edge_feat_names)
+    for name in names:
+        if name not in rel.frame._data:
+            raise KeyError(
+                f"{where}: edge feature {name!r} not found in edge type {c!r}; "
+                f"available: {sorted(rel.frame._data)}"
+            )
+    if isinstance(fill_data, str):
+        if fill_data not in _LOOP_REDUCES:
+            raise ValueError(
+                f"{where}: fill_data must be a number or one of {_LOOP_REDUCES}, got {fill_data!r}"
+            )
+    elif isinstance(fill_data, (bool, np.bool_)) or not isinstance(
+        fill_data, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"{where}: fill_data must be a number or a reduction name")
+    xp = g._xp()
+    n = g._num_src[c[0]]
+    loops = xp.arange(n, dtype=g.idtype)
+    data = {}
+    for k, v in rel.frame._data.items():
+        if k not in names:
+            loop_values = xp.zeros((n, *v.shape[1:]), dtype=v.dtype)
+        elif isinstance(fill_data, str):
+            loop_values = _ops().scatter(v, rel.dst, n, fill_data)
+        else:
+            loop_values = xp.full((n, *v.shape[1:]), fill_data, dtype=v.dtype)
+        data[k] = xp.concatenate([v, loop_values])
+    relations = {k: (r.src, r.dst) for k, r in g._rels.items()}
+    relations[c] = (xp.concatenate([rel.src, loops]), xp.concatenate([rel.dst, loops]))
+    edge_data = {k: dict(r.frame._data) for k, r in g._rels.items()}
+    edge_data[c] = data
+    return _build(g, relations, edge_data, copy_ndata=True)
+
+
+def remove_self_loop(g: Graph, etype: Any = None) -> Graph:
+    """``g`` without the edges ``(i, i)`` of ``etype`` (every one of them, parallel loops
+    too); the other edges keep their order and features."""
+    where = "remove_self_loop"
+    _check_input(where, g)
+    rel = g._rel(etype)
+    c = rel.canonical
+    _one_node_type(where, c)
+    xp = g._xp()
+    keep = xp.nonzero(rel.src != rel.dst)[0].astype(g.idtype)
+    relations = {k: (r.src, r.dst) for k, r in g._rels.items()}
+    relations[c] = (rel.src[keep], rel.dst[keep])
+    edge_data = {k: dict(r.frame._data) for k, r in g._rels.items()}
+    edge_data[c] = _gathered(rel.frame, keep)
+    return _build(g, relations, edge_data, copy_ndata=True)
+
+
+def reverse(g: Graph, copy_ndata: bool = True, copy_edata: bool = False) -> Graph:
+    """``g`` with every edge turned around: edge type ``(s, e, d)`` becomes ``(d, e, s)``
+    with the same edge ids. ``copy_ndata`` / ``copy_edata`` share the features (DGL's
+    defaults: node features yes, edge features no)."""
+    where = "reverse"
+    _check_input(where, g)
+    _check_flag(where, "copy_ndata", copy_ndata)
+    _check_flag(where, "copy_edata", copy_edata)
+    relations = {(d, e, s): (r.dst, r.src) for (s, e, d), r in g._rels.items()}
+    edge_data = {}
+    if copy_edata:
+        edge_data = {(d, e, s): dict(r.frame._data) for (s, e, d), r in g._rels.items()}
+    return _build(g, relations, edge_data, copy_ndata)
+
+
+def add_reverse_edges(
+    g: Graph,
+    copy_ndata: bool = True,
+    copy_edata: bool = False,
+    ignore_bipartite: bool = False,
+    exclude_self: bool = True,
+) -> Graph:
+    """``g`` plus the edge ``(v, u)`` for every edge ``(u, v)`` of each edge type with one
+    node type at both ends, after the original edges in edge-id order.
+
+    ``exclude_self`` adds no reverse of a self-loop. ``copy_edata`` gives each reverse edge
+    its original's features (else the result has no edge features, as DGL). An edge type
+    joining two node types raises unless ``ignore_bipartite`` (then it is kept as it is).
+    """
+    where = "add_reverse_edges"
+    _check_input(where, g)
+    for name, flag in (
+        ("copy_ndata", copy_ndata),
+        ("copy_edata", copy_edata),
+        ("ignore_bipartite", ignore_bipartite),
+        ("exclude_self", exclude_self),
+    ):
+        _check_flag(where, name, flag)
+    xp = g._xp()
+    relations, edge_data = {}, {}
+    for c, rel in g._rels.items():
+        if c[0] != c[2]:
+            if not ignore_bipartite:
+                _one_node_type(where + " (pass ignore_bipartite=True to keep it)", c)
+            relations[c] = (rel.src, rel.dst)
+            if copy_edata:
+                edge_data[c] = dict(rel.frame._data)
+            continue
+        back = xp.arange(rel.num_edges, dtype=g.idtype)
+        if exclude_self:
+            back = back[rel.src != rel.dst]
+        relations[c] = (
+            xp.concatenate([rel.src, rel.dst[back]]),
+            xp.concatenate([rel.dst, rel.src[back]]),
+        )
+        if copy_edata:
+            edge_data[c] = {
+                k: xp.concatenate([v, _ops().gather(v, back)]) for k, v in rel.frame._data.items()
+            }
+    return _build(g, relations, edge_data, copy_ndata)
+
+
+def _first_occurrences(g: Graph, c: Canonical, src: Any, dst: Any) -> tuple[Any, Any, Any]:
+    """For the distinct ``(src, dst)`` pairs in order of first appearance: the edge id of
+    each pair's first edge, each edge's pair index (DGL's write-back mapping) and each
+    pair's edge count."""
+    from arraygnn.graph.query import _pair_key
+
+    xp = g._xp()
+    keys = _pair_key(g, g._rels[c], src, dst)
+    _, first, inverse, counts = xp.unique(
+        keys, return_index=True, return_inverse=True, return_counts=True
+    )
+    order = xp.argsort(first)  # the pairs by first appearance (first ids are distinct)
+    rank = xp.empty_like(order)
+    rank[order] = xp.arange(order.shape[0], dtype=order.dtype)
+    return (
+        first[order].astype(g.idtype),
+        rank[inverse.reshape(-1)].astype(g.idtype),
+        counts[order].astype(g.idtype),
+    )
+
+
+def to_simple(
+    g: Graph,
+    return_counts: str | None = "count",
+    writeback_mapping: bool = False,
+    copy_ndata: bool = True,
+    copy_edata: bool = False,
+    aggregator: str = "arbitrary",
+) -> Any:
+    """``g`` with parallel edges (same edge type and endpoints) merged into one, each pair
+    placed at its first edge.
+
+    ``return_counts`` names the edge feature receiving each pair's edge count (``None``:
+    none). ``writeback_mapping=True`` also returns, for each old edge, its new edge id (a
+    dict by canonical edge type when ``g`` has several). ``copy_edata`` merges the edge
+    features of parallel edges with ``aggregator``: ``'arbitrary'`` (the first edge's,
+    here), ``'sum'`` or ``'mean'``.
+    """
+    where = "to_simple"
+    _check_input(where, g)
+    for name, flag in (
+        ("writeback_mapping", writeback_mapping),
+        ("copy_ndata", copy_ndata),
+        ("copy_edata", copy_edata),
+    ):
+        _check_flag(where, name, flag)
+    if return_counts is not None and not isinstance(return_counts, str):
+        raise TypeError(f"{where}: return_counts must be a feature name or None")
+    if aggregator not in _SIMPLE_AGGREGATORS:
+        raise ValueError(
+            f"{where}: aggregator must be one of {_SIMPLE_AGGREGATORS}, got {aggregator!r}"
+        )
+    relations, edge_data, mapping = {}, {}, {}
+    for c, rel in g._rels.items():
+        first, wb, counts = _first_occurrences(g, c, rel.src, rel.dst)
+        relations[c] = (rel.src[first], rel.dst[first])
+        mapping[c] = wb
+        data = {}
+        if copy_edata:
+            for k, v in rel.frame._data.items():
+                if aggregator == "arbitrary":
+                    data[k] = _ops().gather(v, first)
+                else:
+                    data[k] = _ops().scatter(v, wb, int(first.shape[0]), aggregator)
+        if return_counts is not None:
+            data[return_counts] = counts
+        edge_data[c] = data
+    new = _build(g, relations, edge_data, copy_ndata)
+    if not writeback_mapping:
+        return new
+    return new, (next(iter(mapping.values())) if len(mapping) == 1 else mapping)
+
+
+def to_bidirected(g: Graph, copy_ndata: bool = False) -> Graph:
+    """The simple graph with an edge ``(v, u)`` wherever ``g`` has ``(u, v)`` or ``(v, u)``:
+    :func:`add_reverse_edges` (self-loops once) then :func:`to_simple` without counts. Edge
+    features are dropped (as DGL); every edge type needs one node type at both ends."""
+    where = "to_bidirected"
+    _check_input(where, g)
+    _check_flag(where, "copy_ndata", copy_ndata)
+    for c in g._rels:
+        _one_node_type(where, c)
+    both = add_reverse_edges(g, copy_ndata=copy_ndata, copy_edata=False)
+    return to_simple(both, return_counts=None, copy_ndata=copy_ndata)
