@@ -622,6 +622,46 @@ class Graph:
 
         multi_update_all(self, etype_dict, cross_reducer, apply_node_func)
 
+    def send_and_recv(
+        self,
+        edges: Any,
+        message_func: Any,
+        reduce_func: Any,
+        apply_node_func: Any = None,
+        etype: Any = None,
+    ) -> None:
+        """Messages along ``edges`` only (ids, a mask or a ``(u, v)`` pair), reduced on their
+        destinations; other nodes keep their features."""
+        from arraygnn.graph.message_passing import send_and_recv
+
+        send_and_recv(self, edges, message_func, reduce_func, apply_node_func, etype)
+
+    def pull(
+        self,
+        v: Any,
+        message_func: Any,
+        reduce_func: Any,
+        apply_node_func: Any = None,
+        etype: Any = None,
+    ) -> None:
+        """Nodes ``v`` receive along all their in-edges; other nodes keep their features."""
+        from arraygnn.graph.message_passing import pull
+
+        pull(self, v, message_func, reduce_func, apply_node_func, etype)
+
+    def push(
+        self,
+        u: Any,
+        message_func: Any,
+        reduce_func: Any,
+        apply_node_func: Any = None,
+        etype: Any = None,
+    ) -> None:
+        """Nodes ``u`` send along all their out-edges; their destinations reduce."""
+        from arraygnn.graph.message_passing import push
+
+        push(self, u, message_func, reduce_func, apply_node_func, etype)
+
     # ------------------------------------------------------------------ subgraphs
     def subgraph(self, nodes: Any, *, store_ids: bool = True) -> Graph:
         """Node-induced subgraph (see :func:`arraygnn.graph.subgraph.node_subgraph`)."""

@@ -1,4 +1,5 @@
-"""Message passing of the DGL face: ``apply_edges``, ``update_all``, ``multi_update_all``.
+"""Message passing of the DGL face: ``apply_edges``, ``update_all``, ``multi_update_all``,
+and on some edges only: ``send_and_recv``, ``pull``, ``push``.
 
 Lowering of built-ins (every step is one :mod:`arraygnn.ops` call):
 
@@ -17,6 +18,9 @@ User-defined functions: a message UDF gets an :class:`EdgeBatch`; a reduce UDF g
 in-degree bucket (DGL's degree bucketing), in-edges in edge-id order.
 
 RULE: a destination node without in-edges gets 0 for every reduce (built-in or UDF).
+RULE: ``send_and_recv`` / ``pull`` / ``push`` change only the receiving nodes' rows (in new
+      arrays; a new field is 0 elsewhere), as DGL: the receivers are the destinations of
+      the given edges (``pull``: the given nodes, 0 for one without in-edges).
 RULE: every field is looked up and every shape checked before any kernel runs.
 """
 
@@ -39,6 +43,9 @@ __all__ = [
     "apply_nodes",
     "update_all",
     "multi_update_all",
+    "send_and_recv",
+    "pull",
+    "push",
     "CROSS_REDUCERS",
     "FUSED_REDUCES",
 ]
@@ -542,6 +549,136 @@ def update_all(
     for k, v in out.items():
         frame[k] = v
     _apply_node_udf(g, rel.canonical[2], apply_node_func)
+
+
+def _edge_ids_arg(g: Any, rel: Any, edges: Any, where: str) -> Any:
+    """``edges`` as edge ids of ``rel``: an id, ids, a boolean mask, or a ``(u, v)`` pair of
+    endpoint arrays (DGL's forms)."""
+    from arraygnn.graph.query import _is_int, edge_ids
+    from arraygnn.graph.subgraph import _ids_for
+
+    what = f"{where}: edge ids of {rel.canonical!r}"
+    if isinstance(edges, tuple):
+        if len(edges) != 2:
+            raise TypeError(f"{where}: edges as a tuple must be a (u, v) pair of node ids")
+        u, v = (e if not _is_int(e) else [int(e)] for e in edges)
+        return edge_ids(g, u, v, etype=rel.canonical)
+    if _is_int(edges):
+        edges = [int(edges)]
+    return _ids_for(g, edges, rel.num_edges, what, "edges")
+
+
+def _receive(
+    g: Any,
+    rel: Any,
+    eids: Any,
+    receivers: Any,
+    message: Any,
+    reduce: Any,
+    apply_node_func: Callable | None,
+) -> None:
+    """Run ``message`` / ``reduce`` over the edges ``eids`` only and write the results into
+    the rows ``receivers`` of the destination frame (new arrays)."""
+    from arraygnn.graph.core import Graph
+
+    if apply_node_func is not None:
+        _check_callable("apply_node_func", apply_node_func)
+    c = rel.canonical
+    xp = np if isinstance(rel.src, np.ndarray) else _cupy()
+    if receivers is None:
+        receivers = xp.unique(rel.dst[eids])
+    sub = Graph(
+        {c: (rel.src[eids], rel.dst[eids])},
+        g._num_src,
+        None if g._dst_frames is g._src_frames else g._num_dst,
+        is_block=g.is_block,
+        validate=False,
+    )
+    sub._src_frames, sub._dst_frames = g._src_frames, g._dst_frames  # read, never written
+    sub_rel = sub._rels[c]
+    sub_rel.frame._data.update({k: _ops().gather(v, eids) for k, v in rel.frame._data.items()})
+    out = _compute_update(sub, sub_rel, message, reduce)
+    frame = g._dst_frames[c[2]]
+    n = int(receivers.shape[0])
+    columns = {
+        k: _write_rows(frame, k, receivers, _ops().gather(v, receivers)) for k, v in out.items()
+    }
+    if apply_node_func is not None:
+        saved = dict(frame._data)
+        try:  # the UDF sees the received values; the frame is restored whatever happens
+            frame._data.update(columns)
+            res = apply_node_func(NodeBatch(frame, receivers, None, n))
+            res = _check_udf_output(res, n, "apply_node_func", frame.where)
+            for k, v in res.items():
+                columns[k] = _write_rows(frame, k, receivers, v)
+        finally:
+            frame._data.clear()
+            frame._data.update(saved)
+    for k, v in columns.items():
+        frame[k] = v
+
+
+def send_and_recv(
+    g: Any,
+    edges: Any,
+    message: Any,
+    reduce: Any,
+    apply_node_func: Callable | None = None,
+    etype: Any = None,
+) -> None:
+    """Messages along ``edges`` only (ids, a mask or a ``(u, v)`` pair), reduced on their
+    destinations; other nodes keep their features."""
+    rel = g._rel(etype)
+    eids = _edge_ids_arg(g, rel, edges, "send_and_recv")
+    _check_message(message)
+    _check_reduce(reduce)
+    if eids.shape[0]:  # no edges: nothing is computed (DGL)
+        _receive(g, rel, eids, None, message, reduce, apply_node_func)
+
+
+def pull(
+    g: Any,
+    v: Any,
+    message: Any,
+    reduce: Any,
+    apply_node_func: Callable | None = None,
+    etype: Any = None,
+) -> None:
+    """Nodes ``v`` (each once) receive along all their in-edges (0 for a node without any);
+    other nodes keep their features."""
+    from arraygnn.graph.query import in_edges
+
+    rel = g._rel(etype)
+    nodes = g._check_node_ids(v, rel.canonical[2], "dst")
+    xp = np if isinstance(rel.src, np.ndarray) else _cupy()
+    nodes = xp.unique(nodes).astype(g.idtype, copy=False)
+    _check_message(message)
+    _check_reduce(reduce)
+    if nodes.shape[0] == 0:
+        return
+    _receive(g, rel, in_edges(g, nodes, "eid", etype), nodes, message, reduce, apply_node_func)
+
+
+def push(
+    g: Any,
+    u: Any,
+    message: Any,
+    reduce: Any,
+    apply_node_func: Callable | None = None,
+    etype: Any = None,
+) -> None:
+    """Nodes ``u`` (each once) send along all their out-edges; the destinations reduce (as
+    :func:`send_and_recv` over those edges)."""
+    from arraygnn.graph.query import out_edges
+
+    rel = g._rel(etype)
+    nodes = g._check_node_ids(u, rel.canonical[0], "src")
+    xp = np if isinstance(rel.src, np.ndarray) else _cupy()
+    eids = out_edges(g, xp.unique(nodes), "eid", etype)  # a repeated node sends once
+    _check_message(message)
+    _check_reduce(reduce)
+    if eids.shape[0]:
+        _receive(g, rel, eids, None, message, reduce, apply_node_func)
 
 
 def multi_update_all(

@@ -315,3 +315,153 @@ def test_cupy_graph_lookups_and_transforms_stay_on_device():
     assert isinstance(h.edges()[0], cp.ndarray) and wb.get().tolist() == [0, 1, 1, 2, 3, 4]
     assert h.edata["w"].get().tolist() == [1.0, 2.0, 1.0, 1.0, 1.0]
     assert isinstance(to_bidirected(g).edges()[1], cp.ndarray)
+    import arraygnn.function as fn
+
+    g.ndata["x"] = cp.arange(3.0)
+    g.send_and_recv(cp.array([0, 3]), fn.copy_u("x", "m"), fn.sum("m", "h"))
+    assert isinstance(g.ndata["h"], cp.ndarray) and g.ndata["h"].get().tolist() == [0, 0, 2]
+    g.pull(cp.array([1]), fn.copy_u("x", "m"), fn.sum("m", "h"))
+    assert g.ndata["h"].get().tolist() == [0, 0, 2]
+
+
+# ---------------------------------------------------------------------- send_and_recv / pull / push
+def _reference_receive(pairs, x, w, eids, receivers, old):
+    out = old.copy()
+    for r in receivers:
+        out[r] = sum(
+            (x[pairs[e][0]] * w[e] for e in eids if pairs[e][1] == r), np.zeros(x.shape[1])
+        )
+    return out
+
+
+@pytest.mark.parametrize("label, g", HOMO, ids=[label for label, _ in HOMO])
+def test_send_and_recv_pull_push_match_a_python_reference(label, g):
+    import arraygnn.function as fn
+
+    rng = np.random.default_rng(len(label) + 7)
+    n, pairs = g.num_nodes(), _edges(g)
+    x = rng.random((n, 3))
+    w = rng.random(len(pairs))
+    old = rng.random((n, 3))
+    old_copy = old.copy()
+    g.ndata["x"], g.edata["w"], g.ndata["h"] = x, w, old
+    eids = rng.choice(len(pairs), min(len(pairs), 5), replace=False) if pairs else []
+    eids = np.asarray(eids, np.int64)
+    g.send_and_recv(eids, fn.u_mul_e("x", "w", "m"), fn.sum("m", "h"))
+    receivers = sorted({pairs[e][1] for e in eids.tolist()})
+    want = _reference_receive(pairs, x, w, eids.tolist(), receivers, old)
+    np.testing.assert_allclose(g.ndata["h"], want, rtol=1e-12)
+    assert g.ndata["x"] is x and g.edata["w"] is w  # inputs untouched
+
+    g.ndata["h"] = old
+    v = rng.integers(0, n, 3) if n else np.zeros(0, np.int64)
+    g.pull(v, fn.u_mul_e("x", "w", "m"), fn.sum("m", "h"))
+    into = [e for e, p in enumerate(pairs) if p[1] in set(v.tolist())]
+    want = _reference_receive(pairs, x, w, into, sorted(set(v.tolist())), old)
+    np.testing.assert_allclose(g.ndata["h"], want, rtol=1e-12)
+
+    g.ndata["h"] = old
+    u = rng.integers(0, n, 2) if n else np.zeros(0, np.int64)
+    g.push(u, fn.u_mul_e("x", "w", "m"), fn.sum("m", "h"))
+    out_of = [e for e, p in enumerate(pairs) if p[0] in set(u.tolist())]
+    want = _reference_receive(pairs, x, w, out_of, sorted({pairs[e][1] for e in out_of}), old)
+    np.testing.assert_allclose(g.ndata["h"], want, rtol=1e-12)
+    assert np.array_equal(old, old_copy)  # rows are written into new arrays
+
+
+def test_send_and_recv_pull_push_follow_dgls_examples():
+    import arraygnn.function as fn
+
+    g = graph(([0, 1, 2, 3], [1, 2, 3, 4]))
+    g.ndata["x"] = np.ones((5, 2))
+    g.send_and_recv(([1, 2], [2, 3]), fn.copy_u("x", "m"), fn.sum("m", "h"))
+    assert g.ndata["h"][:, 0].tolist() == [0, 0, 1, 1, 0]
+    g.send_and_recv([0, 2, 3], fn.copy_u("x", "m"), fn.sum("m", "h"))
+    # DGL's docstring prints node 2 as 0 here, but its _set_n_repr updates only the
+    # receiving rows (frame.update_row), so node 2 keeps the 1 of the first call
+    assert g.ndata["h"][:, 0].tolist() == [0, 1, 1, 1, 1]
+    hg = heterograph(
+        {
+            ("user", "follows", "user"): ([0, 1], [1, 2]),
+            ("user", "plays", "game"): ([0, 1, 1, 2], [0, 0, 1, 1]),
+        }
+    )
+    hg.nodes["user"].data["h"] = np.array([[0.0], [1.0], [2.0]])
+    hg.send_and_recv(
+        hg.edges(etype="follows"), fn.copy_u("h", "m"), fn.sum("m", "h"), etype="follows"
+    )
+    assert hg.nodes["user"].data["h"].ravel().tolist() == [0, 0, 1]
+    g = graph(([0, 1], [1, 2]))
+    g.ndata["x"] = np.array([[1.0], [2.0], [3.0]])
+    g.send_and_recv(
+        g.edges(),
+        lambda edges: {"m": edges.src["x"]},
+        lambda nodes: {"x": nodes.mailbox["m"].sum(1)},
+    )
+    assert g.ndata["x"].ravel().tolist() == [1, 1, 2]  # node 0 keeps its feature
+    g = graph(([0, 1, 2, 3], [1, 2, 3, 4]))
+    g.ndata["x"] = np.ones((5, 2))
+    g.pull([0, 3, 4], fn.copy_u("x", "m"), fn.sum("m", "h"))
+    assert g.ndata["h"][:, 0].tolist() == [0, 0, 0, 1, 1]
+    g = graph(([0, 1, 2, 3], [1, 2, 3, 4]))
+    g.ndata["x"] = np.ones((5, 2))
+    g.push([0, 1], fn.copy_u("x", "m"), fn.sum("m", "h"))
+    assert g.ndata["h"][:, 0].tolist() == [0, 1, 1, 0, 0]
+    hg = heterograph({("user", "follows", "user"): ([0, 0], [1, 2])})
+    hg.nodes["user"].data["h"] = np.array([[0.0], [1.0], [2.0]])
+    hg.push(0, fn.copy_u("h", "m"), fn.sum("m", "h"), etype="follows")
+    assert hg.nodes["user"].data["h"].ravel().tolist() == [0, 0, 0]
+
+
+def test_receiving_with_an_apply_function_and_on_blocks():
+    import arraygnn.function as fn
+
+    g = graph(([0, 1, 2], [1, 2, 2]), num_nodes=4)
+    g.ndata["x"] = np.array([1.0, 2.0, 3.0, 4.0])
+    seen = []
+
+    def apply(nodes):
+        seen.append(nodes.nodes().tolist())
+        return {"h": nodes.data["h"] * 10, "deg": np.full(len(nodes), 1, np.int32)}
+
+    g.send_and_recv([1, 2], fn.copy_u("x", "m"), fn.max("m", "h"), apply)
+    assert seen == [[2]] and g.ndata["h"].tolist() == [0, 0, 30, 0]
+    assert g.ndata["deg"].tolist() == [0, 0, 1, 0] and g.ndata["deg"].dtype == np.int32
+
+    def broken(nodes):
+        raise RuntimeError("stop")
+
+    before = dict(g.ndata)
+    with pytest.raises(RuntimeError, match="stop"):
+        g.pull([1], fn.copy_u("x", "m"), fn.sum("m", "h"), broken)
+    assert {k: v is before[k] for k, v in g.ndata.items()} == {k: True for k in before}
+    block = to_block(g, np.array([2, 1]))
+    block.srcdata["x"] = np.array([10.0, 20.0, 30.0])  # sources: nodes 2, 1, 0 of g
+    block.pull([0], fn.copy_u("x", "m"), fn.sum("m", "y"))  # node 2 of g, from 1 and 2
+    assert block.dstdata["y"].tolist() == [20.0 + 10.0, 0.0]
+
+
+def test_receiving_names_bad_input():
+    import arraygnn.function as fn
+
+    g = graph(([0, 1], [1, 2]), num_nodes=3)
+    g.ndata["x"] = np.ones(3)
+    msg, red = fn.copy_u("x", "m"), fn.sum("m", "h")
+    with pytest.raises(ValueError, match=r"contains id 5, outside \[0, 2\) \(2 edges\)"):
+        g.send_and_recv([5], msg, red)
+    with pytest.raises(ValueError, match="ids must be unique"):
+        g.send_and_recv([0, 0], msg, red)
+    with pytest.raises(ValueError, match=r"edge_ids: \(2, 0\) is not an edge"):
+        g.send_and_recv(([2], [0]), msg, red)
+    with pytest.raises(TypeError, match=r"a \(u, v\) pair"):
+        g.send_and_recv((0, 1, 2), msg, red)
+    with pytest.raises(ValueError, match="contains id 9"):
+        g.pull([9], msg, red)
+    with pytest.raises(ValueError, match="contains id -1"):
+        g.push([-1], msg, red)
+    with pytest.raises(TypeError, match="apply_node_func must be a function"):
+        g.pull([1], msg, red, apply_node_func="no")
+    with pytest.raises(KeyError, match="'y' not found"):
+        g.send_and_recv([0], fn.copy_u("y", "m"), red)
+    g.send_and_recv([], msg, red)  # no edges: nothing computed, nothing written
+    assert "h" not in g.ndata
