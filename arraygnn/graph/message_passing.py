@@ -339,13 +339,28 @@ def _check_callable(what: str, func: Any) -> None:
 
 
 def apply_nodes(g: Any, func: Callable, v: Any = None, ntype: str | None = None) -> None:
-    """Write ``func(nodes)``'s output into the node features of ``ntype``."""
-    if v is not None:
-        raise NotImplementedError("apply_nodes(v=...) on a subset: use g.subgraph")
+    """Write ``func(nodes)``'s output into the node features of ``ntype``; with ``v`` (ids
+    or a boolean mask) ``func`` sees those nodes only and only their rows change (in new
+    arrays; a new field is 0 elsewhere)."""
     _check_callable("apply_nodes: func", func)
     frame = g._node_frame(ntype, "dst")
-    out = func(NodeBatch(frame, None, None, frame.num_rows))
-    for k, val in _check_udf_output(out, frame.num_rows, "apply-node UDF", frame.where).items():
+    if v is None:
+        out = func(NodeBatch(frame, None, None, frame.num_rows))
+        for k, val in _check_udf_output(out, frame.num_rows, "apply-node UDF", frame.where).items():
+            frame[k] = val
+        return
+    from arraygnn.graph.query import _is_int
+    from arraygnn.graph.subgraph import _ids_for
+
+    nodes = _ids_for(
+        g, [int(v)] if _is_int(v) else v, frame.num_rows, f"apply_nodes: {frame.where} ids"
+    )
+    n = int(nodes.shape[0])
+    out = _check_udf_output(
+        func(NodeBatch(frame, nodes, None, n)), n, "apply-node UDF", frame.where
+    )
+    columns = {k: _write_rows(frame, k, nodes, val) for k, val in out.items()}
+    for k, val in columns.items():
         frame[k] = val
 
 

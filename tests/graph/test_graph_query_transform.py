@@ -465,3 +465,28 @@ def test_receiving_names_bad_input():
         g.send_and_recv([0], fn.copy_u("y", "m"), red)
     g.send_and_recv([], msg, red)  # no edges: nothing computed, nothing written
     assert "h" not in g.ndata
+
+
+def test_apply_nodes_on_a_subset():
+    g = graph(([0, 1], [1, 2]), num_nodes=4)
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    g.ndata["x"] = x
+    seen = []
+
+    def double(nodes):
+        seen.append(nodes.nodes().tolist())
+        return {"x": nodes.data["x"] * 2, "flag": np.ones(len(nodes), np.int8)}
+
+    g.apply_nodes(double, v=[3, 1])
+    assert seen == [[3, 1]] and g.ndata["x"].tolist() == [1, 4, 3, 8]
+    assert g.ndata["flag"].tolist() == [0, 1, 0, 1] and x.tolist() == [1, 2, 3, 4]
+    g.apply_nodes(double, v=np.array([True, False, False, False]))
+    assert g.ndata["x"].tolist() == [2, 4, 3, 8]
+    g.apply_nodes(double, v=2)
+    assert g.ndata["x"].tolist() == [2, 4, 6, 8]
+    with pytest.raises(ValueError, match="contains id 4"):
+        g.apply_nodes(double, v=[4])
+    with pytest.raises(ValueError, match="boolean mask must have shape"):
+        g.apply_nodes(double, v=[True])
+    with pytest.raises(ValueError, match="apply-node UDF"):
+        g.apply_nodes(lambda nodes: {"x": np.ones(5)}, v=[0, 1])
