@@ -129,6 +129,16 @@ def is_ml_float(dtype: Any) -> bool:
     )
 
 
+def repeat_counts(xp: ModuleType, values: Any, counts: Any) -> Any:
+    """``values[i]`` repeated ``counts[i]`` times, on ``values``' device (``np.repeat``;
+    CuPy's ``repeat`` takes no array of counts, so there it is a search over their ends)."""
+    if xp is np:
+        return np.repeat(values, counts)
+    ends = xp.cumsum(counts)
+    total = int(ends[-1]) if ends.shape[0] else 0
+    return values[xp.searchsorted(ends, xp.arange(total), side="right")]
+
+
 def to_numpy(x: Any) -> Any:
     """Return a NumPy view/copy of a NumPy or CuPy array; other objects unchanged."""
     if is_cupy_array(x):

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import repeat_counts
 from arraygnn.graph.core import EID, NID, Graph, check_graph
 from arraygnn.graph.subgraph import _gather_frame, _ids_for, _per_type, to_block
 
@@ -43,15 +44,6 @@ def _rng(g: Graph, seed: Any) -> Any:
     return cupy.random.default_rng(seed)
 
 
-def _repeat(xp: Any, values: Any, counts: Any) -> Any:
-    """``values[i]`` repeated ``counts[i]`` times (CuPy's repeat takes no array of counts)."""
-    if xp is np:
-        return np.repeat(values, counts)
-    ends = xp.cumsum(counts)
-    total = int(ends[-1]) if ends.shape[0] else 0
-    return values[xp.searchsorted(ends, xp.arange(total), side="right")]
-
-
 def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, rng: Any) -> Any:
     """Sampled edge ids (increasing) of relation ``c`` into ``seeds``."""
     from arraygnn.graph.message_passing import _csr_indptr, _csr_perm
@@ -64,7 +56,7 @@ def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, r
     if fanout < 0 or (not replace and (deg.size == 0 or int(deg.max()) <= fanout)):
         total = int(deg.sum())
         seg_start = xp.cumsum(deg) - deg
-        pos = _repeat(xp, start, deg) + (xp.arange(total) - _repeat(xp, seg_start, deg))
+        pos = repeat_counts(xp, start, deg) + (xp.arange(total) - repeat_counts(xp, seg_start, deg))
         return xp.sort(perm[pos])
     if replace:
         has = xp.nonzero(deg > 0)[0]
@@ -72,10 +64,10 @@ def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, r
         offset = xp.floor(rng.random(owner.shape[0]) * deg[owner]).astype(indptr.dtype)
         return xp.sort(perm[start[owner] + offset])
     total = int(deg.sum())
-    seg = _repeat(xp, xp.arange(seeds.shape[0]), deg)
+    seg = repeat_counts(xp, xp.arange(seeds.shape[0]), deg)
     seg_start = xp.cumsum(deg) - deg
-    local = xp.arange(total) - _repeat(xp, seg_start, deg)
-    pos = _repeat(xp, start, deg) + local
+    local = xp.arange(total) - repeat_counts(xp, seg_start, deg)
+    pos = repeat_counts(xp, start, deg) + local
     keys = rng.random(total)
     order = xp.lexsort(xp.stack([keys, seg]))  # by seed, then random key
     rank = local  # seg is sorted, so position - segment start is the rank after sorting

@@ -13,9 +13,12 @@ Modules: ``frame`` (feature storage), ``core`` (Graph, constructors), ``message_
 (apply_edges / update_all / multi_update_all, UDF batches), ``query`` (in_edges,
 out_edges, edge_ids, ... as Graph methods), ``subgraph`` (subgraph, edge_subgraph,
 to_block), ``transform`` (add_self_loop, remove_self_loop, reverse, add_reverse_edges,
-to_simple, to_bidirected), ``convert`` (Data / GraphTensor converters).
+to_simple, to_bidirected), ``batching`` (batch, unbatch), ``readout`` (sum_nodes,
+mean_nodes, softmax_nodes, broadcast_nodes, ...), ``convert`` (Data / GraphTensor
+converters).
 """
 
+from arraygnn.graph.batching import batch, unbatch
 from arraygnn.graph.convert import (
     data_to_graph,
     graph_tensor_to_graph,
@@ -24,6 +27,20 @@ from arraygnn.graph.convert import (
 )
 from arraygnn.graph.core import EID, NID, Graph, graph, heterograph
 from arraygnn.graph.message_passing import EdgeBatch, NodeBatch
+from arraygnn.graph.readout import (
+    broadcast_edges,
+    broadcast_nodes,
+    max_edges,
+    max_nodes,
+    mean_edges,
+    mean_nodes,
+    readout_edges,
+    readout_nodes,
+    softmax_edges,
+    softmax_nodes,
+    sum_edges,
+    sum_nodes,
+)
 from arraygnn.graph.subgraph import edge_subgraph, node_subgraph, to_block
 from arraygnn.graph.transform import (
     add_reverse_edges,
@@ -51,6 +68,20 @@ __all__ = [
     "add_reverse_edges",
     "to_simple",
     "to_bidirected",
+    "batch",
+    "unbatch",
+    "readout_nodes",
+    "readout_edges",
+    "sum_nodes",
+    "sum_edges",
+    "mean_nodes",
+    "mean_edges",
+    "max_nodes",
+    "max_edges",
+    "softmax_nodes",
+    "softmax_edges",
+    "broadcast_nodes",
+    "broadcast_edges",
     "graph_to_data",
     "data_to_graph",
     "graph_to_graph_tensor",

@@ -218,6 +218,9 @@ class Graph:
             )
             for c, (src, dst) in ids.items()
         }
+        # per-graph node / edge counts of a batched graph (host int64; None: one graph)
+        self._batch_nodes: dict[str, np.ndarray] | None = None
+        self._batch_edges: dict[Canonical, np.ndarray] | None = None
         self.nodes = _TypeSpace(self, "nodes")
         self.srcnodes = _TypeSpace(self, "srcnodes")
         self.dstnodes = _TypeSpace(self, "dstnodes")
@@ -419,6 +422,48 @@ class Graph:
         out = deg[self._check_node_ids(u, self._rel(etype).canonical[0], "src")]
         return int(out[0]) if isinstance(u, (int, np.integer)) else out
 
+    # ------------------------------------------------------------------ batches
+    @property
+    def batch_size(self) -> int:
+        """Number of graphs batched into this one (1 unless built by ``batch``)."""
+        if self._batch_nodes is None:
+            return 1
+        return int(next(iter(self._batch_nodes.values())).shape[0])
+
+    def batch_num_nodes(self, ntype: str | None = None) -> Any:
+        """Nodes of ``ntype`` in each batched graph (``[num nodes]`` for one graph)."""
+        t = self._ntype(ntype, "src")
+        counts = (
+            np.array([self._num_src[t]], np.int64)
+            if self._batch_nodes is None
+            else self._batch_nodes[t]
+        )
+        return self._xp().asarray(counts)
+
+    def batch_num_edges(self, etype: Any = None) -> Any:
+        """Edges of ``etype`` in each batched graph (``[num edges]`` for one graph)."""
+        rel = self._rel(etype)
+        counts = (
+            np.array([rel.num_edges], np.int64)
+            if self._batch_edges is None
+            else self._batch_edges[rel.canonical]
+        )
+        return self._xp().asarray(counts)
+
+    def set_batch_num_nodes(self, val: Any) -> None:
+        """Set the per-graph node counts (an array, or ``{ntype: array}``); they must add up
+        to each type's node count, with one batch size for every type."""
+        from arraygnn.graph.batching import set_batch_counts
+
+        set_batch_counts(self, val, "nodes")
+
+    def set_batch_num_edges(self, val: Any) -> None:
+        """Set the per-graph edge counts (an array, or ``{etype: array}``), as
+        :meth:`set_batch_num_nodes`."""
+        from arraygnn.graph.batching import set_batch_counts
+
+        set_batch_counts(self, val, "edges")
+
     # ------------------------------------------------------------------ lookups
     def in_edges(self, v: Any, form: str = "uv", etype: Any = None) -> Any:
         """Edges into the nodes ``v``: ``(u, v)``, ids (``'eid'``) or ``(u, v, eid)``
@@ -562,6 +607,7 @@ class Graph:
             for f in new._all_frames():
                 f.device = new._device
         self._copy_frames_to(new, lambda a: to_device(a, device))
+        new._batch_nodes, new._batch_edges = self._batch_nodes, self._batch_edges
         return new
 
     def _copy_frames_to(self, new: Graph, fn: Any) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import repeat_counts
 from arraygnn.graph.core import Graph, _as_ids, _check_range, _Relation
 
 __all__ = [
@@ -48,7 +49,7 @@ def _expand(xp: Any, starts: Any, lengths: Any) -> tuple[Any, Any]:
     the ``i`` of each position."""
     starts = starts.astype(np.int64)
     lengths = lengths.astype(np.int64)
-    which = xp.repeat(xp.arange(starts.shape[0], dtype=np.int64), lengths)
+    which = repeat_counts(xp, xp.arange(starts.shape[0], dtype=np.int64), lengths)
     offsets = xp.cumsum(lengths) - lengths
     return xp.arange(which.shape[0], dtype=np.int64) - offsets[which] + starts[which], which
 
