@@ -185,3 +185,20 @@ def test_batch_names_bad_input():
         sum_nodes(a, "z")
     with pytest.raises(ValueError, match=r"one row per graph \(1\)"):
         broadcast_nodes(a, np.ones((2, 2)))
+
+
+def test_cupy_batches_and_readouts_stay_on_device():
+    cp = pytest.importorskip("cupy")
+    try:
+        cp.zeros(1)
+    except Exception:  # pragma: no cover - cupy without a device
+        pytest.skip("no CUDA device")
+    g1 = graph((cp.array([0, 1]), cp.array([1, 1])), num_nodes=2)
+    g2 = graph((cp.array([0]), cp.array([0])), num_nodes=3)
+    g1.ndata["h"], g2.ndata["h"] = cp.array([1.0, 2.0]), cp.array([3.0, 4.0, 5.0])
+    bg = batch([g1, g2])
+    assert isinstance(bg.batch_num_nodes(), cp.ndarray)
+    assert sum_nodes(bg, "h").get().tolist() == [3.0, 12.0]
+    assert broadcast_nodes(bg, cp.array([1.0, 2.0])).get().tolist() == [1, 1, 2, 2, 2]
+    assert softmax_nodes(bg, "h").shape == (5,)
+    assert [p.num_nodes() for p in unbatch(bg)] == [2, 3]
