@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import repeat_counts
+from arraygnn._namespace import import_cupy, repeat_counts
 from arraygnn.graph.core import Graph, _as_ids, _check_range, _Relation
 
 __all__ = [
@@ -142,15 +142,28 @@ def _pair_key(g: Graph, rel: _Relation, u: Any, v: Any) -> Any:
     return u.astype(np.int64) * n_dst + v.astype(np.int64)
 
 
+def pair_order(src: Any, dst: Any, n_src: int, n_dst: int) -> Any:
+    """Positions of the edges sorted by ``(src, dst)``, parallel edges by position (stable):
+    two counting sorts (``ops.to_csr``: by ``dst``, then stably by ``src``), O(E)."""
+    from arraygnn import ops
+
+    xp = np if isinstance(src, np.ndarray) else import_cupy()
+    if src.dtype.itemsize > 4 and max(n_src, n_dst, int(src.shape[0])) < 2**31:
+        src, dst = src.astype(np.int32), dst.astype(np.int32)  # halves the sorts' traffic
+    by_dst = ops.to_csr(xp.stack([src, dst]), n_src, n_dst).perm
+    by_src = ops.to_csr(xp.stack([dst[by_dst], src[by_dst]]), n_dst, n_src).perm
+    return by_dst[by_src]
+
+
 def _sorted_pairs(g: Graph, rel: _Relation) -> tuple[Any, Any]:
     """Keys of every edge's (u, v) pair in increasing order, and the edge ids in that
     order (stable: parallel edges by edge id), built once per relation."""
     cached = getattr(rel, "_pair_index", None)
     if cached is None:
-        xp = g._xp()
-        keys = _pair_key(g, rel, rel.src, rel.dst)
-        order = xp.argsort(keys, kind="stable") if xp is np else xp.argsort(keys)
-        cached = (keys[order], order.astype(g.idtype, copy=False))
+        s, _, d = rel.canonical
+        order = pair_order(rel.src, rel.dst, g._num_src[s], g._num_dst[d])
+        keys = _pair_key(g, rel, rel.src[order], rel.dst[order])
+        cached = (keys, order.astype(g.idtype, copy=False))
         rel._pair_index = cached
     return cached
 

@@ -229,22 +229,29 @@ def add_reverse_edges(
 def _first_occurrences(g: Graph, c: Canonical, src: Any, dst: Any) -> tuple[Any, Any, Any]:
     """For the distinct ``(src, dst)`` pairs in order of first appearance: the edge id of
     each pair's first edge, each edge's pair index (DGL's write-back mapping) and each
-    pair's edge count."""
-    from arraygnn.graph.query import _pair_key
+    pair's edge count. O(E): the edges sorted by pair with two counting sorts, then runs."""
+    from arraygnn.graph.query import pair_order
 
     xp = g._xp()
-    keys = _pair_key(g, g._rels[c], src, dst)
-    _, first, inverse, counts = xp.unique(
-        keys, return_index=True, return_inverse=True, return_counts=True
-    )
-    order = xp.argsort(first)  # the pairs by first appearance (first ids are distinct)
-    rank = xp.empty_like(order)
-    rank[order] = xp.arange(order.shape[0], dtype=order.dtype)
-    return (
-        first[order].astype(g.idtype),
-        rank[inverse.reshape(-1)].astype(g.idtype),
-        counts[order].astype(g.idtype),
-    )
+    e = int(src.shape[0])
+    if e == 0:
+        empty = xp.zeros(0, dtype=g.idtype)
+        return empty, empty, empty
+    order = pair_order(src, dst, g._num_src[c[0]], g._num_dst[c[2]])
+    s, d = src[order], dst[order]
+    new = xp.ones(e, dtype=bool)
+    new[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
+    starts = xp.nonzero(new)[0]
+    first_eid = order[starts]  # stable sort: each run starts at its smallest edge id
+    is_first = xp.zeros(e, dtype=bool)
+    is_first[first_eid] = True
+    rank = (xp.cumsum(is_first) - 1)[first_eid]  # each run's place by first appearance
+    sizes = xp.diff(xp.concatenate([starts, xp.asarray([e], dtype=starts.dtype)]))
+    counts = xp.empty_like(sizes)
+    counts[rank] = sizes
+    mapping = xp.empty(e, dtype=g.idtype)
+    mapping[order] = rank[xp.cumsum(new) - 1].astype(g.idtype)
+    return xp.nonzero(is_first)[0].astype(g.idtype), mapping, counts.astype(g.idtype)
 
 
 def to_simple(
