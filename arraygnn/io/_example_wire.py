@@ -334,10 +334,10 @@ def encode_feature(key: str, values: Any) -> bytes:
             kind = 1
             values = arr.ravel().tolist()
         elif arr.dtype.kind in "biu":
-            if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
-                raise ValueError(f"feature {key!r}: uint64 values above int64 range")
             kind = 3
-            values = arr
+            # uint64 goes as the int64 with the same bits (TF-GNN's encoding; parsed back
+            # by a uint64 spec)
+            values = arr.view(np.int64) if arr.dtype == np.uint64 else arr
         elif arr.dtype.kind == "f":
             kind = 2
             values = arr

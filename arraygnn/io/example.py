@@ -203,8 +203,11 @@ def _host(x: Any) -> Any:
 def _flatten_values(x: Any, key: str) -> Any:
     arr = np.asarray(x)
     if arr.dtype.kind in "SUO":
-        flat = arr.ravel().tolist()
-        return [as_bytes(v, key) for v in flat]
+        # an object array, so that no values still make a BytesList (an empty Python list
+        # reads as float64 and would be written as a FloatList, which TF refuses to parse)
+        out = np.empty(arr.size, dtype=object)
+        out[:] = [as_bytes(v, key) for v in arr.ravel().tolist()]
+        return out
     if arr.dtype.kind == "c":
         raise TypeError(f"feature {key!r}: complex dtype {arr.dtype} cannot go in a tf.Example")
     return arr.ravel()
@@ -466,6 +469,9 @@ def _convert(values: np.ndarray, dtype: np.dtype, key: str, starts: np.ndarray) 
     def example_of(pos: int) -> int:
         return int(np.searchsorted(starts, pos, side="right")) - 1
 
+    if dtype == np.uint64:
+        # TF-GNN writes uint64 as the int64 with the same bits and parses it back so
+        return values.astype(np.int64, copy=False).view(np.uint64)
     if kind in "iu":
         if dtype != np.int64 and values.size:
             info = np.iinfo(dtype)

@@ -628,3 +628,40 @@ def test_specs_and_inputs_that_are_not_graphs_are_refused():
         parse_example(g.spec, None)
     with pytest.raises(TypeError, match="write_example needs a GraphTensor, got NoneType"):
         write_example(None)
+
+
+def test_string_features_without_values_are_written_as_bytes_lists():
+    # an empty string feature went out as an empty FloatList: TF's parser refuses it
+    # ("Data types don't match. Expected type: string, Actual type: float")
+    from arraygnn.graph_tensor import Ragged
+
+    g = GraphTensor.from_pieces(
+        context=Context.from_fields(features={"t": Ragged.from_list([[]], dtype="U")}),
+        node_sets={
+            "a": NodeSet.from_fields(sizes=np.array([0]), features={"s": np.array([], dtype=str)}),
+            "b": NodeSet.from_fields(
+                sizes=np.array([2]), features={"r": Ragged.from_list([[], []], dtype="S")}
+            ),
+        },
+    )
+    raw = write_example(g)
+    wire = raw.hex()
+    for key in ("nodes/a.s", "nodes/b.r", "context/t"):
+        entry = key.encode().hex()
+        # the Feature after the key: tag 0x12 (value), its length 2, then 0x0a (bytes_list)
+        assert entry + "1202" + "0a00" in wire, key
+    decoded = decode_example(raw)
+    assert decoded["nodes/a.s"].dtype == object and decoded["nodes/b.r"].size == 0
+    assert_graphs_equal(g, parse_single_example(g.spec, raw))
+
+
+def test_uint64_values_go_as_int64_bits_as_in_tfgnn():
+    u = np.array([2**64 - 1, 5, 2**63], np.uint64)
+    g = GraphTensor.from_pieces(
+        node_sets={"n": NodeSet.from_fields(sizes=np.array([3]), features={"u": u})}
+    )
+    raw = write_example(g)  # was "uint64 values above int64 range"
+    assert decode_example(raw)["nodes/n.u"].tolist() == [-1, 5, -(2**63)]
+    for parsed in (parse_single_example(g.spec, raw), parse_example(g.spec, [raw, raw])):
+        got = parsed.node_sets["n"].features["u"]
+        assert got.dtype == np.uint64 and got.tolist()[:3] == u.tolist()
