@@ -11,10 +11,15 @@ Reductions (``reduce_type``): ``"sum"``, ``"mean"``, ``"max"``, ``"min"``, ``"pr
 each and concatenated along the last axis (features need at least one feature axis).
 
 RULE: a node with no incident edges, a component with no items, and every node of an empty
-      edge set get 0 from every reduction (the seed's rule: "They all produce 0 in case of
-      zero edges"). Unlike TF-GNN, plain ``"max"`` / ``"min"`` also give 0 there, not
-      -inf / +inf. ``"max_no_inf"`` / ``"min_no_inf"`` additionally turn any infinite
-      result into 0 (as TF-GNN's do).
+      edge set get 0 from ``"sum"``, ``"mean"``, ``"max_no_inf"`` / ``"min_no_inf"`` (the
+      seed's rule: "They all produce 0 in case of zero edges") and 1 from ``"prod"`` (the
+      empty product, as TF-GNN). Unlike TF-GNN, plain ``"max"`` / ``"min"`` also give 0
+      there, not the dtype's lowest / highest finite value.
+RULE: ``"max_no_inf"`` / ``"min_no_inf"`` turn a result at or beyond the dtype's lowest
+      (max) / highest (min) value into 0, as TF-GNN's: ``-inf`` from a max, ``+inf`` from a
+      min; a real ``+inf`` maximum is kept.
+RULE: ``"mean"`` of integer values is the exact mean as float64 (TF-GNN), not the floor
+      division of ``arraygnn.ops``.
 RULE: the graph must be scalar (rank 0); merge a batch first.
 
 >>> import numpy as np
@@ -32,6 +37,8 @@ RULE: the graph must be scalar (rank 0); merge a batch first.
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.graph_tensor.pieces import CONTEXT, SOURCE, TARGET, GraphTensor
@@ -153,16 +160,31 @@ def _reduce_types(reduce_type: Any, value: Any, op: str) -> list[str]:
     return names
 
 
-def _finish(results: list[Any], names: list[str]) -> Any:
+def _pooled(value: Any, names: list[str], reduce_one: Any, counts: Any) -> Any:
+    """Each reduction of ``names`` by ``reduce_one(value, ops_reduce)``, with TF-GNN's
+    finishing (see the module RULEs), concatenated along the last axis when several.
+    ``counts()`` gives the number of items per output row (for ``prod``)."""
     out = []
-    for r, n in zip(results, names):
-        if n.endswith("_no_inf") and r.dtype.kind == "f":
-            xp = get_namespace(r)
-            r = xp.where(xp.isinf(r), xp.zeros((), dtype=r.dtype), r)
+    for n in names:
+        v = value
+        if n == "mean" and v.dtype.kind in "iu":
+            v = v.astype(np.float64)  # TF-GNN: the exact mean, as float64
+        r = reduce_one(v, _OPS_REDUCE[n])
+        xp = get_namespace(r)
+        if n == "prod":  # the empty product is 1 (TF-GNN); ops give 0 for empty rows
+            empty = (counts() == 0).reshape((-1,) + (1,) * (r.ndim - 1))
+            r = xp.where(empty, xp.ones((), dtype=r.dtype), r)
+        elif n.endswith("_no_inf"):
+            info = np.finfo(r.dtype) if r.dtype.kind == "f" else np.iinfo(r.dtype)
+            # TF-GNN drops only the empty-set sentinel: a max at or below the dtype's lowest
+            # value (-inf included), a min at or above its highest; a real +inf max stays
+            bad = r <= info.min if n == "max_no_inf" else r >= info.max
+            r = xp.where(bad, xp.zeros((), dtype=r.dtype), r)
         out.append(r)
     if len(out) == 1:
         return out[0]
-    return get_namespace(out[0]).concatenate(out, axis=-1)
+    dtype = np.result_type(*[r.dtype for r in out])
+    return get_namespace(out[0]).concatenate([r.astype(dtype, copy=False) for r in out], axis=-1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,9 +236,12 @@ def pool_edges_to_node(
     names = _reduce_types(reduce_type, value, op)
     num_nodes = graph.node_sets[es.adjacency.node_set_name(node_tag)].total_size
     index = es.adjacency[node_tag]
-    ops = _ops()
-    results = [ops.scatter(value, index, num_nodes, reduce=_OPS_REDUCE[n]) for n in names]
-    return _finish(results, names)
+    return _pooled(
+        value,
+        names,
+        lambda v, r: _ops().scatter(v, index, num_nodes, reduce=r),
+        lambda: get_namespace(index).bincount(index, minlength=num_nodes),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,10 +267,13 @@ def _pool_to_context(
 ) -> Any:
     value = _value(piece, where, feature_value, feature_name, op)
     names = _reduce_types(reduce_type, value, op)
-    ops = _ops()
     ptr = piece.row_splits
-    results = [ops.segment(value, ptr, reduce=_OPS_REDUCE[n]) for n in names]
-    return _finish(results, names)
+    return _pooled(
+        value,
+        names,
+        lambda v, r: _ops().segment(v, ptr, reduce=r),
+        lambda: ptr[1:] - ptr[:-1],
+    )
 
 
 def broadcast_context_to_nodes(
@@ -340,6 +368,20 @@ def broadcast(
     [5, 7, 7]
     """
     op = "broadcast()"
+    many = edge_set_name if edge_set_name is not None else node_set_name
+    if isinstance(many, (list, tuple)):  # TF-GNN: one result per named set
+        values = _values_for(many, feature_value, op)
+        return [
+            broadcast(
+                graph,
+                from_tag,
+                edge_set_name=name if edge_set_name is not None else None,
+                node_set_name=name if node_set_name is not None else None,
+                feature_value=value,
+                feature_name=feature_name,
+            )
+            for name, value in zip(many, values)
+        ]
     if from_tag == CONTEXT:
         _context_target(edge_set_name, node_set_name, op)
         if node_set_name is not None:
@@ -368,8 +410,29 @@ def pool(
     feature_name: str | None = None,
 ) -> Any:
     """Pool an edge set to its ``SOURCE`` / ``TARGET`` nodes, or a node set or an edge set to
-    the ``CONTEXT``."""
+    the ``CONTEXT``.
+
+    ``edge_set_name`` (``node_set_name`` to the context) may be a list of names, with
+    ``feature_value`` a list of the same length (or one ``feature_name`` for all): pooled as
+    if the sets were one concatenated set (TF-GNN's ``pool``), e.g. ``"mean"`` weighs every
+    edge of every set equally. Edge sets must share the node set at ``to_tag``.
+    """
     op = "pool()"
+    many = edge_set_name if edge_set_name is not None else node_set_name
+    if isinstance(many, (list, tuple)):
+        return _pool_many(
+            graph,
+            to_tag,
+            edge_set_name,
+            node_set_name,
+            many,
+            reduce_type,
+            feature_value,
+            feature_name,
+            op,
+        )
+    if isinstance(feature_value, (list, tuple)):
+        raise ValueError(f"{op}: a list of feature values needs a list of set names")
     if to_tag == CONTEXT:
         _context_target(edge_set_name, node_set_name, op)
         if node_set_name is not None:
@@ -397,4 +460,78 @@ def pool(
         reduce_type,
         feature_value=feature_value,
         feature_name=feature_name,
+    )
+
+
+def _values_for(names: Any, feature_value: Any, op: str) -> list[Any]:
+    """``feature_value`` per set of a list of set names (``None`` each with a feature name)."""
+    if not names:
+        raise ValueError(f"{op}: the list of set names is empty")
+    if feature_value is None:
+        return [None] * len(names)
+    if not isinstance(feature_value, (list, tuple)):
+        raise ValueError(
+            f"{op}: with a list of set names, feature_value must be a list of the same length"
+        )
+    if len(feature_value) != len(names):
+        raise ValueError(f"{op}: {len(names)} set names but {len(feature_value)} feature values")
+    return list(feature_value)
+
+
+def _pool_many(
+    graph: GraphTensor,
+    to_tag: Any,
+    edge_set_name: Any,
+    node_set_name: Any,
+    names: Any,
+    reduce_type: str,
+    feature_value: Any,
+    feature_name: Any,
+    op: str,
+) -> Any:
+    """``pool`` from several sets: their items concatenated, then one reduction."""
+    _check_graph(graph, op)
+    values = _values_for(names, feature_value, op)
+    if to_tag == CONTEXT:
+        _context_target(edge_set_name, node_set_name, op)
+        kind = "edge set" if edge_set_name is not None else "node set"
+        pieces = [
+            _edge_set(graph, n, op) if edge_set_name is not None else _node_set(graph, n, op)
+            for n in names
+        ]
+        index = [p.component_ids() for p in pieces]
+        size = graph.num_components
+    else:
+        _check_tag(to_tag, op)
+        if node_set_name is not None:
+            raise ValueError(f"{op}: to SOURCE/TARGET pass edge_set_name= (and no node_set_name=)")
+        kind = "edge set"
+        pieces = [_edge_set(graph, n, op) for n in names]
+        ends = {p.adjacency.node_set_name(to_tag) for p in pieces}
+        if len(ends) > 1:
+            raise ValueError(
+                f"{op}: edge sets {list(names)} end in different node sets {sorted(ends)} at "
+                "the pooled tag; they must share one"
+            )
+        index = [p.adjacency[to_tag] for p in pieces]
+        size = graph.node_sets[ends.pop()].total_size
+    got = [
+        _value(p, f"{kind} {n!r}", v, feature_name, op) for p, n, v in zip(pieces, names, values)
+    ]
+    for n, v in zip(names[1:], got[1:]):
+        if v.shape[1:] != got[0].shape[1:] or v.dtype != got[0].dtype:
+            raise ValueError(
+                f"{op}: the value for {kind} {n!r} is {v.dtype} {tuple(v.shape[1:])} per item, "
+                f"for {names[0]!r} {got[0].dtype} {tuple(got[0].shape[1:])}; they are pooled "
+                "together and must agree"
+            )
+    xp = get_namespace(*got)
+    value = xp.concatenate(got)
+    idx = xp.concatenate([i.astype(np.int64) for i in index])
+    kinds = _reduce_types(reduce_type, value, op)
+    return _pooled(
+        value,
+        kinds,
+        lambda v, r: _ops().scatter(v, idx, size, reduce=r),
+        lambda: xp.bincount(idx, minlength=size),
     )

@@ -6,9 +6,9 @@ returned by one, leaves those pieces unchanged (TF-GNN's rule). The callbacks se
 arrays of the merged graph, shaped ``[num_items, ...]``, so any NumPy / CuPy / framework
 code works in them.
 
-RULE: auxiliary sets (names starting with ``_``, like ``"_readout"``) are passed through
-      untouched unless their name fully matches ``allowed_aux_node_sets_pattern`` /
-      ``allowed_aux_edge_sets_pattern``.
+RULE: auxiliary sets (names starting with ``_``, like ``"_readout"``, or with one of
+      ``# ! % . ^ ~``, as in TF-GNN) are passed through untouched unless their name fully
+      matches ``allowed_aux_node_sets_pattern`` / ``allowed_aux_edge_sets_pattern``.
 RULE: the graph passed in is not changed; a new GraphTensor is returned that shares every
       array the callbacks did not replace.
 
@@ -39,8 +39,13 @@ __all__ = ["MapFeatures", "map_features"]
 HIDDEN_STATE = "hidden_state"
 
 
+_AUX_PREFIXES = ("_", "#", "!", "%", ".", "^", "~")
+
+
 def _is_aux(name: str) -> bool:
-    return name.startswith("_")
+    """An auxiliary set (``_readout``, ...): TF-GNN's ``get_aux_type_prefix`` rule, a name
+    starting with ``_`` or one of ``# ! % . ^ ~`` (reserved there for future use)."""
+    return name.startswith(_AUX_PREFIXES)
 
 
 def _allowed(name: str, pattern: str | re.Pattern | None) -> bool:

@@ -21,6 +21,7 @@ RULE: readouts index rows only; their output length comes from the graph's sizes
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -115,13 +116,21 @@ def to_list(x: Any) -> list:
     return x.tolist() if hasattr(x, "tolist") else list(x)
 
 
+SHADOW = "_shadow/"
+_READOUT_NAME = re.compile(r"_readout(:[a-zA-Z0-9_]+)?")
+
+
 def _readout_edge_sets(graph: Any, key: str, readout_node_set: str) -> list[str]:
-    names = [
-        n for n in graph.edge_sets if n == f"{READOUT}/{key}" or n.startswith(f"{READOUT}/{key}/")
-    ]
+    if not _READOUT_NAME.fullmatch(readout_node_set):
+        raise ValueError(
+            "structured_readout: readout_node_set must be '_readout' or '_readout:' + a tag of "
+            f"letters, digits and underscores (TF-GNN's rule), got {readout_node_set!r}"
+        )
+    prefix = f"{readout_node_set}/{key}"
+    names = [n for n in graph.edge_sets if n == prefix or n.startswith(prefix + "/")]
     if not names:
         raise ValueError(
-            f"structured_readout: no edge set '{READOUT}/{key}' (or '{READOUT}/{key}/...'); "
+            f"structured_readout: no edge set '{prefix}' (or '{prefix}/...'); "
             f"edge sets: {sorted(graph.edge_sets)}"
         )
     for n in names:
@@ -134,13 +143,36 @@ def _readout_edge_sets(graph: Any, key: str, readout_node_set: str) -> list[str]
     return sorted(names)
 
 
+def _readout_source(graph: Any, src_set: str, feature_name: str, via: str) -> Any:
+    """The feature read out from ``src_set``: a node set, or for ``"_shadow/<edge set>"``
+    that edge set (TF-GNN's readout from edges; the shadow set must match its sizes)."""
+    if not src_set.startswith(SHADOW):
+        return _feature(graph.node_sets[src_set], feature_name, f"node set {src_set!r}")
+    name = src_set[len(SHADOW) :]
+    if name not in graph.edge_sets:
+        raise ValueError(
+            f"structured_readout: edge set {via!r} reads from {src_set!r}, but there is no "
+            f"edge set {name!r}; edge sets: {sorted(graph.edge_sets)}"
+        )
+    es = graph.edge_sets[name]
+    shadow = graph.node_sets[src_set]
+    if to_list(shadow.sizes) != to_list(es.sizes):
+        raise ValueError(
+            f"structured_readout: shadow node set {src_set!r} has sizes "
+            f"{to_list(shadow.sizes)}, edge set {name!r} {to_list(es.sizes)}; they must match"
+        )
+    return _feature(es, feature_name, f"edge set {name!r}")
+
+
 def structured_readout(
     graph: Any, key: str, *, feature_name: str, readout_node_set: str = READOUT
 ) -> Any:
-    """Values of ``feature_name`` at the seed nodes named by the ``_readout/<key>`` edge sets.
+    """Values of ``feature_name`` at the seed nodes named by the ``<readout_node_set>/<key>``
+    edge sets (``readout_node_set``: ``"_readout"`` or ``"_readout:<tag>"``).
 
     Output row ``i`` belongs to node ``i`` of ``readout_node_set``; every readout node must
-    receive exactly one edge from the ``_readout/<key>...`` edge sets.
+    receive exactly one edge from those edge sets. A source node set ``"_shadow/<name>"``
+    reads the feature of edge set ``<name>`` instead (TF-GNN's readout from edges).
     """
     if readout_node_set not in graph.node_sets:
         raise ValueError(f"structured_readout: no node set {readout_node_set!r}")
@@ -149,8 +181,7 @@ def structured_readout(
     parts_t, parts_v = [], []
     for n in names:
         adj = graph.edge_sets[n].adjacency
-        src_set = adj.source_name
-        value = _feature(graph.node_sets[src_set], feature_name, f"node set {src_set!r}")
+        value = _readout_source(graph, adj.source_name, feature_name, n)
         parts_t.append(adj.target)
         parts_v.append(value[adj.source])
     xp = get_namespace(*parts_t)

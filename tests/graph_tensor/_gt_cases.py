@@ -128,12 +128,16 @@ def random_graph(
 
 
 def np_pool(values: np.ndarray, index: np.ndarray, n: int, reduce: str) -> np.ndarray:
-    """Plain NumPy pooling (``ufunc.at``): rows of ``values`` with ``index == i`` reduced into
-    row ``i``; empty rows 0 (the seed's rule); ``*_no_inf`` turns +-inf into 0."""
+    """Plain NumPy pooling (``ufunc.at``) with TF-GNN's rules: rows of ``values`` with
+    ``index == i`` reduced into row ``i``; empty rows 0 (the seed's rule), 1 for ``prod``;
+    integer ``mean`` exact in float64; ``max_no_inf`` / ``min_no_inf`` zero a result at or
+    beyond the dtype's lowest / highest value (TF-GNN's sentinel test)."""
     values = np.asarray(values)
     index = np.asarray(index)
     base = reduce.replace("_no_inf", "")
     count = np.bincount(index, minlength=n).reshape((n,) + (1,) * (values.ndim - 1))
+    if base == "mean" and values.dtype.kind in "iu":
+        values = values.astype(np.float64)
     if base in ("sum", "mean"):
         out = np.zeros((n, *values.shape[1:]), dtype=values.dtype)
         np.add.at(out, index, values)
@@ -147,9 +151,11 @@ def np_pool(values: np.ndarray, index: np.ndarray, n: int, reduce: str) -> np.nd
         fill = -big if base == "max" else big
         out = np.full((n, *values.shape[1:]), fill, dtype=values.dtype)
         (np.maximum if base == "max" else np.minimum).at(out, index, values)
-    out = np.where(count > 0, out, np.zeros((), dtype=values.dtype))
+    if base != "prod":
+        out = np.where(count > 0, out, np.zeros((), dtype=values.dtype))
     if reduce.endswith("_no_inf"):
-        out[np.isinf(out)] = 0
+        info = np.finfo(out.dtype) if out.dtype.kind == "f" else np.iinfo(out.dtype)
+        out[out <= info.min if base == "max" else out >= info.max] = 0
     return out
 
 

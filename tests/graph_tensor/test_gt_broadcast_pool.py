@@ -100,23 +100,32 @@ def test_empty_edge_set_and_inf_rules():
     )
     for r in REDUCES:
         out = pool_edges_to_node(g, "none", TARGET, r, feature_value=np.zeros((0, 2)))
-        assert out.shape == (3, 2) and not out.any(), r
+        assert out.shape == (3, 2) and (out == (1 if r == "prod" else 0)).all(), r
+    # TF-GNN: the empty product is 1; *_no_inf drop only the empty-set sentinel, so a real
+    # +inf maximum (-inf minimum) stays; a max that is -inf (only -inf values) becomes 0
     inf = np.array([[np.inf], [1.0]])
     assert pool_edges_to_node(g, "one", TARGET, "max", feature_value=inf)[:, 0].tolist() == [
         0.0,
         0.0,
         np.inf,
     ]
-    assert pool_edges_to_node(g, "one", TARGET, "max_no_inf", feature_value=inf).tolist() == [
-        [0.0],
-        [0.0],
-        [0.0],
-    ]
-    ninf = -inf
-    assert pool_edges_to_node(g, "one", TARGET, "min_no_inf", feature_value=ninf).tolist() == [
-        [0.0],
-        [0.0],
-        [0.0],
+    for r, value, want in (
+        ("max_no_inf", inf, np.inf),
+        ("min_no_inf", -inf, -np.inf),
+        ("max_no_inf", np.array([[-np.inf], [-np.inf]]), 0.0),
+        ("min_no_inf", np.array([[np.inf], [np.inf]]), 0.0),
+        ("max_no_inf", np.array([[-np.inf], [2.0]]), 2.0),
+    ):
+        got = pool_edges_to_node(g, "one", TARGET, r, feature_value=value)
+        assert got[:, 0].tolist() == [0.0, 0.0, want], (r, value.ravel())
+    ints = np.array([3, 4], np.int32)
+    got = pool_edges_to_node(g, "one", TARGET, "mean", feature_value=ints)
+    assert got.dtype == np.float64 and got.tolist() == [0.0, 0.0, 3.5]  # TF-GNN: exact mean
+    lowest = np.array([np.iinfo(np.int32).min, np.iinfo(np.int32).min], np.int32)
+    assert pool_edges_to_node(g, "one", TARGET, "max_no_inf", feature_value=lowest).tolist() == [
+        0,
+        0,
+        0,
     ]
 
 
@@ -208,3 +217,55 @@ def test_errors_name_what_is_wrong():
 
     with pytest.raises(ValueError, match="merge_batch_to_components"):
         pool_nodes_to_context(batch_graph_tensors([g]), "paper", feature_name="year")
+
+
+def test_pool_from_several_sets_is_pooling_their_concatenation():
+    # TF-GNN's pool(): "as if all named edge sets were concatenated into a single edge set"
+    rng = np.random.default_rng(5)
+    n = 5
+    src_a, dst_a = rng.integers(0, n, 4), rng.integers(0, n, 4)
+    src_b, dst_b = rng.integers(0, n, 3), rng.integers(0, n, 3)
+    wa, wb = rng.standard_normal((4, 2)), rng.standard_normal((3, 2))
+
+    def es(src, dst, w):
+        return EdgeSet.from_fields(
+            sizes=np.array([len(src)]),
+            adjacency=Adjacency.from_indices(source=("n", src), target=("n", dst)),
+            features={"w": w},
+        )
+
+    g = GraphTensor.from_pieces(
+        node_sets={"n": NodeSet.from_fields(sizes=np.array([n]), features={"h": np.ones(n)})},
+        edge_sets={
+            "a": es(src_a, dst_a, wa),
+            "b": es(src_b, dst_b, wb),
+            "ab": es(np.r_[src_a, src_b], np.r_[dst_a, dst_b], np.r_[wa, wb]),
+        },
+    )
+    for r in REDUCES + ("sum|max",):
+        want = pool(g, TARGET, edge_set_name="ab", reduce_type=r, feature_name="w")
+        got = pool(g, TARGET, edge_set_name=["a", "b"], reduce_type=r, feature_name="w")
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=r)
+        got = pool(g, TARGET, edge_set_name=("a", "b"), reduce_type=r, feature_value=[wa, wb])
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=r)
+        want = pool(g, CONTEXT, edge_set_name="ab", reduce_type=r, feature_name="w")
+        got = pool(g, CONTEXT, edge_set_name=["a", "b"], reduce_type=r, feature_name="w")
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=r)
+    twice = pool(g, CONTEXT, node_set_name=["n", "n"], feature_name="h")
+    assert twice.tolist() == [2.0 * n]
+    one = pool(g, SOURCE, edge_set_name=["a"], reduce_type="max", feature_name="w")
+    np.testing.assert_array_equal(
+        one, pool(g, SOURCE, edge_set_name="a", reduce_type="max", feature_name="w")
+    )
+    per_set = broadcast(g, SOURCE, edge_set_name=["a", "b"], feature_name="h")
+    assert [v.shape for v in per_set] == [(4,), (3,)]
+    with pytest.raises(ValueError, match="2 set names but 1 feature values"):
+        pool(g, TARGET, edge_set_name=["a", "b"], feature_value=[wa])
+    with pytest.raises(ValueError, match="feature_value must be a list of the same length"):
+        pool(g, TARGET, edge_set_name=["a", "b"], feature_value=wa)
+    with pytest.raises(ValueError, match="a list of feature values needs a list of set names"):
+        pool(g, TARGET, edge_set_name="a", feature_value=[wa])
+    with pytest.raises(ValueError, match="the list of set names is empty"):
+        pool(g, TARGET, edge_set_name=[], feature_name="w")
+    with pytest.raises(ValueError, match="per item, for 'a' float64 \\(2,\\)"):
+        pool(g, TARGET, edge_set_name=["a", "b"], feature_value=[wa, wb[:, :1]])

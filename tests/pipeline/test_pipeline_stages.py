@@ -98,6 +98,16 @@ def test_map_features_allowed_aux_pattern_and_one_fn_for_all():
     assert_graphs_equal(g, h)
     with pytest.raises(TypeError, match="node set 'a'"):
         map_features(g, node_sets_fn=lambda ns, node_set_name: 5)
+    # TF-GNN's aux prefixes: "_" and the reserved "# ! % . ^ ~"
+    aux = gt.GraphTensor.from_pieces(
+        node_sets={
+            name: gt.NodeSet.from_fields(sizes=np.array([1]), features={"x": np.ones(1)})
+            for name in ("a", "!aux", "~aux", ".aux", "%aux", "^aux", "#aux", "_aux")
+        }
+    )
+    seen = []
+    map_features(aux, node_sets_fn=lambda ns, node_set_name: seen.append(node_set_name) or {})
+    assert seen == ["a"]
     with pytest.raises(TypeError, match="node_sets_fn must be callable"):
         MapFeatures(node_sets_fn=3)
 
@@ -159,6 +169,48 @@ def test_structured_readout_order_follows_readout_nodes_and_is_checked():
         structured_readout(graph([3, 0], [1, 0]), "seed", feature_name="y")
     with pytest.raises(ValueError, match="no edge set '_readout/other'"):
         structured_readout(graph([3, 0, 2], [1, 2, 0]), "other", feature_name="y")
+
+
+def test_structured_readout_with_a_tagged_readout_set_and_from_an_edge_set():
+    # TF-GNN: readout_node_set="_readout:train" reads "_readout:train/<key>" edge sets, and a
+    # source node set "_shadow/<edge set>" reads that edge set's feature
+    a = gt.NodeSet.from_fields(sizes=np.array([3]), features={"y": np.array([10, 11, 12])})
+    links = gt.EdgeSet.from_fields(
+        sizes=np.array([2]),
+        adjacency=gt.Adjacency.from_indices(
+            source=("a", np.array([0, 1])), target=("a", np.array([1, 2]))
+        ),
+        features={"w": np.array([8.0, 9.0])},
+    )
+
+    def seed(src_set, src, n_out):
+        return gt.EdgeSet.from_fields(
+            sizes=np.array([len(src)]),
+            adjacency=gt.Adjacency.from_indices(
+                source=(src_set, np.array(src)), target=("_readout:train", np.arange(n_out))
+            ),
+        )
+
+    g = gt.GraphTensor.from_pieces(
+        node_sets={
+            "a": a,
+            "_readout:train": gt.NodeSet.from_fields(sizes=np.array([2])),
+            "_shadow/links": gt.NodeSet.from_fields(sizes=np.array([2])),
+        },
+        edge_sets={
+            "links": links,
+            "_readout:train/seed": seed("a", [2, 0], 2),
+            "_readout:train/edge": seed("_shadow/links", [1, 0], 2),
+        },
+    )
+    got = structured_readout(g, "seed", feature_name="y", readout_node_set="_readout:train")
+    assert got.tolist() == [12, 10]
+    got = structured_readout(g, "edge", feature_name="w", readout_node_set="_readout:train")
+    assert got.tolist() == [9.0, 8.0]
+    with pytest.raises(ValueError, match="must be '_readout' or '_readout:'"):
+        structured_readout(g, "seed", feature_name="y", readout_node_set="a")
+    with pytest.raises(ValueError, match="edge set 'links' has no feature 'y'"):
+        structured_readout(g, "edge", feature_name="y", readout_node_set="_readout:train")
 
 
 def test_split_labels_variants_and_serving_time():
