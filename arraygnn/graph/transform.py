@@ -136,6 +136,11 @@ def add_self_loop(
         if k not in names:
             loop_values = xp.zeros((n, *v.shape[1:]), dtype=v.dtype)
         elif isinstance(fill_data, str):
+            if v.dtype.kind not in "iuf":
+                raise TypeError(
+                    f"{where}: fill_data={fill_data!r} reduces edge feature {k!r}, which is "
+                    f"{v.dtype}; name only numeric features in edge_feat_names"
+                )
             loop_values = _ops().scatter(v, rel.dst, n, fill_data)
         else:
             loop_values = xp.full((n, *v.shape[1:]), fill_data, dtype=v.dtype)

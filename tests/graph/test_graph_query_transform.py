@@ -285,6 +285,10 @@ def test_transforms_name_bad_input():
         add_self_loop(g, fill_data="median")
     with pytest.raises(TypeError, match="fill_data must be a number"):
         add_self_loop(g, fill_data=None)
+    g.edata["flag"] = np.array([True, False])
+    with pytest.raises(TypeError, match="reduces edge feature 'flag', which is bool"):
+        add_self_loop(g, fill_data="max")
+    del g.edata["flag"]
     with pytest.raises(KeyError, match="edge feature 'v' not found"):
         add_self_loop(g, edge_feat_names=["v"])
     with pytest.raises(ValueError, match="aggregator must be one of"):
