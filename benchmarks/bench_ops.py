@@ -328,6 +328,53 @@ def bench_segment(
             f"torch segment_reduce {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
             f"pyg segment {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
         )
+    bench_sorted_scatter(name, csr, msgs, args, table, copy_gbs)
+
+
+def bench_sorted_scatter(
+    name: str,
+    csr: Any,
+    msgs: np.ndarray,
+    args: argparse.Namespace,
+    table: Table,
+    copy_gbs: float,
+) -> None:
+    """``ops.scatter`` with a non-decreasing index (a PyG ``batch`` vector, edges sorted by
+    target): the op finds the order itself and runs ``segment`` (the sorted-index path),
+    against torch and PyG given the same sorted index."""
+    n = csr.num_dst_nodes
+    e, f = msgs.shape
+    index = np.repeat(np.arange(n, dtype=csr.indptr.dtype), np.diff(csr.indptr))
+    min_bytes = msgs.nbytes + index.nbytes + n * f * 4
+    tm = torch.from_numpy(msgs) if torch is not None else None
+    tindex = torch.from_numpy(index.astype(np.int64)) if torch is not None else None
+    tidx = tindex.view(-1, 1).expand(e, f) if torch is not None else None
+    names = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin", "prod": "prod"}
+    for reduce in args.reduces:
+        t_ours = best_time(lambda reduce=reduce: ops.scatter(msgs, index, n, reduce), args.repeat)
+        t_torch = t_pyg = None
+        if tm is not None:
+            t_torch = best_time(
+                lambda reduce=reduce: torch.zeros(n, f).scatter_reduce_(
+                    0, tidx, tm, reduce=names[reduce], include_self=False
+                ),
+                args.repeat,
+            )
+            if pyg_utils is not None:
+                t_pyg = best_time(
+                    lambda reduce=reduce: pyg_utils.scatter(tm, tindex, 0, n, reduce=reduce),
+                    args.repeat,
+                )
+        table.add(
+            name,
+            f,
+            f"scatter {reduce}, sorted index",
+            fmt_ms(t_ours),
+            *rates(min_bytes, t_ours, copy_gbs),
+            "",
+            f"torch scatter_reduce {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
+            f"pyg scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
+        )
 
 
 def bench_sddmm(

@@ -173,6 +173,7 @@ def test_cpu_scatter_paths_give_the_same_bits(monkeypatch):
     n = 500
     ei = powerlaw_edges(n, 6000, seed=2, dtype=np.int32)
     src = np.random.default_rng(7).standard_normal((ei.shape[1], 3)).astype(np.float32)
+    monkeypatch.setattr(cpu_scatter, "SORTED_INDEX_PATH", False)
     owner = [ops.scatter(src, ei[1], n, r) for r in REDUCES]
     monkeypatch.setattr(cpu_scatter, "OWNER_MAX_THREADS", 0)
     sorted_path = [ops.scatter(src, ei[1], n, r) for r in REDUCES]
@@ -193,6 +194,7 @@ def test_cpu_tiled_scatter_gives_the_owner_bits(monkeypatch, threads):
     from arraygnn.testing.cases import CASE_NAMES, get_case
 
     rng = np.random.default_rng(11)
+    monkeypatch.setattr(cpu_scatter, "SORTED_INDEX_PATH", False)  # some cases are sorted
     old = numba.get_num_threads()
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     try:
@@ -214,6 +216,72 @@ def test_cpu_tiled_scatter_gives_the_owner_bits(monkeypatch, threads):
                             assert tiled.tobytes() == owner.tobytes(), (name, dtype, reduce)
     finally:
         numba.set_num_threads(old)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_cpu_sorted_index_scatter_gives_the_owner_bits(monkeypatch, threads):
+    """A non-decreasing index (a PyG batch vector) goes straight to segment_csr: the same
+    bits as the owner path on every labelled case with its targets sorted (empty rows at
+    the start, middle and end, a hub, no edges), every reduction, float16 / float32 /
+    float64, int32 / int64 indices; an index with one descent (at the start, in the
+    middle, at the very end) takes the other paths and still matches."""
+    import numba
+
+    from arraygnn.kernels.cpu import scatter as cpu_scatter
+    from arraygnn.testing.cases import CASE_NAMES, get_case
+
+    rng = np.random.default_rng(12)
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        for name in CASE_NAMES:
+            for index_dtype in (np.int32, np.int64):
+                case = get_case(name, index_dtype)
+                dst = np.sort(case.edge_index[1], kind="stable")
+                indices = [dst]
+                if dst.shape[0] >= 2 and dst[0] != dst[-1]:
+                    for at in (0, dst.shape[0] // 2, dst.shape[0] - 2):
+                        swapped = dst.copy()
+                        swapped[at], swapped[at + 1] = dst[at + 1], dst[at]
+                        indices.append(swapped)
+                for index in indices:
+                    for dtype in (np.float16, np.float32, np.float64):
+                        src = (1 + 0.1 * rng.standard_normal((index.shape[0], 2, 3))).astype(dtype)
+                        for reduce in REDUCES:
+                            monkeypatch.setattr(cpu_scatter, "SORTED_INDEX_PATH", False)
+                            owner = ops.scatter(src, index, case.num_dst_nodes, reduce)
+                            monkeypatch.setattr(cpu_scatter, "SORTED_INDEX_PATH", True)
+                            got = ops.scatter(src, index, case.num_dst_nodes, reduce)
+                            assert got.dtype == owner.dtype, (name, reduce)
+                            assert got.tobytes() == owner.tobytes(), (name, dtype, reduce)
+                            want = ref.scatter_coo(
+                                index,
+                                src.astype(np.float64),
+                                np.empty((case.num_dst_nodes, 2, 3)),
+                                reduce,
+                            )
+                            np.testing.assert_allclose(got, want, rtol=2e-3)
+    finally:
+        numba.set_num_threads(old)
+
+
+def test_cpu_sorted_row_pointer():
+    """The sorted-index check writes the CSR row pointer (rows with no entries included)
+    and refuses an index with any descent."""
+    from arraygnn.kernels.cpu.scatter import _sorted_row_pointer
+
+    for index, rows, want in [
+        ([], 3, [0, 0, 0, 0]),
+        ([2, 2], 4, [0, 0, 0, 2, 2]),
+        ([0, 0, 1, 3], 4, [0, 2, 3, 3, 4]),
+        ([1, 1, 1], 2, [0, 0, 3]),
+    ]:
+        for dtype in (np.int32, np.int64):
+            indptr = np.full(rows + 1, -7, dtype=dtype)
+            assert _sorted_row_pointer(np.array(index, dtype=dtype), indptr)
+            assert indptr.tolist() == want
+    for index in ([1, 0], [0, 2, 1], [3, 3, 3, 2]):
+        assert not _sorted_row_pointer(np.array(index, dtype=np.int64), np.empty(5, np.int64))
 
 
 def test_cpu_tiled_scatter_tile_sizes():
