@@ -144,14 +144,14 @@ def _pair_key(g: Graph, rel: _Relation, u: Any, v: Any) -> Any:
 
 def pair_order(src: Any, dst: Any, n_src: int, n_dst: int) -> Any:
     """Positions of the edges sorted by ``(src, dst)``, parallel edges by position (stable):
-    two counting sorts (``ops.to_csr``: by ``dst``, then stably by ``src``), O(E)."""
-    from arraygnn import ops
+    two stable counting sorts (by ``dst``, then by ``src``), O(E)."""
+    from arraygnn.ops.csr import sorted_segments
 
     xp = np if isinstance(src, np.ndarray) else import_cupy()
     if src.dtype.itemsize > 4 and max(n_src, n_dst, int(src.shape[0])) < 2**31:
         src, dst = src.astype(np.int32), dst.astype(np.int32)  # halves the sorts' traffic
-    by_dst = ops.to_csr(xp.stack([src, dst]), n_src, n_dst).perm
-    by_src = ops.to_csr(xp.stack([dst[by_dst], src[by_dst]]), n_dst, n_src).perm
+    _, by_dst = sorted_segments(xp, dst, n_dst)
+    _, by_src = sorted_segments(xp, src[by_dst], n_src)
     return by_dst[by_src]
 
 
@@ -166,6 +166,23 @@ def _sorted_pairs(g: Graph, rel: _Relation) -> tuple[Any, Any]:
         cached = (keys, order.astype(g.idtype, copy=False))
         rel._pair_index = cached
     return cached
+
+
+#: NumPy: at least this many queries are sorted before the binary search (see _search)
+SORTED_SEARCH_MIN = 4096
+
+
+def _search(xp: Any, keys: Any, q: Any, side: str = "left") -> Any:
+    """``xp.searchsorted(keys, q, side)``. Many NumPy queries are searched in sorted order
+    and put back: NumPy then starts each search from the last one's place, and the
+    look-ups walk ``keys`` forward instead of missing the cache at every level (1M pair
+    queries into 2M edges: ~10x faster on the 2-core box)."""
+    if xp is not np or q.shape[0] < SORTED_SEARCH_MIN:
+        return xp.searchsorted(keys, q, side=side)
+    order = np.argsort(q)
+    pos = np.empty(q.shape[0], dtype=np.intp)
+    pos[order] = np.searchsorted(keys, q[order], side=side)
+    return pos
 
 
 def _pairs(g: Graph, where: str, u: Any, v: Any, etype: Any) -> tuple[Any, Any, Any, bool]:
@@ -184,7 +201,7 @@ def has_edges_between(g: Graph, u: Any, v: Any, etype: Any = None) -> Any:
     keys, _ = _sorted_pairs(g, rel)
     q = _pair_key(g, rel, uu, vv)
     xp = g._xp()
-    pos = xp.searchsorted(keys, q)
+    pos = _search(xp, keys, q)
     found = xp.zeros(q.shape[0], dtype=bool)
     inside = pos < keys.shape[0]
     found[inside] = keys[pos[inside]] == q[inside]
@@ -201,8 +218,8 @@ def edge_ids(g: Graph, u: Any, v: Any, return_uv: bool = False, etype: Any = Non
     keys, order = _sorted_pairs(g, rel)
     q = _pair_key(g, rel, uu, vv)
     xp = g._xp()
-    lo = xp.searchsorted(keys, q, side="left")
-    hi = xp.searchsorted(keys, q, side="right")
+    lo = _search(xp, keys, q, "left")
+    hi = _search(xp, keys, q, "right")
     if return_uv:
         slots, which = _expand(xp, lo, hi - lo)
         return uu[which].astype(g.idtype), vv[which].astype(g.idtype), order[slots]

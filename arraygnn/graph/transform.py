@@ -234,29 +234,25 @@ def add_reverse_edges(
 def _first_occurrences(g: Graph, c: Canonical, src: Any, dst: Any) -> tuple[Any, Any, Any]:
     """For the distinct ``(src, dst)`` pairs in order of first appearance: the edge id of
     each pair's first edge, each edge's pair index (DGL's write-back mapping) and each
-    pair's edge count. O(E): the edges sorted by pair with two counting sorts, then runs."""
-    from arraygnn.graph.query import pair_order
+    pair's edge count. O(E): one counting sort by ``dst``, then the ``pairs`` kernel."""
+    from arraygnn.ops._common import kernel_function, kernel_index
+    from arraygnn.ops.csr import sorted_segments
 
     xp = g._xp()
     e = int(src.shape[0])
     if e == 0:
         empty = xp.zeros(0, dtype=g.idtype)
         return empty, empty, empty
-    order = pair_order(src, dst, g._num_src[c[0]], g._num_dst[c[2]])
-    s, d = src[order], dst[order]
-    new = xp.ones(e, dtype=bool)
-    new[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
-    starts = xp.nonzero(new)[0]
-    first_eid = order[starts]  # stable sort: each run starts at its smallest edge id
-    is_first = xp.zeros(e, dtype=bool)
-    is_first[first_eid] = True
-    rank = (xp.cumsum(is_first) - 1)[first_eid]  # each run's place by first appearance
-    sizes = xp.diff(xp.concatenate([starts, xp.asarray([e], dtype=starts.dtype)]))
-    counts = xp.empty_like(sizes)
-    counts[rank] = sizes
-    mapping = xp.empty(e, dtype=g.idtype)
-    mapping[order] = rank[xp.cumsum(new) - 1].astype(g.idtype)
-    return xp.nonzero(is_first)[0].astype(g.idtype), mapping, counts.astype(g.idtype)
+    indptr, perm = sorted_segments(xp, dst, g._num_dst[c[2]])
+    mapping, first, counts = (xp.empty(e, dtype=perm.dtype) for _ in range(3))
+    k = kernel_function(xp, "pairs", "pair_mapping")(
+        indptr, perm, kernel_index(xp, src), g._num_src[c[0]], mapping, first, counts
+    )
+    return (
+        first[:k].astype(g.idtype, copy=False),
+        mapping.astype(g.idtype, copy=False),
+        counts[:k].astype(g.idtype, copy=False),
+    )
 
 
 def to_simple(

@@ -45,8 +45,9 @@ edge_softmax.edge_softmax_csr(indptr, perm, logits, out)
 
 scatter.scatter_coo(index, x, out, reduce)
     index [E] idx (entries in [0, R)), x [E, H, F] val, out [R, H, F]:
-    out[r] = reduce over edges e with index[e] == r of x[e]. CPU: deterministic without a
-    sort (each worker owns a range of rows, scans the index, edge order). CUDA uses
+    out[r] = reduce over edges e with index[e] == r of x[e]. CPU: deterministic, each row
+    folded in edge order (a sorted index goes to segment_csr; otherwise an owner streams
+    the edges, or cache-sized tiles of rows fold their edges). CUDA uses
     atomics here (sum / mean / max / min, float32 / float64 only): the op calls it on CuPy
     arrays only under config(deterministic=False) (otherwise csr_from_keys + segment_csr).
 
@@ -55,6 +56,12 @@ csr.csr_from_keys(keys, indptr, perm)
     with the prefix-summed key counts and perm with a STABLE sort permutation of keys.
     Optional on CUDA: without arraygnn.kernels.cuda.csr the op uses the reference
     (bincount + cumsum + stable argsort, CuPy functions).
+
+pairs.pair_mapping(indptr, perm, src, num_src, mapping, first, counts) -> K
+    indptr [R+1], perm [E]: the destination-sorted CSR of edges with sources src [E] in
+    [0, num_src); mapping, first, counts [E] idx. Numbers the distinct (src, dst) pairs
+    0..K-1 by first appearance: mapping[e] = pair of edge e, first[k] = its first edge,
+    counts[k] = its edge count (first / counts valid up to K). CPU only (CuPy: reference).
 
 A missing module on either device makes the op fall back to ``reference`` (same name).
 

@@ -33,6 +33,7 @@ __all__ = [
     "edge_softmax_csr",
     "csr_from_keys",
     "scatter_coo",
+    "pair_mapping",
     "naive_gather",
     "naive_scatter",
     "naive_segment",
@@ -256,6 +257,37 @@ def scatter_coo(index: Any, x: Any, out: Any, reduce: str) -> Any:
     xp = get_namespace(index, x, out)
     out[...] = _ufunc_reduce_rows(xp, x, index, out.shape[0], reduce)
     return out
+
+
+def pair_mapping(
+    indptr: Any, perm: Any, src: Any, num_src: int, mapping: Any, first: Any, counts: Any
+) -> int:
+    """Group the edges of a destination-sorted CSR by ``(src, dst)`` pair: a second stable
+    sort by source puts each pair's edges in one run, first edge (smallest id) first; the
+    pairs are numbered by first appearance. Returns the number of pairs ``K``."""
+    xp = get_namespace(indptr, perm, src, mapping)
+    e = int(perm.shape[0])
+    if e == 0:
+        return 0
+    dst_of_slot = rows_of_slots(xp, indptr)
+    src_of_slot = src[perm].astype(perm.dtype, copy=False)
+    by_src = xp.empty(e, dtype=perm.dtype)
+    csr_from_keys(src_of_slot, xp.empty(num_src + 1, dtype=perm.dtype), by_src)
+    order = perm[by_src]  # edges sorted by (src, dst), parallel edges by id
+    s, d = src_of_slot[by_src], dst_of_slot[by_src]
+    new = xp.ones(e, dtype=bool)
+    new[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
+    starts = xp.nonzero(new)[0]
+    first_eid = order[starts]
+    is_first = xp.zeros(e, dtype=bool)
+    is_first[first_eid] = True
+    rank = (xp.cumsum(is_first) - 1)[first_eid]  # each run's place by first appearance
+    sizes = xp.diff(xp.concatenate([starts, xp.asarray([e], dtype=starts.dtype)]))
+    k = int(starts.shape[0])
+    counts[rank] = sizes.astype(counts.dtype)
+    mapping[order] = rank[xp.cumsum(new) - 1].astype(mapping.dtype)
+    first[:k] = xp.nonzero(is_first)[0].astype(first.dtype)
+    return k
 
 
 # --------------------------------------------------------------------------- naive oracles

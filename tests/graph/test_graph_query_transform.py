@@ -35,8 +35,13 @@ def _queries(rng, n, size=6):
 
 
 # ---------------------------------------------------------------------- lookups
+@pytest.mark.parametrize("sorted_search", [False, True], ids=["search", "sorted-search"])
 @pytest.mark.parametrize("label, g", CASES, ids=IDS)
-def test_lookups_match_a_python_reference(label, g):
+def test_lookups_match_a_python_reference(label, g, sorted_search, monkeypatch):
+    from arraygnn.graph import query
+
+    # many NumPy queries are sorted before the binary search: force it on the small ones
+    monkeypatch.setattr(query, "SORTED_SEARCH_MIN", 0 if sorted_search else 1 << 62)
     rng = np.random.default_rng(len(label))
     etype = g.canonical_etypes[0]
     s, _, d = etype
@@ -75,6 +80,23 @@ def test_lookups_match_a_python_reference(label, g):
     qs = list(zip(qu.tolist(), qv.tolist()))
     want = [(a, b, e) for a, b in qs for e, p in enumerate(pairs) if p == (a, b)]
     assert list(zip(au.tolist(), av.tolist(), ae.tolist())) == want
+
+
+def test_many_pair_queries_take_the_sorted_search():
+    """Above SORTED_SEARCH_MIN NumPy queries are searched in sorted order: the same answers
+    as one-by-one Python look-ups (duplicates, misses, parallel edges)."""
+    rng = np.random.default_rng(3)
+    n, e = 300, 5000
+    src, dst = rng.integers(0, n, e), rng.integers(0, n, e)
+    g = graph((src, dst), num_nodes=n)
+    qu, qv = rng.integers(0, n, 9000), rng.integers(0, n, 9000)
+    qu[::3], qv[::3] = src[:3000], dst[:3000]
+    first: dict = {}
+    for i, p in enumerate(zip(src.tolist(), dst.tolist(), strict=True)):
+        first.setdefault(p, i)
+    pairs = list(zip(qu.tolist(), qv.tolist(), strict=True))
+    assert g.has_edges_between(qu, qv).tolist() == [p in first for p in pairs]
+    assert g.edge_ids(qu[::3], qv[::3]).tolist() == [first[p] for p in pairs[::3]]
 
 
 def test_lookups_follow_dgls_examples():
@@ -494,3 +516,40 @@ def test_apply_nodes_on_a_subset():
         g.apply_nodes(double, v=[True])
     with pytest.raises(ValueError, match="apply-node UDF"):
         g.apply_nodes(lambda nodes: {"x": np.ones(5)}, v=[0, 1])
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_pair_mapping_kernel_matches_the_reference(index_dtype):
+    """to_simple's CPU kernel (one counting sort, then a look-up of each row's sources)
+    and the reference (a second sort by source) number the pairs alike: random multigraphs
+    with many parallel edges and self-loops, bipartite sizes, a hub, no edges, isolated
+    nodes; also through ``config(validate=True)``, which compares the two on every call."""
+    import arraygnn
+    from arraygnn.kernels import reference
+    from arraygnn.kernels.cpu.pairs import pair_mapping
+    from arraygnn.ops.csr import sorted_segments
+
+    rng = np.random.default_rng(5)
+    shapes = [(1, 1, 0), (3, 4, 1), (5, 5, 40), (7, 2, 60), (2, 9, 30), (50, 50, 400)]
+    for n_src, n_dst, e in shapes:
+        for _ in range(5):
+            src = rng.integers(0, n_src, e).astype(index_dtype)
+            dst = (rng.integers(0, n_dst, e) ** 2 % n_dst).astype(index_dtype)  # a hub
+            indptr, perm = sorted_segments(np, dst, n_dst)
+            got = [np.full(e, -1, perm.dtype) for _ in range(3)]
+            want = [np.full(e, -1, perm.dtype) for _ in range(3)]
+            k = pair_mapping(indptr, perm, src, n_src, *got)
+            assert reference.pair_mapping(indptr, perm, src, n_src, *want) == k
+            assert got[0].tolist() == want[0].tolist()
+            assert got[1][:k].tolist() == want[1][:k].tolist()
+            assert got[2][:k].tolist() == want[2][:k].tolist()
+            pairs = list(zip(src.tolist(), dst.tolist(), strict=True))
+            firsts = list(dict.fromkeys(pairs))
+            assert k == len(firsts)
+            assert got[0].tolist() == [firsts.index(p) for p in pairs]
+            assert got[1][:k].tolist() == [pairs.index(p) for p in firsts]
+            assert got[2][:k].tolist() == [pairs.count(p) for p in firsts]
+            g = graph((src, dst), num_nodes=max(n_src, n_dst))
+            with arraygnn.config(validate=True):
+                h, wb = to_simple(g, writeback_mapping=True)
+            assert wb.tolist() == got[0].tolist() and h.num_edges() == k
