@@ -6,8 +6,10 @@ RULE: an empty segment gives 0 for every reduction (TF-GNN's ``max_no_inf`` conv
 never ``-inf`` / ``inf`` / 1.
 RULE: ``mean`` is sum / max(count, 1) (integer values: floor division).
 RULE: deterministic: each segment is reduced by one worker in edge order, so results are
-the same bits on every run and thread count (CPU: an owner streams the edges, or, for
-large outputs, cache-sized tiles of segments each fold their edges in edge order; see
+the same bits on every run and thread count (CPU: a non-decreasing index, such as a
+PyG ``batch`` vector, runs as a CSR segment reduction; otherwise an owner streams the
+edges, or, for large outputs, cache-sized tiles of segments each fold their edges in
+edge order; see
 ``arraygnn.kernels.cpu.scatter``; CUDA: the index is stably sorted into a CSR first, unless
 ``arraygnn.config(deterministic=False)`` allows the atomic kernel).
 RULE: float16 values accumulate in float32; NaN propagates through max / min.
