@@ -22,6 +22,8 @@ import time
 
 import numpy as np
 
+EDGE_DIM = 4
+
 
 def _graph(num_nodes, num_edges, num_features, seed=0):
     from arraygnn.datasets.synthetic import powerlaw_graph
@@ -41,22 +43,30 @@ def _models(kind, fin, hidden, fout):
         layers = [gnn.SAGEConv(fin, hidden), gnn.SAGEConv(hidden, fout)]
     elif kind == "GAT":
         layers = [gnn.GATConv(fin, hidden // 8, heads=8), gnn.GATConv(hidden, fout, heads=1)]
+    elif kind == "GAT+edge":  # edge features in the attention (edge_dim), a residual
+        opts = {"edge_dim": EDGE_DIM, "residual": True}
+        layers = [
+            gnn.GATConv(fin, hidden // 8, heads=8, **opts),
+            gnn.GATConv(hidden, fout, heads=1, **opts),
+        ]
     else:
         raise ValueError(kind)
     return [m.eval() for m in layers]
 
 
-def _forward_pyg(layers, x, ei):
+def _forward_pyg(layers, x, ei, ea=None):
     import torch
 
+    extra = () if ea is None else (ea,)
     with torch.no_grad():
-        h = torch.relu(layers[0](x, ei))
-        return layers[1](h, ei)
+        h = torch.relu(layers[0](x, ei, *extra))
+        return layers[1](h, ei, *extra)
 
 
-def _forward_ours(layers, x, ei):
-    h = layers[0](x, ei)
-    return layers[1](np.maximum(h, 0), ei)
+def _forward_ours(layers, x, ei, ea=None):
+    extra = () if ea is None else (ea,)
+    h = layers[0](x, ei, *extra)
+    return layers[1](np.maximum(h, 0), ei, *extra)
 
 
 def _time(fn, repeat):
@@ -74,20 +84,23 @@ def bench_graph(name, ei, x, repeat, hidden=64, fout=7):
     from arraygnn.nn import from_pyg
 
     tx, tei = torch.from_numpy(x), torch.from_numpy(ei.astype(np.int64))
+    ea = np.random.default_rng(1).standard_normal((ei.shape[1], EDGE_DIM), np.float32)
+    tea = torch.from_numpy(ea)
     rows = []
-    for kind in ("GCN", "SAGE", "GAT"):
+    for kind in ("GCN", "SAGE", "GAT", "GAT+edge"):
         ref = _models(kind, x.shape[1], hidden, fout)
         ours = [from_pyg(m) for m in ref]
+        a, ta = (ea, tea) if kind == "GAT+edge" else (None, None)
         t0 = time.perf_counter()
-        got = _forward_ours(ours, x, ei)  # first call: includes Numba compilation / cache load
+        got = _forward_ours(ours, x, ei, a)  # first call: includes Numba compilation / cache
         cold = time.perf_counter() - t0
-        expected = _forward_pyg(ref, tx, tei).numpy()
+        expected = _forward_pyg(ref, tx, tei, ta).numpy()
         err = float(np.abs(got - expected).max() / max(np.abs(expected).max(), 1e-30))
-        t_ours = _time(lambda ours=ours: _forward_ours(ours, x, ei), repeat)
-        t_pyg = _time(lambda ref=ref: _forward_pyg(ref, tx, tei), repeat)
+        t_ours = _time(lambda ours=ours, a=a: _forward_ours(ours, x, ei, a), repeat)
+        t_pyg = _time(lambda ref=ref, ta=ta: _forward_pyg(ref, tx, tei, ta), repeat)
         rows.append((name, kind, t_ours, t_pyg, cold, err))
         print(
-            f"{name:10s} {kind:5s} arraygnn {t_ours * 1e3:9.1f} ms   PyG {t_pyg * 1e3:9.1f} ms   "
+            f"{name:10s} {kind:8s} arraygnn {t_ours * 1e3:9.1f} ms   PyG {t_pyg * 1e3:9.1f} ms   "
             f"PyG/arraygnn {t_pyg / t_ours:5.2f}x   first call {cold:6.2f} s   "
             f"max rel err {err:.1e}",
             flush=True,

@@ -1,4 +1,5 @@
-"""Run a PyG-style two-layer GNN (GAT -> GCN) with arraygnn.nn, weights from a .npz file.
+"""Run a PyG-style two-layer GNN (GAT with edge features -> GCN) with arraygnn.nn, weights
+from a .npz file.
 
 Where torch and PyG are installed, the script builds the PyG model, saves its
 ``state_dict()`` as NumPy arrays, and later checks arraygnn's output against PyG's. The
@@ -17,7 +18,9 @@ import numpy as np
 import arraygnn.nn as nn
 from arraygnn.datasets.synthetic import powerlaw_graph
 
-IN, HEADS, HIDDEN, CLASSES = 32, 4, 8, 5
+IN, HEADS, HIDDEN, CLASSES, EDGE_DIM = 32, 4, 8, 5, 3
+# the first layer: attention that also reads EDGE_DIM edge features, plus a residual
+GAT_OPTIONS = {"heads": HEADS, "edge_dim": EDGE_DIM, "residual": True}
 
 
 def export_pyg_weights(path: str):
@@ -28,7 +31,7 @@ def export_pyg_weights(path: str):
     except ImportError:
         return None
     torch.manual_seed(0)
-    conv1 = pyg_nn.GATConv(IN, HIDDEN, heads=HEADS).eval()
+    conv1 = pyg_nn.GATConv(IN, HIDDEN, **GAT_OPTIONS).eval()
     conv2 = pyg_nn.GCNConv(HEADS * HIDDEN, CLASSES).eval()
     arrays = {f"conv1.{k}": v.numpy() for k, v in conv1.state_dict().items()}
     arrays.update({f"conv2.{k}": v.numpy() for k, v in conv2.state_dict().items()})
@@ -38,7 +41,7 @@ def export_pyg_weights(path: str):
 
 def random_weights(path: str) -> None:
     """Without torch: write weights in PyG's names and shapes from arraygnn's own layers."""
-    conv1 = nn.GATConv(IN, HIDDEN, heads=HEADS, rng=0)
+    conv1 = nn.GATConv(IN, HIDDEN, **GAT_OPTIONS, rng=0)
     conv2 = nn.GCNConv(HEADS * HIDDEN, CLASSES, rng=1)
     arrays = {f"conv1.{k}": v for k, v in conv1.state_dict().items()}
     arrays.update({f"conv2.{k}": v for k, v in conv2.state_dict().items()})
@@ -52,11 +55,11 @@ def load_model(path: str):
     def part(prefix: str) -> dict:
         return {k[len(prefix) :]: w[k] for k in w.files if k.startswith(prefix)}
 
-    conv1 = nn.GATConv(IN, HIDDEN, heads=HEADS).load_state_dict(part("conv1."))
+    conv1 = nn.GATConv(IN, HIDDEN, **GAT_OPTIONS).load_state_dict(part("conv1."))
     conv2 = nn.GCNConv(HEADS * HIDDEN, CLASSES).load_state_dict(part("conv2."))
 
-    def predict(x, edge_index):
-        return conv2(np.maximum(conv1(x, edge_index), 0), edge_index)
+    def predict(x, edge_index, edge_attr):
+        return conv2(np.maximum(conv1(x, edge_index, edge_attr), 0), edge_index)
 
     return predict
 
@@ -64,13 +67,14 @@ def load_model(path: str):
 def main() -> None:
     src, dst, x = powerlaw_graph(2_000, 10_000, seed=0, num_features=IN)
     edge_index = np.stack([src, dst])
+    edge_attr = np.random.default_rng(1).standard_normal((src.shape[0], EDGE_DIM), np.float32)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.npz")
         torch_model = export_pyg_weights(path)
         if torch_model is None:
             random_weights(path)
         predict = load_model(path)
-        logits = predict(x, edge_index)
+        logits = predict(x, edge_index, edge_attr)
     print(
         f"logits {logits.shape} {logits.dtype}; predicted classes: {np.bincount(logits.argmax(1))}"
     )
@@ -80,7 +84,8 @@ def main() -> None:
         conv1, conv2 = torch_model
         with torch.no_grad():
             tx, tei = torch.from_numpy(x), torch.from_numpy(edge_index.astype(np.int64))
-            expected = conv2(torch.relu(conv1(tx, tei)), tei).numpy()
+            tea = torch.from_numpy(edge_attr)
+            expected = conv2(torch.relu(conv1(tx, tei, tea)), tei).numpy()
         err = np.abs(logits - expected).max() / np.abs(expected).max()
         print(f"max relative difference vs PyG: {err:.1e}")
         assert err < 1e-5, err

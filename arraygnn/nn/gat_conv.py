@@ -5,7 +5,9 @@ Never builds an ``[E, heads, F]`` array:
 1. ``h = x W`` reshaped to ``[N, H, F]``;
 2. per-node scores ``el = (h_src * att_src).sum(-1)`` and ``er = (h_dst * att_dst).sum(-1)``
    (``[N, H]``);
-3. ``e = sddmm(u_add_v)(el, er)`` then leaky-ReLU (``[E, H]``);
+3. ``e = sddmm(u_add_v)(el, er)`` (plus, with ``edge_dim``, the edge scores
+   ``edge_attr @ M``, ``M = (W_edge * att_edge).sum(F)`` of shape ``[D, H]``, so the
+   projected ``[E, H, F]`` edge features are never formed) then leaky-ReLU (``[E, H]``);
 4. ``a = edge_softmax(e)`` over each destination's incoming edges (``[E, H]``);
 5. ``out = spmm(a, h_src)`` (``[N_dst, H, F]``), heads concatenated, averaged or kept.
 
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import (
     check_zero_in_degree,
     csr_of,
@@ -63,12 +65,24 @@ class GATConv(Module):
         add_self_loops: drop existing self-loops and add one per node (PyG; default ``True``).
             For bipartite inputs loops go to the first ``min(N_src, N_dst)`` nodes, as PyG.
         bias: additive bias (size ``H * F`` unless ``concat=False``).
+        edge_dim: size of the edge features ``edge_attr`` that join the attention scores
+            (PyG's ``edge_dim``: ``lin_edge`` ``(H*F, edge_dim)`` and ``att_edge``); ``None``:
+            no edge features.
+        fill_value: the added self-loops' edge features when ``edge_dim`` is set (PyG's
+            rule): ``'mean'`` (default), ``'add'`` / ``'sum'``, ``'max'``, ``'min'``,
+            ``'mul'`` of the node's incoming edges' features (0 for a node with none), a
+            number, or an array of ``edge_dim`` values.
+        residual: ``True`` adds a bias-free projection of the destination input features
+            to the output (PyG's ``res``, ``(H*F or F, in_dst)``; DGL's ``res_fc`` Linear
+            loads into it, its bias into ``bias``); ``'identity'`` adds the input itself
+            (DGL's residual when ``in_dst == heads * out_feats``).
         activation: applied last (DGL's ``activation``).
         allow_zero_in_degree: accept destination nodes without incoming edges (output = bias);
             default ``False`` raises, the seed's check.
 
     Call as ``conv(x, edge_index)``, ``conv((x_src, x_dst), edge_index)``, ``conv(graph, feat)``,
-    ``conv(graph, (feat_src, feat_dst))`` or ``conv(block, feat)``.
+    ``conv(graph, (feat_src, feat_dst))`` or ``conv(block, feat)``; with ``edge_dim``, pass
+    ``edge_attr`` (``(E, edge_dim)``, or ``(E,)`` when ``edge_dim=1``) third, as in PyG.
 
     Shapes:
         - input: ``(N_src, in_src)`` and ``(N_dst, in_dst)`` (pair form)
@@ -77,12 +91,20 @@ class GATConv(Module):
         - edge memory: ``(E, heads)`` floats, never ``(E, heads, out_feats)``
 
     Parameter names (PyG): ``lin.weight`` ``(H*F, in)`` (or ``lin_src.weight`` /
-    ``lin_dst.weight``), ``att_src`` / ``att_dst`` ``(1, H, F)``, ``bias``. DGL's ``fc.weight``
-    (``fc_src`` / ``fc_dst``), ``attn_l`` / ``attn_r``, ``bias`` load too.
+    ``lin_dst.weight``), ``att_src`` / ``att_dst`` ``(1, H, F)``, ``bias``; with ``edge_dim``
+    ``lin_edge.weight`` ``(H*F, edge_dim)`` and ``att_edge`` ``(1, H, F)``; with ``residual``
+    ``res.weight``. DGL's ``fc.weight`` (``fc_src`` / ``fc_dst``), ``attn_l`` / ``attn_r``,
+    ``bias`` and ``res_fc.*`` load too.
+
+    >>> import numpy as np
+    >>> conv = GATConv(4, 2, heads=3, edge_dim=5, residual=True, rng=0)
+    >>> ei = np.array([[0, 1, 2], [1, 2, 0]])
+    >>> conv(np.ones((3, 4), np.float32), ei, np.ones((3, 5), np.float32)).shape
+    (3, 6)
     """
 
-    _param_names = ("att_src", "att_dst", "bias")
-    _child_names = ("lin", "lin_src", "lin_dst")
+    _param_names = ("att_src", "att_dst", "att_edge", "bias")
+    _child_names = ("lin", "lin_src", "lin_dst", "lin_edge", "res")
     _dgl_supported = True
 
     def __init__(
@@ -95,12 +117,19 @@ class GATConv(Module):
         add_self_loops: bool = True,
         bias: bool = True,
         *,
+        edge_dim: int | None = None,
+        fill_value: Any = "mean",
+        residual: bool | str = False,
         activation: Any = None,
         allow_zero_in_degree: bool = False,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        if not isinstance(residual, (bool, np.bool_)) and residual != "identity":
+            raise TypeError(
+                f"GATConv: residual must be True, False or 'identity', got {residual!r}"
+            )
         self.heads = layer_size("GATConv", "heads", heads, minimum=1)
         self.out_feats = layer_size("GATConv", "out_feats", out_feats)
         if concat is not None and not isinstance(concat, (bool, np.bool_)):
@@ -122,15 +151,32 @@ class GATConv(Module):
             self.lin_dst = Linear(self.in_dst, hf, False, dtype=dtype, rng=gen)
         self.att_src = glorot((1, self.heads, self.out_feats), gen, dtype)
         self.att_dst = glorot((1, self.heads, self.out_feats), gen, dtype)
-        bias_size = self.out_feats if concat is False else hf
-        self.bias = np.zeros(bias_size, dtype=dtype) if bias else None
+        self.edge_dim = None
+        self.lin_edge = self.att_edge = None
+        if edge_dim is not None:
+            self.edge_dim = layer_size("GATConv", "edge_dim", edge_dim, minimum=1)
+            self.lin_edge = Linear(self.edge_dim, hf, False, dtype=dtype, rng=gen)
+            self.att_edge = glorot((1, self.heads, self.out_feats), gen, dtype)
+        self.fill_value = _check_fill_value(fill_value, self.edge_dim)
+        out_size = self.out_feats if concat is False else hf
+        self.res_identity = residual == "identity"
+        if self.res_identity and self.in_dst != out_size:
+            raise ValueError(
+                f"GATConv: residual='identity' needs in_dst == {out_size} output features, "
+                f"got {self.in_dst}"
+            )
+        self.res = None
+        if residual and not self.res_identity:
+            self.res = Linear(self.in_dst, out_size, False, dtype=dtype, rng=gen)
+        self.bias = np.zeros(out_size, dtype=dtype) if bias else None
 
-    def _edges(self, inp: Any) -> Any:
-        """The edge_index used for attention (self-loops replaced when requested); loop ids
-        are made in an index dtype that holds them (``int64`` for a too-narrow one)."""
+    def _edges(self, inp: Any, edge_attr: Any) -> tuple[Any, Any]:
+        """The edge_index used for attention (self-loops replaced when requested; loop ids
+        are made in an index dtype that holds them, ``int64`` for a too-narrow one) and the
+        edge features that go with it (loops filled by ``fill_value``, PyG's rule)."""
         src, dst = inp.src, inp.dst
         if not self.add_self_loops:
-            return src, dst
+            return (src, dst), edge_attr
         xp = get_namespace(src)
         num_loops = min(inp.num_src, inp.num_dst)
         index_dtype = ids_dtype_holding(src.dtype, num_loops - 1)
@@ -141,15 +187,94 @@ class GATConv(Module):
         if bool(is_loop.any()):
             keep = ~is_loop
             src, dst = src[keep], dst[keep]
-        return xp.concatenate([src, loops]), xp.concatenate([dst, loops])
+            if edge_attr is not None:
+                edge_attr = edge_attr[keep]
+        if edge_attr is not None:
+            edge_attr = xp.concatenate([edge_attr, self._loop_attr(edge_attr, dst, inp)])
+        return (xp.concatenate([src, loops]), xp.concatenate([dst, loops])), edge_attr
 
-    def __call__(self, graph_or_x: Any, feat_or_edge_index: Any, size: Any = None) -> Any:
+    def _loop_attr(self, edge_attr: Any, dst: Any, inp: Any) -> Any:
+        """The self-loops' edge features ``(min(N_src, N_dst), D)`` (PyG's compute_loop_attr;
+        a reduction runs over every destination, then the loops' rows are kept)."""
+        from arraygnn import ops
+
+        xp = get_namespace(edge_attr)
+        num_loops = min(inp.num_src, inp.num_dst)
+        fill = self.fill_value
+        if isinstance(fill, str):
+            reduce = {"add": "sum", "mul": "prod"}.get(fill, fill)
+            return ops.scatter(edge_attr, dst, inp.num_dst, reduce)[:num_loops]
+        value = xp.asarray(fill, dtype=edge_attr.dtype)
+        return xp.broadcast_to(value, (num_loops,) + tuple(edge_attr.shape[1:])).copy()
+
+    def _check_edge_attr(self, edge_attr: Any, num_edges: int, xp: Any) -> Any:
+        """``edge_attr`` as ``(E, edge_dim)`` (a 1-D one with ``edge_dim=1`` too), or a clear
+        error: given to a layer without ``edge_dim``, missing, or of the wrong shape."""
+        if self.edge_dim is None:
+            if edge_attr is not None:
+                raise ValueError(
+                    "GATConv: edge_attr was given but this layer has no edge_dim "
+                    "(build it with GATConv(..., edge_dim=D) to use edge features)"
+                )
+            return None
+        if edge_attr is None:
+            raise ValueError(
+                f"GATConv(edge_dim={self.edge_dim}) needs edge_attr of shape "
+                f"({num_edges}, {self.edge_dim}) as its third argument"
+            )
+        if not is_array(edge_attr) or get_namespace(edge_attr) is not xp:
+            raise TypeError(
+                "GATConv: edge_attr must be an array on the features' device, got "
+                f"{type(edge_attr).__name__}"
+            )
+        if edge_attr.dtype.kind != "f":
+            raise TypeError(
+                f"GATConv: edge_attr must hold floating-point values, got {edge_attr.dtype}"
+            )
+        if edge_attr.ndim == 1 and self.edge_dim == 1:
+            edge_attr = edge_attr.reshape(-1, 1)
+        if tuple(edge_attr.shape) != (num_edges, self.edge_dim):
+            raise ValueError(
+                f"GATConv: edge_attr must have shape ({num_edges}, {self.edge_dim}), "
+                f"got {tuple(edge_attr.shape)}"
+            )
+        return edge_attr
+
+    def _edge_scores(self, edge_attr: Any) -> Any:
+        """``[E, H]`` edge attention terms ``sum_f (edge_attr W_edge^T)[e, h, f] att_edge[h, f]``
+        as ``edge_attr @ M`` with ``M`` ``[D, H]``: no ``[E, H, F]`` array."""
+        xp = get_namespace(edge_attr)
+        H, F = self.heads, self.out_feats
+        w = self.lin_edge.weight.reshape(H, F, self.edge_dim)
+        m = xp.einsum("hfd,hf->dh", w, self.att_edge[0])
+        return edge_attr.astype(m.dtype, copy=False) @ m
+
+    def __call__(
+        self, graph_or_x: Any, feat_or_edge_index: Any, edge_attr: Any = None, size: Any = None
+    ) -> Any:
         from arraygnn import ops
         from arraygnn.ops.slot_order import edge_softmax_slots, sddmm_slots, spmm_slots
 
+        if (
+            isinstance(edge_attr, (tuple, list))
+            and len(edge_attr) == 2
+            and all(is_size(v) for v in edge_attr)
+        ):
+            raise TypeError(
+                "GATConv: the third argument is edge_attr (PyG's order); pass the graph "
+                "size as size=(num_src, num_dst)"
+            )
         inp = parse_input("GATConv", graph_or_x, feat_or_edge_index, size)
         _check_features(inp.x_src, self.in_src, "GATConv source features")
         xp = get_namespace(inp.x_src)
+        edge_attr = self._check_edge_attr(edge_attr, int(inp.src.shape[0]), xp)
+        x_dst_in = inp.x_dst
+        if (
+            inp.graph is not None
+            and getattr(inp.graph, "is_block", False)
+            and not isinstance(feat_or_edge_index, (tuple, list))
+        ):
+            x_dst_in = inp.x_src[: inp.num_dst]  # DGL: a block's destinations come first
         H, F = self.heads, self.out_feats
         if self.lin is not None:
             h_src = self.lin(inp.x_src).reshape(inp.num_src, H, F)
@@ -176,7 +301,7 @@ class GATConv(Module):
                 _check_features(inp.x_dst, self.in_dst, "GATConv destination features")
                 h_dst = self.lin_dst(inp.x_dst).reshape(inp.num_dst, H, F)
         el = xp.einsum("nhf,hf->nh", h_src, self.att_src[0])  # [N_src, H], no [N, H, F] temp
-        edge_index = self._edges(inp)
+        edge_index, edge_attr = self._edges(inp, edge_attr)
         if self.add_self_loops:
             csr = ops.to_csr(edge_index, inp.num_src, inp.num_dst)
         else:
@@ -190,6 +315,11 @@ class GATConv(Module):
             logits = sddmm_slots(csr, el, er, op="add", lhs_target="u", rhs_target="v")
         else:
             logits = sddmm_slots(csr, el, el, op="copy_lhs", lhs_target="u", rhs_target="v")
+        if edge_attr is not None:
+            scores = self._edge_scores(edge_attr)  # [E, H] in edge order
+            if not csr.perm_is_identity:
+                scores = ops.gather(scores, csr.perm)
+            logits += scores.astype(logits.dtype, copy=False)
         logits = _leaky_relu_(logits, self.negative_slope)
         alpha = edge_softmax_slots(csr, logits)  # [E, H]
         out = spmm_slots(csr, h_src, alpha)  # [N_dst, H, F]
@@ -197,11 +327,32 @@ class GATConv(Module):
             out = out.reshape(inp.num_dst, H * F)
         elif self.concat is False:
             out = out.mean(axis=1)
+        if self.res is not None or self.res_identity:
+            out = out + self._residual(x_dst_in, inp.num_dst, out.shape)
         if self.bias is not None:
             out = add_bias(out, self.bias.reshape(H, F) if self.concat is None else self.bias)
         if self.activation is not None:
             out = self.activation(out)
         return out
+
+    def _residual(self, x_dst: Any, num_dst: int, shape: tuple[int, ...]) -> Any:
+        """The residual term, shaped like the output."""
+        if x_dst is None:
+            raise ValueError("GATConv(residual=True) needs destination features; got (x_src, None)")
+        _check_features(x_dst, self.in_dst, "GATConv destination features")
+        if x_dst.shape[0] != num_dst:
+            raise ValueError(
+                f"GATConv(residual=True): {x_dst.shape[0]} destination feature rows for "
+                f"{num_dst} destination nodes"
+            )
+        if self.res is not None:
+            return self.res(x_dst).reshape(shape)
+        if x_dst.shape[1] != int(np.prod(shape[1:])):
+            raise ValueError(
+                f"GATConv: an identity residual needs {int(np.prod(shape[1:]))} destination "
+                f"features, got {x_dst.shape[1]}"
+            )
+        return x_dst.reshape(shape)
 
     def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
         # PyG < 2.5 named the shared projection lin_src (and lin_dst, the same module)
@@ -218,15 +369,55 @@ class GATConv(Module):
         "attn_l": "att_src",
         "attn_r": "att_dst",
         "bias": "bias",
+        "res_fc.weight": "res.weight",
+        "res_fc.bias": "bias",  # DGL's Linear residual carries the layer's bias
     }
 
     def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
         return {self._DGL.get(k, k): v for k, v in values.items()}
 
     def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
-        back = {v: k for k, v in self._DGL.items()}
+        back = {v: k for k, v in self._DGL.items() if k != "res_fc.bias"}
+        if self.res is not None:
+            back["bias"] = "res_fc.bias"
         return {back[k]: v for k, v in values.items()}
 
     def extra_repr(self) -> str:
         sizes = f"({self.in_src}, {self.in_dst}), {self.out_feats}"
-        return f"{sizes}, heads={self.heads}, concat={self.concat}"
+        extra = "" if self.edge_dim is None else f", edge_dim={self.edge_dim}"
+        if self.res is not None or self.res_identity:
+            extra += ", residual=True"
+        return f"{sizes}, heads={self.heads}, concat={self.concat}{extra}"
+
+
+_FILL_REDUCES = ("add", "sum", "mean", "max", "min", "mul")
+
+
+def _check_fill_value(fill_value: Any, edge_dim: int | None) -> Any:
+    """PyG's ``fill_value``: a reduction name, a number, or ``edge_dim`` values."""
+    if isinstance(fill_value, str):
+        if fill_value not in _FILL_REDUCES:
+            raise ValueError(
+                f"GATConv: fill_value must be one of {_FILL_REDUCES}, a number or an array, "
+                f"got {fill_value!r}"
+            )
+        return fill_value
+    if isinstance(fill_value, (bool, np.bool_)) or fill_value is None:
+        raise TypeError(
+            f"GATConv: fill_value must be a reduction name, number or array, got {fill_value!r}"
+        )
+    if isinstance(fill_value, (int, float, np.integer, np.floating)):
+        return float(fill_value)
+    if is_array(fill_value) or isinstance(fill_value, (list, tuple)):
+        value = np.asarray(fill_value.get() if hasattr(fill_value, "get") else fill_value)
+        if value.dtype.kind not in "iuf" or (
+            edge_dim is not None and value.size not in (1, edge_dim)
+        ):
+            raise ValueError(
+                f"GATConv: an array fill_value must hold 1 or edge_dim={edge_dim} numbers, "
+                f"got {value.shape} {value.dtype}"
+            )
+        return value.astype(np.float64).reshape(-1) if value.ndim else float(value)
+    raise TypeError(
+        f"GATConv: fill_value must be a reduction name, number or array, got {fill_value!r}"
+    )

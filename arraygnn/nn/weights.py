@@ -8,9 +8,10 @@ it into a freshly constructed layer on a machine without them (see ``docs/layers
 Supported: ``torch.nn.Linear``, ``torch.nn.Sequential`` (of Linear, BatchNorm1d and
 ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Dropout),
 ``torch.nn.BatchNorm1d``; PyG ``Linear``, ``MLP`` (batch norm, ``act_first``), ``GCNConv``,
-``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` (no edge features, no
-residual), ``GINConv`` (sum / mean / max aggregation), ``SGConv``; DGL ``GraphConv``,
-``SAGEConv`` (mean / gcn / pool), ``GATConv`` (no residual), ``GINConv``.
+``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` (``edge_dim``,
+``fill_value``, ``residual`` too), ``GINConv`` (sum / mean / max aggregation), ``SGConv``;
+DGL ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` (``residual`` too),
+``GINConv``.
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
 silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
@@ -233,11 +234,10 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "GATConv":
-        if getattr(module, "lin_edge", None) is not None or getattr(module, "edge_dim", None):
-            raise ValueError("from_pyg: GATConv with edge features (edge_dim) is not supported")
-        if getattr(module, "res", None) is not None:
-            raise ValueError("from_pyg: GATConv with residual=True is not supported")
         _pyg_aggr(module, kind, ("sum",))
+        fill_value = module.fill_value
+        if hasattr(fill_value, "detach"):  # a tensor
+            fill_value = fill_value.detach().cpu().numpy()
         layer = GATConv(
             module.in_channels,
             module.out_channels,
@@ -246,6 +246,9 @@ def from_pyg(module: Any) -> Module:
             module.negative_slope,
             module.add_self_loops,
             module.bias is not None,
+            edge_dim=module.edge_dim if getattr(module, "lin_edge", None) is not None else None,
+            fill_value=fill_value,
+            residual=getattr(module, "res", None) is not None,
             allow_zero_in_degree=True,
             dtype=dtype,
         )
@@ -325,8 +328,7 @@ def from_dgl(module: Any) -> Module:
             )
         return _load(layer, module, "dgl")
     if kind == "GATConv":
-        if getattr(module, "res_fc", None) is not None:
-            raise ValueError("from_dgl: GATConv with residual=True is not supported")
+        res_fc = getattr(module, "res_fc", None)
         in_feats = (
             module._in_src_feats
             if hasattr(module, "fc")
@@ -339,7 +341,11 @@ def from_dgl(module: Any) -> Module:
             concat=None,
             negative_slope=module.leaky_relu.negative_slope,
             add_self_loops=False,
-            bias=getattr(module, "bias", None) is not None,
+            # DGL's residual: the input itself when sizes match, else a Linear whose bias
+            # stands in for the layer's (there is then no separate bias)
+            bias=getattr(module, "bias", None) is not None
+            or getattr(res_fc, "bias", None) is not None,
+            residual=False if res_fc is None else True if hasattr(res_fc, "weight") else "identity",
             activation=_activation(module.activation, "from_dgl: GATConv"),
             allow_zero_in_degree=module._allow_zero_in_degree,
             dtype=dtype,

@@ -41,7 +41,7 @@ class SAGEConv(torch.nn.Module):
 
 
 class GATConv(torch.nn.Module):
-    def __init__(self, fin, fout, heads):
+    def __init__(self, fin, fout, heads, residual=False):
         super().__init__()
         self._in_src_feats = self._in_dst_feats = fin
         self._out_feats, self._num_heads = fout, heads
@@ -50,8 +50,19 @@ class GATConv(torch.nn.Module):
         self.attn_l = torch.nn.Parameter(torch.randn(1, heads, fout))
         self.attn_r = torch.nn.Parameter(torch.randn(1, heads, fout))
         self.leaky_relu = torch.nn.LeakyReLU(0.2)
-        self.bias = torch.nn.Parameter(torch.randn(heads * fout))
-        self.register_buffer("res_fc", None)
+        # DGL: residual is the input itself when sizes match, else a Linear with the bias
+        # (and then no separate bias)
+        linear_res = residual and fin != fout * heads
+        if not residual:
+            self.register_buffer("res_fc", None)
+        elif linear_res:
+            self.res_fc = torch.nn.Linear(fin, heads * fout, bias=True)
+        else:
+            self.res_fc = torch.nn.Identity()
+        if linear_res:
+            self.register_buffer("bias", None)
+        else:
+            self.bias = torch.nn.Parameter(torch.randn(heads * fout))
         self.activation = None
 
 
@@ -116,3 +127,46 @@ def test_from_dgl_gat_keeps_heads_axis():
     assert conv(x, ei).shape == (9, 2, 3)
     with pytest.raises(ValueError, match="zero in-degree"):
         conv(x, ei[:, ei[1] != 0])
+
+
+@pytest.mark.parametrize("fin", [4, 6])  # 6 = heads * out: DGL's identity residual
+def test_from_dgl_gat_residual(fin):
+    """DGL's residual: a biased Linear of the destination input when sizes differ (no
+    separate bias), the input itself when they match; against a dense reference."""
+    torch.manual_seed(4)
+    rng = np.random.default_rng(4)
+    n, heads, fout = 9, 2, 3
+    ei = random_graph(rng, n, isolated=0)
+    x = rng.standard_normal((n, fin)).astype(np.float32)
+    ref = GATConv(fin, fout, heads, residual=True)
+    conv = agnn.from_dgl(ref)
+    params = {k: v.detach().double().numpy() for k, v in ref.state_dict().items()}
+    h = (x @ params["fc.weight"].T).reshape(n, heads, fout)
+    el = (h * params["attn_l"]).sum(-1)
+    er = (h * params["attn_r"]).sum(-1)
+    logits = el[ei[0]] + er[ei[1]]
+    logits = np.where(logits > 0, logits, 0.2 * logits)
+    out = np.zeros((n, heads, fout))
+    for v in range(n):
+        mask = ei[1] == v
+        a = np.exp(logits[mask] - logits[mask].max(0))
+        a /= a.sum(0)
+        out[v] = (a[:, :, None] * h[ei[0][mask]]).sum(0)
+    if "res_fc.weight" in params:  # its bias is the layer's bias here
+        assert conv.res is not None and conv.bias is not None
+        res = x @ params["res_fc.weight"].T + params["res_fc.bias"]
+    else:
+        assert conv.res_identity and conv.res is None
+        res = x + 0.0
+    out += res.reshape(n, heads, fout)
+    if "bias" in params:
+        out += params["bias"].reshape(heads, fout)
+    assert rel_err(conv(x, ei), out) < 1e-5
+    assert set(conv.state_dict(format="dgl")) == set(params)
+    # DGL's state dict loads into a layer built by hand (saved weights, no DGL needed)
+    fresh = agnn.GATConv(
+        fin, fout, heads, concat=None, add_self_loops=False,
+        residual=True if "res_fc.weight" in params else "identity",
+    )  # fmt: skip
+    fresh.load_state_dict(params, format="dgl")
+    np.testing.assert_array_equal(fresh(x, ei), conv(x, ei))

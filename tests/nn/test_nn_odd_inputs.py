@@ -414,3 +414,47 @@ def test_dense_layers_pools_and_converters_name_bad_inputs():
     for convert in (agnn.from_pyg, agnn.from_torch, agnn.from_dgl):
         with pytest.raises(TypeError, match="expects a torch.nn.Module, got NoneType"):
             convert(None)
+
+
+def test_gat_conv_edge_features_name_bad_input():
+    """edge_attr / fill_value / residual mistakes are named before any work."""
+    from arraygnn.nn import GATConv
+
+    x = np.ones((4, 3), np.float32)
+    ei = np.array([[0, 1, 2], [1, 2, 3]])
+    plain = GATConv(3, 2, heads=2)
+    with pytest.raises(ValueError, match="no edge_dim"):
+        plain(x, ei, np.ones((3, 2), np.float32))
+    with pytest.raises(TypeError, match="third argument is edge_attr"):
+        plain(x, ei, (4, 4))
+    conv = GATConv(3, 2, heads=2, edge_dim=2)
+    with pytest.raises(ValueError, match=r"needs edge_attr of shape \(3, 2\)"):
+        conv(x, ei)
+    with pytest.raises(ValueError, match=r"edge_attr must have shape \(3, 2\)"):
+        conv(x, ei, np.ones((4, 2), np.float32))
+    with pytest.raises(ValueError, match=r"edge_attr must have shape \(3, 2\)"):
+        conv(x, ei, np.ones(3, np.float32))  # 1-D only for edge_dim=1
+    with pytest.raises(TypeError, match="floating-point"):
+        conv(x, ei, np.ones((3, 2), np.int64))
+    with pytest.raises(TypeError, match="edge_attr must be an array"):
+        conv(x, ei, [[1.0, 2.0]] * 3)
+    with pytest.raises(ValueError, match="fill_value must be one of"):
+        GATConv(3, 2, edge_dim=2, fill_value="median")
+    with pytest.raises(TypeError, match="fill_value"):
+        GATConv(3, 2, edge_dim=2, fill_value=None)
+    with pytest.raises(ValueError, match="1 or edge_dim=2 numbers"):
+        GATConv(3, 2, edge_dim=2, fill_value=np.ones(3))
+    with pytest.raises(TypeError, match="residual must be True, False or 'identity'"):
+        GATConv(3, 2, residual="yes")
+    with pytest.raises(ValueError, match="needs in_dst == 4 output features"):
+        GATConv(3, 2, heads=2, residual="identity")
+    with pytest.raises(ValueError, match="edge_dim"):
+        GATConv(3, 2, edge_dim=0)
+    res = GATConv((3, 5), 2, residual=True, add_self_loops=False, allow_zero_in_degree=True)
+    with pytest.raises(ValueError, match="needs destination features"):
+        res((x, None), ei, size=(4, 4))
+    # nothing the caller passed is changed
+    ea = np.arange(6, dtype=np.float32).reshape(3, 2)
+    before = ea.copy()
+    GATConv(3, 2, edge_dim=2, fill_value="max")(x, ei, ea)
+    np.testing.assert_array_equal(ea, before)

@@ -166,6 +166,78 @@ def test_gat_conv_matches_pyg(dtype, heads, concat, add_self_loops):
             strict(x, ei)
 
 
+FILL_VALUES = ["mean", "add", "max", "min", "mul", 0.5, "tensor"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("fill_value", FILL_VALUES)
+@pytest.mark.parametrize("heads,concat", [(1, True), (3, True), (2, False)])
+def test_gat_conv_edge_features_and_residual_match_pyg(
+    dtype, index_dtype, fill_value, heads, concat
+):
+    """PyG's edge_dim (edge scores in the attention), fill_value (the added self-loops'
+    edge features) and residual, with and without self-loops, on a graph with self-loops,
+    a repeated edge and zero-in-degree nodes."""
+    rng = np.random.default_rng(11)
+    n = 24
+    ei = random_graph(rng, n, index_dtype=index_dtype)
+    x = rng.standard_normal((n, 9)).astype(dtype)
+    ea = rng.standard_normal((ei.shape[1], 3)).astype(dtype)
+    fill = torch.tensor([0.5, -1.0, 2.0]) if fill_value == "tensor" else fill_value
+    for loops in (True, False):
+        for residual in (False, True):
+            torch.manual_seed(3)
+            module = pyg_nn.GATConv(
+                9, 5, heads=heads, concat=concat, edge_dim=3, fill_value=fill,
+                residual=residual, add_self_loops=loops,
+            )  # fmt: skip
+            ref, ours = _convert(module, dtype)
+            with torch.no_grad():
+                ref.bias.normal_()
+            ours = agnn.from_pyg(ref)
+            assert ours.edge_dim == 3 and (ours.res is not None) == residual
+            expected = _torch_out(ref, _t(x), _t(ei.astype(np.int64)), _t(ea))
+            name = f"GATConv(edge_dim=3, fill={fill_value}, residual={residual}, loops={loops})"
+            _check(name, ours(x, ei, ea), expected, dtype)
+            # the state dict carries PyG's names and loads into a fresh layer
+            fresh = agnn.GATConv(
+                9, 5, heads, concat, edge_dim=3, fill_value=ours.fill_value,
+                residual=residual, add_self_loops=loops, allow_zero_in_degree=True, dtype=dtype,
+            )  # fmt: skip
+            fresh.load_state_dict(ref.state_dict())
+            np.testing.assert_array_equal(fresh(x, ei, ea), ours(x, ei, ea))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gat_conv_edge_features_bipartite_block_and_empty(dtype):
+    """edge_dim=1 with a 1-D edge_attr on a bipartite pair (lin_src / lin_dst) and on a
+    block, through a cached CSR, and on a graph without edges."""
+    rng = np.random.default_rng(12)
+    ns, nd = 22, 9
+    ei = random_graph(rng, ns, nd, num_edges=60, isolated=0)
+    xs = rng.standard_normal((ns, 7)).astype(dtype)
+    xd = rng.standard_normal((nd, 5)).astype(dtype)
+    ea = rng.standard_normal(ei.shape[1]).astype(dtype)
+    ref, ours = _convert(pyg_nn.GATConv((7, 5), 4, heads=2, edge_dim=1, residual=True), dtype)
+    expected = _torch_out(ref, (_t(xs), _t(xd)), _t(ei), _t(ea))
+    _check("GATConv bipartite edge_dim=1", ours((xs, xd), ei, ea), expected, dtype)
+    ref, ours = _convert(
+        pyg_nn.GATConv(7, 4, heads=2, edge_dim=1, residual=True, add_self_loops=False), dtype
+    )
+    expected = _torch_out(ref, (_t(xs), _t(xs[:nd])), _t(ei), _t(ea))
+    _check("GATConv block edge_dim=1", ours(FakeBlock(ei, ns, nd), xs, ea), expected, dtype)
+    from arraygnn import ops
+
+    csr = ops.to_csr(ei, ns, nd)
+    _check("GATConv CSR edge_dim=1", ours((xs, xs[:nd]), csr, ea), expected, dtype)
+    ref, ours = _convert(pyg_nn.GATConv(7, 4, heads=2, edge_dim=2, residual=True), dtype)
+    empty = np.zeros((2, 0), np.int64)
+    no_attr = np.zeros((0, 2), dtype)
+    expected = _torch_out(ref, _t(xs), _t(empty), _t(no_attr))
+    _check("GATConv no edges", ours(xs, empty, no_attr), expected, dtype)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_gat_conv_bipartite_and_block(dtype):
     rng = np.random.default_rng(6)
