@@ -1,4 +1,4 @@
-"""Forward time of 2-layer GCN / SAGE / GAT models, arraygnn.nn against PyG, same weights.
+"""Forward time of 2-layer GCN / SAGE / GAT / GINE models, arraygnn.nn against PyG, same weights.
 
 Graphs: a Cora-sized one (2,708 nodes, 10,556 edges, 1,433 features) and a 1M-node power-law
 one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_graph``. Each
@@ -49,6 +49,11 @@ def _models(kind, fin, hidden, fout):
             gnn.GATConv(fin, hidden // 8, heads=8, **opts),
             gnn.GATConv(hidden, fout, heads=1, **opts),
         ]
+    elif kind == "GINE":  # edge features through lin, ReLU(x_j + lin(e)) messages
+        layers = [
+            gnn.GINEConv(torch.nn.Linear(fin, hidden), edge_dim=EDGE_DIM),
+            gnn.GINEConv(torch.nn.Linear(hidden, fout), edge_dim=EDGE_DIM),
+        ]
     else:
         raise ValueError(kind)
     return [m.eval() for m in layers]
@@ -87,10 +92,10 @@ def bench_graph(name, ei, x, repeat, hidden=64, fout=7):
     ea = np.random.default_rng(1).standard_normal((ei.shape[1], EDGE_DIM), np.float32)
     tea = torch.from_numpy(ea)
     rows = []
-    for kind in ("GCN", "SAGE", "GAT", "GAT+edge"):
+    for kind in ("GCN", "SAGE", "GAT", "GAT+edge", "GINE"):
         ref = _models(kind, x.shape[1], hidden, fout)
         ours = [from_pyg(m) for m in ref]
-        a, ta = (ea, tea) if kind == "GAT+edge" else (None, None)
+        a, ta = (ea, tea) if kind in ("GAT+edge", "GINE") else (None, None)
         t0 = time.perf_counter()
         got = _forward_ours(ours, x, ei, a)  # first call: includes Numba compilation / cache
         cold = time.perf_counter() - t0

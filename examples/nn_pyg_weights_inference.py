@@ -91,6 +91,28 @@ def main() -> None:
         assert err < 1e-5, err
     else:
         print("torch / PyG not installed: ran on weights written in PyG's names by arraygnn")
+    gine_with_edge_features(x, edge_index, edge_attr)
+
+
+def gine_with_edge_features(x, edge_index, edge_attr) -> None:
+    """A GINE layer (messages ReLU(x_j + lin(e))) converted from PyG, or built here."""
+    try:
+        import torch
+        import torch_geometric.nn as pyg_nn
+    except ImportError:
+        conv = nn.GINEConv(nn.MLP([IN, 16, CLASSES], rng=0), eps=0.1, edge_dim=EDGE_DIM)
+        print(f"GINE without torch: {conv(x, edge_index, edge_attr).shape}")
+        return
+    torch.manual_seed(1)
+    ref = pyg_nn.GINEConv(pyg_nn.MLP([IN, 16, CLASSES]), eps=0.1, edge_dim=EDGE_DIM).eval()
+    conv = nn.from_pyg(ref)
+    out = conv(x, edge_index, edge_attr)
+    with torch.no_grad():
+        tei = torch.from_numpy(edge_index.astype(np.int64))
+        expected = ref(torch.from_numpy(x), tei, torch.from_numpy(edge_attr)).numpy()
+    err = np.abs(out - expected).max() / np.abs(expected).max()
+    print(f"GINE {out.shape}: max relative difference vs PyG {err:.1e}")
+    assert err < 1e-5, err
 
 
 if __name__ == "__main__":

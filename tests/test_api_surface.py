@@ -95,6 +95,7 @@ PUBLIC = {
         "GATConv",
         "GCNConv",
         "GINConv",
+        "GINEConv",
         "GraphConv",
         "Linear",
         "MLP",

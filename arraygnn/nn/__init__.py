@@ -13,7 +13,7 @@ arithmetic goes through :mod:`arraygnn.ops`.
 """
 
 from arraygnn.nn.gat_conv import GATConv
-from arraygnn.nn.gin_conv import GINConv
+from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential
 from arraygnn.nn.readout import (
@@ -38,6 +38,7 @@ __all__ = [
     "SAGEConv",
     "GATConv",
     "GINConv",
+    "GINEConv",
     "SGConv",
     "gcn_norm",
     "add_remaining_self_loops",

@@ -1,6 +1,13 @@
-"""Graph isomorphism network layer (Xu et al.): ``GINConv``.
+"""Graph isomorphism network layers (Xu et al.): ``GINConv`` and ``GINEConv``.
 
-``h_i' = nn((1 + eps) h_i + aggr_{j in N(i)} h_j)`` with ``aggr`` sum (default), mean or max.
+``GINConv``: ``h_i' = nn((1 + eps) h_i + aggr_{j in N(i)} h_j)`` with ``aggr`` sum (default),
+mean or max, one fused SpMM.
+
+``GINEConv`` (Hu et al., edge features): ``h_i' = nn((1 + eps) h_i + aggr_j ReLU(h_j +
+e_ji))``, ``e_ji`` the edge's features (through ``lin`` when ``edge_dim`` is set). The ReLU
+sits between the edge term and the reduction, so one ``[E, F]`` message array is formed,
+in the CSR's slot order: the gathered source rows plus the edge features, rectified in
+place, then a row-parallel ``segment`` (each row read and written once, in order).
 """
 
 from __future__ import annotations
@@ -9,10 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import check_edge_weight, csr_of, parse_input
-from arraygnn.nn._module import Module
+from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn.linear import MLP, Linear, Sequential, _check_features
 
-__all__ = ["GINConv"]
+__all__ = ["GINConv", "GINEConv"]
 
 
 class GINConv(Module):
@@ -95,3 +104,169 @@ class GINConv(Module):
 
     def extra_repr(self) -> str:
         return f"nn={self.nn!r}, aggregator_type={self.aggregator_type!r}"
+
+
+def _first_in_features(nn: Any) -> int | None:
+    """The input size of ``nn``'s first ``Linear`` (PyG's way of sizing GINE's ``lin``)."""
+    while nn is not None:
+        if isinstance(nn, Linear):
+            return nn.in_features
+        if isinstance(nn, Sequential):
+            nn = next((step for step in nn.steps if isinstance(step, Module)), None)
+        elif isinstance(nn, MLP):
+            nn = nn.lins[0] if len(nn.lins) else None
+        else:
+            return None
+    return None
+
+
+class GINEConv(Module):
+    """GIN with edge features (PyG's ``GINEConv``; DGL's ``GINEConv`` when ``edge_dim`` is
+    ``None``): ``h_i' = nn((1 + eps) h_i + aggr_j ReLU(h_j + lin(e_ji)))``.
+
+    Args:
+        nn: the update network (an arraygnn ``Module``) or ``None``.
+        eps: the ``eps`` value (a ``(1,)`` array like PyG / DGL).
+        edge_dim: size of the edge features; ``lin`` (``Linear(edge_dim, in_feats)`` with a
+            bias, PyG's) maps them to the node feature size. ``None``: the edge features
+            must already have the node features' size (no ``lin``; DGL's layer).
+        in_feats: node feature size for ``lin``; by default the input size of ``nn``'s
+            first ``Linear`` (PyG infers it the same way).
+        aggregator_type: ``'sum'`` (default), ``'mean'`` or ``'max'``.
+
+    Call as ``conv(x, edge_index, edge_attr)`` (PyG), ``conv((x_src, x_dst), edge_index,
+    edge_attr)``, ``conv(graph, feat, edge_feat)`` or ``conv(block, feat, edge_feat)`` (DGL).
+    ``edge_attr`` is ``(E, edge_dim)`` (or ``(E, F)`` without ``edge_dim``), in edge order.
+
+    Shapes:
+        - input: ``(N_src, F)`` (and ``(N_dst, F)`` in the pair form), ``edge_attr (E, D)``
+        - output: ``(N_dst, nn's output size)``
+        - edge memory: one ``(E, F)`` message array (the ReLU needs it)
+
+    Names: ``nn.*``, ``eps``, ``lin.weight`` ``(F, D)``, ``lin.bias`` (PyG); DGL's
+    ``apply_func.*``, ``eps``.
+
+    >>> import numpy as np
+    >>> from arraygnn.nn import GINEConv, MLP
+    >>> conv = GINEConv(MLP([4, 8, 2], rng=0), edge_dim=3)
+    >>> ei = np.array([[0, 1], [1, 2]])
+    >>> conv(np.ones((3, 4), np.float32), ei, np.ones((2, 3), np.float32)).shape
+    (3, 2)
+    """
+
+    _buffer_names = ("eps",)
+    _child_names = ("nn", "lin")
+    _dgl_supported = True
+
+    def __init__(
+        self,
+        nn: Module | None,
+        eps: float = 0.0,
+        edge_dim: int | None = None,
+        *,
+        in_feats: int | None = None,
+        aggregator_type: str = "sum",
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        if aggregator_type not in ("sum", "mean", "max"):
+            raise ValueError(
+                f"GINEConv aggregator_type must be 'sum', 'mean' or 'max', got {aggregator_type!r}"
+            )
+        if nn is not None and not isinstance(nn, Module):
+            raise TypeError(f"GINEConv nn must be an arraygnn.nn Module or None, got {type(nn)}")
+        self.nn = nn
+        self.aggregator_type = aggregator_type
+        self.eps = np.full(1, eps, dtype=dtype)
+        self.edge_dim = None
+        self.lin = None
+        if edge_dim is not None:
+            self.edge_dim = layer_size("GINEConv", "edge_dim", edge_dim, minimum=1)
+            size = in_feats if in_feats is not None else _first_in_features(nn)
+            if size is None:
+                raise ValueError(
+                    "GINEConv(edge_dim=...): cannot tell the node feature size from nn; "
+                    "pass in_feats="
+                )
+            size = layer_size("GINEConv", "in_feats", size, minimum=1)
+            self.lin = Linear(self.edge_dim, size, True, dtype=dtype, rng=rng)
+
+    def _edge_features(self, edge_attr: Any, num_edges: int, x: Any) -> Any:
+        """``edge_attr`` checked and mapped to the node feature size (``(E, F)``)."""
+        if edge_attr is None:
+            raise ValueError("GINEConv needs edge features: conv(x, edge_index, edge_attr)")
+        if not is_array(edge_attr) or get_namespace(edge_attr) is not get_namespace(x):
+            raise TypeError(
+                "GINEConv: edge_attr must be an array on the features' device, got "
+                f"{type(edge_attr).__name__}"
+            )
+        if edge_attr.dtype.kind != "f":
+            raise TypeError(
+                f"GINEConv: edge_attr must hold floating-point values, got {edge_attr.dtype}"
+            )
+        if edge_attr.ndim == 1:
+            edge_attr = edge_attr.reshape(-1, 1)
+        want = self.edge_dim if self.lin is not None else int(x.shape[1])
+        if edge_attr.ndim != 2 or tuple(edge_attr.shape) != (num_edges, want):
+            hint = (
+                ""
+                if self.lin is not None
+                else " (the node feature size: build GINEConv(..., edge_dim=D) to project "
+                "edge features of another size)"
+            )
+            raise ValueError(
+                f"GINEConv: edge_attr must have shape ({num_edges}, {want}){hint}, "
+                f"got {tuple(edge_attr.shape)}"
+            )
+        return edge_attr
+
+    def __call__(
+        self, graph_or_x: Any, feat_or_edge_index: Any, edge_attr: Any = None, size: Any = None
+    ) -> Any:
+        from arraygnn import ops
+
+        inp = parse_input("GINEConv", graph_or_x, feat_or_edge_index, size)
+        x = inp.x_src
+        if x.ndim != 2:
+            raise ValueError(f"GINEConv: node features must be (N, F), got {tuple(x.shape)}")
+        if self.lin is not None:
+            _check_features(x, self.lin.out_features, "GINEConv source features")
+        e = self._edge_features(edge_attr, inp.num_edges, x)
+        xp = get_namespace(x)
+        csr = csr_of(inp)
+        # the messages in the CSR's slot order: source rows, plus edge rows, rectified.
+        # The raw edge features go to slot order before lin (D columns, not F)
+        if not csr.perm_is_identity:
+            e = ops.gather(e, csr.perm)
+        if self.lin is not None:
+            e = self.lin(e)
+        msg = ops.gather(x, csr.indices)
+        msg = msg.astype(xp.result_type(msg.dtype, e.dtype), copy=False)
+        msg += e
+        del e
+        xp.maximum(msg, 0, out=msg)
+        out = ops.segment(msg, csr.indptr, self.aggregator_type)
+        del msg
+        if inp.x_dst is not None:
+            if inp.x_dst.shape[1:] != x.shape[1:]:
+                raise ValueError(
+                    f"GINEConv: source and destination features differ in shape "
+                    f"({tuple(x.shape)} vs {tuple(inp.x_dst.shape)})"
+                )
+            out += (1 + self.eps.astype(out.dtype)[0]) * inp.x_dst
+        return self.nn(out) if self.nn is not None else out
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {
+            ("nn." + k[len("apply_func.") :] if k.startswith("apply_func.") else k): v
+            for k, v in values.items()
+        }
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        if self.lin is not None:
+            raise ValueError("GINEConv with edge_dim (a lin) has no DGL parameter naming")
+        return {("apply_func." + k[3:] if k.startswith("nn.") else k): v for k, v in values.items()}
+
+    def extra_repr(self) -> str:
+        extra = "" if self.edge_dim is None else f", edge_dim={self.edge_dim}"
+        return f"nn={self.nn!r}, aggregator_type={self.aggregator_type!r}{extra}"

@@ -172,10 +172,12 @@ def _symmetric_weights(edge_index: Any, edge_weight: Any, deg: Any) -> Any:
 
 
 def _inv_sqrt(deg: Any, dtype: Any) -> Any:
-    """``deg^-1/2`` with ``0^-1/2 := 0``, in ``dtype``."""
+    """``deg^-1/2`` with ``0^-1/2 := 0``, in ``dtype``; a negative (or NaN) weighted
+    degree gives NaN, as PyG's ``gcn_norm`` (``deg.pow(-0.5)``, only ``inf`` masked)."""
     xp = get_namespace(deg)
     safe = xp.where(deg > 0, deg, 1)
-    return xp.where(deg > 0, safe**-0.5, 0).astype(dtype)
+    root = xp.where(deg > 0, safe**-0.5, xp.nan)
+    return xp.where(deg == 0, 0, root).astype(dtype)
 
 
 def normalized_csr(

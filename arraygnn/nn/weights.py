@@ -9,9 +9,9 @@ Supported: ``torch.nn.Linear``, ``torch.nn.Sequential`` (of Linear, BatchNorm1d 
 ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Dropout),
 ``torch.nn.BatchNorm1d``; PyG ``Linear``, ``MLP`` (batch norm, ``act_first``), ``GCNConv``,
 ``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` (``edge_dim``,
-``fill_value``, ``residual`` too), ``GINConv`` (sum / mean / max aggregation), ``SGConv``;
-DGL ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` (``residual`` too),
-``GINConv``.
+``fill_value``, ``residual`` too), ``GINConv`` / ``GINEConv`` (sum / mean / max
+aggregation), ``SGConv``; DGL ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv``
+(``residual`` too), ``GINConv``, ``GINEConv``.
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
 silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
@@ -27,7 +27,7 @@ import numpy as np
 
 from arraygnn.nn._module import Module
 from arraygnn.nn.gat_conv import GATConv
-from arraygnn.nn.gin_conv import GINConv
+from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential, _elu, _leaky_relu
 from arraygnn.nn.sage_conv import SAGEConv
@@ -53,6 +53,13 @@ def _dtype_of(module: Any) -> Any:
         if p.is_floating_point():
             return np.dtype(str(p.dtype).replace("torch.", ""))
     return np.dtype(np.float32)
+
+
+def _looks_like_activation(act: Any) -> bool:
+    """True unless ``act`` is a torch module with weights or a norm (``LayerNorm``, ...)."""
+    name = type(act).__name__
+    has_weights = hasattr(act, "parameters") and any(True for _ in act.parameters())
+    return not has_weights and "Norm" not in name
 
 
 def _activation(act: Any, where: str) -> Any:
@@ -83,8 +90,9 @@ def _activation(act: Any, where: str) -> Any:
             fns = (getattr(torch, name, None), getattr(torch.nn.functional, name, None))
             if any(act is f for f in fns if f is not None):
                 return name
+    what = "activation" if _looks_like_activation(act) else "module"
     raise ValueError(
-        f"{where}: cannot convert activation {act!r}; supported: {', '.join(_ACT_NAMES)} "
+        f"{where}: cannot convert {what} {act!r}; supported: {', '.join(_ACT_NAMES)} "
         "(and torch.relu / F.relu, F.elu, torch.sigmoid, torch.tanh, F.leaky_relu with their "
         "default parameters)"
     )
@@ -191,6 +199,12 @@ def from_pyg(module: Any) -> Module:
                     f"from_pyg: MLP norm {norm_kinds} is not supported (only batch_norm)"
                 )
         act = _activation(module.act, "from_pyg: MLP act")
+        biases = {lin.bias is not None for lin in module.lins}
+        if len(biases) > 1:
+            raise ValueError(
+                "from_pyg: MLP with a per-layer bias list (some Linear layers without bias) "
+                "is not supported; arraygnn's MLP has one bias setting for every layer"
+            )
         layer = MLP(
             module.channel_list,
             act=act,
@@ -257,6 +271,18 @@ def from_pyg(module: Any) -> Module:
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
         inner = from_torch(module.nn)
         layer = GINConv(inner, float(module.eps.detach().reshape(-1)[0]), aggr, dtype=dtype)
+        return _load(layer, module, "pyg")
+    if kind == "GINEConv":
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
+        lin = getattr(module, "lin", None)
+        layer = GINEConv(
+            from_torch(module.nn),
+            float(module.eps.detach().reshape(-1)[0]),
+            None if lin is None else lin.in_channels,
+            in_feats=None if lin is None else lin.out_channels,
+            aggregator_type=aggr,
+            dtype=dtype,
+        )
         return _load(layer, module, "pyg")
     if kind == "SGConv":
         _pyg_aggr(module, kind, ("sum",))
@@ -359,5 +385,10 @@ def from_dgl(module: Any) -> Module:
             else 0.0
         )
         layer = GINConv(inner, eps, module._aggregator_type, dtype=dtype)
+        return _load(layer, module, "dgl")
+    if kind == "GINEConv":
+        inner = from_torch(module.apply_func) if module.apply_func is not None else None
+        eps = float(module.eps.detach().reshape(-1)[0])
+        layer = GINEConv(inner, eps, dtype=dtype)
         return _load(layer, module, "dgl")
     raise TypeError(f"from_dgl: no arraygnn layer for DGL's {kind}")

@@ -170,3 +170,30 @@ def test_from_dgl_gat_residual(fin):
     )  # fmt: skip
     fresh.load_state_dict(params, format="dgl")
     np.testing.assert_array_equal(fresh(x, ei), conv(x, ei))
+
+
+class GINEConv(torch.nn.Module):
+    """DGL's GINEConv: apply_func, eps (a buffer unless learn_eps); no edge projection."""
+
+    def __init__(self, apply_func, init_eps):
+        super().__init__()
+        self.apply_func = apply_func
+        self.register_buffer("eps", torch.FloatTensor([init_eps]))
+
+
+def test_from_dgl_gine():
+    torch.manual_seed(6)
+    rng = np.random.default_rng(6)
+    n = 11
+    ei = random_graph(rng, n, isolated=2)
+    x = rng.standard_normal((n, 5)).astype(np.float32)
+    e = rng.standard_normal((ei.shape[1], 5)).astype(np.float32)
+    mlp = torch.nn.Sequential(torch.nn.Linear(5, 6), torch.nn.ReLU(), torch.nn.Linear(6, 2))
+    ref = GINEConv(mlp, 0.4)
+    conv = agnn.from_dgl(ref)
+    neigh = np.zeros((n, 5))
+    np.add.at(neigh, ei[1], np.maximum(x[ei[0]].astype(np.float64) + e, 0))
+    with torch.no_grad():
+        expected = mlp(torch.from_numpy((1.4 * x + neigh).astype(np.float32))).numpy()
+    assert rel_err(conv(x, ei, e), expected) < 1e-5
+    assert set(conv.state_dict(format="dgl")) == set(ref.state_dict())

@@ -458,3 +458,63 @@ def test_gat_conv_edge_features_name_bad_input():
     before = ea.copy()
     GATConv(3, 2, edge_dim=2, fill_value="max")(x, ei, ea)
     np.testing.assert_array_equal(ea, before)
+
+
+def test_gine_conv_names_bad_input():
+    from arraygnn.nn import MLP, GINEConv, Linear, Sequential
+
+    x = np.ones((4, 3), np.float32)
+    ei = np.array([[0, 1, 2], [1, 2, 3]])
+    conv = GINEConv(MLP([3, 5, 2], rng=0), edge_dim=2)
+    assert conv.lin.weight.shape == (3, 2)  # sized from nn's first Linear, as PyG
+    with pytest.raises(ValueError, match="needs edge features"):
+        conv(x, ei)
+    with pytest.raises(ValueError, match=r"edge_attr must have shape \(3, 2\)"):
+        conv(x, ei, np.ones((3, 3), np.float32))
+    with pytest.raises(TypeError, match="floating-point"):
+        conv(x, ei, np.ones((3, 2), np.int32))
+    with pytest.raises(TypeError, match="edge_attr must be an array"):
+        conv(x, ei, [[1.0, 2.0]] * 3)
+    plain = GINEConv(None)
+    with pytest.raises(ValueError, match=r"the node feature size: build GINEConv"):
+        plain(x, ei, np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match="cannot tell the node feature size"):
+        GINEConv(None, edge_dim=2)
+    assert GINEConv(None, edge_dim=2, in_feats=3).lin.weight.shape == (3, 2)
+    seq = Sequential("relu", Linear(3, 4, rng=0))
+    assert GINEConv(seq, edge_dim=2).lin.weight.shape == (3, 2)
+    with pytest.raises(ValueError, match="aggregator_type"):
+        GINEConv(None, aggregator_type="median")
+    with pytest.raises(ValueError, match="source features"):
+        conv(np.ones((4, 5), np.float32), ei, np.ones((3, 2), np.float32))
+    ea = np.arange(6, dtype=np.float32).reshape(3, 2)
+    before = (x.copy(), ea.copy())
+    conv(x, ei, ea)
+    np.testing.assert_array_equal(x, before[0])
+    np.testing.assert_array_equal(ea, before[1])
+
+
+def test_negative_weighted_degree_gives_nan_like_pyg():
+    """gcn_norm's deg^-1/2: 0 for a zero degree, NaN for a negative one (PyG's pow)."""
+    from arraygnn.nn import GCNConv, SGConv
+
+    ei = np.array([[0, 1, 2], [1, 2, 0]])
+    w = np.array([-1.0, 1.0, 0.0], np.float32)  # node 1: degree -1, node 0: degree 0
+    x = np.ones((3, 2), np.float32)
+    for conv in (GCNConv(2, 2, add_self_loops=False, rng=0), SGConv(2, 2, add_self_loops=False)):
+        out = conv(x, ei, w)
+        assert np.isnan(out[1]).all() and np.isnan(out[2]).all()  # 2 reads from node 1
+        assert np.isfinite(out[0]).all()
+
+
+def test_from_pyg_and_torch_name_what_they_cannot_convert():
+    torch = pytest.importorskip("torch")
+    pyg_nn = pytest.importorskip("torch_geometric.nn")
+    from arraygnn.nn import from_pyg, from_torch
+
+    with pytest.raises(ValueError, match="per-layer bias list"):
+        from_pyg(pyg_nn.MLP([4, 8, 8, 2], bias=[True, False, True]))
+    with pytest.raises(ValueError, match="cannot convert module LayerNorm"):
+        from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.LayerNorm(4)))
+    with pytest.raises(ValueError, match="cannot convert activation GELU"):
+        from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.GELU()))
