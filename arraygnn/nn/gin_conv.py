@@ -24,6 +24,29 @@ from arraygnn.nn.linear import MLP, Linear, Sequential, _check_features
 __all__ = ["GINConv", "GINEConv"]
 
 
+def _init_gin(layer: Module, name: str, nn: Any, eps: float, aggregator: str, dtype: Any) -> None:
+    """The checks and settings GIN and GINE share: ``nn``, ``eps``, ``aggregator_type``."""
+    if aggregator not in ("sum", "mean", "max"):
+        raise ValueError(
+            f"{name} aggregator_type must be 'sum', 'mean' or 'max', got {aggregator!r}"
+        )
+    if nn is not None and not isinstance(nn, Module):
+        raise TypeError(f"{name} nn must be an arraygnn.nn Module or None, got {type(nn)}")
+    layer.nn = nn
+    layer.aggregator_type = aggregator
+    layer.eps = np.full(1, eps, dtype=dtype)
+
+
+def _apply_func_to_nn(values: dict[str, Any]) -> dict[str, Any]:
+    """DGL's ``apply_func.*`` names as PyG's ``nn.*``."""
+    prefix = "apply_func."
+    return {("nn." + k[len(prefix) :] if k.startswith(prefix) else k): v for k, v in values.items()}
+
+
+def _nn_to_apply_func(values: dict[str, Any]) -> dict[str, Any]:
+    return {("apply_func." + k[3:] if k.startswith("nn.") else k): v for k, v in values.items()}
+
+
 class GINConv(Module):
     """GIN layer: PyG names (``nn.*``, ``eps``) and DGL names (``apply_func.*``, ``eps``).
 
@@ -59,15 +82,7 @@ class GINConv(Module):
         *,
         dtype: Any = np.float32,
     ) -> None:
-        if aggregator_type not in ("sum", "mean", "max"):
-            raise ValueError(
-                f"GINConv aggregator_type must be 'sum', 'mean' or 'max', got {aggregator_type!r}"
-            )
-        if nn is not None and not isinstance(nn, Module):
-            raise TypeError(f"GINConv nn must be an arraygnn.nn Module or None, got {type(nn)}")
-        self.nn = nn
-        self.aggregator_type = aggregator_type
-        self.eps = np.full(1, eps, dtype=dtype)
+        _init_gin(self, "GINConv", nn, eps, aggregator_type, dtype)
 
     def __call__(
         self, graph_or_x: Any, feat_or_edge_index: Any, edge_weight: Any = None, size: Any = None
@@ -94,13 +109,10 @@ class GINConv(Module):
         return self.nn(out) if self.nn is not None else out
 
     def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
-        return {
-            ("nn." + k[len("apply_func.") :] if k.startswith("apply_func.") else k): v
-            for k, v in values.items()
-        }
+        return _apply_func_to_nn(values)
 
     def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
-        return {("apply_func." + k[3:] if k.startswith("nn.") else k): v for k, v in values.items()}
+        return _nn_to_apply_func(values)
 
     def extra_repr(self) -> str:
         return f"nn={self.nn!r}, aggregator_type={self.aggregator_type!r}"
@@ -169,15 +181,7 @@ class GINEConv(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        if aggregator_type not in ("sum", "mean", "max"):
-            raise ValueError(
-                f"GINEConv aggregator_type must be 'sum', 'mean' or 'max', got {aggregator_type!r}"
-            )
-        if nn is not None and not isinstance(nn, Module):
-            raise TypeError(f"GINEConv nn must be an arraygnn.nn Module or None, got {type(nn)}")
-        self.nn = nn
-        self.aggregator_type = aggregator_type
-        self.eps = np.full(1, eps, dtype=dtype)
+        _init_gin(self, "GINEConv", nn, eps, aggregator_type, dtype)
         self.edge_dim = None
         self.lin = None
         if edge_dim is not None:
@@ -257,15 +261,12 @@ class GINEConv(Module):
         return self.nn(out) if self.nn is not None else out
 
     def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
-        return {
-            ("nn." + k[len("apply_func.") :] if k.startswith("apply_func.") else k): v
-            for k, v in values.items()
-        }
+        return _apply_func_to_nn(values)
 
     def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
         if self.lin is not None:
             raise ValueError("GINEConv with edge_dim (a lin) has no DGL parameter naming")
-        return {("apply_func." + k[3:] if k.startswith("nn.") else k): v for k, v in values.items()}
+        return _nn_to_apply_func(values)
 
     def extra_repr(self) -> str:
         extra = "" if self.edge_dim is None else f", edge_dim={self.edge_dim}"
