@@ -210,25 +210,30 @@ def bench_spmm(
 
 def bench_scatter(
     name: str,
-    ei: np.ndarray,
+    index: np.ndarray,
+    n: int,
     msgs: np.ndarray,
-    an: Anchors,
     args: argparse.Namespace,
     table: Table,
     copy_gbs: float,
+    label: str = "",
 ) -> None:
+    """``ops.scatter`` of the [E, F] rows by ``index`` into ``n`` rows against torch
+    (``index_add_`` / ``scatter_reduce``) and PyG ``utils.scatter`` given the same index."""
     e, f = msgs.shape
-    n = an.n
-    min_bytes = msgs.nbytes + ei[1].nbytes + n * f * 4
-    tm = torch.from_numpy(msgs) if torch is not None else None
-    tidx = an.tdst.view(-1, 1).expand(e, f) if torch is not None else None
+    min_bytes = msgs.nbytes + index.nbytes + n * f * 4
+    tm = tindex = tidx = None
+    if torch is not None:
+        tm = torch.from_numpy(msgs)
+        tindex = torch.from_numpy(index.astype(np.int64))
+        tidx = tindex.view(-1, 1).expand(e, f)
     for reduce in args.reduces:
-        t_ours = best_time(lambda reduce=reduce: ops.scatter(msgs, ei[1], n, reduce), args.repeat)
+        t_ours = best_time(lambda reduce=reduce: ops.scatter(msgs, index, n, reduce), args.repeat)
         t_torch = t_pyg = None
         if tm is not None:
             if reduce == "sum":
                 t_torch = best_time(
-                    lambda: torch.zeros(n, f).index_add_(0, an.tdst, tm), args.repeat
+                    lambda: torch.zeros(n, f).index_add_(0, tindex, tm), args.repeat
                 )
             else:
                 red = {"mean": "mean", "max": "amax", "min": "amin", "prod": "prod"}[reduce]
@@ -240,14 +245,14 @@ def bench_scatter(
                 )
             if pyg_utils is not None:
                 t_pyg = best_time(
-                    lambda reduce=reduce: pyg_utils.scatter(tm, an.tdst, 0, n, reduce=reduce),
+                    lambda reduce=reduce: pyg_utils.scatter(tm, tindex, 0, n, reduce=reduce),
                     args.repeat,
                 )
         anchor = "index_add_" if reduce == "sum" else "scatter_reduce"
         table.add(
             name,
             f,
-            f"scatter {reduce}",
+            f"scatter {reduce}{label}",
             fmt_ms(t_ours),
             *rates(min_bytes, t_ours, copy_gbs),
             "",
@@ -343,38 +348,8 @@ def bench_sorted_scatter(
     target): the op finds the order itself and runs ``segment`` (the sorted-index path),
     against torch and PyG given the same sorted index."""
     n = csr.num_dst_nodes
-    e, f = msgs.shape
     index = np.repeat(np.arange(n, dtype=csr.indptr.dtype), np.diff(csr.indptr))
-    min_bytes = msgs.nbytes + index.nbytes + n * f * 4
-    tm = torch.from_numpy(msgs) if torch is not None else None
-    tindex = torch.from_numpy(index.astype(np.int64)) if torch is not None else None
-    tidx = tindex.view(-1, 1).expand(e, f) if torch is not None else None
-    names = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin", "prod": "prod"}
-    for reduce in args.reduces:
-        t_ours = best_time(lambda reduce=reduce: ops.scatter(msgs, index, n, reduce), args.repeat)
-        t_torch = t_pyg = None
-        if tm is not None:
-            t_torch = best_time(
-                lambda reduce=reduce: torch.zeros(n, f).scatter_reduce_(
-                    0, tidx, tm, reduce=names[reduce], include_self=False
-                ),
-                args.repeat,
-            )
-            if pyg_utils is not None:
-                t_pyg = best_time(
-                    lambda reduce=reduce: pyg_utils.scatter(tm, tindex, 0, n, reduce=reduce),
-                    args.repeat,
-                )
-        table.add(
-            name,
-            f,
-            f"scatter {reduce}, sorted index",
-            fmt_ms(t_ours),
-            *rates(min_bytes, t_ours, copy_gbs),
-            "",
-            f"torch scatter_reduce {fmt_ms(t_torch)} ({ratio(t_ours, t_torch)})",
-            f"pyg scatter {fmt_ms(t_pyg)} ({ratio(t_ours, t_pyg)})",
-        )
+    bench_scatter(name, index, n, msgs, args, table, copy_gbs, ", sorted index")
 
 
 def bench_sddmm(
@@ -464,7 +439,7 @@ def bench_graph(
             table.add(name, f, "scatter/gather", "skipped: [E, F] > --max-message-bytes")
             continue
         msgs = rng.standard_normal((e, f), dtype=np.float32)
-        bench_scatter(name, ei, msgs, an, args, table, copy_gbs)
+        bench_scatter(name, ei[1], n, msgs, args, table, copy_gbs)
         bench_segment(name, csr, msgs, args, table, copy_gbs)
         del msgs
         bench_gather(name, ei, x, an, args, table, copy_gbs)

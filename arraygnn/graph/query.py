@@ -172,17 +172,21 @@ def _sorted_pairs(g: Graph, rel: _Relation) -> tuple[Any, Any]:
 SORTED_SEARCH_MIN = 4096
 
 
-def _search(xp: Any, keys: Any, q: Any, side: str = "left") -> Any:
-    """``xp.searchsorted(keys, q, side)``. Many NumPy queries are searched in sorted order
-    and put back: NumPy then starts each search from the last one's place, and the
-    look-ups walk ``keys`` forward instead of missing the cache at every level (1M pair
-    queries into 2M edges: ~10x faster on the 2-core box)."""
+def _search(xp: Any, keys: Any, q: Any, sides: tuple[str, ...] = ("left",)) -> list[Any]:
+    """``[xp.searchsorted(keys, q, side) for side in sides]``. Many NumPy queries are sorted
+    once and searched in that order, then put back: NumPy starts each search from the
+    last one's place, and the look-ups walk ``keys`` forward instead of missing the cache
+    at every level (1M pair queries into 2M edges: ~3x faster on the 2-core box)."""
     if xp is not np or q.shape[0] < SORTED_SEARCH_MIN:
-        return xp.searchsorted(keys, q, side=side)
+        return [xp.searchsorted(keys, q, side=side) for side in sides]
     order = np.argsort(q)
-    pos = np.empty(q.shape[0], dtype=np.intp)
-    pos[order] = np.searchsorted(keys, q[order], side=side)
-    return pos
+    ordered = q[order]
+    out = []
+    for side in sides:
+        pos = np.empty(q.shape[0], dtype=np.intp)
+        pos[order] = np.searchsorted(keys, ordered, side=side)
+        out.append(pos)
+    return out
 
 
 def _pairs(g: Graph, where: str, u: Any, v: Any, etype: Any) -> tuple[Any, Any, Any, bool]:
@@ -201,7 +205,7 @@ def has_edges_between(g: Graph, u: Any, v: Any, etype: Any = None) -> Any:
     keys, _ = _sorted_pairs(g, rel)
     q = _pair_key(g, rel, uu, vv)
     xp = g._xp()
-    pos = _search(xp, keys, q)
+    [pos] = _search(xp, keys, q)
     found = xp.zeros(q.shape[0], dtype=bool)
     inside = pos < keys.shape[0]
     found[inside] = keys[pos[inside]] == q[inside]
@@ -218,8 +222,7 @@ def edge_ids(g: Graph, u: Any, v: Any, return_uv: bool = False, etype: Any = Non
     keys, order = _sorted_pairs(g, rel)
     q = _pair_key(g, rel, uu, vv)
     xp = g._xp()
-    lo = _search(xp, keys, q, "left")
-    hi = _search(xp, keys, q, "right")
+    lo, hi = _search(xp, keys, q, ("left", "right"))
     if return_uv:
         slots, which = _expand(xp, lo, hi - lo)
         return uu[which].astype(g.idtype), vv[which].astype(g.idtype), order[slots]

@@ -26,6 +26,7 @@ __all__ = [
     "in_degrees",
     "out_degrees",
     "check_zero_in_degree",
+    "check_edge_attr",
     "check_edge_weight",
 ]
 
@@ -255,6 +256,31 @@ def check_edge_weight(layer: str, edge_weight: Any, num_edges: int) -> None:
         raise ValueError(
             f"{layer}: edge_weight must have shape ({num_edges},), got {tuple(edge_weight.shape)}"
         )
+
+
+def check_edge_attr(
+    layer: str, edge_attr: Any, num_edges: int, width: int, like: Any, hint: str = ""
+) -> Any:
+    """Edge features ``(num_edges, width)`` (a 1-D array counts as one column) on the device
+    of ``like``, floating point; returned 2-D. Otherwise an error naming ``edge_attr``
+    (``hint`` is appended to the shape message)."""
+    if not is_array(edge_attr) or get_namespace(edge_attr) is not get_namespace(like):
+        raise TypeError(
+            f"{layer}: edge_attr must be an array on the features' device, got "
+            f"{type(edge_attr).__name__}"
+        )
+    if edge_attr.dtype.kind != "f":
+        raise TypeError(
+            f"{layer}: edge_attr must hold floating-point values, got {edge_attr.dtype}"
+        )
+    given = tuple(edge_attr.shape)
+    if edge_attr.ndim == 1:
+        edge_attr = edge_attr.reshape(-1, 1)
+    if tuple(edge_attr.shape) != (num_edges, width):
+        raise ValueError(
+            f"{layer}: edge_attr must have shape ({num_edges}, {width}){hint}, got {given}"
+        )
+    return edge_attr
 
 
 def csr_of(inp: GraphInput) -> Any:

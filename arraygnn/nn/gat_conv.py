@@ -27,6 +27,7 @@ import numpy as np
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import (
+    check_edge_attr,
     check_zero_in_degree,
     csr_of,
     parse_input,
@@ -207,7 +208,7 @@ class GATConv(Module):
         value = xp.asarray(fill, dtype=edge_attr.dtype)
         return xp.broadcast_to(value, (num_loops,) + tuple(edge_attr.shape[1:])).copy()
 
-    def _check_edge_attr(self, edge_attr: Any, num_edges: int, xp: Any) -> Any:
+    def _check_edge_attr(self, edge_attr: Any, num_edges: int, like: Any) -> Any:
         """``edge_attr`` as ``(E, edge_dim)`` (a 1-D one with ``edge_dim=1`` too), or a clear
         error: given to a layer without ``edge_dim``, missing, or of the wrong shape."""
         if self.edge_dim is None:
@@ -222,23 +223,7 @@ class GATConv(Module):
                 f"GATConv(edge_dim={self.edge_dim}) needs edge_attr of shape "
                 f"({num_edges}, {self.edge_dim}) as its third argument"
             )
-        if not is_array(edge_attr) or get_namespace(edge_attr) is not xp:
-            raise TypeError(
-                "GATConv: edge_attr must be an array on the features' device, got "
-                f"{type(edge_attr).__name__}"
-            )
-        if edge_attr.dtype.kind != "f":
-            raise TypeError(
-                f"GATConv: edge_attr must hold floating-point values, got {edge_attr.dtype}"
-            )
-        if edge_attr.ndim == 1 and self.edge_dim == 1:
-            edge_attr = edge_attr.reshape(-1, 1)
-        if tuple(edge_attr.shape) != (num_edges, self.edge_dim):
-            raise ValueError(
-                f"GATConv: edge_attr must have shape ({num_edges}, {self.edge_dim}), "
-                f"got {tuple(edge_attr.shape)}"
-            )
-        return edge_attr
+        return check_edge_attr("GATConv", edge_attr, num_edges, self.edge_dim, like)
 
     def _edge_scores(self, edge_attr: Any) -> Any:
         """``[E, H]`` edge attention terms ``sum_f (edge_attr W_edge^T)[e, h, f] att_edge[h, f]``
@@ -267,27 +252,21 @@ class GATConv(Module):
         inp = parse_input("GATConv", graph_or_x, feat_or_edge_index, size)
         _check_features(inp.x_src, self.in_src, "GATConv source features")
         xp = get_namespace(inp.x_src)
-        edge_attr = self._check_edge_attr(edge_attr, int(inp.src.shape[0]), xp)
-        x_dst_in = inp.x_dst
-        if (
+        edge_attr = self._check_edge_attr(edge_attr, int(inp.src.shape[0]), inp.x_src)
+        # DGL: a block given one feature array has its destinations as its first sources
+        block_feat = (
             inp.graph is not None
             and getattr(inp.graph, "is_block", False)
             and not isinstance(feat_or_edge_index, (tuple, list))
-        ):
-            x_dst_in = inp.x_src[: inp.num_dst]  # DGL: a block's destinations come first
+        )
+        x_dst_in = inp.x_src[: inp.num_dst] if block_feat else inp.x_dst
         H, F = self.heads, self.out_feats
         if self.lin is not None:
             h_src = self.lin(inp.x_src).reshape(inp.num_src, H, F)
             if inp.x_dst is inp.x_src:
                 h_dst = h_src
-            elif (
-                inp.graph is not None
-                and getattr(inp.graph, "is_block", False)
-                and not isinstance(feat_or_edge_index, (tuple, list))
-            ):
-                h_dst = h_src[
-                    : inp.num_dst
-                ]  # DGL: a block's destination nodes are its first sources
+            elif block_feat:
+                h_dst = h_src[: inp.num_dst]
             elif inp.x_dst is not None:
                 _check_features(inp.x_dst, self.in_dst, "GATConv destination features")
                 h_dst = self.lin(inp.x_dst).reshape(inp.num_dst, H, F)

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._graph_input import check_edge_weight, csr_of, parse_input
+from arraygnn._namespace import get_namespace
+from arraygnn.nn._graph_input import check_edge_attr, check_edge_weight, csr_of, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import MLP, Linear, Sequential, _check_features
 
@@ -35,6 +35,19 @@ def _init_gin(layer: Module, name: str, nn: Any, eps: float, aggregator: str, dt
     layer.nn = nn
     layer.aggregator_type = aggregator
     layer.eps = np.full(1, eps, dtype=dtype)
+
+
+def _root_and_update(layer: Any, name: str, out: Any, inp: Any) -> Any:
+    """``nn(out + (1 + eps) * x_dst)`` (no root term when there are no destination
+    features), the end GIN and GINE share."""
+    if inp.x_dst is not None:
+        if inp.x_dst.shape[1:] != inp.x_src.shape[1:]:
+            raise ValueError(
+                f"{name}: source and destination features differ in shape "
+                f"({tuple(inp.x_src.shape)} vs {tuple(inp.x_dst.shape)})"
+            )
+        out = out + (1 + layer.eps.astype(out.dtype)[0]) * inp.x_dst
+    return layer.nn(out) if layer.nn is not None else out
 
 
 def _apply_func_to_nn(values: dict[str, Any]) -> dict[str, Any]:
@@ -99,14 +112,7 @@ class GINConv(Module):
             reduce=self.aggregator_type,
             num_dst_nodes=inp.num_dst,
         )
-        if inp.x_dst is not None:
-            if inp.x_dst.shape[1:] != inp.x_src.shape[1:]:
-                raise ValueError(
-                    f"GINConv: source and destination features differ in shape "
-                    f"({tuple(inp.x_src.shape)} vs {tuple(inp.x_dst.shape)})"
-                )
-            out = out + (1 + self.eps.astype(out.dtype)[0]) * inp.x_dst
-        return self.nn(out) if self.nn is not None else out
+        return _root_and_update(self, "GINConv", out, inp)
 
     def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
         return _apply_func_to_nn(values)
@@ -196,33 +202,17 @@ class GINEConv(Module):
             self.lin = Linear(self.edge_dim, size, True, dtype=dtype, rng=rng)
 
     def _edge_features(self, edge_attr: Any, num_edges: int, x: Any) -> Any:
-        """``edge_attr`` checked and mapped to the node feature size (``(E, F)``)."""
+        """``edge_attr`` checked: ``(E, edge_dim)``, or ``(E, F)`` without ``lin``."""
         if edge_attr is None:
             raise ValueError("GINEConv needs edge features: conv(x, edge_index, edge_attr)")
-        if not is_array(edge_attr) or get_namespace(edge_attr) is not get_namespace(x):
-            raise TypeError(
-                "GINEConv: edge_attr must be an array on the features' device, got "
-                f"{type(edge_attr).__name__}"
-            )
-        if edge_attr.dtype.kind != "f":
-            raise TypeError(
-                f"GINEConv: edge_attr must hold floating-point values, got {edge_attr.dtype}"
-            )
-        if edge_attr.ndim == 1:
-            edge_attr = edge_attr.reshape(-1, 1)
         want = self.edge_dim if self.lin is not None else int(x.shape[1])
-        if edge_attr.ndim != 2 or tuple(edge_attr.shape) != (num_edges, want):
-            hint = (
-                ""
-                if self.lin is not None
-                else " (the node feature size: build GINEConv(..., edge_dim=D) to project "
-                "edge features of another size)"
-            )
-            raise ValueError(
-                f"GINEConv: edge_attr must have shape ({num_edges}, {want}){hint}, "
-                f"got {tuple(edge_attr.shape)}"
-            )
-        return edge_attr
+        hint = (
+            ""
+            if self.lin is not None
+            else " (the node feature size: build GINEConv(..., edge_dim=D) to project "
+            "edge features of another size)"
+        )
+        return check_edge_attr("GINEConv", edge_attr, num_edges, want, x, hint)
 
     def __call__(
         self, graph_or_x: Any, feat_or_edge_index: Any, edge_attr: Any = None, size: Any = None
@@ -251,14 +241,7 @@ class GINEConv(Module):
         xp.maximum(msg, 0, out=msg)
         out = ops.segment(msg, csr.indptr, self.aggregator_type)
         del msg
-        if inp.x_dst is not None:
-            if inp.x_dst.shape[1:] != x.shape[1:]:
-                raise ValueError(
-                    f"GINEConv: source and destination features differ in shape "
-                    f"({tuple(x.shape)} vs {tuple(inp.x_dst.shape)})"
-                )
-            out += (1 + self.eps.astype(out.dtype)[0]) * inp.x_dst
-        return self.nn(out) if self.nn is not None else out
+        return _root_and_update(self, "GINEConv", out, inp)
 
     def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
         return _apply_func_to_nn(values)

@@ -55,6 +55,18 @@ def _dtype_of(module: Any) -> Any:
     return np.dtype(np.float32)
 
 
+def _eps(module: Any) -> float:
+    """A GIN module's ``eps`` (a one-element tensor, parameter or buffer) as a float."""
+    return float(module.eps.detach().reshape(-1)[0])
+
+
+def _dgl_residual(res_fc: Any) -> bool | str:
+    """DGL GATConv's ``res_fc`` as arraygnn's ``residual``: none, a Linear, or Identity."""
+    if res_fc is None:
+        return False
+    return True if hasattr(res_fc, "weight") else "identity"
+
+
 def _looks_like_activation(act: Any) -> bool:
     """True unless ``act`` is a torch module with weights or a norm (``LayerNorm``, ...)."""
     name = type(act).__name__
@@ -270,14 +282,14 @@ def from_pyg(module: Any) -> Module:
     if kind == "GINConv":
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
         inner = from_torch(module.nn)
-        layer = GINConv(inner, float(module.eps.detach().reshape(-1)[0]), aggr, dtype=dtype)
+        layer = GINConv(inner, _eps(module), aggr, dtype=dtype)
         return _load(layer, module, "pyg")
     if kind == "GINEConv":
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
         lin = getattr(module, "lin", None)
         layer = GINEConv(
             from_torch(module.nn),
-            float(module.eps.detach().reshape(-1)[0]),
+            _eps(module),
             None if lin is None else lin.in_channels,
             in_feats=None if lin is None else lin.out_channels,
             aggregator_type=aggr,
@@ -371,7 +383,7 @@ def from_dgl(module: Any) -> Module:
             # stands in for the layer's (there is then no separate bias)
             bias=getattr(module, "bias", None) is not None
             or getattr(res_fc, "bias", None) is not None,
-            residual=False if res_fc is None else True if hasattr(res_fc, "weight") else "identity",
+            residual=_dgl_residual(res_fc),
             activation=_activation(module.activation, "from_dgl: GATConv"),
             allow_zero_in_degree=module._allow_zero_in_degree,
             dtype=dtype,
@@ -379,16 +391,12 @@ def from_dgl(module: Any) -> Module:
         return _load(layer, module, "dgl")
     if kind == "GINConv":
         inner = from_torch(module.apply_func) if module.apply_func is not None else None
-        eps = (
-            float(module.eps.detach().reshape(-1)[0])
-            if isinstance(module.eps, torch.Tensor)
-            else 0.0
-        )
+        eps = _eps(module) if isinstance(module.eps, torch.Tensor) else 0.0
         layer = GINConv(inner, eps, module._aggregator_type, dtype=dtype)
         return _load(layer, module, "dgl")
     if kind == "GINEConv":
         inner = from_torch(module.apply_func) if module.apply_func is not None else None
-        eps = float(module.eps.detach().reshape(-1)[0])
+        eps = _eps(module)
         layer = GINEConv(inner, eps, dtype=dtype)
         return _load(layer, module, "dgl")
     raise TypeError(f"from_dgl: no arraygnn layer for DGL's {kind}")
