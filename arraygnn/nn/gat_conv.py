@@ -28,6 +28,7 @@ from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import (
     check_edge_attr,
+    check_edge_weight,
     check_zero_in_degree,
     csr_of,
     parse_input,
@@ -84,6 +85,8 @@ class GATConv(Module):
     Call as ``conv(x, edge_index)``, ``conv((x_src, x_dst), edge_index)``, ``conv(graph, feat)``,
     ``conv(graph, (feat_src, feat_dst))`` or ``conv(block, feat)``; with ``edge_dim``, pass
     ``edge_attr`` (``(E, edge_dim)``, or ``(E,)`` when ``edge_dim=1``) third, as in PyG.
+    Keywords: ``edge_weight`` (DGL's, scales the attention), ``return_attention_weights``
+    (PyG's ``(out, (edge_index, alpha))``) and ``get_attention`` (DGL's ``(out, alpha)``).
 
     Shapes:
         - input: ``(N_src, in_src)`` and ``(N_dst, in_dst)`` (pair form)
@@ -215,7 +218,8 @@ class GATConv(Module):
             if edge_attr is not None:
                 raise ValueError(
                     "GATConv: edge_attr was given but this layer has no edge_dim "
-                    "(build it with GATConv(..., edge_dim=D) to use edge features)"
+                    "(build it with GATConv(..., edge_dim=D) to use edge features; DGL's "
+                    "per-edge weights go in as edge_weight=...)"
                 )
             return None
         if edge_attr is None:
@@ -235,10 +239,33 @@ class GATConv(Module):
         return edge_attr.astype(m.dtype, copy=False) @ m
 
     def __call__(
-        self, graph_or_x: Any, feat_or_edge_index: Any, edge_attr: Any = None, size: Any = None
+        self,
+        graph_or_x: Any,
+        feat_or_edge_index: Any,
+        edge_attr: Any = None,
+        size: Any = None,
+        *,
+        edge_weight: Any = None,
+        return_attention_weights: bool = False,
+        get_attention: bool = False,
     ) -> Any:
+        """The layer's output; see the class docstring for the calling forms.
+
+        ``edge_weight`` (DGL's, ``(E,)``) scales each edge's attention after the softmax
+        (needs ``add_self_loops=False``: the added loops would have no weight).
+        ``return_attention_weights=True`` returns ``(out, (edge_index, alpha))`` as PyG:
+        the ``(2, E')`` edges attended over (self-loops replaced when the layer adds them)
+        and their ``(E', heads)`` attention in that order. ``get_attention=True`` returns
+        ``(out, alpha)`` with ``alpha`` ``(E', heads, 1)`` as DGL.
+        """
         from arraygnn import ops
         from arraygnn.ops.slot_order import edge_softmax_slots, sddmm_slots, spmm_slots
+
+        if return_attention_weights and get_attention:
+            raise ValueError(
+                "GATConv: pass return_attention_weights=True (PyG's result) or "
+                "get_attention=True (DGL's), not both"
+            )
 
         if (
             isinstance(edge_attr, (tuple, list))
@@ -252,7 +279,8 @@ class GATConv(Module):
         inp = parse_input("GATConv", graph_or_x, feat_or_edge_index, size)
         _check_features(inp.x_src, self.in_src, "GATConv source features")
         xp = get_namespace(inp.x_src)
-        edge_attr = self._check_edge_attr(edge_attr, int(inp.src.shape[0]), inp.x_src)
+        edge_attr = self._check_edge_attr(edge_attr, inp.num_edges, inp.x_src)
+        self._check_edge_weight(edge_weight, inp.num_edges, inp.x_src)
         # DGL: a block given one feature array has its destinations as its first sources
         block_feat = (
             inp.graph is not None
@@ -301,6 +329,9 @@ class GATConv(Module):
             logits += scores.astype(logits.dtype, copy=False)
         logits = _leaky_relu_(logits, self.negative_slope)
         alpha = edge_softmax_slots(csr, logits)  # [E, H]
+        if edge_weight is not None:  # DGL: attention times the edge's weight
+            weight = edge_weight if csr.perm_is_identity else ops.gather(edge_weight, csr.perm)
+            alpha *= weight.astype(alpha.dtype, copy=False)[:, None]
         out = spmm_slots(csr, h_src, alpha)  # [N_dst, H, F]
         if self.concat is True:
             out = out.reshape(inp.num_dst, H * F)
@@ -312,7 +343,28 @@ class GATConv(Module):
             out = add_bias(out, self.bias.reshape(H, F) if self.concat is None else self.bias)
         if self.activation is not None:
             out = self.activation(out)
+        if return_attention_weights or get_attention:
+            if not csr.perm_is_identity:  # slot order -> edge order
+                in_slots, alpha = alpha, xp.empty_like(alpha)
+                alpha[csr.perm] = in_slots
+            if get_attention:
+                return out, alpha[:, :, None]
+            return out, (xp.stack(edge_index), alpha)
         return out
+
+    def _check_edge_weight(self, edge_weight: Any, num_edges: int, like: Any) -> None:
+        """DGL's ``edge_weight``: ``(E,)`` floats on the features' device, and no added
+        self-loops (they would have no weight)."""
+        if edge_weight is None:
+            return
+        check_edge_weight("GATConv", edge_weight, num_edges)
+        if get_namespace(edge_weight) is not get_namespace(like):
+            raise TypeError("GATConv: edge_weight must be on the same device as the features")
+        if self.add_self_loops:
+            raise ValueError(
+                "GATConv: edge_weight (DGL's) needs add_self_loops=False: the self-loops the "
+                "layer adds would have no weight; add them to the graph with their weights"
+            )
 
     def _residual(self, x_dst: Any, num_dst: int, shape: tuple[int, ...]) -> Any:
         """The residual term, shaped like the output."""

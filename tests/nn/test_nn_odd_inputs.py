@@ -453,6 +453,18 @@ def test_gat_conv_edge_features_name_bad_input():
     res = GATConv((3, 5), 2, residual=True, add_self_loops=False, allow_zero_in_degree=True)
     with pytest.raises(ValueError, match="needs destination features"):
         res((x, None), ei, size=(4, 4))
+    # DGL's edge_weight and the attention outputs
+    with pytest.raises(ValueError, match="edge_weight=..."):
+        plain(x, ei, np.ones(3, np.float32))  # DGL's third positional is a keyword here
+    with pytest.raises(ValueError, match="needs add_self_loops=False"):
+        plain(x, ei, edge_weight=np.ones(3, np.float32))
+    no_loops = GATConv(3, 2, add_self_loops=False, allow_zero_in_degree=True)
+    with pytest.raises(ValueError, match=r"edge_weight must have shape \(3,\)"):
+        no_loops(x, ei, edge_weight=np.ones(4, np.float32))
+    with pytest.raises(TypeError, match="edge_weight must hold floating-point"):
+        no_loops(x, ei, edge_weight=np.ones(3, np.int64))
+    with pytest.raises(ValueError, match="not both"):
+        no_loops(x, ei, return_attention_weights=True, get_attention=True)
     # nothing the caller passed is changed
     ea = np.arange(6, dtype=np.float32).reshape(3, 2)
     before = ea.copy()

@@ -239,6 +239,57 @@ def test_gat_conv_edge_features_bipartite_block_and_empty(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("add_self_loops", [True, False])
+def test_gat_conv_attention_weights_match_pyg(dtype, index_dtype, add_self_loops):
+    """return_attention_weights: PyG's edges (existing loops dropped, one per node appended)
+    and their per-head attention in that order, also through a cached CSR, with edge
+    features, bipartite, and without edges."""
+    from arraygnn import ops
+
+    rng = np.random.default_rng(14)
+    n = 25
+    ei = random_graph(rng, n, index_dtype=index_dtype, isolated=0)
+    x = rng.standard_normal((n, 6)).astype(dtype)
+    ea = rng.standard_normal((ei.shape[1], 2)).astype(dtype)
+    torch.manual_seed(6)
+    ref, ours = _convert(
+        pyg_nn.GATConv(6, 4, heads=3, edge_dim=2, add_self_loops=add_self_loops), dtype
+    )
+    with torch.no_grad():
+        out, (edges, alpha) = ref(
+            _t(x), _t(ei.astype(np.int64)), _t(ea), return_attention_weights=True
+        )
+    for graph in (ei, ops.to_csr(ei, n, n)):
+        got, (got_edges, got_alpha) = ours(x, graph, ea, return_attention_weights=True)
+        np.testing.assert_array_equal(got_edges, edges.numpy())
+        assert got_edges.dtype.kind == "i" and got_alpha.shape == (edges.shape[1], 3)
+        _check("GATConv attention", got_alpha, alpha.numpy(), dtype)
+        _check("GATConv output with attention", got, out.numpy(), dtype)
+        np.testing.assert_array_equal(got, ours(x, graph, ea))
+    # DGL's layout of the same numbers
+    _, dgl_alpha = ours(x, ei, ea, get_attention=True)
+    np.testing.assert_array_equal(dgl_alpha, got_alpha[:, :, None])
+    # bipartite (no loops) and no edges
+    ns, nd = 13, 6
+    bei = random_graph(rng, ns, nd, num_edges=30, index_dtype=index_dtype, isolated=0)
+    xs = rng.standard_normal((ns, 6)).astype(dtype)
+    xd = rng.standard_normal((nd, 5)).astype(dtype)
+    ref, ours = _convert(pyg_nn.GATConv((6, 5), 2, heads=2, add_self_loops=False), dtype)
+    with torch.no_grad():
+        _, (edges, alpha) = ref(
+            (_t(xs), _t(xd)), _t(bei.astype(np.int64)), return_attention_weights=True
+        )
+    _, (got_edges, got_alpha) = ours((xs, xd), bei, return_attention_weights=True)
+    np.testing.assert_array_equal(got_edges, edges.numpy())
+    _check("GATConv bipartite attention", got_alpha, alpha.numpy(), dtype)
+    empty = np.zeros((2, 0), index_dtype)
+    ours.allow_zero_in_degree = True
+    _, (got_edges, got_alpha) = ours((xs, xd), empty, return_attention_weights=True)
+    assert got_edges.shape == (2, 0) and got_alpha.shape == (0, 2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_gat_conv_bipartite_and_block(dtype):
     rng = np.random.default_rng(6)
     ns, nd = 26, 10
