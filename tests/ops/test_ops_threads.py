@@ -54,3 +54,64 @@ def test_concurrent_kernels_under_the_workqueue_layer():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "workqueue"
+
+
+_POLICY_SCRIPT = """
+import os
+import numba
+import numpy as np
+from numba.np.ufunc import parallel
+from arraygnn import ops
+from arraygnn.kernels.cpu import _threads
+
+before = os.environ.get("OMP_WAIT_POLICY")
+assert not parallel._is_initialized
+ops.gather(np.ones((3, 2), np.float32), np.array([0, 2]))  # the first kernel starts them
+assert parallel._is_initialized
+assert os.environ.get("OMP_WAIT_POLICY") == before  # removed again / the user's kept
+assert _threads.start_threads() is False  # once only
+print(numba.threading_layer(), before)
+"""
+
+
+def _run(script, **env_changes):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env.update(env_changes, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.split()
+
+
+def test_first_kernel_starts_numba_threads_with_sleeping_workers():
+    """The first CPU kernel starts Numba's threads with OMP_WAIT_POLICY=PASSIVE set only
+    while its OpenMP runtime loads (the environment is as before afterwards), and leaves
+    a policy the user chose (OMP_WAIT_POLICY or GOMP_SPINCOUNT) alone."""
+    layer, before = _run(_POLICY_SCRIPT)
+    assert before == "None" and layer in ("omp", "tbb", "workqueue")
+    assert _run(_POLICY_SCRIPT, OMP_WAIT_POLICY="ACTIVE")[1] == "ACTIVE"
+    assert _run(_POLICY_SCRIPT, GOMP_SPINCOUNT="1000")[1] == "None"
+    assert _run(_POLICY_SCRIPT, NUMBA_THREADING_LAYER="workqueue")[0] == "workqueue"
+
+
+_SET_SCRIPT = """
+import os
+from unittest import mock
+from numba.np.ufunc import parallel
+from arraygnn.kernels.cpu import _threads
+
+seen = []
+record = lambda: seen.append(os.environ.get("OMP_WAIT_POLICY"))  # noqa: E731
+with mock.patch.object(parallel, "_launch_threads", record):
+    print(_threads.start_threads(), seen[0])
+"""
+
+
+def test_the_policy_is_set_while_the_runtime_loads():
+    """What Numba's OpenMP runtime reads when it loads: PASSIVE, unless the user set one."""
+    assert _run(_SET_SCRIPT) == ["True", "PASSIVE"]
+    assert _run(_SET_SCRIPT, OMP_WAIT_POLICY="active") == ["False", "active"]
+    assert _run(_SET_SCRIPT, GOMP_SPINCOUNT="5") == ["False", "None"]

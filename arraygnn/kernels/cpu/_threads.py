@@ -1,11 +1,24 @@
-"""Parallel CPU kernels called from several Python threads at once.
+"""Numba's worker threads: started once, idle workers asleep, safe from several threads.
 
-Numba's ``workqueue`` threading layer (its fallback where neither TBB nor OpenMP is found,
-e.g. macOS without libomp) is not thread-safe: two threads launching ``parallel=True``
-kernels at the same time abort the whole process ("Concurrent access has been
-detected"). A loader's prefetch thread and the main thread both run kernels, so under that
-layer every kernel call here takes one process-wide lock; under TBB / OpenMP nothing is
-added. Until the first parallel launch the layer is unknown and calls are serialised.
+**Idle workers sleep.** Under Numba's OpenMP layer (GNU libgomp on Linux) each worker
+spins for a while after a parallel kernel returns. A layer's next step is usually a BLAS
+matrix product (``x @ W``), whose own threads then fight the spinning workers for the
+cores: on the 2-core box a 2708 x 1433 by 1433 x 64 product after a gather took 9-13 ms
+instead of 3.5 + 0.2 ms, and 2-layer GCN / SAGE / GAT forwards on a Cora-sized graph ran
+2-4x slower (benchmarks/RESULTS.md). So the first CPU kernel starts Numba's threading
+layer itself with ``OMP_WAIT_POLICY=PASSIVE`` in the environment (read once, when
+Numba's OpenMP runtime loads; the variable is removed again straight after, so other
+OpenMP runtimes loaded later, e.g. PyTorch's own copy, do not see it). The price is a
+wake-up of ~0.1 ms per parallel kernel launch (a 10k-edge SpMM: 0.08 -> 0.19 ms). Set
+``OMP_WAIT_POLICY`` (e.g. ``ACTIVE``) or ``GOMP_SPINCOUNT`` yourself to keep your own
+choice; nothing is changed when Numba's threads were already started by other code.
+
+**Several Python threads.** Numba's ``workqueue`` threading layer (its fallback where
+neither TBB nor OpenMP is found, e.g. macOS without libomp) is not thread-safe: two
+threads launching ``parallel=True`` kernels at the same time abort the whole process
+("Concurrent access has been detected"). A loader's prefetch thread and the main thread
+both run kernels, so under that layer every kernel call here takes one process-wide lock;
+under TBB / OpenMP nothing is added.
 
 >>> serialised(len)([1, 2])
 2
@@ -14,25 +27,53 @@ added. Until the first parallel launch the layer is unknown and calls are serial
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["serialised"]
+__all__ = ["serialised", "start_threads"]
 
 _LOCK = threading.Lock()
 _LAYER: str | None = None
 
+#: environment variables that, when the user has set one, leave the wait policy to them
+_USER_WAIT_SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+
+
+def start_threads() -> bool:
+    """Start Numba's threading layer, with idle OpenMP workers asleep unless the user chose
+    a wait policy (see the module docstring). Returns ``True`` when it set the policy;
+    ``False`` when the threads were already running, the user's policy stands, or Numba's
+    internals have moved (the threads then start at the first parallel launch)."""
+    from numba.np.ufunc import parallel
+
+    launch = getattr(parallel, "_launch_threads", None)
+    if launch is None or getattr(parallel, "_is_initialized", True):
+        return False
+    if any(name in os.environ for name in _USER_WAIT_SETTINGS):
+        launch()
+        return False
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        launch()
+    finally:
+        os.environ.pop("OMP_WAIT_POLICY", None)
+    return True
+
 
 def _threading_layer() -> str | None:
-    """The layer Numba chose, or ``None`` before its first parallel launch."""
+    """The layer Numba chose (its threads are started here first if need be), or
+    ``None`` when it cannot be told."""
     global _LAYER
     if _LAYER is None:
         import numba
 
+        with _LOCK:
+            start_threads()
         try:
             _LAYER = numba.threading_layer()
-        except ValueError:  # not initialised yet
+        except ValueError:  # not initialised: Numba's internals have moved
             return None
     return _LAYER
 
