@@ -1,4 +1,4 @@
-"""Forward time of 2-layer GCN / SAGE / GAT / GINE models, arraygnn.nn against PyG, same weights.
+"""Forward time of 2-layer GCN / SAGE / GAT / GATv2 / GINE models, arraygnn.nn against PyG.
 
 Graphs: a Cora-sized one (2,708 nodes, 10,556 edges, 1,433 features) and a 1M-node power-law
 one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_graph``. Each
@@ -7,10 +7,11 @@ the outputs are compared (max relative error printed) before timing. Reports the
 ``--repeat`` warm runs (kernels already compiled) and the ratio PyG / arraygnn (> 1: arraygnn
 faster). Peak memory of one GAT layer forward is measured as the growth of the process's
 peak RSS (``VmHWM`` after resetting it through ``/proc/self/clear_refs``) in a fresh child
-process per framework, so both are measured the same way.
+process per framework, so both are measured the same way; the same for one GATv2 layer.
 
     python benchmarks/bench_layers.py            # full size (minutes on 2 cores)
     python benchmarks/bench_layers.py --quick    # CI size
+    python benchmarks/bench_layers.py --kinds GATv2 GATv2+edge --no-memory
 """
 
 from __future__ import annotations
@@ -49,6 +50,12 @@ def _models(kind, fin, hidden, fout):
             gnn.GATConv(fin, hidden // 8, heads=8, **opts),
             gnn.GATConv(hidden, fout, heads=1, **opts),
         ]
+    elif kind in ("GATv2", "GATv2+edge"):  # per-edge [H, F] scores (slices of edges here)
+        opts = {"edge_dim": EDGE_DIM, "residual": True} if kind == "GATv2+edge" else {}
+        layers = [
+            gnn.GATv2Conv(fin, hidden // 8, heads=8, **opts),
+            gnn.GATv2Conv(hidden, fout, heads=1, **opts),
+        ]
     elif kind == "GINE":  # edge features through lin, ReLU(x_j + lin(e)) messages
         layers = [
             gnn.GINEConv(torch.nn.Linear(fin, hidden), edge_dim=EDGE_DIM),
@@ -83,7 +90,10 @@ def _time(fn, repeat):
     return statistics.median(times)
 
 
-def bench_graph(name, ei, x, repeat, hidden=64, fout=7):
+KINDS = ("GCN", "SAGE", "GAT", "GAT+edge", "GATv2", "GATv2+edge", "GINE")
+
+
+def bench_graph(name, ei, x, repeat, hidden=64, fout=7, kinds=KINDS):
     import torch
 
     from arraygnn.nn import from_pyg
@@ -92,10 +102,10 @@ def bench_graph(name, ei, x, repeat, hidden=64, fout=7):
     ea = np.random.default_rng(1).standard_normal((ei.shape[1], EDGE_DIM), np.float32)
     tea = torch.from_numpy(ea)
     rows = []
-    for kind in ("GCN", "SAGE", "GAT", "GAT+edge", "GINE"):
+    for kind in kinds:
         ref = _models(kind, x.shape[1], hidden, fout)
         ours = [from_pyg(m) for m in ref]
-        a, ta = (ea, tea) if kind in ("GAT+edge", "GINE") else (None, None)
+        a, ta = (ea, tea) if kind.endswith("+edge") or kind == "GINE" else (None, None)
         t0 = time.perf_counter()
         got = _forward_ours(ours, x, ei, a)  # first call: includes Numba compilation / cache
         cold = time.perf_counter() - t0
@@ -105,7 +115,7 @@ def bench_graph(name, ei, x, repeat, hidden=64, fout=7):
         t_pyg = _time(lambda ref=ref, ta=ta: _forward_pyg(ref, tx, tei, ta), repeat)
         rows.append((name, kind, t_ours, t_pyg, cold, err))
         print(
-            f"{name:10s} {kind:8s} arraygnn {t_ours * 1e3:9.1f} ms   PyG {t_pyg * 1e3:9.1f} ms   "
+            f"{name:10s} {kind:10s} arraygnn {t_ours * 1e3:9.1f} ms   PyG {t_pyg * 1e3:9.1f} ms   "
             f"PyG/arraygnn {t_pyg / t_ours:5.2f}x   first call {cold:6.2f} s   "
             f"max rel err {err:.1e}",
             flush=True,
@@ -121,13 +131,13 @@ def _rss_kib(field):
     raise RuntimeError(field)
 
 
-def _gat_memory_child(framework, num_nodes, num_edges, num_features, heads, out, queue):
+def _gat_memory_child(kind, framework, num_nodes, num_edges, num_features, heads, out, queue):
     ei, x = _graph(num_nodes, num_edges, num_features, seed=1)
     import torch
     from torch_geometric import nn as gnn
 
     torch.manual_seed(0)
-    ref = gnn.GATConv(num_features, out, heads=heads).eval()
+    ref = getattr(gnn, kind)(num_features, out, heads=heads).eval()
     if framework == "arraygnn":
         from arraygnn.nn import from_pyg
 
@@ -152,21 +162,21 @@ def _gat_memory_child(framework, num_nodes, num_edges, num_features, heads, out,
     queue.put((peak - base) / 1024.0)
 
 
-def gat_memory(num_nodes, num_edges, num_features, heads=8, out=8):
+def gat_memory(num_nodes, num_edges, num_features, heads=8, out=8, kind="GATConv"):
     ctx = mp.get_context("spawn")  # fork after torch started its threads can hang
     results = {}
     for framework in ("arraygnn", "PyG"):
         q = ctx.Queue()
         p = ctx.Process(
             target=_gat_memory_child,
-            args=(framework, num_nodes, num_edges, num_features, heads, out, q),
+            args=(kind, framework, num_nodes, num_edges, num_features, heads, out, q),
         )
         p.start()
         results[framework] = q.get()
         p.join()
     edge_mib = num_edges * heads * out * 4 / 2**20
     print(
-        f"GAT peak memory ({num_nodes} nodes, {num_edges} edges, {heads} heads x {out}): "
+        f"{kind} peak memory ({num_nodes} nodes, {num_edges} edges, {heads} heads x {out}): "
         f"arraygnn {results['arraygnn']:.0f} MiB, PyG {results['PyG']:.0f} MiB "
         f"(PyG/arraygnn {results['PyG'] / max(results['arraygnn'], 1e-9):.1f}x; one [E, H, F] "
         f"float32 array is {edge_mib:.0f} MiB)",
@@ -179,6 +189,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small graphs (CI)")
     parser.add_argument("--repeat", type=int, default=None)
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--no-memory", action="store_true", help="skip the GAT memory probe")
     args = parser.parse_args()
     try:
         import torch
@@ -198,8 +210,10 @@ def main():
         mem = (200_000, 2_000_000, 32)
     for name, n, e, f in graphs:
         ei, x = _graph(n, e, f)
-        bench_graph(name, ei, x, repeat if n < 100_000 else max(repeat // 2, 1))
-    gat_memory(*mem)
+        bench_graph(name, ei, x, repeat if n < 100_000 else max(repeat // 2, 1), kinds=args.kinds)
+    if not args.no_memory:
+        gat_memory(*mem)
+        gat_memory(*mem, kind="GATv2Conv")
 
 
 if __name__ == "__main__":

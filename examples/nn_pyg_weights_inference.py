@@ -1,5 +1,5 @@
 """Run a PyG-style two-layer GNN (GAT with edge features -> GCN) with arraygnn.nn, weights
-from a .npz file.
+from a .npz file; then a GINE layer and a GATv2 layer with the attention it paid.
 
 Where torch and PyG are installed, the script builds the PyG model, saves its
 ``state_dict()`` as NumPy arrays, and later checks arraygnn's output against PyG's. The
@@ -92,6 +92,42 @@ def main() -> None:
     else:
         print("torch / PyG not installed: ran on weights written in PyG's names by arraygnn")
     gine_with_edge_features(x, edge_index, edge_attr)
+    gatv2_attention(x, edge_index, edge_attr)
+
+
+def gatv2_attention(x, edge_index, edge_attr) -> None:
+    """A GATv2 layer converted from PyG (or built here), and the attention it paid: PyG's
+    ``return_attention_weights`` gives the edges (self-loops added) and ``(E', heads)``
+    weights; each node's weights over its incoming edges sum to 1."""
+    try:
+        import torch
+        import torch_geometric.nn as pyg_nn
+    except ImportError:
+        torch = None
+    if torch is None:
+        conv = nn.GATv2Conv(IN, HIDDEN, heads=HEADS, edge_dim=EDGE_DIM, rng=2)
+    else:
+        torch.manual_seed(2)
+        ref = pyg_nn.GATv2Conv(IN, HIDDEN, heads=HEADS, edge_dim=EDGE_DIM).eval()
+        conv = nn.from_pyg(ref)
+    out, (edges, alpha) = conv(x, edge_index, edge_attr, return_attention_weights=True)
+    totals = np.zeros((x.shape[0], HEADS))
+    np.add.at(totals, edges[1], alpha)
+    assert np.allclose(totals, 1, atol=1e-5)
+    node = int(np.bincount(edges[1]).argmax())  # the node with the most incoming edges
+    mine = edges[1] == node
+    top = edges[0][mine][alpha[mine, 0].argmax()]
+    print(f"GATv2 {out.shape}; node {node} attends most to node {top} (head 0)")
+    if torch is not None:
+        with torch.no_grad():
+            tei = torch.from_numpy(edge_index.astype(np.int64))
+            expected, (_, ref_alpha) = ref(
+                torch.from_numpy(x), tei, torch.from_numpy(edge_attr), return_attention_weights=True
+            )
+        err = np.abs(out - expected.numpy()).max() / np.abs(expected.numpy()).max()
+        err_alpha = np.abs(alpha - ref_alpha.numpy()).max()
+        print(f"GATv2 vs PyG: output {err:.1e} relative, attention {err_alpha:.1e} absolute")
+        assert err < 1e-5 and err_alpha < 1e-6, (err, err_alpha)
 
 
 def gine_with_edge_features(x, edge_index, edge_attr) -> None:

@@ -93,6 +93,7 @@ PUBLIC = {
         "AvgPooling",
         "BatchNorm",
         "GATConv",
+        "GATv2Conv",
         "GCNConv",
         "GINConv",
         "GINEConv",

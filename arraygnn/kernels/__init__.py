@@ -43,6 +43,15 @@ edge_softmax.edge_softmax_csr(indptr, perm, logits, out)
     slot order), logits [E, H] val, out [E, H]: softmax of logits over the edges of each
     row (max-subtracted)
 
+gatv2.gatv2_scores_csr(indptr, indices, perm, h_src, h_dst, att, edge_attr, w_edge,
+                      negative_slope, out)
+    h_src [N_src, H, F], h_dst [R, H, F], att [H, F], edge_attr [E, D] (edge order, D may
+    be 0), w_edge [D, H, F], out [E, H] in slot order, all one float dtype (float16
+    summed in float32 on CUDA; the op passes float32 for it):
+    out[j, h] = sum_f att[h, f] * LeakyReLU(h_src[indices[j], h, f] + h_dst[r, h, f]
+    + sum_d edge_attr[e, d] * w_edge[d, h, f]) for slot j of row r, e = perm[j] (j when
+    perm is None); no [E, H, F] array
+
 scatter.scatter_coo(index, x, out, reduce)
     index [E] idx (entries in [0, R)), x [E, H, F] val, out [R, H, F]:
     out[r] = reduce over edges e with index[e] == r of x[e]. CPU: deterministic, each row

@@ -31,6 +31,7 @@ __all__ = [
     "sddmm_coo",
     "sddmm_csr",
     "edge_softmax_csr",
+    "gatv2_scores_csr",
     "csr_from_keys",
     "scatter_coo",
     "pair_mapping",
@@ -207,6 +208,33 @@ def sddmm_csr(
         src[perm] = indices
         dst[perm] = rows_of_slots(xp, indptr)
     return sddmm_coo(src, dst, lhs, rhs, out, op, lhs_target, rhs_target)
+
+
+def gatv2_scores_csr(
+    indptr: Any,
+    indices: Any,
+    perm: Any,
+    h_src: Any,
+    h_dst: Any,
+    att: Any,
+    edge_attr: Any,
+    w_edge: Any,
+    negative_slope: float,
+    out: Any,
+) -> Any:
+    """GATv2 scores in slot order: ``out[j, h] = sum_f att[h, f] * LeakyReLU(h_src[u, h, f]
+    + h_dst[r, h, f] + sum_d edge_attr[e, d] * w_edge[d, h, f])`` for slot ``j`` of row
+    ``r`` with source ``u = indices[j]`` and edge ``e = perm[j]`` (``j`` when None)."""
+    xp = get_namespace(h_src, out)
+    acc = _acc_dtype(out.dtype)
+    rows = rows_of_slots(xp, indptr)
+    z = h_src[indices].astype(acc) + h_dst[rows].astype(acc)
+    if edge_attr.shape[1]:
+        ea = (edge_attr if perm is None else edge_attr[perm]).astype(acc)
+        z = z + xp.einsum("ed,dhf->ehf", ea, w_edge.astype(acc))
+    z = xp.where(z < 0, z * acc.type(negative_slope), z)
+    out[...] = (z * att.astype(acc)).sum(-1).astype(out.dtype)
+    return out
 
 
 def edge_softmax_csr(indptr: Any, perm: Any, logits: Any, out: Any) -> Any:

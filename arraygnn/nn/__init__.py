@@ -13,6 +13,7 @@ arithmetic goes through :mod:`arraygnn.ops`.
 """
 
 from arraygnn.nn.gat_conv import GATConv
+from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential
@@ -37,6 +38,7 @@ __all__ = [
     "GraphConv",
     "SAGEConv",
     "GATConv",
+    "GATv2Conv",
     "GINConv",
     "GINEConv",
     "SGConv",

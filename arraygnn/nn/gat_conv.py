@@ -24,31 +24,21 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._ids import ids_dtype_holding
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace
+from arraygnn.nn._attention import GraphAttention, check_call_keywords, leaky_relu_
 from arraygnn.nn._graph_input import (
-    check_edge_attr,
     check_edge_weight,
     check_zero_in_degree,
     csr_of,
     parse_input,
 )
-from arraygnn.nn._module import Module, _pair, is_size, layer_size
-from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot
+from arraygnn.nn._module import _pair, is_size, layer_size
+from arraygnn.nn.linear import Linear, _check_features, glorot
 
 __all__ = ["GATConv"]
 
 
-def _leaky_relu_(x: Any, slope: float) -> Any:
-    """Leaky ReLU with one temporary, overwriting ``x`` (an array this layer made)."""
-    xp = get_namespace(x)
-    scaled = x * x.dtype.type(slope)
-    if slope <= 1:
-        return xp.maximum(x, scaled, out=x)
-    return xp.minimum(x, scaled, out=x)
-
-
-class GATConv(Module):
+class GATConv(GraphAttention):
     r"""Multi-head graph attention layer (PyG and DGL semantics).
 
     .. math::
@@ -130,19 +120,10 @@ class GATConv(Module):
         rng: Any = None,
     ) -> None:
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        if not isinstance(residual, (bool, np.bool_)) and residual != "identity":
-            raise TypeError(
-                f"GATConv: residual must be True, False or 'identity', got {residual!r}"
-            )
-        self.heads = layer_size("GATConv", "heads", heads, minimum=1)
-        self.out_feats = layer_size("GATConv", "out_feats", out_feats)
-        if concat is not None and not isinstance(concat, (bool, np.bool_)):
-            raise TypeError(f"GATConv: concat must be True, False or None, got {concat!r}")
-        self.concat = concat
-        self.negative_slope = float(negative_slope)
-        self.add_self_loops = bool(add_self_loops)
-        self.activation = get_activation(activation)
-        self.allow_zero_in_degree = bool(allow_zero_in_degree)
+        self._setup(
+            heads, out_feats, concat, negative_slope, add_self_loops, edge_dim, fill_value,
+            residual, activation, allow_zero_in_degree,
+        )  # fmt: skip
         hf = self.heads * self.out_feats
         if is_size(in_feats):
             self.in_src = self.in_dst = layer_size("GATConv", "in_feats", in_feats)
@@ -155,79 +136,13 @@ class GATConv(Module):
             self.lin_dst = Linear(self.in_dst, hf, False, dtype=dtype, rng=gen)
         self.att_src = glorot((1, self.heads, self.out_feats), gen, dtype)
         self.att_dst = glorot((1, self.heads, self.out_feats), gen, dtype)
-        self.edge_dim = None
         self.lin_edge = self.att_edge = None
-        if edge_dim is not None:
-            self.edge_dim = layer_size("GATConv", "edge_dim", edge_dim, minimum=1)
+        if self.edge_dim is not None:
             self.lin_edge = Linear(self.edge_dim, hf, False, dtype=dtype, rng=gen)
             self.att_edge = glorot((1, self.heads, self.out_feats), gen, dtype)
-        self.fill_value = _check_fill_value(fill_value, self.edge_dim)
-        out_size = self.out_feats if concat is False else hf
-        self.res_identity = residual == "identity"
-        if self.res_identity and self.in_dst != out_size:
-            raise ValueError(
-                f"GATConv: residual='identity' needs in_dst == {out_size} output features, "
-                f"got {self.in_dst}"
-            )
-        self.res = None
-        if residual and not self.res_identity:
-            self.res = Linear(self.in_dst, out_size, False, dtype=dtype, rng=gen)
-        self.bias = np.zeros(out_size, dtype=dtype) if bias else None
+        self._setup_output(self.in_dst, bias, gen, dtype)
 
-    def _edges(self, inp: Any, edge_attr: Any) -> tuple[Any, Any]:
-        """The edge_index used for attention (self-loops replaced when requested; loop ids
-        are made in an index dtype that holds them, ``int64`` for a too-narrow one) and the
-        edge features that go with it (loops filled by ``fill_value``, PyG's rule)."""
-        src, dst = inp.src, inp.dst
-        if not self.add_self_loops:
-            return (src, dst), edge_attr
-        xp = get_namespace(src)
-        num_loops = min(inp.num_src, inp.num_dst)
-        index_dtype = ids_dtype_holding(src.dtype, num_loops - 1)
-        if src.dtype != index_dtype or dst.dtype != index_dtype:
-            src, dst = src.astype(index_dtype), dst.astype(index_dtype)
-        loops = xp.arange(num_loops, dtype=index_dtype)
-        is_loop = src == dst
-        if bool(is_loop.any()):
-            keep = ~is_loop
-            src, dst = src[keep], dst[keep]
-            if edge_attr is not None:
-                edge_attr = edge_attr[keep]
-        if edge_attr is not None:
-            edge_attr = xp.concatenate([edge_attr, self._loop_attr(edge_attr, dst, inp)])
-        return (xp.concatenate([src, loops]), xp.concatenate([dst, loops])), edge_attr
-
-    def _loop_attr(self, edge_attr: Any, dst: Any, inp: Any) -> Any:
-        """The self-loops' edge features ``(min(N_src, N_dst), D)`` (PyG's compute_loop_attr;
-        a reduction runs over every destination, then the loops' rows are kept)."""
-        from arraygnn import ops
-
-        xp = get_namespace(edge_attr)
-        num_loops = min(inp.num_src, inp.num_dst)
-        fill = self.fill_value
-        if isinstance(fill, str):
-            reduce = {"add": "sum", "mul": "prod"}.get(fill, fill)
-            return ops.scatter(edge_attr, dst, inp.num_dst, reduce)[:num_loops]
-        value = xp.asarray(fill, dtype=edge_attr.dtype)
-        return xp.broadcast_to(value, (num_loops,) + tuple(edge_attr.shape[1:])).copy()
-
-    def _check_edge_attr(self, edge_attr: Any, num_edges: int, like: Any) -> Any:
-        """``edge_attr`` as ``(E, edge_dim)`` (a 1-D one with ``edge_dim=1`` too), or a clear
-        error: given to a layer without ``edge_dim``, missing, or of the wrong shape."""
-        if self.edge_dim is None:
-            if edge_attr is not None:
-                raise ValueError(
-                    "GATConv: edge_attr was given but this layer has no edge_dim "
-                    "(build it with GATConv(..., edge_dim=D) to use edge features; DGL's "
-                    "per-edge weights go in as edge_weight=...)"
-                )
-            return None
-        if edge_attr is None:
-            raise ValueError(
-                f"GATConv(edge_dim={self.edge_dim}) needs edge_attr of shape "
-                f"({num_edges}, {self.edge_dim}) as its third argument"
-            )
-        return check_edge_attr("GATConv", edge_attr, num_edges, self.edge_dim, like)
+    _edge_attr_hint = "; DGL's per-edge weights go in as edge_weight=..."
 
     def _edge_scores(self, edge_attr: Any) -> Any:
         """``[E, H]`` edge attention terms ``sum_f (edge_attr W_edge^T)[e, h, f] att_edge[h, f]``
@@ -261,21 +176,7 @@ class GATConv(Module):
         from arraygnn import ops
         from arraygnn.ops.slot_order import edge_softmax_slots, sddmm_slots, spmm_slots
 
-        if return_attention_weights and get_attention:
-            raise ValueError(
-                "GATConv: pass return_attention_weights=True (PyG's result) or "
-                "get_attention=True (DGL's), not both"
-            )
-
-        if (
-            isinstance(edge_attr, (tuple, list))
-            and len(edge_attr) == 2
-            and all(is_size(v) for v in edge_attr)
-        ):
-            raise TypeError(
-                "GATConv: the third argument is edge_attr (PyG's order); pass the graph "
-                "size as size=(num_src, num_dst)"
-            )
+        check_call_keywords("GATConv", edge_attr, return_attention_weights and get_attention)
         inp = parse_input("GATConv", graph_or_x, feat_or_edge_index, size)
         _check_features(inp.x_src, self.in_src, "GATConv source features")
         xp = get_namespace(inp.x_src)
@@ -327,30 +228,15 @@ class GATConv(Module):
             if not csr.perm_is_identity:
                 scores = ops.gather(scores, csr.perm)
             logits += scores.astype(logits.dtype, copy=False)
-        logits = _leaky_relu_(logits, self.negative_slope)
+        logits = leaky_relu_(logits, self.negative_slope)
         alpha = edge_softmax_slots(csr, logits)  # [E, H]
         if edge_weight is not None:  # DGL: attention times the edge's weight
             weight = edge_weight if csr.perm_is_identity else ops.gather(edge_weight, csr.perm)
             alpha *= weight.astype(alpha.dtype, copy=False)[:, None]
         out = spmm_slots(csr, h_src, alpha)  # [N_dst, H, F]
-        if self.concat is True:
-            out = out.reshape(inp.num_dst, H * F)
-        elif self.concat is False:
-            out = out.mean(axis=1)
-        if self.res is not None or self.res_identity:
-            out = out + self._residual(x_dst_in, inp.num_dst, out.shape)
-        if self.bias is not None:
-            out = add_bias(out, self.bias.reshape(H, F) if self.concat is None else self.bias)
-        if self.activation is not None:
-            out = self.activation(out)
-        if return_attention_weights or get_attention:
-            if not csr.perm_is_identity:  # slot order -> edge order
-                in_slots, alpha = alpha, xp.empty_like(alpha)
-                alpha[csr.perm] = in_slots
-            if get_attention:
-                return out, alpha[:, :, None]
-            return out, (xp.stack(edge_index), alpha)
-        return out
+        return self._finish(
+            out, inp, x_dst_in, csr, alpha, edge_index, return_attention_weights, get_attention
+        )
 
     def _check_edge_weight(self, edge_weight: Any, num_edges: int, like: Any) -> None:
         """DGL's ``edge_weight``: ``(E,)`` floats on the features' device, and no added
@@ -365,25 +251,6 @@ class GATConv(Module):
                 "GATConv: edge_weight (DGL's) needs add_self_loops=False: the self-loops the "
                 "layer adds would have no weight; add them to the graph with their weights"
             )
-
-    def _residual(self, x_dst: Any, num_dst: int, shape: tuple[int, ...]) -> Any:
-        """The residual term, shaped like the output."""
-        if x_dst is None:
-            raise ValueError("GATConv(residual=True) needs destination features; got (x_src, None)")
-        _check_features(x_dst, self.in_dst, "GATConv destination features")
-        if x_dst.shape[0] != num_dst:
-            raise ValueError(
-                f"GATConv(residual=True): {x_dst.shape[0]} destination feature rows for "
-                f"{num_dst} destination nodes"
-            )
-        if self.res is not None:
-            return self.res(x_dst).reshape(shape)
-        if x_dst.shape[1] != int(np.prod(shape[1:])):
-            raise ValueError(
-                f"GATConv: an identity residual needs {int(np.prod(shape[1:]))} destination "
-                f"features, got {x_dst.shape[1]}"
-            )
-        return x_dst.reshape(shape)
 
     def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
         # PyG < 2.5 named the shared projection lin_src (and lin_dst, the same module)
@@ -414,41 +281,4 @@ class GATConv(Module):
         return {back[k]: v for k, v in values.items()}
 
     def extra_repr(self) -> str:
-        sizes = f"({self.in_src}, {self.in_dst}), {self.out_feats}"
-        extra = "" if self.edge_dim is None else f", edge_dim={self.edge_dim}"
-        if self.res is not None or self.res_identity:
-            extra += ", residual=True"
-        return f"{sizes}, heads={self.heads}, concat={self.concat}{extra}"
-
-
-_FILL_REDUCES = ("add", "sum", "mean", "max", "min", "mul")
-
-
-def _check_fill_value(fill_value: Any, edge_dim: int | None) -> Any:
-    """PyG's ``fill_value``: a reduction name, a number, or ``edge_dim`` values."""
-    if isinstance(fill_value, str):
-        if fill_value not in _FILL_REDUCES:
-            raise ValueError(
-                f"GATConv: fill_value must be one of {_FILL_REDUCES}, a number or an array, "
-                f"got {fill_value!r}"
-            )
-        return fill_value
-    if isinstance(fill_value, (bool, np.bool_)) or fill_value is None:
-        raise TypeError(
-            f"GATConv: fill_value must be a reduction name, number or array, got {fill_value!r}"
-        )
-    if isinstance(fill_value, (int, float, np.integer, np.floating)):
-        return float(fill_value)
-    if is_array(fill_value) or isinstance(fill_value, (list, tuple)):
-        value = np.asarray(fill_value.get() if hasattr(fill_value, "get") else fill_value)
-        if value.dtype.kind not in "iuf" or (
-            edge_dim is not None and value.size not in (1, edge_dim)
-        ):
-            raise ValueError(
-                f"GATConv: an array fill_value must hold 1 or edge_dim={edge_dim} numbers, "
-                f"got {value.shape} {value.dtype}"
-            )
-        return value.astype(np.float64).reshape(-1) if value.ndim else float(value)
-    raise TypeError(
-        f"GATConv: fill_value must be a reduction name, number or array, got {fill_value!r}"
-    )
+        return self._attention_repr()

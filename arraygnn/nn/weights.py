@@ -8,10 +8,11 @@ it into a freshly constructed layer on a machine without them (see ``docs/layers
 Supported: ``torch.nn.Linear``, ``torch.nn.Sequential`` (of Linear, BatchNorm1d and
 ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Dropout),
 ``torch.nn.BatchNorm1d``; PyG ``Linear``, ``MLP`` (batch norm, ``act_first``), ``GCNConv``,
-``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` (``edge_dim``,
-``fill_value``, ``residual`` too), ``GINConv`` / ``GINEConv`` (sum / mean / max
-aggregation), ``SGConv``; DGL ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv``
-(``residual`` too), ``GINConv``, ``GINEConv``.
+``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` / ``GATv2Conv``
+(``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
+``GINEConv`` (sum / mean / max aggregation), ``SGConv``; DGL ``GraphConv``, ``SAGEConv``
+(mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual`` too), ``GINConv``,
+``GINEConv``.
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
 silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
@@ -27,6 +28,7 @@ import numpy as np
 
 from arraygnn.nn._module import Module
 from arraygnn.nn.gat_conv import GATConv
+from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential, _elu, _leaky_relu
@@ -65,6 +67,14 @@ def _dgl_residual(res_fc: Any) -> bool | str:
     if res_fc is None:
         return False
     return True if hasattr(res_fc, "weight") else "identity"
+
+
+def _pyg_fill_value(module: Any) -> Any:
+    """A PyG attention layer's ``fill_value`` (a tensor one as a NumPy array)."""
+    fill_value = module.fill_value
+    if hasattr(fill_value, "detach"):  # a tensor
+        fill_value = fill_value.detach().cpu().numpy()
+    return fill_value
 
 
 def _looks_like_activation(act: Any) -> bool:
@@ -261,9 +271,6 @@ def from_pyg(module: Any) -> Module:
         return _load(layer, module, "pyg")
     if kind == "GATConv":
         _pyg_aggr(module, kind, ("sum",))
-        fill_value = module.fill_value
-        if hasattr(fill_value, "detach"):  # a tensor
-            fill_value = fill_value.detach().cpu().numpy()
         layer = GATConv(
             module.in_channels,
             module.out_channels,
@@ -273,8 +280,27 @@ def from_pyg(module: Any) -> Module:
             module.add_self_loops,
             module.bias is not None,
             edge_dim=module.edge_dim if getattr(module, "lin_edge", None) is not None else None,
-            fill_value=fill_value,
+            fill_value=_pyg_fill_value(module),
             residual=getattr(module, "res", None) is not None,
+            allow_zero_in_degree=True,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
+    if kind == "GATv2Conv":
+        _pyg_aggr(module, kind, ("sum",))
+        layer = GATv2Conv(
+            module.in_channels,
+            module.out_channels,
+            module.heads,
+            module.concat,
+            module.negative_slope,
+            module.add_self_loops,
+            module.bias is not None,
+            edge_dim=module.edge_dim if getattr(module, "lin_edge", None) is not None else None,
+            fill_value=_pyg_fill_value(module),
+            share_weights=module.share_weights,
+            residual=getattr(module, "res", None) is not None,
+            lin_bias=module.lin_l.bias is not None,
             allow_zero_in_degree=True,
             dtype=dtype,
         )
@@ -327,7 +353,8 @@ def _copy_batch_norm_settings(ours: BatchNorm, pyg_norm: Any, i: int) -> None:
 
 def from_dgl(module: Any) -> Module:
     """Build the arraygnn layer matching a DGL ``GraphConv`` / ``SAGEConv`` / ``GATConv`` /
-    ``GINConv`` module (PyTorch backend), weights included (DGL parameter names)."""
+    ``GATv2Conv`` / ``GINConv`` / ``GINEConv`` module (PyTorch backend), weights included
+    (DGL parameter names)."""
     torch = _require_torch("torch")
     _check_module("from_dgl", module, torch)
     kind = type(module).__name__
@@ -385,6 +412,26 @@ def from_dgl(module: Any) -> Module:
             or getattr(res_fc, "bias", None) is not None,
             residual=_dgl_residual(res_fc),
             activation=_activation(module.activation, "from_dgl: GATConv"),
+            allow_zero_in_degree=module._allow_zero_in_degree,
+            dtype=dtype,
+        )
+        return _load(layer, module, "dgl")
+    if kind == "GATv2Conv":
+        res_fc = getattr(module, "res_fc", None)
+        lin_bias = getattr(module.fc_src, "bias", None) is not None
+        layer = GATv2Conv(
+            (module._in_src_feats, module._in_dst_feats),
+            module._out_feats,
+            module._num_heads,
+            concat=None,
+            negative_slope=module.leaky_relu.negative_slope,
+            add_self_loops=False,
+            # DGL's only output bias is its residual Linear's
+            bias=getattr(res_fc, "bias", None) is not None,
+            share_weights=bool(getattr(module, "share_weights", False)),
+            residual=_dgl_residual(res_fc),
+            lin_bias=lin_bias,
+            activation=_activation(module.activation, "from_dgl: GATv2Conv"),
             allow_zero_in_degree=module._allow_zero_in_degree,
             dtype=dtype,
         )

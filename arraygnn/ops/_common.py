@@ -213,6 +213,7 @@ _OUT_POSITION = {
     "sddmm_coo": 4,
     "sddmm_csr": 5,
     "edge_softmax_csr": 3,
+    "gatv2_scores_csr": 9,
     "scatter_coo": 2,
     "csr_from_keys": 2,
     "pair_mapping": 4,

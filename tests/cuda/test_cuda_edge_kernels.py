@@ -1,5 +1,5 @@
-"""CUDA ``gather_rows``, ``sddmm_coo``, ``edge_softmax_csr`` and the opt-in atomic scatter
-vs :mod:`arraygnn.kernels.reference`."""
+"""CUDA ``gather_rows``, ``sddmm_coo``, ``edge_softmax_csr``, ``gatv2_scores_csr`` and the
+opt-in atomic scatter vs :mod:`arraygnn.kernels.reference`."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from _cuda_support import (
 )
 
 from arraygnn.kernels import reference
-from arraygnn.kernels.cuda import _atomic, _launch, edge_softmax, gather, sddmm
+from arraygnn.kernels.cuda import _atomic, _launch, edge_softmax, gather, gatv2, sddmm
 
 pytestmark = CUDA_TEST_MARKS
 
@@ -277,3 +277,25 @@ def test_negative_zero_survives_the_accumulator_widening():
         out = poisoned((1, 1, 1), np.float32)
         sddmm.sddmm_coo(*(to_dev(a) for a in (src, dst, lhs, rhs)), out, op, "u", "v")
         assert np.signbit(to_host(out)[0, 0, 0]), op
+
+
+@pytest.mark.parametrize("depth", [0, 3])
+@pytest.mark.parametrize("case", CASES)
+def test_gatv2_scores(case, depth):
+    """Fused GATv2 scores in slot order, edge features read through perm (or in slot
+    order with perm=None), with and without the edge term; float64 and float16 (summed in
+    float32)."""
+    case, csr = case_csr(*case)
+    rng = np.random.default_rng(7)
+    for dtype in (np.float64, np.float16) if depth else (np.float32,):
+        h_src = rng.standard_normal((case.num_src_nodes, 2, 3)).astype(dtype)
+        h_dst = rng.standard_normal((case.num_dst_nodes, 2, 3)).astype(dtype)
+        att = rng.standard_normal((2, 3)).astype(dtype)
+        ea = rng.standard_normal((case.num_edges, depth)).astype(dtype)
+        w = rng.standard_normal((depth, 2, 3)).astype(dtype)
+        for perm in (csr.perm, None):
+            args = (csr.indptr, csr.indices, perm, h_src, h_dst, att, ea, w, 0.2)
+            expected = reference.gatv2_scores_csr(*args, np.empty((case.num_edges, 2), dtype))
+            out = poisoned((case.num_edges, 2), dtype)
+            gatv2.gatv2_scores_csr(*(to_dev(a) for a in args[:-1]), 0.2, out)
+            assert_close(out, expected, dtype)

@@ -66,6 +66,32 @@ class GATConv(torch.nn.Module):
         self.activation = None
 
 
+class GATv2Conv(torch.nn.Module):
+    """DGL's GATv2Conv attributes: fc_src / fc_dst (shared with share_weights), attn, a
+    residual Linear with bias=bias (or Identity when sizes match), no output bias."""
+
+    def __init__(self, fin, fout, heads, residual=False, bias=True, share_weights=False):
+        super().__init__()
+        self._in_src_feats = self._in_dst_feats = fin
+        self._out_feats, self._num_heads = fout, heads
+        self._allow_zero_in_degree = False
+        self.fc_src = torch.nn.Linear(fin, fout * heads, bias=bias)
+        self.fc_dst = (
+            self.fc_src if share_weights else torch.nn.Linear(fin, fout * heads, bias=bias)
+        )
+        self.attn = torch.nn.Parameter(torch.randn(1, heads, fout))
+        self.leaky_relu = torch.nn.LeakyReLU(0.1)
+        if not residual:
+            self.register_buffer("res_fc", None)
+        elif fin != fout * heads:
+            self.res_fc = torch.nn.Linear(fin, heads * fout, bias=bias)
+        else:
+            self.res_fc = torch.nn.Identity()
+        self.activation = torch.nn.functional.elu
+        self.share_weights = share_weights
+        self.bias = bias
+
+
 class GINConv(torch.nn.Module):
     def __init__(self, apply_func, eps):
         super().__init__()
@@ -209,6 +235,66 @@ def test_from_dgl_gat_edge_weight_and_get_attention():
     before = w.copy()
     conv(x, ei, edge_weight=w)
     np.testing.assert_array_equal(w, before)
+
+
+@pytest.mark.parametrize(
+    "fin,residual,bias,share",
+    [
+        (4, False, True, False),
+        (4, True, True, False),
+        (6, True, True, True),
+        (4, True, False, True),
+    ],
+)
+def test_from_dgl_gatv2(fin, residual, bias, share):
+    """DGL's GATv2Conv against a dense reference: biased fc_src / fc_dst (or shared), the
+    residual Linear's bias as the only output bias (none with Identity), ELU, get_attention;
+    its state dict (with DGL's names) loads into a layer built by hand."""
+    torch.manual_seed(5)
+    rng = np.random.default_rng(5)
+    n, heads, fout = 10, 2, 3
+    ei = random_graph(rng, n, isolated=0)
+    x = rng.standard_normal((n, fin)).astype(np.float32)
+    ref = GATv2Conv(fin, fout, heads, residual=residual, bias=bias, share_weights=share)
+    with torch.no_grad():
+        for p in ref.parameters():
+            p.normal_(0, 0.5)
+    conv = agnn.from_dgl(ref)
+    assert conv.concat is None and not conv.add_self_loops and conv.share_weights == share
+    params = {k: v.detach().double().numpy() for k, v in ref.state_dict().items()}
+
+    def linear(name, a):
+        out = a @ params[f"{name}.weight"].T
+        return out + params[f"{name}.bias"] if f"{name}.bias" in params else out
+
+    fs = linear("fc_src", x).reshape(n, heads, fout)
+    fd = linear("fc_dst", x).reshape(n, heads, fout)
+    z = fs[ei[0]] + fd[ei[1]]
+    logits = (np.where(z > 0, z, 0.1 * z) * params["attn"]).sum(-1)
+    attn = np.zeros_like(logits)
+    for v in range(n):
+        mask = ei[1] == v
+        a = np.exp(logits[mask] - logits[mask].max(0))
+        attn[mask] = a / a.sum(0)
+    out = np.zeros((n, heads, fout))
+    np.add.at(out, ei[1], attn[:, :, None] * fs[ei[0]])
+    if residual:
+        out += (linear("res_fc", x) if "res_fc.weight" in params else x).reshape(n, heads, fout)
+    out = np.where(out > 0, out, np.expm1(out))
+    got, got_attn = conv(x, ei, get_attention=True)
+    assert rel_err(got, out) < 1e-5 and rel_err(got_attn[:, :, 0], attn) < 1e-5
+    dgl_state = conv.state_dict(format="dgl")
+    assert set(dgl_state) == set(params)
+    fresh = agnn.GATv2Conv(
+        fin, fout, heads, concat=None, negative_slope=0.1, add_self_loops=False,
+        share_weights=share, bias=residual and bias and fin != heads * fout, lin_bias=bias,
+        activation="elu",
+        residual=(True if "res_fc.weight" in params else "identity") if residual else False,
+    )  # fmt: skip
+    fresh.load_state_dict(params, format="dgl")
+    np.testing.assert_array_equal(fresh(x, ei), got)
+    with pytest.raises(ValueError, match="zero in-degree"):
+        conv(x, ei[:, ei[1] != 0])
 
 
 class GINEConv(torch.nn.Module):

@@ -17,6 +17,7 @@ def _layers(fin, fout):
         "SAGEConv-gcn": agnn.SAGEConv(fin, fout, "gcn", rng=3),
         "SAGEConv-pool": agnn.SAGEConv(fin, fout, "pool", rng=4),
         "GATConv": agnn.GATConv(fin, fout, heads=2, rng=5),
+        "GATv2Conv": agnn.GATv2Conv(fin, fout, heads=2, rng=9),
         "GINConv": agnn.GINConv(agnn.MLP([fin, 8, fout], rng=6), eps=0.1),
         "SGConv": agnn.SGConv(fin, fout, K=2, rng=7),
     }
@@ -69,7 +70,8 @@ def test_real_graph_object(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["GraphConv", "SAGEConv-mean", "SAGEConv-pool", "GATConv-noloops", "GINConv"]
+    "name",
+    ["GraphConv", "SAGEConv-mean", "SAGEConv-pool", "GATConv-noloops", "GATv2-noloops", "GINConv"],
 )
 def test_block_form_equals_pair_form(name):
     rng = np.random.default_rng(2)
@@ -78,6 +80,7 @@ def test_block_form_equals_pair_form(name):
     x = rng.standard_normal((ns, 6)).astype(np.float64)
     layers = _layers(6, 5)
     layers["GATConv-noloops"] = agnn.GATConv(6, 5, heads=2, add_self_loops=False, rng=8)
+    layers["GATv2-noloops"] = agnn.GATv2Conv(6, 5, heads=2, add_self_loops=False, rng=8)
     layer = layers[name].astype(np.float64)
     by_block = layer(FakeBlock(ei, ns, nd), x)
     by_pair = layer((x, x[:nd]), ei)
@@ -93,6 +96,7 @@ def test_state_dict_round_trip_and_pyg_names():
         "SAGEConv-gcn": {"lin_l.weight", "lin_l.bias"},
         "SAGEConv-pool": {"lin.weight", "lin.bias", "lin_l.weight", "lin_l.bias", "lin_r.weight"},
         "GATConv": {"lin.weight", "att_src", "att_dst", "bias"},
+        "GATv2Conv": {"lin_l.weight", "lin_l.bias", "lin_r.weight", "lin_r.bias", "att", "bias"},
         "GINConv": {
             "eps",
             "nn.lins.0.weight",
@@ -226,6 +230,33 @@ def test_gat_never_builds_edge_by_feature_arrays(monkeypatch):
     e = 200 - int((ei[0] == ei[1]).sum()) + 30
     assert ("sddmm", (e, 4)) in seen and ("edge_softmax", (e, 4)) in seen
     assert ("spmm", (30, 4, 16)) in seen
+
+
+def test_gatv2_never_builds_edge_by_feature_arrays(monkeypatch):
+    """GATv2's edge-side arrays are [E, H] at most: its scores come from one fused kernel
+    (``gatv2_scores_slots``), then the softmax and the aggregation run in slot order."""
+    from arraygnn.ops import slot_order
+
+    seen = []
+    for name in ("gatv2_scores_slots", "edge_softmax_slots", "spmm_slots"):
+        real = getattr(slot_order, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):
+            out = _real(*args, **kwargs)
+            seen.append((_name, out.shape))
+            return out
+
+        monkeypatch.setattr(slot_order, name, spy)
+    rng = np.random.default_rng(4)
+    ei = random_graph(rng, 30, num_edges=200)
+    conv = agnn.GATv2Conv(8, 16, heads=4, edge_dim=3, rng=0)
+    conv(rng.standard_normal((30, 8)).astype(np.float32), ei, np.ones((200, 3), np.float32))
+    e = 200 - int((ei[0] == ei[1]).sum()) + 30
+    assert seen == [
+        ("gatv2_scores_slots", (e, 4)),
+        ("edge_softmax_slots", (e, 4)),
+        ("spmm_slots", (30, 4, 16)),
+    ]
 
 
 def test_device_and_dtype_moves():

@@ -80,7 +80,7 @@ def test_edge_weight_checked_everywhere(name, bad):
     "index_dtype,num_nodes",
     [(np.uint8, 300), (np.int8, 200), (np.int16, 33_000), (np.uint16, 66_000), (np.uint8, 256)],
 )
-@pytest.mark.parametrize("layer", ["GCNConv", "SGConv", "GATConv"])
+@pytest.mark.parametrize("layer", ["GCNConv", "SGConv", "GATConv", "GATv2Conv"])
 def test_narrow_index_dtype_self_loops_do_not_wrap(index_dtype, num_nodes, layer):
     # arange(num_nodes, dtype=uint8) wrapped: wrong loops (GCN), a "negative entry" (int8),
     # or a bogus zero in-degree error (GAT)
@@ -93,6 +93,7 @@ def test_narrow_index_dtype_self_loops_do_not_wrap(index_dtype, num_nodes, layer
         "GCNConv": lambda: agnn.GCNConv(3, 2, rng=0),
         "SGConv": lambda: agnn.SGConv(3, 2, K=2, rng=0),
         "GATConv": lambda: agnn.GATConv(3, 2, heads=2, rng=0),
+        "GATv2Conv": lambda: agnn.GATv2Conv(3, 2, heads=2, rng=0),
     }[layer]
     got = make()(x, ei)
     want = make()(x, ei.astype(np.int64))
@@ -317,6 +318,10 @@ def test_layer_sizes_are_checked_when_the_layer_is_built():
         (lambda: agnn.GATConv(4, 4, heads="4"), "GATConv: heads must be an int"),
         (lambda: agnn.GATConv(4, 4, concat="no"), "GATConv: concat"),
         (lambda: agnn.GATConv(4.0, 2), "GATConv: in_feats must be an int or a pair"),
+        (lambda: agnn.GATv2Conv(4, 4, heads=0), "GATv2Conv: heads must be in"),
+        (lambda: agnn.GATv2Conv((4, 3), 2, share_weights=True), "one input size"),
+        (lambda: agnn.GATv2Conv(4, 3, heads=2, residual="identity"), "needs in_dst == 6"),
+        (lambda: agnn.GATv2Conv(4, 2, fill_value="median"), "GATv2Conv: fill_value"),
         (lambda: agnn.SAGEConv((3, -1), 2), r"SAGEConv: in_feats\[1\]"),
         (lambda: agnn.SGConv(4, 4, K="2"), "SGConv: K must be an int"),
         (lambda: agnn.GraphConv("4", 2), "GraphConv: in_feats must be an int"),
@@ -339,6 +344,7 @@ def test_graph_layers_want_a_node_and_a_feature_dimension():
         agnn.GCNConv(4, 2),
         agnn.SAGEConv(4, 2),
         agnn.GATConv(4, 2, heads=2),
+        agnn.GATv2Conv(4, 2, heads=2),
         agnn.GraphConv(4, 2),
     ]
     x3 = np.random.default_rng(0).standard_normal((3, 2, 4)).astype(np.float32)
@@ -346,7 +352,7 @@ def test_graph_layers_want_a_node_and_a_feature_dimension():
         with pytest.raises(ValueError, match=r"x must be \[num_nodes, in_feats\]"):
             layer(np.ones(4, np.float32), ei)
         name = type(layer).__name__
-        if name in ("GATConv", "GraphConv"):
+        if name in ("GATConv", "GATv2Conv", "GraphConv"):
             with pytest.raises(ValueError, match=r"x must be \[num_nodes, in_feats\], got"):
                 layer(x3, ei)
         else:  # each middle slice as its own 2-D input
@@ -470,6 +476,39 @@ def test_gat_conv_edge_features_name_bad_input():
     before = ea.copy()
     GATConv(3, 2, edge_dim=2, fill_value="max")(x, ei, ea)
     np.testing.assert_array_equal(ea, before)
+
+
+def test_gatv2_conv_names_bad_input():
+    """GATv2Conv: edge_attr mistakes, both attention outputs, weights DGL cannot name."""
+    x = np.ones((4, 3), np.float32)
+    ei = np.array([[0, 1, 2], [1, 2, 3]])
+    plain = agnn.GATv2Conv(3, 2, heads=2)
+    with pytest.raises(ValueError, match="GATv2Conv: edge_attr was given but this layer"):
+        plain(x, ei, np.ones((3, 2), np.float32))
+    with pytest.raises(TypeError, match="third argument is edge_attr"):
+        plain(x, ei, (4, 4))
+    with pytest.raises(ValueError, match="not both"):
+        plain(x, ei, return_attention_weights=True, get_attention=True)
+    conv = agnn.GATv2Conv(3, 2, heads=2, edge_dim=2)
+    with pytest.raises(ValueError, match=r"needs edge_attr of shape \(3, 2\)"):
+        conv(x, ei)
+    with pytest.raises(ValueError, match=r"GATv2Conv: edge_attr must have shape \(3, 2\)"):
+        conv(x, ei, np.ones((3, 3), np.float32))
+    with pytest.raises(ValueError, match="no DGL names"):
+        conv.state_dict(format="dgl")
+    with pytest.raises(ValueError, match="no DGL names"):  # an output bias, no residual
+        plain.state_dict(format="dgl")
+    dgl_like = agnn.GATv2Conv(3, 2, heads=2, bias=False, lin_bias=True)
+    assert set(dgl_like.state_dict(format="dgl")) == {
+        "fc_src.weight", "fc_src.bias", "fc_dst.weight", "fc_dst.bias", "attn"
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="x must be"):
+        plain(np.ones((4, 2, 3), np.float32), ei)
+    ea = np.arange(6, dtype=np.float32).reshape(3, 2)
+    before = (x.copy(), ei.copy(), ea.copy())
+    conv(x, ei, ea)
+    for a, b in zip((x, ei, ea), before):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_gine_conv_names_bad_input():

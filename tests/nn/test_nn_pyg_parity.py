@@ -304,6 +304,84 @@ def test_gat_conv_bipartite_and_block(dtype):
     _check("GATConv block", ours(FakeBlock(ei, ns, nd), xs), expected, dtype)
 
 
+GATV2_SETTINGS = [
+    dict(heads=1),
+    dict(heads=3, negative_slope=0.3),
+    dict(heads=2, concat=False, bias=False),
+    dict(heads=2, share_weights=True),
+    dict(heads=2, edge_dim=3),
+    dict(heads=3, edge_dim=3, fill_value="max", residual=True),
+    dict(heads=2, edge_dim=1, fill_value=0.5, concat=False, residual=True),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("settings", GATV2_SETTINGS, ids=lambda s: ",".join(map(str, s.items())))
+def test_gatv2_conv_matches_pyg(dtype, index_dtype, settings):
+    """GATv2Conv against PyG with and without self-loops, on a graph with self-loops, a
+    repeated edge and zero-in-degree nodes; through a cached CSR; the attention it returns;
+    PyG's state dict loading into a layer built by hand."""
+    from arraygnn import ops
+
+    rng = np.random.default_rng(15)
+    n = 27
+    ei = random_graph(rng, n, index_dtype=index_dtype)
+    x = rng.standard_normal((n, 7)).astype(dtype)
+    edge_dim = settings.get("edge_dim")
+    ea = None if edge_dim is None else rng.standard_normal((ei.shape[1], edge_dim)).astype(dtype)
+    for loops in (True, False):
+        torch.manual_seed(9)
+        ref, _ = _convert(pyg_nn.GATv2Conv(7, 5, add_self_loops=loops, **settings), dtype)
+        with torch.no_grad():
+            for p in ref.parameters():  # biases too (PyG starts them at 0)
+                p.normal_(0, 0.5)
+        ours = agnn.from_pyg(ref)
+        extra = () if ea is None else (ea,)
+        with torch.no_grad():
+            out, (edges, alpha) = ref(
+                _t(x), _t(ei.astype(np.int64)), *map(_t, extra), return_attention_weights=True
+            )
+        name = f"GATv2Conv({settings}, loops={loops})"
+        for graph in (ei, ops.to_csr(ei, n, n)):
+            got, (got_edges, got_alpha) = ours(x, graph, *extra, return_attention_weights=True)
+            _check(name, got, out.numpy(), dtype)
+            _check(name + " attention", got_alpha, alpha.numpy(), dtype)
+            np.testing.assert_array_equal(got_edges, edges.numpy())
+        fresh = agnn.GATv2Conv(
+            7, 5, add_self_loops=loops, allow_zero_in_degree=True, dtype=dtype, **settings
+        )
+        fresh.load_state_dict(ref.state_dict())
+        np.testing.assert_array_equal(fresh(x, ei, *extra), ours(x, ei, *extra))
+        assert set(fresh.state_dict()) == set(ref.state_dict())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gatv2_conv_bipartite_block_and_empty(dtype):
+    """GATv2Conv on a bipartite pair (lin_l / lin_r of different sizes), on a block, and on
+    a graph without edges."""
+    rng = np.random.default_rng(16)
+    ns, nd = 21, 8
+    ei = random_graph(rng, ns, nd, num_edges=55, isolated=0)
+    xs = rng.standard_normal((ns, 7)).astype(dtype)
+    xd = rng.standard_normal((nd, 4)).astype(dtype)
+    torch.manual_seed(10)
+    ref, ours = _convert(pyg_nn.GATv2Conv((7, 4), 3, heads=2, residual=True), dtype)
+    _check(
+        "GATv2Conv bipartite", ours((xs, xd), ei), _torch_out(ref, (_t(xs), _t(xd)), _t(ei)), dtype
+    )
+    with pytest.raises(ValueError, match="needs destination features"):
+        ours((xs, None), ei, size=(ns, nd))
+    ref, ours = _convert(pyg_nn.GATv2Conv(7, 3, heads=2, add_self_loops=False), dtype)
+    expected = _torch_out(ref, (_t(xs), _t(xs[:nd])), _t(ei))
+    _check("GATv2Conv block", ours(FakeBlock(ei, ns, nd), xs), expected, dtype)
+    ref, ours = _convert(pyg_nn.GATv2Conv(7, 3, heads=2, edge_dim=2), dtype)
+    empty = np.zeros((2, 0), np.int64)
+    no_attr = np.zeros((0, 2), dtype)
+    expected = _torch_out(ref, _t(xs), _t(empty), _t(no_attr))
+    _check("GATv2Conv no edges", ours(xs, empty, no_attr), expected, dtype)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_gin_conv_matches_pyg(dtype):
     rng = np.random.default_rng(7)

@@ -70,3 +70,117 @@ def test_slot_order_bad_input():
         spmm_slots(csr, x, np.ones(2))
     with pytest.raises(ValueError, match="lhs \\(target 'u'\\) has 2 rows but there are 3 sources"):
         sddmm_slots(csr, x[:2], x[:2], "add", "u", "v")
+
+
+def _gatv2_naive(src, dst, h_src, h_dst, att, slope, edge_attr, w_edge):
+    """Edge by edge in float64, in edge order: the plain definition."""
+    out = np.zeros((src.shape[0], att.shape[0]))
+    for e in range(src.shape[0]):
+        z = h_src[src[e]].astype(np.float64) + h_dst[dst[e]]
+        if edge_attr is not None:
+            z = z + np.einsum("d,dhf->hf", edge_attr[e].astype(np.float64), w_edge)
+        z = np.where(z < 0, slope * z, z)
+        out[e] = (z * att).sum(-1)
+    return out
+
+
+@pytest.mark.parametrize("serial_work", [0, 1 << 40])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_gatv2_scores_against_the_plain_definition(monkeypatch, serial_work, index_dtype):
+    """The fused GATv2 score kernel on every labelled case (empty, no edges, zero in-degree,
+    self-loops, multi-edges, bipartite, a hub, unsorted), with and without the edge term,
+    serial and parallel, against an edge-by-edge float64 loop and the reference kernel;
+    in slot order (row j is edge perm[j])."""
+    from arraygnn.kernels import reference
+    from arraygnn.kernels.cpu import gatv2
+    from arraygnn.ops.slot_order import gatv2_scores_slots
+
+    monkeypatch.setattr(gatv2, "SERIAL_WORK", serial_work)
+    rng = np.random.default_rng(22)
+    tol = {np.float16: 2e-2, np.float32: 1e-5, np.float64: 1e-12}
+    for name in CASE_NAMES:
+        case = get_case(name, index_dtype)
+        csr = ops.to_csr(case.edge_index, case.num_src_nodes, case.num_dst_nodes)
+        src, dst = case.edge_index[0], case.edge_index[1]
+        for dtype in (np.float16, np.float32, np.float64):
+            h_src = rng.standard_normal((case.num_src_nodes, 3, 4)).astype(dtype)
+            h_dst = rng.standard_normal((case.num_dst_nodes, 3, 4)).astype(dtype)
+            att = rng.standard_normal((3, 4)).astype(dtype)
+            for depth in (None, 1, 5):
+                ea = w = None
+                if depth is not None:
+                    ea = rng.standard_normal((case.num_edges, depth)).astype(dtype)
+                    w = rng.standard_normal((depth, 3, 4)).astype(dtype)
+                got = gatv2_scores_slots(csr, h_src, h_dst, att, 0.3, ea, w)
+                assert got.dtype == dtype and got.shape == (case.num_edges, 3)
+                want = _gatv2_naive(src, dst, h_src, h_dst, att, 0.3, ea, w)[csr.perm]
+                scale = max(float(np.abs(want).max(initial=0)), 1.0)
+                err = float(np.abs(got - want).max(initial=0)) / scale
+                assert err <= tol[dtype], (name, dtype, depth, err)
+                if dtype != np.float16:  # the kernel and the reference, same dtype
+                    work = [a.astype(dtype) for a in (h_src, h_dst, att)]
+                    extra = (
+                        [np.zeros((case.num_edges, 0), dtype), np.zeros((0, 3, 4), dtype)]
+                        if ea is None
+                        else [ea, w]
+                    )
+                    ref = reference.gatv2_scores_csr(
+                        csr.indptr, csr.indices, csr.kernel_perm, *work, *extra, 0.3,
+                        np.empty((case.num_edges, 3), dtype),
+                    )  # fmt: skip
+                    np.testing.assert_allclose(got, ref, rtol=tol[dtype], atol=tol[dtype])
+
+
+def test_gatv2_scores_are_the_same_bits_on_any_thread_count():
+    import numba
+
+    from arraygnn.kernels.cpu import gatv2
+    from arraygnn.ops.slot_order import gatv2_scores_slots
+    from arraygnn.testing.cases import powerlaw_edges
+
+    rng = np.random.default_rng(23)
+    ei = powerlaw_edges(3000, 40000, seed=1)
+    csr = ops.to_csr(ei, 3000, 3000)
+    h = rng.standard_normal((3000, 4, 8)).astype(np.float32)
+    att = rng.standard_normal((4, 8)).astype(np.float32)
+    ea = rng.standard_normal((40000, 3)).astype(np.float32)
+    w = rng.standard_normal((3, 4, 8)).astype(np.float32)
+    assert 40000 * 4 * 8 > gatv2.SERIAL_WORK  # the parallel kernel runs
+    old = numba.get_num_threads()
+    try:
+        results = []
+        for threads in sorted({1, old}):
+            numba.set_num_threads(threads)
+            for _ in range(2):
+                results.append(gatv2_scores_slots(csr, h, h, att, 0.2, ea, w).tobytes())
+    finally:
+        numba.set_num_threads(old)
+    assert len(set(results)) == 1
+
+
+def test_gatv2_scores_bad_input():
+    from arraygnn.ops.slot_order import gatv2_scores_slots
+
+    ei = np.array([[0, 1, 2], [1, 0, 1]])
+    csr = ops.to_csr(ei, 3, 2)
+    hs, hd, att = np.ones((3, 2, 4)), np.ones((2, 2, 4)), np.ones((2, 4))
+    with pytest.raises(TypeError, match="gatv2_scores_slots needs a CSR"):
+        gatv2_scores_slots(ei, hs, hd, att)
+    with pytest.raises(ValueError, match=r"h_src must be \[3, 2, 4\]"):
+        gatv2_scores_slots(csr, hs[:2], hd, att)
+    with pytest.raises(ValueError, match=r"h_dst must be \[2, 2, 4\]"):
+        gatv2_scores_slots(csr, hs, hs, att)
+    with pytest.raises(ValueError, match=r"att must be \[H, F\]"):
+        gatv2_scores_slots(csr, hs, hd, att[0])
+    with pytest.raises(ValueError, match="edge_attr and w_edge together"):
+        gatv2_scores_slots(csr, hs, hd, att, 0.2, np.ones((3, 1)))
+    with pytest.raises(ValueError, match=r"edge_attr must be \[3, D\]"):
+        gatv2_scores_slots(csr, hs, hd, att, 0.2, np.ones((4, 1)), np.ones((1, 2, 4)))
+    with pytest.raises(ValueError, match=r"w_edge must be \[1, 2, 4\]"):
+        gatv2_scores_slots(csr, hs, hd, att, 0.2, np.ones((3, 1)), np.ones((2, 2, 4)))
+    with pytest.raises(TypeError, match="h_src"):
+        gatv2_scores_slots(csr, hs.astype(np.int64), hd, att)
+    before = [a.copy() for a in (hs, hd, att)]
+    gatv2_scores_slots(csr, hs, hd, att)
+    for a, b in zip((hs, hd, att), before):
+        np.testing.assert_array_equal(a, b)
