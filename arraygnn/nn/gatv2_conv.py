@@ -156,8 +156,8 @@ class GATv2Conv(GraphAttention):
             _check_features(x_dst_in, self.in_dst, "GATv2Conv destination features")
         H, F = self.heads, self.out_feats
         h_l = self.lin_l(inp.x_src).reshape(inp.num_src, H, F)
-        if x_dst_in is inp.x_src and self.share_weights:
-            h_r = h_l
+        if self.share_weights and (x_dst_in is inp.x_src or block_feat):
+            h_r = h_l[: inp.num_dst]  # the same projection of the same rows
         else:
             h_r = self.lin_r(x_dst_in).reshape(inp.num_dst, H, F)
         edge_index, edge_attr = self._edges(inp, edge_attr)

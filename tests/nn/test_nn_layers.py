@@ -71,7 +71,15 @@ def test_real_graph_object(name):
 
 @pytest.mark.parametrize(
     "name",
-    ["GraphConv", "SAGEConv-mean", "SAGEConv-pool", "GATConv-noloops", "GATv2-noloops", "GINConv"],
+    [
+        "GraphConv",
+        "SAGEConv-mean",
+        "SAGEConv-pool",
+        "GATConv-noloops",
+        "GATv2-noloops",
+        "GATv2-shared",
+        "GINConv",
+    ],
 )
 def test_block_form_equals_pair_form(name):
     rng = np.random.default_rng(2)
@@ -81,6 +89,9 @@ def test_block_form_equals_pair_form(name):
     layers = _layers(6, 5)
     layers["GATConv-noloops"] = agnn.GATConv(6, 5, heads=2, add_self_loops=False, rng=8)
     layers["GATv2-noloops"] = agnn.GATv2Conv(6, 5, heads=2, add_self_loops=False, rng=8)
+    layers["GATv2-shared"] = agnn.GATv2Conv(
+        6, 5, heads=2, add_self_loops=False, share_weights=True, rng=8
+    )
     layer = layers[name].astype(np.float64)
     by_block = layer(FakeBlock(ei, ns, nd), x)
     by_pair = layer((x, x[:nd]), ei)
