@@ -65,10 +65,12 @@ from arraygnn import ops
 from arraygnn.kernels.cpu import _threads
 
 before = os.environ.get("OMP_WAIT_POLICY")
+spin = os.environ.get("GOMP_SPINCOUNT")
 assert not parallel._is_initialized
 ops.gather(np.ones((3, 2), np.float32), np.array([0, 2]))  # the first kernel starts them
 assert parallel._is_initialized
 assert os.environ.get("OMP_WAIT_POLICY") == before  # removed again / the user's kept
+assert os.environ.get("GOMP_SPINCOUNT") == spin
 assert _threads.start_threads() is False  # once only
 print(numba.threading_layer(), before)
 """
@@ -87,7 +89,7 @@ def _run(script, **env_changes):
 
 
 def test_first_kernel_starts_numba_threads_with_sleeping_workers():
-    """The first CPU kernel starts Numba's threads with OMP_WAIT_POLICY=PASSIVE set only
+    """The first CPU kernel starts Numba's threads with the wait settings set only
     while its OpenMP runtime loads (the environment is as before afterwards), and leaves
     a policy the user chose (OMP_WAIT_POLICY or GOMP_SPINCOUNT) alone."""
     layer, before = _run(_POLICY_SCRIPT)
@@ -104,14 +106,18 @@ from numba.np.ufunc import parallel
 from arraygnn.kernels.cpu import _threads
 
 seen = []
-record = lambda: seen.append(os.environ.get("OMP_WAIT_POLICY"))  # noqa: E731
+def record():
+    seen.append(os.environ.get("OMP_WAIT_POLICY"))
+    seen.append(os.environ.get("GOMP_SPINCOUNT"))
+
 with mock.patch.object(parallel, "_launch_threads", record):
-    print(_threads.start_threads(), seen[0])
+    print(_threads.start_threads(), *seen)
 """
 
 
 def test_the_policy_is_set_while_the_runtime_loads():
-    """What Numba's OpenMP runtime reads when it loads: PASSIVE, unless the user set one."""
-    assert _run(_SET_SCRIPT) == ["True", "PASSIVE"]
-    assert _run(_SET_SCRIPT, OMP_WAIT_POLICY="active") == ["False", "active"]
-    assert _run(_SET_SCRIPT, GOMP_SPINCOUNT="5") == ["False", "None"]
+    """What Numba's OpenMP runtime reads when it loads: sleep after a short spin, unless
+    the user set either variable."""
+    assert _run(_SET_SCRIPT) == ["True", "PASSIVE", "3000"]
+    assert _run(_SET_SCRIPT, OMP_WAIT_POLICY="active") == ["False", "active", "None"]
+    assert _run(_SET_SCRIPT, GOMP_SPINCOUNT="5") == ["False", "None", "5"]

@@ -1,17 +1,20 @@
-"""Numba's worker threads: started once, idle workers asleep, safe from several threads.
+"""Numba's worker threads: started once, idle workers soon asleep, safe from several threads.
 
 **Idle workers sleep.** Under Numba's OpenMP layer (GNU libgomp on Linux) each worker
-spins for a while after a parallel kernel returns. A layer's next step is usually a BLAS
-matrix product (``x @ W``), whose own threads then fight the spinning workers for the
-cores: on the 2-core box a 2708 x 1433 by 1433 x 64 product after a gather took 9-13 ms
-instead of 3.5 + 0.2 ms, and 2-layer GCN / SAGE / GAT forwards on a Cora-sized graph ran
-2-4x slower (benchmarks/RESULTS.md). So the first CPU kernel starts Numba's threading
-layer itself with ``OMP_WAIT_POLICY=PASSIVE`` in the environment (read once, when
-Numba's OpenMP runtime loads; the variable is removed again straight after, so other
-OpenMP runtimes loaded later, e.g. PyTorch's own copy, do not see it). The price is a
-wake-up of ~0.1 ms per parallel kernel launch (a 10k-edge SpMM: 0.08 -> 0.19 ms). Set
-``OMP_WAIT_POLICY`` (e.g. ``ACTIVE``) or ``GOMP_SPINCOUNT`` yourself to keep your own
-choice; nothing is changed when Numba's threads were already started by other code.
+spins for ~3 ms (300,000 rounds) after a parallel kernel returns. A layer's next step is
+usually a BLAS matrix product (``x @ W``), whose own threads then fight the spinning
+workers for the cores: on the 2-core box a 2708 x 1433 by 1433 x 64 product after a
+gather took 9-13 ms instead of 3.5 + 0.2 ms, and 2-layer GCN / SAGE / GAT forwards on a
+Cora-sized graph ran 2-4x slower (benchmarks/RESULTS.md). So the first CPU kernel starts
+Numba's threading layer itself with ``OMP_WAIT_POLICY=PASSIVE`` and ``GOMP_SPINCOUNT=3000``
+in the environment: libgomp reads them once, when Numba's OpenMP runtime loads, and its
+workers then spin ~30 us (still catching the next kernel of a quick sequence) before they
+sleep; other OpenMP runtimes (LLVM, Intel) sleep at once. The variables are removed again
+straight after, so an OpenMP runtime loaded later (PyTorch's own copy, say) does not see
+them. Set ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` yourself to keep your own choice;
+nothing is changed when Numba's threads were already started by other code, and nothing
+reaches a runtime that was loaded before (with torch imported first, Numba runs on
+torch's runtime).
 
 **Several Python threads.** Numba's ``workqueue`` threading layer (its fallback where
 neither TBB nor OpenMP is found, e.g. macOS without libomp) is not thread-safe: two
@@ -37,13 +40,14 @@ __all__ = ["serialised", "start_threads"]
 _LOCK = threading.Lock()
 _LAYER: str | None = None
 
-#: environment variables that, when the user has set one, leave the wait policy to them
-_USER_WAIT_SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+#: what the runtime reads while it loads: sleep when idle (every OpenMP runtime), after a
+#: short spin of 3000 rounds (~30 us; libgomp only)
+WAIT_SETTINGS = {"OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": "3000"}
 
 
 def start_threads() -> bool:
-    """Start Numba's threading layer, with idle OpenMP workers asleep unless the user chose
-    a wait policy (see the module docstring). Returns ``True`` when it set the policy;
+    """Start Numba's threading layer, with idle OpenMP workers soon asleep unless the user
+    chose a wait policy (see the module docstring). Returns ``True`` when it set the policy;
     ``False`` when the threads were already running, the user's policy stands, or Numba's
     internals have moved (the threads then start at the first parallel launch)."""
     from numba.np.ufunc import parallel
@@ -51,14 +55,15 @@ def start_threads() -> bool:
     launch = getattr(parallel, "_launch_threads", None)
     if launch is None or getattr(parallel, "_is_initialized", True):
         return False
-    if any(name in os.environ for name in _USER_WAIT_SETTINGS):
+    if any(name in os.environ for name in WAIT_SETTINGS):  # the user's choice stands
         launch()
         return False
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    os.environ.update(WAIT_SETTINGS)
     try:
         launch()
     finally:
-        os.environ.pop("OMP_WAIT_POLICY", None)
+        for name in WAIT_SETTINGS:
+            os.environ.pop(name, None)
     return True
 
 
