@@ -1,5 +1,6 @@
 """Run a PyG-style two-layer GNN (GAT with edge features -> GCN) with arraygnn.nn, weights
-from a .npz file; then a GINE layer and a GATv2 layer with the attention it paid.
+from a .npz file; then a GINE layer, a GATv2 layer with the attention it paid, and a
+global attention readout of its output.
 
 Where torch and PyG are installed, the script builds the PyG model, saves its
 ``state_dict()`` as NumPy arrays, and later checks arraygnn's output against PyG's. The
@@ -128,6 +129,28 @@ def gatv2_attention(x, edge_index, edge_attr) -> None:
         err_alpha = np.abs(alpha - ref_alpha.numpy()).max()
         print(f"GATv2 vs PyG: output {err:.1e} relative, attention {err_alpha:.1e} absolute")
         assert err < 1e-5 and err_alpha < 1e-6, (err, err_alpha)
+    attention_readout(out)
+
+
+def attention_readout(h) -> None:
+    """Graph-level vectors by global attention pooling (PyG's AttentionalAggregation):
+    the nodes are split into 4 "graphs" here; each gets sum_i softmax(gate(h))_i * h_i."""
+    graph_of_node = np.arange(h.shape[0]) % 4
+    try:
+        import torch
+        from torch_geometric.nn import aggr
+    except ImportError:
+        pool = nn.AttentionalAggregation(nn.Linear(h.shape[1], 1, rng=3))
+        print(f"attention readout without torch: {pool(h, graph_of_node, dim_size=4).shape}")
+        return
+    torch.manual_seed(3)
+    ref = aggr.AttentionalAggregation(torch.nn.Linear(h.shape[1], 1)).eval()
+    got = nn.from_pyg(ref)(h, graph_of_node, dim_size=4)
+    with torch.no_grad():
+        expected = ref(torch.from_numpy(h), torch.from_numpy(graph_of_node), dim_size=4).numpy()
+    err = np.abs(got - expected).max() / np.abs(expected).max()
+    print(f"attention readout {got.shape}: max relative difference vs PyG {err:.1e}")
+    assert err < 1e-5, err
 
 
 def gine_with_edge_features(x, edge_index, edge_attr) -> None:

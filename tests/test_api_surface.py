@@ -90,6 +90,7 @@ PUBLIC = {
         "to_csr",
     ],
     "arraygnn.nn": [
+        "AttentionalAggregation",
         "AvgPooling",
         "BatchNorm",
         "GATConv",
@@ -97,6 +98,7 @@ PUBLIC = {
         "GCNConv",
         "GINConv",
         "GINEConv",
+        "GlobalAttentionPooling",
         "GraphConv",
         "Linear",
         "MLP",

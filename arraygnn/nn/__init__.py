@@ -18,7 +18,9 @@ from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential
 from arraygnn.nn.readout import (
+    AttentionalAggregation,
     AvgPooling,
+    GlobalAttentionPooling,
     MaxPooling,
     SumPooling,
     global_add_pool,
@@ -51,6 +53,8 @@ __all__ = [
     "SumPooling",
     "AvgPooling",
     "MaxPooling",
+    "AttentionalAggregation",
+    "GlobalAttentionPooling",
     "from_pyg",
     "from_dgl",
     "from_torch",

@@ -1,5 +1,7 @@
 """Graph-level readouts: ``global_add_pool`` / ``global_mean_pool`` / ``global_max_pool``
-(PyG names) and ``SumPooling`` / ``AvgPooling`` / ``MaxPooling`` (DGL names).
+(PyG names), ``SumPooling`` / ``AvgPooling`` / ``MaxPooling`` (DGL names), and global
+attention pooling (Li et al., gated graph networks): PyG's ``AttentionalAggregation`` and
+DGL's ``GlobalAttentionPooling``.
 
 The number of graphs is never inferred from ``batch.max() + 1``: pass ``size``, a CSR
 ``ptr``, or a ``Batch`` (its ``batch`` and ``num_graphs`` are used). With ``ptr`` the
@@ -19,6 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from arraygnn._namespace import get_namespace, is_array, torch_hint
+from arraygnn.nn._module import Module
+from arraygnn.nn.linear import MLP
 
 __all__ = [
     "global_add_pool",
@@ -27,12 +31,23 @@ __all__ = [
     "SumPooling",
     "AvgPooling",
     "MaxPooling",
+    "AttentionalAggregation",
+    "GlobalAttentionPooling",
 ]
 
 
 def _pool(x: Any, batch: Any, size: int | None, ptr: Any, reduce: str, name: str) -> Any:
     from arraygnn import ops
 
+    batch, size, ptr = _segments(x, batch, size, ptr, name)
+    if ptr is not None:
+        return ops.segment(x, ptr, reduce=reduce)
+    return ops.scatter(x, batch, size, reduce=reduce)
+
+
+def _segments(x: Any, batch: Any, size: int | None, ptr: Any, name: str) -> tuple[Any, Any, Any]:
+    """The graphs of ``x``'s rows as ``(None, None, ptr)`` (a checked CSR pointer) or
+    ``(batch, size, None)`` (a graph id per row and the number of graphs)."""
     if not is_array(x):
         raise TypeError(f"{name}: x must be a NumPy or CuPy array, got {type(x)}{torch_hint(x)}")
     if x.ndim == 0:
@@ -61,11 +76,12 @@ def _pool(x: Any, batch: Any, size: int | None, ptr: Any, reduce: str, name: str
                 f"{name}: ptr must run from 0 to the number of rows of x ({x.shape[0]}), "
                 f"got ptr[0]={first}, ptr[-1]={last}"
             )
-        return ops.segment(x, ptr, reduce=reduce)
+        if bool((ptr[1:] < ptr[:-1]).any()):
+            raise ValueError(f"{name}: ptr must be non-decreasing")
+        return None, None, ptr
     if batch is None:
         xp = get_namespace(x)
-        ptr = xp.asarray([0, x.shape[0]], dtype=xp.int64)
-        return ops.segment(x, ptr, reduce=reduce)
+        return None, None, xp.asarray([0, x.shape[0]], dtype=xp.int64)
     if size is None:
         raise ValueError(
             f"{name}: pass size= (the number of graphs), ptr= or a Batch; arraygnn never "
@@ -73,7 +89,7 @@ def _pool(x: Any, batch: Any, size: int | None, ptr: Any, reduce: str, name: str
         )
     if batch.shape != (x.shape[0],):
         raise ValueError(f"{name}: batch must have shape ({x.shape[0]},), got {tuple(batch.shape)}")
-    return ops.scatter(x, batch, int(size), reduce=reduce)
+    return batch, int(size), None
 
 
 def global_add_pool(x: Any, batch: Any = None, size: int | None = None, *, ptr: Any = None) -> Any:
@@ -98,6 +114,23 @@ def global_max_pool(x: Any, batch: Any = None, size: int | None = None, *, ptr: 
     return _pool(x, batch, size, ptr, "max", "global_max_pool")
 
 
+def _graph_segments(graph: Any, feat: Any, name: str) -> tuple[Any, Any]:
+    """``(batch, ptr)`` for :func:`_pool` from a DGL batched graph (``batch_num_nodes()``)
+    or a ``Batch`` (``num_graphs``)."""
+    if hasattr(graph, "batch_num_nodes"):
+        xp = get_namespace(feat)
+        counts = graph.batch_num_nodes()
+        ptr = xp.concatenate(
+            [xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.asarray(counts, dtype=xp.int64))]
+        )
+        return None, ptr
+    if hasattr(graph, "num_graphs"):
+        return graph, None
+    raise TypeError(
+        f"{name}: graph needs batch_num_nodes() (a batched graph) or num_graphs (a Batch)"
+    )
+
+
 class _GraphPooling:
     """DGL-style readout over a batched graph: ``pool(graph, feat)``.
 
@@ -109,18 +142,8 @@ class _GraphPooling:
 
     def __call__(self, graph: Any, feat: Any) -> Any:
         name = type(self).__name__
-        xp = get_namespace(feat)
-        if hasattr(graph, "batch_num_nodes"):
-            counts = graph.batch_num_nodes()
-            ptr = xp.concatenate(
-                [xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.asarray(counts, dtype=xp.int64))]
-            )
-            return _pool(feat, None, None, ptr, self._reduce, name)
-        if hasattr(graph, "num_graphs"):
-            return _pool(feat, graph, None, None, self._reduce, name)
-        raise TypeError(
-            f"{name}: graph needs batch_num_nodes() (a batched graph) or num_graphs (a Batch)"
-        )
+        batch, ptr = _graph_segments(graph, feat, name)
+        return _pool(feat, batch, None, ptr, self._reduce, name)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -147,3 +170,147 @@ class MaxPooling(_GraphPooling):
     """Feature-wise max per graph (DGL's ``MaxPooling``); shapes as ``SumPooling``."""
 
     _reduce = "max"
+
+
+def _attention_pool(
+    x: Any, gate: Any, batch: Any, size: int | None, ptr: Any, name: str
+) -> tuple[Any, Any]:
+    """``(sum over each graph's rows of softmax(gate) * x, softmax(gate))``; the softmax
+    runs over the rows of each graph, per gate column (``gate`` ``[N, 1]`` or ``[N, C]``)."""
+    from arraygnn import ops
+
+    batch, size, ptr = _segments(x, batch, size, ptr, name)
+    xp = get_namespace(x)
+    if not is_array(gate) or gate.ndim != 2 or gate.shape[0] != x.shape[0]:
+        raise ValueError(
+            f"{name}: the gate network must give (N, 1) or (N, C) for N = {x.shape[0]} rows, "
+            f"got {getattr(gate, 'shape', type(gate).__name__)}"
+        )
+    if gate.shape[1] not in (1, x.shape[-1]) or x.ndim != 2:
+        raise ValueError(
+            f"{name}: gate {tuple(gate.shape)} does not broadcast with features "
+            f"{tuple(x.shape)} (one gate column, or one per feature)"
+        )
+    rows = xp.arange(x.shape[0], dtype=xp.int64)
+    if ptr is not None:  # the graph of each row, from the pointer
+        index, num_graphs = xp.searchsorted(ptr[1:], rows, side="right"), int(ptr.shape[0] - 1)
+    else:
+        index, num_graphs = batch, size
+    weights = ops.edge_softmax(xp.stack([rows, index.astype(xp.int64)]), gate, num_graphs)
+    weighted = weights * x
+    if ptr is not None:
+        return ops.segment(weighted, ptr, reduce="sum"), weights
+    return ops.scatter(weighted, batch, size, reduce="sum"), weights
+
+
+class _GatedPooling(Module):
+    """Shared by the attention readouts: sub-modules that may be plain functions."""
+
+    def _named_arrays(self) -> list[tuple[str, Any]]:
+        # a plain function (no weights) as a sub-module holds nothing
+        out = []
+        for child in self._child_names:
+            sub = getattr(self, child)
+            if isinstance(sub, Module):
+                out += [(f"{child}.{k}", v) for k, v in sub._named_arrays()]
+        return out
+
+    def _check_modules(self, **modules: Any) -> None:
+        for what, module in modules.items():
+            if (module is not None or what.startswith("gate")) and not callable(module):
+                raise TypeError(f"{type(self).__name__}: {what} must be callable, got {module!r}")
+
+    def _check_input(self, x: Any, what: str) -> None:
+        if not is_array(x):
+            raise TypeError(
+                f"{type(self).__name__}: {what} must be a NumPy or CuPy array, got "
+                f"{type(x)}{torch_hint(x)}"
+            )
+
+
+class AttentionalAggregation(_GatedPooling):
+    r"""PyG's ``AttentionalAggregation`` (global attention pooling):
+    :math:`r_b = \sum_{i \in b} \mathrm{softmax}_b(h_{gate}(x))_i \cdot h(x)_i`.
+
+    Args:
+        gate_nn: module giving the gate logits ``(N, 1)`` (or ``(N, C)``, one per feature);
+            an arraygnn ``MLP`` is stored as ``gate_mlp`` (PyG's names), anything else as
+            ``gate_nn``.
+        nn: optional module applied to ``x`` first (``mlp`` / ``nn`` likewise).
+
+    Call as ``aggr(x, index=None, ptr=None, dim_size=None)``: ``index`` the graph of each
+    row (with ``dim_size`` graphs; never inferred from ``index.max() + 1``), or a CSR
+    ``ptr``, or a ``Batch`` for ``index``; neither: one graph. The softmax runs over each
+    graph's rows; an empty graph gives 0.
+
+    Shapes:
+        - input: ``(N, F)``
+        - output: ``(B, C)``, ``C`` the width of ``nn(x)`` (``F`` without ``nn``)
+
+    >>> import numpy as np
+    >>> from arraygnn.nn import Linear
+    >>> pool = AttentionalAggregation(Linear(3, 1, rng=0))
+    >>> pool(np.ones((4, 3), np.float32), np.array([0, 0, 1, 1]), dim_size=3).tolist()
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]
+    """
+
+    _child_names = ("gate_nn", "gate_mlp", "nn", "mlp")
+
+    def __init__(self, gate_nn: Any, nn: Any = None) -> None:
+        self._check_modules(gate_nn=gate_nn, nn=nn)
+        gate_is_mlp, nn_is_mlp = isinstance(gate_nn, MLP), isinstance(nn, MLP)
+        self.gate_mlp = gate_nn if gate_is_mlp else None
+        self.gate_nn = None if gate_is_mlp else gate_nn
+        self.mlp = nn if nn_is_mlp else None
+        self.nn = None if nn_is_mlp else nn
+
+    def __call__(
+        self, x: Any, index: Any = None, ptr: Any = None, dim_size: int | None = None
+    ) -> Any:
+        self._check_input(x, "x")
+        gate = (self.gate_mlp if self.gate_mlp is not None else self.gate_nn)(x)
+        inner = self.mlp if self.mlp is not None else self.nn
+        feat = inner(x) if inner is not None else x
+        out, _ = _attention_pool(feat, gate, index, dim_size, ptr, "AttentionalAggregation")
+        return out
+
+    def extra_repr(self) -> str:
+        gate = self.gate_mlp if self.gate_mlp is not None else self.gate_nn
+        return f"gate_nn={gate}, nn={self.mlp if self.mlp is not None else self.nn}"
+
+
+class GlobalAttentionPooling(_GatedPooling):
+    """DGL's ``GlobalAttentionPooling``: ``pool(graph, feat, get_attention=False)`` over a
+    batched graph (``batch_num_nodes()``) or a ``Batch``: the sum of
+    :class:`AttentionalAggregation` with DGL's names ``gate_nn`` / ``feat_nn``. The gate
+    must have one column (DGL's check). ``get_attention=True`` also returns the softmaxed
+    gate ``(N, 1)``.
+
+    Shapes:
+        - input: ``(N, F)``
+        - output: ``(B, C)``
+    """
+
+    _child_names = ("gate_nn", "feat_nn")
+
+    def __init__(self, gate_nn: Any, feat_nn: Any = None) -> None:
+        self._check_modules(gate_nn=gate_nn, feat_nn=feat_nn)
+        self.gate_nn = gate_nn
+        self.feat_nn = feat_nn
+
+    def __call__(self, graph: Any, feat: Any, get_attention: bool = False) -> Any:
+        name = type(self).__name__
+        self._check_input(feat, "feat")
+        gate = self.gate_nn(feat)
+        if not is_array(gate) or gate.ndim != 2 or gate.shape[1] != 1:
+            raise ValueError(
+                f"{name}: gate_nn must give (N, 1) gate logits, got "
+                f"{getattr(gate, 'shape', type(gate).__name__)}"
+            )
+        inner = self.feat_nn(feat) if self.feat_nn is not None else feat
+        batch, ptr = _graph_segments(graph, feat, name)
+        out, weights = _attention_pool(inner, gate, batch, None, ptr, name)
+        return (out, weights) if get_attention else out
+
+    def extra_repr(self) -> str:
+        return f"gate_nn={self.gate_nn}, feat_nn={self.feat_nn}"

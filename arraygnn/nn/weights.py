@@ -10,9 +10,9 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``torch.nn.BatchNorm1d``; PyG ``Linear``, ``MLP`` (batch norm, ``act_first``), ``GCNConv``,
 ``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` / ``GATv2Conv``
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
-``GINEConv`` (sum / mean / max aggregation), ``SGConv``; DGL ``GraphConv``, ``SAGEConv``
-(mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual`` too), ``GINConv``,
-``GINEConv``.
+``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``AttentionalAggregation``; DGL
+``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
+too), ``GINConv``, ``GINEConv``, ``GlobalAttentionPooling``.
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
 silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
@@ -32,6 +32,7 @@ from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential, _elu, _leaky_relu
+from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import SGConv
 
@@ -185,6 +186,11 @@ def from_torch(module: Any) -> Module:
     raise TypeError(f"from_torch: cannot convert {type(module).__name__}")
 
 
+def _optional(module: Any) -> Any:
+    """``from_torch(module)``, or None for None."""
+    return None if module is None else from_torch(module)
+
+
 def _is_pyg(module: Any) -> bool:
     return type(module).__module__.startswith("torch_geometric")
 
@@ -322,6 +328,10 @@ def from_pyg(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
+    if kind == "AttentionalAggregation":
+        gate = module.gate_mlp if module.gate_mlp is not None else module.gate_nn
+        inner = module.mlp if module.mlp is not None else module.nn
+        return _load(AttentionalAggregation(from_torch(gate), _optional(inner)), module, "pyg")
     if kind == "SGConv":
         _pyg_aggr(module, kind, ("sum",))
         layer = SGConv(
@@ -436,6 +446,9 @@ def from_dgl(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "dgl")
+    if kind == "GlobalAttentionPooling":
+        layer = GlobalAttentionPooling(from_torch(module.gate_nn), _optional(module.feat_nn))
+        return _load(layer, module, "pyg")  # DGL's names are arraygnn's here
     if kind == "GINConv":
         inner = from_torch(module.apply_func) if module.apply_func is not None else None
         eps = _eps(module) if isinstance(module.eps, torch.Tensor) else 0.0

@@ -297,6 +297,53 @@ def test_from_dgl_gatv2(fin, residual, bias, share):
         conv(x, ei[:, ei[1] != 0])
 
 
+class GlobalAttentionPooling(torch.nn.Module):
+    def __init__(self, gate_nn, feat_nn=None):
+        super().__init__()
+        self.gate_nn, self.feat_nn = gate_nn, feat_nn
+
+
+class _Batched:
+    """A DGL batched graph as the readouts see it."""
+
+    def __init__(self, counts):
+        self._counts = np.asarray(counts)
+
+    def batch_num_nodes(self):
+        return self._counts
+
+
+@pytest.mark.parametrize("with_feat_nn", [False, True])
+def test_from_dgl_global_attention_pooling(with_feat_nn):
+    """DGL's GlobalAttentionPooling over a batched graph (one graph empty) against a dense
+    per-graph softmax; get_attention gives the (N, 1) weights; a gate with two columns is
+    refused as in DGL."""
+    torch.manual_seed(6)
+    rng = np.random.default_rng(6)
+    counts = [4, 0, 7, 1]
+    x = rng.standard_normal((12, 5)).astype(np.float32)
+    feat_nn = torch.nn.Linear(5, 3) if with_feat_nn else None
+    pool = agnn.from_dgl(GlobalAttentionPooling(torch.nn.Linear(5, 1), feat_nn))
+    params = {k: v.astype(np.float64) for k, v in pool.state_dict().items()}
+    gate = x @ params["gate_nn.weight"].T + params["gate_nn.bias"]
+    feat = x @ params["feat_nn.weight"].T + params["feat_nn.bias"] if with_feat_nn else x
+    want = np.zeros((4, feat.shape[1]))
+    weights = np.zeros((12, 1))
+    start = 0
+    for b, n in enumerate(counts):
+        g = gate[start : start + n]
+        w = np.exp(g - g.max(initial=0)) / np.exp(g - g.max(initial=0)).sum() if n else g
+        weights[start : start + n] = w
+        want[b] = (w * feat[start : start + n]).sum(0)
+        start += n
+    got, got_w = pool(_Batched(counts), x, get_attention=True)
+    assert rel_err(got, want) < 1e-5 and rel_err(got_w, weights) < 1e-5
+    assert np.all(got[1] == 0)
+    two = agnn.GlobalAttentionPooling(agnn.Linear(5, 2))
+    with pytest.raises(ValueError, match=r"gate_nn must give \(N, 1\)"):
+        two(_Batched(counts), x)
+
+
 class GINEConv(torch.nn.Module):
     """DGL's GINEConv: apply_func, eps (a buffer unless learn_eps); no edge projection."""
 

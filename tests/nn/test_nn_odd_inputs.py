@@ -569,3 +569,43 @@ def test_from_pyg_and_torch_name_what_they_cannot_convert():
         from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.LayerNorm(4)))
     with pytest.raises(ValueError, match="cannot convert activation GELU"):
         from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.GELU()))
+
+
+def test_attention_readouts_name_bad_input():
+    """AttentionalAggregation / GlobalAttentionPooling: the number of graphs is never
+    guessed, gates of the wrong shape, a decreasing ptr and non-callables are named; a
+    Batch-like object and an all-in-one-graph call work; inputs are not changed."""
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    batch = np.array([0, 0, 1, 1, 1])
+    pool = agnn.AttentionalAggregation(agnn.Linear(3, 1, rng=0))
+    with pytest.raises(ValueError, match="pass size="):
+        pool(x, batch)
+    with pytest.raises(ValueError, match="ptr must be non-decreasing"):
+        pool(x, ptr=np.array([0, 4, 2, 5]))
+    with pytest.raises(ValueError, match=r"ptr must run from 0"):
+        pool(x, ptr=np.array([0, 4]))
+    with pytest.raises(ValueError, match="does not broadcast"):
+        agnn.AttentionalAggregation(agnn.Linear(3, 2))(x, batch, dim_size=2)
+    with pytest.raises(ValueError, match=r"must give \(N, 1\) or \(N, C\)"):
+        agnn.AttentionalAggregation(lambda a: a[:2, :1])(x, batch, dim_size=2)
+    with pytest.raises(TypeError, match="gate_nn must be callable"):
+        agnn.AttentionalAggregation(None)
+    with pytest.raises(TypeError, match="feat_nn must be callable"):
+        agnn.GlobalAttentionPooling(agnn.Linear(3, 1), feat_nn=3)
+    with pytest.raises(TypeError, match="x must be a NumPy or CuPy array"):
+        pool([[1.0, 2.0, 3.0]], batch, dim_size=2)
+    with pytest.raises(TypeError, match="graph needs batch_num_nodes"):
+        agnn.GlobalAttentionPooling(agnn.Linear(3, 1))(object(), x)
+
+    class Batched:  # a Batch: graph ids and the number of graphs
+        batch = np.array([0, 0, 1, 1, 1])
+        num_graphs = 3
+
+    before = x.copy()
+    via_batch = pool(x, Batched())
+    np.testing.assert_array_equal(via_batch, pool(x, batch, dim_size=3))
+    np.testing.assert_array_equal(x, before)
+    assert via_batch.shape == (3, 3) and np.all(via_batch[2] == 0)
+    one = pool(x)  # one graph: the weights over all rows sum to 1
+    assert one.shape == (1, 3)
+    assert repr(pool).startswith("AttentionalAggregation(gate_nn=Linear(3, 1")
