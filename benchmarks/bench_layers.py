@@ -5,8 +5,9 @@ one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_gr
 arraygnn model is built from the PyG model with ``from_pyg`` so the weights are identical;
 the outputs are compared (max relative error printed) before timing. Reports the median of
 ``--repeat`` warm runs (kernels already compiled) and the ratio PyG / arraygnn (> 1: arraygnn
-faster). Peak memory of one GAT layer forward is measured as the growth of the process's
-peak RSS (``VmHWM`` after resetting it through ``/proc/self/clear_refs``) in a fresh child
+faster); also a global attention readout. Peak memory of one GAT layer forward is measured
+as the growth of the process's peak RSS (``VmHWM`` after resetting it through
+``/proc/self/clear_refs``) in a fresh child
 process per framework, so both are measured the same way; the same for one GATv2 layer.
 
     python benchmarks/bench_layers.py            # full size (minutes on 2 cores)
@@ -123,6 +124,42 @@ def bench_graph(name, ei, x, repeat, hidden=64, fout=7, kinds=KINDS):
     return rows
 
 
+def bench_attention_readout(num_nodes, num_graphs, num_features, repeat):
+    """Global attention pooling (PyG's AttentionalAggregation, Linear gate) over
+    ``num_graphs`` graphs of a sorted batch vector, against PyG in the same run."""
+    import torch
+    from torch_geometric.nn import aggr
+
+    from arraygnn.nn import from_pyg
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((num_nodes, num_features), np.float32)
+    batch = np.sort(rng.integers(0, num_graphs, num_nodes))
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(batch, minlength=num_graphs))])
+    torch.manual_seed(0)
+    ref = aggr.AttentionalAggregation(torch.nn.Linear(num_features, 1)).eval()
+    ours = from_pyg(ref)
+    tx, tb = torch.from_numpy(x), torch.from_numpy(batch)
+    got = ours(x, batch, dim_size=num_graphs)
+    with torch.no_grad():
+        expected = ref(tx, tb, dim_size=num_graphs).numpy()
+    err = float(np.abs(got - expected).max() / max(np.abs(expected).max(), 1e-30))
+    t_ours = _time(lambda: ours(x, batch, dim_size=num_graphs), repeat)
+    t_ptr = _time(lambda: ours(x, ptr=ptr), repeat)
+
+    def run_pyg():
+        with torch.no_grad():
+            return ref(tx, tb, dim_size=num_graphs)
+
+    t_pyg = _time(run_pyg, repeat)
+    print(
+        f"attention readout ({num_nodes} nodes, {num_graphs} graphs, F={num_features}): "
+        f"arraygnn {t_ours * 1e3:.1f} ms (ptr {t_ptr * 1e3:.1f} ms)   PyG {t_pyg * 1e3:.1f} ms   "
+        f"PyG/arraygnn {t_pyg / t_ours:.2f}x   max rel err {err:.1e}",
+        flush=True,
+    )
+
+
 def _rss_kib(field):
     with open("/proc/self/status") as f:
         for line in f:
@@ -211,6 +248,10 @@ def main():
     for name, n, e, f in graphs:
         ei, x = _graph(n, e, f)
         bench_graph(name, ei, x, repeat if n < 100_000 else max(repeat // 2, 1), kinds=args.kinds)
+    if args.quick:
+        bench_attention_readout(20_000, 200, 64, repeat)
+    else:
+        bench_attention_readout(1_000_000, 10_000, 64, repeat)
     if not args.no_memory:
         gat_memory(*mem)
         gat_memory(*mem, kind="GATv2Conv")

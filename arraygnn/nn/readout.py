@@ -196,11 +196,14 @@ def _attention_pool(
         index, num_graphs = xp.searchsorted(ptr[1:], rows, side="right"), int(ptr.shape[0] - 1)
     else:
         index, num_graphs = batch, size
-    weights = ops.edge_softmax(xp.stack([rows, index.astype(xp.int64)]), gate, num_graphs)
-    weighted = weights * x
-    if ptr is not None:
-        return ops.segment(weighted, ptr, reduce="sum"), weights
-    return ops.scatter(weighted, batch, size, reduce="sum"), weights
+    # one "edge" per row, into its graph: the softmax and the sum are graph ops on it
+    csr = ops.to_csr((rows, index.astype(xp.int64, copy=False)), x.shape[0], num_graphs)
+    weights = ops.edge_softmax(csr, gate)
+    if gate.shape[1] == 1:  # fused weighted sum: no (N, C) product array
+        return ops.spmm(csr, x, weights[:, 0]), weights
+    if ptr is not None:  # a gate per feature: weigh, then sum
+        return ops.segment(weights * x, ptr, reduce="sum"), weights
+    return ops.scatter(weights * x, batch, size, reduce="sum"), weights
 
 
 class _GatedPooling(Module):
