@@ -16,7 +16,12 @@ import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._graph_input import GraphInput, check_edge_attr
+from arraygnn.nn._graph_input import (
+    GraphInput,
+    check_edge_attr,
+    check_zero_in_degree,
+    csr_of,
+)
 from arraygnn.nn._module import Module, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation
 
@@ -164,6 +169,30 @@ class GraphAttention(Module):
             return ops.scatter(edge_attr, dst, inp.num_dst, reduce)[:num_loops]
         value = xp.asarray(fill, dtype=edge_attr.dtype)
         return xp.broadcast_to(value, (num_loops,) + tuple(edge_attr.shape[1:])).copy()
+
+    def _destination_input(self, inp: GraphInput, second: Any) -> tuple[Any, bool]:
+        """The destination rows of the input features, and whether they are the first
+        source rows (DGL's block given one feature array)."""
+        block_feat = (
+            inp.graph is not None
+            and getattr(inp.graph, "is_block", False)
+            and not isinstance(second, (tuple, list))
+        )
+        return (inp.x_src[: inp.num_dst] if block_feat else inp.x_dst), block_feat
+
+    def _attention_graph(self, inp: GraphInput, edge_attr: Any) -> tuple[Any, Any, Any]:
+        """``(edge_index, edge_attr, csr)`` of the edges attended over (self-loops replaced
+        when the layer adds them; a Graph's cached CSR otherwise), zero in-degree checked."""
+        from arraygnn import ops
+
+        edge_index, edge_attr = self._edges(inp, edge_attr)
+        if self.add_self_loops:
+            csr = ops.to_csr(edge_index, inp.num_src, inp.num_dst)
+        else:
+            csr = csr_of(inp)
+        if not self.allow_zero_in_degree:
+            check_zero_in_degree(type(self).__name__, csr.in_degrees())
+        return edge_index, edge_attr, csr
 
     # ---- output ----------------------------------------------------------------------
     def _finish(

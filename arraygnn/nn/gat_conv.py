@@ -28,8 +28,6 @@ from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import GraphAttention, check_call_keywords, leaky_relu_
 from arraygnn.nn._graph_input import (
     check_edge_weight,
-    check_zero_in_degree,
-    csr_of,
     parse_input,
 )
 from arraygnn.nn._module import _pair, is_size, layer_size
@@ -182,13 +180,7 @@ class GATConv(GraphAttention):
         xp = get_namespace(inp.x_src)
         edge_attr = self._check_edge_attr(edge_attr, inp.num_edges, inp.x_src)
         self._check_edge_weight(edge_weight, inp.num_edges, inp.x_src)
-        # DGL: a block given one feature array has its destinations as its first sources
-        block_feat = (
-            inp.graph is not None
-            and getattr(inp.graph, "is_block", False)
-            and not isinstance(feat_or_edge_index, (tuple, list))
-        )
-        x_dst_in = inp.x_src[: inp.num_dst] if block_feat else inp.x_dst
+        x_dst_in, block_feat = self._destination_input(inp, feat_or_edge_index)
         H, F = self.heads, self.out_feats
         if self.lin is not None:
             h_src = self.lin(inp.x_src).reshape(inp.num_src, H, F)
@@ -209,13 +201,7 @@ class GATConv(GraphAttention):
                 _check_features(inp.x_dst, self.in_dst, "GATConv destination features")
                 h_dst = self.lin_dst(inp.x_dst).reshape(inp.num_dst, H, F)
         el = xp.einsum("nhf,hf->nh", h_src, self.att_src[0])  # [N_src, H], no [N, H, F] temp
-        edge_index, edge_attr = self._edges(inp, edge_attr)
-        if self.add_self_loops:
-            csr = ops.to_csr(edge_index, inp.num_src, inp.num_dst)
-        else:
-            csr = csr_of(inp)  # a Graph's cached CSR when one was given
-        if not self.allow_zero_in_degree:
-            check_zero_in_degree("GATConv", csr.in_degrees())
+        edge_index, edge_attr, csr = self._attention_graph(inp, edge_attr)
         # logits, softmax and weights stay in the CSR's slot order (ops.slot_order): every
         # [E, H] array is read and written in order; the same values as in edge order
         if h_dst is not None:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn._attention import GraphAttention, check_call_keywords
-from arraygnn.nn._graph_input import check_zero_in_degree, csr_of, parse_input
+from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import _pair, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features, glorot
 
@@ -135,19 +135,13 @@ class GATv2Conv(GraphAttention):
         get_attention: bool = False,
     ) -> Any:
         """The layer's output (with the attention when asked for: see ``GATConv``)."""
-        from arraygnn import ops
         from arraygnn.ops.slot_order import edge_softmax_slots, spmm_slots
 
         check_call_keywords("GATv2Conv", edge_attr, return_attention_weights and get_attention)
         inp = parse_input("GATv2Conv", graph_or_x, feat_or_edge_index, size)
         _check_features(inp.x_src, self.in_src, "GATv2Conv source features")
         edge_attr = self._check_edge_attr(edge_attr, inp.num_edges, inp.x_src)
-        block_feat = (  # DGL: a block's destinations are its first sources
-            inp.graph is not None
-            and getattr(inp.graph, "is_block", False)
-            and not isinstance(feat_or_edge_index, (tuple, list))
-        )
-        x_dst_in = inp.x_src[: inp.num_dst] if block_feat else inp.x_dst
+        x_dst_in, block_feat = self._destination_input(inp, feat_or_edge_index)
         if x_dst_in is None:
             raise ValueError(
                 "GATv2Conv needs destination features (its scores use them); got (x_src, None)"
@@ -160,13 +154,7 @@ class GATv2Conv(GraphAttention):
             h_r = h_l[: inp.num_dst]  # the same projection of the same rows
         else:
             h_r = self.lin_r(x_dst_in).reshape(inp.num_dst, H, F)
-        edge_index, edge_attr = self._edges(inp, edge_attr)
-        if self.add_self_loops:
-            csr = ops.to_csr(edge_index, inp.num_src, inp.num_dst)
-        else:
-            csr = csr_of(inp)  # a Graph's cached CSR when one was given
-        if not self.allow_zero_in_degree:
-            check_zero_in_degree("GATv2Conv", csr.in_degrees())
+        edge_index, edge_attr, csr = self._attention_graph(inp, edge_attr)
         logits = self._scores(csr, h_l, h_r, edge_attr)  # [E, H], slot order
         alpha = edge_softmax_slots(csr, logits)
         out = spmm_slots(csr, h_l, alpha)  # [N_dst, H, F]

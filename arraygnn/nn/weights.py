@@ -71,7 +71,7 @@ def _dgl_residual(res_fc: Any) -> bool | str:
 
 
 def _pyg_fill_value(module: Any) -> Any:
-    """A PyG attention layer's ``fill_value`` (a tensor one as a NumPy array)."""
+    """A PyG GAT / GATv2 layer's ``fill_value`` (a tensor one as a NumPy array)."""
     fill_value = module.fill_value
     if hasattr(fill_value, "detach"):  # a tensor
         fill_value = fill_value.detach().cpu().numpy()
@@ -275,9 +275,9 @@ def from_pyg(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
-    if kind == "GATConv":
+    if kind in ("GATConv", "GATv2Conv"):
         _pyg_aggr(module, kind, ("sum",))
-        layer = GATConv(
+        args = (
             module.in_channels,
             module.out_channels,
             module.heads,
@@ -285,30 +285,21 @@ def from_pyg(module: Any) -> Module:
             module.negative_slope,
             module.add_self_loops,
             module.bias is not None,
-            edge_dim=module.edge_dim if getattr(module, "lin_edge", None) is not None else None,
-            fill_value=_pyg_fill_value(module),
-            residual=getattr(module, "res", None) is not None,
-            allow_zero_in_degree=True,
-            dtype=dtype,
         )
-        return _load(layer, module, "pyg")
-    if kind == "GATv2Conv":
-        _pyg_aggr(module, kind, ("sum",))
+        options = {
+            "edge_dim": module.edge_dim if getattr(module, "lin_edge", None) is not None else None,
+            "fill_value": _pyg_fill_value(module),
+            "residual": getattr(module, "res", None) is not None,
+            "allow_zero_in_degree": True,
+            "dtype": dtype,
+        }
+        if kind == "GATConv":
+            return _load(GATConv(*args, **options), module, "pyg")
         layer = GATv2Conv(
-            module.in_channels,
-            module.out_channels,
-            module.heads,
-            module.concat,
-            module.negative_slope,
-            module.add_self_loops,
-            module.bias is not None,
-            edge_dim=module.edge_dim if getattr(module, "lin_edge", None) is not None else None,
-            fill_value=_pyg_fill_value(module),
+            *args,
             share_weights=module.share_weights,
-            residual=getattr(module, "res", None) is not None,
             lin_bias=module.lin_l.bias is not None,
-            allow_zero_in_degree=True,
-            dtype=dtype,
+            **options,
         )
         return _load(layer, module, "pyg")
     if kind == "GINConv":

@@ -218,13 +218,13 @@ def test_readout_forms_and_errors():
         agnn.global_add_pool(x, ptr=FakeBatch.ptr, size=3)
 
 
-def test_gat_never_builds_edge_by_feature_arrays(monkeypatch):
-    """Every array handed to the engine on the edge side is [E, H] at most (the layer
-    keeps them in the CSR's slot order: ``arraygnn.ops.slot_order``)."""
+def _spy_slot_order(monkeypatch, *names):
+    """Record ``(op, result shape)`` of each call of the named ``ops.slot_order`` functions
+    (op = the name without ``_slots``)."""
     from arraygnn.ops import slot_order
 
     seen = []
-    for name in ("sddmm_slots", "edge_softmax_slots", "spmm_slots"):
+    for name in names:
         real = getattr(slot_order, name)
         op = name.removesuffix("_slots")
 
@@ -234,6 +234,13 @@ def test_gat_never_builds_edge_by_feature_arrays(monkeypatch):
             return out
 
         monkeypatch.setattr(slot_order, name, spy)
+    return seen
+
+
+def test_gat_never_builds_edge_by_feature_arrays(monkeypatch):
+    """Every array handed to the engine on the edge side is [E, H] at most (the layer
+    keeps them in the CSR's slot order: ``arraygnn.ops.slot_order``)."""
+    seen = _spy_slot_order(monkeypatch, "sddmm_slots", "edge_softmax_slots", "spmm_slots")
     rng = np.random.default_rng(4)
     ei = random_graph(rng, 30, num_edges=200)
     conv = agnn.GATConv(8, 16, heads=4, rng=0)
@@ -246,28 +253,13 @@ def test_gat_never_builds_edge_by_feature_arrays(monkeypatch):
 def test_gatv2_never_builds_edge_by_feature_arrays(monkeypatch):
     """GATv2's edge-side arrays are [E, H] at most: its scores come from one fused kernel
     (``gatv2_scores_slots``), then the softmax and the aggregation run in slot order."""
-    from arraygnn.ops import slot_order
-
-    seen = []
-    for name in ("gatv2_scores_slots", "edge_softmax_slots", "spmm_slots"):
-        real = getattr(slot_order, name)
-
-        def spy(*args, _real=real, _name=name, **kwargs):
-            out = _real(*args, **kwargs)
-            seen.append((_name, out.shape))
-            return out
-
-        monkeypatch.setattr(slot_order, name, spy)
+    seen = _spy_slot_order(monkeypatch, "gatv2_scores_slots", "edge_softmax_slots", "spmm_slots")
     rng = np.random.default_rng(4)
     ei = random_graph(rng, 30, num_edges=200)
     conv = agnn.GATv2Conv(8, 16, heads=4, edge_dim=3, rng=0)
     conv(rng.standard_normal((30, 8)).astype(np.float32), ei, np.ones((200, 3), np.float32))
     e = 200 - int((ei[0] == ei[1]).sum()) + 30
-    assert seen == [
-        ("gatv2_scores_slots", (e, 4)),
-        ("edge_softmax_slots", (e, 4)),
-        ("spmm_slots", (30, 4, 16)),
-    ]
+    assert seen == [("gatv2_scores", (e, 4)), ("edge_softmax", (e, 4)), ("spmm", (30, 4, 16))]
 
 
 def test_device_and_dtype_moves():
