@@ -1,4 +1,4 @@
-"""Forward time of 2-layer GCN / SAGE / GAT / GATv2 / GINE models, arraygnn.nn against PyG.
+"""Forward time of 2-layer GCN / SAGE / GAT / GATv2 / Transformer / GINE models vs PyG.
 
 Graphs: a Cora-sized one (2,708 nodes, 10,556 edges, 1,433 features) and a 1M-node power-law
 one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_graph``. Each
@@ -57,6 +57,11 @@ def _models(kind, fin, hidden, fout):
             gnn.GATv2Conv(fin, hidden // 8, heads=8, **opts),
             gnn.GATv2Conv(hidden, fout, heads=1, **opts),
         ]
+    elif kind == "Transformer+edge":  # graph transformer: edge features in keys and values
+        layers = [
+            gnn.TransformerConv(fin, hidden // 8, heads=8, edge_dim=EDGE_DIM, beta=True),
+            gnn.TransformerConv(hidden, fout, heads=1, edge_dim=EDGE_DIM),
+        ]
     elif kind == "GINE":  # edge features through lin, ReLU(x_j + lin(e)) messages
         layers = [
             gnn.GINEConv(torch.nn.Linear(fin, hidden), edge_dim=EDGE_DIM),
@@ -91,7 +96,7 @@ def _time(fn, repeat):
     return statistics.median(times)
 
 
-KINDS = ("GCN", "SAGE", "GAT", "GAT+edge", "GATv2", "GATv2+edge", "GINE")
+KINDS = ("GCN", "SAGE", "GAT", "GAT+edge", "GATv2", "GATv2+edge", "Transformer+edge", "GINE")
 
 
 def bench_graph(name, ei, x, repeat, hidden=64, fout=7, kinds=KINDS):
@@ -116,7 +121,7 @@ def bench_graph(name, ei, x, repeat, hidden=64, fout=7, kinds=KINDS):
         t_pyg = _time(lambda ref=ref, ta=ta: _forward_pyg(ref, tx, tei, ta), repeat)
         rows.append((name, kind, t_ours, t_pyg, cold, err))
         print(
-            f"{name:10s} {kind:10s} arraygnn {t_ours * 1e3:9.1f} ms   PyG {t_pyg * 1e3:9.1f} ms   "
+            f"{name:10s} {kind:16s} arraygnn {t_ours * 1e3:9.1f} ms   PyG {t_pyg * 1e3:9.1f} ms   "
             f"PyG/arraygnn {t_pyg / t_ours:5.2f}x   first call {cold:6.2f} s   "
             f"max rel err {err:.1e}",
             flush=True,

@@ -1,6 +1,6 @@
 """Run a PyG-style two-layer GNN (GAT with edge features -> GCN) with arraygnn.nn, weights
-from a .npz file; then a GINE layer, a GATv2 layer with the attention it paid, and a
-global attention readout of its output.
+from a .npz file; then a GINE layer, a graph transformer layer with edge features, a GATv2
+layer with the attention it paid, and a global attention readout of its output.
 
 Where torch and PyG are installed, the script builds the PyG model, saves its
 ``state_dict()`` as NumPy arrays, and later checks arraygnn's output against PyG's. The
@@ -93,7 +93,29 @@ def main() -> None:
     else:
         print("torch / PyG not installed: ran on weights written in PyG's names by arraygnn")
     gine_with_edge_features(x, edge_index, edge_attr)
+    graph_transformer(x, edge_index, edge_attr)
     gatv2_attention(x, edge_index, edge_attr)
+
+
+def graph_transformer(x, edge_index, edge_attr) -> None:
+    """PyG's TransformerConv (edge features in the keys and values, a gated skip), converted
+    with from_pyg, or built here without torch."""
+    try:
+        import torch
+        import torch_geometric.nn as pyg_nn
+    except ImportError:
+        conv = nn.TransformerConv(IN, HIDDEN, heads=HEADS, edge_dim=EDGE_DIM, beta=True, rng=4)
+        print(f"TransformerConv without torch: {conv(x, edge_index, edge_attr).shape}")
+        return
+    torch.manual_seed(4)
+    ref = pyg_nn.TransformerConv(IN, HIDDEN, heads=HEADS, edge_dim=EDGE_DIM, beta=True).eval()
+    out = nn.from_pyg(ref)(x, edge_index, edge_attr)
+    with torch.no_grad():
+        tei = torch.from_numpy(edge_index.astype(np.int64))
+        expected = ref(torch.from_numpy(x), tei, torch.from_numpy(edge_attr)).numpy()
+    err = np.abs(out - expected).max() / np.abs(expected).max()
+    print(f"TransformerConv {out.shape}: max relative difference vs PyG {err:.1e}")
+    assert err < 1e-5, err
 
 
 def gatv2_attention(x, edge_index, edge_attr) -> None:

@@ -107,6 +107,7 @@ PUBLIC = {
         "SGConv",
         "Sequential",
         "SumPooling",
+        "TransformerConv",
         "add_remaining_self_loops",
         "from_dgl",
         "from_pyg",

@@ -29,6 +29,7 @@ from arraygnn.nn.readout import (
 )
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import SGConv, propagate_hops
+from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "GINConv",
     "GINEConv",
     "SGConv",
+    "TransformerConv",
     "gcn_norm",
     "add_remaining_self_loops",
     "propagate_hops",

@@ -73,7 +73,7 @@ def _check_edge_index(layer: str, edge_index: Any) -> None:
 
 
 #: layers whose maths is written for [N, F] only (the others broadcast over middle dims)
-_TWO_D_ONLY = ("GATConv", "GATv2Conv", "GraphConv")
+_TWO_D_ONLY = ("GATConv", "GATv2Conv", "GraphConv", "TransformerConv")
 
 
 def _check_feat(layer: str, x: Any, what: str) -> None:

@@ -18,6 +18,7 @@ def _layers(fin, fout):
         "SAGEConv-pool": agnn.SAGEConv(fin, fout, "pool", rng=4),
         "GATConv": agnn.GATConv(fin, fout, heads=2, rng=5),
         "GATv2Conv": agnn.GATv2Conv(fin, fout, heads=2, rng=9),
+        "TransformerConv": agnn.TransformerConv(fin, fout, heads=2, beta=True, rng=10),
         "GINConv": agnn.GINConv(agnn.MLP([fin, 8, fout], rng=6), eps=0.1),
         "SGConv": agnn.SGConv(fin, fout, K=2, rng=7),
     }
@@ -108,6 +109,12 @@ def test_state_dict_round_trip_and_pyg_names():
         "SAGEConv-pool": {"lin.weight", "lin.bias", "lin_l.weight", "lin_l.bias", "lin_r.weight"},
         "GATConv": {"lin.weight", "att_src", "att_dst", "bias"},
         "GATv2Conv": {"lin_l.weight", "lin_l.bias", "lin_r.weight", "lin_r.bias", "att", "bias"},
+        "TransformerConv": {
+            f"{lin}.{p}"
+            for lin in ("lin_key", "lin_query", "lin_value", "lin_skip")
+            for p in ("weight", "bias")
+        }
+        | {"lin_beta.weight"},
         "GINConv": {
             "eps",
             "nn.lins.0.weight",
@@ -260,6 +267,17 @@ def test_gatv2_never_builds_edge_by_feature_arrays(monkeypatch):
     conv(rng.standard_normal((30, 8)).astype(np.float32), ei, np.ones((200, 3), np.float32))
     e = 200 - int((ei[0] == ei[1]).sum()) + 30
     assert seen == [("gatv2_scores", (e, 4)), ("edge_softmax", (e, 4)), ("spmm", (30, 4, 16))]
+
+
+def test_transformer_never_builds_edge_by_feature_arrays(monkeypatch):
+    """TransformerConv's edge-side arrays are [E, H] (and the [E, D] edge features): the
+    dot products and the weighted sums are SDDMM / SpMM calls."""
+    seen = _spy_slot_order(monkeypatch, "sddmm_slots", "edge_softmax_slots", "spmm_slots")
+    rng = np.random.default_rng(9)
+    ei = random_graph(rng, 30, num_edges=200)
+    conv = agnn.TransformerConv(8, 16, heads=4, edge_dim=3, rng=0)
+    conv(rng.standard_normal((30, 8)).astype(np.float32), ei, np.ones((200, 3), np.float32))
+    assert seen == [("sddmm", (200, 4, 1)), ("edge_softmax", (200, 4)), ("spmm", (30, 4, 16))]
 
 
 def test_device_and_dtype_moves():

@@ -319,6 +319,9 @@ def test_layer_sizes_are_checked_when_the_layer_is_built():
         (lambda: agnn.GATConv(4, 4, concat="no"), "GATConv: concat"),
         (lambda: agnn.GATConv(4.0, 2), "GATConv: in_feats must be an int or a pair"),
         (lambda: agnn.GATv2Conv(4, 4, heads=0), "GATv2Conv: heads must be in"),
+        (lambda: agnn.TransformerConv(4, 4, heads=0), "TransformerConv: heads must be in"),
+        (lambda: agnn.TransformerConv(4, 4, concat=None), "TransformerConv: concat"),
+        (lambda: agnn.TransformerConv(4, 4, edge_dim=0), "TransformerConv: edge_dim"),
         (lambda: agnn.GATv2Conv((4, 3), 2, share_weights=True), "one input size"),
         (lambda: agnn.GATv2Conv(4, 3, heads=2, residual="identity"), "needs in_dst == 6"),
         (lambda: agnn.GATv2Conv(4, 2, fill_value="median"), "GATv2Conv: fill_value"),
@@ -345,6 +348,7 @@ def test_graph_layers_want_a_node_and_a_feature_dimension():
         agnn.SAGEConv(4, 2),
         agnn.GATConv(4, 2, heads=2),
         agnn.GATv2Conv(4, 2, heads=2),
+        agnn.TransformerConv(4, 2, heads=2),
         agnn.GraphConv(4, 2),
     ]
     x3 = np.random.default_rng(0).standard_normal((3, 2, 4)).astype(np.float32)
@@ -352,7 +356,7 @@ def test_graph_layers_want_a_node_and_a_feature_dimension():
         with pytest.raises(ValueError, match=r"x must be \[num_nodes, in_feats\]"):
             layer(np.ones(4, np.float32), ei)
         name = type(layer).__name__
-        if name in ("GATConv", "GATv2Conv", "GraphConv"):
+        if name in ("GATConv", "GATv2Conv", "GraphConv", "TransformerConv"):
             with pytest.raises(ValueError, match=r"x must be \[num_nodes, in_feats\], got"):
                 layer(x3, ei)
         else:  # each middle slice as its own 2-D input
@@ -609,3 +613,25 @@ def test_attention_readouts_name_bad_input():
     one = pool(x)  # one graph: the weights over all rows sum to 1
     assert one.shape == (1, 3)
     assert repr(pool).startswith("AttentionalAggregation(gate_nn=Linear(3, 1")
+
+
+def test_transformer_conv_names_bad_input():
+    x = np.ones((4, 3), np.float32)
+    ei = np.array([[0, 1, 2], [1, 2, 3]])
+    plain = agnn.TransformerConv(3, 2, heads=2)
+    with pytest.raises(ValueError, match="TransformerConv: edge_attr was given but"):
+        plain(x, ei, np.ones((3, 2), np.float32))
+    with pytest.raises(TypeError, match="third argument is edge_attr"):
+        plain(x, ei, (4, 4))
+    with pytest.raises(ValueError, match="needs destination features"):
+        plain((x, None), ei, size=(4, 4))
+    conv = agnn.TransformerConv(3, 2, heads=2, edge_dim=2)
+    with pytest.raises(ValueError, match=r"needs edge_attr of shape \(3, 2\)"):
+        conv(x, ei)
+    with pytest.raises(ValueError, match=r"edge_attr must have shape \(3, 2\)"):
+        conv(x, ei, np.ones((2, 2), np.float32))
+    ea = np.arange(6, dtype=np.float32).reshape(3, 2)
+    before = (x.copy(), ei.copy(), ea.copy())
+    conv(x, ei, ea)
+    for a, b in zip((x, ei, ea), before):
+        np.testing.assert_array_equal(a, b)
