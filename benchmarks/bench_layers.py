@@ -1,4 +1,4 @@
-"""Forward time of 2-layer GCN / SAGE / GAT / GATv2 / Transformer / GINE models vs PyG.
+"""Forward time of 2-layer GCN / SAGE / GAT / GATv2 / Transformer / TAG / APPNP / GINE vs PyG.
 
 Graphs: a Cora-sized one (2,708 nodes, 10,556 edges, 1,433 features) and a 1M-node power-law
 one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_graph``. Each
@@ -57,6 +57,10 @@ def _models(kind, fin, hidden, fout):
             gnn.GATv2Conv(fin, hidden // 8, heads=8, **opts),
             gnn.GATv2Conv(hidden, fout, heads=1, **opts),
         ]
+    elif kind == "TAG":
+        layers = [gnn.TAGConv(fin, hidden, K=3), gnn.TAGConv(hidden, fout, K=3)]
+    elif kind == "APPNP":  # propagation only: 10 personalised-PageRank steps per layer
+        layers = [gnn.APPNP(K=10, alpha=0.1), gnn.APPNP(K=10, alpha=0.1)]
     elif kind == "Transformer+edge":  # graph transformer: edge features in keys and values
         layers = [
             gnn.TransformerConv(fin, hidden // 8, heads=8, edge_dim=EDGE_DIM, beta=True),
@@ -96,7 +100,18 @@ def _time(fn, repeat):
     return statistics.median(times)
 
 
-KINDS = ("GCN", "SAGE", "GAT", "GAT+edge", "GATv2", "GATv2+edge", "Transformer+edge", "GINE")
+KINDS = (
+    "GCN",
+    "SAGE",
+    "GAT",
+    "GAT+edge",
+    "GATv2",
+    "GATv2+edge",
+    "Transformer+edge",
+    "TAG",
+    "APPNP",
+    "GINE",
+)
 
 
 def bench_graph(name, ei, x, repeat, hidden=64, fout=7, kinds=KINDS):

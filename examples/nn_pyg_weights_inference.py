@@ -1,6 +1,7 @@
 """Run a PyG-style two-layer GNN (GAT with edge features -> GCN) with arraygnn.nn, weights
-from a .npz file; then a GINE layer, a graph transformer layer with edge features, a GATv2
-layer with the attention it paid, and a global attention readout of its output.
+from a .npz file; then APPNP smoothing of its logits, a GINE layer, a graph transformer
+layer with edge features, a GATv2 layer with the attention it paid, and a global attention
+readout of its output.
 
 Where torch and PyG are installed, the script builds the PyG model, saves its
 ``state_dict()`` as NumPy arrays, and later checks arraygnn's output against PyG's. The
@@ -92,6 +93,9 @@ def main() -> None:
         assert err < 1e-5, err
     else:
         print("torch / PyG not installed: ran on weights written in PyG's names by arraygnn")
+    smoothed = nn.APPNP(K=10, alpha=0.1)(logits, edge_index)  # personalised PageRank
+    changed = int((smoothed.argmax(1) != logits.argmax(1)).sum())
+    print(f"APPNP-smoothed logits {smoothed.shape}: {changed} predictions changed")
     gine_with_edge_features(x, edge_index, edge_attr)
     graph_transformer(x, edge_index, edge_attr)
     gatv2_attention(x, edge_index, edge_attr)

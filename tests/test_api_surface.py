@@ -90,6 +90,7 @@ PUBLIC = {
         "to_csr",
     ],
     "arraygnn.nn": [
+        "APPNP",
         "AttentionalAggregation",
         "AvgPooling",
         "BatchNorm",
@@ -107,6 +108,7 @@ PUBLIC = {
         "SGConv",
         "Sequential",
         "SumPooling",
+        "TAGConv",
         "TransformerConv",
         "add_remaining_self_loops",
         "from_dgl",

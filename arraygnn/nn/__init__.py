@@ -28,7 +28,7 @@ from arraygnn.nn.readout import (
     global_mean_pool,
 )
 from arraygnn.nn.sage_conv import SAGEConv
-from arraygnn.nn.sgc import SGConv, propagate_hops
+from arraygnn.nn.sgc import APPNP, SGConv, TAGConv, propagate_hops
 from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
 
@@ -45,6 +45,8 @@ __all__ = [
     "GINConv",
     "GINEConv",
     "SGConv",
+    "APPNP",
+    "TAGConv",
     "TransformerConv",
     "gcn_norm",
     "add_remaining_self_loops",

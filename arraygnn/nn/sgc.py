@@ -1,9 +1,12 @@
-"""Multi-hop normalised propagation: SGC (Wu et al.) and SIGN (Frasca et al.).
+"""Multi-hop normalised propagation: SGC (Wu et al.), SIGN (Frasca et al.), APPNP
+(Klicpera et al.) and TAG (Du et al.).
 
-Both precompute ``S^k X`` with ``S = D^-1/2 (A + I) D^-1/2`` (PyG's ``gcn_norm``): the
-graph is normalised once, converted to CSR once, and each hop is one SpMM. SGC keeps the
-last hop and applies a linear map; SIGN keeps every hop ``[X, SX, ..., S^K X]`` as
-features for any downstream model (a ridge regression in ``arraygnn._demo_regression``).
+All use ``S^k X`` with ``S = D^-1/2 (A + I) D^-1/2`` (PyG's ``gcn_norm``; TAG without the
+self-loops): the graph is normalised once, converted to CSR once, and each hop is one
+SpMM with the weights in the CSR's slot order. SGC keeps the last hop and applies a linear
+map; SIGN keeps every hop ``[X, SX, ..., S^K X]`` as features for any downstream model (a
+ridge regression in ``arraygnn._demo_regression``); APPNP mixes each hop with the input
+(personalised PageRank); TAG sums a linear map of every hop.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from arraygnn._namespace import is_array
 from arraygnn.nn._graph_input import check_edge_weight, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import normalized_slots
-from arraygnn.nn.linear import Linear, _check_features
+from arraygnn.nn.linear import Linear, _check_features, _ModuleList, add_bias
 
-__all__ = ["SGConv", "propagate_hops"]
+__all__ = ["SGConv", "APPNP", "TAGConv", "propagate_hops"]
 
 
 def propagate_hops(
@@ -134,6 +137,161 @@ class SGConv(Module):
             if self.cached:
                 self._cache = h
         return self.lin(h)
+
+    def extra_repr(self) -> str:
+        return f"{self.in_channels}, {self.out_channels}, K={self.K}"
+
+
+def _homogeneous(layer: str, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any) -> Any:
+    """The parsed input of a layer that propagates over one node set."""
+    inp = parse_input(layer, x_or_graph, edge_index_or_feat)
+    if inp.num_src != inp.num_dst:
+        raise ValueError(f"{layer} needs a homogeneous graph")
+    if inp.x_src.dtype.kind != "f":
+        raise TypeError(
+            f"{layer}: node features must be floating point, got dtype {inp.x_src.dtype}"
+        )
+    check_edge_weight(layer, edge_weight, inp.num_edges)
+    return inp
+
+
+def _propagation(inp: Any, edge_weight: Any, normalize: bool, loops: bool, dtype: Any) -> Any:
+    """``(csr, weights in slot order or None)`` of ``S`` (``normalize``) or of the raw
+    (optionally weighted) adjacency."""
+    from arraygnn import ops
+    from arraygnn.nn.graph_conv import slot_weights
+
+    if normalize:
+        csr, w = normalized_slots(
+            inp.edge_index, edge_weight, inp.num_src, add_self_loops=loops, dtype=dtype
+        )
+        return csr, w.astype(dtype, copy=False)
+    csr = ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)
+    return csr, None if edge_weight is None else slot_weights(csr, edge_weight)
+
+
+class APPNP(Module):
+    r"""Personalised-PageRank propagation (PyG's ``APPNP``), no weights:
+    :math:`X^{(0)} = X,\ X^{(k+1)} = (1 - \alpha) S X^{(k)} + \alpha X`, ``K`` times.
+
+    Args:
+        K: number of propagation steps.
+        alpha: teleport probability.
+        cached: keep the normalised graph from the first call (transductive use, as PyG).
+        add_self_loops: ``S`` of ``A + I`` (default ``True``).
+        normalize: symmetric GCN normalisation (default ``True``); ``False`` propagates over
+            the (``edge_weight``-weighted) adjacency as given.
+
+    Shapes:
+        - input: x ``(N, F)``, edge_index ``(2, E)``, edge_weight ``(E,)`` (optional)
+        - output: ``(N, F)``
+
+    >>> import numpy as np
+    >>> APPNP(K=10, alpha=0.1)(np.eye(3), np.array([[0, 1, 2], [1, 2, 0]])).shape
+    (3, 3)
+    """
+
+    def __init__(
+        self,
+        K: int,
+        alpha: float,
+        cached: bool = False,
+        add_self_loops: bool = True,
+        normalize: bool = True,
+    ) -> None:
+        self.K = layer_size("APPNP", "K", K)
+        alpha = float(alpha)
+        if not 0.0 <= alpha <= 1.0:
+            raise ValueError(f"APPNP: alpha must be in [0, 1], got {alpha}")
+        self.alpha = alpha
+        self.cached = bool(cached)
+        self.add_self_loops = bool(add_self_loops)
+        self.normalize = bool(normalize)
+        self._cache: Any = None
+
+    def _clear_cache(self) -> None:
+        self._cache = None
+
+    def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
+        from arraygnn.ops.slot_order import spmm_slots
+
+        inp = _homogeneous("APPNP", x_or_graph, edge_index_or_feat, edge_weight)
+        x0 = inp.x_src
+        if self.cached and self._cache is not None:
+            csr, w = self._cache
+        else:
+            csr, w = _propagation(inp, edge_weight, self.normalize, self.add_self_loops, x0.dtype)
+            if self.cached:
+                self._cache = (csr, w)
+        keep = x0.dtype.type(1.0 - self.alpha)
+        teleport = x0 * x0.dtype.type(self.alpha)
+        x = x0
+        for _ in range(self.K):
+            x = spmm_slots(csr, x, w)
+            x *= keep
+            x += teleport
+        return x
+
+    def extra_repr(self) -> str:
+        return f"K={self.K}, alpha={self.alpha}"
+
+
+class TAGConv(Module):
+    r"""Topology adaptive graph convolution (PyG's ``TAGConv``):
+    :math:`X' = \sum_{k=0}^{K} (S^k X) W_k + b` with ``S`` the GCN normalisation of ``A``
+    (no self-loops, as PyG).
+
+    Args:
+        in_channels / out_channels: sizes.
+        K: number of hops (default 3).
+        bias: additive bias.
+        normalize: symmetric normalisation (default ``True``); ``False`` uses the
+            (``edge_weight``-weighted) adjacency as given.
+
+    Shapes:
+        - input: x ``(N, in_channels)``, edge_index ``(2, E)``, edge_weight ``(E,)`` (optional)
+        - output: ``(N, out_channels)``
+
+    Parameter names (PyG): ``lins.k.weight`` ``(out, in)`` for k = 0..K, ``bias``.
+    """
+
+    _param_names = ("bias",)
+    _child_names = ("lins",)
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        K: int = 3,
+        bias: bool = True,
+        normalize: bool = True,
+        *,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.in_channels = layer_size("TAGConv", "in_channels", in_channels)
+        self.out_channels = layer_size("TAGConv", "out_channels", out_channels)
+        self.K = layer_size("TAGConv", "K", K)
+        self.normalize = bool(normalize)
+        self.lins = _ModuleList(
+            [Linear(in_channels, out_channels, False, dtype=dtype, rng=gen) for _ in range(K + 1)]
+        )
+        self.bias = np.zeros(self.out_channels, dtype=dtype) if bias else None
+
+    def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
+        from arraygnn.ops.slot_order import spmm_slots
+
+        inp = _homogeneous("TAGConv", x_or_graph, edge_index_or_feat, edge_weight)
+        x = inp.x_src
+        _check_features(x, self.in_channels, "TAGConv node features")
+        out = self.lins[0](x)
+        if self.K:
+            csr, w = _propagation(inp, edge_weight, self.normalize, False, x.dtype)
+            for lin in list(self.lins)[1:]:
+                x = spmm_slots(csr, x, w)
+                out = out + lin(x)
+        return out if self.bias is None else add_bias(out, self.bias)
 
     def extra_repr(self) -> str:
         return f"{self.in_channels}, {self.out_channels}, K={self.K}"

@@ -10,7 +10,8 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``torch.nn.BatchNorm1d``; PyG ``Linear``, ``MLP`` (batch norm, ``act_first``), ``GCNConv``,
 ``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` / ``GATv2Conv``
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
-``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``TransformerConv``,
+``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``,
+``TransformerConv``,
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
 too), ``GINConv``, ``GINEConv``, ``GlobalAttentionPooling``.
@@ -35,7 +36,7 @@ from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential, _elu, _leaky_relu
 from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling
 from arraygnn.nn.sage_conv import SAGEConv
-from arraygnn.nn.sgc import SGConv
+from arraygnn.nn.sgc import APPNP, SGConv, TAGConv
 from arraygnn.nn.transformer_conv import TransformerConv
 
 __all__ = ["from_pyg", "from_dgl", "from_torch"]
@@ -318,6 +319,20 @@ def from_pyg(module: Any) -> Module:
             None if lin is None else lin.in_channels,
             in_feats=None if lin is None else lin.out_channels,
             aggregator_type=aggr,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
+    if kind == "APPNP":
+        _pyg_aggr(module, kind, ("sum",))
+        return APPNP(module.K, module.alpha, module.cached, module.add_self_loops, module.normalize)
+    if kind == "TAGConv":
+        _pyg_aggr(module, kind, ("sum",))
+        layer = TAGConv(
+            module.in_channels,
+            module.out_channels,
+            module.K,
+            module.bias is not None,
+            module.normalize,
             dtype=dtype,
         )
         return _load(layer, module, "pyg")

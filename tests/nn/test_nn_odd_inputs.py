@@ -635,3 +635,24 @@ def test_transformer_conv_names_bad_input():
     conv(x, ei, ea)
     for a, b in zip((x, ei, ea), before):
         np.testing.assert_array_equal(a, b)
+
+
+def test_appnp_and_tag_conv_name_bad_input():
+    x = np.ones((4, 3), np.float32)
+    ei = np.array([[0, 1, 2], [1, 2, 3]])
+    with pytest.raises(ValueError, match=r"APPNP: alpha must be in \[0, 1\]"):
+        agnn.APPNP(3, 1.5)
+    with pytest.raises(TypeError, match="APPNP: K must be an int"):
+        agnn.APPNP(2.5, 0.1)
+    with pytest.raises(ValueError, match="APPNP needs a homogeneous graph"):
+        agnn.APPNP(2, 0.1)((x, x[:2]), ei[:, :1])
+    with pytest.raises(TypeError, match="APPNP: node features must be floating point"):
+        agnn.APPNP(2, 0.1)(x.astype(np.int64), ei)
+    with pytest.raises(TypeError, match="TAGConv: edge_weight must hold floating-point"):
+        agnn.TAGConv(3, 2)(x, ei, np.ones(3, np.int64))
+    with pytest.raises(ValueError, match=r"TAGConv: edge_weight must have shape \(3,\)"):
+        agnn.TAGConv(3, 2)(x, ei, np.ones(4, np.float32))
+    before = x.copy()
+    out = agnn.APPNP(3, 0.1)(x, ei)
+    np.testing.assert_array_equal(x, before)
+    assert out is not x
