@@ -1,4 +1,4 @@
-"""Forward time of 2-layer GCN / SAGE / GAT / GATv2 / Transformer / TAG / APPNP / GINE vs PyG.
+"""Forward time of 2-layer GCN / SAGE / GAT(v2) / Transformer / TAG / Cheb / APPNP / GINE vs PyG.
 
 Graphs: a Cora-sized one (2,708 nodes, 10,556 edges, 1,433 features) and a 1M-node power-law
 one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_graph``. Each
@@ -59,6 +59,8 @@ def _models(kind, fin, hidden, fout):
         ]
     elif kind == "TAG":
         layers = [gnn.TAGConv(fin, hidden, K=3), gnn.TAGConv(hidden, fout, K=3)]
+    elif kind == "Cheb":
+        layers = [gnn.ChebConv(fin, hidden, K=3), gnn.ChebConv(hidden, fout, K=3)]
     elif kind == "APPNP":  # propagation only: 10 personalised-PageRank steps per layer
         layers = [gnn.APPNP(K=10, alpha=0.1), gnn.APPNP(K=10, alpha=0.1)]
     elif kind == "Transformer+edge":  # graph transformer: edge features in keys and values
@@ -109,6 +111,7 @@ KINDS = (
     "GATv2+edge",
     "Transformer+edge",
     "TAG",
+    "Cheb",
     "APPNP",
     "GINE",
 )

@@ -94,6 +94,7 @@ PUBLIC = {
         "AttentionalAggregation",
         "AvgPooling",
         "BatchNorm",
+        "ChebConv",
         "GATConv",
         "GATv2Conv",
         "GCNConv",

@@ -28,7 +28,7 @@ from arraygnn.nn.readout import (
     global_mean_pool,
 )
 from arraygnn.nn.sage_conv import SAGEConv
-from arraygnn.nn.sgc import APPNP, SGConv, TAGConv, propagate_hops
+from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv, propagate_hops
 from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
 
@@ -47,6 +47,7 @@ __all__ = [
     "SGConv",
     "APPNP",
     "TAGConv",
+    "ChebConv",
     "TransformerConv",
     "gcn_norm",
     "add_remaining_self_loops",

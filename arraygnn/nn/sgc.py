@@ -1,12 +1,13 @@
 """Multi-hop normalised propagation: SGC (Wu et al.), SIGN (Frasca et al.), APPNP
-(Klicpera et al.) and TAG (Du et al.).
+(Klicpera et al.), TAG (Du et al.) and Chebyshev filters (Defferrard et al.).
 
 All use ``S^k X`` with ``S = D^-1/2 (A + I) D^-1/2`` (PyG's ``gcn_norm``; TAG without the
 self-loops): the graph is normalised once, converted to CSR once, and each hop is one
 SpMM with the weights in the CSR's slot order. SGC keeps the last hop and applies a linear
 map; SIGN keeps every hop ``[X, SX, ..., S^K X]`` as features for any downstream model (a
 ridge regression in ``arraygnn._demo_regression``); APPNP mixes each hop with the input
-(personalised PageRank); TAG sums a linear map of every hop.
+(personalised PageRank); TAG sums a linear map of every hop; ChebConv sums a linear map of
+each Chebyshev polynomial of the scaled Laplacian.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import is_array
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import check_edge_weight, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import normalized_slots
 from arraygnn.nn.linear import Linear, _check_features, _ModuleList, add_bias
 
-__all__ = ["SGConv", "APPNP", "TAGConv", "propagate_hops"]
+__all__ = ["SGConv", "APPNP", "TAGConv", "ChebConv", "propagate_hops"]
 
 
 def propagate_hops(
@@ -295,3 +296,139 @@ class TAGConv(Module):
 
     def extra_repr(self) -> str:
         return f"{self.in_channels}, {self.out_channels}, K={self.K}"
+
+
+_CHEB_NORMALIZATIONS = (None, "sym", "rw")
+
+
+class ChebConv(Module):
+    r"""Chebyshev spectral graph convolution (PyG's ``ChebConv``):
+    :math:`X' = \sum_{k=0}^{K-1} T_k(\hat L) X W_k + b` with
+    :math:`\hat L = 2 L / \lambda_{max} - I`, :math:`T_0 = I`, :math:`T_1 = \hat L`,
+    :math:`T_k = 2 \hat L T_{k-1} - T_{k-2}`.
+
+    Args:
+        in_channels / out_channels: sizes.
+        K: number of Chebyshev terms (>= 1).
+        normalization: the Laplacian ``L``: ``'sym'`` (``I - D^-1/2 A D^-1/2``, default),
+            ``'rw'`` (``I - D^-1 A``) or ``None`` (``D - A``); ``D`` holds the weighted
+            out-degrees and existing self-loops are dropped, as PyG's ``get_laplacian``.
+        bias: additive bias.
+
+    Call as ``conv(x, edge_index, edge_weight=None, batch=None, lambda_max=None)``:
+    ``lambda_max`` defaults to twice the largest entry of ``L`` (PyG's rule: 2 for
+    ``'sym'``); a number, or one per graph with ``batch``.
+
+    Shapes:
+        - input: x ``(N, in_channels)``, edge_index ``(2, E)``, edge_weight ``(E,)``
+        - output: ``(N, out_channels)``
+
+    Parameter names (PyG): ``lins.k.weight`` ``(out, in)`` for k = 0..K-1, ``bias``.
+    """
+
+    _param_names = ("bias",)
+    _child_names = ("lins",)
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        K: int,
+        normalization: str | None = "sym",
+        bias: bool = True,
+        *,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.in_channels = layer_size("ChebConv", "in_channels", in_channels)
+        self.out_channels = layer_size("ChebConv", "out_channels", out_channels)
+        self.K = layer_size("ChebConv", "K", K, minimum=1)
+        if normalization not in _CHEB_NORMALIZATIONS:
+            raise ValueError(
+                f"ChebConv: normalization must be 'sym', 'rw' or None, got {normalization!r}"
+            )
+        self.normalization = normalization
+        self.lins = _ModuleList(
+            [Linear(in_channels, out_channels, False, dtype=dtype, rng=gen) for _ in range(K)]
+        )
+        self.bias = np.zeros(self.out_channels, dtype=dtype) if bias else None
+
+    def __call__(
+        self,
+        x_or_graph: Any,
+        edge_index_or_feat: Any,
+        edge_weight: Any = None,
+        batch: Any = None,
+        lambda_max: Any = None,
+    ) -> Any:
+        from arraygnn.ops.slot_order import spmm_slots
+
+        inp = _homogeneous("ChebConv", x_or_graph, edge_index_or_feat, edge_weight)
+        x = inp.x_src
+        _check_features(x, self.in_channels, "ChebConv node features")
+        out = self.lins[0](x)
+        if self.K > 1:
+            csr, w = self._scaled_laplacian(inp, edge_weight, batch, lambda_max, x.dtype)
+            tx0, tx1 = x, spmm_slots(csr, x, w)
+            out = out + self.lins[1](tx1)
+            for lin in list(self.lins)[2:]:
+                tx2 = spmm_slots(csr, tx1, w)
+                tx2 = tx2 * tx2.dtype.type(2) - tx0
+                out = out + lin(tx2)
+                tx0, tx1 = tx1, tx2
+        return out if self.bias is None else add_bias(out, self.bias)
+
+    def _scaled_laplacian(
+        self, inp: Any, edge_weight: Any, batch: Any, lambda_max: Any, dtype: Any
+    ) -> tuple[Any, Any]:
+        """``(csr, weights in slot order)`` of ``2 L / lambda_max - I`` (PyG's ``__norm__``)."""
+        from arraygnn import ops
+        from arraygnn.nn.graph_conv import slot_weights
+
+        xp = get_namespace(inp.x_src)
+        n = inp.num_src
+        src, dst = inp.src, inp.dst
+        w = xp.ones(src.shape[0], dtype=dtype) if edge_weight is None else edge_weight
+        keep = src != dst
+        src, dst, w = src[keep], dst[keep], w[keep].astype(dtype, copy=False)
+        deg = ops.scatter(w, src, n, reduce="sum")  # out-degrees, as get_laplacian
+        loops = xp.arange(n, dtype=np.int64)
+        if self.normalization is None:  # D - A
+            values, loop_values = -w, deg
+        else:
+            if self.normalization == "sym":
+                with np.errstate(divide="ignore"):
+                    inv = deg ** deg.dtype.type(-0.5)
+                inv[xp.isinf(inv)] = 0
+                values = -inv[src] * w * inv[dst]
+            else:  # 'rw'
+                with np.errstate(divide="ignore"):
+                    inv = deg.dtype.type(1) / deg
+                inv[xp.isinf(inv)] = 0
+                values = -inv[src] * w
+            loop_values = xp.ones(n, dtype=values.dtype)
+        all_src = xp.concatenate([src.astype(np.int64), loops])
+        all_dst = xp.concatenate([dst.astype(np.int64), loops])
+        values = xp.concatenate([values, loop_values.astype(values.dtype, copy=False)])
+        if lambda_max is None:
+            lam = values.dtype.type(2) * values.max() if values.shape[0] else 2.0
+        else:
+            lam = xp.asarray(lambda_max, dtype=values.dtype)
+            if lam.ndim and lam.size > 1:
+                if batch is None:
+                    raise ValueError("ChebConv: a lambda_max per graph needs batch")
+                lam = lam[batch[all_src]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = values * values.dtype.type(2) / lam
+        values[xp.isinf(values)] = 0
+        if n:
+            values[-n:] -= 1  # the loops (the last n entries): - I
+        csr = ops.to_csr((all_src, all_dst), n, n)
+        return csr, slot_weights(csr, values.astype(dtype, copy=False))
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.in_channels}, {self.out_channels}, K={self.K}, "
+            f"normalization={self.normalization}"
+        )

@@ -10,7 +10,7 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``torch.nn.BatchNorm1d``; PyG ``Linear``, ``MLP`` (batch norm, ``act_first``), ``GCNConv``,
 ``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` / ``GATv2Conv``
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
-``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``,
+``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
 ``TransformerConv``,
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
@@ -36,7 +36,7 @@ from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential, _elu, _leaky_relu
 from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling
 from arraygnn.nn.sage_conv import SAGEConv
-from arraygnn.nn.sgc import APPNP, SGConv, TAGConv
+from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv
 from arraygnn.nn.transformer_conv import TransformerConv
 
 __all__ = ["from_pyg", "from_dgl", "from_torch"]
@@ -333,6 +333,17 @@ def from_pyg(module: Any) -> Module:
             module.K,
             module.bias is not None,
             module.normalize,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
+    if kind == "ChebConv":
+        _pyg_aggr(module, kind, ("sum",))
+        layer = ChebConv(
+            module.in_channels,
+            module.out_channels,
+            len(module.lins),
+            module.normalization,
+            module.bias is not None,
             dtype=dtype,
         )
         return _load(layer, module, "pyg")

@@ -20,6 +20,7 @@ def _layers(fin, fout):
         "GATv2Conv": agnn.GATv2Conv(fin, fout, heads=2, rng=9),
         "TransformerConv": agnn.TransformerConv(fin, fout, heads=2, beta=True, rng=10),
         "TAGConv": agnn.TAGConv(fin, fout, K=2, rng=11),
+        "ChebConv": agnn.ChebConv(fin, fout, K=3, rng=12),
         "GINConv": agnn.GINConv(agnn.MLP([fin, 8, fout], rng=6), eps=0.1),
         "SGConv": agnn.SGConv(fin, fout, K=2, rng=7),
     }
@@ -117,6 +118,7 @@ def test_state_dict_round_trip_and_pyg_names():
         }
         | {"lin_beta.weight"},
         "TAGConv": {"lins.0.weight", "lins.1.weight", "lins.2.weight", "bias"},
+        "ChebConv": {"lins.0.weight", "lins.1.weight", "lins.2.weight", "bias"},
         "GINConv": {
             "eps",
             "nn.lins.0.weight",

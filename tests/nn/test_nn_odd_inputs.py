@@ -656,3 +656,17 @@ def test_appnp_and_tag_conv_name_bad_input():
     out = agnn.APPNP(3, 0.1)(x, ei)
     np.testing.assert_array_equal(x, before)
     assert out is not x
+
+
+def test_cheb_conv_names_bad_input():
+    x = np.ones((4, 3), np.float32)
+    ei = np.array([[0, 1, 2], [1, 2, 3]])
+    with pytest.raises(ValueError, match="ChebConv: K must be in"):
+        agnn.ChebConv(3, 2, K=0)
+    with pytest.raises(ValueError, match="normalization must be 'sym', 'rw' or None"):
+        agnn.ChebConv(3, 2, K=2, normalization="both")
+    with pytest.raises(ValueError, match="a lambda_max per graph needs batch"):
+        agnn.ChebConv(3, 2, K=2)(x, ei, lambda_max=np.array([2.0, 3.0]))
+    before = x.copy()
+    agnn.ChebConv(3, 2, K=3)(x, ei)
+    np.testing.assert_array_equal(x, before)

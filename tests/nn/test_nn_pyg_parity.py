@@ -420,6 +420,40 @@ def test_appnp_and_tag_conv_match_pyg(dtype, index_dtype, weighted):
         np.testing.assert_array_equal(fresh(x, ei, w), ours(x, ei, w))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("normalization", ["sym", "rw", None])
+def test_cheb_conv_matches_pyg(dtype, index_dtype, normalization):
+    """ChebConv against PyG for K = 1..4, weighted or not, the default lambda_max, a number,
+    and one per graph with batch; on a directed graph with self-loops, a repeated edge and
+    zero-in-degree nodes (the Laplacian's degrees are out-degrees, as PyG's)."""
+    rng = np.random.default_rng(20)
+    n = 26
+    ei = random_graph(rng, n, index_dtype=index_dtype)
+    x = rng.standard_normal((n, 6)).astype(dtype)
+    w = rng.uniform(0.5, 2.0, ei.shape[1]).astype(dtype)
+    batch = (np.arange(n) >= 13).astype(np.int64)
+    ei_batched = ei[:, (ei[0] >= 13) == (ei[1] >= 13)]  # no edge between the two graphs
+    for K in (1, 2, 4):
+        torch.manual_seed(K)
+        ref, _ = _convert(pyg_nn.ChebConv(6, 4, K, normalization=normalization), dtype)
+        with torch.no_grad():
+            ref.bias.normal_()
+        ours = agnn.from_pyg(ref)
+        for weights in (None, w):
+            tw = None if weights is None else _t(weights)
+            for lam in (None, 3.0):
+                expected = _torch_out(ref, _t(x), _t(ei.astype(np.int64)), tw, lambda_max=lam)
+                got = ours(x, ei, weights, lambda_max=lam)
+                _check(f"ChebConv(K={K}, {normalization}, lambda_max={lam})", got, expected, dtype)
+        lam = np.array([2.5, 3.5], dtype)
+        expected = _torch_out(
+            ref, _t(x), _t(ei_batched.astype(np.int64)), batch=_t(batch), lambda_max=_t(lam)
+        )
+        got = ours(x, ei_batched, batch=batch, lambda_max=lam)
+        _check(f"ChebConv(K={K}) per-graph lambda_max", got, expected, dtype)
+
+
 TRANSFORMER_SETTINGS = [
     dict(heads=1),
     dict(heads=3, beta=True),
