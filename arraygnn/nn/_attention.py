@@ -25,7 +25,13 @@ from arraygnn.nn._graph_input import (
 from arraygnn.nn._module import Module, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation
 
-__all__ = ["GraphAttention", "leaky_relu_", "check_fill_value", "check_call_keywords"]
+__all__ = [
+    "GraphAttention",
+    "leaky_relu_",
+    "check_fill_value",
+    "check_call_keywords",
+    "to_edge_order",
+]
 
 
 def leaky_relu_(x: Any, slope: float) -> Any:
@@ -56,9 +62,20 @@ def check_call_keywords(layer: str, edge_attr: Any, both_outputs: bool) -> None:
         )
 
 
+def to_edge_order(csr: Any, values: Any) -> Any:
+    """Per-edge ``values`` in the CSR's slot order (row ``j`` is edge ``csr.perm[j]``) put
+    back in edge order (a new array unless the slots already are the edges)."""
+    if csr.perm_is_identity:
+        return values
+    out = get_namespace(values).empty_like(values)
+    out[csr.perm] = values
+    return out
+
+
 class GraphAttention(Module):
-    """Base of the attention layers (not exported). Subclasses build their projections,
-    call :meth:`_setup` and score the edges; the rest is here."""
+    """Base of the attention layers (not exported). GAT-style subclasses build their
+    projections, call :meth:`_setup` and score the edges; the rest is here (other
+    attention layers use the edge-feature and destination-row helpers only)."""
 
     def _setup(
         self,
@@ -222,9 +239,7 @@ class GraphAttention(Module):
         if not (return_attention_weights or get_attention):
             return out
         xp = get_namespace(alpha)
-        if not csr.perm_is_identity:  # slot order -> edge order
-            in_slots, alpha = alpha, xp.empty_like(alpha)
-            alpha[csr.perm] = in_slots
+        alpha = to_edge_order(csr, alpha)
         if get_attention:
             return out, alpha[:, :, None]
         return out, (xp.stack(edge_index), alpha)

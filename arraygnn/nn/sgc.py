@@ -237,6 +237,24 @@ class APPNP(Module):
         return f"K={self.K}, alpha={self.alpha}"
 
 
+def _polynomial_weights(
+    layer: Module, in_channels: Any, out_channels: Any, count: int, bias: bool, dtype: Any, rng: Any
+) -> None:
+    """``layer.lins`` (``count`` bias-free Linears, PyG's ``lins.k``) and ``layer.bias``: the
+    weights of a layer that sums one linear map per propagation power."""
+    name = type(layer).__name__
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    layer.in_channels = layer_size(name, "in_channels", in_channels)
+    layer.out_channels = layer_size(name, "out_channels", out_channels)
+    layer.lins = _ModuleList(
+        [
+            Linear(layer.in_channels, layer.out_channels, False, dtype=dtype, rng=gen)
+            for _ in range(count)
+        ]
+    )
+    layer.bias = np.zeros(layer.out_channels, dtype=dtype) if bias else None
+
+
 class TAGConv(Module):
     r"""Topology adaptive graph convolution (PyG's ``TAGConv``):
     :math:`X' = \sum_{k=0}^{K} (S^k X) W_k + b` with ``S`` the GCN normalisation of ``A``
@@ -270,15 +288,9 @@ class TAGConv(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        self.in_channels = layer_size("TAGConv", "in_channels", in_channels)
-        self.out_channels = layer_size("TAGConv", "out_channels", out_channels)
         self.K = layer_size("TAGConv", "K", K)
         self.normalize = bool(normalize)
-        self.lins = _ModuleList(
-            [Linear(in_channels, out_channels, False, dtype=dtype, rng=gen) for _ in range(K + 1)]
-        )
-        self.bias = np.zeros(self.out_channels, dtype=dtype) if bias else None
+        _polynomial_weights(self, in_channels, out_channels, self.K + 1, bias, dtype, rng)
 
     def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
         from arraygnn.ops.slot_order import spmm_slots
@@ -340,19 +352,13 @@ class ChebConv(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        self.in_channels = layer_size("ChebConv", "in_channels", in_channels)
-        self.out_channels = layer_size("ChebConv", "out_channels", out_channels)
         self.K = layer_size("ChebConv", "K", K, minimum=1)
         if normalization not in _CHEB_NORMALIZATIONS:
             raise ValueError(
                 f"ChebConv: normalization must be 'sym', 'rw' or None, got {normalization!r}"
             )
         self.normalization = normalization
-        self.lins = _ModuleList(
-            [Linear(in_channels, out_channels, False, dtype=dtype, rng=gen) for _ in range(K)]
-        )
-        self.bias = np.zeros(self.out_channels, dtype=dtype) if bias else None
+        _polynomial_weights(self, in_channels, out_channels, self.K, bias, dtype, rng)
 
     def __call__(
         self,

@@ -22,15 +22,15 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._attention import check_call_keywords
-from arraygnn.nn._graph_input import check_edge_attr, csr_of, parse_input
-from arraygnn.nn._module import Module, _pair, is_size, layer_size
+from arraygnn.nn._attention import GraphAttention, check_call_keywords, to_edge_order
+from arraygnn.nn._graph_input import csr_of, parse_input
+from arraygnn.nn._module import _pair, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features
 
 __all__ = ["TransformerConv"]
 
 
-class TransformerConv(Module):
+class TransformerConv(GraphAttention):
     r"""Multi-head graph transformer layer (PyG's ``TransformerConv``).
 
     .. math::
@@ -121,12 +121,7 @@ class TransformerConv(Module):
         check_call_keywords("TransformerConv", edge_attr, False)
         inp = parse_input("TransformerConv", graph_or_x, feat_or_edge_index, size)
         _check_features(inp.x_src, self.in_src, "TransformerConv source features")
-        block_feat = (
-            inp.graph is not None
-            and getattr(inp.graph, "is_block", False)
-            and not isinstance(feat_or_edge_index, (tuple, list))
-        )
-        x_dst = inp.x_src[: inp.num_dst] if block_feat else inp.x_dst
+        x_dst, _ = self._destination_input(inp, feat_or_edge_index)
         if x_dst is None:
             raise ValueError(
                 "TransformerConv needs destination features (the queries); got (x_src, None)"
@@ -184,25 +179,7 @@ class TransformerConv(Module):
                 out = out + skip
         if not return_attention_weights:
             return out
-        if not csr.perm_is_identity:  # slot order -> edge order
-            in_slots, alpha = alpha, xp.empty_like(alpha)
-            alpha[csr.perm] = in_slots
-        return out, (xp.stack([csr.src, csr.dst]), alpha)
-
-    def _check_edge_attr(self, edge_attr: Any, num_edges: int, like: Any) -> Any:
-        if self.edge_dim is None:
-            if edge_attr is not None:
-                raise ValueError(
-                    "TransformerConv: edge_attr was given but this layer has no edge_dim "
-                    "(build it with TransformerConv(..., edge_dim=D) to use edge features)"
-                )
-            return None
-        if edge_attr is None:
-            raise ValueError(
-                f"TransformerConv(edge_dim={self.edge_dim}) needs edge_attr of shape "
-                f"({num_edges}, {self.edge_dim}) as its third argument"
-            )
-        return check_edge_attr("TransformerConv", edge_attr, num_edges, self.edge_dim, like)
+        return out, (xp.stack([csr.src, csr.dst]), to_edge_order(csr, alpha))
 
     def extra_repr(self) -> str:
         extra = "" if self.edge_dim is None else f", edge_dim={self.edge_dim}"
