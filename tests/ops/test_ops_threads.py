@@ -121,3 +121,24 @@ def test_the_policy_is_set_while_the_runtime_loads():
     assert _run(_SET_SCRIPT) == ["True", "PASSIVE", "3000"]
     assert _run(_SET_SCRIPT, OMP_WAIT_POLICY="active") == ["False", "active", "None"]
     assert _run(_SET_SCRIPT, GOMP_SPINCOUNT="5") == ["False", "None", "5"]
+
+
+_FAIL_SCRIPT = """
+import os
+from unittest import mock
+from numba.np.ufunc import parallel
+from arraygnn.kernels.cpu import _threads
+
+def fail():
+    raise ValueError("No threading layer could be loaded.")
+
+with mock.patch.object(parallel, "_launch_threads", fail):
+    print(_threads.start_threads(), os.environ.get("OMP_WAIT_POLICY"))
+"""
+
+
+def test_a_layer_that_cannot_load_is_left_to_numba():
+    """A threading layer that cannot load fails where it did before (the first parallel
+    kernel, Numba's message), not when the threads are started; the environment is
+    restored either way."""
+    assert _run(_FAIL_SCRIPT) == ["False", "None"]

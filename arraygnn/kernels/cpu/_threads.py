@@ -56,14 +56,24 @@ def start_threads() -> bool:
     if launch is None or getattr(parallel, "_is_initialized", True):
         return False
     if any(name in os.environ for name in WAIT_SETTINGS):  # the user's choice stands
-        launch()
+        _try(launch)
         return False
     os.environ.update(WAIT_SETTINGS)
     try:
-        launch()
+        started = _try(launch)
     finally:
         for name in WAIT_SETTINGS:
             os.environ.pop(name, None)
+    return started
+
+
+def _try(launch: Callable[[], Any]) -> bool:
+    """Run Numba's launcher; a layer that cannot load (no TBB / OpenMP / workqueue) is
+    left to fail where it did before, at the first parallel kernel, with Numba's message."""
+    try:
+        launch()
+    except Exception:  # noqa: BLE001 - Numba raises ValueError / ImportError / OSError here
+        return False
     return True
 
 
