@@ -422,9 +422,7 @@ class ChebConv(Module):
         else:
             lam = xp.asarray(lambda_max, dtype=values.dtype)
             if lam.ndim and lam.size > 1:
-                if batch is None:
-                    raise ValueError("ChebConv: a lambda_max per graph needs batch")
-                lam = lam[batch[all_src]]
+                lam = lam.reshape(-1)[_graph_ids(batch, n, int(lam.size))[all_src]]
         with np.errstate(divide="ignore", invalid="ignore"):
             values = values * values.dtype.type(2) / lam
         values[xp.isinf(values)] = 0
@@ -438,3 +436,21 @@ class ChebConv(Module):
             f"{self.in_channels}, {self.out_channels}, K={self.K}, "
             f"normalization={self.normalization}"
         )
+
+
+def _graph_ids(batch: Any, num_nodes: int, num_graphs: int) -> Any:
+    """``batch`` checked: one graph id per node, each in ``[0, num_graphs)``."""
+    if batch is None:
+        raise ValueError("ChebConv: a lambda_max per graph needs batch (the graph of each node)")
+    if not is_array(batch) or batch.dtype.kind not in "iu" or batch.shape != (num_nodes,):
+        raise ValueError(
+            f"ChebConv: batch must be an integer array of shape ({num_nodes},), got "
+            f"{getattr(batch, 'shape', type(batch).__name__)} "
+            f"{getattr(batch, 'dtype', '')}".rstrip()
+        )
+    if num_nodes and (int(batch.min()) < 0 or int(batch.max()) >= num_graphs):
+        raise ValueError(
+            f"ChebConv: batch holds graph ids outside [0, {num_graphs}) "
+            f"(lambda_max has {num_graphs} entries)"
+        )
+    return batch

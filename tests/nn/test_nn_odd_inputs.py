@@ -665,8 +665,14 @@ def test_cheb_conv_names_bad_input():
         agnn.ChebConv(3, 2, K=0)
     with pytest.raises(ValueError, match="normalization must be 'sym', 'rw' or None"):
         agnn.ChebConv(3, 2, K=2, normalization="both")
+    conv = agnn.ChebConv(3, 2, K=2)
+    lam = np.array([2.0, 3.0])
     with pytest.raises(ValueError, match="a lambda_max per graph needs batch"):
-        agnn.ChebConv(3, 2, K=2)(x, ei, lambda_max=np.array([2.0, 3.0]))
+        conv(x, ei, lambda_max=lam)
+    with pytest.raises(ValueError, match=r"batch must be an integer array of shape \(4,\)"):
+        conv(x, ei, batch=np.zeros(3, np.int64), lambda_max=lam)
+    with pytest.raises(ValueError, match=r"graph ids outside \[0, 2\)"):
+        conv(x, ei, batch=np.array([0, 0, 1, 2]), lambda_max=lam)
     before = x.copy()
     agnn.ChebConv(3, 2, K=3)(x, ei)
     np.testing.assert_array_equal(x, before)
