@@ -195,6 +195,13 @@ def _attention_pool(
     if ptr is not None:  # the graph of each row, from the pointer
         index, num_graphs = xp.searchsorted(ptr[1:], rows, side="right"), int(ptr.shape[0] - 1)
     else:
+        if not is_array(batch) or batch.dtype.kind not in "iu":
+            raise TypeError(
+                f"{name}: the graph ids must be an integer array, got "
+                f"{getattr(batch, 'dtype', type(batch).__name__)}"
+            )
+        if batch.shape[0] and (int(batch.min()) < 0 or int(batch.max()) >= size):
+            raise ValueError(f"{name}: graph ids must lie in [0, {size}) (the number of graphs)")
         index, num_graphs = batch, size
     # one "edge" per row, into its graph: the softmax and the sum are graph ops on it
     csr = ops.to_csr((rows, index.astype(xp.int64, copy=False)), x.shape[0], num_graphs)

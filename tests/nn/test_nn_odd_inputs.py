@@ -586,6 +586,10 @@ def test_attention_readouts_name_bad_input():
         pool(x, batch)
     with pytest.raises(ValueError, match="ptr must be non-decreasing"):
         pool(x, ptr=np.array([0, 4, 2, 5]))
+    with pytest.raises(TypeError, match="graph ids must be an integer array"):
+        pool(x, batch.astype(np.float32), dim_size=2)
+    with pytest.raises(ValueError, match=r"graph ids must lie in \[0, 2\)"):
+        pool(x, np.array([0, 0, 1, 1, 2]), dim_size=2)
     with pytest.raises(ValueError, match=r"ptr must run from 0"):
         pool(x, ptr=np.array([0, 4]))
     with pytest.raises(ValueError, match="does not broadcast"):
