@@ -30,7 +30,6 @@ __all__ = [
     "leaky_relu_",
     "check_fill_value",
     "check_call_keywords",
-    "to_edge_order",
 ]
 
 
@@ -60,16 +59,6 @@ def check_call_keywords(layer: str, edge_attr: Any, both_outputs: bool) -> None:
             f"{layer}: pass return_attention_weights=True (PyG's result) or "
             "get_attention=True (DGL's), not both"
         )
-
-
-def to_edge_order(csr: Any, values: Any) -> Any:
-    """Per-edge ``values`` in the CSR's slot order (row ``j`` is edge ``csr.perm[j]``) put
-    back in edge order (a new array unless the slots already are the edges)."""
-    if csr.perm_is_identity:
-        return values
-    out = get_namespace(values).empty_like(values)
-    out[csr.perm] = values
-    return out
 
 
 class GraphAttention(Module):
@@ -238,6 +227,8 @@ class GraphAttention(Module):
             out = self.activation(out)
         if not (return_attention_weights or get_attention):
             return out
+        from arraygnn.ops.slot_order import to_edge_order
+
         xp = get_namespace(alpha)
         alpha = to_edge_order(csr, alpha)
         if get_attention:

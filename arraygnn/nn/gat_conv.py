@@ -171,8 +171,12 @@ class GATConv(GraphAttention):
         and their ``(E', heads)`` attention in that order. ``get_attention=True`` returns
         ``(out, alpha)`` with ``alpha`` ``(E', heads, 1)`` as DGL.
         """
-        from arraygnn import ops
-        from arraygnn.ops.slot_order import edge_softmax_slots, sddmm_slots, spmm_slots
+        from arraygnn.ops.slot_order import (
+            edge_softmax_slots,
+            sddmm_slots,
+            spmm_slots,
+            to_slot_order,
+        )
 
         check_call_keywords("GATConv", edge_attr, return_attention_weights and get_attention)
         inp = parse_input("GATConv", graph_or_x, feat_or_edge_index, size)
@@ -210,14 +214,12 @@ class GATConv(GraphAttention):
         else:
             logits = sddmm_slots(csr, el, el, op="copy_lhs", lhs_target="u", rhs_target="v")
         if edge_attr is not None:
-            scores = self._edge_scores(edge_attr)  # [E, H] in edge order
-            if not csr.perm_is_identity:
-                scores = ops.gather(scores, csr.perm)
+            scores = to_slot_order(csr, self._edge_scores(edge_attr))  # [E, H]
             logits += scores.astype(logits.dtype, copy=False)
         logits = leaky_relu_(logits, self.negative_slope)
         alpha = edge_softmax_slots(csr, logits)  # [E, H]
         if edge_weight is not None:  # DGL: attention times the edge's weight
-            weight = edge_weight if csr.perm_is_identity else ops.gather(edge_weight, csr.perm)
+            weight = to_slot_order(csr, edge_weight)
             alpha *= weight.astype(alpha.dtype, copy=False)[:, None]
         out = spmm_slots(csr, h_src, alpha)  # [N_dst, H, F]
         return self._finish(

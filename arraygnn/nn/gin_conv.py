@@ -218,6 +218,7 @@ class GINEConv(Module):
         self, graph_or_x: Any, feat_or_edge_index: Any, edge_attr: Any = None, size: Any = None
     ) -> Any:
         from arraygnn import ops
+        from arraygnn.ops.slot_order import to_slot_order
 
         inp = parse_input("GINEConv", graph_or_x, feat_or_edge_index, size)
         x = inp.x_src
@@ -230,8 +231,7 @@ class GINEConv(Module):
         csr = csr_of(inp)
         # the messages in the CSR's slot order: source rows, plus edge rows, rectified.
         # The raw edge features go to slot order before lin (D columns, not F)
-        if not csr.perm_is_identity:
-            e = ops.gather(e, csr.perm)
+        e = to_slot_order(csr, e)
         if self.lin is not None:
             e = self.lin(e)
         msg = ops.gather(x, csr.indices)

@@ -216,7 +216,7 @@ def normalized_slots(
     random read of the edge weights and passed to ``spmm_slots`` without reordering
     them on every propagation."""
     from arraygnn import ops
-    from arraygnn.ops.slot_order import spmm_slots
+    from arraygnn.ops.slot_order import spmm_slots, to_slot_order
 
     src, dst = edge_index[0], edge_index[1]  # a [2, E] array or a (src, dst) pair
     xp = get_namespace(src, dst, edge_weight)
@@ -227,7 +227,7 @@ def normalized_slots(
     if add_self_loops:
         src, dst, edge_weight = remaining_self_loops_pairs(src, dst, edge_weight, num_nodes, fill)
     csr = ops.to_csr((src, dst), num_nodes, num_nodes)
-    w = slot_weights(csr, edge_weight)
+    w = to_slot_order(csr, edge_weight)
     deg = spmm_slots(csr, xp.ones(num_nodes, dtype=w.dtype), w)
     inv_sqrt = _inv_sqrt(deg, w.dtype)
     # each slot's target is its CSR row: the row's factor repeated over its slots
@@ -236,15 +236,6 @@ def normalized_slots(
     else:
         at_target = inv_sqrt[csr.dst][csr.perm]
     return csr, inv_sqrt[csr.indices] * w * at_target
-
-
-def slot_weights(csr: Any, edge_weight: Any) -> Any:
-    """``edge_weight`` (edge order, or None) in ``csr``'s slot order."""
-    if edge_weight is None or csr.perm_is_identity:
-        return edge_weight
-    from arraygnn import ops
-
-    return ops.gather(edge_weight, csr.perm)
 
 
 class GCNConv(Module):
@@ -343,8 +334,10 @@ class GCNConv(Module):
                 edge_index, edge_weight, n, self.improved, self.add_self_loops, dtype
             )
         else:  # no normalisation, hence no self-loops (the constructor enforces it, as PyG)
+            from arraygnn.ops.slot_order import to_slot_order
+
             csr = csr_of(inp)
-            w = slot_weights(csr, edge_weight)
+            w = to_slot_order(csr, edge_weight)
         if not self.allow_zero_in_degree and not (self.add_self_loops and homogeneous):
             check_zero_in_degree("GCNConv", csr.in_degrees())
         if self.cached:

@@ -160,7 +160,7 @@ def _propagation(inp: Any, edge_weight: Any, normalize: bool, loops: bool, dtype
     """``(csr, weights in slot order or None)`` of ``S`` (``normalize``) or of the raw
     (optionally weighted) adjacency."""
     from arraygnn import ops
-    from arraygnn.nn.graph_conv import slot_weights
+    from arraygnn.ops.slot_order import to_slot_order
 
     if normalize:
         csr, w = normalized_slots(
@@ -168,7 +168,7 @@ def _propagation(inp: Any, edge_weight: Any, normalize: bool, loops: bool, dtype
         )
         return csr, w.astype(dtype, copy=False)
     csr = ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)
-    return csr, None if edge_weight is None else slot_weights(csr, edge_weight)
+    return csr, to_slot_order(csr, edge_weight)
 
 
 class APPNP(Module):
@@ -390,7 +390,8 @@ class ChebConv(Module):
     ) -> tuple[Any, Any]:
         """``(csr, weights in slot order)`` of ``2 L / lambda_max - I`` (PyG's ``__norm__``)."""
         from arraygnn import ops
-        from arraygnn.nn.graph_conv import slot_weights
+        from arraygnn.nn.graph_conv import _inv_sqrt
+        from arraygnn.ops.slot_order import to_slot_order
 
         xp = get_namespace(inp.x_src)
         n = inp.num_src
@@ -403,10 +404,8 @@ class ChebConv(Module):
         if self.normalization is None:  # D - A
             values, loop_values = -w, deg
         else:
-            if self.normalization == "sym":
-                with np.errstate(divide="ignore"):
-                    inv = deg ** deg.dtype.type(-0.5)
-                inv[xp.isinf(inv)] = 0
+            if self.normalization == "sym":  # deg^-1/2, 0 for a node without edges
+                inv = _inv_sqrt(deg, deg.dtype)
                 values = -inv[src] * w * inv[dst]
             else:  # 'rw'
                 with np.errstate(divide="ignore"):
@@ -429,7 +428,7 @@ class ChebConv(Module):
         if n:
             values[-n:] -= 1  # the loops (the last n entries): - I
         csr = ops.to_csr((all_src, all_dst), n, n)
-        return csr, slot_weights(csr, values.astype(dtype, copy=False))
+        return csr, to_slot_order(csr, values.astype(dtype, copy=False))
 
     def extra_repr(self) -> str:
         return (

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._attention import GraphAttention, check_call_keywords, to_edge_order
+from arraygnn.nn._attention import GraphAttention, check_call_keywords
 from arraygnn.nn._graph_input import csr_of, parse_input
 from arraygnn.nn._module import _pair, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features
@@ -116,7 +116,14 @@ class TransformerConv(GraphAttention):
         return_attention_weights: bool = False,
     ) -> Any:
         from arraygnn import ops
-        from arraygnn.ops.slot_order import edge_softmax_slots, sddmm_slots, spmm_slots
+        from arraygnn.ops.slot_order import (
+            edge_softmax_slots,
+            sddmm_slots,
+            slots_as_sources,
+            spmm_slots,
+            to_edge_order,
+            to_slot_order,
+        )
 
         check_call_keywords("TransformerConv", edge_attr, False)
         inp = parse_input("TransformerConv", graph_or_x, feat_or_edge_index, size)
@@ -153,11 +160,9 @@ class TransformerConv(GraphAttention):
         if edge_attr is not None:
             w_edge = self.lin_edge.weight.reshape(H, C, self.edge_dim)
             qe = _per_head(q, w_edge)  # [N_dst, H, D]: W_e^T q_i, head by head
-            ea_slots = edge_attr if csr.perm_is_identity else ops.gather(edge_attr, csr.perm)
-            ea_slots = ea_slots.astype(qe.dtype, copy=False)
-            rows = ops.gather(csr.dst, csr.perm) if not csr.perm_is_identity else csr.dst
+            ea_slots = to_slot_order(csr, edge_attr).astype(qe.dtype, copy=False)
             # (W_e^T q_i) . e_ij per slot: the slot's row of qe against its edge's features
-            by_slot = ops.to_csr((xp.arange(num_edges), rows), num_edges, inp.num_dst)
+            by_slot = slots_as_sources(csr)
             term = ops.sddmm(by_slot, qe, ea_slots[:, None, :], "dot", "v", "u")
             scores = scores + term.reshape(num_edges, H).astype(scores.dtype, copy=False)
         scores = scores * scores.dtype.type(1.0 / np.sqrt(C))

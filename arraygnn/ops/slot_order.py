@@ -39,7 +39,52 @@ from arraygnn.ops.edge_softmax import edge_softmax_slots
 from arraygnn.ops.sddmm import _sddmm
 from arraygnn.ops.spmm import _spmm
 
-__all__ = ["sddmm_slots", "edge_softmax_slots", "spmm_slots", "gatv2_scores_slots"]
+__all__ = [
+    "sddmm_slots",
+    "edge_softmax_slots",
+    "spmm_slots",
+    "gatv2_scores_slots",
+    "to_slot_order",
+    "to_edge_order",
+    "slots_as_sources",
+]
+
+
+def to_slot_order(csr: CSR, values: Any) -> Any:
+    """Per-edge ``values`` [E, ...] (edge order; None passes) in ``csr``'s slot order:
+    row ``j`` is edge ``csr.perm[j]``. The array itself when the slots are the edges."""
+    if values is None or csr.perm_is_identity:
+        return values
+    from arraygnn import ops
+
+    return ops.gather(values, csr.perm)
+
+
+def to_edge_order(csr: CSR, values: Any) -> Any:
+    """Per-edge ``values`` in ``csr``'s slot order put back in edge order (the inverse of
+    :func:`to_slot_order`; a new array unless the slots are the edges)."""
+    if csr.perm_is_identity:
+        return values
+    from arraygnn._namespace import get_namespace
+
+    out = get_namespace(values).empty_like(values)
+    out[csr.perm] = values
+    return out
+
+
+def slots_as_sources(csr: CSR) -> CSR:
+    """The CSR whose sources are ``csr``'s slots: slot ``j`` of row ``r`` becomes an edge
+    ``j -> r``, already in slot order (no sort). Over it, ``spmm`` / ``sddmm`` read a
+    slot-order per-edge array [E, ...] as source rows: per-edge features meet per-node
+    values without an [E, ...] gather of the node side."""
+    from arraygnn._namespace import get_namespace
+
+    xp = get_namespace(csr.indptr)
+    slots = xp.arange(csr.num_edges, dtype=csr.index_dtype)
+    rows = to_slot_order(csr, csr.dst)
+    return CSR._trusted(
+        csr.indptr, slots, slots, slots, rows, csr.num_edges, csr.num_dst_nodes, True
+    )
 
 
 def sddmm_slots(
