@@ -1,4 +1,5 @@
-"""Forward time of 2-layer GCN / SAGE / GAT(v2) / Transformer / TAG / Cheb / APPNP / GINE vs PyG.
+"""Forward time of 2-layer GCN / SAGE / GAT(v2) / Transformer / TAG / Cheb / APPNP / GINE / RGCN
+vs PyG.
 
 Graphs: a Cora-sized one (2,708 nodes, 10,556 edges, 1,433 features) and a 1M-node power-law
 one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_graph``. Each
@@ -25,6 +26,7 @@ import time
 import numpy as np
 
 EDGE_DIM = 4
+NUM_RELATIONS = 16  # RGCN rows: random edge types
 
 
 def _graph(num_nodes, num_edges, num_features, seed=0):
@@ -73,6 +75,16 @@ def _models(kind, fin, hidden, fout):
             gnn.GINEConv(torch.nn.Linear(fin, hidden), edge_dim=EDGE_DIM),
             gnn.GINEConv(torch.nn.Linear(hidden, fout), edge_dim=EDGE_DIM),
         ]
+    elif kind == "RGCN":  # per-relation mean, one weight per relation (PyG loops over them)
+        layers = [
+            gnn.RGCNConv(fin, hidden, NUM_RELATIONS),
+            gnn.RGCNConv(hidden, fout, NUM_RELATIONS),
+        ]
+    elif kind == "RGCN-bases":  # basis decomposition, sum aggregation
+        layers = [
+            gnn.RGCNConv(fin, hidden, NUM_RELATIONS, num_bases=4, aggr="add"),
+            gnn.RGCNConv(hidden, fout, NUM_RELATIONS, num_bases=4, aggr="add"),
+        ]
     else:
         raise ValueError(kind)
     return [m.eval() for m in layers]
@@ -114,6 +126,8 @@ KINDS = (
     "Cheb",
     "APPNP",
     "GINE",
+    "RGCN",
+    "RGCN-bases",
 )
 
 
@@ -125,11 +139,15 @@ def bench_graph(name, ei, x, repeat, hidden=64, fout=7, kinds=KINDS):
     tx, tei = torch.from_numpy(x), torch.from_numpy(ei.astype(np.int64))
     ea = np.random.default_rng(1).standard_normal((ei.shape[1], EDGE_DIM), np.float32)
     tea = torch.from_numpy(ea)
+    etype = np.random.default_rng(2).integers(0, NUM_RELATIONS, ei.shape[1])
+    tetype = torch.from_numpy(etype)
     rows = []
     for kind in kinds:
         ref = _models(kind, x.shape[1], hidden, fout)
         ours = [from_pyg(m) for m in ref]
         a, ta = (ea, tea) if kind.endswith("+edge") or kind == "GINE" else (None, None)
+        if kind.startswith("RGCN"):
+            a, ta = etype, tetype
         t0 = time.perf_counter()
         got = _forward_ours(ours, x, ei, a)  # first call: includes Numba compilation / cache
         cold = time.perf_counter() - t0

@@ -575,6 +575,52 @@ class Graph:
             for f, snap in snapshots:
                 f._restore(snap)
 
+    # ------------------------------------------------------------------ relation slices
+    def __getitem__(self, key: Any) -> Graph:
+        """The one-relation graph of edge type ``key``: DGL's ``g['plays']`` or
+        ``g['user', 'plays', 'game']``.
+
+        It shares the relation's ids, its cached CSR, its edge features and the node
+        features of its two node types with ``g`` (writes through either are seen by
+        both, as in DGL). A block slices to a block.
+
+        >>> import numpy as np
+        >>> g = heterograph({("user", "plays", "game"): (np.array([0, 1]), np.array([0, 0])),
+        ...                  ("user", "follows", "user"): (np.array([0]), np.array([1]))})
+        >>> rel = g["plays"]
+        >>> rel.num_src_nodes(), rel.num_dst_nodes(), rel.canonical_etypes
+        (2, 1, [('user', 'plays', 'game')])
+        """
+        if isinstance(key, tuple) and len(key) == 3 and any(isinstance(k, slice) for k in key):
+            raise TypeError(
+                "g[...]: slices over several edge types are not supported; index one edge "
+                f"type of {self.canonical_etypes}"
+            )
+        rel = self._rel(key)
+        c = rel.canonical
+        s, _, d = c
+        if self._is_block:
+            new = Graph(
+                {c: (rel.src, rel.dst)},
+                {s: self._num_src[s]},
+                {d: self._num_dst[d]},
+                is_block=True,
+                validate=False,
+            )
+            new._src_frames = {s: self._src_frames[s]}
+            new._dst_frames = {d: self._dst_frames[d]}
+        else:
+            types = {s: self._num_src[s], d: self._num_src[d]}
+            new = Graph({c: (rel.src, rel.dst)}, types, validate=False)
+            new._src_frames = {t: self._src_frames[t] for t in sorted(types)}
+            new._dst_frames = new._src_frames
+        new._rels = {c: rel}  # the same ids, CSR cache and edge frame
+        if self._batch_nodes is not None:
+            new._batch_nodes = {t: v for t, v in self._batch_nodes.items() if t in (s, d)}
+        if self._batch_edges is not None:
+            new._batch_edges = {c: self._batch_edges[c]}
+        return new
+
     # ------------------------------------------------------------------ devices / copies
     def _like(self, relations: Mapping[Canonical, tuple[Any, Any]]) -> Graph:
         return Graph(

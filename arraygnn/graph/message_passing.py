@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import to_numpy
+from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.function import BinaryMessage, CopyMessage, Reduce
 
 __all__ = [
@@ -382,7 +382,7 @@ def _fused_weight_layout(x: Any, w: Any) -> tuple[Any, Any, tuple] | None:
         return None
     n, e = x.shape[0], w.shape[0]
     if k == 0:
-        xr = x if x.ndim <= 2 else x.reshape(n, -1)
+        xr = x if x.ndim <= 2 else x.reshape(n, math.prod(fx))  # -1 fails for n == 0
         return xr, w.reshape(e), fx
     h = math.prod(fx[:k])
     rest = math.prod(fx[k:])
@@ -400,7 +400,8 @@ def _reduce_builtin_fused(g: Any, rel: Any, msg: Any, red: Reduce) -> Any | None
             return ops.scatter(x, rel.dst, n_dst, reduce=red.op)
         if msg.target == "u" and red.op in FUSED_REDUCES:
             if x.ndim > 3:
-                out = ops.spmm(g.csr(rel.canonical), x.reshape(x.shape[0], -1), reduce=red.op)
+                flat = x.reshape(x.shape[0], math.prod(x.shape[1:]))
+                out = ops.spmm(g.csr(rel.canonical), flat, reduce=red.op)
                 return out.reshape((n_dst,) + tuple(x.shape[1:]))
             return ops.spmm(g.csr(rel.canonical), x, reduce=red.op)
         return None
@@ -424,11 +425,19 @@ def _reduce_builtin_fused(g: Any, rel: Any, msg: Any, red: Reduce) -> Any | None
     if msg.op == "div":
         if dtype.kind != "f":
             dtype = np.result_type(dtype, np.float64)  # true division, as x / e
-        wr = 1.0 / wr.astype(dtype, copy=False)  # in the result's dtype, not e's
+        # DGL's lowering x * (1 / e), with 1 / e in the result's dtype (float32 for a
+        # float16 result: one rounding less than a float16 reciprocal)
+        e = wr.astype(np.float32 if dtype == np.float16 else dtype, copy=False)
+        xp = get_namespace(e)
+        with np.errstate(divide="ignore", over="ignore"):
+            wr = 1.0 / e
+        if bool((xp.isinf(wr) & (e != 0)).any()):
+            return None  # 1 / e overflows (a subnormal e): the unfused x / e stays finite
+    else:
+        wr = wr.astype(dtype, copy=False)
     xr = xr.astype(dtype, copy=False)
-    wr = wr.astype(dtype, copy=False)
     out = ops.spmm(g.csr(rel.canonical), xr, edge_weight=wr, reduce=red.op)
-    return out.reshape((n_dst,) + fshape)
+    return out.astype(dtype, copy=False).reshape((n_dst,) + fshape)
 
 
 def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> dict[str, Any]:

@@ -18,6 +18,7 @@ RULE: ``weight`` names a feature multiplied into ``feat`` first (DGL: no normali
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -134,7 +135,7 @@ def _softmax(where: str, graph: Any, feat: str, kind: str, typ: Any) -> Any:
     n, b = int(x.shape[0]), int(ptr.shape[0]) - 1
     owner = repeat_counts(xp, xp.arange(b, dtype=np.int64), ptr[1:] - ptr[:-1])
     rows = xp.stack([xp.arange(n, dtype=np.int64), owner])
-    flat = x if x.ndim <= 2 else x.reshape(n, -1)  # edge_softmax takes [E] or [E, H]
+    flat = x if x.ndim <= 2 else x.reshape(n, math.prod(x.shape[1:]))  # [E] or [E, H] only
     return _ops().edge_softmax(rows, flat, num_dst_nodes=b).reshape(x.shape)
 
 

@@ -16,7 +16,8 @@ from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
-from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential
+from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
+from arraygnn.nn.linear import MLP, BatchNorm, LayerNorm, Linear, Sequential
 from arraygnn.nn.readout import (
     AttentionalAggregation,
     AvgPooling,
@@ -27,6 +28,7 @@ from arraygnn.nn.readout import (
     global_max_pool,
     global_mean_pool,
 )
+from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv, propagate_hops
 from arraygnn.nn.transformer_conv import TransformerConv
@@ -35,6 +37,7 @@ from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
 __all__ = [
     "Linear",
     "BatchNorm",
+    "LayerNorm",
     "Sequential",
     "MLP",
     "GCNConv",
@@ -49,6 +52,11 @@ __all__ = [
     "TAGConv",
     "ChebConv",
     "TransformerConv",
+    "RGCNConv",
+    "RelGraphConv",
+    "TypedLinear",
+    "HeteroConv",
+    "HeteroGraphConv",
     "gcn_norm",
     "add_remaining_self_loops",
     "propagate_hops",

@@ -26,7 +26,7 @@ from arraygnn._namespace import (
 )
 from arraygnn.nn._module import Module, layer_size
 
-__all__ = ["Linear", "BatchNorm", "Sequential", "MLP", "get_activation", "glorot"]
+__all__ = ["Linear", "BatchNorm", "LayerNorm", "Sequential", "MLP", "get_activation", "glorot"]
 
 
 def _relu(x: Any) -> Any:
@@ -205,6 +205,58 @@ class BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.num_features}, eps={self.eps}"
+
+
+class LayerNorm(Module):
+    """Layer normalisation over the last dimension, ``torch.nn.LayerNorm`` names and maths.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias`` with the mean and the biased
+    variance of each row's last ``normalized_shape`` entries.
+
+    >>> import numpy as np
+    >>> LayerNorm(3, dtype=np.float64)(np.array([[1.0, 2.0, 3.0]])).round(3).tolist()
+    [[-1.225, 0.0, 1.225]]
+
+    Shapes:
+        - input / output: ``(*, normalized_shape)``
+    """
+
+    _param_names = ("weight", "bias")
+
+    def __init__(
+        self,
+        normalized_shape: int,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        *,
+        dtype: Any = np.float32,
+    ) -> None:
+        if isinstance(normalized_shape, (tuple, list)) and len(normalized_shape) == 1:
+            normalized_shape = normalized_shape[0]
+        n = self.normalized_shape = layer_size("LayerNorm", "normalized_shape", normalized_shape)
+        if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, (int, float, np.number)):
+            raise TypeError(f"LayerNorm: eps must be a number, got {eps!r}")
+        if not eps > 0:
+            raise ValueError(f"LayerNorm: eps must be > 0, got {eps}")
+        self.eps = float(eps)
+        self.weight = np.ones(n, dtype=dtype) if elementwise_affine else None
+        self.bias = np.zeros(n, dtype=dtype) if elementwise_affine and bias else None
+
+    def __call__(self, x: Any) -> Any:
+        _check_features(x, self.normalized_shape, "LayerNorm input", self.weight)
+        xp = get_namespace(x)
+        centred = x - x.mean(axis=-1, keepdims=True)
+        var = (centred * centred).mean(axis=-1, keepdims=True)
+        out = centred / xp.sqrt(var + self.eps)
+        if self.weight is not None:
+            out = out * self.weight
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}"
 
 
 class Sequential(Module):

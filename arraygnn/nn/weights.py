@@ -23,6 +23,7 @@ the layer does not have (PyG ``GCNConv(aggr='max')``), ``flow='target_to_source'
 
 from __future__ import annotations
 
+import warnings
 from functools import partial
 from typing import Any
 
@@ -33,8 +34,10 @@ from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
-from arraygnn.nn.linear import MLP, BatchNorm, Linear, Sequential, _elu, _leaky_relu
+from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
+from arraygnn.nn.linear import MLP, BatchNorm, LayerNorm, Linear, Sequential, _elu, _leaky_relu
 from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling
+from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv
 from arraygnn.nn.transformer_conv import TransformerConv
@@ -173,10 +176,26 @@ def from_torch(module: Any) -> Module:
             )
         layer = BatchNorm(module.num_features, module.eps, module.affine, dtype=dtype)
         return _load(layer, module, "pyg")
+    if isinstance(module, nn.LayerNorm):
+        if len(module.normalized_shape) != 1:
+            raise ValueError(
+                "from_torch: LayerNorm over more than the last dimension "
+                f"(normalized_shape={tuple(module.normalized_shape)}) is not supported"
+            )
+        layer = LayerNorm(
+            module.normalized_shape[0],
+            module.eps,
+            module.elementwise_affine,
+            bias=getattr(module, "bias", None) is not None,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
     if isinstance(module, nn.Sequential):
         steps: list[Any] = []
         for i, child in enumerate(module):
-            if isinstance(child, (nn.Linear, nn.BatchNorm1d, nn.Sequential)) or _is_pyg(child):
+            if isinstance(child, (nn.Linear, nn.BatchNorm1d, nn.LayerNorm, nn.Sequential)) or (
+                _is_pyg(child)
+            ):
                 steps.append(from_torch(child) if not _is_pyg(child) else from_pyg(child))
             elif isinstance(child, nn.Dropout):
                 steps.append(lambda x: x)  # inference: dropout is the identity
@@ -377,6 +396,26 @@ def from_pyg(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
+    if kind in ("RGCNConv", "FastRGCNConv"):
+        supported = ("sum", "mean") if kind == "FastRGCNConv" else ("sum", "mean", "max", "min")
+        aggr = _pyg_aggr(module, kind, supported)
+        layer = RGCNConv(
+            module.in_channels,
+            module.out_channels,
+            module.num_relations,
+            num_bases=module.num_bases,
+            num_blocks=module.num_blocks,
+            aggr=aggr,
+            root_weight=module.root is not None,
+            bias=module.bias is not None,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
+    if kind == "HeteroConv":
+        convs = {edge_type: from_pyg(conv) for edge_type, conv in module.convs.items()}
+        with warnings.catch_warnings():  # PyG warned about unreached node types already
+            warnings.simplefilter("ignore")
+            return HeteroConv(convs, aggr=module.aggr)
     raise TypeError(f"from_pyg: no arraygnn layer for torch_geometric's {kind}")
 
 
@@ -492,4 +531,40 @@ def from_dgl(module: Any) -> Module:
         eps = _eps(module)
         layer = GINEConv(inner, eps, dtype=dtype)
         return _load(layer, module, "dgl")
+    if kind == "RelGraphConv":
+        typed = module.linear_r
+        layer = RelGraphConv(
+            typed.in_size,
+            typed.out_size,
+            typed.num_types,
+            regularizer=typed.regularizer,
+            num_bases=getattr(typed, "num_bases", None),
+            bias=bool(module.bias),
+            activation=_activation(module.activation, "from_dgl: RelGraphConv"),
+            self_loop=bool(module.self_loop),
+            layer_norm=bool(module.layer_norm),
+            dtype=dtype,
+        )
+        if module.layer_norm:
+            ln = module.layer_norm_weight
+            layer.layer_norm_weight.eps = float(ln.eps)
+        return _load(layer, module, "dgl")
+    if kind == "HeteroGraphConv":
+        mods = {key: from_dgl(mod) for key, mod in module.mod_dict.items()}
+        return HeteroGraphConv(mods, aggregate=_dgl_cross_aggregate(module.agg_fn))
     raise TypeError(f"from_dgl: no arraygnn layer for DGL's {kind}")
+
+
+def _dgl_cross_aggregate(agg_fn: Any) -> str:
+    """The name of DGL HeteroGraphConv's built-in aggregation (``partial(_agg_func,
+    fn=_sum_reduce_func)`` or ``_stack_agg_func``); a custom function is a ``ValueError``
+    (it works on torch tensors)."""
+    fn = getattr(agg_fn, "keywords", {}).get("fn") if isinstance(agg_fn, partial) else agg_fn
+    name = getattr(fn, "__name__", "")
+    for builtin in ("sum", "max", "min", "mean", "stack"):
+        if name in (f"_{builtin}_reduce_func", f"_{builtin}_agg_func"):
+            return builtin
+    raise ValueError(
+        "from_dgl: HeteroGraphConv with a custom aggregate function cannot be converted "
+        "(it works on torch tensors); build HeteroGraphConv(mods, aggregate=your_array_fn)"
+    )

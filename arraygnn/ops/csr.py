@@ -320,16 +320,18 @@ def as_csr(
     num_src_nodes: int | None,
     num_dst_nodes: int | None,
     name: str = "edge_index",
+    src_from: str = "num_src_nodes={} was given",
 ) -> CSR:
     """``edge_index`` itself when it is a CSR of the given sizes, else ``to_csr`` of it.
 
-    A ``None`` size takes the CSR's own; a given size that differs raises ``ValueError``.
+    A ``None`` size takes the CSR's own; a given size that differs raises ``ValueError``
+    (``src_from`` says where the source count came from, e.g. the features' rows).
     """
     if isinstance(edge_index, CSR):
         if num_src_nodes is not None and int(num_src_nodes) != edge_index.num_src_nodes:
             raise ValueError(
                 f"{name} is a CSR with num_src_nodes={edge_index.num_src_nodes}, "
-                f"but the source features have {int(num_src_nodes)} rows"
+                f"but {src_from.format(int(num_src_nodes))}"
             )
         if num_dst_nodes is not None and int(num_dst_nodes) != edge_index.num_dst_nodes:
             raise ValueError(

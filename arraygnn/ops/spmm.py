@@ -91,11 +91,21 @@ def _spmm(
         raise ValueError("x must have at least one dimension (nodes), got a 0-d array")
     if num_dst_nodes is not None:
         num_dst_nodes = check_size("num_dst_nodes", num_dst_nodes)
+    rows = "the source features x have {} rows"
     if isinstance(edge_index, CSR):
-        csr = as_csr(edge_index, int(x.shape[0]), num_dst_nodes)
+        csr = as_csr(edge_index, int(x.shape[0]), num_dst_nodes, src_from=rows)
+    elif num_dst_nodes is None:
+        try:
+            csr = as_csr(edge_index, int(x.shape[0]), int(x.shape[0]), src_from=rows)
+        except ValueError as err:
+            if "targets" not in str(err):
+                raise
+            raise ValueError(
+                f"{err} (num_dst_nodes defaults to x.shape[0] = {int(x.shape[0])}; pass "
+                "num_dst_nodes for a bipartite graph)"
+            ) from None
     else:
-        n_dst = int(x.shape[0]) if num_dst_nodes is None else num_dst_nodes
-        csr = as_csr(edge_index, int(x.shape[0]), n_dst)
+        csr = as_csr(edge_index, int(x.shape[0]), num_dst_nodes, src_from=rows)
     n_dst = csr.num_dst_nodes
     num_edges = csr.num_edges
 

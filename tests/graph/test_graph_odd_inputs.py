@@ -373,6 +373,57 @@ def test_fused_u_div_e_takes_the_reciprocal_in_the_result_dtype(xdt, edt):
     assert abs(float(got) - want) <= 4 * np.finfo(g.ndata["h"].dtype).eps * want
 
 
+@pytest.mark.parametrize(
+    "dtype, x, e",
+    [(np.float16, 0.5, 1e-5), (np.float32, 1e-30, 1e-39), (np.float64, 1e-300, 1e-310)],
+)
+def test_fused_u_div_e_with_a_subnormal_e_stays_finite(dtype, x, e):
+    """1 / e overflows for a subnormal e; x * (1 / e) was inf where x / e is finite (the
+    fused path now steps aside), and apply_edges agrees."""
+    g = graph((np.array([0]), np.array([1])), num_nodes=2)
+    g.ndata["x"] = np.array([x, 0], dtype=dtype)
+    g.edata["w"] = np.array([e], dtype=dtype)
+    g.update_all(fn.u_div_e("x", "w", "m"), fn.sum("m", "h"))
+    want = np.array([x], dtype) / np.array([e], dtype)
+    assert np.isfinite(want).all() and g.ndata["h"][1] == want[0]
+    g.apply_edges(fn.u_div_e("x", "w", "q"))
+    assert g.edata["q"][0] == want[0]
+
+
+def test_fused_u_div_e_in_float16_equals_the_udf():
+    """float16: 1 / e is taken in float32, so the fused sum equals x / e rounded once."""
+    rng = np.random.default_rng(0)
+    g = graph((np.arange(200) % 7, np.arange(200) % 5), num_nodes=7)
+    g.ndata["x"] = rng.uniform(1, 2, 7).astype(np.float16)
+    g.edata["w"] = rng.uniform(1, 2, 200).astype(np.float16)
+    g.update_all(fn.u_div_e("x", "w", "m"), fn.max("m", "fused"))
+    g.update_all(lambda edges: {"m": edges.src["x"] / edges.data["w"]}, fn.max("m", "udf"))
+    np.testing.assert_array_equal(g.ndata["fused"], g.ndata["udf"])
+
+
+def test_empty_graphs_with_high_rank_features():
+    """x.reshape(0, -1) cannot infer -1: copy_u of [0, 2, 2, 2], u_mul_e of [0, 2, 3] and
+    the softmaxes of [0, 2, 3] raised NumPy's reshape error on empty inputs."""
+    from arraygnn.graph.readout import softmax_edges, softmax_nodes
+
+    empty = graph((np.zeros(0, np.int64), np.zeros(0, np.int64)), num_nodes=0)
+    empty.ndata["h"] = np.zeros((0, 2, 2, 2))
+    empty.update_all(fn.copy_u("h", "m"), fn.sum("m", "o"))
+    assert empty.ndata["o"].shape == (0, 2, 2, 2)
+    empty.ndata["x"] = np.zeros((0, 2, 3))
+    empty.edata["w"] = np.zeros(0)
+    empty.update_all(fn.u_mul_e("x", "w", "m"), fn.sum("m", "y"))
+    assert empty.ndata["y"].shape == (0, 2, 3)
+    assert softmax_nodes(empty, "x").shape == (0, 2, 3)
+    no_edges = graph((np.zeros(0, np.int64), np.zeros(0, np.int64)), num_nodes=3)
+    no_edges.edata["s"] = np.zeros((0, 2, 3))
+    assert softmax_edges(no_edges, "s").shape == (0, 2, 3)
+    no_edges.ndata["x"] = np.ones((3, 2, 3))
+    no_edges.edata["w"] = np.zeros(0)
+    no_edges.update_all(fn.u_mul_e("x", "w", "m"), fn.sum("m", "y"))
+    assert no_edges.ndata["y"].tolist() == np.zeros((3, 2, 3)).tolist()
+
+
 def test_fanouts_below_minus_one_and_non_int_hops_are_refused():
     from arraygnn.nn import propagate_hops
 

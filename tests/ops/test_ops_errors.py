@@ -171,6 +171,31 @@ def test_validate_setting_compares_with_the_reference():
         ops.sddmm(ops.to_csr(EI, 4, 4), x, x, "dot")  # the CSR-slot kernel and its reference
 
 
+def test_validate_setting_accepts_summation_order_differences():
+    """A long float32 dot with cancellation rounds differently in any order: the kernel's
+    result (closer to the exact value here) was flagged against the reference's."""
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(4096) * 100).astype(np.float32)
+    b = rng.standard_normal(4096) * 100
+    a64 = a.astype(np.float64)
+    b = (b - a64 * (a64 @ b) / (a64 @ a64)).astype(np.float32)  # nearly orthogonal to a
+    ei = np.array([[0], [0]])
+    with config(validate=True):
+        got = ops.sddmm(ei, a[None], b[None], "dot")
+    exact = a64 @ b.astype(np.float64)
+    assert abs(float(got[0, 0]) - exact) <= abs(float((a * b).sum()) - exact) + 1e-2
+
+
+def test_csr_size_mismatch_messages_name_their_source():
+    csr = ops.to_csr(EI, 4, 4)
+    with pytest.raises(ValueError, match="num_src_nodes=4, but num_src_nodes=5 was given"):
+        ops.to_csr(csr, 5, 4)
+    with pytest.raises(ValueError, match="the source features x have 3 rows"):
+        ops.spmm(csr, np.ones((3, 2)))
+    with pytest.raises(ValueError, match=r"num_dst_nodes defaults to x.shape\[0\] = 3"):
+        ops.spmm(np.array([[0, 1], [1, 3]]), np.ones((3, 2)))  # bipartite, no num_dst_nodes
+
+
 def _csr_parts():
     """A valid CSR's parts as fresh writable int64 arrays (3 sources, 2 targets, 4 edges)."""
     src = np.array([2, 0, 1, 0])
