@@ -194,6 +194,8 @@ def relational_propagate(
     row_bytes = max(int(np.prod(table.shape[1:])) * np.dtype(dtype).itemsize, 1)
     step = max(1, int(CHUNK_BYTES if chunk_bytes is None else chunk_bytes) // row_bytes)
     rel_ptr = rows.rel_ptr
+    present = np.flatnonzero(rel_ptr[1:] > rel_ptr[:-1])  # relations that have rows
+    ends = rel_ptr[present + 1]
     for start in range(0, num_rows, step):
         stop = min(num_rows, start + step)
         if start == 0 and stop == num_rows:
@@ -202,17 +204,16 @@ def relational_propagate(
             first, last = int(csr.indptr[start]), int(csr.indptr[stop])
             chunk_w = None if w_slots is None else w_slots[first:last]
             agg = spmm_slots(_row_range(csr, start, stop), table, chunk_w, reduce)
-        r = int(np.searchsorted(rel_ptr, start, side="right")) - 1
-        while r < rel_ptr.shape[0] - 1 and rel_ptr[r] < stop:
+        for r in present[int(np.searchsorted(ends, start, side="right")) :]:
             a, b = max(int(rel_ptr[r]), start), min(int(rel_ptr[r + 1]), stop)
-            if a < b:
-                h = agg[a - start : b - start]
-                if weight is not None:
-                    h = h @ weight[r]
-                elif blocks is not None:
-                    h = _block_product(h, blocks[r])
-                out[rows.row_dst[a:b]] += h  # one row per target within a relation
-            r += 1
+            if a >= stop:
+                break
+            h = agg[a - start : b - start]
+            if weight is not None:
+                h = h @ weight[r]
+            elif blocks is not None:
+                h = _block_product(h, blocks[r])
+            out[rows.row_dst[a:b]] += h  # one row per target within a relation
     return out
 
 
@@ -283,10 +284,11 @@ class _RelationalBase(Module):
                 )
             xp = get_namespace(weight)
             x_src_ids = xp.asarray(x_src_ids)
+            csr = csr_of(inp)  # checks the edge ids before they index x
             # column of edge e: row (r, x[src_e]) of the stacked [R * in, out] weights
-            key = xp.asarray(etype).astype(np.int64) * self.in_src + x_src_ids[inp.src]
+            key = xp.asarray(etype).astype(np.int64) * self.in_src + x_src_ids[csr.src]
             rows = relation_rows(
-                csr_of(inp),
+                csr,
                 etype,
                 self.num_relations,
                 inp.num_src,
