@@ -19,7 +19,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_attr, check_edge_weight, csr_of, parse_input
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.linear import MLP, Linear, Sequential, _check_features
+from arraygnn.nn.linear import MLP, Linear, Sequential, _check_features, get_activation
 
 __all__ = ["GINConv", "GINEConv"]
 
@@ -47,7 +47,9 @@ def _root_and_update(layer: Any, name: str, out: Any, inp: Any) -> Any:
                 f"({tuple(inp.x_src.shape)} vs {tuple(inp.x_dst.shape)})"
             )
         out = out + (1 + layer.eps.astype(out.dtype)[0]) * inp.x_dst
-    return layer.nn(out) if layer.nn is not None else out
+    out = layer.nn(out) if layer.nn is not None else out
+    activation = getattr(layer, "activation", None)
+    return activation(out) if activation is not None else out
 
 
 def _apply_func_to_nn(values: dict[str, Any]) -> dict[str, Any]:
@@ -68,6 +70,7 @@ class GINConv(Module):
             ``Module``), or ``None`` for none (DGL's ``apply_func=None``).
         eps: the ``eps`` value (stored as a ``(1,)`` array like PyG / DGL).
         aggregator_type: ``'sum'`` (default), ``'mean'`` or ``'max'``.
+        activation: applied after ``nn`` (DGL's ``activation``; a name or a callable).
 
     Call as ``conv(x, edge_index)``, ``conv((x_src, x_dst), edge_index)``, ``conv(graph,
     feat, edge_weight=None)`` or ``conv(block, feat)``.
@@ -93,9 +96,11 @@ class GINConv(Module):
         eps: float = 0.0,
         aggregator_type: str = "sum",
         *,
+        activation: Any = None,
         dtype: Any = np.float32,
     ) -> None:
         _init_gin(self, "GINConv", nn, eps, aggregator_type, dtype)
+        self.activation = get_activation(activation)
 
     def __call__(
         self, graph_or_x: Any, feat_or_edge_index: Any, edge_weight: Any = None, size: Any = None

@@ -60,7 +60,8 @@ class SAGEConv(Module):
 
     Parameter names (PyG): ``lin_l.weight`` ``(out, in_src)``, ``lin_l.bias``,
     ``lin_r.weight`` ``(out, in_dst)``, ``lin.weight`` / ``lin.bias`` ``(in_src, in_src)``
-    for projection. DGL names (``fc_neigh``, ``fc_self``, ``fc_pool``, ``bias``) load too.
+    for projection. DGL names (``fc_neigh``, ``fc_self`` with its bias, ``fc_pool``, ``bias``)
+    load too.
     """
 
     _child_names = ("lin", "lin_l", "lin_r")
@@ -167,20 +168,27 @@ class SAGEConv(Module):
         "fc_pool.weight": "lin.weight",
         "fc_pool.bias": "lin.bias",
     }
+    #: where DGL keeps the one output bias: DGL >= 1.0 in ``fc_self`` (every aggregator but
+    #: 'gcn'), DGL 0.8 / 0.9 in ``bias``, DGL < 0.8 in ``fc_neigh``; each is added once
+    _DGL_BIASES = ("fc_self.bias", "bias", "fc_neigh.bias")
 
     def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key, value in values.items():
-            if key == "fc_neigh.bias":  # DGL < 0.8 kept the bias inside fc_neigh
-                continue
-            out[self._DGL.get(key, key)] = value
-        if "fc_neigh.bias" in values:
-            extra = values["fc_neigh.bias"]
-            out["lin_l.bias"] = out["lin_l.bias"] + extra if "lin_l.bias" in out else extra
+            if key not in self._DGL_BIASES:
+                out[self._DGL.get(key, key)] = value
+        for key in self._DGL_BIASES:
+            if key in values:
+                extra = values[key]
+                out["lin_l.bias"] = out["lin_l.bias"] + extra if "lin_l.bias" in out else extra
         return out
 
     def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        """DGL >= 1.0's names: the bias in ``fc_self`` (``bias`` for 'gcn', which has no
+        ``fc_self``)."""
         back = {v: k for k, v in self._DGL.items()}
+        if self.aggregator_type != "gcn":
+            back["lin_l.bias"] = "fc_self.bias"
         return {back[k]: v for k, v in values.items()}
 
     def extra_repr(self) -> str:

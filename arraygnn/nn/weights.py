@@ -457,8 +457,10 @@ def from_dgl(module: Any) -> Module:
         aggr = module._aggre_type
         if aggr not in ("mean", "gcn", "pool"):
             raise ValueError(f"from_dgl: SAGEConv aggregator {aggr!r} is not supported")
-        has_bias = getattr(module, "bias", None) is not None or (
-            getattr(module.fc_neigh, "bias", None) is not None
+        has_bias = any(  # DGL >= 1.0: fc_self.bias; 0.8 / 0.9: bias; older: fc_neigh.bias
+            getattr(owner, "bias", None) is not None
+            for owner in (module, module.fc_neigh, getattr(module, "fc_self", None))
+            if owner is not None
         )
         layer = SAGEConv(
             (module._in_src_feats, module._in_dst_feats),
@@ -524,7 +526,8 @@ def from_dgl(module: Any) -> Module:
     if kind == "GINConv":
         inner = from_torch(module.apply_func) if module.apply_func is not None else None
         eps = _eps(module) if isinstance(module.eps, torch.Tensor) else 0.0
-        layer = GINConv(inner, eps, module._aggregator_type, dtype=dtype)
+        act = _activation(getattr(module, "activation", None), "from_dgl: GINConv activation")
+        layer = GINConv(inner, eps, module._aggregator_type, activation=act, dtype=dtype)
         return _load(layer, module, "dgl")
     if kind == "GINEConv":
         inner = from_torch(module.apply_func) if module.apply_func is not None else None

@@ -79,7 +79,8 @@ def test_sage_conv_dgl_names(dtype, aggr, out):
     ns, nd, f = 20, 8, 6
     ei = random_graph(rng, ns, nd, num_edges=40, isolated=1)
     x = rng.standard_normal((ns, f)).astype(dtype)
-    state = {"fc_neigh.weight": rng.standard_normal((out, f)), "bias": rng.standard_normal(out)}
+    bias_name = "bias" if aggr == "gcn" else "fc_self.bias"  # DGL >= 1.0's layout
+    state = {"fc_neigh.weight": rng.standard_normal((out, f)), bias_name: rng.standard_normal(out)}
     if aggr != "gcn":
         state["fc_self.weight"] = rng.standard_normal((out, f))
     if aggr == "pool":
@@ -96,7 +97,7 @@ def test_sage_conv_dgl_names(dtype, aggr, out):
     else:
         p = np.maximum(xs @ state["fc_pool.weight"].T + state["fc_pool.bias"], 0)
         neigh = np.array([p[a[i] > 0].max(0) if deg[i] else np.zeros(f) for i in range(nd)])
-    ref = neigh @ state["fc_neigh.weight"].T + state["bias"]
+    ref = neigh @ state["fc_neigh.weight"].T + state[bias_name]
     if aggr != "gcn":
         ref = ref + xd @ state["fc_self.weight"].T
     _check(f"SAGEConv DGL {aggr} out={out}", conv(FakeBlock(ei, ns, nd), x), ref, dtype)
@@ -104,6 +105,10 @@ def test_sage_conv_dgl_names(dtype, aggr, out):
     assert set(back) == set(state)
     again = agnn.SAGEConv(f, out, aggr, dtype=dtype).load_state_dict(back)  # auto-detects DGL
     np.testing.assert_array_equal(again(FakeBlock(ei, ns, nd), x), conv(FakeBlock(ei, ns, nd), x))
+    legacy = dict(state)  # DGL 0.8 / 0.9: a bias-free fc_self and a separate bias
+    legacy["bias"] = legacy.pop(bias_name)
+    old = agnn.SAGEConv(f, out, aggr, dtype=dtype).load_state_dict(legacy, format="dgl")
+    np.testing.assert_array_equal(old(FakeBlock(ei, ns, nd), x), conv(FakeBlock(ei, ns, nd), x))
 
 
 def test_sage_conv_legacy_dgl_bias_in_fc_neigh():

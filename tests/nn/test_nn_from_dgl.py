@@ -27,17 +27,43 @@ class GraphConv(torch.nn.Module):
 
 
 class SAGEConv(torch.nn.Module):
-    def __init__(self, fin, fout, aggr):
+    """DGL >= 1.0 keeps the bias in ``fc_self`` (a separate ``bias`` only for 'gcn');
+    ``layout='0.8'`` is DGL 0.8 / 0.9's bias-free ``fc_self`` and separate ``bias``."""
+
+    def __init__(self, fin, fout, aggr, layout="1.x"):
         super().__init__()
         self._in_src_feats = self._in_dst_feats = fin
         self._out_feats, self._aggre_type = fout, aggr
         self.norm, self.activation = None, None
         if aggr == "pool":
             self.fc_pool = torch.nn.Linear(fin, fin)
-        if aggr != "gcn":
-            self.fc_self = torch.nn.Linear(fin, fout, bias=False)
         self.fc_neigh = torch.nn.Linear(fin, fout, bias=False)
-        self.bias = torch.nn.Parameter(torch.randn(fout))
+        if aggr != "gcn":
+            self.fc_self = torch.nn.Linear(fin, fout, bias=layout == "1.x")
+            if layout == "1.x":
+                torch.nn.init.normal_(self.fc_self.bias)
+        if aggr == "gcn" or layout != "1.x":
+            self.bias = torch.nn.Parameter(torch.randn(fout))
+        else:
+            self.register_buffer("bias", None)
+
+    def reference(self, x, a):
+        """DGL's forward on a dense adjacency ``a[dst, src]`` (float64)."""
+        p = {k: v.detach().double().numpy() for k, v in self.state_dict().items()}
+        deg = a.sum(1, keepdims=True)
+        if self._aggre_type == "mean":
+            neigh = (a @ x) / np.maximum(deg, 1)
+        elif self._aggre_type == "gcn":
+            neigh = (a @ x + x) / (deg + 1)
+        else:  # pool: relu(fc_pool(x)) then max over in-neighbours (0 without any)
+            h = np.maximum(x @ p["fc_pool.weight"].T + p["fc_pool.bias"], 0)
+            neigh = np.array(
+                [h[a[i] > 0].max(0) if a[i].any() else 0 * h[0] for i in range(len(a))]
+            )
+        out = neigh @ p["fc_neigh.weight"].T
+        if self._aggre_type != "gcn":
+            out = out + x @ p["fc_self.weight"].T + p.get("fc_self.bias", 0)
+        return out + p.get("bias", 0)
 
 
 class GATConv(torch.nn.Module):
@@ -93,11 +119,12 @@ class GATv2Conv(torch.nn.Module):
 
 
 class GINConv(torch.nn.Module):
-    def __init__(self, apply_func, eps):
+    def __init__(self, apply_func, eps, activation=None):
         super().__init__()
         self.apply_func = apply_func
         self._aggregator_type = "sum"
         self.register_buffer("eps", torch.FloatTensor([eps]))
+        self.activation = activation  # DGL >= 0.8: applied after apply_func
 
 
 def _dense(ei, n):
@@ -125,21 +152,31 @@ def test_from_dgl_graph_conv_and_gin():
     with torch.no_grad():
         expected = mlp(torch.from_numpy((1.3 * x + a @ x).astype(np.float32))).numpy()
     assert rel_err(gin(x, ei), expected) < 1e-5
+    # DGL's activation after apply_func is carried over (it used to be dropped silently)
+    gin = agnn.from_dgl(GINConv(mlp, 0.3, activation=torch.nn.functional.relu))
+    assert rel_err(gin(x, ei), np.maximum(expected, 0)) < 1e-5
+    assert (expected < 0).any()
+    with pytest.raises(ValueError, match="GINConv activation"):
+        agnn.from_dgl(GINConv(mlp, 0.3, activation=torch.nn.GELU()))
 
 
+@pytest.mark.parametrize("layout", ["1.x", "0.8"])
 @pytest.mark.parametrize("aggr", ["mean", "gcn", "pool"])
-def test_from_dgl_sage(aggr):
+def test_from_dgl_sage(aggr, layout):
     torch.manual_seed(1)
     rng = np.random.default_rng(1)
-    ei = random_graph(rng, 10, isolated=0)
+    ei = random_graph(rng, 10, isolated=2)
     x = rng.standard_normal((10, 4)).astype(np.float32)
-    ref = SAGEConv(4, 3, aggr)
+    ref = SAGEConv(4, 3, aggr, layout)
     conv = agnn.from_dgl(ref)
     assert conv.aggregator_type == aggr
+    assert rel_err(conv(x, ei), ref.reference(x.astype(np.float64), _dense(ei, 10))) < 1e-5
     again = agnn.SAGEConv(4, 3, aggr).load_state_dict(
         {k: v.numpy() for k, v in ref.state_dict().items()}, format="dgl"
     )
     np.testing.assert_array_equal(conv(x, ei), again(x, ei))
+    if layout == "1.x":  # exported under DGL >= 1.0's names, loadable into the module
+        assert sorted(conv.state_dict(format="dgl")) == sorted(ref.state_dict())
 
 
 def test_from_dgl_gat_keeps_heads_axis():
