@@ -73,7 +73,18 @@ def _check_edge_index(layer: str, edge_index: Any) -> None:
 
 
 #: layers whose maths is written for [N, F] only (the others broadcast over middle dims)
-_TWO_D_ONLY = ("GATConv", "GATv2Conv", "GraphConv", "TransformerConv")
+_TWO_D_ONLY = (
+    "GATConv",
+    "GATv2Conv",
+    "GraphConv",
+    "TransformerConv",
+    "RGCNConv",
+    "RelGraphConv",
+)
+
+
+#: layers whose call takes PyG's ``size=(num_src, num_dst)``
+_TAKES_SIZE = ("GATConv", "GATv2Conv", "GINConv", "GINEConv", "SAGEConv", "TransformerConv")
 
 
 def _check_feat(layer: str, x: Any, what: str) -> None:
@@ -118,6 +129,11 @@ def parse_input(
     else:
         _check_edge_index(layer, second)
         src, dst = second[0], second[1]
+    if isinstance(first, list) and not all(a is None or is_array(a) for a in first):
+        raise TypeError(
+            f"{layer}: x must be a NumPy or CuPy array (or a pair (x_src, x_dst) of them), "
+            "got a list of numbers; convert it with np.asarray"
+        )
     if isinstance(first, (tuple, list)):
         if len(first) != 2:
             raise ValueError(
@@ -133,7 +149,10 @@ def parse_input(
         elif size is not None:
             num_dst = int(size[1])
         else:
-            raise ValueError(f"{layer}: x[1] is None; pass size=(num_src, num_dst)")
+            raise ValueError(
+                f"{layer}: x[1] is None; pass the destination features as x[1]"
+                + (", or size=(num_src, num_dst)" if layer in _TAKES_SIZE else "")
+            )
         homogeneous = False
     else:
         _check_feat(layer, first, "x")

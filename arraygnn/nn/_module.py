@@ -133,7 +133,7 @@ class Module:
         """
         native = dict(self._named_arrays())
         if format == "pyg":
-            return native
+            return self._export_pyg(native)
         if format == "dgl":
             if not self._dgl_supported:
                 raise ValueError(f"{type(self).__name__} has no DGL parameter naming")
@@ -207,6 +207,24 @@ class Module:
         """Hook: rename PyG spellings onto ours. Default: PyG's ``BatchNorm`` wraps torch's,
         so ``norms.0.module.weight`` becomes ``norms.0.weight``."""
         return {_BATCHNORM_WRAPPER.sub(r"\1norms.\2.", k): v for k, v in values.items()}
+
+    def _export_pyg(self, native: dict[str, Any]) -> dict[str, Any]:
+        """Hook: PyG's names for this layer's native ones (default: the same), applied to
+        every sub-layer's entries in turn (an ``MLP`` inside a ``GINConv`` names its batch
+        norms ``norms.0.module.*`` as PyG's does)."""
+        out = dict(native)
+        for child in self._child_names:
+            sub = getattr(self, child, None)
+            if not isinstance(sub, Module):
+                continue
+            head = f"{child}."
+            part = {k[len(head) :]: v for k, v in native.items() if k.startswith(head)}
+            if not part:
+                continue
+            for key in part:
+                del out[head + key]
+            out.update({head + k: v for k, v in sub._export_pyg(part).items()})
+        return out
 
     def _ignorable(self, key: str) -> bool:
         """Hook: keys that may be present in a foreign state dict and carry nothing."""

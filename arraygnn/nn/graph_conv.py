@@ -347,7 +347,7 @@ class GCNConv(Module):
     def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
         from arraygnn.ops.slot_order import spmm_slots
 
-        if isinstance(x_or_graph, (tuple, list)):
+        if isinstance(x_or_graph, (tuple, list)) and len(x_or_graph) == 2:
             raise ValueError(
                 "GCNConv received a pair of node features (x_src, x_dst) but does not support "
                 "bipartite message passing (as PyG); use GraphConv or SAGEConv instead"

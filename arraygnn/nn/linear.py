@@ -12,6 +12,7 @@ dicts load by name without transposes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,6 +26,8 @@ from arraygnn._namespace import (
     torch_hint,
 )
 from arraygnn.nn._module import Module, layer_size
+
+_NORM_EXPORT = re.compile(r"^norms\.(\d+)\.")
 
 __all__ = ["Linear", "BatchNorm", "LayerNorm", "Sequential", "MLP", "get_activation", "glorot"]
 
@@ -370,6 +373,11 @@ class MLP(Module):
             if self.act is not None and not self.act_first:
                 x = self.act(x)
         return x
+
+    def _export_pyg(self, native: dict[str, Any]) -> dict[str, Any]:
+        """PyG's ``BatchNorm`` wraps torch's: ``norms.0.weight`` is ``norms.0.module.weight``."""
+        out = super()._export_pyg(native)
+        return {_NORM_EXPORT.sub(r"norms.\1.module.", k): v for k, v in out.items()}
 
     def extra_repr(self) -> str:
         return f"{self.channel_list}"

@@ -45,9 +45,12 @@ def _pool(x: Any, batch: Any, size: int | None, ptr: Any, reduce: str, name: str
     return ops.scatter(x, batch, size, reduce=reduce)
 
 
-def _segments(x: Any, batch: Any, size: int | None, ptr: Any, name: str) -> tuple[Any, Any, Any]:
+def _segments(
+    x: Any, batch: Any, size: int | None, ptr: Any, name: str, size_name: str = "size"
+) -> tuple[Any, Any, Any]:
     """The graphs of ``x``'s rows as ``(None, None, ptr)`` (a checked CSR pointer) or
-    ``(batch, size, None)`` (a graph id per row and the number of graphs)."""
+    ``(batch, size, None)`` (a graph id per row and the number of graphs); ``size_name`` is
+    the caller's keyword for the number of graphs (``dim_size`` for the attention readout)."""
     if not is_array(x):
         raise TypeError(f"{name}: x must be a NumPy or CuPy array, got {type(x)}{torch_hint(x)}")
     if x.ndim == 0:
@@ -82,10 +85,15 @@ def _segments(x: Any, batch: Any, size: int | None, ptr: Any, name: str) -> tupl
     if batch is None:
         xp = get_namespace(x)
         return None, None, xp.asarray([0, x.shape[0]], dtype=xp.int64)
+    if not is_array(batch):
+        raise TypeError(
+            f"{name}: batch must be a NumPy or CuPy integer array (a graph id per row), got "
+            f"{type(batch).__name__}{torch_hint(batch)}"
+        )
     if size is None:
         raise ValueError(
-            f"{name}: pass size= (the number of graphs), ptr= or a Batch; arraygnn never "
-            "infers the number of graphs from batch.max() + 1"
+            f"{name}: pass {size_name}= (the number of graphs), ptr= or a Batch; arraygnn "
+            "never infers the number of graphs from batch.max() + 1"
         )
     if batch.shape != (x.shape[0],):
         raise ValueError(f"{name}: batch must have shape ({x.shape[0]},), got {tuple(batch.shape)}")
@@ -173,13 +181,13 @@ class MaxPooling(_GraphPooling):
 
 
 def _attention_pool(
-    x: Any, gate: Any, batch: Any, size: int | None, ptr: Any, name: str
+    x: Any, gate: Any, batch: Any, size: int | None, ptr: Any, name: str, size_name: str = "size"
 ) -> tuple[Any, Any]:
     """``(sum over each graph's rows of softmax(gate) * x, softmax(gate))``; the softmax
     runs over the rows of each graph, per gate column (``gate`` ``[N, 1]`` or ``[N, C]``)."""
     from arraygnn import ops
 
-    batch, size, ptr = _segments(x, batch, size, ptr, name)
+    batch, size, ptr = _segments(x, batch, size, ptr, name, size_name)
     xp = get_namespace(x)
     if not is_array(gate) or gate.ndim != 2 or gate.shape[0] != x.shape[0]:
         raise ValueError(
@@ -281,7 +289,9 @@ class AttentionalAggregation(_GatedPooling):
         gate = (self.gate_mlp if self.gate_mlp is not None else self.gate_nn)(x)
         inner = self.mlp if self.mlp is not None else self.nn
         feat = inner(x) if inner is not None else x
-        out, _ = _attention_pool(feat, gate, index, dim_size, ptr, "AttentionalAggregation")
+        out, _ = _attention_pool(
+            feat, gate, index, dim_size, ptr, "AttentionalAggregation", "dim_size"
+        )
         return out
 
     def extra_repr(self) -> str:

@@ -97,6 +97,11 @@ class SAGEConv(Module):
                 raise ValueError(
                     "SAGEConv 'gcn' aggregator needs equal source and destination sizes"
                 )
+            if project:  # neither DGL's 'gcn' nor PyG has it; the self term would be ambiguous
+                raise ValueError(
+                    "SAGEConv: project=True is not available with the 'gcn' aggregator "
+                    "(DGL's 'gcn' has no projection)"
+                )
             root_weight = False
         self.project = bool(project) or aggregator_type == "pool"
         self.root_weight = bool(root_weight)
@@ -142,7 +147,7 @@ class SAGEConv(Module):
             else:
                 h_dst = inp.x_dst @ lin_l.weight.T if linear_first else inp.x_dst
             deg = in_degrees(inp, summed.dtype, csr)
-            neigh = (summed + h_dst) / (deg[:, None] + 1)
+            neigh = (summed + h_dst) / (deg.reshape((-1,) + (1,) * (summed.ndim - 1)) + 1)
         else:
             reduce = "max" if aggr in ("max", "pool") else aggr
             neigh = ops.spmm(

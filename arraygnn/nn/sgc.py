@@ -391,11 +391,14 @@ class ChebConv(Module):
         """``(csr, weights in slot order)`` of ``2 L / lambda_max - I`` (PyG's ``__norm__``)."""
         from arraygnn import ops
         from arraygnn.nn.graph_conv import _inv_sqrt
+        from arraygnn.ops._common import check_index
         from arraygnn.ops.slot_order import to_slot_order
 
         xp = get_namespace(inp.x_src)
         n = inp.num_src
         src, dst = inp.src, inp.dst
+        check_index("ChebConv: edge_index[0] (sources)", src, n)  # before they index arrays
+        check_index("ChebConv: edge_index[1] (targets)", dst, inp.num_dst)
         w = xp.ones(src.shape[0], dtype=dtype) if edge_weight is None else edge_weight
         keep = src != dst
         src, dst, w = src[keep], dst[keep], w[keep].astype(dtype, copy=False)

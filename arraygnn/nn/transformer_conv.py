@@ -133,7 +133,7 @@ class TransformerConv(GraphAttention):
             raise ValueError(
                 "TransformerConv needs destination features (the queries); got (x_src, None)"
             )
-        if x_dst is not inp.x_src:
+        if x_dst is not inp.x_src or self.in_dst != self.in_src:
             _check_features(x_dst, self.in_dst, "TransformerConv destination features")
         edge_attr = self._check_edge_attr(edge_attr, inp.num_edges, inp.x_src)
         H, C = self.heads, self.out_feats

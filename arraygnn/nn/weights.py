@@ -60,7 +60,13 @@ def _require_torch(extra: str) -> Any:
 def _dtype_of(module: Any) -> Any:
     for p in module.state_dict().values():
         if p.is_floating_point():
-            return np.dtype(str(p.dtype).replace("torch.", ""))
+            name = str(p.dtype).replace("torch.", "")
+            if name not in ("float16", "float32", "float64"):  # bfloat16, float8_*: no .numpy()
+                raise TypeError(
+                    f"converting {type(module).__name__}: NumPy has no {name} dtype; cast the "
+                    "module first (module.float() or module.double())"
+                )
+            return np.dtype(name)
     return np.dtype(np.float32)
 
 
@@ -145,6 +151,27 @@ def _pyg_aggr(module: Any, kind: str, supported: tuple[str, ...]) -> str:
             f"with {' / '.join(repr(a) for a in supported)}"
         )
     return name
+
+
+def _lazy_sizes(kind: str, declared: Any, *linears: Any) -> Any:
+    """``declared`` (an int or a pair; PyG's ``in_channels``) with each lazy ``-1`` replaced
+    by the input size of the matching materialised ``Linear`` (one per entry; PyG keeps
+    ``-1`` on the module after the first forward pass sizes its weights)."""
+
+    def resolve(value: Any, linear: Any) -> int:
+        if value != -1:
+            return value
+        size = getattr(linear, "in_channels", getattr(linear, "in_features", -1))
+        if size == -1:
+            raise ValueError(
+                f"from_pyg: {kind} was built with lazy sizes (in_channels=-1) and its weights "
+                "are not initialised yet; run the module once on data before converting it"
+            )
+        return int(size)
+
+    if isinstance(declared, (tuple, list)):
+        return tuple(resolve(v, lin) for v, lin in zip(declared, linears))
+    return resolve(declared, linears[0])
 
 
 def _load(layer: Module, module: Any, format: str) -> Module:
@@ -233,7 +260,10 @@ def from_pyg(module: Any) -> Module:
     dtype = _dtype_of(module) if len(module.state_dict()) else np.float32
     if kind == "Linear":
         layer = Linear(
-            module.in_channels, module.out_channels, module.bias is not None, dtype=dtype
+            _lazy_sizes(kind, module.in_channels, module),
+            module.out_channels,
+            module.bias is not None,
+            dtype=dtype,
         )
         return _load(layer, module, "pyg")
     if kind == "MLP":
@@ -255,8 +285,10 @@ def from_pyg(module: Any) -> Module:
                 "from_pyg: MLP with a per-layer bias list (some Linear layers without bias) "
                 "is not supported; arraygnn's MLP has one bias setting for every layer"
             )
+        channels = list(module.channel_list)
+        channels[0] = _lazy_sizes(kind, channels[0], module.lins[0])
         layer = MLP(
-            module.channel_list,
+            channels,
             act=act,
             norm=norm,
             plain_last=module.plain_last,
@@ -271,7 +303,7 @@ def from_pyg(module: Any) -> Module:
     if kind == "GCNConv":
         _pyg_aggr(module, kind, ("sum",))
         layer = GCNConv(
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, module.lin),
             module.out_channels,
             improved=module.improved,
             cached=module.cached,
@@ -286,8 +318,9 @@ def from_pyg(module: Any) -> Module:
         aggr = _pyg_aggr(module, kind, ("mean", "sum", "max"))
         project = bool(module.project)
         aggregator = "pool" if (project and aggr == "max") else aggr
+        lin_r = module.lin_r if module.root_weight else module.lin_l
         layer = SAGEConv(
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, module.lin_l, lin_r),
             module.out_channels,
             aggregator,
             bias=module.lin_l.bias is not None,
@@ -299,8 +332,14 @@ def from_pyg(module: Any) -> Module:
         return _load(layer, module, "pyg")
     if kind in ("GATConv", "GATv2Conv"):
         _pyg_aggr(module, kind, ("sum",))
+        if kind == "GATConv" and getattr(module, "lin", None) is not None:
+            firsts = (module.lin, module.lin)
+        elif kind == "GATConv":
+            firsts = (module.lin_src, module.lin_dst)
+        else:
+            firsts = (module.lin_l, module.lin_r)
         args = (
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, *firsts),
             module.out_channels,
             module.heads,
             module.concat,
@@ -347,7 +386,7 @@ def from_pyg(module: Any) -> Module:
     if kind == "TAGConv":
         _pyg_aggr(module, kind, ("sum",))
         layer = TAGConv(
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, module.lins[0]),
             module.out_channels,
             module.K,
             module.bias is not None,
@@ -358,7 +397,7 @@ def from_pyg(module: Any) -> Module:
     if kind == "ChebConv":
         _pyg_aggr(module, kind, ("sum",))
         layer = ChebConv(
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, module.lins[0]),
             module.out_channels,
             len(module.lins),
             module.normalization,
@@ -369,7 +408,7 @@ def from_pyg(module: Any) -> Module:
     if kind == "TransformerConv":
         _pyg_aggr(module, kind, ("sum",))
         layer = TransformerConv(
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, module.lin_key, module.lin_query),
             module.out_channels,
             module.heads,
             module.concat,
@@ -387,7 +426,7 @@ def from_pyg(module: Any) -> Module:
     if kind == "SGConv":
         _pyg_aggr(module, kind, ("sum",))
         layer = SGConv(
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, module.lin),
             module.out_channels,
             K=module.K,
             cached=module.cached,

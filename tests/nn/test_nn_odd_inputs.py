@@ -582,7 +582,7 @@ def test_attention_readouts_name_bad_input():
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
     batch = np.array([0, 0, 1, 1, 1])
     pool = agnn.AttentionalAggregation(agnn.Linear(3, 1, rng=0))
-    with pytest.raises(ValueError, match="pass size="):
+    with pytest.raises(ValueError, match="pass dim_size="):
         pool(x, batch)
     with pytest.raises(ValueError, match="ptr must be non-decreasing"):
         pool(x, ptr=np.array([0, 4, 2, 5]))
@@ -680,3 +680,49 @@ def test_cheb_conv_names_bad_input():
     before = x.copy()
     agnn.ChebConv(3, 2, K=3)(x, ei)
     np.testing.assert_array_equal(x, before)
+
+
+def test_sage_gcn_refuses_projection_and_takes_3d_features():
+    """'gcn' + project=True gave different numbers per calling form (the self term was
+    projected in one, raw in the other); 3-D features crashed in NumPy's broadcasting."""
+    with pytest.raises(ValueError, match="project=True is not available with the 'gcn'"):
+        agnn.SAGEConv(4, 3, "gcn", project=True)
+    rng = np.random.default_rng(40)
+    x = rng.standard_normal((6, 2, 4)).astype(np.float32)
+    ei = np.array([[0, 1, 2, 3, 5], [1, 2, 3, 0, 0]])
+    conv = agnn.SAGEConv(4, 3, "gcn", rng=0)
+    out = conv(x, ei)
+    for h in range(2):
+        np.testing.assert_allclose(out[:, h], conv(x[:, h], ei), rtol=1e-6, atol=1e-6)
+    for layer in (agnn.RGCNConv(4, 3, 2), agnn.RelGraphConv(4, 3, 2)):
+        with pytest.raises(ValueError, match=r"must be \[num_nodes, in_feats\]"):
+            layer(x, ei, np.zeros(5, np.int64))
+
+
+def test_unclear_errors_now_name_the_problem():
+    rng = np.random.default_rng(41)
+    x = rng.standard_normal((6, 4)).astype(np.float32)
+    ei = np.array([[0, 1, 2], [1, 2, 3]])
+    with pytest.raises(ValueError, match="destination features: expected last dimension 6"):
+        agnn.TransformerConv((4, 6), 3)(x, ei)  # was NumPy's concatenate error
+    pool = agnn.AttentionalAggregation(agnn.Linear(4, 1))
+    with pytest.raises(ValueError, match="pass dim_size="):  # its keyword, not size=
+        pool(x, np.zeros(6, np.int64))
+    with pytest.raises(
+        ValueError, match=r"x\[1\] is None; pass the destination features as x\[1\]$"
+    ):
+        agnn.GraphConv(4, 2)((x, None), ei)  # GraphConv takes no size=
+    with pytest.raises(TypeError, match="batch must be a NumPy or CuPy integer array"):
+        agnn.global_add_pool(x, [0, 0, 1, 1, 2, 2], 3)  # was AttributeError
+    with pytest.raises(ValueError, match=r"ChebConv: edge_index\[1\] \(targets\) has entry 50"):
+        agnn.ChebConv(4, 2, K=2)(x, np.array([[0, 1], [1, 50]]))  # was IndexError
+    for layer in (agnn.SAGEConv(4, 2), agnn.GCNConv(4, 2)):
+        with pytest.raises(TypeError, match="got a list of numbers"):
+            layer(x.tolist(), ei)
+
+
+def test_from_pyg_of_a_bfloat16_module_says_to_cast_it():
+    torch = pytest.importorskip("torch")
+    pyg_nn = pytest.importorskip("torch_geometric.nn")
+    with pytest.raises(TypeError, match=r"no bfloat16 dtype; cast the module first"):
+        agnn.from_pyg(pyg_nn.GCNConv(4, 2).to(torch.bfloat16))

@@ -659,3 +659,50 @@ def test_two_layer_model_from_pyg_weights():
     o2 = agnn.GCNConv(32, 3).load_state_dict(state2)
     got = o2(np.maximum(o1(x, ei), 0), ei)
     _check("GAT->GCN model", got, expected, np.float32)
+
+
+def test_from_pyg_lazy_sizes_after_a_forward_pass():
+    """PyG keeps in_channels=-1 on the module after its lazy Linears are sized; the real
+    sizes come from those Linears. Before the first forward pass the error says so."""
+    torch.manual_seed(30)
+    x = torch.randn(10, 5)
+    ei = torch.randint(0, 10, (2, 30))
+    modules = {
+        "GCNConv": pyg_nn.GCNConv(-1, 3),
+        "SAGEConv": pyg_nn.SAGEConv((-1, -1), 3),
+        "SAGEConv-noroot": pyg_nn.SAGEConv(-1, 3, root_weight=False),
+        "GATConv": pyg_nn.GATConv(-1, 3, heads=2),
+        "GATConv-pair": pyg_nn.GATConv((-1, -1), 3, add_self_loops=False),
+        "GATv2Conv": pyg_nn.GATv2Conv(-1, 3),
+        "TransformerConv": pyg_nn.TransformerConv(-1, 3),
+        "SGConv": pyg_nn.SGConv(-1, 3),
+        "MLP": pyg_nn.MLP([-1, 8, 3]),
+        "Linear": pyg_nn.Linear(-1, 3),
+    }
+    for name, module in modules.items():
+        with pytest.raises(ValueError, match="run the module once on data"):
+            agnn.from_pyg(module)
+        dense = name in ("MLP", "Linear")
+        module(x) if dense else module(x, ei)  # sizes the lazy weights
+        module.eval()
+        with torch.no_grad():
+            ref = (module(x) if dense else module(x, ei)).numpy()
+        conv = agnn.from_pyg(module)
+        out = conv(x.numpy()) if dense else conv(x.numpy(), ei.numpy())
+        assert rel_err(out, ref) <= 1e-5, name
+
+
+def test_mlp_export_loads_back_into_pyg():
+    """PyG's BatchNorm wraps torch's: the export names norms ``norms.i.module.*``."""
+    torch.manual_seed(31)
+    module = pyg_nn.MLP([4, 8, 8, 3]).eval()
+    for norm in module.norms:
+        torch.nn.init.normal_(norm.module.weight)
+        torch.nn.init.uniform_(norm.module.running_var, 0.5, 2)
+    ours = agnn.from_pyg(module)
+    fresh = pyg_nn.MLP([4, 8, 8, 3]).eval()
+    fresh.load_state_dict({k: _t(np.asarray(v)) for k, v in ours.state_dict().items()})
+    x = np.random.default_rng(31).standard_normal((5, 4)).astype(np.float32)
+    assert rel_err(ours(x), _torch_out(fresh, _t(x))) <= 1e-5
+    gin = agnn.from_pyg(pyg_nn.GINConv(pyg_nn.MLP([4, 8, 3])))
+    assert "nn.norms.0.module.running_var" in gin.state_dict()
