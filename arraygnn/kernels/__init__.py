@@ -16,6 +16,11 @@ Every function fills ``out`` (allocated by the caller, C-contiguous) and returns
 gather.gather_rows(x, index, out)
     x [N, F] val, index [E] idx, out [E, F]:  out[i] = x[index[i]]
 
+gather.add_rows(out, index, values)
+    out [N, F] val, index [n] idx with DISTINCT entries, values [n, F] (out's dtype):
+    out[index[i]] += values[i] (each row touched once: deterministic, no atomics). Optional
+    on CUDA (CuPy: reference).
+
 segment.segment_csr(indptr, perm, x, out, reduce)
     indptr [R+1] idx, perm [nnz] idx or None, x [M, H, F] val, out [R, H, F]:
     out[r, h, f] = reduce over j in [indptr[r], indptr[r+1]) of x[perm[j] (or j), h, f]
@@ -37,6 +42,14 @@ sddmm.sddmm_csr(indptr, indices, perm, lhs, rhs, out, op, lhs_target, rhs_target
     sddmm_coo's values over a CSR's slots: targets "u" (row indices[j]) and "v" (the
     slot's row r) only; out [E, G, K] row perm[j] for slot j, or row j when perm is None
     (slot order)
+
+typed.typed_spmm_csr(indptr, indices, rel, weight, x, blocks, out, reduce)
+    indptr [R+1] idx, indices [nnz] idx, rel [nnz] idx (the type of each slot; a row's
+    slots of one type are contiguous), weight [nnz] val (slot order) or None, x [N, F] val,
+    blocks [T, B, si, so] val (F = B * si) or None, out [R, O] (O = B * so, or F):
+    out[d] = sum over the type runs of row d of (reduce over the run of weight[j] *
+    x[indices[j]]) @ blockdiag(blocks[type]) (None: the reduced run itself); no [nnz, F]
+    or [runs, O] array (the relational GCN). CPU only (CuPy: reference).
 
 edge_softmax.edge_softmax_csr(indptr, perm, logits, out)
     indptr [R+1] idx, perm [E] idx (edge id of each CSR slot) or None (logits and out in

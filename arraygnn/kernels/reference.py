@@ -59,6 +59,12 @@ def gather_rows(x: Any, index: Any, out: Any) -> Any:
     return out
 
 
+def add_rows(out: Any, index: Any, values: Any) -> Any:
+    """``out[index[i]] += values[i]`` for distinct ``index`` entries."""
+    out[index] += values
+    return out
+
+
 def _ufunc_reduce_rows(xp: Any, values: Any, rows: Any, num_rows: int, reduce: str) -> Any:
     """Reduce ``values`` [nnz, ...] into ``num_rows`` rows by ``rows`` [nnz] (any order).
 
@@ -99,6 +105,50 @@ def _ufunc_reduce_rows(xp: Any, values: Any, rows: Any, num_rows: int, reduce: s
         raise ValueError(f"unknown reduce {reduce!r}")
     empty = (count == 0).reshape((num_rows,) + (1,) * (len(shape) - 1))
     return xp.where(empty, xp.zeros((), dtype=acc), res)
+
+
+def typed_spmm_csr(
+    indptr: Any,
+    indices: Any,
+    rel: Any,
+    weight: Any,
+    x: Any,
+    blocks: Any,
+    out: Any,
+    reduce: str,
+) -> Any:
+    """``out[d] = sum over runs g of equal rel in row d of (reduce over the run's slots of
+    weight[j] * x[indices[j]]) @ blockdiag(blocks[rel[g]])`` (``blocks`` None: the reduced
+    run itself). Forms the [nnz, F] values and [runs, O] products (an oracle)."""
+    xp = get_namespace(x, out)
+    nnz = int(indices.shape[0])
+    out[...] = 0
+    if nnz == 0:
+        return out
+    row_of = rows_of_slots(xp, indptr)
+    new = xp.ones(nnz, dtype=bool)
+    new[1:] = (row_of[1:] != row_of[:-1]) | (rel[1:] != rel[:-1])
+    starts = xp.flatnonzero(new)
+    runs = int(starts.shape[0])
+    ptr = xp.concatenate([starts, xp.asarray([nnz], dtype=starts.dtype)])
+    vals = xp.take(x, indices, axis=0)
+    if weight is not None:
+        vals = vals * weight[:, None]
+    agg = xp.empty((runs, 1, x.shape[1]), dtype=x.dtype)
+    segment_csr(ptr, None, vals[:, None, :], agg, reduce)
+    agg = agg[:, 0, :]
+    run_rel = rel[starts]
+    if blocks is None:
+        products = agg
+    else:
+        nb, si, so = blocks.shape[1:]
+        products = xp.zeros((runs, nb * so), dtype=out.dtype)
+        for t in to_numpy(xp.unique(run_rel)).tolist():
+            sel = xp.flatnonzero(run_rel == t)
+            part = agg[sel].reshape(-1, nb, si)
+            products[sel] = xp.einsum("kbi,bio->kbo", part, blocks[t]).reshape(-1, nb * so)
+    out[...] = _ufunc_reduce_rows(xp, products, row_of[starts], out.shape[0], "sum")
+    return out
 
 
 def rows_of_slots(xp: Any, indptr: Any) -> Any:

@@ -22,6 +22,19 @@ from arraygnn.nn.rgcn_conv import relation_rows
 DTYPES = [np.float32, np.float64]
 
 
+@pytest.fixture(params=["fused", "rows"])
+def path(request, monkeypatch):
+    """Run an RGCN test through the fused typed SpMM (every weight shape admitted) and
+    through the grouped rows + BLAS path."""
+    import arraygnn.nn.rgcn_conv as rgcn
+
+    if request.param == "fused":
+        monkeypatch.setattr(rgcn, "FUSED_MAX_WEIGHTS", 1 << 40)
+    else:
+        monkeypatch.setattr(rgcn, "FUSED", False)
+    return request.param
+
+
 def _typed_graph(rng, n, num_rel, index_dtype=np.int64, num_edges=None):
     ei = random_graph(rng, n, num_edges=num_edges, index_dtype=index_dtype)
     etype = rng.integers(0, num_rel, ei.shape[1]).astype(index_dtype)
@@ -98,7 +111,7 @@ RGCN_SETTINGS = [
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("settings", RGCN_SETTINGS, ids=lambda s: str(s) or "default")
-def test_rgcn_conv_matches_pyg(dtype, index_dtype, settings):
+def test_rgcn_conv_matches_pyg(dtype, index_dtype, settings, path):
     torch, pyg_nn = _pyg()
     rng = np.random.default_rng(1)
     torch.manual_seed(1)
@@ -119,12 +132,13 @@ def test_rgcn_conv_matches_pyg(dtype, index_dtype, settings):
     assert rel_err(conv(g, x, etype), ref) <= TOL[dtype]
 
 
-def test_rgcn_chunked_aggregation_is_bit_identical(monkeypatch):
+def test_rgcn_chunked_aggregation_is_bit_identical(monkeypatch):  # the grouped rows path
     """A small chunk budget splits the [K, F] aggregate (inside relations too): the same
     aggregate bits (the featureless layer has no product after it); BLAS may round a product
     of fewer rows differently, so the others agree to rounding."""
     import arraygnn.nn.rgcn_conv as rgcn
 
+    monkeypatch.setattr(rgcn, "FUSED", False)
     rng = np.random.default_rng(16)
     ei, etype = _typed_graph(rng, 40, 3, num_edges=300)
     x = rng.standard_normal((40, 8))
@@ -143,7 +157,7 @@ def test_rgcn_chunked_aggregation_is_bit_identical(monkeypatch):
 
 
 @pytest.mark.parametrize("settings", [{}, {"aggr": "max"}, {"num_bases": 2}])
-def test_rgcn_conv_featureless_matches_pyg(settings):
+def test_rgcn_conv_featureless_matches_pyg(settings, path):
     """``x=None`` (node i is id i) and integer node ids select rows of the weights."""
     torch, pyg_nn = _pyg()
     rng = np.random.default_rng(2)
@@ -158,7 +172,7 @@ def test_rgcn_conv_featureless_matches_pyg(settings):
     assert rel_err(conv(ids.astype(np.int32), ei, etype), ref) <= 1e-5
 
 
-def test_rgcn_conv_bipartite_empty_and_fast_variant():
+def test_rgcn_conv_bipartite_empty_and_fast_variant(path):
     torch, pyg_nn = _pyg()
     rng = np.random.default_rng(3)
     torch.manual_seed(3)
@@ -246,7 +260,7 @@ REL_SETTINGS = [
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("settings", REL_SETTINGS, ids=lambda s: str(s) or "default")
-def test_rel_graph_conv_matches_dgl_message_passing(dtype, settings):
+def test_rel_graph_conv_matches_dgl_message_passing(dtype, settings, path):
     rng = np.random.default_rng(4)
     ei, etype = _typed_graph(rng, 20, 4, num_edges=90)
     x = rng.standard_normal((20, 8)).astype(dtype)
@@ -263,7 +277,7 @@ def test_rel_graph_conv_matches_dgl_message_passing(dtype, settings):
     assert sorted(conv.state_dict(format="dgl")) == sorted(conv.state_dict())
 
 
-def test_rel_graph_conv_block_and_errors():
+def test_rel_graph_conv_block_and_errors(path):
     rng = np.random.default_rng(6)
     conv = agnn.RelGraphConv(5, 4, 3, rng=0)
     ei = np.stack([rng.integers(0, 10, 30), rng.integers(0, 4, 30)])
@@ -291,7 +305,7 @@ def test_rel_graph_conv_block_and_errors():
         agnn.RelGraphConv(4, 3, 2, regularizer="bdd", num_bases=2)
 
 
-def test_rel_graph_conv_from_dgl_stand_in():
+def test_rel_graph_conv_from_dgl_stand_in(path):
     """``from_dgl`` on a torch module with DGL RelGraphConv's attributes and names."""
     torch = pytest.importorskip("torch")
 
