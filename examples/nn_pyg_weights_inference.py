@@ -1,7 +1,7 @@
 """Run a PyG-style two-layer GNN (GAT with edge features -> GCN) with arraygnn.nn, weights
 from a .npz file; then APPNP smoothing of its logits, a GINE layer, a graph transformer
-layer with edge features, a GATv2 layer with the attention it paid, and a global attention
-readout of its output.
+layer with edge features, a GATv2 layer with the attention it paid, and global attention and
+Set2Set readouts of its output.
 
 Where torch and PyG are installed, the script builds the PyG model, saves its
 ``state_dict()`` as NumPy arrays, and later checks arraygnn's output against PyG's. The
@@ -159,8 +159,9 @@ def gatv2_attention(x, edge_index, edge_attr) -> None:
 
 
 def attention_readout(h) -> None:
-    """Graph-level vectors by global attention pooling (PyG's AttentionalAggregation):
-    the nodes are split into 4 "graphs" here; each gets sum_i softmax(gate(h))_i * h_i."""
+    """Graph-level vectors by global attention pooling (PyG's AttentionalAggregation) and
+    by Set2Set (an LSTM query attending over each graph's nodes, 3 steps): the nodes are
+    split into 4 "graphs" here."""
     graph_of_node = np.arange(h.shape[0]) % 4
     try:
         import torch
@@ -168,15 +169,22 @@ def attention_readout(h) -> None:
     except ImportError:
         pool = nn.AttentionalAggregation(nn.Linear(h.shape[1], 1, rng=3))
         print(f"attention readout without torch: {pool(h, graph_of_node, dim_size=4).shape}")
+        s2s = nn.Set2Set(h.shape[1], processing_steps=3, rng=4)
+        print(f"Set2Set readout without torch: {s2s(h, graph_of_node, dim_size=4).shape}")
         return
     torch.manual_seed(3)
-    ref = aggr.AttentionalAggregation(torch.nn.Linear(h.shape[1], 1)).eval()
-    got = nn.from_pyg(ref)(h, graph_of_node, dim_size=4)
-    with torch.no_grad():
-        expected = ref(torch.from_numpy(h), torch.from_numpy(graph_of_node), dim_size=4).numpy()
-    err = np.abs(got - expected).max() / np.abs(expected).max()
-    print(f"attention readout {got.shape}: max relative difference vs PyG {err:.1e}")
-    assert err < 1e-5, err
+    index = torch.from_numpy(graph_of_node)
+    for ref in (
+        aggr.AttentionalAggregation(torch.nn.Linear(h.shape[1], 1)).eval(),
+        aggr.Set2Set(h.shape[1], processing_steps=3).eval(),
+    ):
+        got = nn.from_pyg(ref)(h, graph_of_node, dim_size=4)
+        with torch.no_grad():
+            expected = ref(torch.from_numpy(h), index, dim_size=4).numpy()
+        err = np.abs(got - expected).max() / np.abs(expected).max()
+        name = type(ref).__name__
+        print(f"{name} readout {got.shape}: max relative difference vs PyG {err:.1e}")
+        assert err < 1e-5, err
 
 
 def gine_with_edge_features(x, edge_index, edge_attr) -> None:

@@ -17,12 +17,13 @@ from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
-from arraygnn.nn.linear import MLP, BatchNorm, LayerNorm, Linear, Sequential
+from arraygnn.nn.linear import LSTM, MLP, BatchNorm, LayerNorm, Linear, Sequential
 from arraygnn.nn.readout import (
     AttentionalAggregation,
     AvgPooling,
     GlobalAttentionPooling,
     MaxPooling,
+    Set2Set,
     SumPooling,
     global_add_pool,
     global_max_pool,
@@ -38,6 +39,7 @@ __all__ = [
     "Linear",
     "BatchNorm",
     "LayerNorm",
+    "LSTM",
     "Sequential",
     "MLP",
     "GCNConv",
@@ -68,6 +70,7 @@ __all__ = [
     "MaxPooling",
     "AttentionalAggregation",
     "GlobalAttentionPooling",
+    "Set2Set",
     "from_pyg",
     "from_dgl",
     "from_torch",

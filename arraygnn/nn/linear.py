@@ -29,7 +29,16 @@ from arraygnn.nn._module import Module, layer_size
 
 _NORM_EXPORT = re.compile(r"^norms\.(\d+)\.")
 
-__all__ = ["Linear", "BatchNorm", "LayerNorm", "Sequential", "MLP", "get_activation", "glorot"]
+__all__ = [
+    "Linear",
+    "BatchNorm",
+    "LayerNorm",
+    "LSTM",
+    "Sequential",
+    "MLP",
+    "get_activation",
+    "glorot",
+]
 
 
 def _relu(x: Any) -> Any:
@@ -260,6 +269,93 @@ class LayerNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}"
+
+
+class LSTM(Module):
+    """``torch.nn.LSTM`` at inference (unidirectional, sequence first), PyTorch's names
+    ``weight_ih_l{k}`` ``(4H, in)``, ``weight_hh_l{k}`` ``(4H, H)``, ``bias_ih_l{k}``,
+    ``bias_hh_l{k}`` and gate order (input, forget, cell, output).
+
+    ``lstm(x, (h0, c0)=None)`` with ``x`` ``(T, B, input_size)`` returns ``(output (T, B,
+    H), (h_n, c_n))``, ``h_n`` / ``c_n`` ``(num_layers, B, H)``; no state means zeros.
+
+    >>> import numpy as np
+    >>> out, (h, c) = LSTM(3, 2, rng=0)(np.ones((4, 5, 3), np.float32))
+    >>> out.shape, h.shape
+    ((4, 5, 2), (1, 5, 2))
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        *,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        self.input_size = layer_size("LSTM", "input_size", input_size)
+        self.hidden_size = hid = layer_size("LSTM", "hidden_size", hidden_size, minimum=1)
+        self.num_layers = layer_size("LSTM", "num_layers", num_layers, minimum=1)
+        gen = _rng(rng)
+        bound = 1 / np.sqrt(hid)  # torch's uniform(-1/sqrt(H), 1/sqrt(H))
+        names = []
+        for k in range(self.num_layers):
+            fan_in = self.input_size if k == 0 else hid
+            setattr(
+                self, f"weight_ih_l{k}", gen.uniform(-bound, bound, (4 * hid, fan_in)).astype(dtype)
+            )
+            setattr(
+                self, f"weight_hh_l{k}", gen.uniform(-bound, bound, (4 * hid, hid)).astype(dtype)
+            )
+            names += [f"weight_ih_l{k}", f"weight_hh_l{k}"]
+            for b in (f"bias_ih_l{k}", f"bias_hh_l{k}"):
+                setattr(
+                    self, b, gen.uniform(-bound, bound, 4 * hid).astype(dtype) if bias else None
+                )
+                names.append(b)
+        self._param_names = tuple(names)
+
+    def __call__(self, x: Any, state: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
+        _check_features(x, self.input_size, "LSTM input", self.weight_ih_l0)
+        if x.ndim != 3:
+            raise ValueError(f"LSTM input must be (T, B, input_size), got {tuple(x.shape)}")
+        xp = get_namespace(x)
+        layers, batch, hid = self.num_layers, x.shape[1], self.hidden_size
+        dtype = np.result_type(x.dtype, self.weight_ih_l0.dtype)
+        if state is None:
+            h = xp.zeros((layers, batch, hid), dtype=dtype)
+            c = xp.zeros((layers, batch, hid), dtype=dtype)
+        else:
+            h, c = state
+            for name, arr in (("h0", h), ("c0", c)):
+                if tuple(arr.shape) != (layers, batch, hid):
+                    raise ValueError(
+                        f"LSTM {name} must be {(layers, batch, hid)}, got {tuple(arr.shape)}"
+                    )
+            h, c = h.astype(dtype, copy=True), c.astype(dtype, copy=True)
+        outputs = []
+        for step in range(x.shape[0]):
+            inp = x[step]
+            for k in range(layers):
+                gates = (
+                    inp @ getattr(self, f"weight_ih_l{k}").T
+                    + h[k] @ getattr(self, f"weight_hh_l{k}").T
+                )
+                for b in (f"bias_ih_l{k}", f"bias_hh_l{k}"):
+                    if getattr(self, b) is not None:
+                        gates = gates + getattr(self, b)
+                i, f, g, o = (gates[:, j * hid : (j + 1) * hid] for j in range(4))
+                c[k] = _sigmoid(f) * c[k] + _sigmoid(i) * xp.tanh(g)
+                h[k] = _sigmoid(o) * xp.tanh(c[k])
+                inp = h[k]
+            outputs.append(inp.copy())  # h is updated in place at the next step
+        out = xp.stack(outputs) if outputs else xp.zeros((0, batch, hid), dtype=dtype)
+        return out, (h, c)
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}, num_layers={self.num_layers}"
 
 
 class Sequential(Module):

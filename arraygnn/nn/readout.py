@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from arraygnn._namespace import get_namespace, is_array, torch_hint
-from arraygnn.nn._module import Module
-from arraygnn.nn.linear import MLP
+from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn.linear import LSTM, MLP, _check_features
 
 __all__ = [
     "global_add_pool",
@@ -33,6 +35,7 @@ __all__ = [
     "MaxPooling",
     "AttentionalAggregation",
     "GlobalAttentionPooling",
+    "Set2Set",
 ]
 
 
@@ -180,25 +183,12 @@ class MaxPooling(_GraphPooling):
     _reduce = "max"
 
 
-def _attention_pool(
-    x: Any, gate: Any, batch: Any, size: int | None, ptr: Any, name: str, size_name: str = "size"
-) -> tuple[Any, Any]:
-    """``(sum over each graph's rows of softmax(gate) * x, softmax(gate))``; the softmax
-    runs over the rows of each graph, per gate column (``gate`` ``[N, 1]`` or ``[N, C]``)."""
+def _rows_into_graphs(x: Any, batch: Any, size: int | None, ptr: Any, name: str) -> Any:
+    """The CSR with one "edge" per row of ``x`` into its graph (from checked segments):
+    per-graph softmaxes and sums are then graph ops on it."""
     from arraygnn import ops
 
-    batch, size, ptr = _segments(x, batch, size, ptr, name, size_name)
     xp = get_namespace(x)
-    if not is_array(gate) or gate.ndim != 2 or gate.shape[0] != x.shape[0]:
-        raise ValueError(
-            f"{name}: the gate network must give (N, 1) or (N, C) for N = {x.shape[0]} rows, "
-            f"got {getattr(gate, 'shape', type(gate).__name__)}"
-        )
-    if gate.shape[1] not in (1, x.shape[-1]) or x.ndim != 2:
-        raise ValueError(
-            f"{name}: gate {tuple(gate.shape)} does not broadcast with features "
-            f"{tuple(x.shape)} (one gate column, or one per feature)"
-        )
     rows = xp.arange(x.shape[0], dtype=xp.int64)
     if ptr is not None:  # the graph of each row, from the pointer
         index, num_graphs = xp.searchsorted(ptr[1:], rows, side="right"), int(ptr.shape[0] - 1)
@@ -211,8 +201,28 @@ def _attention_pool(
         if batch.shape[0] and (int(batch.min()) < 0 or int(batch.max()) >= size):
             raise ValueError(f"{name}: graph ids must lie in [0, {size}) (the number of graphs)")
         index, num_graphs = batch, size
-    # one "edge" per row, into its graph: the softmax and the sum are graph ops on it
-    csr = ops.to_csr((rows, index.astype(xp.int64, copy=False)), x.shape[0], num_graphs)
+    return ops.to_csr((rows, index.astype(xp.int64, copy=False)), x.shape[0], num_graphs)
+
+
+def _attention_pool(
+    x: Any, gate: Any, batch: Any, size: int | None, ptr: Any, name: str, size_name: str = "size"
+) -> tuple[Any, Any]:
+    """``(sum over each graph's rows of softmax(gate) * x, softmax(gate))``; the softmax
+    runs over the rows of each graph, per gate column (``gate`` ``[N, 1]`` or ``[N, C]``)."""
+    from arraygnn import ops
+
+    batch, size, ptr = _segments(x, batch, size, ptr, name, size_name)
+    if not is_array(gate) or gate.ndim != 2 or gate.shape[0] != x.shape[0]:
+        raise ValueError(
+            f"{name}: the gate network must give (N, 1) or (N, C) for N = {x.shape[0]} rows, "
+            f"got {getattr(gate, 'shape', type(gate).__name__)}"
+        )
+    if gate.shape[1] not in (1, x.shape[-1]) or x.ndim != 2:
+        raise ValueError(
+            f"{name}: gate {tuple(gate.shape)} does not broadcast with features "
+            f"{tuple(x.shape)} (one gate column, or one per feature)"
+        )
+    csr = _rows_into_graphs(x, batch, size, ptr, name)
     weights = ops.edge_softmax(csr, gate)
     if gate.shape[1] == 1:  # fused weighted sum: no (N, C) product array
         return ops.spmm(csr, x, weights[:, 0]), weights
@@ -334,3 +344,93 @@ class GlobalAttentionPooling(_GatedPooling):
 
     def extra_repr(self) -> str:
         return f"gate_nn={self.gate_nn}, feat_nn={self.feat_nn}"
+
+
+class Set2Set(Module):
+    r"""Set2Set readout (Vinyals et al.): PyG's ``nn.aggr.Set2Set`` and DGL's ``Set2Set``.
+
+    .. math:: q_t = \mathrm{LSTM}(q^*_{t-1}),\quad \alpha_{i,t} = \mathrm{softmax}_b(x_i
+              \cdot q_t),\quad r_t = \sum_{i \in b} \alpha_{i,t} x_i,\quad
+              q^*_t = q_t \Vert r_t
+
+    ``processing_steps`` iterations from ``q^*_0 = 0``; the output is ``q^*_T`` (twice the
+    input width). Per step, the dot products are one SDDMM, the per-graph softmax one edge
+    softmax and the weighted sum one fused SpMM over the rows-into-graphs CSR (no ``(N, F)``
+    product array). An empty graph reads out ``r = 0``.
+
+    Args:
+        in_channels: node feature size ``F``.
+        processing_steps: ``T`` (DGL's ``n_iters``).
+        num_layers: LSTM layers (DGL's ``n_layers``); ``bias``: LSTM biases.
+
+    Call as PyG ``aggr(x, index=None, ptr=None, dim_size=None)`` (``index`` with
+    ``dim_size`` graphs, a ``ptr``, or a ``Batch``; neither: one graph) or DGL
+    ``readout(graph, feat)`` over a batched graph.
+
+    Shapes:
+        - input: ``(N, F)``
+        - output: ``(B, 2F)``
+
+    Names: ``lstm.weight_ih_l{k}``, ``lstm.weight_hh_l{k}``, ``lstm.bias_ih_l{k}``,
+    ``lstm.bias_hh_l{k}`` (PyG and DGL alike).
+
+    >>> import numpy as np
+    >>> s2s = Set2Set(3, processing_steps=2, rng=0)
+    >>> s2s(np.ones((5, 3), np.float32), np.array([0, 0, 1, 1, 1]), dim_size=3).shape
+    (3, 6)
+    """
+
+    _child_names = ("lstm",)
+
+    def __init__(
+        self,
+        in_channels: int,
+        processing_steps: int,
+        num_layers: int = 1,
+        *,
+        bias: bool = True,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        self.in_channels = layer_size("Set2Set", "in_channels", in_channels, minimum=1)
+        self.processing_steps = layer_size("Set2Set", "processing_steps", processing_steps)
+        self.lstm = LSTM(
+            2 * self.in_channels, self.in_channels, num_layers, bias, dtype=dtype, rng=rng
+        )
+
+    def __call__(
+        self, x: Any, index: Any = None, ptr: Any = None, dim_size: int | None = None
+    ) -> Any:
+        from arraygnn import ops
+
+        name = "Set2Set"
+        if not is_array(x) and hasattr(x, "batch_num_nodes"):  # DGL: readout(graph, feat)
+            graph, x = x, index
+            if not is_array(x):
+                raise TypeError(f"{name}: feat must be a NumPy or CuPy array, got {type(x)}")
+            index, ptr = _graph_segments(graph, x, name)
+        if not is_array(x):
+            raise TypeError(
+                f"{name}: x must be a NumPy or CuPy array, got {type(x)}{torch_hint(x)}"
+            )
+        _check_features(x, self.in_channels, f"{name} input", self.lstm.weight_ih_l0)
+        if x.ndim != 2:
+            raise ValueError(f"{name}: x must be (N, in_channels), got {tuple(x.shape)}")
+        batch, size, ptr = _segments(x, index, dim_size, ptr, name, "dim_size")
+        csr = _rows_into_graphs(x, batch, size, ptr, name)
+        xp = get_namespace(x)
+        graphs = csr.num_dst_nodes
+        dtype = np.result_type(x.dtype, self.lstm.weight_ih_l0.dtype)
+        q_star = xp.zeros((1, graphs, 2 * self.in_channels), dtype=dtype)
+        state = None
+        for _ in range(self.processing_steps):
+            q, state = self.lstm(q_star, state)
+            q = q[0]
+            e = ops.sddmm(csr, x, q, op="dot")  # x_i . q_{graph(i)}, [N, 1]
+            weights = ops.edge_softmax(csr, e[:, 0])
+            r = ops.spmm(csr, x, weights)
+            q_star = xp.concatenate([q, r.astype(dtype, copy=False)], axis=-1)[None]
+        return q_star[0]
+
+    def extra_repr(self) -> str:
+        return f"{self.in_channels}, processing_steps={self.processing_steps}"

@@ -35,8 +35,17 @@ from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
-from arraygnn.nn.linear import MLP, BatchNorm, LayerNorm, Linear, Sequential, _elu, _leaky_relu
-from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling
+from arraygnn.nn.linear import (
+    LSTM,
+    MLP,
+    BatchNorm,
+    LayerNorm,
+    Linear,
+    Sequential,
+    _elu,
+    _leaky_relu,
+)
+from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling, Set2Set
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv
@@ -217,6 +226,8 @@ def from_torch(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
+    if isinstance(module, nn.LSTM):
+        return _load(_lstm(module, "from_torch", dtype), module, "pyg")
     if isinstance(module, nn.Sequential):
         steps: list[Any] = []
         for i, child in enumerate(module):
@@ -233,6 +244,19 @@ def from_torch(module: Any) -> Module:
     if _is_pyg(module):
         return from_pyg(module)
     raise TypeError(f"from_torch: cannot convert {type(module).__name__}")
+
+
+def _lstm(lstm: Any, where: str, dtype: Any) -> LSTM:
+    """An arraygnn ``LSTM`` shaped like ``torch.nn.LSTM`` ``lstm`` (unidirectional, no
+    projection; dropout between layers is the identity at inference)."""
+    if lstm.bidirectional or getattr(lstm, "proj_size", 0):
+        raise ValueError(
+            f"{where}: a bidirectional or projected LSTM (bidirectional={lstm.bidirectional}, "
+            f"proj_size={getattr(lstm, 'proj_size', 0)}) is not supported"
+        )
+    if lstm.batch_first:
+        raise ValueError(f"{where}: batch_first=True LSTMs are not supported (sequence first)")
+    return LSTM(lstm.input_size, lstm.hidden_size, lstm.num_layers, lstm.bias, dtype=dtype)
 
 
 def _optional(module: Any) -> Any:
@@ -450,6 +474,11 @@ def from_pyg(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
+    if kind == "Set2Set":
+        lstm = _lstm(module.lstm, "from_pyg: Set2Set", dtype)
+        layer = Set2Set(module.in_channels, module.processing_steps, lstm.num_layers, dtype=dtype)
+        layer.lstm = lstm
+        return _load(layer, module, "pyg")
     if kind == "HeteroConv":
         convs = {edge_type: from_pyg(conv) for edge_type, conv in module.convs.items()}
         with warnings.catch_warnings():  # PyG warned about unreached node types already
@@ -573,6 +602,11 @@ def from_dgl(module: Any) -> Module:
         eps = _eps(module)
         layer = GINEConv(inner, eps, dtype=dtype)
         return _load(layer, module, "dgl")
+    if kind == "Set2Set":
+        lstm = _lstm(module.lstm, "from_dgl: Set2Set", dtype)
+        layer = Set2Set(module.input_dim, module.n_iters, module.n_layers, dtype=dtype)
+        layer.lstm = lstm
+        return _load(layer, module, "pyg")  # DGL's names are torch's here
     if kind == "RelGraphConv":
         typed = module.linear_r
         layer = RelGraphConv(

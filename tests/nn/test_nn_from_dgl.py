@@ -406,3 +406,28 @@ def test_from_dgl_gine():
         expected = mlp(torch.from_numpy((1.4 * x + neigh).astype(np.float32))).numpy()
     assert rel_err(conv(x, ei, e), expected) < 1e-5
     assert set(conv.state_dict(format="dgl")) == set(ref.state_dict())
+
+
+def test_from_dgl_set2set_on_a_batched_graph():
+    """DGL's Set2Set attributes (input_dim, n_iters, n_layers, lstm): the DGL form
+    ``readout(graph, feat)`` on a batched arraygnn graph equals the PyG form with the graph
+    of each node."""
+    from arraygnn.graph import batch, graph
+
+    class Set2Set(torch.nn.Module):
+        def __init__(self, input_dim, n_iters, n_layers):
+            super().__init__()
+            self.input_dim, self.output_dim = input_dim, 2 * input_dim
+            self.n_iters, self.n_layers = n_iters, n_layers
+            self.lstm = torch.nn.LSTM(self.output_dim, self.input_dim, n_layers)
+
+    torch.manual_seed(5)
+    module = Set2Set(4, 3, 2)
+    readout = agnn.from_dgl(module)
+    batched = batch([graph((np.array([0, 1]), np.array([1, 2])), num_nodes=n) for n in (3, 5, 4)])
+    x = np.random.default_rng(5).standard_normal((12, 4)).astype(np.float32)
+    got = readout(batched, x)
+    index = np.repeat(np.arange(3), [3, 5, 4])
+    np.testing.assert_allclose(got, readout(x, index, dim_size=3), rtol=1e-6, atol=1e-6)
+    assert got.shape == (3, 8)
+    assert sorted(readout.state_dict()) == sorted(module.state_dict())

@@ -706,3 +706,44 @@ def test_mlp_export_loads_back_into_pyg():
     assert rel_err(ours(x), _torch_out(fresh, _t(x))) <= 1e-5
     gin = agnn.from_pyg(pyg_nn.GINConv(pyg_nn.MLP([4, 8, 3])))
     assert "nn.norms.0.module.running_var" in gin.state_dict()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("num_layers", [1, 2])
+def test_set2set_matches_pyg(dtype, num_layers):
+    """Unsorted graph ids with an empty graph, a sorted ``ptr`` form, 1 and 2 LSTM layers."""
+    torch.manual_seed(32)
+    module = pyg_nn.aggr.Set2Set(5, processing_steps=3, num_layers=num_layers)
+    module = module.to(TORCH_DTYPE[dtype])
+    rng = np.random.default_rng(32)
+    x = rng.standard_normal((12, 5)).astype(dtype)
+    index = np.array([0, 0, 0, 1, 1, 3, 3, 3, 3, 3, 1, 0])  # graph 2 has no rows
+    ours = agnn.from_pyg(module)
+    ref = _torch_out(module, _t(x), _t(index), dim_size=4)
+    _check("Set2Set", ours(x, index, dim_size=4), ref, dtype)
+    order = np.argsort(index, kind="stable")
+    ptr = np.array([0, 4, 7, 7, 12])
+    ref = _torch_out(module, _t(x[order]), _t(index[order]), dim_size=4)
+    _check("Set2Set ptr", ours(x[order], ptr=ptr), ref, dtype)
+    assert sorted(ours.state_dict()) == sorted(module.state_dict())
+
+
+def test_lstm_from_torch_and_refusals():
+    torch.manual_seed(33)
+    x = np.random.default_rng(33).standard_normal((4, 3, 6)).astype(np.float32)
+    for layers, bias in ((1, True), (3, False)):
+        module = torch.nn.LSTM(6, 5, num_layers=layers, bias=bias)
+        with torch.no_grad():
+            ref, (h, c) = module(_t(x))
+        out, (h2, c2) = agnn.from_torch(module)(x)
+        for a, b in ((out, ref), (h2, h), (c2, c)):
+            assert rel_err(a, b.numpy()) <= 1e-5
+    with pytest.raises(ValueError, match="bidirectional"):
+        agnn.from_torch(torch.nn.LSTM(6, 5, bidirectional=True))
+    with pytest.raises(ValueError, match="batch_first"):
+        agnn.from_torch(torch.nn.LSTM(6, 5, batch_first=True))
+    s2s = agnn.Set2Set(4, 2)
+    with pytest.raises(ValueError, match="pass dim_size="):
+        s2s(np.ones((3, 4), np.float32), np.array([0, 0, 1]))
+    with pytest.raises(ValueError, match="expected last dimension 4"):
+        s2s(np.ones((3, 5), np.float32))
