@@ -9,7 +9,8 @@ the outputs are compared (max relative error printed) before timing. Reports the
 faster); also a global attention readout. Peak memory of one GAT layer forward is measured
 as the growth of the process's peak RSS (``VmHWM`` after resetting it through
 ``/proc/self/clear_refs``) in a fresh child
-process per framework, so both are measured the same way; the same for one GATv2 layer.
+process per framework, so both are measured the same way; the same for one GATv2 layer and
+one RGCN layer (16 relations, 32 -> 64).
 
     python benchmarks/bench_layers.py            # full size (minutes on 2 cores)
     python benchmarks/bench_layers.py --quick    # CI size
@@ -215,21 +216,27 @@ def _gat_memory_child(kind, framework, num_nodes, num_edges, num_features, heads
     from torch_geometric import nn as gnn
 
     torch.manual_seed(0)
-    ref = getattr(gnn, kind)(num_features, out, heads=heads).eval()
+    extra: tuple = ()  # RGCN: the edge types
+    if kind == "RGCNConv":  # heads: the number of relations
+        ref = gnn.RGCNConv(num_features, out, heads).eval()
+        extra = (np.random.default_rng(2).integers(0, heads, ei.shape[1]),)
+    else:
+        ref = getattr(gnn, kind)(num_features, out, heads=heads).eval()
     if framework == "arraygnn":
         from arraygnn.nn import from_pyg
 
         layer = from_pyg(ref)
-        layer(x[:100], ei[:, :10] % 100)  # compile / load kernels before measuring
-        run = lambda: layer(x, ei)  # noqa: E731
+        layer(x[:100], ei[:, :10] % 100, *(a[:10] for a in extra))  # compile / load kernels
+        run = lambda: layer(x, ei, *extra)  # noqa: E731
     else:
         tx, tei = torch.from_numpy(x), torch.from_numpy(ei.astype(np.int64))
+        textra = tuple(torch.from_numpy(a) for a in extra)
         with torch.no_grad():
-            ref(tx[:100], tei[:, :10] % 100)
+            ref(tx[:100], tei[:, :10] % 100, *(a[:10] for a in textra))
 
         def run():
             with torch.no_grad():
-                return ref(tx, tei)
+                return ref(tx, tei, *textra)
 
     base = _rss_kib("VmRSS")
     with open("/proc/self/clear_refs", "w") as f:
@@ -252,12 +259,17 @@ def gat_memory(num_nodes, num_edges, num_features, heads=8, out=8, kind="GATConv
         p.start()
         results[framework] = q.get()
         p.join()
-    edge_mib = num_edges * heads * out * 4 / 2**20
+    ratio = results["PyG"] / max(results["arraygnn"], 1e-9)
+    if kind == "RGCNConv":
+        what = f"{heads} relations, {num_features} -> {out}; one [N, out] float32 array is "
+        what += f"{num_nodes * out * 4 / 2**20:.0f} MiB"
+    else:
+        what = f"{heads} heads x {out}; one [E, H, F] float32 array is "
+        what += f"{num_edges * heads * out * 4 / 2**20:.0f} MiB"
     print(
-        f"{kind} peak memory ({num_nodes} nodes, {num_edges} edges, {heads} heads x {out}): "
+        f"{kind} peak memory ({num_nodes} nodes, {num_edges} edges, {what}): "
         f"arraygnn {results['arraygnn']:.0f} MiB, PyG {results['PyG']:.0f} MiB "
-        f"(PyG/arraygnn {results['PyG'] / max(results['arraygnn'], 1e-9):.1f}x; one [E, H, F] "
-        f"float32 array is {edge_mib:.0f} MiB)",
+        f"(PyG/arraygnn {ratio:.1f}x)",
         flush=True,
     )
     return results
@@ -296,6 +308,7 @@ def main():
     if not args.no_memory:
         gat_memory(*mem)
         gat_memory(*mem, kind="GATv2Conv")
+        gat_memory(*mem, heads=NUM_RELATIONS, out=64, kind="RGCNConv")
 
 
 if __name__ == "__main__":

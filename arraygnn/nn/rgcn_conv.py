@@ -155,7 +155,7 @@ def relation_csr(
     ([0, 1, 3], [2, 1, 0], [1, 0, 1])
     """
     from arraygnn import ops
-    from arraygnn.ops.csr import CSR, _freeze, _index_dtype, _split_edge_index, sorted_segments
+    from arraygnn.ops.csr import CSR, _freeze, _split_edge_index, sorted_segments
 
     if isinstance(edge_index, ops.CSR):
         ops.csr.as_csr(edge_index, num_src_nodes, num_dst_nodes)
@@ -169,7 +169,10 @@ def relation_csr(
     etype = _check_edge_type("relation_csr", edge_type, num_edges, num_relations)
     if source_key is None:
         source_key, num_source_keys = src, num_src_nodes
-    idt = _index_dtype(src, num_edges, int(num_source_keys), max(num_dst_nodes, num_relations))
+    # int32 whenever every id and count fits (half the index bytes of an int64 edge list;
+    # the grouping is internal, so the edge list's dtype need not be kept)
+    sizes = (num_edges, int(num_source_keys), num_dst_nodes, num_relations)
+    idt = np.dtype(np.int32 if max(sizes) < 2**31 - 1 else np.int64)
     etype = xp.ascontiguousarray(xp.asarray(etype)).astype(idt, copy=False)
     dst = xp.ascontiguousarray(dst).astype(idt, copy=False)
     take = ops.gather
@@ -561,7 +564,7 @@ class RGCNConv(_RelationalBase):
                 out += self.root[x_dst]
             else:
                 _check_features(x_dst, self.in_dst, "RGCNConv target features", self.root)
-                out = out + x_dst @ self.root
+                out = _add_product(out, x_dst, self.root)
         if self.bias is not None:
             out = add_bias(out, self.bias)
         return out
@@ -713,7 +716,7 @@ class RelGraphConv(_RelationalBase):
             out = add_bias(out, self.h_bias)
         if self.loop_weight is not None:
             _check_features(x_dst, self.in_dst, "RelGraphConv target features", self.loop_weight)
-            out = out + x_dst @ self.loop_weight
+            out = _add_product(out, x_dst, self.loop_weight)
         if self.activation is not None:
             out = self.activation(out)
         return out
@@ -729,6 +732,21 @@ class RelGraphConv(_RelationalBase):
         return f"{self.in_src}, {self.out_feats}, num_rels={self.num_relations}" + (
             f", regularizer={reg!r}, num_bases={self.linear_r.num_bases}" if reg else ""
         )
+
+
+#: rows per piece of the root product added onto the output (bounds its temporary)
+PRODUCT_ROWS = 1 << 16
+
+
+def _add_product(out: Any, x: Any, weight: Any) -> Any:
+    """``out + x @ weight``, in place when ``out`` keeps its dtype, ``PRODUCT_ROWS`` rows at
+    a time (no second ``[N, out]`` array: 244 MiB at 1M x 64 float32)."""
+    if np.result_type(out.dtype, x.dtype, weight.dtype) != out.dtype:
+        return out + x @ weight
+    for start in range(0, out.shape[0], PRODUCT_ROWS):
+        stop = start + PRODUCT_ROWS
+        out[start:stop] += x[start:stop] @ weight
+    return out
 
 
 def _is_graph_like(obj: Any) -> bool:
