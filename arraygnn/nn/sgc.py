@@ -20,7 +20,7 @@ from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import check_edge_weight, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import normalized_slots
-from arraygnn.nn.linear import Linear, _check_features, _ModuleList, add_bias
+from arraygnn.nn.linear import Linear, _check_features, _ModuleList, add_bias, get_activation
 
 __all__ = ["SGConv", "APPNP", "TAGConv", "ChebConv", "propagate_hops"]
 
@@ -171,6 +171,49 @@ def _propagation(inp: Any, edge_weight: Any, normalize: bool, loops: bool, dtype
     return csr, to_slot_order(csr, edge_weight)
 
 
+_DEGREE_NORMS = ("gcn", "dgl")
+
+
+def _check_degree_norm(layer: str, degree_norm: str) -> str:
+    if degree_norm not in _DEGREE_NORMS:
+        raise ValueError(f"{layer}: degree_norm must be 'gcn' or 'dgl', got {degree_norm!r}")
+    return degree_norm
+
+
+def _dgl_propagation(inp: Any, edge_weight: Any, source_side: str, dtype: Any) -> Any:
+    """``(csr, weights in slot order)`` of DGL's normalised adjacency (no self-loops).
+
+    Without ``edge_weight``: edge counts clamped at 1, ``deg_src^-1/2`` at the source and
+    ``in_deg^-1/2`` at the target, ``deg_src`` the source's in-degree (DGL's ``TAGConv``,
+    ``source_side='in'``) or out-degree (``APPNPConv``, ``'out'``). With ``edge_weight``:
+    DGL's ``EdgeWeightNorm('both')``, ``w / sqrt(w_out(src) w_in(dst))`` over the weighted
+    degrees (a non-positive weight is a ``ValueError``, as DGL's error)."""
+    from arraygnn import ops
+    from arraygnn.ops.slot_order import to_slot_order
+
+    xp = get_namespace(inp.x_src)
+    csr = ops.to_csr(inp.edge_index, inp.num_src, inp.num_dst)
+    src, dst = csr.src, csr.dst
+    if edge_weight is None:
+        ones = xp.ones(inp.num_edges, dtype=dtype)
+        in_deg = xp.maximum(csr.in_degrees().astype(dtype), 1)
+        if source_side == "out":
+            src_deg = xp.maximum(ops.scatter(ones, src, inp.num_src, reduce="sum"), 1)
+        else:
+            src_deg = in_deg
+        w = src_deg[src] ** -0.5 * in_deg[dst] ** -0.5
+    else:
+        if inp.num_edges and bool((edge_weight <= 0).any()):
+            raise ValueError(
+                "edge_weight: non-positive edge weight with DGL's 'both' normalisation (the "
+                "square root of a zero or negative degree)"
+            )
+        w_in = ops.scatter(edge_weight, dst, inp.num_dst, reduce="sum")
+        w_out = ops.scatter(edge_weight, src, inp.num_src, reduce="sum")
+        w = w_out[src] ** -0.5 * edge_weight * w_in[dst] ** -0.5
+    return csr, to_slot_order(csr, w.astype(dtype, copy=False))
+
+
 class APPNP(Module):
     r"""Personalised-PageRank propagation (PyG's ``APPNP``), no weights:
     :math:`X^{(0)} = X,\ X^{(k+1)} = (1 - \alpha) S X^{(k)} + \alpha X`, ``K`` times.
@@ -182,6 +225,9 @@ class APPNP(Module):
         add_self_loops: ``S`` of ``A + I`` (default ``True``).
         normalize: symmetric GCN normalisation (default ``True``); ``False`` propagates over
             the (``edge_weight``-weighted) adjacency as given.
+        degree_norm: ``'gcn'`` (PyG's ``gcn_norm``, default) or ``'dgl'`` (DGL's
+            ``APPNPConv``: no self-loops, ``out_deg(src)^-1/2 in_deg(dst)^-1/2`` of edge counts
+            clamped at 1, or ``EdgeWeightNorm('both')`` of ``edge_weight``).
 
     Shapes:
         - input: x ``(N, F)``, edge_index ``(2, E)``, edge_weight ``(E,)`` (optional)
@@ -199,8 +245,15 @@ class APPNP(Module):
         cached: bool = False,
         add_self_loops: bool = True,
         normalize: bool = True,
+        *,
+        degree_norm: str = "gcn",
     ) -> None:
         self.K = layer_size("APPNP", "K", K)
+        self.degree_norm = _check_degree_norm("APPNP", degree_norm)
+        if degree_norm == "dgl" and add_self_loops:
+            raise ValueError(
+                "APPNP: degree_norm='dgl' adds no self-loops; pass add_self_loops=False"
+            )
         alpha = float(alpha)
         if not 0.0 <= alpha <= 1.0:
             raise ValueError(f"APPNP: alpha must be in [0, 1], got {alpha}")
@@ -220,10 +273,12 @@ class APPNP(Module):
         x0 = inp.x_src
         if self.cached and self._cache is not None:
             csr, w = self._cache
+        elif self.degree_norm == "dgl" and self.normalize:
+            csr, w = _dgl_propagation(inp, edge_weight, "out", x0.dtype)
         else:
             csr, w = _propagation(inp, edge_weight, self.normalize, self.add_self_loops, x0.dtype)
-            if self.cached:
-                self._cache = (csr, w)
+        if self.cached:
+            self._cache = (csr, w)
         keep = x0.dtype.type(1.0 - self.alpha)
         teleport = x0 * x0.dtype.type(self.alpha)
         x = x0
@@ -266,16 +321,22 @@ class TAGConv(Module):
         bias: additive bias.
         normalize: symmetric normalisation (default ``True``); ``False`` uses the
             (``edge_weight``-weighted) adjacency as given.
+        degree_norm: ``'gcn'`` (PyG's ``gcn_norm`` without loops, default) or ``'dgl'`` (DGL's
+            ``TAGConv``: ``in_deg^-1/2`` on both sides, edge counts clamped at 1, or
+            ``EdgeWeightNorm('both')`` of ``edge_weight``).
+        activation: applied last (DGL's ``activation``).
 
     Shapes:
         - input: x ``(N, in_channels)``, edge_index ``(2, E)``, edge_weight ``(E,)`` (optional)
         - output: ``(N, out_channels)``
 
-    Parameter names (PyG): ``lins.k.weight`` ``(out, in)`` for k = 0..K, ``bias``.
+    Parameter names (PyG): ``lins.k.weight`` ``(out, in)`` for k = 0..K, ``bias``; DGL's one
+    ``lin.weight`` ``(out, (K + 1) in)`` / ``lin.bias`` load and export too.
     """
 
     _param_names = ("bias",)
     _child_names = ("lins",)
+    _dgl_supported = True
 
     def __init__(
         self,
@@ -285,11 +346,15 @@ class TAGConv(Module):
         bias: bool = True,
         normalize: bool = True,
         *,
+        degree_norm: str = "gcn",
+        activation: Any = None,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
         self.K = layer_size("TAGConv", "K", K)
         self.normalize = bool(normalize)
+        self.degree_norm = _check_degree_norm("TAGConv", degree_norm)
+        self.activation = get_activation(activation)
         _polynomial_weights(self, in_channels, out_channels, self.K + 1, bias, dtype, rng)
 
     def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
@@ -300,11 +365,38 @@ class TAGConv(Module):
         _check_features(x, self.in_channels, "TAGConv node features")
         out = self.lins[0](x)
         if self.K:
-            csr, w = _propagation(inp, edge_weight, self.normalize, False, x.dtype)
+            if self.degree_norm == "dgl" and self.normalize:
+                csr, w = _dgl_propagation(inp, edge_weight, "in", x.dtype)
+            else:
+                csr, w = _propagation(inp, edge_weight, self.normalize, False, x.dtype)
             for lin in list(self.lins)[1:]:
                 x = spmm_slots(csr, x, w)
                 out = out + lin(x)
-        return out if self.bias is None else add_bias(out, self.bias)
+        out = out if self.bias is None else add_bias(out, self.bias)
+        return out if self.activation is None else self.activation(out)
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        """DGL's one ``lin`` over ``[X, SX, ..., S^K X]``: its column blocks are ``lins.k``."""
+        out = {k: v for k, v in values.items() if k not in ("lin.weight", "lin.bias")}
+        if "lin.weight" in values:
+            weight = values["lin.weight"]
+            cols = self.in_channels
+            for k in range(self.K + 1):
+                out[f"lins.{k}.weight"] = weight[:, k * cols : (k + 1) * cols]
+        if "lin.bias" in values:
+            out["bias"] = values["lin.bias"]
+        return out
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        xp = get_namespace(*values.values())
+        out = {
+            "lin.weight": xp.concatenate(
+                [values[f"lins.{k}.weight"] for k in range(self.K + 1)], axis=1
+            )
+        }
+        if "bias" in values:
+            out["lin.bias"] = values["bias"]
+        return out
 
     def extra_repr(self) -> str:
         return f"{self.in_channels}, {self.out_channels}, K={self.K}"

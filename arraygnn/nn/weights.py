@@ -11,10 +11,12 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` / ``GATv2Conv``
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
 ``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
-``TransformerConv``,
+``TransformerConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``Set2Set``,
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
-too), ``GINConv``, ``GINEConv``, ``GlobalAttentionPooling``.
+too), ``GINConv`` (with ``activation``), ``GINEConv``, ``TAGConv``, ``APPNPConv``,
+``RelGraphConv``, ``HeteroGraphConv``, ``Set2Set``, ``GlobalAttentionPooling``; torch
+``LayerNorm`` and ``LSTM``.
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
 silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
@@ -607,6 +609,19 @@ def from_dgl(module: Any) -> Module:
         layer = Set2Set(module.input_dim, module.n_iters, module.n_layers, dtype=dtype)
         layer.lstm = lstm
         return _load(layer, module, "pyg")  # DGL's names are torch's here
+    if kind == "TAGConv":
+        layer = TAGConv(
+            module._in_feats,
+            module._out_feats,
+            module._k,
+            bias=module.lin.bias is not None,
+            degree_norm="dgl",
+            activation=_activation(module._activation, "from_dgl: TAGConv"),
+            dtype=dtype,
+        )
+        return _load(layer, module, "dgl")
+    if kind == "APPNPConv":  # edge_drop is the identity at inference
+        return APPNP(module._k, module._alpha, add_self_loops=False, degree_norm="dgl")
     if kind == "RelGraphConv":
         typed = module.linear_r
         layer = RelGraphConv(

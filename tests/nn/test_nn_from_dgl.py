@@ -431,3 +431,75 @@ def test_from_dgl_set2set_on_a_batched_graph():
     np.testing.assert_allclose(got, readout(x, index, dim_size=3), rtol=1e-6, atol=1e-6)
     assert got.shape == (3, 8)
     assert sorted(readout.state_dict()) == sorted(module.state_dict())
+
+
+def _dgl_norm_adjacency(ei, n, weight, source_side):
+    """DGL's normalised adjacency a[dst, src]: counts clamped at 1 with the source's in- or
+    out-degree, or EdgeWeightNorm('both') of the weights."""
+    a = np.zeros((n, n))
+    if weight is None:
+        counts = _dense(ei, n)
+        in_deg = np.maximum(counts.sum(1), 1)
+        src_deg = in_deg if source_side == "in" else np.maximum(counts.sum(0), 1)
+        np.add.at(a, (ei[1], ei[0]), src_deg[ei[0]] ** -0.5 * in_deg[ei[1]] ** -0.5)
+        return a
+    w = weight.astype(np.float64)
+    w_in = np.zeros(n)
+    w_out = np.zeros(n)
+    np.add.at(w_in, ei[1], w)
+    np.add.at(w_out, ei[0], w)
+    np.add.at(a, (ei[1], ei[0]), w_out[ei[0]] ** -0.5 * w * w_in[ei[1]] ** -0.5)
+    return a
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_from_dgl_tag_and_appnp(weighted):
+    """DGL's TAGConv (one Linear over [X, SX, ..., S^K X], in-degree norm on both sides) and
+    APPNPConv (out-degree at the source), on a directed graph where some sources have no
+    in-edges (PyG's gcn_norm drops their messages; DGL's clamp keeps them)."""
+
+    class TAGConv(torch.nn.Module):
+        def __init__(self, fin, fout, k):
+            super().__init__()
+            self._in_feats, self._out_feats, self._k = fin, fout, k
+            self._activation = torch.relu
+            self.lin = torch.nn.Linear(fin * (k + 1), fout)
+
+    class APPNPConv(torch.nn.Module):
+        def __init__(self, k, alpha):
+            super().__init__()
+            self._k, self._alpha = k, alpha
+            self.edge_drop = torch.nn.Dropout(0.0)
+
+    torch.manual_seed(6)
+    rng = np.random.default_rng(6)
+    n = 12
+    ei = np.stack([rng.integers(0, n, 40), rng.integers(0, n - 3, 40)])  # 9-11: no in-edges
+    x = rng.standard_normal((n, 4)).astype(np.float32)
+    w = rng.uniform(0.5, 2.0, 40).astype(np.float32) if weighted else None
+    tag = TAGConv(4, 3, 2)
+    conv = agnn.from_dgl(tag)
+    a = _dgl_norm_adjacency(ei, n, w, "in")
+    hops = [x.astype(np.float64)]
+    for _ in range(2):
+        hops.append(a @ hops[-1])
+    p = {k: v.detach().double().numpy() for k, v in tag.state_dict().items()}
+    expected = np.maximum(np.concatenate(hops, 1) @ p["lin.weight"].T + p["lin.bias"], 0)
+    assert rel_err(conv(x, ei, w), expected) < 1e-5
+    assert sorted(conv.state_dict(format="dgl")) == sorted(tag.state_dict())
+    np.testing.assert_array_equal(
+        conv.state_dict(format="dgl")["lin.weight"], p["lin.weight"].astype(np.float32)
+    )
+    appnp = agnn.from_dgl(APPNPConv(3, 0.2))
+    a = _dgl_norm_adjacency(ei, n, w, "out")
+    h = x.astype(np.float64)
+    for _ in range(3):
+        h = 0.8 * (a @ h) + 0.2 * x
+    assert rel_err(appnp(x, ei, w), h) < 1e-5
+    if weighted:
+        with pytest.raises(ValueError, match="non-positive edge weight"):
+            appnp(x, ei, -w)
+    with pytest.raises(ValueError, match="add_self_loops=False"):
+        agnn.APPNP(3, 0.2, degree_norm="dgl")
+    with pytest.raises(ValueError, match="degree_norm"):
+        agnn.TAGConv(4, 3, degree_norm="sym")
