@@ -32,7 +32,7 @@ from arraygnn.nn._graph_input import (
     parse_input,
 )
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot
+from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot, matmul
 
 __all__ = [
     "GCNConv",
@@ -458,10 +458,10 @@ class GraphConv(Module):
             h = h * scale[:, None]
         project_first = self.weight is not None and self.in_feats > self.out_feats
         if project_first:
-            h = h @ self.weight
+            h = matmul(h, self.weight)
         out = ops.spmm(csr, h, edge_weight=edge_weight, num_dst_nodes=inp.num_dst)
         if self.weight is not None and not project_first:
-            out = out @ self.weight
+            out = matmul(out, self.weight)
         if self.norm in ("both", "right"):
             deg = xp.maximum(in_deg, 1)
             scale = deg**-0.5 if self.norm == "both" else 1 / deg

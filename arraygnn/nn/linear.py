@@ -118,6 +118,22 @@ def _check_features(x: Any, expected: int, what: str, weight: Any = None) -> Non
         )
 
 
+def matmul(a: Any, b: Any) -> Any:
+    """``a @ b`` for a weight ``b`` ``(in, out)``; a small NumPy product runs on one BLAS
+    thread when Numba shares another library's spinning OpenMP runtime (PyTorch imported
+    first; see ``arraygnn.kernels.cpu._threads``), where two threads would wait on a core.
+
+    >>> matmul(np.ones((2, 3)), np.ones((3, 1))).ravel().tolist()
+    [3.0, 3.0]
+    """
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.ndim and b.ndim == 2:
+        from arraygnn.kernels.cpu._threads import small_product
+
+        with small_product(2.0 * a.size * b.shape[1]):
+            return a @ b
+    return a @ b
+
+
 def add_bias(out: Any, bias: Any) -> Any:
     """``out + bias``, added in place when that keeps the dtype: ``out`` must be an array
     the layer made itself (a product or a reduction result, never the caller's).
@@ -170,7 +186,7 @@ class Linear(Module):
 
     def __call__(self, x: Any) -> Any:
         _check_features(x, self.in_features, f"{type(self).__name__} input", self.weight)
-        out = x @ self.weight.T
+        out = matmul(x, self.weight.T)
         if self.bias is not None:
             out = add_bias(out, self.bias)
         return out

@@ -25,7 +25,15 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array, to_numpy
 from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import Module, is_size, layer_size
-from arraygnn.nn.linear import LayerNorm, _check_features, _rng, add_bias, get_activation, glorot
+from arraygnn.nn.linear import (
+    LayerNorm,
+    _check_features,
+    _rng,
+    add_bias,
+    get_activation,
+    glorot,
+    matmul,
+)
 from arraygnn.ops._common import check_index
 
 __all__ = ["RGCNConv", "RelGraphConv", "TypedLinear", "relation_rows", "RelationRows"]
@@ -287,7 +295,7 @@ def relational_propagate(
                 break
             h = agg[a - start : b - start]
             if weight is not None:
-                h = h @ weight[r]
+                h = matmul(h, weight[r])
             elif blocks is not None:
                 h = _block_product(h, blocks[r])
             add_rows(out, rows.row_dst[a:b], h)  # one row per target within a relation
@@ -745,7 +753,7 @@ def _add_product(out: Any, x: Any, weight: Any) -> Any:
         return out + x @ weight
     for start in range(0, out.shape[0], PRODUCT_ROWS):
         stop = start + PRODUCT_ROWS
-        out[start:stop] += x[start:stop] @ weight
+        out[start:stop] += matmul(x[start:stop], weight)
     return out
 
 

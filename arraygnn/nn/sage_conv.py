@@ -16,7 +16,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_weight, csr_of, in_degrees, parse_input
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
-from arraygnn.nn.linear import Linear, _check_features, get_activation
+from arraygnn.nn.linear import Linear, _check_features, get_activation, matmul
 
 __all__ = ["SAGEConv"]
 
@@ -136,7 +136,7 @@ class SAGEConv(Module):
         linear_first = aggr in ("mean", "sum", "gcn") and self.in_src > self.out_feats
         lin_l = self.lin_l
         if linear_first:
-            h = h @ lin_l.weight.T
+            h = matmul(h, lin_l.weight.T)
         csr = csr_of(inp)
         if aggr == "gcn":
             summed = ops.spmm(
@@ -145,7 +145,7 @@ class SAGEConv(Module):
             if inp.homogeneous and inp.x_dst is inp.x_src:
                 h_dst = h
             else:
-                h_dst = inp.x_dst @ lin_l.weight.T if linear_first else inp.x_dst
+                h_dst = matmul(inp.x_dst, lin_l.weight.T) if linear_first else inp.x_dst
             deg = in_degrees(inp, summed.dtype, csr)
             neigh = (summed + h_dst) / (deg.reshape((-1,) + (1,) * (summed.ndim - 1)) + 1)
         else:
@@ -153,7 +153,7 @@ class SAGEConv(Module):
             neigh = ops.spmm(
                 csr, h, edge_weight=edge_weight, reduce=reduce, num_dst_nodes=inp.num_dst
             )
-        out = neigh if linear_first else neigh @ lin_l.weight.T
+        out = neigh if linear_first else matmul(neigh, lin_l.weight.T)
         if lin_l.bias is not None:
             out = out + lin_l.bias
         if self.lin_r is not None and inp.x_dst is not None:

@@ -25,7 +25,7 @@ from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import GraphAttention, check_call_keywords
 from arraygnn.nn._graph_input import csr_of, parse_input
 from arraygnn.nn._module import _pair, is_size, layer_size
-from arraygnn.nn.linear import Linear, _check_features
+from arraygnn.nn.linear import Linear, _check_features, matmul
 
 __all__ = ["TransformerConv"]
 
@@ -201,7 +201,7 @@ def _fused(x: Any, *linears: Linear) -> list[Any]:
         return [linears[0](x)]
     _check_features(x, linears[0].in_features, "TransformerConv input", linears[0].weight)
     xp = get_namespace(x)
-    out = x @ xp.concatenate([lin.weight for lin in linears]).T
+    out = matmul(x, xp.concatenate([lin.weight for lin in linears]).T)
     parts, start = [], 0
     for lin in linears:
         part = out[:, start : start + lin.out_features]

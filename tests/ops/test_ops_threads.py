@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 _SCRIPT = """
 import threading
 import numpy as np
@@ -142,3 +144,43 @@ def test_a_layer_that_cannot_load_is_left_to_numba():
     kernel, Numba's message), not when the threads are started; the environment is
     restored either way."""
     assert _run(_FAIL_SCRIPT) == ["False", "None"]
+
+
+_SHARED_SCRIPT = """
+import sys
+if sys.argv[1] == "torch":
+    import torch  # loads its libgomp before Numba's threads start
+import numpy as np
+from threadpoolctl import threadpool_info
+from arraygnn import ops
+from arraygnn.kernels.cpu import _threads
+from arraygnn.nn.linear import matmul
+
+def blas_threads():
+    return ",".join(str(i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas")
+
+ops.gather(np.ones((4, 2)), np.array([0, 1]))  # the first kernel starts Numba's threads
+before = blas_threads()
+with _threads.small_product(1e3):
+    inside = blas_threads()
+with _threads.small_product(1e12):
+    large = blas_threads()
+a, b = np.random.rand(30, 8), np.random.rand(8, 3)
+assert np.array_equal(matmul(a, b), a @ b)
+print(_threads.shared_openmp(), before, inside, large, blas_threads())
+"""
+
+
+def test_small_products_run_on_one_blas_thread_next_to_torchs_runtime():
+    """With torch imported first Numba shares torch's libgomp, whose workers spin after each
+    kernel; a small BLAS product then waited ~3.7 ms for the second core. Such products now
+    run on one BLAS thread (and the count is restored); without torch nothing changes."""
+    pytest.importorskip("threadpoolctl")
+    plain = _run(_SHARED_SCRIPT.replace("sys.argv[1]", "'none'"))
+    assert plain[0] == "False"
+    assert plain[1] == plain[2] == plain[3] == plain[4]  # no limit anywhere
+    pytest.importorskip("torch")
+    shared = _run(_SHARED_SCRIPT.replace("sys.argv[1]", "'torch'"))
+    if shared[0] != "True":
+        pytest.skip(f"Numba does not share torch's OpenMP runtime here: {shared}")
+    assert set(shared[2].split(",")) == {"1"} and shared[1] == shared[3] == shared[4]
