@@ -322,7 +322,8 @@ class _RelationalBase(Module):
     """Weights and the forward pass shared by :class:`RGCNConv` and :class:`RelGraphConv`.
 
     Subclasses provide ``_relation_weights()`` -> ``(weight [R, in, out] | None, blocks
-    [R, B, si, so] | None)`` and ``_root_bias()``.
+    [R, B, si, so] | None)`` and add their root / self-loop term and bias to ``_forward``'s
+    sum.
     """
 
     _layer = "RGCNConv"
