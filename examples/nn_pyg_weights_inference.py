@@ -1,7 +1,7 @@
 """Run a PyG-style two-layer GNN (GAT with edge features -> GCN) with arraygnn.nn, weights
 from a .npz file; then APPNP smoothing of its logits, a GINE layer, a graph transformer
-layer with edge features, a GATv2 layer with the attention it paid, and global attention and
-Set2Set readouts of its output.
+layer with edge features, a GATv2 layer with the attention it paid, global attention and
+Set2Set readouts of its output, and PyG's MPNN pattern (NNConv edge network, GRU, Set2Set).
 
 Where torch and PyG are installed, the script builds the PyG model, saves its
 ``state_dict()`` as NumPy arrays, and later checks arraygnn's output against PyG's. The
@@ -97,6 +97,7 @@ def main() -> None:
     changed = int((smoothed.argmax(1) != logits.argmax(1)).sum())
     print(f"APPNP-smoothed logits {smoothed.shape}: {changed} predictions changed")
     gine_with_edge_features(x, edge_index, edge_attr)
+    mpnn_edge_network(x, edge_index, edge_attr)
     graph_transformer(x, edge_index, edge_attr)
     gatv2_attention(x, edge_index, edge_attr)
 
@@ -205,6 +206,56 @@ def gine_with_edge_features(x, edge_index, edge_attr) -> None:
         expected = ref(torch.from_numpy(x), tei, torch.from_numpy(edge_attr)).numpy()
     err = np.abs(out - expected).max() / np.abs(expected).max()
     print(f"GINE {out.shape}: max relative difference vs PyG {err:.1e}")
+    assert err < 1e-5, err
+
+
+def mpnn_edge_network(x, edge_index, edge_attr) -> None:
+    """PyG's MPNN pattern (its QM9 example): an edge network NNConv, a GRU update, then a
+    Set2Set readout of 4 "graphs"; converted from torch modules, or built here."""
+    hidden, steps = 8, 2
+    graph_of_node = np.arange(x.shape[0]) % 4
+    try:
+        import torch
+        import torch_geometric.nn as pyg_nn
+    except ImportError:
+        edge_net = nn.Sequential(
+            nn.Linear(EDGE_DIM, 16, rng=0), "relu", nn.Linear(16, hidden * hidden, rng=1)
+        )
+        conv = nn.NNConv(hidden, hidden, edge_net, aggr="mean", rng=2)
+        gru, readout = nn.GRU(hidden, hidden, rng=3), nn.Set2Set(hidden, 3, rng=4)
+        refs = None
+    else:
+        torch.manual_seed(2)
+        edge_net = torch.nn.Sequential(
+            torch.nn.Linear(EDGE_DIM, 16), torch.nn.ReLU(), torch.nn.Linear(16, hidden * hidden)
+        )
+        refs = (
+            pyg_nn.NNConv(hidden, hidden, edge_net, aggr="mean").eval(),
+            torch.nn.GRU(hidden, hidden).eval(),
+            pyg_nn.aggr.Set2Set(hidden, processing_steps=3).eval(),
+        )
+        conv, gru, readout = (nn.from_pyg(m) for m in refs)
+    h0 = x[:, :hidden].copy()  # the first 8 input features as the hidden state
+    h, state = h0, h0[None]
+    for _ in range(steps):
+        m = np.maximum(conv(h, edge_index, edge_attr), 0)
+        h, state = gru(m[None], state)
+        h = h[0]
+    out = readout(h, graph_of_node, dim_size=4)
+    if refs is None:
+        print(f"MPNN (NNConv + GRU + Set2Set) without torch: {out.shape}")
+        return
+    with torch.no_grad():
+        tei, tea = torch.from_numpy(edge_index.astype(np.int64)), torch.from_numpy(edge_attr)
+        th = torch.from_numpy(h0)
+        tstate = th[None]
+        for _ in range(steps):
+            tm = torch.relu(refs[0](th, tei, tea))
+            th, tstate = refs[1](tm[None], tstate)
+            th = th[0]
+        expected = refs[2](th, torch.from_numpy(graph_of_node), dim_size=4).numpy()
+    err = np.abs(out - expected).max() / np.abs(expected).max()
+    print(f"MPNN (NNConv + GRU + Set2Set) {out.shape}: max relative difference vs PyG {err:.1e}")
     assert err < 1e-5, err
 
 

@@ -17,7 +17,8 @@ from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
-from arraygnn.nn.linear import LSTM, MLP, BatchNorm, LayerNorm, Linear, Sequential
+from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, LayerNorm, Linear, Sequential
+from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.readout import (
     AttentionalAggregation,
     AvgPooling,
@@ -40,6 +41,7 @@ __all__ = [
     "BatchNorm",
     "LayerNorm",
     "LSTM",
+    "GRU",
     "Sequential",
     "MLP",
     "GCNConv",
@@ -54,6 +56,7 @@ __all__ = [
     "TAGConv",
     "ChebConv",
     "TransformerConv",
+    "NNConv",
     "RGCNConv",
     "RelGraphConv",
     "TypedLinear",

@@ -287,7 +287,75 @@ class LayerNorm(Module):
         return f"{self.normalized_shape}, eps={self.eps}"
 
 
-class LSTM(Module):
+class _Recurrent(Module):
+    """torch's recurrent-layer weights (``weight_ih_l{k}``, ``weight_hh_l{k}``,
+    ``bias_ih_l{k}``, ``bias_hh_l{k}``, ``gates * hidden`` rows) and the loop over time steps
+    and layers; subclasses give the cell."""
+
+    _gates = 1
+    _kind = "RNN"
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        *,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        kind = self._kind
+        self.input_size = layer_size(kind, "input_size", input_size)
+        self.hidden_size = hid = layer_size(kind, "hidden_size", hidden_size, minimum=1)
+        self.num_layers = layer_size(kind, "num_layers", num_layers, minimum=1)
+        gen = _rng(rng)
+        bound = 1 / np.sqrt(hid)  # torch's uniform(-1/sqrt(H), 1/sqrt(H))
+        rows = self._gates * hid
+        names = []
+        for k in range(self.num_layers):
+            fan_in = self.input_size if k == 0 else hid
+            for name, shape in (
+                (f"weight_ih_l{k}", (rows, fan_in)),
+                (f"weight_hh_l{k}", (rows, hid)),
+            ):
+                setattr(self, name, gen.uniform(-bound, bound, shape).astype(dtype))
+                names.append(name)
+            for name in (f"bias_ih_l{k}", f"bias_hh_l{k}"):
+                setattr(
+                    self, name, gen.uniform(-bound, bound, rows).astype(dtype) if bias else None
+                )
+                names.append(name)
+        self._param_names = tuple(names)
+
+    def _check(self, x: Any) -> tuple[Any, Any, int]:
+        _check_features(x, self.input_size, f"{self._kind} input", self.weight_ih_l0)
+        if x.ndim != 3:
+            raise ValueError(f"{self._kind} input must be (T, B, input_size), got {tuple(x.shape)}")
+        return get_namespace(x), np.result_type(x.dtype, self.weight_ih_l0.dtype), x.shape[1]
+
+    def _state(self, xp: Any, dtype: Any, batch: int, given: Any, name: str) -> Any:
+        shape = (self.num_layers, batch, self.hidden_size)
+        if given is None:
+            return xp.zeros(shape, dtype=dtype)
+        if tuple(given.shape) != shape:
+            raise ValueError(f"{self._kind} {name} must be {shape}, got {tuple(given.shape)}")
+        return given.astype(dtype, copy=True)
+
+    def _projections(self, k: int, inp: Any, h: Any) -> tuple[Any, Any]:
+        """``(inp W_ih^T + b_ih, h W_hh^T + b_hh)`` of layer ``k``."""
+        gi = matmul(inp, getattr(self, f"weight_ih_l{k}").T)
+        gh = matmul(h, getattr(self, f"weight_hh_l{k}").T)
+        if getattr(self, f"bias_ih_l{k}") is not None:
+            gi = gi + getattr(self, f"bias_ih_l{k}")
+            gh = gh + getattr(self, f"bias_hh_l{k}")
+        return gi, gh
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}, num_layers={self.num_layers}"
+
+
+class LSTM(_Recurrent):
     """``torch.nn.LSTM`` at inference (unidirectional, sequence first), PyTorch's names
     ``weight_ih_l{k}`` ``(4H, in)``, ``weight_hh_l{k}`` ``(4H, H)``, ``bias_ih_l{k}``,
     ``bias_hh_l{k}`` and gate order (input, forget, cell, output).
@@ -301,67 +369,21 @@ class LSTM(Module):
     ((4, 5, 2), (1, 5, 2))
     """
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        bias: bool = True,
-        *,
-        dtype: Any = np.float32,
-        rng: Any = None,
-    ) -> None:
-        self.input_size = layer_size("LSTM", "input_size", input_size)
-        self.hidden_size = hid = layer_size("LSTM", "hidden_size", hidden_size, minimum=1)
-        self.num_layers = layer_size("LSTM", "num_layers", num_layers, minimum=1)
-        gen = _rng(rng)
-        bound = 1 / np.sqrt(hid)  # torch's uniform(-1/sqrt(H), 1/sqrt(H))
-        names = []
-        for k in range(self.num_layers):
-            fan_in = self.input_size if k == 0 else hid
-            setattr(
-                self, f"weight_ih_l{k}", gen.uniform(-bound, bound, (4 * hid, fan_in)).astype(dtype)
-            )
-            setattr(
-                self, f"weight_hh_l{k}", gen.uniform(-bound, bound, (4 * hid, hid)).astype(dtype)
-            )
-            names += [f"weight_ih_l{k}", f"weight_hh_l{k}"]
-            for b in (f"bias_ih_l{k}", f"bias_hh_l{k}"):
-                setattr(
-                    self, b, gen.uniform(-bound, bound, 4 * hid).astype(dtype) if bias else None
-                )
-                names.append(b)
-        self._param_names = tuple(names)
+    _gates = 4
+    _kind = "LSTM"
 
     def __call__(self, x: Any, state: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
-        _check_features(x, self.input_size, "LSTM input", self.weight_ih_l0)
-        if x.ndim != 3:
-            raise ValueError(f"LSTM input must be (T, B, input_size), got {tuple(x.shape)}")
-        xp = get_namespace(x)
-        layers, batch, hid = self.num_layers, x.shape[1], self.hidden_size
-        dtype = np.result_type(x.dtype, self.weight_ih_l0.dtype)
-        if state is None:
-            h = xp.zeros((layers, batch, hid), dtype=dtype)
-            c = xp.zeros((layers, batch, hid), dtype=dtype)
-        else:
-            h, c = state
-            for name, arr in (("h0", h), ("c0", c)):
-                if tuple(arr.shape) != (layers, batch, hid):
-                    raise ValueError(
-                        f"LSTM {name} must be {(layers, batch, hid)}, got {tuple(arr.shape)}"
-                    )
-            h, c = h.astype(dtype, copy=True), c.astype(dtype, copy=True)
+        xp, dtype, batch = self._check(x)
+        h0, c0 = (None, None) if state is None else state
+        h = self._state(xp, dtype, batch, h0, "h0")
+        c = self._state(xp, dtype, batch, c0, "c0")
+        hid = self.hidden_size
         outputs = []
         for step in range(x.shape[0]):
             inp = x[step]
-            for k in range(layers):
-                gates = (
-                    inp @ getattr(self, f"weight_ih_l{k}").T
-                    + h[k] @ getattr(self, f"weight_hh_l{k}").T
-                )
-                for b in (f"bias_ih_l{k}", f"bias_hh_l{k}"):
-                    if getattr(self, b) is not None:
-                        gates = gates + getattr(self, b)
+            for k in range(self.num_layers):
+                gi, gh = self._projections(k, inp, h[k])
+                gates = gi + gh
                 i, f, g, o = (gates[:, j * hid : (j + 1) * hid] for j in range(4))
                 c[k] = _sigmoid(f) * c[k] + _sigmoid(i) * xp.tanh(g)
                 h[k] = _sigmoid(o) * xp.tanh(c[k])
@@ -370,8 +392,41 @@ class LSTM(Module):
         out = xp.stack(outputs) if outputs else xp.zeros((0, batch, hid), dtype=dtype)
         return out, (h, c)
 
-    def extra_repr(self) -> str:
-        return f"{self.input_size}, {self.hidden_size}, num_layers={self.num_layers}"
+
+class GRU(_Recurrent):
+    """``torch.nn.GRU`` at inference (unidirectional, sequence first), PyTorch's names and
+    gate order (reset, update, new): ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``,
+    ``h' = (1 - z) n + z h``.
+
+    ``gru(x, h0=None)`` with ``x`` ``(T, B, input_size)`` returns ``(output (T, B, H),
+    h_n (num_layers, B, H))``; no state means zeros.
+
+    >>> import numpy as np
+    >>> out, h = GRU(3, 2, rng=0)(np.ones((4, 5, 3), np.float32))
+    >>> out.shape, h.shape
+    ((4, 5, 2), (1, 5, 2))
+    """
+
+    _gates = 3
+    _kind = "GRU"
+
+    def __call__(self, x: Any, h0: Any = None) -> tuple[Any, Any]:
+        xp, dtype, batch = self._check(x)
+        h = self._state(xp, dtype, batch, h0, "h0")
+        hid = self.hidden_size
+        outputs = []
+        for step in range(x.shape[0]):
+            inp = x[step]
+            for k in range(self.num_layers):
+                gi, gh = self._projections(k, inp, h[k])
+                r = _sigmoid(gi[:, :hid] + gh[:, :hid])
+                z = _sigmoid(gi[:, hid : 2 * hid] + gh[:, hid : 2 * hid])
+                n = xp.tanh(gi[:, 2 * hid :] + r * gh[:, 2 * hid :])
+                h[k] = (1 - z) * n + z * h[k]
+                inp = h[k]
+            outputs.append(inp.copy())
+        out = xp.stack(outputs) if outputs else xp.zeros((0, batch, hid), dtype=dtype)
+        return out, h
 
 
 class Sequential(Module):

@@ -11,12 +11,12 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` / ``GATv2Conv``
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
 ``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
-``TransformerConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``Set2Set``,
+``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``Set2Set``,
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
-too), ``GINConv`` (with ``activation``), ``GINEConv``, ``TAGConv``, ``APPNPConv``,
-``RelGraphConv``, ``HeteroGraphConv``, ``Set2Set``, ``GlobalAttentionPooling``; torch
-``LayerNorm`` and ``LSTM``.
+too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
+``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``HeteroGraphConv``, ``Set2Set``,
+``GlobalAttentionPooling``; torch ``LayerNorm``, ``LSTM`` and ``GRU``.
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
 silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
@@ -38,6 +38,7 @@ from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
 from arraygnn.nn.linear import (
+    GRU,
     LSTM,
     MLP,
     BatchNorm,
@@ -47,6 +48,7 @@ from arraygnn.nn.linear import (
     _elu,
     _leaky_relu,
 )
+from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling, Set2Set
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv
 from arraygnn.nn.sage_conv import SAGEConv
@@ -228,7 +230,7 @@ def from_torch(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
-    if isinstance(module, nn.LSTM):
+    if isinstance(module, (nn.LSTM, nn.GRU)):
         return _load(_lstm(module, "from_torch", dtype), module, "pyg")
     if isinstance(module, nn.Sequential):
         steps: list[Any] = []
@@ -248,17 +250,19 @@ def from_torch(module: Any) -> Module:
     raise TypeError(f"from_torch: cannot convert {type(module).__name__}")
 
 
-def _lstm(lstm: Any, where: str, dtype: Any) -> LSTM:
-    """An arraygnn ``LSTM`` shaped like ``torch.nn.LSTM`` ``lstm`` (unidirectional, no
+def _lstm(lstm: Any, where: str, dtype: Any) -> Any:
+    """An arraygnn ``LSTM`` / ``GRU`` shaped like the torch one (unidirectional, no
     projection; dropout between layers is the identity at inference)."""
+    kind = type(lstm).__name__
     if lstm.bidirectional or getattr(lstm, "proj_size", 0):
         raise ValueError(
-            f"{where}: a bidirectional or projected LSTM (bidirectional={lstm.bidirectional}, "
+            f"{where}: a bidirectional or projected {kind} (bidirectional={lstm.bidirectional}, "
             f"proj_size={getattr(lstm, 'proj_size', 0)}) is not supported"
         )
     if lstm.batch_first:
-        raise ValueError(f"{where}: batch_first=True LSTMs are not supported (sequence first)")
-    return LSTM(lstm.input_size, lstm.hidden_size, lstm.num_layers, lstm.bias, dtype=dtype)
+        raise ValueError(f"{where}: batch_first=True {kind}s are not supported (sequence first)")
+    cls = GRU if kind == "GRU" else LSTM
+    return cls(lstm.input_size, lstm.hidden_size, lstm.num_layers, lstm.bias, dtype=dtype)
 
 
 def _optional(module: Any) -> Any:
@@ -476,6 +480,26 @@ def from_pyg(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
+    if kind == "NNConv":
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
+        sizes = module.in_channels
+        if module.root_weight:  # lin maps the targets: it sizes in_channels[1]
+            paired = isinstance(sizes, (tuple, list))
+            sizes = (
+                _lazy_sizes(kind, sizes, None, module.lin)
+                if paired
+                else _lazy_sizes(kind, sizes, module.lin)
+            )
+        layer = NNConv(
+            sizes,
+            module.out_channels,
+            from_torch(module.nn),
+            aggr=aggr,
+            root_weight=bool(module.root_weight),
+            bias=module.bias is not None,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
     if kind == "Set2Set":
         lstm = _lstm(module.lstm, "from_pyg: Set2Set", dtype)
         layer = Set2Set(module.in_channels, module.processing_steps, lstm.num_layers, dtype=dtype)
@@ -609,6 +633,24 @@ def from_dgl(module: Any) -> Module:
         layer = Set2Set(module.input_dim, module.n_iters, module.n_layers, dtype=dtype)
         layer.lstm = lstm
         return _load(layer, module, "pyg")  # DGL's names are torch's here
+    if kind == "NNConv":
+        if module._aggre_type == "max":
+            raise ValueError(
+                "from_dgl: NNConv(aggregator_type='max') is not supported: DGL takes the max "
+                "of each x_j,i * W_ji,io term before summing over i, arraygnn the max of messages"
+            )
+        res_fc = getattr(module, "res_fc", None)  # DGL's residual: a Linear or Identity
+        root = False if res_fc is None else (True if hasattr(res_fc, "weight") else "identity")
+        layer = NNConv(
+            (module._in_src_feats, module._in_dst_feats),
+            module._out_feats,
+            from_torch(module.edge_func),
+            aggr=module._aggre_type,
+            root_weight=root,
+            bias=getattr(module, "bias", None) is not None,
+            dtype=dtype,
+        )
+        return _load(layer, module, "dgl")
     if kind == "TAGConv":
         layer = TAGConv(
             module._in_feats,

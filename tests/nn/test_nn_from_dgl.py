@@ -503,3 +503,53 @@ def test_from_dgl_tag_and_appnp(weighted):
         agnn.APPNP(3, 0.2, degree_norm="dgl")
     with pytest.raises(ValueError, match="degree_norm"):
         agnn.TAGConv(4, 3, degree_norm="sym")
+
+
+@pytest.mark.parametrize("aggr", ["sum", "mean"])
+@pytest.mark.parametrize("residual", [False, "linear", "identity"])
+def test_from_dgl_nn_conv(aggr, residual):
+    """DGL's NNConv (edge_func, aggregator_type, residual res_fc, bias) against its
+    message-passing definition; DGL's 'max' (an elementwise max before the sum over the
+    input features) is refused."""
+
+    class NNConv(torch.nn.Module):
+        def __init__(self, fin, fout, edge_func, aggr, residual):
+            super().__init__()
+            self._in_src_feats = self._in_dst_feats = fin
+            self._out_feats, self._aggre_type, self.edge_func = fout, aggr, edge_func
+            if residual == "linear":
+                self.res_fc = torch.nn.Linear(fin, fout, bias=False)
+            elif residual == "identity":
+                self.res_fc = torch.nn.Identity()
+            else:
+                self.register_buffer("res_fc", None)
+            self.bias = torch.nn.Parameter(torch.randn(fout))
+
+    torch.manual_seed(7)
+    rng = np.random.default_rng(7)
+    fout = 4 if residual == "identity" else 3
+    edge_func = torch.nn.Sequential(
+        torch.nn.Linear(2, 8), torch.nn.Tanh(), torch.nn.Linear(8, 4 * fout)
+    )
+    module = NNConv(4, fout, edge_func, aggr, residual)
+    conv = agnn.from_dgl(module)
+    ei = random_graph(rng, 10)
+    x = rng.standard_normal((10, 4)).astype(np.float32)
+    ea = rng.standard_normal((ei.shape[1], 2)).astype(np.float32)
+    with torch.no_grad():
+        w = edge_func(torch.from_numpy(ea)).numpy().reshape(-1, 4, fout).astype(np.float64)
+    m = np.einsum("ei,eio->eo", x[ei[0]].astype(np.float64), w)
+    expected = np.zeros((10, fout))
+    np.add.at(expected, ei[1], m)
+    if aggr == "mean":
+        expected /= np.maximum(np.bincount(ei[1], minlength=10), 1)[:, None]
+    if residual == "linear":
+        expected += x @ module.res_fc.weight.detach().numpy().T
+    elif residual == "identity":
+        expected += x
+    expected += module.bias.detach().numpy()
+    assert rel_err(conv(x, ei, ea), expected) < 1e-5
+    assert sorted(conv.state_dict(format="dgl")) == sorted(module.state_dict())
+    module._aggre_type = "max"
+    with pytest.raises(ValueError, match="aggregator_type='max'"):
+        agnn.from_dgl(module)

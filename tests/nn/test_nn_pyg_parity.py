@@ -747,3 +747,54 @@ def test_lstm_from_torch_and_refusals():
         s2s(np.ones((3, 4), np.float32), np.array([0, 0, 1]))
     with pytest.raises(ValueError, match="expected last dimension 4"):
         s2s(np.ones((3, 5), np.float32))
+
+
+def _edge_net(edge_dim, fin, fout):
+    return torch.nn.Sequential(
+        torch.nn.Linear(edge_dim, 16), torch.nn.ReLU(), torch.nn.Linear(16, fin * fout)
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize(
+    "settings", [{}, {"aggr": "mean"}, {"aggr": "max"}, {"root_weight": False, "bias": False}]
+)
+def test_nn_conv_matches_pyg(monkeypatch, dtype, index_dtype, settings):
+    """Edge-conditioned convolution, whole and in chunks of edges (the per-edge [in, out]
+    matrices are made a few edges at a time); bipartite and without edges too."""
+    import arraygnn.nn.nn_conv as nn_conv
+
+    torch.manual_seed(34)
+    rng = np.random.default_rng(34)
+    ei = random_graph(rng, 20, index_dtype=index_dtype)
+    x = rng.standard_normal((20, 5)).astype(dtype)
+    ea = rng.standard_normal((ei.shape[1], 3)).astype(dtype)
+    module, conv = _convert(pyg_nn.NNConv(5, 4, _edge_net(3, 5, 4), **settings), dtype)
+    ref = _torch_out(module, _t(x), _t(ei.astype(np.int64)), _t(ea))
+    _check("NNConv", conv(x, ei, ea), ref, dtype)
+    monkeypatch.setattr(nn_conv, "CHUNK_BYTES", 7 * 5 * 4 * 8)  # 7 or 14 edges per chunk
+    _check("NNConv chunked", conv(x, ei, ea), ref, dtype)
+    x_dst = rng.standard_normal((6, 2)).astype(dtype)
+    bi = np.stack([rng.integers(0, 20, 30), rng.integers(0, 5, 30)]).astype(index_dtype)
+    ea2 = rng.standard_normal((30, 3)).astype(dtype)
+    module, conv = _convert(pyg_nn.NNConv((5, 2), 4, _edge_net(3, 5, 4), **settings), dtype)
+    ref = _torch_out(module, (_t(x), _t(x_dst)), _t(bi.astype(np.int64)), _t(ea2))
+    _check("NNConv bipartite", conv((x, x_dst), bi, ea2), ref, dtype)
+    empty = np.zeros((2, 0), index_dtype)
+    ref = _torch_out(module, (_t(x), _t(x_dst)), _t(empty.astype(np.int64)), _t(ea2[:0]))
+    out = conv((x, x_dst), empty, ea2[:0])
+    assert out.shape == ref.shape and rel_err(out, ref) <= TOL[dtype]
+
+
+def test_gru_from_torch():
+    torch.manual_seed(35)
+    x = np.random.default_rng(35).standard_normal((4, 3, 6)).astype(np.float32)
+    h0 = np.random.default_rng(36).standard_normal((2, 3, 5)).astype(np.float32)
+    module = torch.nn.GRU(6, 5, num_layers=2)
+    with torch.no_grad():
+        ref, h = module(_t(x), _t(h0))
+    out, h2 = agnn.from_torch(module)(x, h0)
+    assert rel_err(out, ref.numpy()) <= 1e-5 and rel_err(h2, h.numpy()) <= 1e-5
+    with pytest.raises(ValueError, match=r"h0 must be \(2, 3, 5\)"):
+        agnn.from_torch(module)(x, h0[:1])
