@@ -111,6 +111,7 @@ PUBLIC = {
         "MLP",
         "MaxPooling",
         "NNConv",
+        "PNAConv",
         "RGCNConv",
         "RelGraphConv",
         "SAGEConv",

@@ -19,6 +19,7 @@ from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops,
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, LayerNorm, Linear, Sequential
 from arraygnn.nn.nn_conv import NNConv
+from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.readout import (
     AttentionalAggregation,
     AvgPooling,
@@ -57,6 +58,7 @@ __all__ = [
     "ChebConv",
     "TransformerConv",
     "NNConv",
+    "PNAConv",
     "RGCNConv",
     "RelGraphConv",
     "TypedLinear",

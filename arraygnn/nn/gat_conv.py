@@ -31,7 +31,7 @@ from arraygnn.nn._graph_input import (
     parse_input,
 )
 from arraygnn.nn._module import _pair, is_size, layer_size
-from arraygnn.nn.linear import Linear, _check_features, glorot
+from arraygnn.nn.linear import Linear, _check_features, glorot, matmul
 
 __all__ = ["GATConv"]
 
@@ -149,7 +149,7 @@ class GATConv(GraphAttention):
         H, F = self.heads, self.out_feats
         w = self.lin_edge.weight.reshape(H, F, self.edge_dim)
         m = xp.einsum("hfd,hf->dh", w, self.att_edge[0])
-        return edge_attr.astype(m.dtype, copy=False) @ m
+        return matmul(edge_attr.astype(m.dtype, copy=False), m)
 
     def __call__(
         self,

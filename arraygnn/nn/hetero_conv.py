@@ -91,6 +91,10 @@ class _Wrapper(Module):
     def _modules(self) -> _ModuleDict:
         return getattr(self, self._prefix)
 
+    def _set_array(self, dotted: str, value: Any) -> None:
+        head, _, rest = dotted.partition(".")
+        getattr(self, head)._set_array(rest, value)  # the dict resolves its own keys
+
     def state_dict(self, format: str = "pyg") -> dict[str, Any]:
         return {f"{self._prefix}.{k}": v for k, v in self._modules().state_dict(format).items()}
 
@@ -358,7 +362,14 @@ class HeteroGraphConv(_Wrapper):
                         f"(destination of {canonical})"
                     )
                 continue
-            out = self._get_module(canonical)(
+            mod = self._get_module(canonical)
+            if stype != dtype and getattr(mod, "add_self_loops", False):
+                raise ValueError(
+                    f"HeteroGraphConv: the layer for {canonical} adds self-loops "
+                    "(add_self_loops=True) between two node types (DGL's layers never do); "
+                    "build it with add_self_loops=False"
+                )
+            out = mod(
                 g[canonical],
                 (src_inputs[stype], dst_inputs[dtype]),
                 *mod_args.get(etype, ()),

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
+from arraygnn.kernels.cpu._threads import small_product
 from arraygnn.nn._graph_input import check_edge_attr, parse_input
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features, add_bias
@@ -133,7 +134,8 @@ class NNConv(Module):
                     f"(E, {n_in * n_out}), got {tuple(weights.shape)}"
                 )
             x_j = ops.gather(inp.x_src, inp.src[start:stop])
-            part = xp.matmul(x_j[:, None, :], weights.reshape(-1, n_in, n_out))[:, 0, :]
+            with small_product(2.0 * weights.size):  # a batch of [1, in] x [in, out]
+                part = xp.matmul(x_j[:, None, :], weights.reshape(-1, n_in, n_out))[:, 0, :]
             if messages is None:
                 messages = xp.empty((num_edges, n_out), dtype=part.dtype)
             messages[start:stop] = part

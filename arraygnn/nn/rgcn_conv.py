@@ -345,16 +345,25 @@ class _RelationalBase(Module):
     ) -> tuple[Any, Any]:
         """``(aggregated relations [N_dst, out], x_dst or node ids of the targets)``."""
         layer = self._layer
-        ids = _node_ids(layer, first, self.in_src)
+        if _is_graph_like(first):  # DGL form: conv(g, feat, etypes); feat may be ids / None
+            ids = _graph_node_ids(layer, first, second, self.in_src)
+        else:
+            ids = _node_ids(layer, first, self.in_src)
         if ids is not None:  # featureless: x is None or node ids
             x_src_ids, x_dst_ids = ids
             # zero-width stand-ins on the edges' device let parse_input check the edges
-            xp_edges = get_namespace(second if is_array(second) else getattr(second, "src", None))
+            graph_form = _is_graph_like(first)
+            edges = first.edges()[0] if graph_form else second
+            xp_edges = get_namespace(edges if is_array(edges) else getattr(edges, "src", None))
             placeholder = (
                 xp_edges.empty((x_src_ids.shape[0], 0), np.float32),
                 xp_edges.empty((x_dst_ids.shape[0], 0), np.float32),
             )
-            inp = parse_input(layer, placeholder, second)
+            inp = (
+                parse_input(layer, first, placeholder)
+                if graph_form
+                else parse_input(layer, placeholder, second)
+            )
         else:
             inp = parse_input(layer, first, second)
             _check_features(inp.x_src, self.in_src, f"{layer} source features", self._any())
@@ -447,6 +456,27 @@ def _node_ids(layer: str, x: Any, in_src: int) -> tuple[Any, Any] | None:
                 f"in_channels={in_src}"
             )
     return ids[0], ids[1]
+
+
+def _graph_node_ids(layer: str, graph: Any, feat: Any, in_src: int) -> tuple[Any, Any] | None:
+    """Featureless DGL-form call ``conv(g, None | ids, etypes)``: ``(source ids, target
+    ids)`` (``None`` means node ``i`` is id ``i``; a block's targets are its first
+    ``num_dst_nodes`` sources), or ``None`` for float features."""
+    if feat is not None and not (is_array(feat) and feat.dtype.kind in "iu"):
+        return None
+    num_src = int(graph.number_of_src_nodes())
+    num_dst = int(graph.number_of_dst_nodes())
+    src_ids = np.arange(num_src, dtype=np.int64) if feat is None else feat
+    if src_ids.ndim != 1 or src_ids.shape[0] != num_src:
+        raise ValueError(
+            f"{layer}: node ids must be 1-D with one id per source node ({num_src}), got "
+            f"shape {tuple(src_ids.shape)}"
+        )
+    ids = _node_ids(layer, src_ids, in_src)
+    assert ids is not None
+    if bool(getattr(graph, "is_block", False)) or num_dst != num_src:
+        return ids[0], ids[0][:num_dst]
+    return ids
 
 
 def _check_norm(layer: str, norm: Any, num_edges: int) -> Any:
@@ -716,8 +746,14 @@ class RelGraphConv(_RelationalBase):
     def __call__(
         self, g: Any, feat: Any, etypes: Any, norm: Any = None, *, presorted: bool = False
     ) -> Any:
-        if _node_ids(self._layer, feat if _is_graph_like(g) else g, self.in_src) is not None:
-            raise TypeError("RelGraphConv: features must be a float array [num_nodes, in_feat]")
+        x = feat if _is_graph_like(g) else g
+        pair = list(x) if isinstance(x, (tuple, list)) else [x]
+        if any(p is None or (is_array(p) and p.dtype.kind in "iub") for p in pair):
+            raise TypeError(
+                "RelGraphConv: features must be a float array [num_nodes, in_feat] (DGL's "
+                "layer has no featureless mode), got "
+                + ", ".join("None" if p is None else str(p.dtype) for p in pair)
+            )
         out, x_dst = self._forward(g, feat, etypes, "sum", norm)
         if self.layer_norm_weight is not None:
             out = self.layer_norm_weight(out)

@@ -381,6 +381,12 @@ class TAGConv(Module):
         if "lin.weight" in values:
             weight = values["lin.weight"]
             cols = self.in_channels
+            want = (self.out_channels, (self.K + 1) * cols)
+            if tuple(weight.shape) != want:
+                raise ValueError(
+                    f"TAGConv.load_state_dict: 'lin.weight' has shape {tuple(weight.shape)}, "
+                    f"expected {want} (DGL's one Linear over the K + 1 = {self.K + 1} hops)"
+                )
             for k in range(self.K + 1):
                 out[f"lins.{k}.weight"] = weight[:, k * cols : (k + 1) * cols]
         if "lin.bias" in values:

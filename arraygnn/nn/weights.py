@@ -49,6 +49,7 @@ from arraygnn.nn.linear import (
     _leaky_relu,
 )
 from arraygnn.nn.nn_conv import NNConv
+from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling, Set2Set
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv
 from arraygnn.nn.sage_conv import SAGEConv
@@ -500,6 +501,27 @@ def from_pyg(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
+    if kind == "PNAConv":
+        aggregators = _pna_aggregators(module)
+        act = None
+        for tower in module.pre_nns:  # the activation between the layers, when there is one
+            if len(tower) > 1:
+                act = _activation(tower[1], "from_pyg: PNAConv act")
+        layer = PNAConv(
+            module.in_channels,
+            module.out_channels,
+            aggregators,
+            list(module.aggr_module.scaler),
+            np.ones(1),  # the state dict's aggr_module buffers replace the averages
+            edge_dim=module.edge_dim,
+            towers=module.towers,
+            pre_layers=(len(module.pre_nns[0]) + 1) // 2,
+            post_layers=(len(module.post_nns[0]) + 1) // 2,
+            divide_input=module.divide_input,
+            act="relu" if act is None else act,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
     if kind == "Set2Set":
         lstm = _lstm(module.lstm, "from_pyg: Set2Set", dtype)
         layer = Set2Set(module.in_channels, module.processing_steps, lstm.num_layers, dtype=dtype)
@@ -511,6 +533,38 @@ def from_pyg(module: Any) -> Module:
             warnings.simplefilter("ignore")
             return HeteroConv(convs, aggr=module.aggr)
     raise TypeError(f"from_pyg: no arraygnn layer for torch_geometric's {kind}")
+
+
+_PNA_AGGREGATIONS = {
+    "MeanAggregation": "mean",
+    "MinAggregation": "min",
+    "MaxAggregation": "max",
+    "StdAggregation": "std",
+    "VarAggregation": "var",
+    "SumAggregation": "sum",
+}
+
+
+def _pna_aggregators(module: Any) -> list[str]:
+    """A PyG ``PNAConv``'s aggregator names (its ``MultiAggregation`` in ``'cat'`` mode);
+    anything else (a learnable aggregation, another mode, another flow) is a ``ValueError``."""
+    flow = getattr(module, "flow", "source_to_target")
+    if flow != "source_to_target":
+        raise ValueError(f"from_pyg: PNAConv(flow={flow!r}) is not supported")
+    aggr = module.aggr_module.aggr
+    parts = getattr(aggr, "aggrs", [aggr])
+    if getattr(aggr, "mode", "cat") != "cat":
+        raise ValueError(f"from_pyg: PNAConv with MultiAggregation(mode={aggr.mode!r})")
+    names = []
+    for part in parts:
+        kind = type(part).__name__
+        if kind not in _PNA_AGGREGATIONS:
+            raise ValueError(
+                f"from_pyg: PNAConv aggregator {kind} is not supported (mean, min, max, std, "
+                "var, sum)"
+            )
+        names.append(_PNA_AGGREGATIONS[kind])
+    return names
 
 
 def _copy_batch_norm_settings(ours: BatchNorm, pyg_norm: Any, i: int) -> None:

@@ -798,3 +798,61 @@ def test_gru_from_torch():
     assert rel_err(out, ref.numpy()) <= 1e-5 and rel_err(h2, h.numpy()) <= 1e-5
     with pytest.raises(ValueError, match=r"h0 must be \(2, 3, 5\)"):
         agnn.from_torch(module)(x, h0[:1])
+
+
+PNA_SETTINGS = [
+    {},
+    {"edge_dim": 3},
+    {"towers": 2, "divide_input": True, "pre_layers": 2, "post_layers": 2},
+    {"towers": 2, "edge_dim": 3, "pre_layers": 3, "act": "tanh"},
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("settings", PNA_SETTINGS, ids=lambda s: str(s) or "default")
+def test_pna_conv_matches_pyg(dtype, index_dtype, settings):
+    """Every aggregator and scaler, towers, edge features, deeper pre / post nets; the graph
+    has self-loops, repeated edges and nodes without in-edges (their aggregates are 0)."""
+    from torch_geometric.utils import degree
+
+    torch.manual_seed(36)
+    rng = np.random.default_rng(36)
+    ei = random_graph(rng, 30, index_dtype=index_dtype, isolated=4)
+    x = rng.standard_normal((30, 8)).astype(dtype)
+    ea = rng.standard_normal((ei.shape[1], 3)).astype(dtype)
+    deg = torch.bincount(degree(_t(ei[1].astype(np.int64)), 30, dtype=torch.long))
+    with_edges = "edge_dim" in settings
+    for aggs, scalers in (
+        (["mean", "min", "max", "std"], ["identity", "amplification", "attenuation"]),
+        (["var", "sum"], ["linear", "inverse_linear"]),
+    ):
+        module, conv = _convert(pyg_nn.PNAConv(8, 12, aggs, scalers, deg, **settings), dtype)
+        args = (_t(x), _t(ei.astype(np.int64))) + ((_t(ea),) if with_edges else ())
+        ref = _torch_out(module, *args)
+        _check(f"PNAConv {aggs}", conv(x, ei, ea if with_edges else None), ref, dtype)
+    empty = np.zeros((2, 0), index_dtype)
+    args = (_t(x), _t(empty.astype(np.int64))) + ((_t(ea[:0]),) if with_edges else ())
+    ref = _torch_out(module, *args)
+    out = conv(x, empty, ea[:0] if with_edges else None)
+    assert rel_err(out, ref) <= TOL[dtype]
+
+
+def test_pna_conv_bad_input():
+    deg = np.array([1, 2, 1])
+    with pytest.raises(ValueError, match="aggregators must be"):
+        agnn.PNAConv(4, 4, ["median"], ["identity"], deg)
+    with pytest.raises(ValueError, match="scalers must be"):
+        agnn.PNAConv(4, 4, ["mean"], [], deg)
+    with pytest.raises(ValueError, match="histogram"):
+        agnn.PNAConv(4, 4, ["mean"], ["identity"], np.zeros(3))
+    with pytest.raises(ValueError, match="divisible by towers"):
+        agnn.PNAConv(4, 6, ["mean"], ["identity"], deg, towers=4)
+    conv = agnn.PNAConv(4, 4, ["mean"], ["identity"], deg, edge_dim=2)
+    ei = np.array([[0, 1], [1, 2]])
+    with pytest.raises(ValueError, match="needs edge_attr"):
+        conv(np.ones((3, 4), np.float32), ei)
+    with pytest.raises(ValueError, match="edge_attr must have shape"):
+        conv(np.ones((3, 4), np.float32), ei, np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="PNAConv aggregator SoftmaxAggregation"):
+        agnn.from_pyg(pyg_nn.PNAConv(4, 4, ["softmax"], ["identity"], torch.tensor([1, 2])))

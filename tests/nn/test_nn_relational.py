@@ -631,3 +631,35 @@ def test_cupy_matches_numpy():
         got = layer(*[None if a is None else cp.asarray(a) for a in args])
         assert isinstance(got, cp.ndarray), name
         np.testing.assert_allclose(cp.asnumpy(got), expected, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def test_fixes_from_the_audit_of_the_new_layers():
+    """astype / to on the hetero wrappers (AttributeError before); HeteroGraphConv refuses
+    a layer adding self-loops across node types (it invented edges); RGCNConv's
+    featureless DGL form; RelGraphConv names integer features; TAGConv checks DGL's width."""
+    rng = np.random.default_rng(60)
+    g, rels, x = _hetero_graph(rng)
+    dgl_style = agnn.HeteroGraphConv(_mods())
+    before = dgl_style(g, x)
+    assert dgl_style.astype(np.float64) is dgl_style and dgl_style.to("cpu") is dgl_style
+    assert dgl_style.dtype == np.float64
+    after = dgl_style(g, {k: v.astype(np.float64) for k, v in x.items()})
+    for t in before:
+        np.testing.assert_allclose(after[t], before[t], rtol=1e-5, atol=1e-6)
+    pyg_style = agnn.HeteroConv({("a", "r", "a"): agnn.GCNConv(4, 2)}).astype(np.float64)
+    assert pyg_style.dtype == np.float64
+    looped = agnn.HeteroGraphConv({"plays": agnn.GATConv(5, 3), "follows": agnn.GraphConv(5, 3),
+                                   "played_by": agnn.GraphConv(5, 3)})  # fmt: skip
+    with pytest.raises(ValueError, match="adds self-loops"):
+        looped(g, x)
+    ei, etype = _typed_graph(rng, 12, 3)
+    conv = agnn.RGCNConv(12, 4, 3, rng=0)
+    graph = arraygnn.graph((ei[0], ei[1]), num_nodes=12)
+    np.testing.assert_array_equal(conv(graph, None, etype), conv(None, ei, etype))
+    ids = rng.permutation(12)
+    np.testing.assert_array_equal(conv(graph, ids, etype), conv(ids, ei, etype))
+    with pytest.raises(TypeError, match="features must be a float array"):
+        agnn.RelGraphConv(8, 4, 3)(graph, np.arange(12), etype)
+    tag = agnn.TAGConv(4, 3, K=2)
+    with pytest.raises(ValueError, match=r"'lin.weight' has shape \(3, 16\), expected \(3, 12\)"):
+        tag.load_state_dict({"lin.weight": np.ones((3, 16)), "lin.bias": np.ones(3)}, format="dgl")

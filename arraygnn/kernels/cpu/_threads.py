@@ -26,10 +26,11 @@ under TBB / OpenMP nothing is added.
 **Small products next to another library's runtime.** When libgomp was already in the
 process before Numba's threads started (PyTorch imported first), Numba runs on that
 runtime and the settings above cannot reach it: its workers spin after every kernel, and a
-small BLAS product that NumPy splits over two threads then waits for the spinning core
-(2708 x 64 by 64 x 7: 3.8 ms on two threads against 0.08 ms on one). ``small_product()``
-gives a context that runs such a product on one BLAS thread (through ``threadpoolctl``,
-installed with the ``torch`` extra); elsewhere it does nothing.
+BLAS product that NumPy splits over two threads then waits for the spinning core (2708 x 64
+by 64 x 7: 3.8 ms on two threads against 0.08 ms on one), while a kernel right after a
+two-thread product waits ~8 ms for OpenBLAS's spinning thread. ``small_product()`` gives a
+context that runs a product of under ``SMALL_PRODUCT_FLOPS`` on one BLAS thread (through
+``threadpoolctl``, installed with the ``torch`` extra); elsewhere it does nothing.
 
 >>> serialised(len)([1, 2])
 2
@@ -51,10 +52,12 @@ _LAYER: str | None = None
 #: libgomp was in the process before Numba's threads started (None: not known yet)
 _SHARED: bool | None = None
 #: products of fewer floating-point operations run on one BLAS thread next to a shared
-#: OpenMP runtime (measured after a kernel, torch imported first, 2-core box: 2708 x 64 by
-#: 64 x 7 0.08 vs 3.8 ms on one vs two threads; 20000 x 64 by 64 x 64, 164 MFlop,
-#: 2.2 vs 1.3 ms, so larger products keep every thread)
-SMALL_PRODUCT_FLOPS = 32_000_000
+#: OpenMP runtime. Measured after a kernel, torch imported first, 2-core box, one vs two
+#: threads (ms): 2708 x 64 by 64 x 7 0.08 / 3.8, 20000 x 64 by 64 x 64 2.2 / 1.3,
+#: 2708 x 1433 by 1433 x 64 6.4 / 3.5, 100000 x 64 by 64 x 64 11.7 / 13.9, 1M x 32 by
+#: 32 x 64 84 / 57; two threads also cost the next kernel ~8 ms, so up to ~1 GFlop one
+#: thread is ahead
+SMALL_PRODUCT_FLOPS = 1_000_000_000
 
 #: what the runtime reads while it loads: sleep when idle (every OpenMP runtime), after a
 #: short spin of 3000 rounds (~30 us; libgomp only)
