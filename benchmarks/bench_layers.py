@@ -1,5 +1,5 @@
-"""Forward time of 2-layer GCN / SAGE / GAT(v2) / Transformer / TAG / Cheb / APPNP / GINE / RGCN
-vs PyG.
+"""Forward time of 2-layer GCN / SAGE / GAT(v2) / Transformer / TAG / Cheb / APPNP / GINE / RGCN /
+PNA vs PyG.
 
 Graphs: a Cora-sized one (2,708 nodes, 10,556 edges, 1,433 features) and a 1M-node power-law
 one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_graph``. Each
@@ -37,12 +37,18 @@ def _graph(num_nodes, num_edges, num_features, seed=0):
     return np.stack([src, dst]), x
 
 
-def _models(kind, fin, hidden, fout):
+def _models(kind, fin, hidden, fout, deg=None):
     import torch
     from torch_geometric import nn as gnn
 
     torch.manual_seed(0)
-    if kind == "GCN":
+    if kind == "PNA":  # 4 aggregators x 3 scalers, deg: the graph's in-degree histogram
+        aggs, scalers = ["mean", "min", "max", "std"], ["identity", "amplification", "attenuation"]
+        layers = [
+            gnn.PNAConv(fin, hidden, aggs, scalers, deg),
+            gnn.PNAConv(hidden, fout, aggs, scalers, deg),
+        ]
+    elif kind == "GCN":
         layers = [gnn.GCNConv(fin, hidden), gnn.GCNConv(hidden, fout)]
     elif kind == "SAGE":
         layers = [gnn.SAGEConv(fin, hidden), gnn.SAGEConv(hidden, fout)]
@@ -129,6 +135,7 @@ KINDS = (
     "GINE",
     "RGCN",
     "RGCN-bases",
+    "PNA",
 )
 
 
@@ -143,8 +150,9 @@ def bench_graph(name, ei, x, repeat, hidden=64, fout=7, kinds=KINDS):
     etype = np.random.default_rng(2).integers(0, NUM_RELATIONS, ei.shape[1])
     tetype = torch.from_numpy(etype)
     rows = []
+    deg = torch.bincount(torch.bincount(torch.from_numpy(ei[1].astype(np.int64))))
     for kind in kinds:
-        ref = _models(kind, x.shape[1], hidden, fout)
+        ref = _models(kind, x.shape[1], hidden, fout, deg)
         ours = [from_pyg(m) for m in ref]
         a, ta = (ea, tea) if kind.endswith("+edge") or kind == "GINE" else (None, None)
         if kind.startswith("RGCN"):

@@ -198,10 +198,25 @@ class PNAConv(Module):
             messages.append(m)
         msg = xp.stack(messages, axis=1)  # [E, towers, F_in], slot order
         aggs = self._aggregate(xp, ops, msg, csr)
-        deg = csr.in_degrees().astype(aggs.dtype).reshape(n, 1, 1)
-        scaled = [aggs * self._scale(xp, s, deg) for s in self.scalers]
-        out = xp.concatenate([xt.astype(aggs.dtype, copy=False), *scaled], axis=-1)
-        outs = [post(xp.ascontiguousarray(out[:, t])) for t, post in enumerate(self.post_nns)]
+        deg = csr.in_degrees().astype(aggs.dtype).reshape(n, 1)
+        scales = [self._scale(xp, s, deg) for s in self.scalers]
+        outs = []
+        for t, post in enumerate(self.post_nns):
+            # post_nn's first layer on [x, s_1 * aggs, s_2 * aggs, ...] without forming it: a
+            # scaler is one number per node, so it multiplies that block's product instead
+            first = post.steps[0]
+            w = first.weight  # (F_out, (1 + scalers * aggregators) * F_in)
+            block = aggs.shape[-1]
+            h = matmul(xp.ascontiguousarray(xt[:, t]), w[:, :f_in].T)
+            aggs_t = xp.ascontiguousarray(aggs[:, t])
+            for k, scale in enumerate(scales):
+                part = matmul(aggs_t, w[:, f_in + k * block : f_in + (k + 1) * block].T)
+                h = h + (part if self.scalers[k] == "identity" else part * scale)
+            if first.bias is not None:
+                h = h + first.bias
+            for step in post.steps[1:]:
+                h = step(h)
+            outs.append(h)
         return self.lin(xp.concatenate(outs, axis=1))
 
     def _aggregate(self, xp: Any, ops: Any, msg: Any, csr: Any) -> Any:
