@@ -80,6 +80,8 @@ _TWO_D_ONLY = (
     "TransformerConv",
     "RGCNConv",
     "RelGraphConv",
+    "NNConv",
+    "PNAConv",
 )
 
 

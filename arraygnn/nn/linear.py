@@ -34,6 +34,7 @@ __all__ = [
     "BatchNorm",
     "LayerNorm",
     "LSTM",
+    "GRU",
     "Sequential",
     "MLP",
     "get_activation",
@@ -53,7 +54,8 @@ def _elu(x: Any, alpha: float = 1.0) -> Any:
 
 def _sigmoid(x: Any) -> Any:
     xp = get_namespace(x)
-    return 1 / (1 + xp.exp(-x))
+    with np.errstate(over="ignore"):  # exp(-x) = inf for a very negative x: 1 / inf = 0
+        return 1 / (1 + xp.exp(-x))
 
 
 def _tanh(x: Any) -> Any:
@@ -338,6 +340,11 @@ class _Recurrent(Module):
         shape = (self.num_layers, batch, self.hidden_size)
         if given is None:
             return xp.zeros(shape, dtype=dtype)
+        if not is_array(given):
+            raise TypeError(
+                f"{self._kind} {name} must be a NumPy or CuPy array {shape}, got "
+                f"{type(given).__name__}{torch_hint(given)}"
+            )
         if tuple(given.shape) != shape:
             raise ValueError(f"{self._kind} {name} must be {shape}, got {tuple(given.shape)}")
         return given.astype(dtype, copy=True)
@@ -374,6 +381,8 @@ class LSTM(_Recurrent):
 
     def __call__(self, x: Any, state: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
         xp, dtype, batch = self._check(x)
+        if state is not None and not (isinstance(state, (tuple, list)) and len(state) == 2):
+            raise TypeError(f"LSTM state must be a pair (h0, c0), got {type(state).__name__}")
         h0, c0 = (None, None) if state is None else state
         h = self._state(xp, dtype, batch, h0, "h0")
         c = self._state(xp, dtype, batch, c0, "c0")

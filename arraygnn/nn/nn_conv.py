@@ -17,6 +17,7 @@ from arraygnn._namespace import get_namespace
 from arraygnn.kernels.cpu._threads import small_product
 from arraygnn.nn._graph_input import check_edge_attr, parse_input
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
+from arraygnn.nn.gin_conv import _first_in_features
 from arraygnn.nn.linear import Linear, _check_features, add_bias
 
 __all__ = ["NNConv"]
@@ -119,8 +120,12 @@ class NNConv(Module):
         if edge_attr is None:
             raise TypeError("NNConv: edge_attr (the edge features nn maps) is required")
         xp = get_namespace(inp.x_src)
-        width = edge_attr.shape[1] if getattr(edge_attr, "ndim", 0) == 2 else 1
-        edge_attr = check_edge_attr("NNConv", edge_attr, inp.num_edges, width, inp.x_src)
+        width = _first_in_features(self.nn)  # the edge feature size nn takes, when known
+        if width is None:
+            width = edge_attr.shape[1] if getattr(edge_attr, "ndim", 0) == 2 else 1
+        edge_attr = check_edge_attr(
+            "NNConv", edge_attr, inp.num_edges, width, inp.x_src, " (the input of nn)"
+        )
         num_edges, n_in, n_out = inp.num_edges, self.in_src, self.out_channels
         messages = None
         per_edge = max(n_in * n_out * edge_attr.dtype.itemsize, 1)

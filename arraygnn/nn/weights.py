@@ -503,10 +503,14 @@ def from_pyg(module: Any) -> Module:
         return _load(layer, module, "pyg")
     if kind == "PNAConv":
         aggregators = _pna_aggregators(module)
-        act = None
-        for tower in module.pre_nns:  # the activation between the layers, when there is one
-            if len(tower) > 1:
-                act = _activation(tower[1], "from_pyg: PNAConv act")
+        acts = {  # the activation between the layers of pre_nns / post_nns, where any
+            type(tower[1]).__name__: tower[1]
+            for tower in [*module.pre_nns, *module.post_nns]
+            if len(tower) > 1
+        }
+        if len(acts) > 1:
+            raise ValueError(f"from_pyg: PNAConv with different activations {sorted(acts)}")
+        act = _activation(next(iter(acts.values())), "from_pyg: PNAConv act") if acts else None
         layer = PNAConv(
             module.in_channels,
             module.out_channels,

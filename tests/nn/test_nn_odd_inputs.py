@@ -726,3 +726,29 @@ def test_from_pyg_of_a_bfloat16_module_says_to_cast_it():
     pyg_nn = pytest.importorskip("torch_geometric.nn")
     with pytest.raises(TypeError, match=r"no bfloat16 dtype; cast the module first"):
         agnn.from_pyg(pyg_nn.GCNConv(4, 2).to(torch.bfloat16))
+
+
+def test_nnconv_pna_and_recurrent_bad_input_is_named():
+    rng = np.random.default_rng(42)
+    ei = np.array([[0, 1, 2, 3], [1, 2, 3, 0]])
+    x3 = rng.standard_normal((4, 2, 6)).astype(np.float32)
+    nn_conv = agnn.NNConv(6, 3, agnn.Linear(2, 18, rng=0))
+    pna = agnn.PNAConv(6, 3, ["mean"], ["identity"], np.array([0, 4]))
+    for layer in (nn_conv, pna):
+        with pytest.raises(ValueError, match=r"must be \[num_nodes, in_feats\]"):
+            layer(x3, ei, np.ones((4, 2), np.float32))
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    with pytest.raises(ValueError, match=r"edge_attr must have shape \(4, 2\) \(the input of nn\)"):
+        nn_conv(x, ei, np.ones((4, 3), np.float32))
+    gru, lstm = agnn.GRU(4, 3), agnn.LSTM(4, 3)
+    seq = np.ones((2, 5, 4), np.float32)
+    with pytest.raises(TypeError, match="GRU h0 must be a NumPy or CuPy array"):
+        gru(seq, [[0.0]])
+    with pytest.raises(TypeError, match=r"LSTM state must be a pair \(h0, c0\)"):
+        lstm(seq, np.zeros((1, 5, 3), np.float32))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning from the sigmoid
+        out, _ = gru(np.full((1, 2, 4), -1e4, np.float32))
+    assert np.isfinite(out).all()

@@ -803,6 +803,7 @@ def test_gru_from_torch():
 PNA_SETTINGS = [
     {},
     {"edge_dim": 3},
+    {"post_layers": 2, "act": "tanh"},  # the activation only in post_nns
     {"towers": 2, "divide_input": True, "pre_layers": 2, "post_layers": 2},
     {"towers": 2, "edge_dim": 3, "pre_layers": 3, "act": "tanh"},
 ]

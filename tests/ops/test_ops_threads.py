@@ -167,7 +167,18 @@ with _threads.small_product(1e12):
     large = blas_threads()
 a, b = np.random.rand(30, 8), np.random.rand(8, 3)
 assert np.array_equal(matmul(a, b), a @ b)
-print(_threads.shared_openmp(), before, inside, large, blas_threads())
+import threading
+from threadpoolctl import threadpool_limits
+other = []
+
+def worker():  # another thread's limit still works after the main thread's products
+    with threadpool_limits(limits=1, user_api="blas"):
+        other.append(blas_threads())
+
+t = threading.Thread(target=worker)
+t.start()
+t.join()
+print(_threads.shared_openmp(), before, inside, large, blas_threads(), other[0])
 """
 
 
@@ -184,3 +195,4 @@ def test_small_products_run_on_one_blas_thread_next_to_torchs_runtime():
     if shared[0] != "True":
         pytest.skip(f"Numba does not share torch's OpenMP runtime here: {shared}")
     assert set(shared[2].split(",")) == {"1"} and shared[1] == shared[3] == shared[4]
+    assert set(shared[5].split(",")) == {"1"}  # threadpoolctl's OpenBLAS control released

@@ -118,6 +118,12 @@ class _OneBlasThread:
     def __exit__(self, *exc: Any) -> None:
         for c, n in self._saved:
             c.set_num_threads(n)
+            # threadpoolctl >= 3.6 lets one Python thread at a time set OpenBLAS's limit and
+            # makes the first caller that thread until released: release it, or other
+            # threads' threadpool_limits() (and this context there) would do nothing
+            clear = getattr(type(c), "clear_controlling_thread", None)
+            if clear is not None:
+                clear()
 
 
 def _blas_controllers() -> list[Any]:
