@@ -358,6 +358,21 @@ class _Recurrent(Module):
             gh = gh + getattr(self, f"bias_hh_l{k}")
         return gi, gh
 
+    def _unroll(self, x: Any, h: Any, cell: Callable[[int, Any, Any], Any]) -> Any:
+        """Run ``cell(layer, gates_ih, gates_hh)`` (it updates ``h[layer]`` and any other
+        state in place) over the time steps and layers; the last layer's ``h`` per step."""
+        xp = get_namespace(x)
+        outputs = []
+        for step in range(x.shape[0]):
+            inp = x[step]
+            for k in range(self.num_layers):
+                cell(k, *self._projections(k, inp, h[k]))
+                inp = h[k]
+            outputs.append(inp.copy())  # h is updated in place at the next step
+        if outputs:
+            return xp.stack(outputs)
+        return xp.zeros((0, x.shape[1], self.hidden_size), dtype=h.dtype)
+
     def extra_repr(self) -> str:
         return f"{self.input_size}, {self.hidden_size}, num_layers={self.num_layers}"
 
@@ -387,19 +402,14 @@ class LSTM(_Recurrent):
         h = self._state(xp, dtype, batch, h0, "h0")
         c = self._state(xp, dtype, batch, c0, "c0")
         hid = self.hidden_size
-        outputs = []
-        for step in range(x.shape[0]):
-            inp = x[step]
-            for k in range(self.num_layers):
-                gi, gh = self._projections(k, inp, h[k])
-                gates = gi + gh
-                i, f, g, o = (gates[:, j * hid : (j + 1) * hid] for j in range(4))
-                c[k] = _sigmoid(f) * c[k] + _sigmoid(i) * xp.tanh(g)
-                h[k] = _sigmoid(o) * xp.tanh(c[k])
-                inp = h[k]
-            outputs.append(inp.copy())  # h is updated in place at the next step
-        out = xp.stack(outputs) if outputs else xp.zeros((0, batch, hid), dtype=dtype)
-        return out, (h, c)
+
+        def cell(k: int, gi: Any, gh: Any) -> None:
+            gates = gi + gh
+            i, f, g, o = (gates[:, j * hid : (j + 1) * hid] for j in range(4))
+            c[k] = _sigmoid(f) * c[k] + _sigmoid(i) * xp.tanh(g)
+            h[k] = _sigmoid(o) * xp.tanh(c[k])
+
+        return self._unroll(x, h, cell), (h, c)
 
 
 class GRU(_Recurrent):
@@ -423,19 +433,14 @@ class GRU(_Recurrent):
         xp, dtype, batch = self._check(x)
         h = self._state(xp, dtype, batch, h0, "h0")
         hid = self.hidden_size
-        outputs = []
-        for step in range(x.shape[0]):
-            inp = x[step]
-            for k in range(self.num_layers):
-                gi, gh = self._projections(k, inp, h[k])
-                r = _sigmoid(gi[:, :hid] + gh[:, :hid])
-                z = _sigmoid(gi[:, hid : 2 * hid] + gh[:, hid : 2 * hid])
-                n = xp.tanh(gi[:, 2 * hid :] + r * gh[:, 2 * hid :])
-                h[k] = (1 - z) * n + z * h[k]
-                inp = h[k]
-            outputs.append(inp.copy())
-        out = xp.stack(outputs) if outputs else xp.zeros((0, batch, hid), dtype=dtype)
-        return out, h
+
+        def cell(k: int, gi: Any, gh: Any) -> None:
+            r = _sigmoid(gi[:, :hid] + gh[:, :hid])
+            z = _sigmoid(gi[:, hid : 2 * hid] + gh[:, hid : 2 * hid])
+            n = xp.tanh(gi[:, 2 * hid :] + r * gh[:, 2 * hid :])
+            h[k] = (1 - z) * n + z * h[k]
+
+        return self._unroll(x, h, cell), h
 
 
 class Sequential(Module):
