@@ -43,11 +43,14 @@ from arraygnn.graph.readout import (
 )
 from arraygnn.graph.subgraph import edge_subgraph, node_subgraph, to_block
 from arraygnn.graph.transform import (
+    ETYPE,
+    NTYPE,
     add_reverse_edges,
     add_self_loop,
     remove_self_loop,
     reverse,
     to_bidirected,
+    to_homogeneous,
     to_simple,
 )
 
@@ -68,6 +71,9 @@ __all__ = [
     "add_reverse_edges",
     "to_simple",
     "to_bidirected",
+    "to_homogeneous",
+    "NTYPE",
+    "ETYPE",
     "batch",
     "unbatch",
     "readout_nodes",

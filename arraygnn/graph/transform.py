@@ -1,5 +1,6 @@
 """DGL's graph transforms on the DGL face: :func:`add_self_loop`, :func:`remove_self_loop`,
-:func:`reverse`, :func:`add_reverse_edges`, :func:`to_simple`, :func:`to_bidirected`.
+:func:`reverse`, :func:`add_reverse_edges`, :func:`to_simple`, :func:`to_bidirected`,
+:func:`to_homogeneous`.
 
 Each returns a new graph; the input is never changed.
 
@@ -32,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import get_namespace
 from arraygnn.graph.core import Canonical, Graph, check_graph
 
 __all__ = [
@@ -41,6 +43,9 @@ __all__ = [
     "add_reverse_edges",
     "to_simple",
     "to_bidirected",
+    "to_homogeneous",
+    "NTYPE",
+    "ETYPE",
 ]
 
 _LOOP_REDUCES = ("sum", "mean", "max", "min")
@@ -318,3 +323,102 @@ def to_bidirected(g: Graph, copy_ndata: bool = False) -> Graph:
         _one_node_type(where, c)
     both = add_reverse_edges(g, copy_ndata=copy_ndata, copy_edata=False)
     return to_simple(both, return_counts=None, copy_ndata=copy_ndata)
+
+
+#: the feature names ``to_homogeneous`` stores the node / edge type ids under (DGL's)
+NTYPE = "_TYPE"
+ETYPE = "_TYPE"
+
+
+def _combined(where: str, frames: list[tuple[Any, Any]], names: Any, what: str) -> dict:
+    """``{name: concatenation over the typed frames}``; every frame must hold ``name``
+    with one trailing shape and dtype."""
+    if names is None:
+        return {}
+    if isinstance(names, str) or not isinstance(names, Iterable):
+        raise TypeError(f"{where}: {what} must be a list of feature names, got {names!r}")
+    out = {}
+    for name in names:
+        parts = []
+        for key, frame in frames:
+            if name not in frame._data:
+                raise KeyError(f"{where}: {what} feature {name!r} is missing on {key!r}")
+            parts.append(frame._data[name])
+        shapes = {tuple(p.shape[1:]) for p in parts}
+        dtypes = {p.dtype for p in parts}
+        if len(shapes) > 1 or len(dtypes) > 1:
+            raise ValueError(
+                f"{where}: {what} feature {name!r} differs in shape or dtype between types "
+                f"({sorted(map(str, shapes))}, {sorted(map(str, dtypes))})"
+            )
+        xp = get_namespace(*parts)
+        out[name] = xp.concatenate(parts) if parts else parts
+    return out
+
+
+def to_homogeneous(
+    g: Graph,
+    ndata: Iterable[str] | None = None,
+    edata: Iterable[str] | None = None,
+    store_type: bool = True,
+    return_count: bool = False,
+) -> Any:
+    """DGL's ``to_homogeneous``: one node id space (node types in ``g.ntypes`` order, each
+    type's nodes contiguous) and one edge list (edge types in ``canonical_etypes`` order).
+
+    ``ndata[NID]`` / ``edata[EID]`` hold each node's / edge's id within its type,
+    ``ndata[NTYPE]`` / ``edata[ETYPE]`` (``"_TYPE"``, int64) its type's index unless
+    ``store_type=False``; the features named in ``ndata`` / ``edata`` are concatenated over
+    the types (each type must have them, with one trailing shape and dtype). With
+    ``return_count=True`` also the per-type node and edge counts. The edge types are what a
+    relational layer takes: ``RelGraphConv(...)(hg, feat, hg.edata[ETYPE])``.
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import heterograph
+    >>> hg = heterograph({("user", "plays", "game"): (np.array([0, 1]), np.array([0, 0])),
+    ...                   ("user", "follows", "user"): (np.array([0]), np.array([1]))})
+    >>> h = to_homogeneous(hg)
+    >>> h.edges()[0].tolist(), h.edges()[1].tolist(), h.edata[ETYPE].tolist()
+    ([1, 1, 2], [2, 0, 0], [0, 1, 1])
+    """
+    from arraygnn.graph.core import EID, NID
+
+    where = "to_homogeneous"
+    _check_input(where, g)
+    _check_flag(where, "store_type", store_type)
+    _check_flag(where, "return_count", return_count)
+    xp = g._xp()
+    idtype = g.idtype
+    ntypes = g.ntypes
+    counts = [g.num_nodes(t) for t in ntypes]
+    offsets = dict(zip(ntypes, np.concatenate([[0], np.cumsum(counts)[:-1]]).tolist()))
+    srcs, dsts, eids, etype_ids, ecounts = [], [], [], [], []
+    for k, (c, rel) in enumerate(g._rels.items()):
+        s, _, d = c
+        srcs.append(rel.src.astype(idtype, copy=False) + offsets[s])
+        dsts.append(rel.dst.astype(idtype, copy=False) + offsets[d])
+        eids.append(xp.arange(rel.num_edges, dtype=idtype))
+        etype_ids.append(xp.full(rel.num_edges, k, dtype=np.int64))
+        ecounts.append(rel.num_edges)
+    empty = xp.zeros(0, dtype=idtype)
+    src = xp.concatenate(srcs) if srcs else empty
+    dst = xp.concatenate(dsts) if dsts else empty
+    out = Graph({("_N", "_E", "_N"): (src, dst)}, {"_N": int(sum(counts))}, validate=False)
+    node_frames = [(t, g._src_frames[t]) for t in ntypes]
+    edge_frames = [(c, rel.frame) for c, rel in g._rels.items()]
+    out.ndata.update(_combined(where, node_frames, ndata, "node"))
+    out.edata.update(_combined(where, edge_frames, edata, "edge"))
+    out.ndata[NID] = (
+        xp.concatenate([xp.arange(n, dtype=idtype) for n in counts]) if counts else empty
+    )
+    out.edata[EID] = xp.concatenate(eids) if eids else empty
+    if store_type:
+        out.ndata[NTYPE] = (
+            xp.concatenate([xp.full(n, k, dtype=np.int64) for k, n in enumerate(counts)])
+            if counts
+            else xp.zeros(0, dtype=np.int64)
+        )
+        out.edata[ETYPE] = xp.concatenate(etype_ids) if etype_ids else xp.zeros(0, dtype=np.int64)
+    if return_count:
+        return out, counts, ecounts
+    return out

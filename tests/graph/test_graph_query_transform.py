@@ -553,3 +553,47 @@ def test_pair_mapping_kernel_matches_the_reference(index_dtype):
             with arraygnn.config(validate=True):
                 h, wb = to_simple(g, writeback_mapping=True)
             assert wb.tolist() == got[0].tolist() and h.num_edges() == k
+
+
+def test_to_homogeneous_follows_dgl():
+    """DGL's layout: node types in g.ntypes order (sorted), edge types in canonical order,
+    per-type ids in NID / EID, type ids (int64) in NTYPE / ETYPE, named features combined."""
+    from arraygnn.graph import ETYPE, NID, NTYPE, to_homogeneous
+
+    hg = heterograph(
+        {
+            ("user", "plays", "game"): (
+                np.array([0, 1, 2], np.int32),
+                np.array([1, 0, 1], np.int32),
+            ),
+            ("user", "follows", "user"): (np.array([2], np.int32), np.array([0], np.int32)),
+            ("game", "sold_by", "store"): (np.zeros(0, np.int32), np.zeros(0, np.int32)),
+        },
+        {"user": 3, "game": 2, "store": 1},
+    )
+    for t, n in (("user", 3), ("game", 2), ("store", 1)):
+        hg.nodes[t].data["h"] = np.full((n, 2), ord(t[0]), np.float32)
+    for c in hg.canonical_etypes:
+        hg.edges[c].data["w"] = np.arange(hg.num_edges(c), dtype=np.float64)
+    h, ncount, ecount = to_homogeneous(hg, ndata=["h"], edata=["w"], return_count=True)
+    assert hg.ntypes == ["game", "store", "user"] and ncount == [2, 1, 3]
+    assert hg.canonical_etypes[0] == ("game", "sold_by", "store") and ecount == [0, 1, 3]
+    assert h.idtype == np.int32 and h.num_nodes() == 6
+    src, dst = h.edges()
+    assert src.tolist() == [3 + 2, 3 + 0, 3 + 1, 3 + 2]  # users start at 3
+    assert dst.tolist() == [3 + 0, 1, 0, 1]
+    assert h.edata[ETYPE].tolist() == [1, 2, 2, 2] and h.edata[ETYPE].dtype == np.int64
+    assert h.edata[EID].tolist() == [0, 0, 1, 2] and h.edata["w"].tolist() == [0, 0, 1, 2]
+    assert h.ndata[NTYPE].tolist() == [0, 0, 1, 2, 2, 2]
+    assert h.ndata[NID].tolist() == [0, 1, 0, 0, 1, 2]
+    assert h.ndata["h"][:, 0].tolist() == [ord("g")] * 2 + [ord("s")] + [ord("u")] * 3
+    plain = to_homogeneous(hg, store_type=False)
+    assert NTYPE not in plain.ndata and "h" not in plain.ndata
+    del hg.nodes["store"].data["h"]
+    with pytest.raises(KeyError, match="node feature 'h' is missing on 'store'"):
+        to_homogeneous(hg, ndata=["h"])
+    hg.nodes["store"].data["h"] = np.ones((1, 3), np.float32)
+    with pytest.raises(ValueError, match="differs in shape or dtype"):
+        to_homogeneous(hg, ndata=["h"])
+    with pytest.raises(TypeError, match="list of feature names"):
+        to_homogeneous(hg, ndata="h")
