@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["local_cluster", "import_distributed"]
+__all__ = ["local_cluster", "import_distributed", "worker_addresses"]
 
 
 def import_distributed() -> Any:
@@ -28,6 +28,23 @@ def import_distributed() -> Any:
             "arraygnn.distributed needs Dask: pip install 'arraygnn[distributed]'"
         ) from err
     return distributed
+
+
+def worker_addresses(client: Any, wait: float = 10.0) -> list[str]:
+    """The cluster's worker addresses, sorted, asked of the scheduler now.
+
+    ``client.scheduler_info()`` can answer with the client's cached copy (it keeps the old
+    one whenever the client is not in its running state or the query fails), which may
+    list no workers at all; ``client.nthreads()`` always asks the scheduler. When none is
+    there, waits up to ``wait`` seconds for one (a worker restarting), then returns what
+    there is (possibly nothing).
+    """
+    workers = sorted(client.nthreads())
+    if not workers and wait > 0:
+        with contextlib.suppress(Exception):  # TimeoutError: the caller names the problem
+            client.wait_for_workers(1, timeout=wait)
+        workers = sorted(client.nthreads())
+    return workers
 
 
 @contextlib.contextmanager

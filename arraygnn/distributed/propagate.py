@@ -142,7 +142,9 @@ def _gather_checked(client: Any, futures: list, what: str) -> list:
 
 
 def _worker_plan(client: Any, num_parts: int) -> list[str]:
-    workers = sorted(client.scheduler_info()["workers"])
+    from arraygnn.distributed.cluster import worker_addresses
+
+    workers = worker_addresses(client)
     if not workers:
         raise RuntimeError("the Dask cluster has no workers")
     return [workers[k % len(workers)] for k in range(num_parts)]

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn.distributed.cluster import worker_addresses
+
 __all__ = ["batch_index_plan", "distributed_batches", "distributed_tfrecord_batches"]
 
 
@@ -143,7 +145,7 @@ def distributed_batches(
     plan = batch_index_plan(
         len(dataset), batch_size, shuffle, seed, drop_last, num_replicas, replica_id, epoch
     )
-    n_workers = max(1, len(client.scheduler_info()["workers"]))
+    n_workers = max(1, len(worker_addresses(client, wait=0)))
     depth = max_in_flight or 2 * n_workers
     [ds_future] = client.scatter([dataset], broadcast=True, hash=False)
     fb, ex = list(follow_batch or ()), list(exclude_keys or ())
@@ -190,7 +192,7 @@ def distributed_tfrecord_batches(
         os.fspath(p) for p in shard(list(paths), num_replicas=num_replicas, replica_id=replica_id)
     ]
     kwargs = dict(loader_kwargs, batch_size=batch_size, spec=spec)
-    n_workers = max(1, len(client.scheduler_info()["workers"]))
+    n_workers = max(1, len(worker_addresses(client, wait=0)))
     depth = max_in_flight or 2 * n_workers
 
     def submit(path: str) -> Any:

@@ -107,3 +107,18 @@ def test_distributed_spmm_checks_reduce_and_values_before_sending_work(client):
     x = np.arange(8.0).reshape(4, 2)
     got = distributed_spmm(client, pg, x, reduce="prod").gather()  # every ops reduction
     np.testing.assert_array_equal(got, ops.spmm(np.array([[0, 1], [1, 2]]), x, reduce="prod"))
+
+
+def test_workers_are_asked_of_the_scheduler_not_the_cached_identity(client, monkeypatch):
+    """client.scheduler_info() may answer with a stale cached identity listing no workers (a
+    CI run once failed 'the Dask cluster has no workers' so); the plan asks the scheduler."""
+    from arraygnn.distributed.cluster import worker_addresses
+
+    stale = {"workers": {}}
+    monkeypatch.setattr(client, "scheduler_info", lambda *a, **k: stale)
+    assert worker_addresses(client) == sorted(client.nthreads())
+    x = np.arange(8.0)[:, None]
+    ring = np.array([[0, 1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 6, 7, 0]])
+    want = ops.spmm(ops.to_csr(ring, 8, 8), x, num_dst_nodes=8)
+    got = distributed_spmm(client, partition_graph(ring, 8, 2), x).gather()
+    np.testing.assert_array_equal(got, want)
