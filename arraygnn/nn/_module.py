@@ -197,11 +197,13 @@ class Module:
         return self
 
     def _set_array(self, dotted: str, value: Any) -> None:
-        owner: Module = self
-        parts = dotted.split(".")
-        for part in parts[:-1]:
-            owner = getattr(owner, part)
-        setattr(owner, parts[-1], value)
+        """Set weight ``dotted``; a sub-layer's name goes on to that sub-layer's own
+        ``_set_array`` (containers resolve their keys themselves)."""
+        head, sep, rest = dotted.partition(".")
+        if sep:
+            getattr(self, head)._set_array(rest, value)
+        else:
+            setattr(self, head, value)
 
     def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
         """Hook: rename PyG spellings onto ours. Default: PyG's ``BatchNorm`` wraps torch's,

@@ -29,8 +29,9 @@ __all__ = ["HeteroConv", "HeteroGraphConv"]
 class _ModuleDict(Module):
     """Layers by key; their weights named ``<key>.<name>`` (keys never hold dots)."""
 
-    def __init__(self, modules: Mapping[str, Any]) -> None:
+    def __init__(self, modules: Mapping[str, Any], where: str = "load_state_dict") -> None:
         self._items = dict(modules)
+        self._where = where
 
     def _named_arrays(self) -> list[tuple[str, Any]]:
         return [
@@ -63,7 +64,7 @@ class _ModuleDict(Module):
         """Each layer loads its own entries (PyG or DGL names, as that layer reads them)."""
         if not isinstance(mapping, Mapping):
             raise TypeError(
-                f"load_state_dict expects a mapping of names to arrays, got {type(mapping)}"
+                f"{self._where} expects a mapping of names to arrays, got {type(mapping)}"
             )
         parts: dict[str, dict[str, Any]] = {key: {} for key in self._items}
         unexpected = []
@@ -74,7 +75,7 @@ class _ModuleDict(Module):
             else:
                 unexpected.append(name)
         if strict and unexpected:
-            raise KeyError(f"load_state_dict: unexpected keys {unexpected}")
+            raise KeyError(f"{self._where}: unexpected keys {unexpected}")
         for key, sub in parts.items():
             mod = self._items[key]
             if isinstance(mod, Module) and (sub or strict):
@@ -83,34 +84,22 @@ class _ModuleDict(Module):
 
 
 class _Wrapper(Module):
-    """``state_dict`` / ``load_state_dict`` through a prefix onto a :class:`_ModuleDict`."""
+    """The layers sit in one :class:`_ModuleDict` attribute named ``_prefix``; its state
+    dict goes through a one-entry dict of it, so each layer reads its own names."""
 
     _prefix = "convs"
-    _child_names = ()
 
-    def _modules(self) -> _ModuleDict:
-        return getattr(self, self._prefix)
-
-    def _set_array(self, dotted: str, value: Any) -> None:
-        head, _, rest = dotted.partition(".")
-        getattr(self, head)._set_array(rest, value)  # the dict resolves its own keys
+    def _outer(self) -> _ModuleDict:
+        where = f"{type(self).__name__}.load_state_dict"
+        return _ModuleDict({self._prefix: getattr(self, self._prefix)}, where)
 
     def state_dict(self, format: str = "pyg") -> dict[str, Any]:
-        return {f"{self._prefix}.{k}": v for k, v in self._modules().state_dict(format).items()}
+        return self._outer().state_dict(format)
 
     def load_state_dict(
         self, mapping: Mapping[str, Any], format: str = "auto", strict: bool = True
     ) -> Module:
-        if not isinstance(mapping, Mapping):
-            raise TypeError(
-                f"load_state_dict expects a mapping of names to arrays, got {type(mapping)}"
-            )
-        head = f"{self._prefix}."
-        unexpected = [k for k in mapping if not k.startswith(head)]
-        if strict and unexpected:
-            raise KeyError(f"{type(self).__name__}.load_state_dict: unexpected keys {unexpected}")
-        inner = {k[len(head) :]: v for k, v in mapping.items() if k.startswith(head)}
-        self._modules().load_state_dict(inner, format=format, strict=strict)
+        self._outer().load_state_dict(mapping, format=format, strict=strict)
         return self
 
 

@@ -581,7 +581,3 @@ class _ModuleList(Module):
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._items)
-
-    def _set_array(self, dotted: str, value: Any) -> None:
-        head, _, rest = dotted.partition(".")
-        self._items[int(head)]._set_array(rest, value)

@@ -84,6 +84,35 @@ def _check_edge_type(layer: str, edge_type: Any, num_edges: int, num_relations: 
     return edge_type
 
 
+def _grouping_inputs(
+    where: str,
+    edge_index: Any,
+    edge_type: Any,
+    num_relations: int,
+    num_src_nodes: int,
+    num_dst_nodes: int,
+    source_key: Any,
+    num_source_keys: int | None,
+) -> tuple[Any, Any, Any, Any, Any, int]:
+    """What both groupings start from, checked: ``(xp, src, dst, edge_type, source_key,
+    num_source_keys)`` (the sources stand in for a missing ``source_key``)."""
+    from arraygnn import ops
+    from arraygnn.ops.csr import _split_edge_index
+
+    if isinstance(edge_index, ops.CSR):
+        ops.csr.as_csr(edge_index, num_src_nodes, num_dst_nodes)
+        src, dst = edge_index.src, edge_index.dst
+    else:
+        src, dst = _split_edge_index(edge_index)
+        check_index("edge_index[0] (sources)", src, num_src_nodes)
+        check_index("edge_index[1] (targets)", dst, num_dst_nodes)
+    xp = get_namespace(src, dst)
+    etype = _check_edge_type(where, edge_type, int(src.shape[0]), num_relations)
+    if source_key is None:
+        source_key, num_source_keys = src, num_src_nodes
+    return xp, src, dst, xp.asarray(etype), source_key, int(num_source_keys)
+
+
 def relation_rows(
     edge_index: Any,
     edge_type: Any,
@@ -104,22 +133,21 @@ def relation_rows(
     ([0, 1, 3], [1, 0, 1], [0, 1, 2, 3])
     """
     from arraygnn import ops
-    from arraygnn.ops.csr import CSR, _freeze, _index_dtype, sorted_segments, to_csr
+    from arraygnn.ops.csr import CSR, _freeze, _index_dtype, sorted_segments
 
-    by_target = to_csr(edge_index, num_src_nodes, num_dst_nodes)  # validates the ids
-    src, dst = by_target.src, by_target.dst
-    xp = get_namespace(src)
+    xp, src, dst, etype, source_key, num_source_keys = _grouping_inputs(
+        "relation_rows", edge_index, edge_type, num_relations, num_src_nodes, num_dst_nodes,
+        source_key, num_source_keys,
+    )  # fmt: skip
     num_edges = int(src.shape[0])
-    etype = _check_edge_type("relation_rows", edge_type, num_edges, num_relations)
-    etype = xp.asarray(etype)
-    if source_key is None:
-        source_key, num_source_keys = src, num_src_nodes
-    idt = _index_dtype(src, num_edges, int(num_source_keys), max(num_dst_nodes, num_relations))
+    idt = _index_dtype(src, num_edges, num_source_keys, max(num_dst_nodes, num_relations))
     etype = xp.ascontiguousarray(etype).astype(idt, copy=False)
+    dst = xp.ascontiguousarray(dst).astype(idt, copy=False)
     take = ops.gather  # the engine's parallel gather (NumPy's fancy indexing is serial)
     # stable by target, then stable by relation: relation-major, target-minor, edge-id ties
-    _, by_rel = sorted_segments(xp, take(etype, by_target.perm), num_relations)
-    order = take(by_target.perm, by_rel).astype(idt, copy=False)
+    _, by_target = sorted_segments(xp, dst, num_dst_nodes)
+    _, by_rel = sorted_segments(xp, take(etype, by_target), num_relations)
+    order = take(by_target, by_rel).astype(idt, copy=False)
     rel_sorted = take(etype, order)
     dst_sorted = take(dst, order)
     new_row = xp.ones(num_edges, dtype=bool)
@@ -163,25 +191,18 @@ def relation_csr(
     ([0, 1, 3], [2, 1, 0], [1, 0, 1])
     """
     from arraygnn import ops
-    from arraygnn.ops.csr import CSR, _freeze, _split_edge_index, sorted_segments
+    from arraygnn.ops.csr import CSR, _freeze, sorted_segments
 
-    if isinstance(edge_index, ops.CSR):
-        ops.csr.as_csr(edge_index, num_src_nodes, num_dst_nodes)
-        src, dst = edge_index.src, edge_index.dst
-    else:
-        src, dst = _split_edge_index(edge_index)
-        check_index("edge_index[0] (sources)", src, num_src_nodes)
-        check_index("edge_index[1] (targets)", dst, num_dst_nodes)
-    xp = get_namespace(src, dst)
+    xp, src, dst, etype, source_key, num_source_keys = _grouping_inputs(
+        "relation_csr", edge_index, edge_type, num_relations, num_src_nodes, num_dst_nodes,
+        source_key, num_source_keys,
+    )  # fmt: skip
     num_edges = int(src.shape[0])
-    etype = _check_edge_type("relation_csr", edge_type, num_edges, num_relations)
-    if source_key is None:
-        source_key, num_source_keys = src, num_src_nodes
     # int32 whenever every id and count fits (half the index bytes of an int64 edge list;
     # the grouping is internal, so the edge list's dtype need not be kept)
-    sizes = (num_edges, int(num_source_keys), num_dst_nodes, num_relations)
+    sizes = (num_edges, num_source_keys, num_dst_nodes, num_relations)
     idt = np.dtype(np.int32 if max(sizes) < 2**31 - 1 else np.int64)
-    etype = xp.ascontiguousarray(xp.asarray(etype)).astype(idt, copy=False)
+    etype = xp.ascontiguousarray(etype).astype(idt, copy=False)
     dst = xp.ascontiguousarray(dst).astype(idt, copy=False)
     take = ops.gather
     _, by_rel = sorted_segments(xp, etype, num_relations)  # stable: edge ids within a type

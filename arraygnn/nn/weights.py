@@ -232,7 +232,7 @@ def from_torch(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if isinstance(module, (nn.LSTM, nn.GRU)):
-        return _load(_lstm(module, "from_torch", dtype), module, "pyg")
+        return _load(_recurrent(module, "from_torch", dtype), module, "pyg")
     if isinstance(module, nn.Sequential):
         steps: list[Any] = []
         for i, child in enumerate(module):
@@ -251,7 +251,7 @@ def from_torch(module: Any) -> Module:
     raise TypeError(f"from_torch: cannot convert {type(module).__name__}")
 
 
-def _lstm(lstm: Any, where: str, dtype: Any) -> Any:
+def _recurrent(lstm: Any, where: str, dtype: Any) -> Any:
     """An arraygnn ``LSTM`` / ``GRU`` shaped like the torch one (unidirectional, no
     projection; dropout between layers is the identity at inference)."""
     kind = type(lstm).__name__
@@ -527,7 +527,7 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "Set2Set":
-        lstm = _lstm(module.lstm, "from_pyg: Set2Set", dtype)
+        lstm = _recurrent(module.lstm, "from_pyg: Set2Set", dtype)
         layer = Set2Set(module.in_channels, module.processing_steps, lstm.num_layers, dtype=dtype)
         layer.lstm = lstm
         return _load(layer, module, "pyg")
@@ -687,7 +687,7 @@ def from_dgl(module: Any) -> Module:
         layer = GINEConv(inner, eps, dtype=dtype)
         return _load(layer, module, "dgl")
     if kind == "Set2Set":
-        lstm = _lstm(module.lstm, "from_dgl: Set2Set", dtype)
+        lstm = _recurrent(module.lstm, "from_dgl: Set2Set", dtype)
         layer = Set2Set(module.input_dim, module.n_iters, module.n_layers, dtype=dtype)
         layer.lstm = lstm
         return _load(layer, module, "pyg")  # DGL's names are torch's here
