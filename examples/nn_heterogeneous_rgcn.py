@@ -8,7 +8,8 @@ A small academic graph (papers, authors; "cites", "writes" and its reverse) is r
    entity-classification setting);
 2. PyG's ``HeteroConv`` over ``x_dict`` / ``edge_index_dict``, a different layer per edge type;
 3. DGL's ``HeteroGraphConv`` over an ``arraygnn.heterograph``, the same weights;
-4. DGL's R-GCN recipe: ``to_homogeneous`` and ``RelGraphConv`` over the edge types.
+4. DGL's R-GCN recipe: ``to_homogeneous`` and ``RelGraphConv`` over the edge types, two
+   layers sharing one ``group_relations`` of the edges.
 
 When torch and torch_geometric are installed, the first two are built in PyG, converted with
 ``from_pyg`` and compared with PyG's outputs; without them the script runs on NumPy alone.
@@ -155,3 +156,9 @@ np.testing.assert_allclose(
     atol=1e-6,
 )
 print("  equals RGCNConv(aggr='add') with the same weights")
+# a two-layer model on one graph: group the edges by relation once, reuse the groups
+groups = nn.group_relations(homog, homog.edata[ETYPE], len(g.canonical_etypes))
+rel_conv2 = nn.RelGraphConv(8, 8, num_rels=len(g.canonical_etypes), activation="relu", rng=9)
+h2 = rel_conv2(homog, rel_conv(homog, homog.ndata["x"], groups), groups)
+np.testing.assert_array_equal(h2, rel_conv2(homog, h_rel, homog.edata[ETYPE]))
+print(f"  two layers over one {groups!r}: {h2.shape}")

@@ -114,6 +114,7 @@ PUBLIC = {
         "PNAConv",
         "RGCNConv",
         "RelGraphConv",
+        "RelationGroups",
         "SAGEConv",
         "SGConv",
         "Sequential",
@@ -130,6 +131,7 @@ PUBLIC = {
         "global_add_pool",
         "global_max_pool",
         "global_mean_pool",
+        "group_relations",
         "propagate_hops",
     ],
     "arraygnn.pipeline": [

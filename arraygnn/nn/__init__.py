@@ -31,6 +31,7 @@ from arraygnn.nn.readout import (
     global_max_pool,
     global_mean_pool,
 )
+from arraygnn.nn.relation_groups import RelationGroups, group_relations
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv, propagate_hops
@@ -62,6 +63,8 @@ __all__ = [
     "RGCNConv",
     "RelGraphConv",
     "TypedLinear",
+    "group_relations",
+    "RelationGroups",
     "HeteroConv",
     "HeteroGraphConv",
     "gcn_norm",

@@ -17,12 +17,11 @@ is the only order that is right for ``'max'`` / ``'min'``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, to_numpy
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import Module, is_size, layer_size
 from arraygnn.nn.linear import (
@@ -34,187 +33,16 @@ from arraygnn.nn.linear import (
     glorot,
     matmul,
 )
+from arraygnn.nn.relation_groups import (
+    RelationGroups,
+    RelationRows,
+    _check_edge_type,
+    relation_csr,
+    relation_rows,
+)
 from arraygnn.ops._common import check_index
 
 __all__ = ["RGCNConv", "RelGraphConv", "TypedLinear", "relation_rows", "RelationRows"]
-
-
-@dataclass(frozen=True)
-class RelationRows:
-    """The edges of a multi-relational graph grouped by (relation, target).
-
-    - ``csr``: an :class:`arraygnn.ops.CSR` whose row ``k`` holds the edges of relation
-      ``row_rel[k]`` into target ``row_dst[k]`` (rows relation-major, targets ascending
-      within a relation, edges in id order within a row); only pairs that occur are rows.
-    - ``rel_ptr``: host ``int64`` ``[R + 1]``; relation ``r`` owns rows
-      ``rel_ptr[r]:rel_ptr[r + 1]``.
-    - ``row_dst`` / ``row_rel``: ``[K]`` on the edges' device.
-    """
-
-    csr: Any
-    rel_ptr: np.ndarray
-    row_dst: Any
-    row_rel: Any
-
-
-def _check_edge_type(layer: str, edge_type: Any, num_edges: int, num_relations: int) -> Any:
-    if edge_type is None:
-        raise TypeError(f"{layer}: edge_type is required (the relation id of every edge)")
-    if isinstance(edge_type, (list, tuple)):
-        edge_type = np.asarray(edge_type, dtype=np.int64)
-    if not is_array(edge_type):
-        raise TypeError(
-            f"{layer}: edge_type must be a NumPy or CuPy integer array, got {type(edge_type)}"
-        )
-    if edge_type.dtype.kind not in "iu":
-        raise TypeError(f"{layer}: edge_type must hold integers, got dtype {edge_type.dtype}")
-    if tuple(edge_type.shape) != (num_edges,):
-        raise ValueError(
-            f"{layer}: edge_type must have shape ({num_edges},) (one relation per edge), "
-            f"got {tuple(edge_type.shape)}"
-        )
-    if num_edges:
-        lo, hi = int(edge_type.min()), int(edge_type.max())
-        if lo < 0 or hi >= num_relations:
-            bad = lo if lo < 0 else hi
-            raise ValueError(
-                f"{layer}: edge_type has relation {bad}, out of range for "
-                f"num_relations={num_relations}"
-            )
-    return edge_type
-
-
-def _grouping_inputs(
-    where: str,
-    edge_index: Any,
-    edge_type: Any,
-    num_relations: int,
-    num_src_nodes: int,
-    num_dst_nodes: int,
-    source_key: Any,
-    num_source_keys: int | None,
-) -> tuple[Any, Any, Any, Any, Any, int]:
-    """What both groupings start from, checked: ``(xp, src, dst, edge_type, source_key,
-    num_source_keys)`` (the sources stand in for a missing ``source_key``)."""
-    from arraygnn import ops
-    from arraygnn.ops.csr import _split_edge_index
-
-    if isinstance(edge_index, ops.CSR):
-        ops.csr.as_csr(edge_index, num_src_nodes, num_dst_nodes)
-        src, dst = edge_index.src, edge_index.dst
-    else:
-        src, dst = _split_edge_index(edge_index)
-        check_index("edge_index[0] (sources)", src, num_src_nodes)
-        check_index("edge_index[1] (targets)", dst, num_dst_nodes)
-    xp = get_namespace(src, dst)
-    etype = _check_edge_type(where, edge_type, int(src.shape[0]), num_relations)
-    if source_key is None:
-        source_key, num_source_keys = src, num_src_nodes
-    return xp, src, dst, xp.asarray(etype), source_key, int(num_source_keys)
-
-
-def relation_rows(
-    edge_index: Any,
-    edge_type: Any,
-    num_relations: int,
-    num_src_nodes: int,
-    num_dst_nodes: int,
-    source_key: Any = None,
-    num_source_keys: int | None = None,
-) -> RelationRows:
-    """Group the edges by (relation, target): two stable counting sorts, no comparison sort.
-
-    ``source_key`` (edge order, values in ``[0, num_source_keys)``) replaces the sources as
-    the CSR's column ids (RGCN without features gathers rows of the stacked weights).
-
-    >>> import numpy as np
-    >>> rows = relation_rows(np.array([[0, 1, 2], [1, 1, 0]]), np.array([1, 0, 1]), 2, 3, 2)
-    >>> rows.rel_ptr.tolist(), rows.row_dst.tolist(), rows.csr.indptr.tolist()
-    ([0, 1, 3], [1, 0, 1], [0, 1, 2, 3])
-    """
-    from arraygnn import ops
-    from arraygnn.ops.csr import CSR, _freeze, _index_dtype, sorted_segments
-
-    xp, src, dst, etype, source_key, num_source_keys = _grouping_inputs(
-        "relation_rows", edge_index, edge_type, num_relations, num_src_nodes, num_dst_nodes,
-        source_key, num_source_keys,
-    )  # fmt: skip
-    num_edges = int(src.shape[0])
-    idt = _index_dtype(src, num_edges, num_source_keys, max(num_dst_nodes, num_relations))
-    etype = xp.ascontiguousarray(etype).astype(idt, copy=False)
-    dst = xp.ascontiguousarray(dst).astype(idt, copy=False)
-    take = ops.gather  # the engine's parallel gather (NumPy's fancy indexing is serial)
-    # stable by target, then stable by relation: relation-major, target-minor, edge-id ties
-    _, by_target = sorted_segments(xp, dst, num_dst_nodes)
-    _, by_rel = sorted_segments(xp, take(etype, by_target), num_relations)
-    order = take(by_target, by_rel).astype(idt, copy=False)
-    rel_sorted = take(etype, order)
-    dst_sorted = take(dst, order)
-    new_row = xp.ones(num_edges, dtype=bool)
-    if num_edges > 1:
-        new_row[1:] = (rel_sorted[1:] != rel_sorted[:-1]) | (dst_sorted[1:] != dst_sorted[:-1])
-    starts = xp.flatnonzero(new_row).astype(idt, copy=False)
-    num_rows = int(starts.shape[0])
-    indptr = xp.empty(num_rows + 1, dtype=idt)
-    indptr[:num_rows] = starts
-    indptr[num_rows] = num_edges
-    row_of_edge = xp.empty(num_edges, dtype=idt)
-    row_of_edge[order] = (xp.cumsum(new_row) - 1).astype(idt, copy=False)
-    row_rel = rel_sorted[starts]
-    row_dst = dst_sorted[starts]
-    rel_ptr = to_numpy(xp.searchsorted(row_rel, xp.arange(num_relations + 1))).astype(np.int64)
-    keys = xp.ascontiguousarray(source_key).astype(idt, copy=False)
-    indices = take(keys, order)
-    _freeze(indptr, indices, order, row_of_edge)
-    csr = CSR._trusted(indptr, indices, order, keys, row_of_edge, num_source_keys, num_rows)
-    return RelationRows(csr, rel_ptr, row_dst, row_rel)
-
-
-def relation_csr(
-    edge_index: Any,
-    edge_type: Any,
-    num_relations: int,
-    num_src_nodes: int,
-    num_dst_nodes: int,
-    source_key: Any = None,
-    num_source_keys: int | None = None,
-) -> tuple[Any, Any]:
-    """``(csr, rel)``: the destination CSR with each row's slots grouped by relation
-    (relation order, edge ids ascending within a relation) and the relation of every slot,
-    for :func:`arraygnn.ops.typed.typed_spmm`. Two stable counting sorts.
-
-    ``source_key`` replaces the sources as the CSR's columns, as in :func:`relation_rows`.
-
-    >>> import numpy as np
-    >>> csr, rel = relation_csr(np.array([[0, 1, 2], [1, 1, 0]]), np.array([1, 0, 1]), 2, 3, 2)
-    >>> csr.indptr.tolist(), csr.indices.tolist(), rel.tolist()
-    ([0, 1, 3], [2, 1, 0], [1, 0, 1])
-    """
-    from arraygnn import ops
-    from arraygnn.ops.csr import CSR, _freeze, sorted_segments
-
-    xp, src, dst, etype, source_key, num_source_keys = _grouping_inputs(
-        "relation_csr", edge_index, edge_type, num_relations, num_src_nodes, num_dst_nodes,
-        source_key, num_source_keys,
-    )  # fmt: skip
-    num_edges = int(src.shape[0])
-    # int32 whenever every id and count fits (half the index bytes of an int64 edge list;
-    # the grouping is internal, so the edge list's dtype need not be kept)
-    sizes = (num_edges, num_source_keys, num_dst_nodes, num_relations)
-    idt = np.dtype(np.int32 if max(sizes) < 2**31 - 1 else np.int64)
-    etype = xp.ascontiguousarray(etype).astype(idt, copy=False)
-    dst = xp.ascontiguousarray(dst).astype(idt, copy=False)
-    take = ops.gather
-    _, by_rel = sorted_segments(xp, etype, num_relations)  # stable: edge ids within a type
-    indptr, by_dst = sorted_segments(xp, take(dst, by_rel), num_dst_nodes)
-    order = take(by_rel, by_dst).astype(idt, copy=False)  # target-major, relation-minor
-    keys = xp.ascontiguousarray(source_key).astype(idt, copy=False)
-    indices = take(keys, order)
-    rel = take(etype, order)
-    indptr = indptr.astype(idt, copy=False)
-    _freeze(indptr, indices, order, rel)
-    csr = CSR._trusted(indptr, indices, order, keys, dst, num_source_keys, num_dst_nodes)
-    return csr, rel
 
 
 #: the fused typed SpMM serves weights of at most this many entries per relation (per
@@ -366,14 +194,17 @@ class _RelationalBase(Module):
     ) -> tuple[Any, Any]:
         """``(aggregated relations [N_dst, out], x_dst or node ids of the targets)``."""
         layer = self._layer
-        if _is_graph_like(first):  # DGL form: conv(g, feat, etypes); feat may be ids / None
+        graph_form = _is_graph_like(first)
+        groups = _relation_groups(layer, first, second, edge_type, self.num_relations)
+        if groups is not None and not graph_form:
+            second = groups.csr  # conv(x, groups): the grouped CSR is the edge list
+        if graph_form:  # DGL form: conv(g, feat, etypes); feat may be ids / None
             ids = _graph_node_ids(layer, first, second, self.in_src)
         else:
             ids = _node_ids(layer, first, self.in_src)
         if ids is not None:  # featureless: x is None or node ids
             x_src_ids, x_dst_ids = ids
             # zero-width stand-ins on the edges' device let parse_input check the edges
-            graph_form = _is_graph_like(first)
             edges = first.edges()[0] if graph_form else second
             xp_edges = get_namespace(edges if is_array(edges) else getattr(edges, "src", None))
             placeholder = (
@@ -388,7 +219,15 @@ class _RelationalBase(Module):
         else:
             inp = parse_input(layer, first, second)
             _check_features(inp.x_src, self.in_src, f"{layer} source features", self._any())
-        etype = _check_edge_type(layer, edge_type, inp.num_edges, self.num_relations)
+        if groups is None:
+            etype = _check_edge_type(layer, edge_type, inp.num_edges, self.num_relations)
+        elif groups.num_edges != inp.num_edges:
+            raise ValueError(
+                f"{layer}: the RelationGroups hold {groups.num_edges} edges but the graph has "
+                f"{inp.num_edges}"
+            )
+        else:
+            etype = groups.edge_type
         if edge_weight is not None:
             edge_weight = _check_norm(layer, edge_weight, inp.num_edges)
         weight, blocks = self._relation_weights()
@@ -404,10 +243,12 @@ class _RelationalBase(Module):
             # column of edge e: row (r, x[src_e]) of the stacked [R * in, out] weights
             key = xp.asarray(etype).astype(np.int64) * self.in_src + x_src_ids[inp.src]
             table = weight.reshape(self.num_relations * self.in_src, self.out_feats)
-            grouping = (_edges(inp), etype, self.num_relations, inp.num_src, inp.num_dst, key)
+            edges = _edges(inp) if groups is None else groups
+            grouping = (edges, etype, self.num_relations, inp.num_src, inp.num_dst, key)
             out = _propagate(grouping, table, reduce, edge_weight, self.out_feats, None, None)
             return out, x_dst_ids
-        grouping = (_edges(inp), etype, self.num_relations, inp.num_src, inp.num_dst, None)
+        edges = _edges(inp) if groups is None else groups
+        grouping = (edges, etype, self.num_relations, inp.num_src, inp.num_dst, None)
         out = _propagate(grouping, inp.x_src, reduce, edge_weight, self.out_feats, weight, blocks)
         return out, inp.x_dst
 
@@ -419,6 +260,35 @@ def _edges(inp: Any) -> Any:
     """The edges as the grouping helpers take them: the CSR the caller passed, else the
     edge list (no destination CSR is built just to be regrouped by relation)."""
     return inp.csr if inp.csr is not None else inp.edge_index
+
+
+def _relation_groups(
+    layer: str, first: Any, second: Any, edge_type: Any, num_relations: int
+) -> RelationGroups | None:
+    """The :class:`RelationGroups` of a ``conv(x, groups)`` / ``conv(g, feat, groups)``
+    call, checked against the call, or None for an edge list and ``edge_type``."""
+    graph_form = _is_graph_like(first)
+    groups = edge_type if graph_form else second
+    if not isinstance(groups, RelationGroups):
+        if isinstance(edge_type, RelationGroups):
+            raise TypeError(f"{layer}: pass RelationGroups in place of edge_index: conv(x, groups)")
+        return None
+    if not graph_form and edge_type is not None:
+        raise TypeError(
+            f"{layer}: the RelationGroups hold the edge types; call conv(x, groups) "
+            "without edge_type (other arguments by keyword)"
+        )
+    if groups.num_relations != num_relations:
+        raise ValueError(
+            f"{layer}: the RelationGroups were built for num_relations="
+            f"{groups.num_relations}, the layer has {num_relations}"
+        )
+    if graph_form and groups.graph is not first:
+        raise ValueError(
+            f"{layer}: these RelationGroups were not built from this graph; build them "
+            "with group_relations(g, etypes, num_rels)"
+        )
+    return groups
 
 
 def _propagate(
@@ -437,12 +307,20 @@ def _propagate(
 
     edges, etype, num_rel, num_src, num_dst, key = grouping
     n_keys = None if key is None else int(table.shape[0])
+    groups = edges if isinstance(edges, RelationGroups) else None
+    keyed = None if groups is None or key is None else groups.keyed(key, n_keys)
     if _fused_fits(get_namespace(table), weight, blocks):
-        csr, rel = relation_csr(edges, etype, num_rel, num_src, num_dst, key, n_keys)
+        if groups is None:
+            csr, rel = relation_csr(edges, etype, num_rel, num_src, num_dst, key, n_keys)
+        else:
+            csr, rel = (groups.csr if keyed is None else keyed), groups.rel
         w = None if edge_weight is None else ops.gather(edge_weight, csr.perm)
         coef = weight[:, None] if weight is not None else blocks  # dense: one block
         return typed_spmm(csr, rel, table, coef, reduce, w)
-    rows = relation_rows(edges, etype, num_rel, num_src, num_dst, key, n_keys)
+    if groups is None:
+        rows = relation_rows(edges, etype, num_rel, num_src, num_dst, key, n_keys)
+    else:
+        rows = groups.rows(keyed)
     return relational_propagate(
         rows, table, reduce, edge_weight, num_dst, out_feats, weight, blocks
     )
@@ -765,7 +643,13 @@ class RelGraphConv(_RelationalBase):
         return self.linear_r.weights()
 
     def __call__(
-        self, g: Any, feat: Any, etypes: Any, norm: Any = None, *, presorted: bool = False
+        self,
+        g: Any,
+        feat: Any,
+        etypes: Any = None,
+        norm: Any = None,
+        *,
+        presorted: bool = False,
     ) -> Any:
         x = feat if _is_graph_like(g) else g
         pair = list(x) if isinstance(x, (tuple, list)) else [x]

@@ -1,7 +1,7 @@
 """Typed SpMM: per-type neighbour aggregation times per-type weights, in one pass.
 
 For a CSR whose rows hold their slots grouped by type (``rel`` in slot order, equal
-types contiguous within a row; :func:`arraygnn.nn.rgcn_conv.relation_csr` builds one):
+types contiguous within a row; :func:`arraygnn.nn.relation_groups.relation_csr` builds one):
 
 ``out[d] = sum over the type runs g of row d of (reduce over g of w[j] x[indices[j]]) @ W[type(g)]``
 
