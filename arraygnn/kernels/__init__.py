@@ -21,6 +21,11 @@ gather.add_rows(out, index, values)
     out[index[i]] += values[i] (each row touched once: deterministic, no atomics). Optional
     on CUDA (CuPy: reference).
 
+gather_mm.gather_mm_rows(a, b, index, out)
+    a [N, K] val, b [R, K, M] val, index [N] idx, out [N, M]:  out[i, m] = sum over k
+    ascending of a[i, k] * b[index[i], k, m], each product rounded before it is added (CUDA:
+    mul.rn, never an FMA); float16 on CUDA summed in float32
+
 segment.segment_csr(indptr, perm, x, out, reduce)
     indptr [R+1] idx, perm [nnz] idx or None, x [M, H, F] val, out [R, H, F]:
     out[r, h, f] = reduce over j in [indptr[r], indptr[r+1]) of x[perm[j] (or j), h, f]

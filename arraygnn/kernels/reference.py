@@ -26,6 +26,7 @@ from arraygnn._namespace import get_namespace, to_numpy
 
 __all__ = [
     "gather_rows",
+    "gather_mm_rows",
     "segment_csr",
     "spmm_csr",
     "sddmm_coo",
@@ -62,6 +63,18 @@ def gather_rows(x: Any, index: Any, out: Any) -> Any:
 def add_rows(out: Any, index: Any, values: Any) -> Any:
     """``out[index[i]] += values[i]`` for distinct ``index`` entries."""
     out[index] += values
+    return out
+
+
+def gather_mm_rows(a: Any, b: Any, index: Any, out: Any) -> Any:
+    """``out[i] = a[i] @ b[index[i]]`` for ``a`` [N, K], ``b`` [R, K, M], ``out`` [N, M],
+    summed over ``k`` in ascending order (each product rounded, then added: the kernels'
+    order, so float32 / float64 results match them bit for bit). Forms [N, M] per ``k``."""
+    xp = get_namespace(a, out)
+    acc = xp.zeros(out.shape, dtype=_acc_dtype(out.dtype))
+    for k in range(int(a.shape[1])):
+        acc += a[:, k, None].astype(acc.dtype) * b[index, k, :].astype(acc.dtype)
+    out[...] = acc
     return out
 
 

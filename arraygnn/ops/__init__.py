@@ -10,6 +10,8 @@ neither Numba nor CuPy). Every function validates its arguments first and raises
 - :func:`spmm` — fused edge-weighted aggregation over a destination-sorted CSR
 - :func:`sddmm` — per-edge add / sub / mul / div / dot / copy between endpoints and edges
 - :func:`edge_softmax` — softmax of edge logits over each target's edges
+- :func:`gather_mm` / :func:`segment_mm` — per-row products with an indexed / per-segment
+  matrix (DGL's names)
 - :func:`to_csr` / :class:`CSR` — the cached, destination-sorted CSR every op accepts
 
 RULE: empty segments give 0 for every reduction; mean = sum / max(count, 1).
@@ -25,6 +27,7 @@ RULE: the default path is deterministic (same bits on every run and thread count
 from arraygnn.ops.csr import CSR, to_csr
 from arraygnn.ops.edge_softmax import edge_softmax
 from arraygnn.ops.gather import gather
+from arraygnn.ops.gather_mm import gather_mm, segment_mm
 from arraygnn.ops.scatter import scatter, segment
 from arraygnn.ops.sddmm import sddmm
 from arraygnn.ops.spmm import spmm
@@ -33,9 +36,11 @@ __all__ = [
     "CSR",
     "edge_softmax",
     "gather",
+    "gather_mm",
     "scatter",
     "sddmm",
     "segment",
+    "segment_mm",
     "spmm",
     "to_csr",
 ]

@@ -243,6 +243,7 @@ def kernel_function(xp: ModuleType, module: str, function: str, values_ok: bool 
 # position of ``out`` in each kernel's argument list (see arraygnn.kernels)
 _OUT_POSITION = {
     "gather_rows": 2,
+    "gather_mm_rows": 3,
     "add_rows": 0,
     "typed_spmm_csr": 6,
     "segment_csr": 3,

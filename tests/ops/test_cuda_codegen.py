@@ -47,3 +47,18 @@ def test_lean_weight_product_is_not_fused(acc, code):
         ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
         assert f"mul.rn.{suffix}" in ptx
         assert f"fma.rn.{suffix}" not in ptx
+
+
+@pytest.mark.parametrize("acc", ["float32", "float64"])
+def test_gather_mm_products_are_not_fused(acc):
+    """``gather_mm_rows`` adds each ``a[i, k] * b[j, k, m]`` rounded on its own, as the CPU
+    kernel and the reference do (an FMA would give other bits)."""
+    from arraygnn.kernels.cuda import gather_mm
+
+    _toolchain()
+    kernel = gather_mm._kernel(acc == "float64")
+    sig = f"void({acc}[:, ::1], {acc}[:, :, ::1], int64[::1], {acc}, {acc}[:, ::1])"
+    ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
+    suffix = "f64" if acc == "float64" else "f32"
+    assert f"mul.rn.{suffix}" in ptx
+    assert f"fma.rn.{suffix}" not in ptx
