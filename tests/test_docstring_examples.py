@@ -22,6 +22,7 @@ NEEDS = {
     "arraygnn.interop.torch": "torch",
     "arraygnn.interop.jax": "jax",
     "arraygnn.interop.pyg": "torch_geometric",
+    "arraygnn.interop.networkx": "networkx",
     "arraygnn.nn.weights": "torch_geometric",
 }
 

@@ -15,7 +15,9 @@ out_edges, edge_ids, ... as Graph methods), ``subgraph`` (subgraph, edge_subgrap
 to_block), ``transform`` (add_self_loop, remove_self_loop, reverse, add_reverse_edges,
 to_simple, to_bidirected), ``batching`` (batch, unbatch), ``readout`` (sum_nodes,
 mean_nodes, softmax_nodes, broadcast_nodes, ...), ``convert`` (Data / GraphTensor
-converters).
+converters). DGL's ``from_scipy``, ``bipartite_from_scipy``, ``from_networkx`` and
+``to_networkx`` come from :mod:`arraygnn.interop.scipy` / :mod:`arraygnn.interop.networkx`
+(``g.adj_external(...)`` gives the SciPy matrix back).
 """
 
 from arraygnn.graph.batching import batch, unbatch
@@ -53,6 +55,9 @@ from arraygnn.graph.transform import (
     to_homogeneous,
     to_simple,
 )
+from arraygnn.interop.networkx import graph_from_networkx as from_networkx
+from arraygnn.interop.networkx import graph_to_networkx as to_networkx
+from arraygnn.interop.scipy import bipartite_from_scipy, from_scipy
 
 __all__ = [
     "Graph",
@@ -92,4 +97,8 @@ __all__ = [
     "data_to_graph",
     "graph_to_graph_tensor",
     "graph_tensor_to_graph",
+    "from_scipy",
+    "bipartite_from_scipy",
+    "from_networkx",
+    "to_networkx",
 ]

@@ -396,6 +396,15 @@ class Graph:
             rel._csr = ops.to_csr(rel.edge_index(), self._num_src[s], self._num_dst[d])
         return rel._csr
 
+    def adj_external(
+        self, transpose: bool = False, *, scipy_fmt: str | None = "coo", etype: Any = None
+    ) -> Any:
+        """Adjacency of ``etype`` as a SciPy (cupyx on CuPy) ``coo`` / ``csr`` matrix, rows
+        the sources unless ``transpose`` (DGL); see :func:`arraygnn.interop.scipy.adj_external`."""
+        from arraygnn.interop.scipy import adj_external
+
+        return adj_external(self, transpose, scipy_fmt=scipy_fmt, etype=etype)
+
     def in_degrees(self, v: Any = None, etype: Any = None) -> Any:
         """In-degrees of the destination nodes (all, or the ids ``v``) for ``etype``.
 

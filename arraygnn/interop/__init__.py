@@ -8,6 +8,9 @@ naming the extra (``pip install 'arraygnn[torch]'``, ``[jax]``, ``[pyg]``).
 - :func:`to_jax` / :func:`from_jax`: DLPack, with the conditions under which JAX really
   adopts a buffer checked beforehand (alignment, x64, read-only, compact strides).
 - :func:`to_pyg` / :func:`from_pyg`: ``torch_geometric.data.Data`` / ``Batch``.
+- :func:`to_scipy_sparse_matrix` / :func:`from_scipy_sparse_matrix`,
+  :func:`to_networkx` / :func:`from_networkx`: PyG's converters (SciPy / cupyx sparse
+  matrices, NetworkX graphs); DGL's live in :mod:`arraygnn.graph`.
 
 Every function shares memory where the framework allows, copies only where sharing is
 impossible or unsafe, and says so: ``report=True`` returns ``(result, HandoffReport)``,
@@ -23,7 +26,9 @@ from arraygnn.interop._handoff import (
     data_pointer,
 )
 from arraygnn.interop.jax import from_jax, to_jax
+from arraygnn.interop.networkx import from_networkx, to_networkx
 from arraygnn.interop.pyg import from_pyg, to_pyg
+from arraygnn.interop.scipy import from_scipy_sparse_matrix, to_scipy_sparse_matrix
 from arraygnn.interop.torch import from_torch, to_torch
 
 __all__ = [
@@ -34,9 +39,13 @@ __all__ = [
     "aligned_empty",
     "data_pointer",
     "from_jax",
+    "from_networkx",
     "from_pyg",
+    "from_scipy_sparse_matrix",
     "from_torch",
     "to_jax",
+    "to_networkx",
     "to_pyg",
+    "to_scipy_sparse_matrix",
     "to_torch",
 ]
