@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import (
     GraphInput,
@@ -33,6 +32,9 @@ from arraygnn.nn._graph_input import (
 )
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation, glorot, matmul
+
+# the self-loop core lives with PyG's utils; the layers' helpers below keep their names
+from arraygnn.utils.loops import remaining_self_loops_pairs
 
 __all__ = [
     "GCNConv",
@@ -48,6 +50,10 @@ def add_remaining_self_loops(
     edge_index: Any, edge_weight: Any, num_nodes: int, fill_value: float = 1.0
 ) -> tuple[Any, Any]:
     """PyG's rule: drop existing self-loops, then add exactly one loop per node.
+
+    The layers' helper (``num_nodes`` required, weights as the second argument); PyG's
+    signature ``(edge_index, edge_attr=None, fill_value=None, num_nodes=None)`` is
+    :func:`arraygnn.utils.add_remaining_self_loops`. Both run the same code.
 
     A node that had a self-loop keeps that loop's weight (the last one, if several);
     every other node's loop gets ``fill_value``. Loops come last, node order.
@@ -84,31 +90,6 @@ def _checked_graph(where: str, edge_index: Any, edge_weight: Any, num_nodes: Any
     check_index(f"{where}: edge_index", dst, num_nodes)
     check_edge_weight(where, edge_weight, int(src.shape[0]))
     return num_nodes
-
-
-def remaining_self_loops_pairs(
-    src: Any, dst: Any, edge_weight: Any, num_nodes: int, fill_value: float = 1.0
-) -> tuple[Any, Any, Any]:
-    """:func:`add_remaining_self_loops` on separate ``src`` / ``dst`` arrays (no [2, E] copy);
-    a graph without self-loops skips the masking. Ids come back in the given index dtype, or
-    in ``int64`` when that dtype cannot hold ``num_nodes - 1`` (a ``uint8`` edge_index on 300
-    nodes)."""
-    xp = get_namespace(src, dst, edge_weight)
-    index_dtype = ids_dtype_holding(src.dtype, num_nodes - 1)
-    if src.dtype != index_dtype or dst.dtype != index_dtype:
-        src, dst = src.astype(index_dtype), dst.astype(index_dtype)
-    loops = xp.arange(num_nodes, dtype=index_dtype)
-    loop_w = xp.full(num_nodes, fill_value, dtype=edge_weight.dtype)
-    is_loop = src == dst
-    if bool(is_loop.any()):
-        loop_w[src[is_loop]] = edge_weight[is_loop]
-        keep = ~is_loop
-        src, dst, edge_weight = src[keep], dst[keep], edge_weight[keep]
-    return (
-        xp.concatenate([src, loops]),
-        xp.concatenate([dst, loops]),
-        xp.concatenate([edge_weight, loop_w]),
-    )
 
 
 def gcn_norm(

@@ -1,0 +1,70 @@
+"""PyG's most used ``torch_geometric.utils`` functions, on NumPy and CuPy arrays.
+
+Same names, signatures and results as PyG 2.8 (``docs/utils.md`` lists where they differ):
+code written against ``torch_geometric.utils`` ports by changing the import. Arrays stay on
+their device (NumPy in, NumPy out; CuPy in, CuPy out); the reductions run the
+``arraygnn.ops`` kernels. Every function checks its arguments and raises ``TypeError`` /
+``ValueError`` naming the function and the argument; nothing passed in is modified.
+
+PyG's converters ``to_scipy_sparse_matrix``, ``from_scipy_sparse_matrix``, ``to_networkx``
+and ``from_networkx`` are here too (they live in :mod:`arraygnn.interop`).
+
+RULE: where PyG infers a size from the data (``num_nodes = edge_index.max() + 1``, the
+number of graphs in a batch, ...), so do these functions, and say so in their docstrings:
+that is a device-to-host sync on CuPy. Give the size to avoid it.
+RULE: index dtypes are kept (an int32 ``edge_index`` gives int32 ids); index arrays made
+from scratch (``mask_to_index``, ``dense_to_sparse``, ``k_hop_subgraph``'s mapping) are
+int64, as PyG's.
+
+>>> import numpy as np
+>>> from arraygnn.utils import add_self_loops, coalesce, degree, to_undirected
+>>> ei = np.array([[0, 1, 1], [1, 2, 2]])
+>>> coalesce(ei).tolist()
+[[0, 1], [1, 2]]
+>>> degree(to_undirected(ei)[0], 3).tolist()
+[1.0, 2.0, 1.0]
+>>> add_self_loops(ei, num_nodes=3)[0].tolist()
+[[0, 1, 1, 0, 1, 2], [1, 2, 2, 0, 1, 2]]
+"""
+
+from arraygnn.interop.networkx import from_networkx, to_networkx
+from arraygnn.interop.scipy import from_scipy_sparse_matrix, to_scipy_sparse_matrix
+from arraygnn.utils.coalesce import coalesce
+from arraygnn.utils.degree import degree
+from arraygnn.utils.dense import dense_to_sparse, to_dense_adj, to_dense_batch
+from arraygnn.utils.isolated import contains_isolated_nodes
+from arraygnn.utils.loops import (
+    add_remaining_self_loops,
+    add_self_loops,
+    contains_self_loops,
+    remove_self_loops,
+)
+from arraygnn.utils.mask import index_to_mask, mask_to_index
+from arraygnn.utils.scatter import scatter, softmax
+from arraygnn.utils.subgraph import k_hop_subgraph, subgraph
+from arraygnn.utils.undirected import is_undirected, to_undirected
+
+__all__ = [
+    "add_remaining_self_loops",
+    "add_self_loops",
+    "coalesce",
+    "contains_isolated_nodes",
+    "contains_self_loops",
+    "degree",
+    "dense_to_sparse",
+    "from_networkx",
+    "from_scipy_sparse_matrix",
+    "index_to_mask",
+    "is_undirected",
+    "k_hop_subgraph",
+    "mask_to_index",
+    "remove_self_loops",
+    "scatter",
+    "softmax",
+    "subgraph",
+    "to_dense_adj",
+    "to_dense_batch",
+    "to_networkx",
+    "to_scipy_sparse_matrix",
+    "to_undirected",
+]
