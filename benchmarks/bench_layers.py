@@ -1,5 +1,5 @@
 """Forward time of 2-layer GCN / SAGE / GAT(v2) / Transformer / TAG / Cheb / APPNP / GINE / RGCN /
-PNA vs PyG.
+PNA vs PyG (and one NNConv layer).
 
 Graphs: a Cora-sized one (2,708 nodes, 10,556 edges, 1,433 features) and a 1M-node power-law
 one (5M edges, 32 features), both from ``arraygnn.datasets.synthetic.powerlaw_graph``. Each
@@ -217,6 +217,51 @@ def bench_attention_readout(num_nodes, num_graphs, num_features, repeat):
     )
 
 
+def bench_nn_conv(num_nodes, num_edges, repeat, fin=32, fout=32, edge_dim=4, hidden=64):
+    """One ``NNConv(fin, fout)`` with PyG's MPNN edge network (Linear(edge_dim, hidden),
+    ReLU, Linear(hidden, fin * fout)), mean aggregation, on a power-law graph: arraygnn's
+    factored path (per-source matrices + ``ops.gather_mm``), its direct path (per-edge
+    matrices, as PyG forms them) and PyG, same weights, same run."""
+    import torch
+    from torch_geometric.nn import NNConv
+
+    import arraygnn.nn.nn_conv as nn_conv
+    from arraygnn.nn import from_pyg
+
+    ei, x = _graph(num_nodes, num_edges, fin)
+    ea = np.random.default_rng(3).standard_normal((ei.shape[1], edge_dim), np.float32)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(edge_dim, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, fin * fout)
+    )
+    ref = NNConv(fin, fout, net, aggr="mean").eval()
+    ours = from_pyg(ref)
+    tx, tei, tea = (torch.from_numpy(a) for a in (x, ei.astype(np.int64), ea))
+
+    def run_pyg():
+        with torch.no_grad():
+            return ref(tx, tei, tea)
+
+    expected = run_pyg().numpy()
+    times = {}
+    for path in ("factored", "direct"):
+        nn_conv.FACTORED = path == "factored"
+        try:
+            got = ours(x, ei, ea)
+            err = float(np.abs(got - expected).max() / max(np.abs(expected).max(), 1e-30))
+            times[path] = (_time(lambda: ours(x, ei, ea), repeat), err)
+        finally:
+            nn_conv.FACTORED = True
+    t_pyg = _time(run_pyg, repeat)
+    for path, (t, err) in times.items():
+        print(
+            f"NNConv {path:8s} ({num_nodes} nodes, {ei.shape[1]} edges, {fin} -> {fout}, edge MLP "
+            f"{edge_dim} -> {hidden} -> {fin * fout}): arraygnn {t * 1e3:.1f} ms   PyG "
+            f"{t_pyg * 1e3:.1f} ms   PyG/arraygnn {t_pyg / t:.2f}x   max rel err {err:.1e}",
+            flush=True,
+        )
+
+
 def _rss_kib(field):
     with open("/proc/self/status") as f:
         for line in f:
@@ -318,8 +363,10 @@ def main():
         bench_graph(name, ei, x, repeat if n < 100_000 else max(repeat // 2, 1), kinds=args.kinds)
     if args.quick:
         bench_attention_readout(20_000, 200, 64, repeat)
+        bench_nn_conv(2_000, 20_000, repeat)
     else:
         bench_attention_readout(1_000_000, 10_000, 64, repeat)
+        bench_nn_conv(20_000, 200_000, repeat)
     if not args.no_memory:
         gat_memory(*mem)
         gat_memory(*mem, kind="GATv2Conv")

@@ -542,17 +542,23 @@ class MLP(Module):
         self._child_names = ("lins", "norms")
 
     def __call__(self, x: Any) -> Any:
-        n = len(self.lins)
-        for i, lin in enumerate(self.lins):
-            x = lin(x)
-            if i == n - 1 and self.plain_last:
-                break
-            if self.act is not None and self.act_first:
-                x = self.act(x)
-            if self.norms is not None:
-                x = self.norms[i](x)
-            if self.act is not None and not self.act_first:
-                x = self.act(x)
+        last = len(self.lins) - 1
+        x = self.lins[last](self.before_last(x))
+        return x if self.plain_last else self._norm_act(last, x)
+
+    def before_last(self, x: Any) -> Any:
+        """The input of the last linear layer (everything up to it)."""
+        for i in range(len(self.lins) - 1):
+            x = self._norm_act(i, self.lins[i](x))
+        return x
+
+    def _norm_act(self, i: int, x: Any) -> Any:
+        if self.act is not None and self.act_first:
+            x = self.act(x)
+        if self.norms is not None:
+            x = self.norms[i](x)
+        if self.act is not None and not self.act_first:
+            x = self.act(x)
         return x
 
     def _export_pyg(self, native: dict[str, Any]) -> dict[str, Any]:

@@ -755,16 +755,23 @@ def _edge_net(edge_dim, fin, fout):
     )
 
 
+@pytest.mark.parametrize("path", ["factored", "direct"])
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize(
     "settings", [{}, {"aggr": "mean"}, {"aggr": "max"}, {"root_weight": False, "bias": False}]
 )
-def test_nn_conv_matches_pyg(monkeypatch, dtype, index_dtype, settings):
-    """Edge-conditioned convolution, whole and in chunks of edges (the per-edge [in, out]
-    matrices are made a few edges at a time); bipartite and without edges too."""
+def test_nn_conv_matches_pyg(monkeypatch, dtype, index_dtype, settings, path):
+    """Edge-conditioned convolution, whole and in chunks (per-edge [in, out] matrices a few
+    edges at a time, or per-source matrices a few sources at a time); bipartite and without
+    edges too; through the factored path (per-source matrices and gather_mm) and the
+    direct one (per-edge matrices)."""
     import arraygnn.nn.nn_conv as nn_conv
 
+    if path == "factored":
+        monkeypatch.setattr(nn_conv, "FACTORED_MAX_SHARE", float("inf"))
+    else:
+        monkeypatch.setattr(nn_conv, "FACTORED", False)
     torch.manual_seed(34)
     rng = np.random.default_rng(34)
     ei = random_graph(rng, 20, index_dtype=index_dtype)
@@ -774,7 +781,7 @@ def test_nn_conv_matches_pyg(monkeypatch, dtype, index_dtype, settings):
     ref = _torch_out(module, _t(x), _t(ei.astype(np.int64)), _t(ea))
     _check("NNConv", conv(x, ei, ea), ref, dtype)
     monkeypatch.setattr(nn_conv, "CHUNK_BYTES", 7 * 5 * 4 * 8)  # 7 or 14 edges per chunk
-    _check("NNConv chunked", conv(x, ei, ea), ref, dtype)
+    _check("NNConv chunked", conv(x, ei, ea), ref, dtype)  # factored: 1-3 sources per chunk
     x_dst = rng.standard_normal((6, 2)).astype(dtype)
     bi = np.stack([rng.integers(0, 20, 30), rng.integers(0, 5, 30)]).astype(index_dtype)
     ea2 = rng.standard_normal((30, 3)).astype(dtype)
@@ -785,6 +792,47 @@ def test_nn_conv_matches_pyg(monkeypatch, dtype, index_dtype, settings):
     ref = _torch_out(module, (_t(x), _t(x_dst)), _t(empty.astype(np.int64)), _t(ea2[:0]))
     out = conv((x, x_dst), empty, ea2[:0])
     assert out.shape == ref.shape and rel_err(out, ref) <= TOL[dtype]
+
+
+@pytest.mark.parametrize("edge_net", ["linear", "mlp", "no bias", "deep"])
+def test_nn_conv_factored_edge_networks(monkeypatch, edge_net):
+    """Every edge network that ends in a plain Linear takes the factored path (a Linear
+    alone, PyG's MLP, a last Linear without bias, several hidden layers); the direct path
+    gives the same numbers to rounding, and a network that does not end in a Linear (here a
+    trailing activation) stays on the direct path."""
+    import arraygnn.nn.nn_conv as nn_conv
+
+    torch.manual_seed(37)
+    rng = np.random.default_rng(37)
+    ei = random_graph(rng, 25)
+    x = rng.standard_normal((25, 6)).astype(np.float64)
+    ea = rng.standard_normal((ei.shape[1], 3)).astype(np.float64)
+    nets = {
+        "linear": lambda: torch.nn.Linear(3, 6 * 4),
+        "mlp": lambda: pyg_nn.MLP([3, 8, 6 * 4], norm=None),
+        "no bias": lambda: torch.nn.Sequential(
+            torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 24, bias=False)
+        ),
+        "deep": lambda: torch.nn.Sequential(
+            torch.nn.Linear(3, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8), torch.nn.ReLU(),
+            torch.nn.Linear(8, 24),
+        ),
+    }  # fmt: skip
+    module, conv = _convert(pyg_nn.NNConv(6, 4, nets[edge_net](), aggr="mean"), np.float64)
+    assert nn_conv._last_linear(conv.nn) is not None
+    ref = _torch_out(module, _t(x), _t(ei.astype(np.int64)), _t(ea))
+    calls = []
+    factored = nn_conv.NNConv._factored_messages
+    monkeypatch.setattr(nn_conv, "FACTORED_MAX_SHARE", float("inf"))
+    monkeypatch.setattr(
+        nn_conv.NNConv, "_factored_messages", lambda *a: calls.append(1) or factored(*a)
+    )
+    out = conv(x, ei, ea)
+    assert calls and rel_err(out, ref) <= 1e-12
+    monkeypatch.setattr(nn_conv, "FACTORED", False)
+    assert rel_err(conv(x, ei, ea), out) <= 1e-12
+    ends_in_act = agnn.Sequential(agnn.Linear(3, 24, rng=0), "relu")
+    assert nn_conv._last_linear(ends_in_act) is None
 
 
 def test_gru_from_torch():
