@@ -17,6 +17,7 @@ from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
+from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, LayerNorm, Linear, Sequential
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
@@ -67,6 +68,8 @@ __all__ = [
     "RelationGroups",
     "HeteroConv",
     "HeteroGraphConv",
+    "HeteroLinear",
+    "HeteroDictLinear",
     "gcn_norm",
     "add_remaining_self_loops",
     "propagate_hops",

@@ -515,14 +515,18 @@ class RGCNConv(_RelationalBase):
 
 
 class TypedLinear(Module):
-    """DGL's ``TypedLinear`` weights: ``W`` ``(R, in, out)``; ``'basis'``: ``W`` ``(B, in,
-    out)`` and ``coeff`` ``(R, B)``; ``'bdd'``: ``W`` ``(R, B * in/B * out/B)``.
+    """DGL's ``TypedLinear``: ``W`` ``(R, in, out)``; ``'basis'``: ``W`` ``(B, in, out)``
+    and ``coeff`` ``(R, B)``; ``'bdd'``: ``W`` ``(R, B * in/B * out/B)``. Called as DGL's,
+    ``lin(x, x_type, sorted_by_type=False)``: ``out[i] = x[i] @ W[x_type[i]]``.
 
-    >>> TypedLinear(4, 2, 3).W.shape
-    (3, 4, 2)
+    >>> import numpy as np
+    >>> lin = TypedLinear(4, 2, 3, rng=0)
+    >>> lin.W.shape, lin(np.ones((5, 4), np.float32), np.array([0, 2, 1, 1, 0])).shape
+    ((3, 4, 2), (5, 2))
     """
 
     _param_names = ("W", "coeff")
+    _dgl_supported = True  # DGL's names are these
 
     def __init__(
         self,
@@ -564,6 +568,38 @@ class TypedLinear(Module):
                     f"num_bases ({nb}) for 'bdd'"
                 )
             self.W = gen.uniform(-bound, bound, (r, nb * (i // nb) * (o // nb))).astype(dtype)
+
+    def __call__(self, x: Any, x_type: Any, sorted_by_type: bool = False) -> Any:
+        """DGL's forward: ``out[i] = x[i] @ W[x_type[i]]`` (block-diagonal for ``'bdd'``);
+        rows sorted by type (``sorted_by_type``, or found sorted) take one BLAS product per
+        type, others one :func:`arraygnn.ops.gather_mm` pass (no ``[N, in, out]`` gather)."""
+        from arraygnn import ops
+        from arraygnn.nn.hetero_linear import check_types, typed_product
+
+        _check_features(x, self.in_size, "TypedLinear input", self.W)
+        if x.ndim != 2:
+            raise ValueError(f"TypedLinear: x must be (N, {self.in_size}), got {x.shape}")
+        weight, blocks = self.weights()
+        if blocks is None:
+            return typed_product(
+                "TypedLinear", x, x_type, weight, self.num_types, bool(sorted_by_type)
+            )
+        xp = get_namespace(blocks)
+        n = int(x.shape[0])
+        types = check_types("TypedLinear", x_type, n, self.num_types, xp)
+        nb, si, so = (int(d) for d in blocks.shape[1:])
+        # block b of row i is row i * B + b; its matrix is blocks[type, b]
+        idx = (types.astype(np.int64)[:, None] * nb + xp.arange(nb)[None, :]).reshape(-1)
+        out = ops.gather_mm(
+            x.reshape(n * nb, si), blocks.reshape(self.num_types * nb, si, so), idx_b=idx
+        )
+        return out.reshape(n, nb * so)
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        return dict(values)
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        return dict(values)
 
     def weights(self) -> tuple[Any, Any]:
         """``(weight [R, in, out], None)`` or, for ``'bdd'``, ``(None, blocks [R, B, si, so])``."""

@@ -15,7 +15,7 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
 too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
-``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``HeteroGraphConv``, ``Set2Set``,
+``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``TypedLinear``, ``HeteroGraphConv``, ``Set2Set``,
 ``GlobalAttentionPooling``; torch ``LayerNorm``, ``LSTM`` and ``GRU``.
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
@@ -37,6 +37,7 @@ from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
+from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.linear import (
     GRU,
     LSTM,
@@ -51,7 +52,7 @@ from arraygnn.nn.linear import (
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling, Set2Set
-from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv
+from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv
 from arraygnn.nn.transformer_conv import TransformerConv
@@ -531,6 +532,22 @@ def from_pyg(module: Any) -> Module:
         layer = Set2Set(module.in_channels, module.processing_steps, lstm.num_layers, dtype=dtype)
         layer.lstm = lstm
         return _load(layer, module, "pyg")
+    if kind == "HeteroLinear":
+        layer = HeteroLinear(
+            _lazy_sizes(kind, module.in_channels, module),
+            module.out_channels,
+            module.num_types,
+            is_sorted=module.is_sorted,
+            bias=module.bias is not None,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
+    if kind == "HeteroDictLinear":
+        lins = dict(module.lins.items())
+        sizes = {t: _lazy_sizes(kind, lin.in_channels, lin) for t, lin in lins.items()}
+        biases = {lin.bias is not None for lin in lins.values()}
+        layer = HeteroDictLinear(sizes, module.out_channels, bias=biases != {False}, dtype=dtype)
+        return _load(layer, module, "pyg")
     if kind == "HeteroConv":
         convs = {edge_type: from_pyg(conv) for edge_type, conv in module.convs.items()}
         with warnings.catch_warnings():  # PyG warned about unreached node types already
@@ -739,6 +756,16 @@ def from_dgl(module: Any) -> Module:
         if module.layer_norm:
             ln = module.layer_norm_weight
             layer.layer_norm_weight.eps = float(ln.eps)
+        return _load(layer, module, "dgl")
+    if kind == "TypedLinear":
+        layer = TypedLinear(
+            module.in_size,
+            module.out_size,
+            module.num_types,
+            regularizer=module.regularizer,
+            num_bases=getattr(module, "num_bases", None),
+            dtype=dtype,
+        )
         return _load(layer, module, "dgl")
     if kind == "HeteroGraphConv":
         mods = {key: from_dgl(mod) for key, mod in module.mod_dict.items()}
