@@ -107,12 +107,25 @@ def _as_array(value: Any) -> Any:
         return None  # ragged or not numbers
     if arr.dtype.kind not in "biufc":
         return None
+    if arr.dtype.kind == "f" and _has_huge_int(value):
+        return None  # an int beyond int64 (torch.as_tensor overflows: PyG keeps the list)
     if arr.dtype in (np.float64, np.complex128) and not _numpy_wide(value):
         # Python floats: torch's default dtype (what PyG and DGL give)
         arr = arr.astype(np.float32 if arr.dtype == np.float64 else np.complex64)
     elif arr is value:
         arr = arr.copy()  # never share a NumPy attribute of the NetworkX graph
     return arr
+
+
+def _has_huge_int(value: Any) -> bool:
+    """Whether ``value`` holds a Python int outside int64 (NumPy would read it as a float)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return not -(2**63) <= value < 2**63
+    if isinstance(value, (list, tuple)):
+        return any(_has_huge_int(v) for v in value)
+    return False
 
 
 def _concat_like_torch(arrays: list[np.ndarray]) -> np.ndarray:
@@ -368,6 +381,9 @@ def from_networkx(
         )
         if not keys:
             continue  # nothing to concatenate ("all" of a graph without attributes)
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        if twice:
+            raise ValueError(f"{where}: {arg} names {twice} more than once")
         columns = []
         for key in keys:
             value = values.get(key)
@@ -383,6 +399,7 @@ def from_networkx(
             del values[key]
         values[target] = joined
 
+    values.pop("num_nodes", None)  # an attribute of that name: PyG sets the count over it
     data = Data(**values)
     if data.num_nodes != num_nodes:
         data.num_nodes = num_nodes

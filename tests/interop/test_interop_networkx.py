@@ -527,3 +527,24 @@ def test_cupy_data_goes_to_host():  # pragma: no cover - needs a GPU
     g = graph((d.edge_index[0], d.edge_index[1]), num_nodes=5)
     g.ndata["x"] = d.x
     same_nx(graph_to_networkx(g.to("cuda"), ["x"]), graph_to_networkx(g, ["x"]))
+
+
+def test_review_fixes_num_nodes_attribute_huge_ints_and_repeated_group_names():
+    """An attribute named ``num_nodes`` is overwritten by the node count (PyG); a Python
+    int beyond int64 keeps the list (PyG: torch.as_tensor overflows) instead of becoming
+    float32; a name given twice in a group is a ValueError, not a KeyError."""
+    nx = pytest.importorskip("networkx")
+    from arraygnn.interop.networkx import from_networkx
+
+    G = nx.path_graph(3)
+    for i in range(3):
+        G.nodes[i]["num_nodes"] = i
+    assert from_networkx(G).num_nodes == 3
+    H = nx.Graph()
+    H.add_node(0, a=2**63)
+    H.add_node(1, a=1)
+    assert from_networkx(H).a == [2**63, 1]
+    for i in range(3):
+        G.nodes[i]["b"] = float(i)
+    with pytest.raises(ValueError, match="more than once"):
+        from_networkx(G, group_node_attrs=["b", "b"])
