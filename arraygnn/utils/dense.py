@@ -98,6 +98,11 @@ def to_dense_batch(
     scalar = isinstance(fill_value, (int, float, np.number, np.bool_))
     if not (scalar or (is_array(fill_value) and fill_value.ndim == 0)):
         raise TypeError(f"{where}: fill_value must be a scalar, got {type(fill_value).__name__}")
+    if x.dtype.kind in "iu":  # as torch's new_full: a value the dtype cannot hold is an error
+        value = float(fill_value)
+        info = np.iinfo(x.dtype)
+        if not (np.isfinite(value) and info.min <= value <= info.max):
+            raise ValueError(f"{where}: fill_value {fill_value!r} does not fit x's dtype {x.dtype}")
     n = int(x.shape[0])
     tail = tuple(x.shape[1:])
     if batch is None and max_num_nodes is None:
@@ -162,6 +167,8 @@ def to_dense_adj(
     else:
         edge_attr_arg(where, "edge_attr", edge_attr, num_edges)
         check_numeric(where, "edge_attr", edge_attr)
+    if edge_index.dtype == np.uint64:  # uint64 - int64 would be float64 in NumPy
+        edge_index = edge_index.astype(np.int64)
     src, dst = edge_index[0], edge_index[1]
     graph = batch[src]
     width = _max_nodes(where, counts, max_num_nodes)

@@ -145,6 +145,10 @@ def k_hop_subgraph(
         )
     nodes = nodes.reshape(-1)
     check_ids(where, "node_idx", nodes, n)
+    # uint64 mixed with int64 promotes to float64 in NumPy: the ids fit int64 (checked)
+    nodes, edge_index = (
+        a.astype(np.int64) if a.dtype == np.uint64 else a for a in (nodes, edge_index)
+    )
     if flow == "target_to_source":
         row, col = edge_index[0], edge_index[1]
     else:

@@ -17,6 +17,7 @@ import numpy as np
 from arraygnn.utils._checks import (
     MISSING,
     attr_list,
+    check_pyg_reduce,
     edge_index_arg,
     num_nodes_arg,
     same_device,
@@ -48,6 +49,7 @@ def to_undirected(
     """
     where = "to_undirected"
     xp = edge_index_arg(where, edge_index)
+    check_pyg_reduce(where, reduce)  # named here, before coalesce sees it
     if isinstance(edge_attr, (int, np.integer)) and not isinstance(edge_attr, (bool, np.bool_)):
         num_nodes, edge_attr = edge_attr, MISSING
     n = num_nodes_arg(where, edge_index, num_nodes)

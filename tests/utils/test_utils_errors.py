@@ -221,3 +221,24 @@ def test_inputs_are_not_modified(name):
                 arr.reshape(-1)[0] = 0 if arr.dtype != bool else True
     for a, b in zip(inputs, before):
         np.testing.assert_array_equal(a, b)
+
+
+def test_review_fixes_uint64_ids_fill_values_and_reduce_names():
+    """uint64 ids work where NumPy would promote them to float64 next to int64; an integer
+    x refuses a fill value its dtype cannot hold (torch's new_full); to_undirected names
+    itself for a bad reduce."""
+    import arraygnn.utils as U
+
+    ei = np.array([[0, 1, 2, 2], [1, 2, 0, 3]])
+    subset, sub_ei, mapping, mask = U.k_hop_subgraph(1, 1, ei.astype(np.uint64))
+    expected = U.k_hop_subgraph(1, 1, ei)
+    np.testing.assert_array_equal(sub_ei, expected[1])
+    np.testing.assert_array_equal(subset, expected[0])
+    np.testing.assert_array_equal(U.k_hop_subgraph(np.array([1], np.uint64), 1, ei)[0], [0, 1])
+    np.testing.assert_array_equal(U.to_dense_adj(ei.astype(np.uint64)), U.to_dense_adj(ei))
+    with pytest.raises(ValueError, match="to_dense_batch: fill_value 1000 does not fit"):
+        U.to_dense_batch(np.ones(3, np.int8), np.array([0, 0, 1]), fill_value=1000)
+    with pytest.raises(ValueError, match="does not fit"):
+        U.to_dense_batch(np.ones(3, np.int64), np.array([0, 0, 1]), fill_value=float("nan"))
+    with pytest.raises(ValueError, match="to_undirected"):
+        U.to_undirected(ei, reduce="bad")
