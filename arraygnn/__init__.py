@@ -63,7 +63,7 @@ from arraygnn.io.schema import (
     write_schema,
 )
 from arraygnn.io.tfrecord import read_tfrecord, write_tfrecord
-from arraygnn.loader import DataLoader
+from arraygnn.loader import DataLoader, NeighborLoader
 from arraygnn.padding import (
     SizeConstraints,
     find_tight_size_constraints,
@@ -71,7 +71,13 @@ from arraygnn.padding import (
     pad_to_total_sizes,
     satisfies_total_sizes,
 )
-from arraygnn.sampling import NeighborSampler, sample_blocks, sample_neighbors
+from arraygnn.sampling import (
+    MultiLayerFullNeighborSampler,
+    NeighborSampler,
+    NodeDataLoader,
+    sample_blocks,
+    sample_neighbors,
+)
 
 __version__ = "0.1.0"
 
@@ -90,6 +96,7 @@ __all__ = [
     "Batch",
     "PackedDataset",
     "DataLoader",
+    "NeighborLoader",
     # TF-GNN face
     "GraphTensor",
     "GraphTensorSpec",
@@ -127,6 +134,8 @@ __all__ = [
     "sample_neighbors",
     "sample_blocks",
     "NeighborSampler",
+    "MultiLayerFullNeighborSampler",
+    "NodeDataLoader",
     "NID",
     "EID",
     # input pipeline

@@ -1,4 +1,5 @@
-"""``DataLoader``: mini-batches of graphs from a list of ``Data`` or a ``PackedDataset``.
+"""``DataLoader``: mini-batches of graphs from a list of ``Data`` or a ``PackedDataset``
+(and PyG's ``NeighborLoader`` for one large graph, from :mod:`arraygnn.neighbor_loader`).
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -21,8 +22,9 @@ import numpy as np
 
 from arraygnn.batch import Batch
 from arraygnn.dataset import PackedDataset
+from arraygnn.neighbor_loader import NeighborLoader
 
-__all__ = ["DataLoader"]
+__all__ = ["DataLoader", "NeighborLoader"]
 
 _DONE = object()
 

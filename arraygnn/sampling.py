@@ -27,7 +27,13 @@ from arraygnn._namespace import repeat_counts
 from arraygnn.graph.core import EID, NID, Graph, check_graph
 from arraygnn.graph.subgraph import _gather_frame, _ids_for, _per_type, to_block
 
-__all__ = ["sample_neighbors", "sample_blocks", "NeighborSampler"]
+__all__ = [
+    "sample_neighbors",
+    "sample_blocks",
+    "NeighborSampler",
+    "MultiLayerFullNeighborSampler",
+    "NodeDataLoader",
+]
 
 
 def _rng(g: Graph, seed: Any) -> Any:
@@ -226,3 +232,117 @@ class NeighborSampler:
             seed=self._rng,
             copy_ndata=self.copy_ndata,
         )
+
+
+class MultiLayerFullNeighborSampler(NeighborSampler):
+    """Every in-edge on each of ``num_layers`` layers (DGL's ``MultiLayerFullNeighborSampler``):
+    the blocks of exact layer-wise inference.
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import graph
+    >>> g = graph((np.array([0, 1, 2]), np.array([1, 2, 0])), num_nodes=3)
+    >>> _, _, blocks = MultiLayerFullNeighborSampler(2).sample_blocks(g, np.array([0]))
+    >>> [b.num_edges() for b in blocks]
+    [2, 1]
+    """
+
+    def __init__(self, num_layers: int, *, copy_ndata: bool = True) -> None:
+        if isinstance(num_layers, (bool, np.bool_)) or not isinstance(
+            num_layers, (int, np.integer)
+        ):
+            raise TypeError(
+                f"MultiLayerFullNeighborSampler: num_layers must be an int, got {num_layers!r}"
+            )
+        if num_layers < 1:
+            raise ValueError(
+                f"MultiLayerFullNeighborSampler: num_layers must be >= 1, got {num_layers}"
+            )
+        super().__init__([-1] * int(num_layers), copy_ndata=copy_ndata)
+
+
+class NodeDataLoader:
+    """Mini-batches of seed nodes and their sampled blocks (DGL's
+    ``dgl.dataloading.DataLoader(g, indices, graph_sampler, ...)`` over node ids).
+
+    Args:
+        g: the graph to sample from.
+        indices: seed node ids (or a boolean mask), or ``{ntype: ids}`` for a
+            heterogeneous graph (batches then mix types, in type order, as DGL's).
+        graph_sampler: anything with ``sample_blocks(g, seed_nodes)``
+            (:class:`NeighborSampler`, :class:`MultiLayerFullNeighborSampler`).
+        batch_size, shuffle, drop_last: as DGL's.
+        seed: seed of the shuffling generator (the same seed, the same epochs).
+
+    Iterating yields the sampler's ``(input_nodes, output_nodes, blocks)`` per batch;
+    ``len(loader)`` is the number of batches per epoch.
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import graph
+    >>> g = graph((np.array([0, 1, 2, 3]), np.array([1, 2, 3, 0])), num_nodes=4)
+    >>> loader = NodeDataLoader(g, np.arange(4), NeighborSampler([1], seed=0), batch_size=3)
+    >>> len(loader), [out.tolist() for _, out, _ in loader]
+    (2, [[0, 1, 2], [3]])
+    """
+
+    def __init__(
+        self,
+        g: Graph,
+        indices: Any,
+        graph_sampler: Any,
+        *,
+        batch_size: int = 1,
+        shuffle: bool = False,
+        drop_last: bool = False,
+        seed: Any = None,
+    ) -> None:
+        where = "NodeDataLoader"
+        check_graph(where, g)
+        if not hasattr(graph_sampler, "sample_blocks"):
+            raise TypeError(
+                f"{where}: graph_sampler must have sample_blocks(g, seed_nodes), got "
+                f"{type(graph_sampler).__name__}"
+            )
+        if isinstance(batch_size, (bool, np.bool_)) or not isinstance(
+            batch_size, (int, np.integer)
+        ):
+            raise TypeError(f"{where}: batch_size must be an int, got {batch_size!r}")
+        if batch_size < 1:
+            raise ValueError(f"{where}: batch_size must be >= 1, got {batch_size}")
+        self.g = g
+        self.graph_sampler = graph_sampler
+        self.batch_size = int(batch_size)
+        self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
+        self._rng = np.random.default_rng(seed)
+        given = _per_type(g, indices, where, g.ntypes)
+        self._typed = isinstance(indices, Mapping)
+        self._types: list[Any] = []
+        self._ids: list[Any] = []
+        for t in sorted(given):
+            g._ntype(t, "dst")
+            ids = _ids_for(g, given[t], g._num_dst[t], f"{where}: seed nodes of type {t!r}")
+            self._types.append(t)
+            self._ids.append(ids)
+        self._counts = [int(ids.shape[0]) for ids in self._ids]
+
+    def __len__(self) -> int:
+        total = sum(self._counts)
+        return total // self.batch_size if self.drop_last else -(-total // self.batch_size)
+
+    def __iter__(self) -> Any:
+        total = sum(self._counts)
+        order = self._rng.permutation(total) if self.shuffle else np.arange(total)
+        stop = (total // self.batch_size) * self.batch_size if self.drop_last else total
+        bounds = np.cumsum([0] + self._counts)
+        xp = self.g._xp()
+        for start in range(0, stop, self.batch_size):
+            chunk = np.sort(order[start : start + self.batch_size]) if self._typed else None
+            if not self._typed:
+                picked = order[start : start + self.batch_size]
+                seeds: Any = self._ids[0][xp.asarray(picked)]
+            else:  # positions in the concatenation of the types' ids, type order kept
+                seeds = {}
+                for i, t in enumerate(self._types):
+                    inside = chunk[(chunk >= bounds[i]) & (chunk < bounds[i + 1])] - bounds[i]
+                    if inside.size:
+                        seeds[t] = self._ids[i][xp.asarray(inside)]
+            yield self.graph_sampler.sample_blocks(self.g, seeds)

@@ -1,0 +1,274 @@
+"""``NeighborLoader``: PyG's mini-batches of sampled neighbourhoods around seed nodes.
+
+For each batch of ``batch_size`` seed nodes, ``num_neighbors[0]`` in-edges are sampled for
+every seed, then ``num_neighbors[1]`` for every node the first hop reached, and so on (PyG's
+directional sampling: each hop samples only the nodes that are new in the previous hop).
+The batch is a :class:`~arraygnn.data.Data` over the sampled nodes, seeds first, with the
+sampled edges relabelled to it, so a model run on it gives the seeds' outputs in its first
+``batch_size`` rows: ``model(batch.x, batch.edge_index)[:batch.batch_size]``. With
+``num_neighbors=[-1] * L`` those rows are exactly the full-graph outputs of an ``L``-layer
+model whose aggregation looks only at in-edges (SAGE, GIN, GAT).
+
+RULE: which attributes are per node and per edge is said, never guessed from lengths:
+      ``x`` / ``pos`` are node attributes and ``edge_attr`` / ``edge_weight`` edge
+      attributes by default; every other array attribute must be named in ``node_attrs``,
+      ``edge_attrs`` or ``exclude_keys`` (a ``ValueError`` lists them), as in
+      :func:`arraygnn.graph.data_to_graph`. Non-array attributes are kept as they are.
+RULE: sampling is uniform over each node's in-edges (``-1``: all of them), reproducible
+      from ``seed``; the graph's CSR is built once, when the loader is made.
+
+Each batch carries, as PyG's: ``n_id`` (the batch's nodes, global ids, seeds first),
+``e_id`` (the sampled edges' ids), ``input_id`` (the seeds' positions in ``input_nodes``),
+``batch_size``, ``num_sampled_nodes`` / ``num_sampled_edges`` (per hop, the seeds first),
+``num_nodes``, ``edge_index`` ``[2, E_batch]`` (``edge_index[0]`` the sampled neighbour,
+``edge_index[1]`` the node it was sampled for) and the sliced attributes.
+
+>>> import numpy as np
+>>> from arraygnn.data import Data
+>>> ring = np.array([[0, 1, 2, 3, 4], [1, 2, 3, 4, 0]])
+>>> data = Data(x=np.arange(5.0)[:, None], edge_index=ring)
+>>> batch = next(iter(NeighborLoader(data, num_neighbors=[1, 1], batch_size=2)))
+>>> batch.n_id.tolist(), batch.batch_size, batch.edge_index.tolist()
+([0, 1, 4, 3], 2, [[0, 2, 3], [1, 0, 2]])
+>>> batch.x[:, 0].tolist(), batch.num_sampled_nodes
+([0.0, 1.0, 4.0, 3.0], [2, 1, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import is_array
+
+__all__ = ["NeighborLoader"]
+
+_DEFAULT_NODE = ("x", "pos")
+_DEFAULT_EDGE = ("edge_attr", "edge_weight")
+_OWN = ("edge_index", "num_nodes")
+
+
+def _check_int(where: str, name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{where}: {name} must be an int, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{where}: {name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+class NeighborLoader:
+    """PyG's ``NeighborLoader`` over a homogeneous :class:`~arraygnn.data.Data`.
+
+    Args:
+        data: a ``Data`` with ``edge_index`` ``[2, E]`` and a known ``num_nodes``.
+        num_neighbors: in-edges sampled per node and hop, first hop first (``-1``: all).
+        input_nodes: the seeds: node ids, a boolean mask of length ``num_nodes``, or
+            ``None`` (every node).
+        batch_size: seeds per batch.
+        shuffle: a new seed order every epoch (every ``iter(loader)``).
+        drop_last: drop a last batch of fewer than ``batch_size`` seeds.
+        replace: sample with replacement.
+        subgraph_type: ``'directional'`` (PyG's default; the only one provided).
+        seed: seed of the generator for shuffling and sampling (same seed, same epochs).
+        node_attrs / edge_attrs: attributes sliced per node / per edge (defaults:
+            ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` where present).
+        exclude_keys: array attributes left out of the batches.
+
+    Seeds repeated in one batch keep their positions among the first ``batch_size`` nodes
+    (``n_id`` repeats them); their neighbourhood is sampled once, for the first copy.
+    ``len(loader)`` is the number of batches per epoch. NumPy arrays are sampled on the
+    CPU, CuPy arrays on their GPU (the batches stay there).
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        num_neighbors: Sequence[int],
+        input_nodes: Any = None,
+        batch_size: int = 1,
+        shuffle: bool = False,
+        drop_last: bool = False,
+        replace: bool = False,
+        subgraph_type: str = "directional",
+        seed: Any = None,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        exclude_keys: Iterable[str] = (),
+    ) -> None:
+        from arraygnn.graph.convert import data_to_graph
+        from arraygnn.interop._handoff import is_data_like
+
+        where = "NeighborLoader"
+        if not is_data_like(data):
+            raise TypeError(f"{where}: data must be a Data, got {type(data).__name__}")
+        if subgraph_type != "directional":
+            raise ValueError(
+                f"{where}: subgraph_type={subgraph_type!r} is not provided; only "
+                "'directional' (PyG's default)"
+            )
+        if isinstance(num_neighbors, (str, bytes)) or not isinstance(num_neighbors, Sequence):
+            raise TypeError(f"{where}: num_neighbors must be a list of ints, got {num_neighbors!r}")
+        self.num_neighbors = [
+            _check_int(where, f"num_neighbors[{i}]", k, -1) for i, k in enumerate(num_neighbors)
+        ]
+        self.batch_size = _check_int(where, "batch_size", batch_size, 1)
+        self.shuffle, self.drop_last, self.replace = bool(shuffle), bool(drop_last), bool(replace)
+        keys = list(data.keys())
+        node_keys = [k for k in _DEFAULT_NODE if k in keys] if node_attrs is None else node_attrs
+        edge_keys = [k for k in _DEFAULT_EDGE if k in keys] if edge_attrs is None else edge_attrs
+        self.node_attrs, self.edge_attrs = list(node_keys), list(edge_keys)
+        excluded = set(exclude_keys)
+        for name in self.node_attrs + self.edge_attrs:
+            if name not in keys:
+                raise ValueError(f"{where}: data has no attribute {name!r} (has {sorted(keys)})")
+            if name in _OWN:
+                raise ValueError(f"{where}: {name!r} is the batch's own field, not an attribute")
+        both = sorted(set(self.node_attrs) & set(self.edge_attrs))
+        if both:
+            raise ValueError(f"{where}: {both} named as node and as edge attributes")
+        placed = set(self.node_attrs) | set(self.edge_attrs) | excluded | set(_OWN)
+        unplaced = [k for k in keys if k not in placed and is_array(data[k])]
+        if unplaced:
+            raise ValueError(
+                f"{where}: data attribute(s) {unplaced} are neither node nor edge attributes: "
+                "name them in node_attrs= or edge_attrs=, or leave them out with exclude_keys="
+            )
+        # the structure alone (features are sliced from ``data`` per batch)
+        structure = {k for k in keys if k not in _OWN}
+        self.graph = data_to_graph(data, node_features=[], edge_features=[], exclude_keys=structure)
+        self.data = data
+        self.num_nodes = int(self.graph.num_nodes())
+        num_edges = int(self.graph.num_edges())
+        for name in self.node_attrs + self.edge_attrs:
+            value = data[name]
+            rows = self.num_nodes if name in self.node_attrs else num_edges
+            what = "node" if name in self.node_attrs else "edge"
+            if not is_array(value) or value.ndim == 0 or int(value.shape[0]) != rows:
+                shape = tuple(value.shape) if is_array(value) else type(value).__name__
+                raise ValueError(
+                    f"{where}: {what} attribute {name!r} must have {rows} rows (one per "
+                    f"{what}), got {shape}"
+                )
+        self._keep = {
+            k: data[k] for k in keys if k not in placed and k not in excluded and k not in _OWN
+        }
+        xp = self.graph._xp()
+        self.input_nodes = self._input_nodes(where, input_nodes, xp)
+        self._rng = np.random.default_rng(seed)
+        self._sample_rng: Any = None
+        self._seed = seed
+
+    def _input_nodes(self, where: str, input_nodes: Any, xp: Any) -> Any:
+        n = self.num_nodes
+        if input_nodes is None:
+            return xp.arange(n, dtype=np.int64)
+        nodes = xp.asarray(input_nodes)
+        if nodes.dtype == bool:
+            if nodes.ndim != 1 or int(nodes.shape[0]) != n:
+                raise ValueError(
+                    f"{where}: a boolean input_nodes mask must have {n} entries (num_nodes), "
+                    f"got shape {tuple(nodes.shape)}"
+                )
+            return xp.flatnonzero(nodes).astype(np.int64)
+        if nodes.dtype.kind not in "iu" or nodes.ndim != 1:
+            raise TypeError(
+                f"{where}: input_nodes must be 1-D node ids or a boolean mask, got "
+                f"{nodes.ndim}-D {nodes.dtype}"
+            )
+        if nodes.shape[0]:
+            lo, hi = int(nodes.min()), int(nodes.max())
+            if lo < 0 or hi >= n:
+                raise ValueError(
+                    f"{where}: input_nodes has node {lo if lo < 0 else hi}, outside "
+                    f"[0, {n}) (num_nodes={n})"
+                )
+        return nodes.astype(np.int64)
+
+    def __len__(self) -> int:
+        count = int(self.input_nodes.shape[0])
+        return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
+
+    def __iter__(self) -> Iterator[Any]:
+        count = int(self.input_nodes.shape[0])
+        order = self._rng.permutation(count) if self.shuffle else np.arange(count)
+        stop = (count // self.batch_size) * self.batch_size if self.drop_last else count
+        xp = self.graph._xp()
+        for start in range(0, stop, self.batch_size):
+            positions = xp.asarray(order[start : start + self.batch_size])
+            yield self._batch(positions)
+
+    def _batch(self, positions: Any) -> Any:
+        from arraygnn import ops
+        from arraygnn.data import Data
+        from arraygnn.graph.core import EID
+        from arraygnn.sampling import _rng, sample_neighbors
+
+        g = self.graph
+        xp = g._xp()
+        if self._sample_rng is None:
+            self._sample_rng = _rng(g, self._seed)
+        seeds = self.input_nodes[positions]
+        local = xp.full(self.num_nodes, -1, dtype=np.int64)  # global id -> batch position
+        first = _first_occurrences(xp, seeds)
+        local[seeds[first]] = first
+        nodes, rows, cols, eids = [seeds], [], [], []
+        num_sampled_nodes, num_sampled_edges = [int(seeds.shape[0])], []
+        frontier = seeds[first]
+        count = int(seeds.shape[0])
+        for fanout in self.num_neighbors:
+            if frontier.shape[0] == 0:
+                num_sampled_nodes.append(0)
+                num_sampled_edges.append(0)
+                continue
+            sampled = sample_neighbors(
+                g, frontier, fanout, replace=self.replace, seed=self._sample_rng,
+                copy_ndata=False, copy_edata=False,
+            )  # fmt: skip
+            src, dst = sampled.edges()
+            eid = sampled.edata[EID]
+            new_src = src[local[src] < 0]
+            fresh = new_src[_first_occurrences(xp, new_src)]  # in order of first appearance
+            local[fresh] = xp.arange(count, count + int(fresh.shape[0]))
+            count += int(fresh.shape[0])
+            nodes.append(fresh)
+            rows.append(local[src])
+            cols.append(local[dst])
+            eids.append(eid)
+            num_sampled_nodes.append(int(fresh.shape[0]))
+            num_sampled_edges.append(int(eid.shape[0]))
+            frontier = fresh
+        n_id = xp.concatenate(nodes)
+        empty = xp.zeros(0, dtype=np.int64)
+        e_id = xp.concatenate(eids).astype(np.int64) if eids else empty
+        row = xp.concatenate(rows) if rows else empty
+        col = xp.concatenate(cols) if cols else empty
+        values: dict[str, Any] = dict(self._keep)
+        for name in self.node_attrs:
+            values[name] = ops.gather(self.data[name], n_id)
+        for name in self.edge_attrs:
+            values[name] = ops.gather(self.data[name], e_id)
+        batch = Data(edge_index=xp.stack([row, col]), **values)
+        batch.num_nodes = int(n_id.shape[0])
+        batch.n_id = n_id
+        batch.e_id = e_id
+        batch.input_id = positions.astype(np.int64)
+        batch.batch_size = int(seeds.shape[0])
+        batch.num_sampled_nodes = num_sampled_nodes
+        batch.num_sampled_edges = num_sampled_edges
+        return batch
+
+    def __repr__(self) -> str:
+        return (
+            f"NeighborLoader(num_neighbors={self.num_neighbors}, batch_size={self.batch_size}, "
+            f"num_input_nodes={int(self.input_nodes.shape[0])})"
+        )
+
+
+def _first_occurrences(xp: Any, ids: Any) -> Any:
+    """Positions of the first occurrence of each distinct value of ``ids``, in order."""
+    if ids.shape[0] == 0:
+        return xp.zeros(0, dtype=np.int64)
+    _, first = xp.unique(ids, return_index=True)
+    return xp.sort(first)
