@@ -69,6 +69,10 @@ def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, r
         owner = xp.repeat(has, fanout)
         offset = xp.floor(rng.random(owner.shape[0]) * deg[owner]).astype(indptr.dtype)
         return xp.sort(perm[start[owner] + offset])
+    if xp is np:  # O(fanout) per seed (Floyd), not a sort of every in-edge
+        from arraygnn.kernels.cpu.sampling import sample_without_replacement
+
+        return sample_without_replacement(indptr, perm, seeds, fanout, int(rng.integers(2**63 - 1)))
     total = int(deg.sum())
     seg = repeat_counts(xp, xp.arange(seeds.shape[0]), deg)
     seg_start = xp.cumsum(deg) - deg

@@ -90,6 +90,11 @@ pairs.pair_mapping(indptr, perm, src, num_src, mapping, first, counts) -> K
     0..K-1 by first appearance: mapping[e] = pair of edge e, first[k] = its first edge,
     counts[k] = its edge count (first / counts valid up to K). CPU only (CuPy: reference).
 
+sampling.sample_without_replacement(indptr, perm, seeds, fanout, seed) -> edge ids
+    min(fanout, deg) uniformly drawn in-edges per seed of a destination CSR, sorted; CPU
+    only and random (checked by distribution tests, not against a reference; on CuPy
+    ``arraygnn.sampling`` ranks random keys with CuPy functions instead).
+
 A missing module on either device makes the op fall back to ``reference`` (same name).
 
 Index arrays of one call share a dtype (the CSR keeps the edge_index dtype), so each
