@@ -9,7 +9,9 @@ A small academic graph (papers, authors; "cites", "writes" and its reverse) is r
 2. PyG's ``HeteroConv`` over ``x_dict`` / ``edge_index_dict``, a different layer per edge type;
 3. DGL's ``HeteroGraphConv`` over an ``arraygnn.heterograph``, the same weights;
 4. DGL's R-GCN recipe: ``to_homogeneous`` and ``RelGraphConv`` over the edge types, two
-   layers sharing one ``group_relations`` of the edges.
+   layers sharing one ``group_relations`` of the edges;
+5. PyG's ``HGTConv`` (heterogeneous graph transformer): attention over every edge type at
+   once.
 
 When torch and torch_geometric are installed, the first two are built in PyG, converted with
 ``from_pyg`` and compared with PyG's outputs; without them the script runs on NumPy alone.
@@ -162,3 +164,23 @@ rel_conv2 = nn.RelGraphConv(8, 8, num_rels=len(g.canonical_etypes), activation="
 h2 = rel_conv2(homog, rel_conv(homog, homog.ndata["x"], groups), groups)
 np.testing.assert_array_equal(h2, rel_conv2(homog, h_rel, homog.edata[ETYPE]))
 print(f"  two layers over one {groups!r}: {h2.shape}")
+
+# ---- 5. PyG's HGTConv: one attention over all edge types into each node
+print("HGTConv (PyG):")
+metadata = (["paper", "author"], list(edge_index))
+if pyg_nn is not None:
+    torch.manual_seed(1)
+    pyg_hgt = pyg_nn.HGTConv(dim, 16, metadata, heads=2)
+    hgt = nn.from_pyg(pyg_hgt)
+else:
+    hgt = nn.HGTConv(dim, 16, metadata, heads=2, rng=10)
+h_hgt = hgt(x, edge_index)
+print("  " + ", ".join(f"{t}: {v.shape}" for t, v in h_hgt.items()))
+if pyg_nn is not None:
+    with torch.no_grad():
+        ref = pyg_hgt(
+            {k: torch.from_numpy(v) for k, v in x.items()},
+            {k: torch.from_numpy(v) for k, v in edge_index.items()},
+        )
+    for t in ref:
+        compare(f"HGTConv[{t!r}]", h_hgt[t], ref[t].numpy())

@@ -108,6 +108,7 @@ PUBLIC = {
         "GRU",
         "GlobalAttentionPooling",
         "GraphConv",
+        "HGTConv",
         "HeteroConv",
         "HeteroDictLinear",
         "HeteroGraphConv",

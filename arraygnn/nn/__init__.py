@@ -18,6 +18,7 @@ from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
+from arraygnn.nn.hgt_conv import HGTConv
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, LayerNorm, Linear, Sequential
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
@@ -70,6 +71,7 @@ __all__ = [
     "HeteroGraphConv",
     "HeteroLinear",
     "HeteroDictLinear",
+    "HGTConv",
     "gcn_norm",
     "add_remaining_self_loops",
     "propagate_hops",

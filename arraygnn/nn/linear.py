@@ -66,17 +66,31 @@ def _leaky_relu(x: Any, negative_slope: float = 0.01) -> Any:
     return get_namespace(x).where(x > 0, x, x * negative_slope)
 
 
+def _gelu(x: Any) -> Any:
+    """torch's exact GELU, ``x * Phi(x)`` with the normal CDF through ``erf`` (SciPy's, or
+    cupyx's on a GPU), computed in the input's dtype."""
+    xp = get_namespace(x)
+    if xp is np:
+        from scipy.special import erf
+    else:
+        from cupyx.scipy.special import erf
+    half = x.dtype.type(0.5) if x.dtype.kind == "f" else 0.5
+    return half * x * (1 + erf(x * (half * np.sqrt(2.0)).astype(x.dtype)))
+
+
 _ACTIVATIONS: dict[str, Callable[[Any], Any]] = {
     "relu": _relu,
     "elu": _elu,
     "sigmoid": _sigmoid,
     "tanh": _tanh,
     "leaky_relu": _leaky_relu,
+    "gelu": _gelu,
 }
 
 
 def get_activation(act: str | Callable[[Any], Any] | None) -> Callable[[Any], Any] | None:
-    """``None``, a callable on arrays, or one of ``relu, elu, sigmoid, tanh, leaky_relu``."""
+    """``None``, a callable on arrays, or one of ``relu, elu, sigmoid, tanh, leaky_relu,
+    gelu``."""
     if act is None or callable(act):
         return act
     if isinstance(act, str) and act.lower() in _ACTIVATIONS:

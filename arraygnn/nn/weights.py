@@ -11,7 +11,8 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` / ``GATv2Conv``
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
 ``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
-``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``Set2Set``,
+``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
+``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
 too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
@@ -38,6 +39,7 @@ from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
+from arraygnn.nn.hgt_conv import HGTConv
 from arraygnn.nn.linear import (
     GRU,
     LSTM,
@@ -59,7 +61,15 @@ from arraygnn.nn.transformer_conv import TransformerConv
 
 __all__ = ["from_pyg", "from_dgl", "from_torch"]
 
-_ACT_NAMES = ("ReLU", "ELU(alpha)", "Sigmoid", "Tanh", "LeakyReLU(negative_slope)", "Identity")
+_ACT_NAMES = (
+    "ReLU",
+    "ELU(alpha)",
+    "Sigmoid",
+    "Tanh",
+    "LeakyReLU(negative_slope)",
+    "GELU(approximate='none')",
+    "Identity",
+)
 
 
 def _require_torch(extra: str) -> Any:
@@ -134,9 +144,12 @@ def _activation(act: Any, where: str) -> Any:
             return "elu" if alpha == 1.0 else partial(_elu, alpha=alpha)
         if isinstance(act, tnn.LeakyReLU):
             return partial(_leaky_relu, negative_slope=float(act.negative_slope))
+        if isinstance(act, tnn.GELU) and act.approximate == "none":
+            return "gelu"
     else:  # torch's own functions, with their default parameters (torch.relu, F.elu, ...)
         name = getattr(act, "__name__", None)
-        if isinstance(name, str) and name in ("relu", "elu", "sigmoid", "tanh", "leaky_relu"):
+        plain = ("relu", "elu", "sigmoid", "tanh", "leaky_relu", "gelu")
+        if isinstance(name, str) and name in plain:
             fns = (getattr(torch, name, None), getattr(torch.nn.functional, name, None))
             if any(act is f for f in fns if f is not None):
                 return name
@@ -547,6 +560,17 @@ def from_pyg(module: Any) -> Module:
         sizes = {t: _lazy_sizes(kind, lin.in_channels, lin) for t, lin in lins.items()}
         biases = {lin.bias is not None for lin in lins.values()}
         layer = HeteroDictLinear(sizes, module.out_channels, bias=biases != {False}, dtype=dtype)
+        return _load(layer, module, "pyg")
+    if kind == "HGTConv":
+        lins = dict(module.kqv_lin.lins.items())
+        sizes = {t: _lazy_sizes(kind, lin.in_channels, lin) for t, lin in lins.items()}
+        layer = HGTConv(
+            sizes,
+            module.out_channels,
+            (list(module.node_types), [tuple(et) for et in module.edge_types]),
+            heads=module.heads,
+            dtype=dtype,
+        )
         return _load(layer, module, "pyg")
     if kind == "HeteroConv":
         convs = {edge_type: from_pyg(conv) for edge_type, conv in module.convs.items()}

@@ -252,10 +252,19 @@ def test_from_torch_keeps_activation_parameters(i):
 def test_from_torch_unconvertible_activation_names_it():
     torch = _torch()
     nn = torch.nn
-    for act in (nn.GELU(), nn.PReLU(), nn.Softplus(beta=2.0), nn.CELU(alpha=2.0), nn.ReLU6()):
+    for act in (
+        nn.GELU(approximate="tanh"), nn.PReLU(), nn.Softplus(beta=2.0), nn.CELU(alpha=2.0),
+        nn.ReLU6(),
+    ):  # fmt: skip
         seq = nn.Sequential(nn.Linear(2, 4), act)
         with pytest.raises(ValueError, match=type(act).__name__):
             agnn.from_torch(seq)
+    # the exact GELU converts (erf through SciPy), and matches torch's
+    seq = nn.Sequential(nn.Linear(2, 4), nn.GELU())
+    x = np.linspace(-3, 3, 20, dtype=np.float32).reshape(10, 2)
+    with torch.no_grad():
+        expected = seq(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(agnn.from_torch(seq)(x), expected, rtol=1e-5, atol=1e-6)
 
     class Relu(nn.Module):  # named like ReLU, computes something else
         def forward(self, t):
@@ -572,7 +581,7 @@ def test_from_pyg_and_torch_name_what_they_cannot_convert():
     with pytest.raises(ValueError, match="cannot convert module GroupNorm"):
         from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.GroupNorm(2, 4)))
     with pytest.raises(ValueError, match="cannot convert activation GELU"):
-        from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.GELU()))
+        from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.GELU("tanh")))
 
 
 def test_attention_readouts_name_bad_input():
