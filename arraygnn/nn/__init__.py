@@ -12,14 +12,17 @@ arithmetic goes through :mod:`arraygnn.ops`.
 (3, 2)
 """
 
+from arraygnn.nn.edge_conv import EdgeConv
 from arraygnn.nn.gat_conv import GATConv
+from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
+from arraygnn.nn.gcn2_conv import GCN2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.hgt_conv import HGTConv
-from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, LayerNorm, Linear, Sequential
+from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.readout import (
@@ -46,15 +49,20 @@ __all__ = [
     "LayerNorm",
     "LSTM",
     "GRU",
+    "GRUCell",
     "Sequential",
     "MLP",
     "GCNConv",
+    "GCN2Conv",
     "GraphConv",
     "SAGEConv",
     "GATConv",
     "GATv2Conv",
     "GINConv",
     "GINEConv",
+    "GatedGraphConv",
+    "ResGatedGraphConv",
+    "EdgeConv",
     "SGConv",
     "APPNP",
     "TAGConv",

@@ -35,6 +35,7 @@ __all__ = [
     "LayerNorm",
     "LSTM",
     "GRU",
+    "GRUCell",
     "Sequential",
     "MLP",
     "get_activation",
@@ -457,6 +458,63 @@ class GRU(_Recurrent):
         return self._unroll(x, h, cell), h
 
 
+class GRUCell(Module):
+    """``torch.nn.GRUCell`` at inference, PyTorch's names ``weight_ih`` ``(3H, in)``,
+    ``weight_hh`` ``(3H, H)``, ``bias_ih``, ``bias_hh`` and gate order (reset, update, new).
+
+    ``cell(x, h=None)`` with ``x`` ``(B, input_size)``, ``h`` ``(B, H)`` (zeros when left
+    out) returns the next ``h`` ``(B, H)``.
+
+    >>> import numpy as np
+    >>> GRUCell(3, 2, rng=0)(np.ones((5, 3), np.float32)).shape
+    (5, 2)
+    """
+
+    _param_names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        *,
+        dtype: Any = np.float32,
+        rng: Any = None,
+    ) -> None:
+        self.input_size = layer_size("GRUCell", "input_size", input_size)
+        self.hidden_size = layer_size("GRUCell", "hidden_size", hidden_size, minimum=1)
+        gen = _rng(rng)
+        bound = 1 / np.sqrt(self.hidden_size)
+        rows = 3 * self.hidden_size
+        self.weight_ih = gen.uniform(-bound, bound, (rows, self.input_size)).astype(dtype)
+        self.weight_hh = gen.uniform(-bound, bound, (rows, self.hidden_size)).astype(dtype)
+        self.bias_ih = gen.uniform(-bound, bound, rows).astype(dtype) if bias else None
+        self.bias_hh = gen.uniform(-bound, bound, rows).astype(dtype) if bias else None
+
+    def __call__(self, x: Any, h: Any = None) -> Any:
+        _check_features(x, self.input_size, "GRUCell input", self.weight_ih)
+        if x.ndim != 2:
+            raise ValueError(f"GRUCell input must be (B, input_size), got {tuple(x.shape)}")
+        xp = get_namespace(x)
+        hid = self.hidden_size
+        if h is None:
+            h = xp.zeros((x.shape[0], hid), dtype=np.result_type(x.dtype, self.weight_ih.dtype))
+        elif tuple(h.shape) != (x.shape[0], hid):
+            raise ValueError(f"GRUCell h must be {(x.shape[0], hid)}, got {tuple(h.shape)}")
+        gi = matmul(x, self.weight_ih.T)
+        gh = matmul(h, self.weight_hh.T)
+        if self.bias_ih is not None:
+            gi = gi + self.bias_ih
+            gh = gh + self.bias_hh
+        r = _sigmoid(gi[:, :hid] + gh[:, :hid])
+        z = _sigmoid(gi[:, hid : 2 * hid] + gh[:, hid : 2 * hid])
+        n = xp.tanh(gi[:, 2 * hid :] + r * gh[:, 2 * hid :])
+        return (1 - z) * n + z * h
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}, bias={self.bias_ih is not None}"
+
+
 class Sequential(Module):
     """Layers and array functions applied in order; names ``"0.weight"``, ``"2.bias"`` like
     ``torch.nn.Sequential`` (parameter-free steps such as activations keep their index).
@@ -559,6 +617,17 @@ class MLP(Module):
         last = len(self.lins) - 1
         x = self.lins[last](self.before_last(x))
         return x if self.plain_last else self._norm_act(last, x)
+
+    def after_first(self, h: Any) -> Any:
+        """Everything after the first linear layer, given its output ``h``."""
+        last = len(self.lins) - 1
+        if last == 0:
+            return h if self.plain_last else self._norm_act(0, h)
+        h = self._norm_act(0, h)
+        for i in range(1, last):
+            h = self._norm_act(i, self.lins[i](h))
+        h = self.lins[last](h)
+        return h if self.plain_last else self._norm_act(last, h)
 
     def before_last(self, x: Any) -> Any:
         """The input of the last linear layer (everything up to it)."""

@@ -12,6 +12,7 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
 ``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
 ``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
+``GCN2Conv``, ``GatedGraphConv``, ``ResGatedGraphConv``, ``EdgeConv``,
 ``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
@@ -33,8 +34,11 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn._module import Module
+from arraygnn.nn.edge_conv import EdgeConv
 from arraygnn.nn.gat_conv import GATConv
+from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
+from arraygnn.nn.gcn2_conv import GCN2Conv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
@@ -45,6 +49,7 @@ from arraygnn.nn.linear import (
     LSTM,
     MLP,
     BatchNorm,
+    GRUCell,
     LayerNorm,
     Linear,
     Sequential,
@@ -247,6 +252,9 @@ def from_torch(module: Any) -> Module:
         return _load(layer, module, "pyg")
     if isinstance(module, (nn.LSTM, nn.GRU)):
         return _load(_recurrent(module, "from_torch", dtype), module, "pyg")
+    if isinstance(module, nn.GRUCell):
+        layer = GRUCell(module.input_size, module.hidden_size, module.bias, dtype=dtype)
+        return _load(layer, module, "pyg")
     if isinstance(module, nn.Sequential):
         steps: list[Any] = []
         for i, child in enumerate(module):
@@ -561,6 +569,40 @@ def from_pyg(module: Any) -> Module:
         biases = {lin.bias is not None for lin in lins.values()}
         layer = HeteroDictLinear(sizes, module.out_channels, bias=biases != {False}, dtype=dtype)
         return _load(layer, module, "pyg")
+    if kind == "GCN2Conv":
+        layer = GCN2Conv(
+            module.channels,
+            module.alpha,
+            shared_weights=module.weight2 is None,
+            cached=module.cached,
+            add_self_loops=module.add_self_loops,
+            normalize=module.normalize,
+            dtype=dtype,
+        )
+        layer.beta = float(module.beta)
+        return _load(layer, module, "pyg")
+    if kind == "GatedGraphConv":
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
+        layer = GatedGraphConv(
+            module.out_channels, module.num_layers, aggr, module.rnn.bias, dtype=dtype
+        )
+        return _load(layer, module, "pyg")
+    if kind == "ResGatedGraphConv":
+        _pyg_aggr(module, kind, ("sum",))
+        sizes = module.in_channels
+        layer = ResGatedGraphConv(
+            sizes,
+            module.out_channels,
+            act=_activation(module.act, "from_pyg: ResGatedGraphConv act"),
+            edge_dim=module.edge_dim,
+            root_weight=module.root_weight,
+            bias=module.bias is not None,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
+    if kind == "EdgeConv":
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
+        return EdgeConv(from_torch(module.nn), aggr=aggr)
     if kind == "HGTConv":
         lins = dict(module.kqv_lin.lins.items())
         sizes = {t: _lazy_sizes(kind, lin.in_channels, lin) for t, lin in lins.items()}

@@ -1,0 +1,162 @@
+"""GCN2Conv, GatedGraphConv (and GRUCell), ResGatedGraphConv and EdgeConv against PyG
+(float32 within 1e-5 relative, float64 within 1e-12) on multigraphs with self-loops and
+nodes without in-edges, int32 / int64 ids; the fused paths against the plain ones; names
+and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _nn_cases import TOL, random_graph, rel_err
+
+import arraygnn
+import arraygnn.nn as agnn
+
+torch = pytest.importorskip("torch")
+pyg_nn = pytest.importorskip("torch_geometric.nn")
+
+DTYPES = [np.float32, np.float64]
+
+
+def _run(module, *args):
+    with torch.no_grad():
+        out = module(
+            *[None if a is None else torch.from_numpy(np.ascontiguousarray(a)) for a in args]
+        )
+    return out.numpy()
+
+
+def _convert(module, dtype):
+    module = module.to(getattr(torch, np.dtype(dtype).name))
+    return module, agnn.from_pyg(module)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"theta": 0.5, "layer": 3}, {"shared_weights": False, "theta": 1.0, "layer": 1},
+     {"normalize": False, "add_self_loops": False}],
+)  # fmt: skip
+def test_gcn2_conv_matches_pyg(dtype, index_dtype, settings):
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    ei = random_graph(rng, 20, index_dtype=index_dtype)
+    x = rng.standard_normal((20, 6)).astype(dtype)
+    x0 = rng.standard_normal((25, 6)).astype(dtype)  # more rows than x: the first are used
+    w = rng.random(ei.shape[1]).astype(dtype)
+    module, conv = _convert(pyg_nn.GCN2Conv(6, alpha=0.2, **settings), dtype)
+    for weight in (None, w):
+        ref = _run(module, x, x0, ei.astype(np.int64), weight)
+        assert rel_err(conv(x, x0, ei, weight), ref) <= TOL[dtype]
+    if not settings:  # cached: the normalised graph of the first call is reused
+        cached = agnn.GCN2Conv(6, 0.2, cached=True, dtype=dtype)
+        cached.load_state_dict(module.state_dict())
+        ref = _run(module, x, x0, ei.astype(np.int64), None)
+        assert rel_err(cached(x, x0, ei), ref) <= TOL[dtype]
+        assert rel_err(cached(x, x0, ei[:, :5]), ref) <= TOL[dtype]  # the first graph
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("aggr", ["add", "mean", "max"])
+def test_gated_graph_conv_matches_pyg(dtype, aggr):
+    torch.manual_seed(1)
+    rng = np.random.default_rng(1)
+    ei = random_graph(rng, 20)
+    x = rng.standard_normal((20, 5)).astype(dtype)  # narrower than out: zero-padded
+    w = rng.random(ei.shape[1]).astype(dtype)
+    module, conv = _convert(pyg_nn.GatedGraphConv(8, num_layers=3, aggr=aggr), dtype)
+    assert sorted(conv.state_dict()) == sorted(module.state_dict())
+    for weight in (None, w) if aggr == "add" else (None,):
+        ref = _run(module, x, ei, weight)
+        assert rel_err(conv(x, ei, weight), ref) <= TOL[dtype] * 10
+    with pytest.raises(ValueError, match="larger than out_channels"):
+        conv(rng.standard_normal((20, 9)).astype(dtype), ei)
+
+
+def test_gru_cell_from_torch():
+    torch.manual_seed(2)
+    cell = torch.nn.GRUCell(4, 3)
+    x = np.random.default_rng(2).standard_normal((6, 4)).astype(np.float32)
+    h = np.random.default_rng(3).standard_normal((6, 3)).astype(np.float32)
+    ours = agnn.from_torch(cell)
+    with torch.no_grad():
+        ref = cell(torch.from_numpy(x), torch.from_numpy(h)).numpy()
+        ref0 = cell(torch.from_numpy(x)).numpy()
+    assert rel_err(ours(x, h), ref) <= 1e-5 and rel_err(ours(x), ref0) <= 1e-5
+    with pytest.raises(ValueError, match=r"h must be \(6, 3\)"):
+        ours(x, h[:2])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize(
+    "settings", [{}, {"edge_dim": 3}, {"root_weight": False, "bias": False}, {"act": "tanh"}]
+)
+def test_res_gated_graph_conv_matches_pyg(dtype, index_dtype, settings):
+    torch.manual_seed(4)
+    rng = np.random.default_rng(4)
+    ei = random_graph(rng, 20, index_dtype=index_dtype)
+    x = rng.standard_normal((20, 6)).astype(dtype)
+    ea = rng.standard_normal((ei.shape[1], 3)).astype(dtype) if "edge_dim" in settings else None
+    kwargs = dict(settings)
+    if kwargs.get("act") == "tanh":
+        kwargs["act"] = torch.nn.Tanh()
+    module, conv = _convert(pyg_nn.ResGatedGraphConv(6, 5, **kwargs), dtype)
+    ref = _run(module, x, ei.astype(np.int64), ea)
+    assert rel_err(conv(x, ei, ea), ref) <= TOL[dtype]
+    # bipartite, and through a cached CSR
+    x_dst = rng.standard_normal((7, 4)).astype(dtype)
+    bi = np.stack([rng.integers(0, 20, 30), rng.integers(0, 6, 30)]).astype(index_dtype)
+    ea2 = rng.standard_normal((30, 3)).astype(dtype) if "edge_dim" in settings else None
+    module, conv = _convert(pyg_nn.ResGatedGraphConv((6, 4), 5, **kwargs), dtype)
+    with torch.no_grad():
+        ref = module(
+            (torch.from_numpy(x), torch.from_numpy(x_dst)),
+            torch.from_numpy(bi.astype(np.int64)),
+            None if ea2 is None else torch.from_numpy(ea2),
+        ).numpy()
+    assert rel_err(conv((x, x_dst), bi, ea2), ref) <= TOL[dtype]
+    csr = arraygnn.ops.to_csr(bi, 20, 7)
+    assert rel_err(conv((x, x_dst), csr, ea2), ref) <= TOL[dtype]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("aggr", ["max", "add", "mean"])
+@pytest.mark.parametrize("net", ["sequential", "mlp", "linear", "starts with act"])
+def test_edge_conv_matches_pyg(dtype, aggr, net):
+    torch.manual_seed(5)
+    rng = np.random.default_rng(5)
+    ei = random_graph(rng, 25)
+    x = rng.standard_normal((25, 3)).astype(dtype)
+    nets = {
+        "sequential": lambda: torch.nn.Sequential(
+            torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)
+        ),
+        "mlp": lambda: pyg_nn.MLP([6, 16, 8, 4], norm=None),
+        "linear": lambda: torch.nn.Linear(6, 4),
+        "starts with act": lambda: torch.nn.Sequential(torch.nn.Tanh(), torch.nn.Linear(6, 4)),
+    }
+    module, conv = _convert(pyg_nn.EdgeConv(nets[net](), aggr=aggr), dtype)
+    ref = _run(module, x, ei)
+    assert rel_err(conv(x, ei), ref) <= TOL[dtype] * 10
+    import arraygnn.nn.edge_conv as ec
+
+    assert (ec._split_first_linear(conv.nn) is None) == (net == "starts with act")
+
+
+def test_more_layers_bad_input_is_named():
+    ei = np.array([[0, 1], [1, 2]])
+    x = np.ones((3, 4), np.float32)
+    with pytest.raises(ValueError, match="theta and layer"):
+        agnn.GCN2Conv(4, 0.1, theta=0.5)
+    with pytest.raises(ValueError, match="x_0 has 2 rows"):
+        agnn.GCN2Conv(4, 0.1, rng=0)(x, x[:2], ei)
+    with pytest.raises(ValueError, match="edge_attr must be given exactly"):
+        agnn.ResGatedGraphConv(4, 2, edge_dim=3, rng=0)(x, ei)
+    with pytest.raises(ValueError, match="aggr must be one of"):
+        agnn.EdgeConv(agnn.Linear(8, 2, rng=0), aggr="std")
+    with pytest.raises(ValueError, match="one width"):
+        agnn.EdgeConv(agnn.Linear(8, 2, rng=0))((x, np.ones((3, 5), np.float32)), ei)
+    with pytest.raises(TypeError, match="arraygnn.nn Module"):
+        agnn.EdgeConv(lambda z: z)
