@@ -29,24 +29,30 @@ int64, as PyG's.
 
 from arraygnn.interop.networkx import from_networkx, to_networkx
 from arraygnn.interop.scipy import from_scipy_sparse_matrix, to_scipy_sparse_matrix
+from arraygnn.utils.batch import unbatch, unbatch_edge_index
 from arraygnn.utils.coalesce import coalesce
 from arraygnn.utils.degree import degree
 from arraygnn.utils.dense import dense_to_sparse, to_dense_adj, to_dense_batch
-from arraygnn.utils.isolated import contains_isolated_nodes
+from arraygnn.utils.isolated import contains_isolated_nodes, remove_isolated_nodes
+from arraygnn.utils.laplacian import get_laplacian
 from arraygnn.utils.loops import (
     add_remaining_self_loops,
     add_self_loops,
     contains_self_loops,
+    get_self_loop_attr,
     remove_self_loops,
+    segregate_self_loops,
 )
 from arraygnn.utils.mask import index_to_mask, mask_to_index
 from arraygnn.utils.scatter import scatter, softmax
-from arraygnn.utils.subgraph import k_hop_subgraph, subgraph
+from arraygnn.utils.sort import sort_edge_index
+from arraygnn.utils.subgraph import bipartite_subgraph, k_hop_subgraph, subgraph
 from arraygnn.utils.undirected import is_undirected, to_undirected
 
 __all__ = [
     "add_remaining_self_loops",
     "add_self_loops",
+    "bipartite_subgraph",
     "coalesce",
     "contains_isolated_nodes",
     "contains_self_loops",
@@ -54,17 +60,24 @@ __all__ = [
     "dense_to_sparse",
     "from_networkx",
     "from_scipy_sparse_matrix",
+    "get_laplacian",
+    "get_self_loop_attr",
     "index_to_mask",
     "is_undirected",
     "k_hop_subgraph",
     "mask_to_index",
+    "remove_isolated_nodes",
     "remove_self_loops",
     "scatter",
+    "segregate_self_loops",
     "softmax",
+    "sort_edge_index",
     "subgraph",
     "to_dense_adj",
     "to_dense_batch",
     "to_networkx",
     "to_scipy_sparse_matrix",
     "to_undirected",
+    "unbatch",
+    "unbatch_edge_index",
 ]

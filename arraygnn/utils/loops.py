@@ -1,5 +1,5 @@
-"""Self-loops: PyG's ``contains_self_loops``, ``remove_self_loops``, ``add_self_loops`` and
-``add_remaining_self_loops``.
+"""Self-loops: PyG's ``contains_self_loops``, ``remove_self_loops``, ``segregate_self_loops``,
+``add_self_loops``, ``add_remaining_self_loops`` and ``get_self_loop_attr``.
 
 The added loops come after the kept edges, one per node ``0 .. N - 1`` in node order (PyG's
 layout). Their features follow ``fill_value`` (PyG's rules):
@@ -32,7 +32,7 @@ import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.ops._common import check_size
+from arraygnn.ops._common import check_size, kernel_index
 from arraygnn.utils._checks import (
     check_ids,
     check_pyg_reduce,
@@ -48,7 +48,10 @@ __all__ = [
     "remove_self_loops",
     "add_self_loops",
     "add_remaining_self_loops",
+    "get_self_loop_attr",
+    "last_self_loops",
     "remaining_self_loops_pairs",
+    "segregate_self_loops",
 ]
 
 
@@ -82,6 +85,71 @@ def remove_self_loops(edge_index: Any, edge_attr: Any = None) -> tuple[Any, Any]
         same_device(where, edge_index=edge_index, edge_attr=edge_attr)
     keep = edge_index[0] != edge_index[1]
     return edge_index[:, keep], None if edge_attr is None else edge_attr[keep]
+
+
+def segregate_self_loops(edge_index: Any, edge_attr: Any = None) -> tuple[Any, Any, Any, Any]:
+    """Split ``edge_index`` [2, E] into its other edges and its self-loops ``(i, i)``.
+
+    Returns PyG's ``(edge_index, edge_attr, loop_edge_index, loop_edge_attr)``, each part in
+    edge order (``edge_attr`` [E, ...] or ``None``; ``None`` parts then). Ids keep their
+    dtype.
+
+    >>> import numpy as np
+    >>> ei, attr, loops, loop_attr = segregate_self_loops(
+    ...     np.array([[0, 0, 1], [0, 1, 0]]), np.array([1.0, 2.0, 3.0]))
+    >>> ei.tolist(), attr.tolist(), loops.tolist(), loop_attr.tolist()
+    ([[0, 1], [1, 0]], [2.0, 3.0], [[0], [0]], [1.0])
+    """
+    where = "segregate_self_loops"
+    edge_index_arg(where, edge_index)
+    check_ids(where, "edge_index", edge_index, None)
+    if edge_attr is not None:
+        edge_attr_arg(where, "edge_attr", edge_attr, int(edge_index.shape[1]))
+        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    keep = edge_index[0] != edge_index[1]
+    loop = ~keep
+    if edge_attr is None:
+        return edge_index[:, keep], None, edge_index[:, loop], None
+    return edge_index[:, keep], edge_attr[keep], edge_index[:, loop], edge_attr[loop]
+
+
+def last_self_loops(edge_index: Any, num_nodes: int) -> Any:
+    """For each node ``i < num_nodes``, ``1 +`` the position in ``edge_index`` (checked,
+    ids below ``num_nodes``) of its last self-loop ``(i, i)``, or 0 when it has none; int64.
+    One ``ops.scatter`` max, so which loop is the last is fixed on every device."""
+    from arraygnn import ops
+
+    xp = get_namespace(edge_index)
+    pos = xp.nonzero(edge_index[0] == edge_index[1])[0].astype(np.int64, copy=False)
+    nodes = kernel_index(xp, edge_index[0][pos])
+    return ops.scatter(pos + 1, nodes, num_nodes, "max")
+
+
+def get_self_loop_attr(edge_index: Any, edge_attr: Any = None, num_nodes: int | None = None) -> Any:
+    """The features of each node's self-loop, ``[N, ...]``: the diagonal of the adjacency.
+
+    Node ``i`` gets the features of its loop ``(i, i)`` (the last one, if several: PyG's
+    CPU result), zeros without one. ``edge_attr`` [E, ...] keeps its dtype; ``None`` means
+    ones (float32, as PyG). ``num_nodes`` defaults to ``edge_index.max() + 1``.
+
+    >>> import numpy as np
+    >>> ei = np.array([[0, 1, 0], [1, 0, 0]])
+    >>> get_self_loop_attr(ei, np.array([0.2, 0.3, 0.5]), num_nodes=4).tolist()
+    [0.5, 0.0, 0.0, 0.0]
+    """
+    where = "get_self_loop_attr"
+    xp = edge_index_arg(where, edge_index)
+    n = num_nodes_arg(where, edge_index, num_nodes)
+    if edge_attr is not None:
+        edge_attr_arg(where, "edge_attr", edge_attr, int(edge_index.shape[1]))
+        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    last = last_self_loops(edge_index, n)
+    has = last > 0
+    if edge_attr is None:
+        return has.astype(np.float32)
+    out = xp.zeros((n,) + tuple(edge_attr.shape[1:]), dtype=edge_attr.dtype)
+    out[has] = edge_attr[last[has] - 1]
+    return out
 
 
 def _check_fill(where: str, fill_value: Any) -> None:

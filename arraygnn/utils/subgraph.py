@@ -1,4 +1,5 @@
-"""PyG's ``subgraph`` and ``k_hop_subgraph``: the edges among a set of nodes.
+"""PyG's ``subgraph``, ``bipartite_subgraph`` and ``k_hop_subgraph``: the edges among a set
+of nodes.
 
 >>> import numpy as np
 >>> ei = np.array([[0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2]])
@@ -28,7 +29,7 @@ from arraygnn.utils._checks import (
     same_device,
 )
 
-__all__ = ["subgraph", "k_hop_subgraph"]
+__all__ = ["subgraph", "bipartite_subgraph", "k_hop_subgraph"]
 
 
 def subgraph(
@@ -92,6 +93,104 @@ def subgraph(
     attr = None if edge_attr is None else edge_attr[edge_mask]
     if relabel_nodes:
         out = _relabel(xp, out, subset, n)
+    if return_edge_mask:
+        return out, attr, edge_mask
+    return out, attr
+
+
+def _side_mask(
+    where: str, name: str, subset: Any, ids: Any, ids_name: str, size: int | None, xp: Any
+) -> tuple[Any, Any, int]:
+    """``(node_mask, subset as ids, node count)`` of one side of a bipartite subset:
+    ``subset`` ids (array or list) or a boolean mask; ``ids`` that side of ``edge_index``."""
+    subset = ids_from_python(where, name, subset, xp)
+    same_device(where, **{name: subset}, edge_index=ids)
+    if subset.dtype == np.bool_:
+        if subset.ndim != 1:
+            raise ValueError(
+                f"{where}: {name} as a mask must be one-dimensional, got shape "
+                f"{tuple(subset.shape)}"
+            )
+        n = int(subset.shape[0])
+        if size is not None and size != n:
+            raise ValueError(f"{where}: {name} is a mask of {n} nodes but size gives {size}")
+        check_ids(where, ids_name, ids, n)
+        return subset, xp.nonzero(subset)[0], n
+    check_int_array(where, name, subset)
+    if subset.ndim != 1:
+        raise ValueError(
+            f"{where}: {name} must be one-dimensional, got shape {tuple(subset.shape)}"
+        )
+    if size is None:
+        check_ids(where, ids_name, ids, None)
+        n = int(ids.max()) + 1 if ids.shape[0] else 0
+    else:
+        n = size
+        check_ids(where, ids_name, ids, n)
+    check_ids(where, name, subset, n)
+    node_mask = xp.zeros(n, dtype=bool)
+    node_mask[subset] = True
+    return node_mask, subset, n
+
+
+def bipartite_subgraph(
+    subset: Any,
+    edge_index: Any,
+    edge_attr: Any = None,
+    relabel_nodes: bool = False,
+    size: tuple[int, int] | None = None,
+    return_edge_mask: bool = False,
+) -> tuple[Any, ...]:
+    """The edges of a bipartite ``edge_index`` [2, E] from a node of ``subset[0]`` to a node
+    of ``subset[1]``, in order.
+
+    ``subset``: a pair ``(src_subset, dst_subset)``, each node ids (an integer array or a
+    list) or a boolean node mask. ``size``: ``(num_src_nodes, num_dst_nodes)``; a side given
+    as ids defaults to ``edge_index[i].max() + 1`` (PyG's rule; 0 without edges, where PyG
+    raises), a side given as a mask has the mask's length (``size[i]``, if given, must equal
+    it). ``relabel_nodes=True`` renumbers each kept source (target) by its position in
+    ``src_subset`` (``dst_subset``; for a mask: among its ``True`` nodes). ``edge_attr``
+    [E, ...] is filtered alike. Returns ``(edge_index, edge_attr)`` or, with
+    ``return_edge_mask=True``, ``(edge_index, edge_attr, edge_mask [E] bool)``. Ids keep
+    their dtype.
+
+    >>> import numpy as np
+    >>> ei = np.array([[0, 5, 2, 3, 3, 4, 4, 3, 5, 5, 6], [0, 0, 3, 2, 0, 0, 2, 1, 2, 3, 1]])
+    >>> sub_ei, _ = bipartite_subgraph(([2, 3, 5], [2, 3]), ei)
+    >>> sub_ei.tolist()
+    [[2, 3, 5, 5], [3, 2, 2, 3]]
+    >>> bipartite_subgraph(([2, 3, 5], [2, 3]), ei, relabel_nodes=True)[0].tolist()
+    [[0, 1, 2, 2], [1, 0, 0, 1]]
+    """
+    where = "bipartite_subgraph"
+    xp = edge_index_arg(where, edge_index)
+    relabel_nodes = bool_arg(where, "relabel_nodes", relabel_nodes)
+    return_edge_mask = bool_arg(where, "return_edge_mask", return_edge_mask)
+    if not isinstance(subset, (tuple, list)) or len(subset) != 2:
+        raise TypeError(
+            f"{where}: subset must be a pair (src_subset, dst_subset), got {type(subset).__name__}"
+        )
+    if size is None:
+        sizes: tuple[int | None, int | None] = (None, None)
+    elif isinstance(size, (tuple, list)) and len(size) == 2:
+        sizes = (check_size(f"{where}: size[0]", size[0]), check_size(f"{where}: size[1]", size[1]))
+    else:
+        raise TypeError(f"{where}: size must be None or a pair (num_src_nodes, num_dst_nodes)")
+    src_mask, src_ids, n_src = _side_mask(
+        where, "subset[0]", subset[0], edge_index[0], "edge_index[0]", sizes[0], xp
+    )
+    dst_mask, dst_ids, n_dst = _side_mask(
+        where, "subset[1]", subset[1], edge_index[1], "edge_index[1]", sizes[1], xp
+    )
+    num_edges = int(edge_index.shape[1])
+    if edge_attr is not None:
+        edge_attr_arg(where, "edge_attr", edge_attr, num_edges)
+        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    edge_mask = src_mask[edge_index[0]] & dst_mask[edge_index[1]]
+    out = edge_index[:, edge_mask]
+    attr = None if edge_attr is None else edge_attr[edge_mask]
+    if relabel_nodes:
+        out = xp.stack([_relabel(xp, out[0], src_ids, n_src), _relabel(xp, out[1], dst_ids, n_dst)])
     if return_edge_mask:
         return out, attr, edge_mask
     return out, attr
