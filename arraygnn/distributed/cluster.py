@@ -4,9 +4,9 @@ Any ``dask.distributed.Client`` works with arraygnn; this is only a convenience
 that binds to 127.0.0.1 and uses processes (one thread each), like a real
 multi-machine cluster would.
 
->>> from arraygnn.distributed import local_cluster   # doctest: +SKIP
+>>> from arraygnn.distributed.cluster import local_cluster, worker_addresses  # doctest: +SKIP
 >>> with local_cluster(n_workers=2) as client:       # doctest: +SKIP
-...     print(len(client.scheduler_info()["workers"]))
+...     print(len(worker_addresses(client)))
 2
 """
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, torch_hint
-from arraygnn.ops._common import check_size
+from arraygnn.ops._common import check_size, kernel_index
 
 
 class _Missing:
@@ -186,3 +186,26 @@ def ids_from_python(where: str, name: str, value: Any, xp: ModuleType) -> Any:
         return xp.asarray(arr.astype(np.int64))
     check_array_arg(where, name, value)
     return value
+
+
+def batch_counts(
+    where: str, xp: ModuleType, batch: Any, num_rows: int, batch_size: Any, empty: int
+) -> Any:
+    """The row count of each graph ``[B]`` of a checked, sorted ``batch`` vector
+    ([num_rows] graph ids); ``B`` is ``batch_size``, else ``batch.max() + 1`` (``empty``
+    for an empty ``batch``)."""
+    check_int_array(where, "batch", batch)
+    if batch.ndim != 1 or batch.shape[0] != num_rows:
+        raise ValueError(
+            f"{where}: batch must have shape ({num_rows},), one graph id per row, got "
+            f"{tuple(batch.shape)}"
+        )
+    if batch_size is None:
+        check_ids(where, "batch", batch, None)
+        size = int(batch.max()) + 1 if num_rows else empty
+    else:
+        size = check_size(f"{where}: batch_size", batch_size)
+        check_ids(where, "batch", batch, size)
+    if num_rows > 1 and not bool((batch[1:] >= batch[:-1]).all()):
+        raise ValueError(f"{where}: batch must be sorted (non-decreasing), PyG's layout")
+    return xp.bincount(kernel_index(xp, batch), minlength=size)[:size]

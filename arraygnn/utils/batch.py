@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.ops._common import check_size, kernel_index
+from arraygnn.ops._common import kernel_index
 from arraygnn.utils._checks import (
+    batch_counts,
     check_array_arg,
     check_ids,
     check_int_array,
@@ -34,21 +35,7 @@ __all__ = ["unbatch", "unbatch_edge_index"]
 
 def _graph_sizes(where: str, xp: Any, batch: Any, num_rows: int, batch_size: Any) -> Any:
     """The node count of each graph [B] of a checked, sorted ``batch`` ([num_rows])."""
-    check_int_array(where, "batch", batch)
-    if batch.ndim != 1 or batch.shape[0] != num_rows:
-        raise ValueError(
-            f"{where}: batch must have shape ({num_rows},), one graph id per entry, got "
-            f"{tuple(batch.shape)}"
-        )
-    if batch_size is None:
-        check_ids(where, "batch", batch, None)
-        size = int(batch.max()) + 1 if num_rows else 0
-    else:
-        size = check_size(f"{where}: batch_size", batch_size)
-        check_ids(where, "batch", batch, size)
-    if num_rows > 1 and not bool((batch[1:] >= batch[:-1]).all()):
-        raise ValueError(f"{where}: batch must be sorted (non-decreasing), PyG's layout")
-    return xp.bincount(kernel_index(xp, batch), minlength=size)[:size]
+    return batch_counts(where, xp, batch, num_rows, batch_size, empty=0)
 
 
 def _split(xp: Any, fresh: Any, counts: Any, axis: int) -> list[Any]:

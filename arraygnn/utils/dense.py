@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import is_array, repeat_counts
-from arraygnn.ops._common import check_size, kernel_index
+from arraygnn.ops._common import check_size
 from arraygnn.utils._checks import (
+    batch_counts,
     check_array_arg,
     check_bool_array,
     check_ids,
@@ -44,23 +45,9 @@ def _batch_layout(
     where: str, xp: Any, batch: Any, num_rows: int, batch_size: Any
 ) -> tuple[int, Any, Any]:
     """``(B, counts [B], starts [B])`` of a checked, sorted ``batch`` vector ([num_rows])."""
-    check_int_array(where, "batch", batch)
-    if batch.ndim != 1 or batch.shape[0] != num_rows:
-        raise ValueError(
-            f"{where}: batch must have shape ({num_rows},), one graph id per node, got "
-            f"{tuple(batch.shape)}"
-        )
-    if batch_size is None:
-        check_ids(where, "batch", batch, None)
-        size = int(batch.max()) + 1 if num_rows else 1
-    else:
-        size = check_size(f"{where}: batch_size", batch_size)
-        check_ids(where, "batch", batch, size)
-    if num_rows > 1 and not bool((batch[1:] >= batch[:-1]).all()):
-        raise ValueError(f"{where}: batch must be sorted (non-decreasing), PyG's layout")
-    counts = xp.bincount(kernel_index(xp, batch), minlength=size)[:size]
+    counts = batch_counts(where, xp, batch, num_rows, batch_size, empty=1)
     starts = xp.cumsum(counts) - counts
-    return size, counts, starts
+    return int(counts.shape[0]), counts, starts
 
 
 def _max_nodes(where: str, counts: Any, max_num_nodes: Any) -> int:
