@@ -51,3 +51,26 @@ class FakeBlock:
 
     def number_of_dst_nodes(self):
         return self._nd
+
+
+def dgl_typed_linear(torch, fin, fout, num_types, regularizer=None, num_bases=None):
+    """A torch module with DGL ``TypedLinear``'s attributes and parameter names (DGL does
+    not install here): ``W`` (and ``coeff`` for ``'basis'``), random values."""
+
+    class TypedLinear(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.in_size, self.out_size, self.num_types = fin, fout, num_types
+            self.regularizer = regularizer
+            if regularizer is None:
+                self.W = torch.nn.Parameter(torch.randn(num_types, fin, fout))
+            elif regularizer == "basis":
+                self.num_bases = num_bases
+                self.W = torch.nn.Parameter(torch.randn(num_bases, fin, fout))
+                self.coeff = torch.nn.Parameter(torch.randn(num_types, num_bases))
+            else:
+                self.num_bases = num_bases
+                size = num_bases * (fin // num_bases) * (fout // num_bases)
+                self.W = torch.nn.Parameter(torch.randn(num_types, size))
+
+    return TypedLinear()

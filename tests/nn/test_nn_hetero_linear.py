@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _nn_cases import dgl_typed_linear
 
 import arraygnn.nn as agnn
 
@@ -126,25 +127,9 @@ def _dgl_typed_linear(torch_module, x, x_type, sorted_by_type=False):
 def test_typed_linear_matches_dgl_forward(regularizer):
     torch = pytest.importorskip("torch")
 
-    class TypedLinear(torch.nn.Module):  # DGL's attributes and parameter names
-        def __init__(self, fin, fout, num_types, regularizer, num_bases):
-            super().__init__()
-            self.in_size, self.out_size, self.num_types = fin, fout, num_types
-            self.regularizer = regularizer
-            if regularizer is None:
-                self.W = torch.nn.Parameter(torch.randn(num_types, fin, fout))
-            elif regularizer == "basis":
-                self.num_bases = num_bases
-                self.W = torch.nn.Parameter(torch.randn(num_bases, fin, fout))
-                self.coeff = torch.nn.Parameter(torch.randn(num_types, num_bases))
-            else:
-                self.num_bases = num_bases
-                size = num_bases * (fin // num_bases) * (fout // num_bases)
-                self.W = torch.nn.Parameter(torch.randn(num_types, size))
-
     torch.manual_seed(3)
     rng = np.random.default_rng(3)
-    module = TypedLinear(8, 6, 4, regularizer, 2)
+    module = dgl_typed_linear(torch, 8, 6, 4, regularizer, 2)
     lin = agnn.from_dgl(module)
     x = rng.standard_normal((25, 8)).astype(np.float32)
     x_type = rng.integers(0, 4, 25).astype(np.int32)

@@ -16,17 +16,6 @@ import arraygnn.nn as agnn
 from arraygnn.nn.relation_groups import relation_csr, relation_rows
 
 
-@pytest.fixture(params=["fused", "rows"])
-def path(request, monkeypatch):
-    import arraygnn.nn.rgcn_conv as rgcn
-
-    if request.param == "fused":
-        monkeypatch.setattr(rgcn, "FUSED_MAX_WEIGHTS", 1 << 40)
-    else:
-        monkeypatch.setattr(rgcn, "FUSED", False)
-    return request.param
-
-
 def _typed(rng, n, num_rel, index_dtype=np.int64, num_edges=None):
     ei = random_graph(rng, n, num_edges=num_edges, index_dtype=index_dtype)
     return ei, rng.integers(0, num_rel, ei.shape[1]).astype(index_dtype)

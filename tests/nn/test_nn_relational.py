@@ -13,26 +13,13 @@ import warnings
 
 import numpy as np
 import pytest
-from _nn_cases import TOL, random_graph, rel_err
+from _nn_cases import TOL, dgl_typed_linear, random_graph, rel_err
 
 import arraygnn
 import arraygnn.nn as agnn
 from arraygnn.nn.rgcn_conv import relation_rows
 
 DTYPES = [np.float32, np.float64]
-
-
-@pytest.fixture(params=["fused", "rows"])
-def path(request, monkeypatch):
-    """Run an RGCN test through the fused typed SpMM (every weight shape admitted) and
-    through the grouped rows + BLAS path."""
-    import arraygnn.nn.rgcn_conv as rgcn
-
-    if request.param == "fused":
-        monkeypatch.setattr(rgcn, "FUSED_MAX_WEIGHTS", 1 << 40)
-    else:
-        monkeypatch.setattr(rgcn, "FUSED", False)
-    return request.param
 
 
 def _typed_graph(rng, n, num_rel, index_dtype=np.int64, num_edges=None):
@@ -309,26 +296,10 @@ def test_rel_graph_conv_from_dgl_stand_in(path):
     """``from_dgl`` on a torch module with DGL RelGraphConv's attributes and names."""
     torch = pytest.importorskip("torch")
 
-    class TypedLinear(torch.nn.Module):
-        def __init__(self, fin, fout, num_types, regularizer, num_bases):
-            super().__init__()
-            self.in_size, self.out_size, self.num_types = fin, fout, num_types
-            self.regularizer = regularizer
-            if regularizer is None:
-                self.W = torch.nn.Parameter(torch.randn(num_types, fin, fout))
-            elif regularizer == "basis":
-                self.num_bases = num_bases
-                self.W = torch.nn.Parameter(torch.randn(num_bases, fin, fout))
-                self.coeff = torch.nn.Parameter(torch.randn(num_types, num_bases))
-            else:
-                self.num_bases = num_bases
-                size = num_bases * (fin // num_bases) * (fout // num_bases)
-                self.W = torch.nn.Parameter(torch.randn(num_types, size))
-
     class RelGraphConv(torch.nn.Module):
         def __init__(self, fin, fout, num_rels, regularizer=None, num_bases=None, ln=False):
             super().__init__()
-            self.linear_r = TypedLinear(fin, fout, num_rels, regularizer, num_bases)
+            self.linear_r = dgl_typed_linear(torch, fin, fout, num_rels, regularizer, num_bases)
             self.bias, self.self_loop, self.layer_norm = True, True, ln
             self.activation = torch.relu
             self.h_bias = torch.nn.Parameter(torch.randn(fout))
