@@ -77,7 +77,8 @@ class NeighborLoader:
         exclude_keys: array attributes left out of the batches.
 
     Seeds repeated in one batch keep their positions among the first ``batch_size`` nodes
-    (``n_id`` repeats them); their neighbourhood is sampled once, for the first copy.
+    (``n_id`` repeats them): their neighbourhood is sampled once and every copy gets its
+    edges (``e_id`` repeats those), so each of those rows is that seed's output.
     ``len(loader)`` is the number of batches per epoch. NumPy arrays are sampled on the
     CPU, CuPy arrays on their GPU (the batches stay there).
     """
@@ -156,15 +157,18 @@ class NeighborLoader:
         }
         xp = self.graph._xp()
         self.input_nodes = self._input_nodes(where, input_nodes, xp)
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(seed)  # epochs' orders
+        # the sampling stream: its own seed drawn from the first (not the same stream)
+        self._sample_seed = int(self._rng.integers(2**63 - 1))
         self._sample_rng: Any = None
-        self._seed = seed
 
     def _input_nodes(self, where: str, input_nodes: Any, xp: Any) -> Any:
         n = self.num_nodes
         if input_nodes is None:
             return xp.arange(n, dtype=np.int64)
         nodes = xp.asarray(input_nodes)
+        if nodes.size == 0 and nodes.dtype.kind == "f":  # [] reads as float64
+            nodes = nodes.astype(np.int64)
         if nodes.dtype == bool:
             if nodes.ndim != 1 or int(nodes.shape[0]) != n:
                 raise ValueError(
@@ -208,7 +212,7 @@ class NeighborLoader:
         g = self.graph
         xp = g._xp()
         if self._sample_rng is None:
-            self._sample_rng = _rng(g, self._seed)
+            self._sample_rng = _rng(g, self._sample_seed)
         seeds = self.input_nodes[positions]
         local = xp.full(self.num_nodes, -1, dtype=np.int64)  # global id -> batch position
         first = _first_occurrences(xp, seeds)
@@ -228,13 +232,18 @@ class NeighborLoader:
             )  # fmt: skip
             src, dst = sampled.edges()
             eid = sampled.edata[EID]
+            col = local[dst]
+            if not rows and int(first.shape[0]) < int(seeds.shape[0]):
+                # a seed listed twice: its later copies get the first copy's edges too,
+                # so every one of the first batch_size rows is that seed's output
+                src, col, eid = _edges_for_copies(xp, local[seeds], src, col, eid)
             new_src = src[local[src] < 0]
             fresh = new_src[_first_occurrences(xp, new_src)]  # in order of first appearance
             local[fresh] = xp.arange(count, count + int(fresh.shape[0]))
             count += int(fresh.shape[0])
             nodes.append(fresh)
             rows.append(local[src])
-            cols.append(local[dst])
+            cols.append(col)
             eids.append(eid)
             num_sampled_nodes.append(int(fresh.shape[0]))
             num_sampled_edges.append(int(eid.shape[0]))
@@ -264,6 +273,31 @@ class NeighborLoader:
             f"NeighborLoader(num_neighbors={self.num_neighbors}, batch_size={self.batch_size}, "
             f"num_input_nodes={int(self.input_nodes.shape[0])})"
         )
+
+
+def _edges_for_copies(xp: Any, first_of: Any, src: Any, col: Any, eid: Any) -> tuple[Any, Any, Any]:
+    """The first hop's edges plus, for every later copy ``p`` of a repeated seed (whose first
+    copy is at position ``first_of[p]``), a copy of each edge into ``first_of[p]`` with
+    ``p`` as its target. ``col`` holds the edges' target positions."""
+    from arraygnn._namespace import repeat_counts
+
+    copies = xp.flatnonzero(first_of != xp.arange(first_of.shape[0]))
+    order = xp.argsort(col, kind="stable")
+    by_col = col[order]
+    lo = xp.searchsorted(by_col, first_of[copies], side="left")
+    counts = xp.searchsorted(by_col, first_of[copies], side="right") - lo
+    total = int(counts.sum())
+    if total == 0:
+        return src, col, eid
+    starts = repeat_counts(xp, lo, counts)
+    offsets = xp.arange(total) - repeat_counts(xp, xp.cumsum(counts) - counts, counts)
+    picked = order[starts + offsets]
+    new_col = repeat_counts(xp, copies, counts).astype(col.dtype)
+    return (
+        xp.concatenate([src, src[picked]]),
+        xp.concatenate([col, new_col]),
+        xp.concatenate([eid, eid[picked]]),
+    )
 
 
 def _first_occurrences(xp: Any, ids: Any) -> Any:

@@ -72,7 +72,8 @@ def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, r
     if xp is np:  # O(fanout) per seed (Floyd), not a sort of every in-edge
         from arraygnn.kernels.cpu.sampling import sample_without_replacement
 
-        return sample_without_replacement(indptr, perm, seeds, fanout, int(rng.integers(2**63 - 1)))
+        seed = int(rng.integers(2**32))  # Numba's generator keeps 32 bits of a seed
+        return sample_without_replacement(indptr, perm, seeds, fanout, seed)
     total = int(deg.sum())
     seg = repeat_counts(xp, xp.arange(seeds.shape[0]), deg)
     seg_start = xp.cumsum(deg) - deg
@@ -321,7 +322,7 @@ class NodeDataLoader:
         self._typed = isinstance(indices, Mapping)
         self._types: list[Any] = []
         self._ids: list[Any] = []
-        for t in sorted(given):
+        for t in [t for t in g.ntypes if t in given]:
             g._ntype(t, "dst")
             ids = _ids_for(g, given[t], g._num_dst[t], f"{where}: seed nodes of type {t!r}")
             self._types.append(t)
@@ -339,11 +340,10 @@ class NodeDataLoader:
         bounds = np.cumsum([0] + self._counts)
         xp = self.g._xp()
         for start in range(0, stop, self.batch_size):
-            chunk = np.sort(order[start : start + self.batch_size]) if self._typed else None
+            chunk = order[start : start + self.batch_size]
             if not self._typed:
-                picked = order[start : start + self.batch_size]
-                seeds: Any = self._ids[0][xp.asarray(picked)]
-            else:  # positions in the concatenation of the types' ids, type order kept
+                seeds: Any = self._ids[0][xp.asarray(chunk)]
+            else:  # positions in the concatenation of the types' ids; the drawn order kept
                 seeds = {}
                 for i, t in enumerate(self._types):
                     inside = chunk[(chunk >= bounds[i]) & (chunk < bounds[i + 1])] - bounds[i]

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.hetero_conv import _ModuleDict
 from arraygnn.nn.linear import Linear, _check_features, _rng, glorot
@@ -33,8 +33,11 @@ __all__ = ["HeteroLinear", "HeteroDictLinear", "check_types", "typed_product"]
 
 def check_types(where: str, types: Any, num_rows: int, num_types: int, xp: Any) -> Any:
     """The type vector checked (integers in ``[0, num_types)``, one per row) and on ``xp``."""
-    if not hasattr(types, "dtype") or types.dtype.kind not in "iu":
-        raise TypeError(f"{where}: the type vector must be an integer array, got {types!r:.60}")
+    if not is_array(types) or types.dtype.kind not in "iu":
+        raise TypeError(
+            f"{where}: the type vector must be a NumPy or CuPy integer array, got "
+            f"{type(types).__name__}{torch_hint(types)}"
+        )
     check_index(f"{where}: type vector", types, num_types)
     if tuple(types.shape) != (num_rows,):
         raise ValueError(
@@ -133,7 +136,8 @@ class HeteroDictLinear(Module):
         types: the types (required with an int ``in_channels``).
         bias: biases.
 
-    Call as ``lin(x_dict)``; types without a layer are left out of the result, as PyG.
+    Call as ``lin(x_dict)``; the result lists the layers' types present in ``x_dict``, in the
+    layers' order (types without a layer are left out), as PyG.
     Names (PyG): ``lins.<type>.weight`` ``(out, in)``, ``lins.<type>.bias``.
 
     >>> import numpy as np
@@ -157,12 +161,12 @@ class HeteroDictLinear(Module):
     ) -> None:
         layer = "HeteroDictLinear"
         if isinstance(in_channels, Mapping):
-            if types is None:
-                types = list(in_channels)
-            missing = [t for t in types if t not in in_channels]
-            if missing:
-                raise ValueError(f"{layer}: in_channels has no size for types {missing}")
-            sizes = {t: in_channels[t] for t in types}
+            if types is not None and set(types) != set(in_channels):
+                raise ValueError(
+                    f"{layer}: types {list(types)} do not match the keys of in_channels "
+                    f"{list(in_channels)} (as PyG)"
+                )
+            sizes = dict(in_channels)
         else:
             if types is None:
                 raise ValueError(f"{layer}: types is required when in_channels is an int")
@@ -193,7 +197,8 @@ class HeteroDictLinear(Module):
     def __call__(self, x_dict: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(x_dict, Mapping):
             raise TypeError(f"HeteroDictLinear: x_dict must be a dict, got {type(x_dict)}")
-        return {t: self.lins._items[t](x) for t, x in x_dict.items() if t in self.lins._items}
+        # PyG's order: the layers' types, those present in x_dict
+        return {t: lin(x_dict[t]) for t, lin in self.lins._items.items() if t in x_dict}
 
     def extra_repr(self) -> str:
         return f"types={self.types}, out_channels={self.out_channels}"

@@ -56,7 +56,8 @@ class NNConv(Module):
         in_channels: input size, or ``(src, dst)`` sizes.
         out_channels: output size.
         nn: an arraygnn module (``MLP``, ``Sequential``, ``Linear``, ...) mapping edge
-            features ``(E, D)`` to ``(E, in_src * out)``.
+            features ``(E, D)`` to ``(E, in_src * out)``, each edge's row on its own (as
+            PyG and DGL assume: it runs on chunks of edges, in any order).
         aggr: ``'add'`` (PyG's default) / ``'sum'``, ``'mean'`` (DGL's default), ``'max'``,
             ``'min'`` over each target's messages ``x_j h(e_ji)`` (a target without edges: 0).
         root_weight: add ``lin(x_i)`` (PyG's ``lin``, DGL's ``res_fc`` Linear);
@@ -187,7 +188,9 @@ class NNConv(Module):
         if last.bias is not None:
             coef = xp.concatenate([coef, last.bias.reshape(n_in, 1, n_out)], axis=1)
         depth = int(coef.shape[1])
-        coef = xp.ascontiguousarray(coef.reshape(n_in, depth * n_out))
+        # Q in the dtype the direct path's products would have (edge features included)
+        coef_dtype = np.result_type(coef.dtype, inp.x_src.dtype, edge_attr.dtype)
+        coef = xp.ascontiguousarray(coef.reshape(n_in, depth * n_out), dtype=coef_dtype)
         src = rows_of_slots(xp, by_src.indptr).astype(by_src.index_dtype, copy=False)
         dtype = np.result_type(inp.x_src.dtype, coef.dtype)
         messages = None

@@ -381,8 +381,16 @@ def group_relations(
     if known is not None and sizes is not None and sizes != known:
         raise ValueError(f"{where}: num_nodes={sizes} but the edges connect {known}")
     n_src, n_dst = known if known is not None else sizes
+    from arraygnn.ops.csr import CSR
+
     csr, rel = relation_csr(edges, edge_type, num_relations, n_src, n_dst)
     xp = get_namespace(csr.indptr)
-    etype = xp.asarray(edge_type).astype(csr.index_dtype)  # a copy: the caller's stays theirs
-    _freeze(etype)
+    # copies: the edge list in the CSR may be the caller's own array (same dtype), and the
+    # groups outlive this call (the caller's later changes must not reach them)
+    src, dst = csr.src.copy(), csr.dst.copy()
+    etype = xp.asarray(edge_type).astype(csr.index_dtype)
+    _freeze(src, dst, etype)
+    csr = CSR._trusted(
+        csr.indptr, csr.indices, csr.perm, src, dst, csr.num_src_nodes, csr.num_dst_nodes
+    )
     return RelationGroups(csr, rel, etype, num_relations, graph)

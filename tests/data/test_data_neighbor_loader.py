@@ -59,10 +59,7 @@ def _check_batch(data, batch, fanouts, seeds):
         counts = np.bincount(cols, minlength=len(n_id))
         in_deg = np.bincount(ei[1], minlength=data.num_nodes)[n_id]
         expected = in_deg if k < 0 else np.minimum(in_deg, k)
-        hop_nodes = np.arange(first_new, node_start[h + 1])
-        if h == 0:  # repeated seeds: the first copy is sampled
-            _, first = np.unique(n_id[:bs], return_index=True)
-            hop_nodes = np.sort(first)
+        hop_nodes = np.arange(first_new, node_start[h + 1])  # every copy of a repeated seed
         np.testing.assert_array_equal(counts[hop_nodes], expected[hop_nodes])
         # new nodes of this hop are exactly the sources not seen before
         srcs = batch.edge_index[0, edge_start[h] : edge_start[h + 1]]
@@ -113,12 +110,25 @@ def test_neighbor_loader_seeds_reproducibility_and_edge_cases():
     a = [b.e_id for b in NeighborLoader(data, [2, 2], batch_size=20, seed=5, node_attrs=["x", "y"])]
     b = [b.e_id for b in NeighborLoader(data, [2, 2], batch_size=20, seed=5, node_attrs=["x", "y"])]
     assert all(np.array_equal(p, q) for p, q in zip(a, b))
-    # repeated seeds keep their places; their neighbourhood is sampled once
-    loader = NeighborLoader(data, [2], input_nodes=np.array([5, 5, 6]), batch_size=3,
+    # repeated seeds keep their places; every copy gets the (once sampled) in-edges
+    loader = NeighborLoader(data, [2, 2], input_nodes=np.array([5, 5, 6, 5]), batch_size=4,
                             node_attrs=["x", "y"])  # fmt: skip
     batch = next(iter(loader))
-    assert batch.n_id[:3].tolist() == [5, 5, 6]
-    _check_batch(data, batch, [2], [5, 5, 6])
+    assert batch.n_id[:4].tolist() == [5, 5, 6, 5]
+    _check_batch(data, batch, [2, 2], [5, 5, 6, 5])
+    first_hop = batch.edge_index[:, : batch.num_sampled_edges[0]]
+    into = [sorted(batch.e_id[: batch.num_sampled_edges[0]][first_hop[1] == p]) for p in range(4)]
+    assert into[0] == into[1] == into[3] and len(into[0]) == 2
+    conv = agnn.SAGEConv(4, 3, rng=0)
+    full = conv(data.x, data.edge_index)
+    rows = conv(batch.x, batch.edge_index)[:4]
+    whole = NeighborLoader(data, [-1], input_nodes=np.array([5, 5, 6, 5]), batch_size=4,
+                           node_attrs=["x", "y"])  # fmt: skip
+    b = next(iter(whole))
+    np.testing.assert_allclose(conv(b.x, b.edge_index)[:4], full[[5, 5, 6, 5]], rtol=1e-5)
+    assert rows.shape == (4, 3)
+    # an empty list of seeds
+    assert len(NeighborLoader(data, [2], input_nodes=[], node_attrs=["x", "y"])) == 0
     # drop_last, no hops, a graph without edges, an isolated seed
     assert len(NeighborLoader(data, [1], batch_size=25, drop_last=True, node_attrs=["x", "y"])) == 2
     batch = next(iter(NeighborLoader(data, [], batch_size=4, node_attrs=["x", "y"])))

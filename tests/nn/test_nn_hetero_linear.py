@@ -67,6 +67,9 @@ def test_hetero_linear_paths_agree_and_bad_input_is_named():
         lin(x, t[:5])
     with pytest.raises(TypeError, match="integer array"):
         lin(x, t.astype(np.float64))
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="integer array, got Tensor"):
+        lin(x, torch.from_numpy(t))
     with pytest.raises(ValueError, match="expected last dimension 4"):
         lin(x[:, :3], t)
     with pytest.raises(ValueError, match="is_sorted=True but the type vector is not sorted"):
@@ -98,8 +101,11 @@ def test_hetero_dict_linear_matches_pyg():
     assert sorted(same.state_dict()) == ["lins.a.weight", "lins.b.weight"]
     with pytest.raises(ValueError, match="types is required"):
         agnn.HeteroDictLinear(4, 2)
-    with pytest.raises(ValueError, match="no size for types"):
+    with pytest.raises(ValueError, match="do not match the keys of in_channels"):
         agnn.HeteroDictLinear({"a": 4}, 2, types=["a", "b"])
+    with pytest.raises(ValueError, match="do not match the keys of in_channels"):
+        agnn.HeteroDictLinear({"a": 4, "b": 3}, 2, types=["a"])  # PyG refuses it too
+    assert list(same({"b": np.ones((1, 4)), "a": np.ones((2, 4))})) == ["a", "b"]  # PyG order
     with pytest.raises(ValueError, match="without dots"):
         agnn.HeteroDictLinear(4, 2, types=["a.b"])
     with pytest.raises(TypeError, match="x_dict must be a dict"):

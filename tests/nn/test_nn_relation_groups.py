@@ -89,9 +89,10 @@ def test_groups_serve_norm_featureless_bipartite_blocks_and_empty(path):
     )
 
 
-def test_groups_hold_copies_and_leave_inputs_alone():
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])  # int32: the CSR's own dtype
+def test_groups_hold_copies_and_leave_inputs_alone(index_dtype, path):
     rng = np.random.default_rng(2)
-    ei, etype = _typed(rng, 20, 3)
+    ei, etype = _typed(rng, 20, 3, index_dtype)
     ei_before, etype_before = ei.copy(), etype.copy()
     groups = agnn.group_relations(ei, etype, 3, 20)
     np.testing.assert_array_equal(ei, ei_before)
@@ -99,9 +100,15 @@ def test_groups_hold_copies_and_leave_inputs_alone():
     conv = agnn.RGCNConv(8, 4, 3, rng=0)
     x = rng.standard_normal((20, 8)).astype(np.float32)
     expected = conv(x, ei, etype)
+    free = agnn.RGCNConv(20, 4, 3, rng=1)
+    expected_free = free(None, ei, etype)
     etype[:] = 0  # the caller reuses its arrays: the groups do not see it
     ei[0, :] = 0
+    ei[1] = (ei[1] + 1) % 20
     np.testing.assert_array_equal(conv(x, groups), expected)
+    np.testing.assert_array_equal(free(None, groups), expected_free)
+    for a in (groups.csr.src, groups.csr.dst):
+        assert not np.shares_memory(a, ei)
     for a in (groups.csr.indptr, groups.csr.indices, groups.rel, groups.edge_type):
         assert not a.flags.writeable
     with pytest.raises(ValueError):

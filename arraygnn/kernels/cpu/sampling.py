@@ -61,7 +61,8 @@ def sample_without_replacement(
     indptr: Any, perm: Any, seeds: Any, fanout: int, seed: int
 ) -> np.ndarray:
     """Edge ids (sorted) of ``min(fanout, deg)`` uniformly drawn in-edges per seed: seed
-    ``s``'s in-edges are ``perm[indptr[s]:indptr[s + 1]]`` (a destination CSR)."""
+    ``s``'s in-edges are ``perm[indptr[s]:indptr[s + 1]]`` (a destination CSR). ``seed``
+    seeds Numba's generator, which keeps 32 bits of it."""
     starts = indptr[seeds]
     counts = np.minimum(indptr[seeds + 1] - starts, fanout)
     out = np.empty(int(counts.sum()), dtype=perm.dtype)
