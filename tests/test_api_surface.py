@@ -132,6 +132,8 @@ PUBLIC = {
         "SGConv",
         "Sequential",
         "Set2Set",
+        "SortAggregation",
+        "SortPooling",
         "SumPooling",
         "TAGConv",
         "TransformerConv",

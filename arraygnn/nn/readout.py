@@ -346,6 +346,97 @@ class GlobalAttentionPooling(_GatedPooling):
         return f"gate_nn={self.gate_nn}, feat_nn={self.feat_nn}"
 
 
+def _sort_pool(x: Any, batch: Any, size: Any, ptr: Any, k: int, name: str, size_name: str) -> Any:
+    """Each graph's ``k`` rows of ``x`` [N, D] with the largest last feature, descending
+    (ties: row order), zero-padded: ``[B, k * D]``. One lexsort, no loop over graphs."""
+    batch, size, ptr = _segments(x, batch, size, ptr, name, size_name)
+    xp = get_namespace(x)
+    if x.ndim != 2:
+        raise ValueError(f"{name}: x must be (N, D), got shape {tuple(x.shape)}")
+    n, d = int(x.shape[0]), int(x.shape[1])
+    if ptr is not None:
+        graphs = int(ptr.shape[0] - 1)
+        graph = xp.searchsorted(ptr[1:], xp.arange(n), side="right")
+    else:
+        if batch.dtype.kind not in "iu":
+            raise TypeError(f"{name}: batch must hold integers, got {batch.dtype}")
+        if n and (int(batch.min()) < 0 or int(batch.max()) >= size):
+            raise ValueError(f"{name}: graph ids must lie in [0, {size}) (the number of graphs)")
+        graphs, graph = size, batch.astype(xp.int64)
+    out = xp.zeros((graphs, k, d), dtype=x.dtype)
+    if n == 0 or d == 0 or k == 0:
+        return out.reshape(graphs, k * d)
+    order = xp.lexsort(xp.stack([-x[:, -1], graph]))  # graph, then last feature descending
+    graph_sorted = graph[order]
+    counts = xp.bincount(graph_sorted, minlength=graphs)
+    starts = xp.cumsum(counts) - counts
+    rank = xp.arange(n) - starts[graph_sorted]
+    keep = rank < k
+    out[graph_sorted[keep], rank[keep]] = x[order[keep]]
+    return out.reshape(graphs, k * d)
+
+
+class SortAggregation:
+    """PyG's ``SortAggregation(k)`` (DGCNN's sort pooling): per graph, the ``k`` nodes with
+    the largest last feature, in descending order of it, concatenated; graphs with fewer
+    than ``k`` nodes are padded with zeros. Ties keep the node order (PyG's sort leaves
+    their order open).
+
+    Call as ``aggr(x, index=None, ptr=None, dim_size=None)`` (``index`` a graph id per row
+    with ``dim_size`` graphs, or ``ptr``; neither: one graph).
+
+    Shapes:
+        - input: ``(N, D)``
+        - output: ``(B, k * D)``
+
+    >>> import numpy as np
+    >>> x = np.array([[1.0, 0.5], [2.0, 3.0], [0.0, 1.0]])
+    >>> SortAggregation(2)(x, np.array([0, 0, 1]), dim_size=2).tolist()
+    [[2.0, 3.0, 1.0, 0.5], [0.0, 1.0, 0.0, 0.0]]
+    """
+
+    def __init__(self, k: int) -> None:
+        from arraygnn.nn._module import layer_size
+
+        self.k = layer_size("SortAggregation", "k", k, minimum=1)
+
+    def __call__(
+        self, x: Any, index: Any = None, ptr: Any = None, dim_size: int | None = None
+    ) -> Any:
+        return _sort_pool(x, index, dim_size, ptr, self.k, "SortAggregation", "dim_size")
+
+    def __repr__(self) -> str:
+        return f"SortAggregation(k={self.k})"
+
+
+class SortPooling:
+    """DGL's ``SortPooling(k)``: each node's features sorted ascending first, then per graph
+    the ``k`` nodes with the largest (last, so largest) feature, descending, zero-padded.
+    Call as ``pool(graph, feat)`` on a batched graph (or a ``Batch``).
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import graph
+    >>> g = graph((np.array([0]), np.array([1])), num_nodes=3)
+    >>> SortPooling(2)(g, np.array([[3.0, 1.0], [0.0, 5.0], [2.0, 2.0]])).tolist()
+    [[0.0, 5.0, 1.0, 3.0]]
+    """
+
+    def __init__(self, k: int) -> None:
+        from arraygnn.nn._module import layer_size
+
+        self.k = layer_size("SortPooling", "k", k, minimum=1)
+
+    def __call__(self, graph: Any, feat: Any) -> Any:
+        batch, ptr = _graph_segments(graph, feat, "SortPooling")
+        if not is_array(feat):
+            raise TypeError(f"SortPooling: feat must be a NumPy or CuPy array, got {type(feat)}")
+        feat = get_namespace(feat).sort(feat, axis=-1)
+        return _sort_pool(feat, batch, None, ptr, self.k, "SortPooling", "size")
+
+    def __repr__(self) -> str:
+        return f"SortPooling(k={self.k})"
+
+
 class Set2Set(Module):
     r"""Set2Set readout (Vinyals et al.): PyG's ``nn.aggr.Set2Set`` and DGL's ``Set2Set``.
 

@@ -58,7 +58,13 @@ from arraygnn.nn.linear import (
 )
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
-from arraygnn.nn.readout import AttentionalAggregation, GlobalAttentionPooling, Set2Set
+from arraygnn.nn.readout import (
+    AttentionalAggregation,
+    GlobalAttentionPooling,
+    Set2Set,
+    SortAggregation,
+    SortPooling,
+)
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv
@@ -603,6 +609,8 @@ def from_pyg(module: Any) -> Module:
     if kind == "EdgeConv":
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
         return EdgeConv(from_torch(module.nn), aggr=aggr)
+    if kind == "SortAggregation":
+        return SortAggregation(module.k)
     if kind == "HGTConv":
         lins = dict(module.kqv_lin.lins.items())
         sizes = {t: _lazy_sizes(kind, lin.in_channels, lin) for t, lin in lins.items()}
@@ -823,6 +831,8 @@ def from_dgl(module: Any) -> Module:
             ln = module.layer_norm_weight
             layer.layer_norm_weight.eps = float(ln.eps)
         return _load(layer, module, "dgl")
+    if kind == "SortPooling":
+        return SortPooling(module.k)
     if kind == "TypedLinear":
         layer = TypedLinear(
             module.in_size,

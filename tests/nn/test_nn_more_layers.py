@@ -160,3 +160,44 @@ def test_more_layers_bad_input_is_named():
         agnn.EdgeConv(agnn.Linear(8, 2, rng=0))((x, np.ones((3, 5), np.float32)), ei)
     with pytest.raises(TypeError, match="arraygnn.nn Module"):
         agnn.EdgeConv(lambda z: z)
+
+
+@pytest.mark.parametrize("k", [1, 3, 9])  # fewer / more nodes than k in some graphs
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sort_aggregation_matches_pyg(k, dtype):
+    from torch_geometric.nn.aggr import SortAggregation
+
+    rng = np.random.default_rng(6)
+    batch = np.sort(rng.integers(0, 5, 30))
+    batch[batch == 2] = 3  # graph 2 has no nodes
+    x = rng.standard_normal((30, 4)).astype(dtype)  # distinct values: no ties
+    ref = SortAggregation(k)
+    with torch.no_grad():
+        expected = ref(torch.from_numpy(x), torch.from_numpy(batch), dim_size=5).numpy()
+    ours = agnn.from_pyg(ref)
+    np.testing.assert_array_equal(ours(x, batch, dim_size=5), expected)
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(batch, minlength=5))])
+    np.testing.assert_array_equal(ours(x, ptr=ptr), expected)
+    assert ours(x[:0], batch[:0], dim_size=2).shape == (2, 4 * k)
+
+
+def test_sort_pooling_is_dgl_s():
+    """DGL's SortPooling: each node's features sorted, then its top-k nodes by the largest
+    feature, zero-padded (DGL's forward written out with torch)."""
+    rng = np.random.default_rng(7)
+    counts = [4, 1, 6]
+    from arraygnn.graph import batch as batch_graphs
+
+    g = batch_graphs([arraygnn.graph((np.array([0]), np.array([0])), num_nodes=c) for c in counts])
+    feat = rng.standard_normal((11, 3)).astype(np.float32)
+    out = agnn.SortPooling(3)(g, feat)
+    srt = np.sort(feat, axis=-1)
+    expected = []
+    for piece in np.split(srt, np.cumsum(counts)[:-1]):
+        top = piece[np.argsort(-piece[:, -1], kind="stable")][:3]
+        expected.append(np.concatenate([top, np.zeros((3 - len(top), 3), np.float32)]).ravel())
+    np.testing.assert_array_equal(out, np.stack(expected))
+    with pytest.raises(ValueError, match="k must be in"):
+        agnn.SortPooling(0)
+    with pytest.raises(ValueError, match=r"x must be \(N, D\)"):
+        agnn.SortAggregation(2)(np.ones(4))
