@@ -25,6 +25,7 @@ from arraygnn.nn.hgt_conv import HGTConv
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
+from arraygnn.nn.pool import SAGPooling, TopKPooling
 from arraygnn.nn.readout import (
     AttentionalAggregation,
     AvgPooling,
@@ -94,6 +95,8 @@ __all__ = [
     "AttentionalAggregation",
     "GlobalAttentionPooling",
     "Set2Set",
+    "TopKPooling",
+    "SAGPooling",
     "SortAggregation",
     "SortPooling",
     "from_pyg",

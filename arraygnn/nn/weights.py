@@ -58,6 +58,7 @@ from arraygnn.nn.linear import (
 )
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
+from arraygnn.nn.pool import SAGPooling, TopKPooling
 from arraygnn.nn.readout import (
     AttentionalAggregation,
     GlobalAttentionPooling,
@@ -609,6 +610,36 @@ def from_pyg(module: Any) -> Module:
     if kind == "EdgeConv":
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
         return EdgeConv(from_torch(module.nn), aggr=aggr)
+    if kind == "GraphConv":  # PyG's (Morris et al.): SAGE with a sum and a root weight
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
+        layer = SAGEConv(
+            _lazy_sizes(kind, module.in_channels, module.lin_rel, module.lin_root),
+            module.out_channels,
+            aggr,
+            bias=module.lin_rel.bias is not None,
+            dtype=dtype,
+        )
+        values = {
+            k.replace("lin_rel.", "lin_l.").replace("lin_root.", "lin_r."): v
+            for k, v in module.state_dict().items()
+        }
+        return layer.load_state_dict(values, format="pyg")
+    if kind in ("TopKPooling", "SAGPooling"):
+        select = module.select
+        act = _activation(select.act, f"from_pyg: {kind} nonlinearity")
+        common = dict(
+            ratio=module.ratio,
+            min_score=module.min_score,
+            multiplier=module.multiplier,
+            nonlinearity=act,
+            dtype=dtype,
+        )
+        if kind == "TopKPooling":
+            return _load(TopKPooling(module.in_channels, **common), module, "pyg")
+        layer = SAGPooling(module.in_channels, **common)
+        layer.gnn = from_pyg(module.gnn)  # converted with its own names (GraphConv's too)
+        _load(layer.select, select, "pyg")
+        return layer
     if kind == "SortAggregation":
         return SortAggregation(module.k)
     if kind == "HGTConv":

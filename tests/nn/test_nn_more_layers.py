@@ -201,3 +201,67 @@ def test_sort_pooling_is_dgl_s():
         agnn.SortPooling(0)
     with pytest.raises(ValueError, match=r"x must be \(N, D\)"):
         agnn.SortAggregation(2)(np.ones(4))
+
+
+POOLS = [
+    ("topk ratio", lambda: pyg_nn.TopKPooling(5, 0.5)),
+    ("topk count", lambda: pyg_nn.TopKPooling(5, 3)),
+    ("topk min_score", lambda: pyg_nn.TopKPooling(5, min_score=0.1, multiplier=2.0)),
+    ("sag default gnn", lambda: pyg_nn.SAGPooling(5, 0.6)),
+    ("sag min_score", lambda: pyg_nn.SAGPooling(5, min_score=0.05)),
+    ("sag gat", lambda: pyg_nn.SAGPooling(5, 0.5, GNN=pyg_nn.GATConv)),
+    ("sag sigmoid", lambda: pyg_nn.SAGPooling(5, 0.4, nonlinearity="sigmoid")),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name, make", POOLS, ids=[n for n, _ in POOLS])
+def test_topk_and_sag_pooling_match_pyg(name, make, dtype):
+    torch.manual_seed(8)
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((30, 5)).astype(dtype)
+    batch = np.sort(rng.integers(0, 4, 30))
+    batch[batch == 1] = 2  # graph 1 has no nodes
+    ei = rng.integers(0, 30, (2, 90))
+    ea = rng.standard_normal((90, 2)).astype(dtype)
+    module = make().to(getattr(torch, np.dtype(dtype).name))
+    with torch.no_grad():
+        ref = module(*(torch.from_numpy(a) for a in (x, ei, ea, batch)))
+    ours = agnn.from_pyg(module)
+    before = (x.copy(), ei.copy())
+    out = ours(x, ei, ea, batch)
+    for got, want, what in zip(
+        out, ref, ["x", "edge_index", "edge_attr", "batch", "perm", "score"]
+    ):
+        want = want.numpy()
+        assert got.shape == want.shape, what
+        if got.dtype.kind == "f":
+            assert rel_err(got, want) <= TOL[dtype] * 10, what
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=what)
+    np.testing.assert_array_equal(x, before[0])
+    np.testing.assert_array_equal(ei, before[1])
+    # no batch: one graph; 1-D attention input
+    one = ours(x, ei)
+    assert one[3].tolist() == [0] * len(one[4])
+
+
+def test_pooling_bad_input_and_pyg_graph_conv():
+    with pytest.raises(ValueError, match="ratio must be > 0"):
+        agnn.TopKPooling(4, ratio=0)
+    pool = agnn.TopKPooling(4, rng=0)
+    x = np.ones((3, 4), np.float32)
+    with pytest.raises(ValueError, match="edge_index has entry 3"):
+        pool(x, np.array([[0, 3], [1, 2]]))
+    with pytest.raises(ValueError, match=r"batch must have shape \(3,\)"):
+        pool(x, np.array([[0], [1]]), batch=np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match="expected last dimension 4"):
+        pool(np.ones((3, 5), np.float32), np.array([[0], [1]]))
+    # PyG's GraphConv (Morris et al.) converts into SAGEConv with a sum (no edge weights)
+    torch.manual_seed(9)
+    rng = np.random.default_rng(9)
+    xs = rng.standard_normal((12, 5)).astype(np.float32)
+    ei = random_graph(rng, 12)
+    for aggr in ("add", "mean", "max"):
+        module = pyg_nn.GraphConv(5, 3, aggr=aggr)
+        assert rel_err(agnn.from_pyg(module)(xs, ei), _run(module, xs, ei)) <= 1e-5
