@@ -94,9 +94,22 @@ class _TopKBase(Module):
     multiplier: float
     select: _SelectTopK
 
-    def _check(self, name: str, ratio: Any, min_score: Any) -> None:
+    def _setup(
+        self, name: str, in_channels: int, ratio: Any, min_score: Any, multiplier: float,
+        nonlinearity: Any,
+    ) -> None:  # fmt: skip
+        """The settings both poolings share, checked."""
+        self.in_channels = layer_size(name, "in_channels", in_channels, minimum=1)
         if min_score is None and (ratio is None or not ratio > 0):
             raise ValueError(f"{name}: ratio must be > 0 (or give min_score), got {ratio!r}")
+        self.ratio, self.min_score, self.multiplier = ratio, min_score, float(multiplier)
+        self.act = get_activation(nonlinearity)
+
+    @staticmethod
+    def _attention(x: Any, attn: Any) -> Any:
+        """What the score is computed from: ``attn`` (a column when 1-D), else ``x``."""
+        attn = x if attn is None else attn
+        return attn.reshape(-1, 1) if getattr(attn, "ndim", 2) == 1 else attn
 
     def _pool(
         self, name: str, x: Any, attn: Any, edge_index: Any, edge_attr: Any, batch: Any
@@ -158,17 +171,13 @@ class TopKPooling(_TopKBase):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        self.in_channels = layer_size("TopKPooling", "in_channels", in_channels, minimum=1)
-        self._check("TopKPooling", ratio, min_score)
-        self.ratio, self.min_score, self.multiplier = ratio, min_score, float(multiplier)
-        self.act = get_activation(nonlinearity)
+        self._setup("TopKPooling", in_channels, ratio, min_score, multiplier, nonlinearity)
         self.select = _SelectTopK(self.in_channels, dtype, _rng(rng))
 
     def __call__(
         self, x: Any, edge_index: Any, edge_attr: Any = None, batch: Any = None, attn: Any = None
     ) -> tuple[Any, ...]:
-        attn = x if attn is None else attn
-        attn = attn.reshape(-1, 1) if getattr(attn, "ndim", 2) == 1 else attn
+        attn = self._attention(x, attn)
         _check_features(attn, self.in_channels, "TopKPooling attn", self.select.weight)
         return self._pool("TopKPooling", x, attn, edge_index, edge_attr, batch)
 
@@ -208,10 +217,7 @@ class SAGPooling(_TopKBase):
     ) -> None:
         from arraygnn.nn.sage_conv import SAGEConv
 
-        self.in_channels = layer_size("SAGPooling", "in_channels", in_channels, minimum=1)
-        self._check("SAGPooling", ratio, min_score)
-        self.ratio, self.min_score, self.multiplier = ratio, min_score, float(multiplier)
-        self.act = get_activation(nonlinearity)
+        self._setup("SAGPooling", in_channels, ratio, min_score, multiplier, nonlinearity)
         gen = _rng(rng)
         if GNN is None:
             kwargs.setdefault("aggregator_type", "sum")
@@ -222,9 +228,7 @@ class SAGPooling(_TopKBase):
     def __call__(
         self, x: Any, edge_index: Any, edge_attr: Any = None, batch: Any = None, attn: Any = None
     ) -> tuple[Any, ...]:
-        attn = x if attn is None else attn
-        attn = attn.reshape(-1, 1) if getattr(attn, "ndim", 2) == 1 else attn
-        scores = self.gnn(attn, edge_index)
+        scores = self.gnn(self._attention(x, attn), edge_index)
         return self._pool("SAGPooling", x, scores.reshape(-1, 1), edge_index, edge_attr, batch)
 
     def extra_repr(self) -> str:
