@@ -37,7 +37,8 @@ class GCN2Conv(Module):
         theta, layer: ``beta = log(theta / layer + 1)``; both or neither (``beta = 1``).
         shared_weights: one weight for ``x`` and ``x_0`` (``weight1``), else ``weight2`` too.
         cached: keep the normalised graph after the first call.
-        add_self_loops, normalize: as PyG's ``GCNConv``.
+        add_self_loops, normalize: as PyG's ``GCN2Conv`` (self-loops are added only while
+            normalising: ``normalize=False`` ignores ``add_self_loops``).
 
     Call as ``conv(x, x_0, edge_index, edge_weight=None)``; ``x_0`` may have more rows than
     ``x`` (its first rows are used).
@@ -71,8 +72,6 @@ class GCN2Conv(Module):
         if (theta is None) != (layer is None):
             raise ValueError(f"{name}: give both theta and layer, or neither")
         self.beta = 1.0 if theta is None else math.log(theta / layer + 1)
-        if add_self_loops and not normalize:
-            raise ValueError(f"{name}: add_self_loops=True needs normalize=True (as PyG)")
         self.cached, self.add_self_loops, self.normalize = (
             bool(cached), bool(add_self_loops), bool(normalize),
         )  # fmt: skip

@@ -67,12 +67,23 @@ def topk(score: Any, ratio: float | int | None, batch: Any, min_score: float | N
     return order[rank < k].astype(np.int64)
 
 
-def filter_adj(edge_index: Any, edge_attr: Any, perm: Any, num_nodes: int) -> tuple[Any, Any]:
-    """The edges between kept nodes, renumbered by their position in ``perm`` (edge order
-    kept), and their attributes."""
+def filter_adj(
+    edge_index: Any,
+    edge_attr: Any,
+    node_index: Any,
+    cluster_index: Any = None,
+    num_nodes: int | None = None,
+) -> tuple[Any, Any]:
+    """PyG's ``filter_adj``: the edges between kept nodes (``node_index``), renumbered to
+    ``cluster_index`` (default: their position in ``node_index``), edge order kept, and
+    their attributes. ``num_nodes`` defaults to ``edge_index.max() + 1``, as PyG."""
     xp = get_namespace(edge_index)
+    if num_nodes is None:
+        num_nodes = int(edge_index.max()) + 1 if edge_index.size else 0
+    if cluster_index is None:
+        cluster_index = xp.arange(node_index.shape[0], dtype=np.int64)
     where = xp.full(num_nodes, -1, dtype=np.int64)
-    where[perm] = xp.arange(perm.shape[0], dtype=np.int64)
+    where[node_index] = cluster_index
     row, col = where[edge_index[0]], where[edge_index[1]]
     keep = (row >= 0) & (col >= 0)
     out = xp.stack([row[keep], col[keep]]).astype(edge_index.dtype)
@@ -138,7 +149,7 @@ class _TopKBase(Module):
         out = x[perm] * kept[:, None]
         if self.multiplier != 1:
             out = out * self.multiplier
-        edges, attrs = filter_adj(edge_index, edge_attr, perm, n)
+        edges, attrs = filter_adj(edge_index, edge_attr, perm, num_nodes=n)
         return out, edges, attrs, batch[perm], perm, kept
 
 
@@ -194,8 +205,8 @@ class SAGPooling(_TopKBase):
         in_channels: feature size.
         ratio, min_score, multiplier, nonlinearity: as :class:`TopKPooling`.
         GNN: an arraygnn layer class called as ``GNN(in_channels, 1, **kwargs)``; default
-            ``SAGEConv`` with ``aggregator_type='sum'``, which is PyG's default ``GraphConv``
-            (``W_root x_i + W_rel sum_j x_j + b``; ``from_pyg`` converts one into it).
+            PyG's ``GraphConv`` (``arraygnn.nn.sage_conv.PyGGraphConv``: ``W_root x_i +
+            W_rel sum_j x_j + b``, PyG's names).
 
     Names (PyG): ``gnn.*``, ``select.weight`` ``(1, 1)``.
     """
@@ -215,15 +226,23 @@ class SAGPooling(_TopKBase):
         rng: Any = None,
         **kwargs: Any,
     ) -> None:
-        from arraygnn.nn.sage_conv import SAGEConv
+        from arraygnn.nn.sage_conv import PyGGraphConv
 
         self._setup("SAGPooling", in_channels, ratio, min_score, multiplier, nonlinearity)
         gen = _rng(rng)
-        if GNN is None:
+        if GNN is None:  # PyG's default GNN, GraphConv (with its parameter names)
             kwargs.setdefault("aggregator_type", "sum")
-            GNN = SAGEConv  # noqa: N806
+            GNN = PyGGraphConv  # noqa: N806
         self.gnn = GNN(self.in_channels, 1, dtype=dtype, rng=gen, **kwargs)
         self.select = _SelectTopK(1, dtype, gen)
+
+    def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The GNN's own PyG spellings apply to its ``gnn.*`` entries."""
+        values = super()._pyg_aliases(values)
+        head = "gnn."
+        part = {k[len(head) :]: v for k, v in values.items() if k.startswith(head)}
+        rest = {k: v for k, v in values.items() if not k.startswith(head)}
+        return {**rest, **{head + k: v for k, v in self.gnn._pyg_aliases(part).items()}}
 
     def __call__(
         self, x: Any, edge_index: Any, edge_attr: Any = None, batch: Any = None, attn: Any = None

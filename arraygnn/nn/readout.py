@@ -366,11 +366,17 @@ def _sort_pool(x: Any, batch: Any, size: Any, ptr: Any, k: int, name: str, size_
     out = xp.zeros((graphs, k, d), dtype=x.dtype)
     if n == 0 or d == 0 or k == 0:
         return out.reshape(graphs, k * d)
-    order = xp.lexsort(xp.stack([-x[:, -1], graph]))  # graph, then last feature descending
+    # graph, then the last feature descending (ties: node order): sort ascending with ties
+    # in reverse node order, then reverse each graph's run (no negation: unsigned / bool
+    # features sort right; a NaN comes first, as in PyG)
+    rows = xp.arange(n)
+    ascending = xp.lexsort(xp.stack([rows[::-1].copy(), x[:, -1], graph]))
+    grouped = graph[ascending]
+    first = xp.searchsorted(grouped, grouped, side="left")
+    last = xp.searchsorted(grouped, grouped, side="right")
+    order = ascending[first + last - 1 - rows]
     graph_sorted = graph[order]
-    counts = xp.bincount(graph_sorted, minlength=graphs)
-    starts = xp.cumsum(counts) - counts
-    rank = xp.arange(n) - starts[graph_sorted]
+    rank = rows - first
     keep = rank < k
     out[graph_sorted[keep], rank[keep]] = x[order[keep]]
     return out.reshape(graphs, k * d)

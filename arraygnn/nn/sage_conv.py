@@ -199,3 +199,38 @@ class SAGEConv(Module):
     def extra_repr(self) -> str:
         sizes = f"({self.in_src}, {self.in_dst}), {self.out_feats}"
         return f"{sizes}, aggregator_type={self.aggregator_type!r}"
+
+
+_GRAPH_CONV_NAMES = (("lin_rel.", "lin_l."), ("lin_root.", "lin_r."))
+
+
+def rename_prefixes(values: dict, pairs: tuple, reverse: bool = False) -> dict:
+    """Keys starting with one prefix of each pair renamed to the other (``reverse``: back)."""
+    out = {}
+    for key, value in values.items():
+        for theirs, ours in pairs:
+            old, new = (ours, theirs) if reverse else (theirs, ours)
+            if key.startswith(old):
+                key = new + key[len(old) :]
+                break
+        out[key] = value
+    return out
+
+
+class PyGGraphConv(SAGEConv):
+    """PyG's ``GraphConv`` (Morris et al.): ``W_root x_i + W_rel aggr_j x_j + b``, which is
+    :class:`SAGEConv` with a root weight; PyG's names ``lin_rel.*`` / ``lin_root.weight``
+    (``lin_l`` / ``lin_r`` here). ``from_pyg`` builds it from PyG's ``GraphConv``; PyG's
+    optional edge weights are not taken.
+
+    >>> import numpy as np
+    >>> conv = PyGGraphConv(3, 2, "sum", rng=0)
+    >>> sorted(conv.state_dict())
+    ['lin_rel.bias', 'lin_rel.weight', 'lin_root.weight']
+    """
+
+    def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
+        return rename_prefixes(super()._pyg_aliases(values), _GRAPH_CONV_NAMES)
+
+    def _export_pyg(self, native: dict[str, Any]) -> dict[str, Any]:
+        return rename_prefixes(super()._export_pyg(native), _GRAPH_CONV_NAMES, reverse=True)

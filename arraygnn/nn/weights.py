@@ -67,7 +67,7 @@ from arraygnn.nn.readout import (
     SortPooling,
 )
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
-from arraygnn.nn.sage_conv import SAGEConv
+from arraygnn.nn.sage_conv import PyGGraphConv, SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv
 from arraygnn.nn.transformer_conv import TransformerConv
 
@@ -597,6 +597,8 @@ def from_pyg(module: Any) -> Module:
     if kind == "ResGatedGraphConv":
         _pyg_aggr(module, kind, ("sum",))
         sizes = module.in_channels
+        if module.edge_dim is None:  # lazy -1 sizes: from the materialised layers
+            sizes = _lazy_sizes(kind, sizes, module.lin_value, module.lin_key)
         layer = ResGatedGraphConv(
             sizes,
             module.out_channels,
@@ -610,20 +612,16 @@ def from_pyg(module: Any) -> Module:
     if kind == "EdgeConv":
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
         return EdgeConv(from_torch(module.nn), aggr=aggr)
-    if kind == "GraphConv":  # PyG's (Morris et al.): SAGE with a sum and a root weight
+    if kind == "GraphConv":  # PyG's (Morris et al.): SAGE with a root weight, PyG's names
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
-        layer = SAGEConv(
+        layer = PyGGraphConv(
             _lazy_sizes(kind, module.in_channels, module.lin_rel, module.lin_root),
             module.out_channels,
             aggr,
             bias=module.lin_rel.bias is not None,
             dtype=dtype,
         )
-        values = {
-            k.replace("lin_rel.", "lin_l.").replace("lin_root.", "lin_r."): v
-            for k, v in module.state_dict().items()
-        }
-        return layer.load_state_dict(values, format="pyg")
+        return _load(layer, module, "pyg")
     if kind in ("TopKPooling", "SAGPooling"):
         select = module.select
         act = _activation(select.act, f"from_pyg: {kind} nonlinearity")

@@ -265,3 +265,35 @@ def test_pooling_bad_input_and_pyg_graph_conv():
     for aggr in ("add", "mean", "max"):
         module = pyg_nn.GraphConv(5, 3, aggr=aggr)
         assert rel_err(agnn.from_pyg(module)(xs, ei), _run(module, xs, ei)) <= 1e-5
+
+
+def test_review_fixes_of_the_new_layers():
+    """GCN2Conv(normalize=False) with the default add_self_loops runs as PyG's (loops only
+    come with normalising); a lazy ResGatedGraphConv converts once run; SAGPooling's default
+    GNN carries PyG GraphConv's names both ways; sort pooling sorts unsigned features and
+    ties in node order; filter_adj has PyG's signature."""
+    torch.manual_seed(10)
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((12, 4)).astype(np.float32)
+    ei = random_graph(rng, 12)
+    module = pyg_nn.GCN2Conv(4, alpha=0.2, normalize=False)
+    assert rel_err(agnn.from_pyg(module)(x, x, ei), _run(module, x, x, ei)) <= 1e-5
+    lazy = pyg_nn.ResGatedGraphConv(-1, 3)
+    ref = _run(lazy, x, ei)
+    assert rel_err(agnn.from_pyg(lazy)(x, ei), ref) <= 1e-5
+    sag = pyg_nn.SAGPooling(4, 0.5)
+    ours = agnn.SAGPooling(4, 0.5)
+    ours.load_state_dict(sag.state_dict(), format="pyg")
+    assert sorted(ours.state_dict()) == sorted(sag.state_dict())
+    with torch.no_grad():
+        want = sag(torch.from_numpy(x), torch.from_numpy(ei))[0].numpy()
+    assert rel_err(ours(x, ei)[0], want) <= 1e-5
+    sort = agnn.SortAggregation(3)
+    u8 = np.array([[1, 0], [2, 5], [3, 1]], np.uint8)
+    assert sort(u8, np.zeros(3, np.int64), dim_size=1).tolist() == [[2, 5, 3, 1, 1, 0]]
+    tied = np.array([[1.0, 2.0], [0.0, 2.0], [9.0, 1.0]])
+    assert sort(tied).tolist() == [[1.0, 2.0, 0.0, 2.0, 9.0, 1.0]]
+    from arraygnn.nn.pool import filter_adj
+
+    edges, attrs = filter_adj(np.array([[0, 1, 2], [1, 2, 0]]), np.arange(3.0), np.array([2, 0]))
+    assert edges.tolist() == [[0], [1]] and attrs.tolist() == [2.0]  # 2 -> 0 renumbered
