@@ -161,6 +161,7 @@ class NeighborLoader:
         # the sampling stream: its own seed drawn from the first (not the same stream)
         self._sample_seed = int(self._rng.integers(2**63 - 1))
         self._sample_rng: Any = None
+        self._local: Any = None  # the id map, made on the first batch and reused
 
     def _input_nodes(self, where: str, input_nodes: Any, xp: Any) -> Any:
         n = self.num_nodes
@@ -206,6 +207,41 @@ class NeighborLoader:
     def _batch(self, positions: Any) -> Any:
         from arraygnn import ops
         from arraygnn.data import Data
+
+        xp = self.graph._xp()
+        seeds = self.input_nodes[positions]
+        if self._local is None:  # global id -> batch position; -1 between batches
+            self._local = xp.full(self.num_nodes, -1, dtype=np.int64)
+        nodes: list[Any] = []
+        try:
+            rows, cols, eids, num_sampled_nodes, num_sampled_edges = self._sample(seeds, nodes)
+        finally:
+            for ids in nodes:  # only the entries this batch set (no [N] fill per batch)
+                self._local[ids] = -1
+        n_id = xp.concatenate([seeds] + nodes[1:])
+        empty = xp.zeros(0, dtype=np.int64)
+        e_id = xp.concatenate(eids).astype(np.int64) if eids else empty
+        row = xp.concatenate(rows) if rows else empty
+        col = xp.concatenate(cols) if cols else empty
+        values: dict[str, Any] = dict(self._keep)
+        for name in self.node_attrs:
+            values[name] = ops.gather(self.data[name], n_id)
+        for name in self.edge_attrs:
+            values[name] = ops.gather(self.data[name], e_id)
+        batch = Data(edge_index=xp.stack([row, col]), **values)
+        batch.num_nodes = int(n_id.shape[0])
+        batch.n_id = n_id
+        batch.e_id = e_id
+        batch.input_id = positions.astype(np.int64)
+        batch.batch_size = int(seeds.shape[0])
+        batch.num_sampled_nodes = num_sampled_nodes
+        batch.num_sampled_edges = num_sampled_edges
+        return batch
+
+    def _sample(self, seeds: Any, nodes: list[Any]) -> tuple[list, list, list, list, list]:
+        """The hops around ``seeds``: ``(rows, cols, eids, nodes per hop, edges per hop)``;
+        ``nodes`` gets the distinct seeds, then each hop's new nodes (the entries set in
+        ``self._local``, which the caller resets)."""
         from arraygnn.graph.core import EID
         from arraygnn.sampling import _rng, sample_neighbors
 
@@ -213,13 +249,15 @@ class NeighborLoader:
         xp = g._xp()
         if self._sample_rng is None:
             self._sample_rng = _rng(g, self._sample_seed)
-        seeds = self.input_nodes[positions]
-        local = xp.full(self.num_nodes, -1, dtype=np.int64)  # global id -> batch position
+        local = self._local
         first = _first_occurrences(xp, seeds)
-        local[seeds[first]] = first
-        nodes, rows, cols, eids = [seeds], [], [], []
-        num_sampled_nodes, num_sampled_edges = [int(seeds.shape[0])], []
         frontier = seeds[first]
+        local[frontier] = first
+        nodes.append(frontier)
+        rows: list[Any] = []
+        cols: list[Any] = []
+        eids: list[Any] = []
+        num_sampled_nodes, num_sampled_edges = [int(seeds.shape[0])], []
         count = int(seeds.shape[0])
         for fanout in self.num_neighbors:
             if frontier.shape[0] == 0:
@@ -240,33 +278,15 @@ class NeighborLoader:
             new_src = src[local[src] < 0]
             fresh = new_src[_first_occurrences(xp, new_src)]  # in order of first appearance
             local[fresh] = xp.arange(count, count + int(fresh.shape[0]))
-            count += int(fresh.shape[0])
             nodes.append(fresh)
+            count += int(fresh.shape[0])
             rows.append(local[src])
             cols.append(col)
             eids.append(eid)
             num_sampled_nodes.append(int(fresh.shape[0]))
             num_sampled_edges.append(int(eid.shape[0]))
             frontier = fresh
-        n_id = xp.concatenate(nodes)
-        empty = xp.zeros(0, dtype=np.int64)
-        e_id = xp.concatenate(eids).astype(np.int64) if eids else empty
-        row = xp.concatenate(rows) if rows else empty
-        col = xp.concatenate(cols) if cols else empty
-        values: dict[str, Any] = dict(self._keep)
-        for name in self.node_attrs:
-            values[name] = ops.gather(self.data[name], n_id)
-        for name in self.edge_attrs:
-            values[name] = ops.gather(self.data[name], e_id)
-        batch = Data(edge_index=xp.stack([row, col]), **values)
-        batch.num_nodes = int(n_id.shape[0])
-        batch.n_id = n_id
-        batch.e_id = e_id
-        batch.input_id = positions.astype(np.int64)
-        batch.batch_size = int(seeds.shape[0])
-        batch.num_sampled_nodes = num_sampled_nodes
-        batch.num_sampled_edges = num_sampled_edges
-        return batch
+        return rows, cols, eids, num_sampled_nodes, num_sampled_edges
 
     def __repr__(self) -> str:
         return (

@@ -22,6 +22,7 @@ from arraygnn._namespace import get_namespace, is_array, to_numpy, torch_hint
 
 __all__ = [
     "GraphInput",
+    "is_graph",
     "parse_input",
     "in_degrees",
     "out_degrees",
@@ -55,7 +56,8 @@ class GraphInput:
         return (self.src, self.dst)
 
 
-def _is_graph(obj: Any) -> bool:
+def is_graph(obj: Any) -> bool:
+    """A DGL-face graph or block (has ``edges()`` and ``number_of_dst_nodes()``)."""
     return not is_array(obj) and hasattr(obj, "edges") and hasattr(obj, "number_of_dst_nodes")
 
 
@@ -120,9 +122,9 @@ def parse_input(
                 f"{layer}: a GraphTensor is not a layer input; pass (x, edge_index), a DGL-face "
                 "graph, or convert it (arraygnn.graph_tensor.convert.graph_tensor_to_data)"
             )
-    if _is_graph(first):
+    if is_graph(first):
         return _parse_graph(layer, first, second)
-    if _is_graph(second):  # layer(feat, graph): tolerate the swapped order
+    if is_graph(second):  # layer(feat, graph): tolerate the swapped order
         raise TypeError(f"{layer}: call as layer(graph, feat), not layer(feat, graph)")
     csr = None
     if _is_csr(second):  # layer(x, ops.to_csr(edge_index, N_src, N_dst)): sorted once, reused

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._graph_input import check_edge_weight, parse_input
+from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.graph_conv import normalized_slots
+from arraygnn.nn.graph_conv import gcn_graph
 from arraygnn.nn.linear import _check_features, glorot, matmul
 
 __all__ = ["GCN2Conv"]
@@ -85,22 +85,14 @@ class GCN2Conv(Module):
         self._cache = None
 
     def _graph(self, inp: Any, edge_weight: Any, dtype: Any) -> tuple[Any, Any]:
-        from arraygnn.nn._graph_input import csr_of
-        from arraygnn.ops.slot_order import to_slot_order
-
         if self.cached and self._cache is not None:
             return self._cache
-        check_edge_weight("GCN2Conv", edge_weight, inp.num_edges)
-        if self.normalize:
-            csr, w = normalized_slots(
-                inp.edge_index, edge_weight, inp.num_dst, False, self.add_self_loops, dtype
-            )
-        else:
-            csr = csr_of(inp)
-            w = to_slot_order(csr, edge_weight)
+        graph = gcn_graph(
+            "GCN2Conv", inp, edge_weight, self.normalize, False, self.add_self_loops, dtype
+        )
         if self.cached:
-            self._cache = (csr, w)
-        return csr, w
+            self._cache = graph
+        return graph
 
     def __call__(self, x: Any, x_0: Any, edge_index: Any, edge_weight: Any = None) -> Any:
         from arraygnn.ops.slot_order import spmm_slots

@@ -184,6 +184,34 @@ def normalized_csr(
     return csr, w
 
 
+def gcn_graph(
+    layer: str,
+    inp: GraphInput,
+    edge_weight: Any,
+    normalize: bool,
+    improved: bool,
+    add_self_loops: bool,
+    dtype: Any,
+) -> tuple[Any, Any]:
+    """``(csr, weights in slot order)`` a GCN-style layer propagates over: the GCN
+    normalisation (self-loops added when ``add_self_loops``) or, without ``normalize``,
+    the graph as it is (no loops)."""
+    check_edge_weight(layer, edge_weight, inp.num_edges)
+    if not normalize:
+        from arraygnn.ops.slot_order import to_slot_order
+
+        csr = csr_of(inp)
+        return csr, to_slot_order(csr, edge_weight)
+    if inp.num_src != inp.num_dst:
+        raise ValueError(
+            f"{layer} with normalize=True needs a homogeneous graph (as PyG); "
+            "use GraphConv for bipartite graphs and blocks"
+        )
+    return normalized_slots(
+        inp.edge_index, edge_weight, inp.num_dst, improved, add_self_loops, dtype
+    )
+
+
 def normalized_slots(
     edge_index: Any,
     edge_weight: Any,
@@ -301,24 +329,11 @@ class GCNConv(Module):
     def _normalised(self, inp: GraphInput, edge_weight: Any, dtype: Any) -> tuple[Any, Any]:
         if self.cached and self._cache is not None:
             return self._cache
-        edge_index = inp.edge_index
-        n = inp.num_dst
-        check_edge_weight("GCNConv", edge_weight, inp.num_edges)
         homogeneous = inp.num_src == inp.num_dst
-        if self.normalize:
-            if not homogeneous:
-                raise ValueError(
-                    "GCNConv with normalize=True needs a homogeneous graph (as PyG); "
-                    "use GraphConv for bipartite graphs and blocks"
-                )
-            csr, w = normalized_slots(
-                edge_index, edge_weight, n, self.improved, self.add_self_loops, dtype
-            )
-        else:  # no normalisation, hence no self-loops (the constructor enforces it, as PyG)
-            from arraygnn.ops.slot_order import to_slot_order
-
-            csr = csr_of(inp)
-            w = to_slot_order(csr, edge_weight)
+        csr, w = gcn_graph(
+            "GCNConv", inp, edge_weight, self.normalize, self.improved, self.add_self_loops,
+            dtype,
+        )  # fmt: skip
         if not self.allow_zero_in_degree and not (self.add_self_loops and homogeneous):
             check_zero_in_degree("GCNConv", csr.in_degrees())
         if self.cached:

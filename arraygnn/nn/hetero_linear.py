@@ -51,18 +51,16 @@ def typed_product(
     where: str, x: Any, types: Any, weight: Any, num_types: int, is_sorted: bool = False
 ) -> Any:
     """``out[i] = x[i] @ weight[types[i]]`` for ``x`` [N, in], ``weight`` [T, in, out]:
-    one BLAS product per type when ``types`` is sorted (checked when ``is_sorted`` is
-    False), else one ``gather_mm`` pass."""
+    one BLAS product per type when ``types`` is sorted (found by one pass; ``is_sorted``
+    True makes an unsorted vector an error), else one ``gather_mm`` pass."""
     from arraygnn import ops
 
     xp = get_namespace(weight)
     types = check_types(where, types, int(x.shape[0]), num_types, xp)
-    n = int(x.shape[0])
-    if not is_sorted and n > 1:
-        is_sorted = bool((types[1:] >= types[:-1]).all())
-    if is_sorted:
-        if n > 1 and not bool((types[1:] >= types[:-1]).all()):
-            raise ValueError(f"{where}: is_sorted=True but the type vector is not sorted")
+    ordered = int(x.shape[0]) < 2 or bool((types[1:] >= types[:-1]).all())  # one pass
+    if is_sorted and not ordered:
+        raise ValueError(f"{where}: is_sorted=True but the type vector is not sorted")
+    if ordered:
         counts = xp.bincount(types.astype(np.int64, copy=False), minlength=num_types)
         return ops.segment_mm(x, weight, counts[:num_types])
     return ops.gather_mm(x, weight, idx_b=types)

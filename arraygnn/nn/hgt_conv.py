@@ -121,6 +121,7 @@ class HGTConv(Module):
         self.skip = _ArrayDict({t: np.ones(1, dtype) for t in self.node_types})
         self.p_rel = _ArrayDict({_edge_key(et): np.ones((1, h), dtype) for et in self.edge_types})
         self._rel_index = {et: i for i, et in enumerate(self.edge_types)}
+        self._dst_types = {et[2] for et in self.edge_types}
 
     def __call__(self, x_dict: Mapping[str, Any], edge_index_dict: Mapping[Any, Any]) -> dict:
         from arraygnn import ops
@@ -178,10 +179,9 @@ class HGTConv(Module):
             out = ops.spmm(edges, v_src, alpha, reduce="sum").reshape(total_dst, f)
         else:
             out = xp.zeros((total_dst, f), dtype=dtype)
-        dst_types = {et[2] for et in self.edge_types}
         result = {}
         for t, start in dst_offset.items():
-            if t not in dst_types:
+            if t not in self._dst_types:
                 continue
             rows_t = out[start : start + int(q_dict[t].shape[0])]
             a = self.out_lin({t: _gelu(rows_t)})[t]

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.kernels.cpu._threads import small_product
 from arraygnn.nn._graph_input import check_edge_attr, parse_input
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
@@ -197,7 +197,7 @@ class NNConv(Module):
         row_bytes = max(depth * n_out * np.dtype(dtype).itemsize, 1)
         sources_step = max(1, CHUNK_BYTES // row_bytes)  # rows of Q at once
         edges_step = max(1, CHUNK_BYTES // (depth * np.dtype(dtype).itemsize))  # rows of z
-        indptr = to_host_indptr(by_src.indptr)
+        indptr = to_numpy(by_src.indptr)  # N + 1 numbers (one copy on a GPU)
         for s0 in range(0, inp.num_src, sources_step):
             s1 = min(inp.num_src, s0 + sources_step)
             first, stop = int(indptr[s0]), int(indptr[s1])
@@ -288,10 +288,3 @@ def _last_linear(nn: Any) -> tuple[Any, Linear] | None:
     if type(nn) is MLP and nn.plain_last and type(nn.lins[len(nn.lins) - 1]) is Linear:
         return nn.before_last, nn.lins[len(nn.lins) - 1]
     return None
-
-
-def to_host_indptr(indptr: Any) -> np.ndarray:
-    """The row pointer on the host (one copy of ``N + 1`` numbers on a GPU)."""
-    from arraygnn._namespace import to_numpy
-
-    return np.asarray(to_numpy(indptr))

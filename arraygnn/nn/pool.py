@@ -29,6 +29,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import _check_features, _rng, get_activation, glorot, matmul
+from arraygnn.nn.readout import group_bounds
 from arraygnn.ops._common import check_index
 
 __all__ = ["TopKPooling", "SAGPooling", "topk", "filter_adj"]
@@ -37,10 +38,8 @@ __all__ = ["TopKPooling", "SAGPooling", "topk", "filter_adj"]
 def _graph_ranks(xp: Any, batch: Any, order: Any) -> tuple[Any, Any]:
     """``(rank within its graph, size of its graph)`` of the rows of ``batch[order]``
     (``order`` groups the rows by graph)."""
-    grouped = batch[order]
-    first = xp.searchsorted(grouped, grouped, side="left")
-    last = xp.searchsorted(grouped, grouped, side="right")
-    return xp.arange(grouped.shape[0]) - first, last - first
+    first, last = group_bounds(xp, batch[order])
+    return xp.arange(first.shape[0]) - first, last - first
 
 
 def topk(score: Any, ratio: float | int | None, batch: Any, min_score: float | None = None,

@@ -346,6 +346,15 @@ class GlobalAttentionPooling(_GatedPooling):
         return f"gate_nn={self.gate_nn}, feat_nn={self.feat_nn}"
 
 
+def group_bounds(xp: Any, grouped: Any) -> tuple[Any, Any]:
+    """For group ids in sorted order: the first and one-past-the-last position of each
+    entry's group (two searches, no loop over groups)."""
+    return (
+        xp.searchsorted(grouped, grouped, side="left"),
+        xp.searchsorted(grouped, grouped, side="right"),
+    )
+
+
 def _sort_pool(x: Any, batch: Any, size: Any, ptr: Any, k: int, name: str, size_name: str) -> Any:
     """Each graph's ``k`` rows of ``x`` [N, D] with the largest last feature, descending
     (ties: row order), zero-padded: ``[B, k * D]``. One lexsort, no loop over graphs."""
@@ -371,9 +380,7 @@ def _sort_pool(x: Any, batch: Any, size: Any, ptr: Any, k: int, name: str, size_
     # features sort right; a NaN comes first, as in PyG)
     rows = xp.arange(n)
     ascending = xp.lexsort(xp.stack([rows[::-1].copy(), x[:, -1], graph]))
-    grouped = graph[ascending]
-    first = xp.searchsorted(grouped, grouped, side="left")
-    last = xp.searchsorted(grouped, grouped, side="right")
+    first, last = group_bounds(xp, graph[ascending])
     order = ascending[first + last - 1 - rows]
     graph_sorted = graph[order]
     rank = rows - first

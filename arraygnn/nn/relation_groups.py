@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, to_numpy
+from arraygnn.nn._graph_input import is_graph
 from arraygnn.ops._common import check_index, check_size
 
 __all__ = ["RelationGroups", "RelationRows", "group_relations", "relation_csr", "relation_rows"]
@@ -306,10 +307,6 @@ class RelationGroups:
         )
 
 
-def _is_graph(obj: Any) -> bool:
-    return not is_array(obj) and hasattr(obj, "edges") and hasattr(obj, "number_of_dst_nodes")
-
-
 def group_relations(
     edge_index: Any,
     edge_type: Any,
@@ -357,7 +354,7 @@ def group_relations(
             check_size(f"{where}: num_nodes (targets)", pair[1]),
         )
     graph = None
-    if _is_graph(edge_index):
+    if is_graph(edge_index):
         graph = edge_index
         if len(getattr(graph, "canonical_etypes", [None])) > 1:
             raise ValueError(

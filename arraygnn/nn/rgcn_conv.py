@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._graph_input import parse_input
+from arraygnn.nn._graph_input import is_graph, parse_input
 from arraygnn.nn._module import Module, is_size, layer_size
 from arraygnn.nn.linear import (
     LayerNorm,
@@ -194,7 +194,7 @@ class _RelationalBase(Module):
     ) -> tuple[Any, Any]:
         """``(aggregated relations [N_dst, out], x_dst or node ids of the targets)``."""
         layer = self._layer
-        graph_form = _is_graph_like(first)
+        graph_form = is_graph(first)
         groups = _relation_groups(layer, first, second, edge_type, self.num_relations)
         if groups is not None and not graph_form:
             second = groups.csr  # conv(x, groups): the grouped CSR is the edge list
@@ -267,7 +267,7 @@ def _relation_groups(
 ) -> RelationGroups | None:
     """The :class:`RelationGroups` of a ``conv(x, groups)`` / ``conv(g, feat, groups)``
     call, checked against the call, or None for an edge list and ``edge_type``."""
-    graph_form = _is_graph_like(first)
+    graph_form = is_graph(first)
     groups = edge_type if graph_form else second
     if not isinstance(groups, RelationGroups):
         if isinstance(edge_type, RelationGroups):
@@ -687,7 +687,7 @@ class RelGraphConv(_RelationalBase):
         *,
         presorted: bool = False,
     ) -> Any:
-        x = feat if _is_graph_like(g) else g
+        x = feat if is_graph(g) else g
         pair = list(x) if isinstance(x, (tuple, list)) else [x]
         if any(p is None or (is_array(p) and p.dtype.kind in "iub") for p in pair):
             raise TypeError(
@@ -733,7 +733,3 @@ def _add_product(out: Any, x: Any, weight: Any) -> Any:
         stop = start + PRODUCT_ROWS
         out[start:stop] += matmul(x[start:stop], weight)
     return out
-
-
-def _is_graph_like(obj: Any) -> bool:
-    return not is_array(obj) and hasattr(obj, "edges") and hasattr(obj, "number_of_dst_nodes")

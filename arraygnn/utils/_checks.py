@@ -139,6 +139,13 @@ def edge_attr_arg(where: str, name: str, edge_attr: Any, num_edges: int) -> None
         )
 
 
+def optional_edge_attr(where: str, edge_index: Any, edge_attr: Any) -> None:
+    """``edge_attr`` ``None``, or one row per edge of ``edge_index`` on its device."""
+    if edge_attr is not None:
+        edge_attr_arg(where, "edge_attr", edge_attr, int(edge_index.shape[1]))
+        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+
+
 def attr_list(where: str, edge_attr: Any, num_edges: int) -> list[Any] | None:
     """``edge_attr`` as a list of arrays: ``[a]`` for an array, the items of a list / tuple,
     ``None`` for ``None``; each checked to have one row per edge."""

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.utils._checks import edge_attr_arg, edge_index_arg, num_nodes_arg, same_device
+from arraygnn.utils._checks import edge_index_arg, num_nodes_arg, optional_edge_attr
 from arraygnn.utils.loops import last_self_loops
 
 __all__ = ["contains_isolated_nodes", "remove_isolated_nodes"]
@@ -66,9 +66,7 @@ def remove_isolated_nodes(
     where = "remove_isolated_nodes"
     xp = edge_index_arg(where, edge_index)
     n = num_nodes_arg(where, edge_index, num_nodes)
-    if edge_attr is not None:
-        edge_attr_arg(where, "edge_attr", edge_attr, int(edge_index.shape[1]))
-        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    optional_edge_attr(where, edge_index, edge_attr)
     keep = edge_index[0] != edge_index[1]
     mask = xp.zeros(n, dtype=bool)
     mask[edge_index[0][keep]] = True

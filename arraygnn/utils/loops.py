@@ -36,9 +36,9 @@ from arraygnn.ops._common import check_size, kernel_index
 from arraygnn.utils._checks import (
     check_ids,
     check_pyg_reduce,
-    edge_attr_arg,
     edge_index_arg,
     num_nodes_arg,
+    optional_edge_attr,
     same_device,
 )
 from arraygnn.utils.scatter import scatter_rows
@@ -80,9 +80,7 @@ def remove_self_loops(edge_index: Any, edge_attr: Any = None) -> tuple[Any, Any]
     where = "remove_self_loops"
     edge_index_arg(where, edge_index)
     check_ids(where, "edge_index", edge_index, None)
-    if edge_attr is not None:
-        edge_attr_arg(where, "edge_attr", edge_attr, int(edge_index.shape[1]))
-        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    optional_edge_attr(where, edge_index, edge_attr)
     keep = edge_index[0] != edge_index[1]
     return edge_index[:, keep], None if edge_attr is None else edge_attr[keep]
 
@@ -103,9 +101,7 @@ def segregate_self_loops(edge_index: Any, edge_attr: Any = None) -> tuple[Any, A
     where = "segregate_self_loops"
     edge_index_arg(where, edge_index)
     check_ids(where, "edge_index", edge_index, None)
-    if edge_attr is not None:
-        edge_attr_arg(where, "edge_attr", edge_attr, int(edge_index.shape[1]))
-        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    optional_edge_attr(where, edge_index, edge_attr)
     keep = edge_index[0] != edge_index[1]
     loop = ~keep
     if edge_attr is None:
@@ -140,9 +136,7 @@ def get_self_loop_attr(edge_index: Any, edge_attr: Any = None, num_nodes: int | 
     where = "get_self_loop_attr"
     xp = edge_index_arg(where, edge_index)
     n = num_nodes_arg(where, edge_index, num_nodes)
-    if edge_attr is not None:
-        edge_attr_arg(where, "edge_attr", edge_attr, int(edge_index.shape[1]))
-        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    optional_edge_attr(where, edge_index, edge_attr)
     last = last_self_loops(edge_index, n)
     has = last > 0
     if edge_attr is None:
@@ -237,10 +231,7 @@ def add_self_loops(
         n = min(n_src, n_dst)
     else:
         n = n_dst = num_nodes_arg(where, edge_index, num_nodes)
-    num_edges = int(edge_index.shape[1])
-    if edge_attr is not None:
-        edge_attr_arg(where, "edge_attr", edge_attr, num_edges)
-        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    optional_edge_attr(where, edge_index, edge_attr)
     idt = ids_dtype_holding(edge_index.dtype, n - 1)
     loops = xp.arange(n, dtype=idt)
     out = xp.concatenate([edge_index.astype(idt, copy=False), xp.stack([loops, loops])], axis=1)
@@ -278,9 +269,7 @@ def add_remaining_self_loops(
     if isinstance(num_nodes, (tuple, list)):
         raise TypeError(f"{where}: num_nodes must be an int (a bipartite pair has no loops)")
     n = num_nodes_arg(where, edge_index, num_nodes)
-    if edge_attr is not None:
-        edge_attr_arg(where, "edge_attr", edge_attr, int(edge_index.shape[1]))
-        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    optional_edge_attr(where, edge_index, edge_attr)
     src, dst, attr = remaining_self_loops_pairs(
         edge_index[0], edge_index[1], edge_attr, n, fill_value, where=where
     )

@@ -26,6 +26,7 @@ from arraygnn.utils._checks import (
     edge_index_arg,
     ids_from_python,
     num_nodes_arg,
+    optional_edge_attr,
     same_device,
 )
 
@@ -182,10 +183,7 @@ def bipartite_subgraph(
     dst_mask, dst_ids, n_dst = _side_mask(
         where, "subset[1]", subset[1], edge_index[1], "edge_index[1]", sizes[1], xp
     )
-    num_edges = int(edge_index.shape[1])
-    if edge_attr is not None:
-        edge_attr_arg(where, "edge_attr", edge_attr, num_edges)
-        same_device(where, edge_index=edge_index, edge_attr=edge_attr)
+    optional_edge_attr(where, edge_index, edge_attr)
     edge_mask = src_mask[edge_index[0]] & dst_mask[edge_index[1]]
     out = edge_index[:, edge_mask]
     attr = None if edge_attr is None else edge_attr[edge_mask]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _ops_threads import bits_on_thread_counts
 
 from arraygnn import ops
 from arraygnn.kernels import reference
@@ -68,21 +69,12 @@ def test_gather_mm_mixed_dtypes_views_and_degenerate_shapes():
 
 
 def test_gather_mm_same_bits_on_any_thread_count():
-    import numba
 
     rng = np.random.default_rng(2)
     a = rng.standard_normal((20000, 32)).astype(np.float32)
     b = rng.standard_normal((500, 32, 16)).astype(np.float32)
     idx = rng.integers(0, 500, 20000)
-    old = numba.get_num_threads()
-    try:
-        results = []
-        for threads in sorted({1, old}):
-            numba.set_num_threads(threads)
-            for _ in range(2):
-                results.append(ops.gather_mm(a, b, idx_b=idx).tobytes())
-    finally:
-        numba.set_num_threads(old)
+    results = bits_on_thread_counts(lambda: ops.gather_mm(a, b, idx_b=idx))
     assert len(set(results)) == 1
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _ops_threads import bits_on_thread_counts
 
 from arraygnn import ops
 from arraygnn.ops.slot_order import edge_softmax_slots, sddmm_slots, spmm_slots
@@ -132,7 +133,6 @@ def test_gatv2_scores_against_the_plain_definition(monkeypatch, serial_work, ind
 
 
 def test_gatv2_scores_are_the_same_bits_on_any_thread_count():
-    import numba
 
     from arraygnn.kernels.cpu import gatv2
     from arraygnn.ops.slot_order import gatv2_scores_slots
@@ -146,15 +146,7 @@ def test_gatv2_scores_are_the_same_bits_on_any_thread_count():
     ea = rng.standard_normal((40000, 3)).astype(np.float32)
     w = rng.standard_normal((3, 4, 8)).astype(np.float32)
     assert 40000 * 4 * 8 > gatv2.SERIAL_WORK  # the parallel kernel runs
-    old = numba.get_num_threads()
-    try:
-        results = []
-        for threads in sorted({1, old}):
-            numba.set_num_threads(threads)
-            for _ in range(2):
-                results.append(gatv2_scores_slots(csr, h, h, att, 0.2, ea, w).tobytes())
-    finally:
-        numba.set_num_threads(old)
+    results = bits_on_thread_counts(lambda: gatv2_scores_slots(csr, h, h, att, 0.2, ea, w))
     assert len(set(results)) == 1
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _ops_threads import bits_on_thread_counts
 
 from arraygnn import ops
 from arraygnn.nn.rgcn_conv import relation_csr
@@ -97,7 +98,6 @@ def test_typed_spmm_against_the_plain_definition(monkeypatch, serial_work, index
 
 
 def test_typed_spmm_same_bits_on_any_thread_count():
-    import numba
 
     from arraygnn.kernels.cpu import typed
 
@@ -108,15 +108,7 @@ def test_typed_spmm_same_bits_on_any_thread_count():
     x = rng.standard_normal((3000, 16)).astype(np.float32)
     blocks = rng.standard_normal((8, 1, 16, 32)).astype(np.float32)
     assert 40000 * 16 > typed.SERIAL_WORK  # the parallel kernel runs
-    old = numba.get_num_threads()
-    try:
-        results = []
-        for threads in sorted({1, old}):
-            numba.set_num_threads(threads)
-            for _ in range(2):
-                results.append(typed_spmm(csr, rel, x, blocks, "mean").tobytes())
-    finally:
-        numba.set_num_threads(old)
+    results = bits_on_thread_counts(lambda: typed_spmm(csr, rel, x, blocks, "mean"))
     assert len(set(results)) == 1
 
 
