@@ -63,7 +63,7 @@ from arraygnn.io.schema import (
     write_schema,
 )
 from arraygnn.io.tfrecord import read_tfrecord, write_tfrecord
-from arraygnn.loader import DataLoader, NeighborLoader
+from arraygnn.loader import DataLoader, LinkNeighborLoader, NeighborLoader
 from arraygnn.padding import (
     SizeConstraints,
     find_tight_size_constraints,
@@ -97,6 +97,7 @@ __all__ = [
     "PackedDataset",
     "DataLoader",
     "NeighborLoader",
+    "LinkNeighborLoader",
     # TF-GNN face
     "GraphTensor",
     "GraphTensorSpec",

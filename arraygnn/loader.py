@@ -1,5 +1,6 @@
 """``DataLoader``: mini-batches of graphs from a list of ``Data`` or a ``PackedDataset``
-(and PyG's ``NeighborLoader`` for one large graph, from :mod:`arraygnn.neighbor_loader`).
+(and PyG's ``NeighborLoader`` / ``LinkNeighborLoader`` for one large graph, from
+:mod:`arraygnn.neighbor_loader` / :mod:`arraygnn.link_neighbor_loader`).
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -22,9 +23,10 @@ import numpy as np
 
 from arraygnn.batch import Batch
 from arraygnn.dataset import PackedDataset
+from arraygnn.link_neighbor_loader import LinkNeighborLoader
 from arraygnn.neighbor_loader import NeighborLoader
 
-__all__ = ["DataLoader", "NeighborLoader"]
+__all__ = ["DataLoader", "LinkNeighborLoader", "NeighborLoader"]
 
 _DONE = object()
 

@@ -58,50 +58,30 @@ def _check_int(where: str, name: str, value: Any, minimum: int) -> int:
     return int(value)
 
 
-class NeighborLoader:
-    """PyG's ``NeighborLoader`` over a homogeneous :class:`~arraygnn.data.Data`.
-
-    Args:
-        data: a ``Data`` with ``edge_index`` ``[2, E]`` and a known ``num_nodes``.
-        num_neighbors: in-edges sampled per node and hop, first hop first (``-1``: all).
-        input_nodes: the seeds: node ids, a boolean mask of length ``num_nodes``, or
-            ``None`` (every node).
-        batch_size: seeds per batch.
-        shuffle: a new seed order every epoch (every ``iter(loader)``).
-        drop_last: drop a last batch of fewer than ``batch_size`` seeds.
-        replace: sample with replacement.
-        subgraph_type: ``'directional'`` (PyG's default; the only one provided).
-        seed: seed of the generator for shuffling and sampling (same seed, same epochs).
-        node_attrs / edge_attrs: attributes sliced per node / per edge (defaults:
-            ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` where present).
-        exclude_keys: array attributes left out of the batches.
-
-    Seeds repeated in one batch keep their positions among the first ``batch_size`` nodes
-    (``n_id`` repeats them): their neighbourhood is sampled once and every copy gets its
-    edges (``e_id`` repeats those), so each of those rows is that seed's output.
-    ``len(loader)`` is the number of batches per epoch. NumPy arrays are sampled on the
-    CPU, CuPy arrays on their GPU (the batches stay there).
-    """
+class _NeighborSampling:
+    """What :class:`NeighborLoader` and :class:`~arraygnn.link_neighbor_loader.LinkNeighborLoader`
+    share (private): the argument checks, the graph's structure, the sampling streams, the
+    id map and :meth:`_subgraph`, the sampled ``Data`` around given seeds. ``where`` names
+    the public class in error messages."""
 
     def __init__(
         self,
+        where: str,
         data: Any,
         num_neighbors: Sequence[int],
-        input_nodes: Any = None,
-        batch_size: int = 1,
-        shuffle: bool = False,
-        drop_last: bool = False,
-        replace: bool = False,
-        subgraph_type: str = "directional",
-        seed: Any = None,
-        node_attrs: Iterable[str] | None = None,
-        edge_attrs: Iterable[str] | None = None,
-        exclude_keys: Iterable[str] = (),
+        batch_size: int,
+        shuffle: bool,
+        drop_last: bool,
+        replace: bool,
+        subgraph_type: str,
+        seed: Any,
+        node_attrs: Iterable[str] | None,
+        edge_attrs: Iterable[str] | None,
+        exclude_keys: Iterable[str],
     ) -> None:
         from arraygnn.graph.convert import data_to_graph
         from arraygnn.interop._handoff import is_data_like
 
-        where = "NeighborLoader"
         if not is_data_like(data):
             raise TypeError(f"{where}: data must be a Data, got {type(data).__name__}")
         if subgraph_type != "directional":
@@ -155,61 +135,20 @@ class NeighborLoader:
         self._keep = {
             k: data[k] for k in keys if k not in placed and k not in excluded and k not in _OWN
         }
-        xp = self.graph._xp()
-        self.input_nodes = self._input_nodes(where, input_nodes, xp)
         self._rng = np.random.default_rng(seed)  # epochs' orders
         # the sampling stream: its own seed drawn from the first (not the same stream)
         self._sample_seed = int(self._rng.integers(2**63 - 1))
         self._sample_rng: Any = None
         self._local: Any = None  # the id map, made on the first batch and reused
 
-    def _input_nodes(self, where: str, input_nodes: Any, xp: Any) -> Any:
-        n = self.num_nodes
-        if input_nodes is None:
-            return xp.arange(n, dtype=np.int64)
-        nodes = xp.asarray(input_nodes)
-        if nodes.size == 0 and nodes.dtype.kind == "f":  # [] reads as float64
-            nodes = nodes.astype(np.int64)
-        if nodes.dtype == bool:
-            if nodes.ndim != 1 or int(nodes.shape[0]) != n:
-                raise ValueError(
-                    f"{where}: a boolean input_nodes mask must have {n} entries (num_nodes), "
-                    f"got shape {tuple(nodes.shape)}"
-                )
-            return xp.flatnonzero(nodes).astype(np.int64)
-        if nodes.dtype.kind not in "iu" or nodes.ndim != 1:
-            raise TypeError(
-                f"{where}: input_nodes must be 1-D node ids or a boolean mask, got "
-                f"{nodes.ndim}-D {nodes.dtype}"
-            )
-        if nodes.shape[0]:
-            lo, hi = int(nodes.min()), int(nodes.max())
-            if lo < 0 or hi >= n:
-                raise ValueError(
-                    f"{where}: input_nodes has node {lo if lo < 0 else hi}, outside "
-                    f"[0, {n}) (num_nodes={n})"
-                )
-        return nodes.astype(np.int64)
-
-    def __len__(self) -> int:
-        count = int(self.input_nodes.shape[0])
-        return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
-
-    def __iter__(self) -> Iterator[Any]:
-        count = int(self.input_nodes.shape[0])
-        order = self._rng.permutation(count) if self.shuffle else np.arange(count)
-        stop = (count // self.batch_size) * self.batch_size if self.drop_last else count
-        xp = self.graph._xp()
-        for start in range(0, stop, self.batch_size):
-            positions = xp.asarray(order[start : start + self.batch_size])
-            yield self._batch(positions)
-
-    def _batch(self, positions: Any) -> Any:
+    def _subgraph(self, seeds: Any) -> Any:
+        """The ``Data`` sampled around ``seeds`` (global ids, int64): the sliced attributes,
+        ``edge_index``, ``num_nodes``, ``n_id`` (seeds first), ``e_id`` and the per-hop
+        counts."""
         from arraygnn import ops
         from arraygnn.data import Data
 
         xp = self.graph._xp()
-        seeds = self.input_nodes[positions]
         if self._local is None:  # global id -> batch position; -1 between batches
             self._local = xp.full(self.num_nodes, -1, dtype=np.int64)
         nodes: list[Any] = []
@@ -232,8 +171,6 @@ class NeighborLoader:
         batch.num_nodes = int(n_id.shape[0])
         batch.n_id = n_id
         batch.e_id = e_id
-        batch.input_id = positions.astype(np.int64)
-        batch.batch_size = int(seeds.shape[0])
         batch.num_sampled_nodes = num_sampled_nodes
         batch.num_sampled_edges = num_sampled_edges
         return batch
@@ -287,6 +224,101 @@ class NeighborLoader:
             num_sampled_edges.append(int(eid.shape[0]))
             frontier = fresh
         return rows, cols, eids, num_sampled_nodes, num_sampled_edges
+
+
+class NeighborLoader(_NeighborSampling):
+    """PyG's ``NeighborLoader`` over a homogeneous :class:`~arraygnn.data.Data`.
+
+    Args:
+        data: a ``Data`` with ``edge_index`` ``[2, E]`` and a known ``num_nodes``.
+        num_neighbors: in-edges sampled per node and hop, first hop first (``-1``: all).
+        input_nodes: the seeds: node ids, a boolean mask of length ``num_nodes``, or
+            ``None`` (every node).
+        batch_size: seeds per batch.
+        shuffle: a new seed order every epoch (every ``iter(loader)``).
+        drop_last: drop a last batch of fewer than ``batch_size`` seeds.
+        replace: sample with replacement.
+        subgraph_type: ``'directional'`` (PyG's default; the only one provided).
+        seed: seed of the generator for shuffling and sampling (same seed, same epochs).
+        node_attrs / edge_attrs: attributes sliced per node / per edge (defaults:
+            ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` where present).
+        exclude_keys: array attributes left out of the batches.
+
+    Seeds repeated in one batch keep their positions among the first ``batch_size`` nodes
+    (``n_id`` repeats them): their neighbourhood is sampled once and every copy gets its
+    edges (``e_id`` repeats those), so each of those rows is that seed's output.
+    ``len(loader)`` is the number of batches per epoch. NumPy arrays are sampled on the
+    CPU, CuPy arrays on their GPU (the batches stay there).
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        num_neighbors: Sequence[int],
+        input_nodes: Any = None,
+        batch_size: int = 1,
+        shuffle: bool = False,
+        drop_last: bool = False,
+        replace: bool = False,
+        subgraph_type: str = "directional",
+        seed: Any = None,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        exclude_keys: Iterable[str] = (),
+    ) -> None:
+        super().__init__(
+            "NeighborLoader", data, num_neighbors, batch_size, shuffle, drop_last, replace,
+            subgraph_type, seed, node_attrs, edge_attrs, exclude_keys,
+        )  # fmt: skip
+        self.input_nodes = self._input_nodes("NeighborLoader", input_nodes, self.graph._xp())
+
+    def _input_nodes(self, where: str, input_nodes: Any, xp: Any) -> Any:
+        n = self.num_nodes
+        if input_nodes is None:
+            return xp.arange(n, dtype=np.int64)
+        nodes = xp.asarray(input_nodes)
+        if nodes.size == 0 and nodes.dtype.kind == "f":  # [] reads as float64
+            nodes = nodes.astype(np.int64)
+        if nodes.dtype == bool:
+            if nodes.ndim != 1 or int(nodes.shape[0]) != n:
+                raise ValueError(
+                    f"{where}: a boolean input_nodes mask must have {n} entries (num_nodes), "
+                    f"got shape {tuple(nodes.shape)}"
+                )
+            return xp.flatnonzero(nodes).astype(np.int64)
+        if nodes.dtype.kind not in "iu" or nodes.ndim != 1:
+            raise TypeError(
+                f"{where}: input_nodes must be 1-D node ids or a boolean mask, got "
+                f"{nodes.ndim}-D {nodes.dtype}"
+            )
+        if nodes.shape[0]:
+            lo, hi = int(nodes.min()), int(nodes.max())
+            if lo < 0 or hi >= n:
+                raise ValueError(
+                    f"{where}: input_nodes has node {lo if lo < 0 else hi}, outside "
+                    f"[0, {n}) (num_nodes={n})"
+                )
+        return nodes.astype(np.int64)
+
+    def __len__(self) -> int:
+        count = int(self.input_nodes.shape[0])
+        return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
+
+    def __iter__(self) -> Iterator[Any]:
+        count = int(self.input_nodes.shape[0])
+        order = self._rng.permutation(count) if self.shuffle else np.arange(count)
+        stop = (count // self.batch_size) * self.batch_size if self.drop_last else count
+        xp = self.graph._xp()
+        for start in range(0, stop, self.batch_size):
+            positions = xp.asarray(order[start : start + self.batch_size])
+            yield self._batch(positions)
+
+    def _batch(self, positions: Any) -> Any:
+        seeds = self.input_nodes[positions]
+        batch = self._subgraph(seeds)
+        batch.input_id = positions.astype(np.int64)
+        batch.batch_size = int(seeds.shape[0])
+        return batch
 
     def __repr__(self) -> str:
         return (

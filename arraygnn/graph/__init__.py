@@ -15,7 +15,8 @@ out_edges, edge_ids, ... as Graph methods), ``subgraph`` (subgraph, edge_subgrap
 to_block), ``transform`` (add_self_loop, remove_self_loop, reverse, add_reverse_edges,
 to_simple, to_bidirected), ``batching`` (batch, unbatch), ``readout`` (sum_nodes,
 mean_nodes, softmax_nodes, broadcast_nodes, ...), ``convert`` (Data / GraphTensor
-converters). DGL's ``from_scipy``, ``bipartite_from_scipy``, ``from_networkx`` and
+converters), ``knn`` (knn_graph, segmented_knn_graph). DGL's ``from_scipy``,
+``bipartite_from_scipy``, ``from_networkx`` and
 ``to_networkx`` come from :mod:`arraygnn.interop.scipy` / :mod:`arraygnn.interop.networkx`
 (``g.adj_external(...)`` gives the SciPy matrix back).
 """
@@ -28,6 +29,7 @@ from arraygnn.graph.convert import (
     graph_to_graph_tensor,
 )
 from arraygnn.graph.core import EID, NID, Graph, graph, heterograph
+from arraygnn.graph.knn import knn_graph, segmented_knn_graph
 from arraygnn.graph.message_passing import EdgeBatch, NodeBatch
 from arraygnn.graph.readout import (
     broadcast_edges,
@@ -77,6 +79,8 @@ __all__ = [
     "to_simple",
     "to_bidirected",
     "to_homogeneous",
+    "knn_graph",
+    "segmented_knn_graph",
     "NTYPE",
     "ETYPE",
     "batch",

@@ -12,7 +12,7 @@ arithmetic goes through :mod:`arraygnn.ops`.
 (3, 2)
 """
 
-from arraygnn.nn.edge_conv import EdgeConv
+from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
@@ -22,6 +22,7 @@ from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops,
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.hgt_conv import HGTConv
+from arraygnn.nn.knn_graph import KNNGraph, SegmentedKNNGraph
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
@@ -66,6 +67,9 @@ __all__ = [
     "GatedGraphConv",
     "ResGatedGraphConv",
     "EdgeConv",
+    "DynamicEdgeConv",
+    "KNNGraph",
+    "SegmentedKNNGraph",
     "SGConv",
     "APPNP",
     "TAGConv",

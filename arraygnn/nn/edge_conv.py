@@ -7,6 +7,10 @@ When ``h`` starts with a ``Linear`` (a ``Linear``, a ``Sequential`` starting wit
 hidden layer of every edge, and no ``[E, 2 F]`` input is formed. The rest of ``h`` runs
 per edge (it is nonlinear), and one scatter reduces the messages on their targets.
 
+``DynamicEdgeConv`` (PyG's) builds the graph itself on every call: each node's ``k`` nearest
+nodes in feature space (:func:`arraygnn.utils.knn`, itself included), then runs the
+``EdgeConv`` above on it.
+
 >>> import numpy as np
 >>> from arraygnn.nn import MLP
 >>> conv = EdgeConv(MLP([6, 8, 4], rng=0))
@@ -18,12 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import parse_input
-from arraygnn.nn._module import Module
+from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import MLP, Linear, Sequential, matmul
 
-__all__ = ["EdgeConv"]
+__all__ = ["EdgeConv", "DynamicEdgeConv"]
 
 _AGGRS = {"add": "sum", "sum": "sum", "mean": "mean", "max": "max", "min": "min"}
 
@@ -61,10 +65,11 @@ class EdgeConv(Module):
     _child_names = ("nn",)
 
     def __init__(self, nn: Module, aggr: str = "max") -> None:
+        layer = type(self).__name__
         if not isinstance(nn, Module):
-            raise TypeError(f"EdgeConv: nn must be an arraygnn.nn Module, got {type(nn).__name__}")
+            raise TypeError(f"{layer}: nn must be an arraygnn.nn Module, got {type(nn).__name__}")
         if aggr not in _AGGRS:
-            raise ValueError(f"EdgeConv: aggr must be one of {sorted(_AGGRS)}, got {aggr!r}")
+            raise ValueError(f"{layer}: aggr must be one of {sorted(_AGGRS)}, got {aggr!r}")
         self.nn = nn
         self.aggr = _AGGRS[aggr]
 
@@ -101,3 +106,83 @@ class EdgeConv(Module):
 
     def extra_repr(self) -> str:
         return f"aggr={self.aggr!r}"
+
+
+class DynamicEdgeConv(EdgeConv):
+    """PyG's ``DynamicEdgeConv``: :class:`EdgeConv` on the k-nearest-neighbour graph of the
+    input features, rebuilt on every call.
+
+    Args:
+        nn: as :class:`EdgeConv`.
+        k: neighbours per node, the node itself included (PyG's: it searches ``x_src`` for
+            the ``k`` nearest points of each ``x_dst`` row, and a node is its own nearest).
+        aggr: as :class:`EdgeConv`.
+        num_workers: threads of the neighbour search.
+
+    Call as ``conv(x)``, ``conv(x, batch)``, ``conv((x_src, x_dst))`` or
+    ``conv((x_src, x_dst), (batch_src, batch_dst))``: ``batch`` holds the sorted example id
+    of every row (neighbours only come from the same example; an example with fewer than
+    ``k`` points gives all of them). The graph is :func:`arraygnn.utils.knn` ``(x_src,
+    x_dst, k, batch_src, batch_dst)``: ties go to the lower index, and on CuPy features the
+    search is a host round trip (the features are copied to the host, the edges back).
+    Names (PyG): ``nn.*``; ``from_pyg`` converts a PyG ``DynamicEdgeConv``.
+
+    Shapes:
+        input:  x (N, F) or ((N_src, F), (N_dst, F)); batch (N,) or ((N_src,), (N_dst,))
+        output: (N_dst, out)
+
+    >>> import numpy as np
+    >>> from arraygnn.nn import MLP
+    >>> conv = DynamicEdgeConv(MLP([6, 8, 4], rng=0), k=3)
+    >>> x = np.random.default_rng(0).random((10, 3)).astype(np.float32)
+    >>> conv(x, np.repeat(np.arange(2), 5)).shape
+    (10, 4)
+    """
+
+    def __init__(self, nn: Module, k: int, aggr: str = "max", num_workers: int = 1) -> None:
+        super().__init__(nn, aggr)
+        self.k = layer_size("DynamicEdgeConv", "k", k, minimum=1)
+        self.num_workers = layer_size("DynamicEdgeConv", "num_workers", num_workers, minimum=1)
+
+    def __call__(self, x: Any, batch: Any = None) -> Any:  # type: ignore[override]
+        from arraygnn.utils.knn import knn
+
+        where = "DynamicEdgeConv"
+        if isinstance(x, (tuple, list)):
+            if len(x) != 2:
+                raise ValueError(f"{where}: x must be an array or a pair (x_src, x_dst)")
+            x_src, x_dst = x
+        else:
+            x_src = x_dst = x
+        for name, value in (("x_src (x[0])", x_src), ("x_dst (x[1])", x_dst)):
+            if not is_array(value):
+                raise TypeError(
+                    f"{where}: {name} must be a NumPy or CuPy array, got {type(value).__name__}"
+                )
+            if value.ndim != 2:  # PyG: "Static graphs not supported"
+                raise ValueError(
+                    f"{where}: node features must be [num_nodes, F], got shape {tuple(value.shape)}"
+                )
+        if isinstance(batch, (tuple, list)):
+            if len(batch) != 2:
+                raise ValueError(
+                    f"{where}: batch must be an array or a pair (batch_src, batch_dst)"
+                )
+            b_src, b_dst = batch
+        else:
+            b_src = b_dst = batch
+        if x_src.shape[-1] != x_dst.shape[-1]:
+            raise ValueError(
+                f"{where}: source and destination features must have one width, got "
+                f"{x_src.shape[-1]} and {x_dst.shape[-1]}"
+            )
+        try:
+            assign = knn(x_src, x_dst, self.k, b_src, b_dst, num_workers=self.num_workers)
+        except (TypeError, ValueError) as err:  # name the layer, keep knn's reason
+            raise type(err)(f"{where}: {err}") from None
+        xp = get_namespace(assign)
+        edge_index = xp.stack((assign[1], assign[0]))  # [neighbour in x_src, centre in x_dst]
+        return super().__call__(x if x_src is x_dst else (x_src, x_dst), edge_index)
+
+    def extra_repr(self) -> str:
+        return f"k={self.k}, aggr={self.aggr!r}"

@@ -12,7 +12,7 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
 ``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
 ``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
-``GCN2Conv``, ``GatedGraphConv``, ``ResGatedGraphConv``, ``EdgeConv``,
+``GCN2Conv``, ``GatedGraphConv``, ``ResGatedGraphConv``, ``EdgeConv``, ``DynamicEdgeConv``,
 ``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn._module import Module
-from arraygnn.nn.edge_conv import EdgeConv
+from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
@@ -612,6 +612,11 @@ def from_pyg(module: Any) -> Module:
     if kind == "EdgeConv":
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
         return EdgeConv(from_torch(module.nn), aggr=aggr)
+    if kind == "DynamicEdgeConv":
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
+        return DynamicEdgeConv(
+            from_torch(module.nn), module.k, aggr=aggr, num_workers=module.num_workers
+        )
     if kind == "GraphConv":  # PyG's (Morris et al.): SAGE with a root weight, PyG's names
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
         layer = PyGGraphConv(

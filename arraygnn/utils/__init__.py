@@ -34,6 +34,7 @@ from arraygnn.utils.coalesce import coalesce
 from arraygnn.utils.degree import degree
 from arraygnn.utils.dense import dense_to_sparse, to_dense_adj, to_dense_batch
 from arraygnn.utils.isolated import contains_isolated_nodes, remove_isolated_nodes
+from arraygnn.utils.knn import knn, knn_graph, radius, radius_graph
 from arraygnn.utils.laplacian import get_laplacian
 from arraygnn.utils.loops import (
     add_remaining_self_loops,
@@ -44,6 +45,12 @@ from arraygnn.utils.loops import (
     segregate_self_loops,
 )
 from arraygnn.utils.mask import index_to_mask, mask_to_index
+from arraygnn.utils.negative_sampling import (
+    batched_negative_sampling,
+    negative_sampling,
+    structured_negative_sampling,
+    structured_negative_sampling_feasible,
+)
 from arraygnn.utils.scatter import scatter, softmax
 from arraygnn.utils.sort import sort_edge_index
 from arraygnn.utils.subgraph import bipartite_subgraph, k_hop_subgraph, subgraph
@@ -52,6 +59,7 @@ from arraygnn.utils.undirected import is_undirected, to_undirected
 __all__ = [
     "add_remaining_self_loops",
     "add_self_loops",
+    "batched_negative_sampling",
     "bipartite_subgraph",
     "coalesce",
     "contains_isolated_nodes",
@@ -65,13 +73,20 @@ __all__ = [
     "index_to_mask",
     "is_undirected",
     "k_hop_subgraph",
+    "knn",
+    "knn_graph",
     "mask_to_index",
+    "negative_sampling",
+    "radius",
+    "radius_graph",
     "remove_isolated_nodes",
     "remove_self_loops",
     "scatter",
     "segregate_self_loops",
     "softmax",
     "sort_edge_index",
+    "structured_negative_sampling",
+    "structured_negative_sampling_feasible",
     "subgraph",
     "to_dense_adj",
     "to_dense_batch",
