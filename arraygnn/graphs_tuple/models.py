@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, repeat_counts
+from arraygnn._namespace import get_namespace, is_array, repeat_counts
 from arraygnn.graphs_tuple._tree import tree_leaves, tree_map
 from arraygnn.graphs_tuple.container import GraphsTuple, check_graphs_tuple
 from arraygnn.graphs_tuple.segments import segment_softmax, segment_sum
@@ -48,8 +48,18 @@ __all__ = [
 ]
 
 
+def _gather(leaf: Any, index: Any) -> Any:
+    """``leaf[index]`` through the parallel gather kernel (arrays; anything else indexes
+    itself)."""
+    if is_array(leaf) and leaf.ndim:
+        from arraygnn import ops
+
+        return ops.gather(leaf, index)
+    return leaf[index]
+
+
 def _rows(xp: Any, tree: Any, index: Any) -> Any:
-    return tree_map(lambda leaf: leaf[index], tree)
+    return tree_map(lambda leaf: _gather(leaf, index), tree)
 
 
 def _repeat_rows(xp: Any, tree: Any, counts: Any) -> Any:
@@ -290,8 +300,8 @@ def GraphNetGAT(  # noqa: N802
 
 def _leaky_relu_concat(x: Any) -> Any:
     xp = get_namespace(x)
-    out = xp.where(x >= 0, x, x * x.dtype.type(0.01))  # jax.nn.leaky_relu's slope
-    return out.reshape(x.shape[0], -1)
+    # jax.nn.leaky_relu (slope 0.01): max(x, 0.01 x) is the same for a slope below 1
+    return xp.maximum(x, x * x.dtype.type(0.01)).reshape(x.shape[0], -1)
 
 
 def _spmm_weights(weights: Any, queries: Any, num_edges: int) -> Any | None:
@@ -335,8 +345,8 @@ def GAT(  # noqa: N802
 
         graph, xp, senders, receivers, num_nodes = _check(graph, "GAT", need_nodes=True)
         queries = attention_query_fn(graph.nodes)
-        sent = queries[senders]
-        received = queries[receivers]
+        sent = _gather(queries, senders)
+        received = _gather(queries, receivers)
         logits = attention_logit_fn(sent, received, graph.edges)
         edge_index = xp.stack([senders, receivers])
         csr = ops.to_csr(edge_index, num_nodes, num_nodes)
@@ -389,7 +399,7 @@ def GraphConvolution(  # noqa: N802
         def aggregate(x: Any) -> Any:
             if fused and x.dtype.kind == "f":
                 return ops.spmm(csr, x)
-            return aggregate_nodes_fn(x[senders], receivers, total)
+            return aggregate_nodes_fn(_gather(x, senders), receivers, total)
 
         if not symmetric_normalization:
             return graph._replace(nodes=tree_map(aggregate, nodes))
