@@ -140,6 +140,8 @@ def _concat_field(xp: Any, values: tuple, what: str, counts: list[int], noun: st
             return None
         if not all(is_array(v) for v in values):
             i = next(i for i, v in enumerate(values) if not is_array(v))
+            if values[i] is None:
+                raise ValueError(f"batch: graph {i} has no {what} (None) but graph 0 has")
             raise ValueError(f"batch: graph {i} has {what} of another structure than graph 0")
         rows = [v.shape[0] if v.ndim else -1 for v in values]
         if rows != counts:

@@ -256,6 +256,10 @@ def test_batch_errors_name_the_graph_and_field():
         batch([good, good, bad_rows])
     with pytest.raises(ValueError, match="graph 1 has nodes of another structure"):
         batch([good, good._replace(nodes={"a": np.ones(2)})])
+    with pytest.raises(ValueError, match="graph 1 has no nodes \\(None\\) but graph 0 has"):
+        batch([good, good._replace(nodes=None)])
+    with pytest.raises(ValueError, match="graph 1 has nodes but graph 0 has none"):
+        batch([good._replace(nodes=None), good])
     with pytest.raises(ValueError, match="senders / receivers are None but sum"):
         batch([good._replace(senders=None, receivers=None)])
     with pytest.raises(ValueError, match="both be arrays or both None"):
