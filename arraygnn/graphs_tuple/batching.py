@@ -306,7 +306,7 @@ def unbatch(graph: GraphsTuple) -> list[GraphsTuple]:
     def split(tree: Any, cuts: Any, count: int) -> list:
         if tree is None:
             return [None] * count
-        pieces = {id(leaf): xp.split(leaf, cuts) for leaf in tree_leaves(tree)}
+        pieces = {id(leaf): xp.split(leaf, cuts.tolist()) for leaf in tree_leaves(tree)}
         return [tree_map(lambda leaf, i=i: pieces[id(leaf)][i], tree) for i in range(count)]
 
     g = shape.num_graphs
@@ -314,8 +314,10 @@ def unbatch(graph: GraphsTuple) -> list[GraphsTuple]:
     if graph.senders is not None:
         starts = xp.asarray(np.concatenate([[0], np.cumsum(n_node)[:-1]]).astype(np.int64))
         shift = repeat_counts(xp, starts, graph.n_edge)
-        senders = xp.split((graph.senders - shift).astype(graph.senders.dtype), edge_cuts)
-        receivers = xp.split((graph.receivers - shift).astype(graph.receivers.dtype), edge_cuts)
+        senders = xp.split((graph.senders - shift).astype(graph.senders.dtype), edge_cuts.tolist())
+        receivers = xp.split(
+            (graph.receivers - shift).astype(graph.receivers.dtype), edge_cuts.tolist()
+        )
     nodes = split(graph.nodes, node_cuts, g)
     edges = split(graph.edges, edge_cuts, g)
     globals_ = split(graph.globals, np.arange(1, g), g)
@@ -418,7 +420,9 @@ def get_number_of_padding_with_graphs_graphs(padded_graph: GraphsTuple) -> int:
     if n_node.shape[0] == 0:
         raise ValueError("get_number_of_padding_with_graphs_graphs: the graph has no graphs")
     xp = get_namespace(n_node)
-    return int(xp.argmin(n_node[::-1] == 0)) + 1
+    # trailing graphs without nodes: the first non-zero count from the end (int8: CuPy's
+    # argmax is not defined on bools everywhere)
+    return int(xp.argmax((n_node[::-1] != 0).astype(np.int8))) + 1
 
 
 def get_number_of_padding_with_graphs_nodes(padded_graph: GraphsTuple) -> int:
