@@ -252,6 +252,8 @@ _OPTIONAL = {
     "torch_geometric": ("torch_geometric", "torch-geometric"),
     "jax": ("jax", "jax"),
     "jaxlib": ("jaxlib", "jaxlib"),
+    "jraph": ("jraph", "jraph"),
+    "networkx": ("networkx", "networkx"),
     "protobuf": ("google.protobuf", "protobuf"),
     "crc32c": ("crc32c", "crc32c"),
     "dask": ("dask", "dask"),
