@@ -1,0 +1,281 @@
+"""Keras conventions the TF-GNN layers rely on: activation names, ``Dense``, and the order of
+``layer.get_weights()``.
+
+Keras (v2, ``tf_keras``, which TF-GNN uses) lists a layer's weights as all *trainable* weights
+first, then all non-trainable ones (BatchNormalization's moving statistics); a
+``tf.keras.Sequential`` called on its own lists them layer by layer instead (nested in a
+layer, it counts as a layer). Each group is in the order the sub-layers were assigned in the
+layer's ``__init__``; a dict of sub-layers (as
+``GraphUpdate(node_sets={...})``) counts in the sorted order of its keys. A ``Dense`` layer
+holds ``kernel`` ``[in, out]`` (the transpose of :class:`arraygnn.nn.Linear`'s ``weight``) then
+``bias``; ``LayerNormalization`` ``gamma``, ``beta``; ``BatchNormalization`` ``gamma``,
+``beta`` (trainable), ``moving_mean``, ``moving_variance`` (non-trainable).
+
+>>> import numpy as np
+>>> lin = dense(3, 2, rng=0)
+>>> [w.shape for w in get_keras_weights(lin)]
+[(3, 2), (2,)]
+>>> load_keras_weights(lin, [np.ones((3, 2)), np.zeros(2)])(np.ones((1, 3), np.float32)).tolist()
+[[3.0, 3.0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace, to_device
+from arraygnn.nn._module import Module, as_array
+from arraygnn.nn.linear import MLP, BatchNorm, LayerNorm, Linear, Sequential
+
+__all__ = [
+    "KerasSlot",
+    "keras_activation",
+    "dense",
+    "keras_slots",
+    "get_keras_weights",
+    "load_keras_weights",
+]
+
+
+class KerasSlot(NamedTuple):
+    """One Keras weight: ``getattr(owner, attr)`` (transposed when ``transposed``)."""
+
+    owner: Module
+    attr: str
+    transposed: bool
+    name: str
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _relu(x: Any) -> Any:
+    return get_namespace(x).maximum(x, 0)
+
+
+def _leaky_relu(x: Any) -> Any:  # tf.nn.leaky_relu's default alpha, as TF-GNN documents
+    return get_namespace(x).where(x > 0, x, x * x.dtype.type(0.2))
+
+
+def _elu(x: Any) -> Any:
+    xp = get_namespace(x)
+    return xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0)))
+
+
+def _sigmoid(x: Any) -> Any:
+    xp = get_namespace(x)
+    with np.errstate(over="ignore"):
+        return 1 / (1 + xp.exp(-x))
+
+
+def _tanh(x: Any) -> Any:
+    return get_namespace(x).tanh(x)
+
+
+def _swish(x: Any) -> Any:
+    return x * _sigmoid(x)
+
+
+def _softplus(x: Any) -> Any:
+    xp = get_namespace(x)
+    return xp.logaddexp(x, xp.zeros((), dtype=x.dtype))
+
+
+def _gelu(x: Any) -> Any:  # Keras' gelu(approximate=False)
+    from arraygnn.nn.linear import _gelu as exact
+
+    return exact(x)
+
+
+_KERAS_ACTIVATIONS: dict[str, Callable[[Any], Any]] = {
+    "linear": _identity,
+    "relu": _relu,
+    "leaky_relu": _leaky_relu,
+    "elu": _elu,
+    "sigmoid": _sigmoid,
+    "tanh": _tanh,
+    "swish": _swish,
+    "silu": _swish,
+    "softplus": _softplus,
+    "gelu": _gelu,
+}
+
+
+def keras_activation(activation: Any, where: str) -> Callable[[Any], Any]:
+    """An activation as ``tf.keras.activations.get`` understands it: ``None`` or
+    ``"linear"`` (identity), ``"relu"``, ``"leaky_relu"`` (slope 0.2), ``"elu"``,
+    ``"sigmoid"``, ``"tanh"``, ``"swish"`` / ``"silu"``, ``"softplus"``, ``"gelu"``, or a
+    callable on arrays.
+
+    >>> keras_activation("leaky_relu", "doc")(np.array([-1.0, 2.0])).tolist()
+    [-0.2, 2.0]
+    """
+    if activation is None:
+        return _identity
+    if callable(activation):
+        return activation
+    if isinstance(activation, str) and activation.lower() in _KERAS_ACTIVATIONS:
+        return _KERAS_ACTIVATIONS[activation.lower()]
+    raise ValueError(
+        f"{where}: activation must be None, a callable or one of "
+        f"{sorted(_KERAS_ACTIVATIONS)}, got {activation!r}"
+    )
+
+
+def dense(
+    in_features: int,
+    units: int,
+    activation: Any = None,
+    use_bias: bool = True,
+    *,
+    dtype: Any = np.float32,
+    rng: Any = None,
+) -> Module:
+    """``tf.keras.layers.Dense(units, activation, use_bias)`` with its input size given up
+    front: a :class:`~arraygnn.nn.Linear`, followed by the activation (a
+    :class:`~arraygnn.nn.Sequential`) when there is one. Keras weights: kernel, bias."""
+    lin = Linear(in_features, units, bool(use_bias), dtype=dtype, rng=rng)
+    if activation is None or activation == "linear":
+        return lin
+    return Sequential(lin, keras_activation(activation, "dense()"))
+
+
+def _linear_slots(lin: Linear, prefix: str) -> list[KerasSlot]:
+    out = [KerasSlot(lin, "weight", True, prefix + "kernel")]
+    if lin.bias is not None:
+        out.append(KerasSlot(lin, "bias", False, prefix + "bias"))
+    return out
+
+
+def keras_slots(obj: Any, prefix: str = "") -> tuple[list[KerasSlot], list[KerasSlot]]:
+    """``(trainable, non_trainable)`` Keras weights of ``obj`` in Keras' order.
+
+    Layers of this package give theirs (``_keras_slots``); ``Linear`` is a ``Dense``,
+    ``Sequential`` / ``MLP`` a ``tf.keras.Sequential`` of their steps, ``LayerNorm`` /
+    ``BatchNorm`` Keras' normalisations; a plain function has no weights. Any other module
+    raises ``TypeError`` naming its type.
+    """
+    if obj is None or not isinstance(obj, Module):
+        return [], []
+    hook = getattr(obj, "_keras_slots", None)
+    if hook is not None:
+        return hook(prefix)
+    if type(obj) is Linear:
+        return _linear_slots(obj, prefix), []
+    if type(obj) is LayerNorm:
+        return [
+            KerasSlot(obj, a, False, prefix + n)
+            for a, n in (("weight", "gamma"), ("bias", "beta"))
+            if getattr(obj, a) is not None
+        ], []
+    if type(obj) is BatchNorm:
+        train = [
+            KerasSlot(obj, a, False, prefix + n)
+            for a, n in (("weight", "gamma"), ("bias", "beta"))
+            if getattr(obj, a) is not None
+        ]
+        fixed = [
+            KerasSlot(obj, "running_mean", False, prefix + "moving_mean"),
+            KerasSlot(obj, "running_var", False, prefix + "moving_variance"),
+        ]
+        return train, fixed
+    children = _model_children(obj, prefix)
+    if children is not None:
+        return _concat_slots(children)
+    raise TypeError(
+        f"no Keras weight order is known for {type(obj).__name__} (at {prefix or 'top'!r}); "
+        "use Linear, Sequential, MLP, LayerNorm, BatchNorm or a layer of "
+        "arraygnn.graph_tensor.layers"
+    )
+
+
+def _model_children(obj: Any, prefix: str) -> list[tuple[str, Any]] | None:
+    """The layers of a ``Sequential`` / ``MLP`` (a Keras ``Sequential`` model), or None."""
+    if type(obj) is Sequential:
+        return [(f"{prefix}{i}/", step) for i, step in enumerate(obj.steps)]
+    if type(obj) is MLP:
+        steps: list[tuple[str, Any]] = []
+        for i, lin in enumerate(obj.lins):
+            steps.append((f"{prefix}lins.{i}/", lin))
+            if obj.norms is not None and i < len(obj.norms):
+                steps.append((f"{prefix}norms.{i}/", obj.norms[i]))
+        return steps
+    return None
+
+
+def _concat_slots(children: Sequence[tuple[str, Any]]) -> tuple[list[KerasSlot], list[KerasSlot]]:
+    train: list[KerasSlot] = []
+    fixed: list[KerasSlot] = []
+    for prefix, child in children:
+        t, f = keras_slots(child, prefix)
+        train += t
+        fixed += f
+    return train, fixed
+
+
+def _all_slots(layer: Any, prefix: str = "") -> list[KerasSlot]:
+    """Keras' ``get_weights()`` order: a model (``Sequential``) lists its layers' weights
+    layer by layer; any other layer its trainable weights, then the non-trainable ones."""
+    children = _model_children(layer, prefix)
+    if children is not None:
+        return [slot for p, child in children for slot in _all_slots(child, p)]
+    train, fixed = keras_slots(layer, prefix)
+    return train + fixed
+
+
+def get_keras_weights(layer: Any) -> list[Any]:
+    """Copies of ``layer``'s weights in the order of Keras' ``layer.get_weights()`` for the
+    TF-GNN layer it mirrors (kernels ``[in, out]``)."""
+    out = []
+    for slot in _all_slots(layer):
+        value = getattr(slot.owner, slot.attr)
+        out.append((value.T if slot.transposed else value).copy())
+    return out
+
+
+def load_keras_weights(layer: Any, weights: Sequence[Any]) -> Any:
+    """Set ``layer``'s weights from ``weights``, a list in the order Keras'
+    ``get_weights()`` returns them for the TF-GNN layer (see the module docstring); returns
+    ``layer``. The arrays are copied (cast to the layer's dtype, moved to its device); a
+    wrong count or shape raises ``ValueError`` naming the weight. Nothing is set unless
+    every weight fits.
+    """
+    what = type(layer).__name__
+    if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence):
+        raise TypeError(
+            f"load_keras_weights({what}): weights must be a list of arrays, "
+            f"got {type(weights).__name__}"
+        )
+    slots = _all_slots(layer)
+    if len(weights) != len(slots):
+        raise ValueError(
+            f"load_keras_weights({what}): expected {len(slots)} arrays "
+            f"({[s.name for s in slots]}), got {len(weights)}"
+        )
+    staged = []
+    for i, (slot, value) in enumerate(zip(slots, weights)):
+        old = getattr(slot.owner, slot.attr)
+        new = as_array(value, slot.name)
+        if new.dtype.kind not in "iuf":
+            raise TypeError(
+                f"load_keras_weights({what}): weight {i} ({slot.name}) must hold numbers, "
+                f"got dtype {new.dtype}"
+            )
+        if slot.transposed:
+            new = new.T
+        if tuple(new.shape) != tuple(old.shape):
+            want = tuple(old.T.shape if slot.transposed else old.shape)
+            got = tuple(new.T.shape if slot.transposed else new.shape)
+            raise ValueError(
+                f"load_keras_weights({what}): weight {i} ({slot.name}) has shape {got}, "
+                f"expected {want}"
+            )
+        staged.append((slot, to_device(new, slot.owner.device).astype(old.dtype, copy=True)))
+    for slot, value in staged:
+        setattr(slot.owner, slot.attr, get_namespace(value).ascontiguousarray(value))
+        slot.owner._clear_cache()
+    return layer
