@@ -54,6 +54,8 @@ from arraygnn.graph_tensor import (
     pool_nodes_to_context,
     split_components,
 )
+from arraygnn.hetero_batch import HeteroBatch
+from arraygnn.hetero_data import HeteroData
 from arraygnn.interop import from_jax, from_pyg, from_torch, to_jax, to_pyg, to_torch
 from arraygnn.io.example import parse_example, parse_single_example, write_example
 from arraygnn.io.schema import (
@@ -94,6 +96,8 @@ __all__ = [
     # PyG face
     "Data",
     "Batch",
+    "HeteroData",
+    "HeteroBatch",
     "PackedDataset",
     "DataLoader",
     "NeighborLoader",

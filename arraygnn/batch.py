@@ -30,13 +30,16 @@ import math
 from collections.abc import Iterable, Sequence
 from operator import attrgetter, itemgetter
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from arraygnn._alignment import ALIGNMENT, aligned_empty
 from arraygnn._namespace import get_namespace, is_array, is_cupy_array, to_numpy
 from arraygnn.data import Data, _describe, _is_index_key, data_holding
+
+if TYPE_CHECKING:
+    from arraygnn.hetero_batch import HeteroBatch
 
 __all__ = ["Batch", "aligned_empty"]
 
@@ -155,8 +158,12 @@ class Batch(Data):
         data_list: Iterable[Data],
         follow_batch: Iterable[str] | None = None,
         exclude_keys: Iterable[str] | None = None,
-    ) -> Batch:
+    ) -> Batch | HeteroBatch:
         """Collate graphs into one ``Batch``.
+
+        A list of :class:`~arraygnn.hetero_data.HeteroData` is collated by
+        :meth:`arraygnn.hetero_batch.HeteroBatch.from_data_list` into a ``HeteroBatch``
+        (itself a ``HeteroData``, as PyG's).
 
         Args:
             data_list: ``Data`` objects (all with the same keys).
@@ -171,6 +178,13 @@ class Batch(Data):
             data_list = list(data_list)
         if len(data_list) == 0:
             raise ValueError("Batch.from_data_list: data_list is empty (need at least one graph)")
+        if not isinstance(data_list[0], Data):  # heterogeneous graphs: arraygnn.hetero_batch
+            from arraygnn.hetero_data import HeteroData
+
+            if isinstance(data_list[0], HeteroData):
+                from arraygnn.hetero_batch import HeteroBatch
+
+                return HeteroBatch.from_data_list(data_list, follow_batch, exclude_keys)
         types = set(map(type, data_list))
         for t in types:
             if not issubclass(t, Data):

@@ -23,6 +23,8 @@ PUBLIC = {
         "GraphTensor",
         "GraphTensorSpec",
         "HIDDEN_STATE",
+        "HeteroBatch",
+        "HeteroData",
         "LinkNeighborLoader",
         "MultiLayerFullNeighborSampler",
         "NID",

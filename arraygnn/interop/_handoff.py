@@ -10,6 +10,7 @@ converted are recorded as *kept*. With ``strict=True`` a needed copy raises
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,6 +161,9 @@ def convert_structure(
     )
     if rebuilt is not NotImplemented:
         return rebuilt
+    hetero = _hetero_class()
+    if hetero is not None and isinstance(obj, hetero):
+        return _convert_hetero(obj, sub, path, convert_record)
     if is_data_like(obj):
         out = obj.copy()
         for key in list(obj.keys()):
@@ -175,6 +179,45 @@ def convert_structure(
     if report is not None and not isinstance(obj, _PLAIN) and not is_cupy_array(obj):
         report.kept[path or "<object>"] = f"{type(obj).__name__} is not converted"
     return obj
+
+
+def _hetero_class() -> type | None:
+    """:class:`arraygnn.hetero_data.HeteroData` once it is imported (it is never imported
+    here only to be checked against)."""
+    module = sys.modules.get("arraygnn.hetero_data")
+    return None if module is None else module.HeteroData
+
+
+def _convert_hetero(
+    obj: Any,
+    sub: Callable[[Any, str], Any],
+    path: str,
+    convert_record: Callable[[Any, Any], Any] | None,
+) -> Any:
+    """A ``HeteroData`` / ``HeteroBatch`` store by store: a shallow copy (new stores) whose
+    values are converted, paths ``paper.x`` / ``author__writes__paper.edge_index``; a
+    batch's increment records are converted next to their values. The input is not
+    touched (item access by attribute name would make a node store of that name)."""
+    out = obj.copy()
+    stores = [(None, out._global)]
+    stores += [(t, s._mapping) for t, s in out._nodes.items()]
+    stores += [(t, s._mapping) for t, s in out._edges.items()]
+    for skey, mapping in stores:
+        name = skey if skey is None or isinstance(skey, str) else "__".join(skey)
+        where = path if name is None else _join(path, name)
+        for key in list(mapping):
+            mapping[key] = sub(mapping[key], _join(where, key))
+    incs = getattr(obj, "_inc_dict", None)
+    if convert_record is not None and isinstance(incs, dict) and incs:
+        converted = {}
+        for skey, records in incs.items():
+            mapping = dict(stores).get(skey, {})
+            converted[skey] = {
+                k: (convert_record(rec, mapping[k]) if k in mapping and rec is not None else rec)
+                for k, rec in records.items()
+            }
+        object.__setattr__(out, "_inc_dict", converted)  # new dicts: obj keeps its own
+    return out
 
 
 def host_record(rec: Any) -> np.ndarray:

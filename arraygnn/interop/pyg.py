@@ -57,6 +57,14 @@ def to_pyg(
 ) -> Any:
     """Convert an arraygnn ``Data`` / ``Batch`` to a PyG ``Data`` / ``Batch`` (shared tensors).
 
+    An arraygnn ``HeteroData`` / ``HeteroBatch`` becomes a PyG ``HeteroData`` / ``Batch``
+    (:mod:`arraygnn.interop.pyg_hetero`; ``pyg_data_cls`` does not apply):
+
+    >>> from arraygnn.hetero_data import HeteroData
+    >>> h = to_pyg(HeteroData(paper={"x": np.ones((3, 2), np.float32)}))
+    >>> type(h).__name__, h["paper"].num_nodes, type(from_pyg(h)).__name__
+    ('HeteroData', 3, 'HeteroData')
+
     A ``Data`` without ``x`` gets an explicit ``num_nodes`` (PyG would otherwise guess from
     ``edge_index.max() + 1``). A ``Batch`` keeps ``batch``, ``ptr``, ``num_graphs`` and its
     per-key slices and increments. ``strict`` / ``report`` as in :func:`to_torch`.
@@ -71,7 +79,12 @@ def to_pyg(
     tg = import_pyg()
     from arraygnn.batch import Batch
     from arraygnn.data import Data
+    from arraygnn.hetero_data import HeteroData
 
+    if isinstance(obj, HeteroData):  # heterogeneous: arraygnn.interop.pyg_hetero
+        from arraygnn.interop.pyg_hetero import hetero_to_pyg
+
+        return hetero_to_pyg(obj, tg, strict=strict, report=report)
     if not isinstance(obj, Data):
         raise TypeError(f"to_pyg expects an arraygnn Data or Batch, got {type(obj).__name__}")
     values = {key: obj[key] for key in obj.keys()}
@@ -169,14 +182,17 @@ def _records(batch: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 def from_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     """Convert a PyG ``Data`` / ``Batch`` to an arraygnn ``Data`` / ``Batch`` (shared arrays).
 
-    Only homogeneous graphs (``torch_geometric.data.Data``) are converted; ``HeteroData``
-    raises ``TypeError``. ``strict`` / ``report`` as in :func:`from_torch`.
+    A PyG ``HeteroData`` (or heterogeneous ``Batch``) becomes an arraygnn
+    :class:`~arraygnn.hetero_data.HeteroData` (or ``HeteroBatch``), see
+    :mod:`arraygnn.interop.pyg_hetero`. ``strict`` / ``report`` as in :func:`from_torch`.
     """
     tg = import_pyg()
     from arraygnn.data import Data
 
-    if isinstance(obj, tg.data.HeteroData):
-        raise TypeError("from_pyg converts homogeneous graphs only (got HeteroData)")
+    if isinstance(obj, tg.data.HeteroData):  # heterogeneous: arraygnn.interop.pyg_hetero
+        from arraygnn.interop.pyg_hetero import hetero_from_pyg
+
+        return hetero_from_pyg(obj, tg, strict=strict, report=report)
     if not isinstance(obj, tg.data.Data):
         raise TypeError(f"from_pyg expects a torch_geometric Data or Batch, got {type(obj)}")
     values = {k: v for k, v in obj.to_dict().items() if k != "_num_nodes"}  # PyG batch bookkeeping

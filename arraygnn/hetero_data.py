@@ -1,0 +1,844 @@
+"""``HeteroData``: PyG's heterogeneous graph on NumPy / CuPy arrays.
+
+One store of named arrays per node type (``data['paper']``), one per edge type
+(``data['author', 'writes', 'paper']``) and graph-level attributes on the object itself
+(``data.y``), with PyG's access rules, ``*_dict`` views, ``metadata()``,
+``to_homogeneous()`` and collation hooks (batched by :mod:`arraygnn.hetero_batch`).
+
+>>> import numpy as np
+>>> data = HeteroData()
+>>> data["paper"].x = np.zeros((3, 4), np.float32)
+>>> data["author"].num_nodes = 2
+>>> data["author", "writes", "paper"].edge_index = np.array([[0, 1, 1], [0, 0, 2]])
+>>> data.metadata()
+(['paper', 'author'], [('author', 'writes', 'paper')])
+>>> data["writes"].num_edges, data.num_nodes
+(3, 5)
+>>> data
+HeteroData(
+  paper={ x=[3, 4] },
+  author={ num_nodes=2 },
+  (author, writes, paper)={ edge_index=[2, 3] }
+)
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import get_namespace, is_array, to_device
+from arraygnn.data import Data, check_index_range
+
+__all__ = ["HeteroData", "NodeStore", "EdgeStore", "DEFAULT_REL"]
+
+NodeType = str
+EdgeType = tuple[str, str, str]
+StoreKey = NodeType | EdgeType
+
+DEFAULT_REL = "to"
+"""Relation name PyG gives ``data['src', 'dst']`` when no such edge type exists yet."""
+
+# keys to_homogeneous never merges as features (PyG's list)
+_STRUCTURE_KEYS = ("edge_index", "edge_label_index", "adj", "adj_t")
+
+
+class _MissingKey(KeyError, AttributeError):
+    """Raised by ``data.<key>_dict`` when no store holds ``key``: a ``KeyError`` as in PyG,
+    and an ``AttributeError`` so that ``hasattr`` and ``getattr(..., default)`` work."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+def _type_name(key: StoreKey) -> str:
+    return f"node type {key!r}" if isinstance(key, str) else f"edge type {key!r}"
+
+
+class _Store:
+    """Named values of one node or edge type; attribute and item access (as PyG's)."""
+
+    def __init__(self, key: StoreKey, parent: HeteroData | None = None) -> None:
+        object.__setattr__(self, "_mapping", {})
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_parent_ref", None if parent is None else weakref.ref(parent))
+
+    def _parent(self) -> HeteroData:
+        parent = None if self._parent_ref is None else self._parent_ref()
+        if parent is None:
+            raise RuntimeError(f"the store of {_type_name(self._key)} has no HeteroData any more")
+        return parent
+
+    # ---------------------------------------------------------------- access
+    def __getattr__(self, key: str) -> Any:
+        mapping = self.__dict__.get("_mapping")
+        if mapping is not None and key in mapping:
+            return mapping[key]
+        where = _type_name(self.__dict__.get("_key", "?"))
+        raise AttributeError(f"the store of {where} has no attribute {key!r}")
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key.startswith("_") or isinstance(getattr(type(self), key, None), property):
+            object.__setattr__(self, key, value)
+        elif value is None:
+            self._mapping.pop(key, None)
+        else:
+            self._mapping[key] = value
+
+    def __delattr__(self, key: str) -> None:
+        if key in self._mapping:
+            del self._mapping[key]
+        else:
+            object.__delattr__(self, key)
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._mapping[key]
+        except KeyError:
+            raise KeyError(f"the store of {_type_name(self._key)} has no key {key!r}") from None
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"store keys are strings, got {type(key).__name__}")
+        setattr(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        del self._mapping[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._mapping
+
+    def __iter__(self) -> Iterator[str]:
+        """Iterate over the keys (a store is a mapping, as in PyG)."""
+        return iter(self._mapping)
+
+    def __len__(self) -> int:
+        return len(self._mapping)
+
+    def keys(self) -> list[str]:
+        """The keys, in insertion order."""
+        return list(self._mapping)
+
+    def values(self) -> list[Any]:
+        return list(self._mapping.values())
+
+    def items(self) -> list[tuple[str, Any]]:
+        return list(self._mapping.items())
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._mapping.get(key, default)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A new dict of the values (the values themselves are shared)."""
+        return dict(self._mapping)
+
+    def update(self, mapping: Mapping[str, Any]) -> _Store:
+        """Set every ``key: value`` of ``mapping`` (``None`` removes a key)."""
+        for key, value in mapping.items():
+            self[key] = value
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"_mapping": self._mapping, "_key": self._key}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "_mapping", state["_mapping"])
+        object.__setattr__(self, "_key", state["_key"])
+        object.__setattr__(self, "_parent_ref", None)
+
+    def __repr__(self) -> str:
+        from arraygnn.data import _describe
+
+        body = ", ".join(f"{k}={_describe(v)}" for k, v in self._mapping.items())
+        return (
+            f"{type(self).__name__}({self._key!r}, {body})"
+            if body
+            else (f"{type(self).__name__}({self._key!r})")
+        )
+
+
+class NodeStore(_Store):
+    """The arrays of one node type (``data['paper']``).
+
+    RULE: ``num_nodes`` is an explicit ``num_nodes`` value if set, else ``x.shape[0]``,
+      else ``None`` (as :class:`arraygnn.Data`; never ``edge_index.max() + 1``).
+
+    >>> import numpy as np
+    >>> d = HeteroData(paper={"x": np.zeros((3, 2))})
+    >>> d["paper"].num_nodes, d["paper"].keys()
+    (3, ['x'])
+    """
+
+    @property
+    def num_nodes(self) -> int | None:
+        """Explicit ``num_nodes`` if set, else ``x.shape[0]``, else ``None``."""
+        mapping = self._mapping
+        if "num_nodes" in mapping:
+            return int(mapping["num_nodes"])
+        x = mapping.get("x")
+        if x is not None and getattr(x, "ndim", 0) >= 1:
+            return int(x.shape[0])
+        return None
+
+    @num_nodes.setter
+    def num_nodes(self, value: int | None) -> None:
+        if value is None:
+            self._mapping.pop("num_nodes", None)
+        else:
+            self._mapping["num_nodes"] = int(value)
+
+
+class EdgeStore(_Store):
+    """The arrays of one edge type (``data['author', 'writes', 'paper']``).
+
+    ``edge_index`` is [2, E]: row 0 holds ids of the source node type, row 1 ids of the
+    destination node type.
+
+    >>> import numpy as np
+    >>> d = HeteroData()
+    >>> d["a"].num_nodes, d["b"].num_nodes = 2, 3
+    >>> d["a", "to", "b"].edge_index = np.array([[0, 1], [2, 2]])
+    >>> d["a", "to", "b"].num_edges, d["a", "to", "b"].size()
+    (2, (2, 3))
+    """
+
+    @property
+    def num_edges(self) -> int:
+        """``edge_index.shape[1]``, else ``edge_attr.shape[0]``, else 0."""
+        mapping = self._mapping
+        ei = mapping.get("edge_index")
+        if ei is not None and getattr(ei, "ndim", 0) == 2:
+            return int(ei.shape[1])
+        ea = mapping.get("edge_attr")
+        if ea is not None and getattr(ea, "ndim", 0) >= 1:
+            return int(ea.shape[0])
+        return 0
+
+    def size(self, dim: int | None = None) -> Any:
+        """``(num source nodes, num destination nodes)`` (or one of them for ``dim``)."""
+        parent = self._parent()
+        src, _, dst = self._key
+        out = (
+            parent._nodes[src].num_nodes if src in parent._nodes else None,
+            parent._nodes[dst].num_nodes if dst in parent._nodes else None,
+        )
+        return out if dim is None else out[dim]
+
+
+def _size_repr(key: Any, value: Any, indent: int = 0) -> str:
+    """One ``key=value`` entry of PyG's printout (shapes for arrays)."""
+    pad = " " * indent
+    if is_array(value) and value.ndim == 0:
+        out = str(value.item())
+    elif is_array(value) or (hasattr(value, "shape") and not isinstance(value, np.generic)):
+        out = str(list(value.shape))
+    elif isinstance(value, str):
+        out = f"'{value}'"
+    elif isinstance(value, (list, tuple, set)):
+        out = str([len(value)])
+    elif isinstance(value, (Mapping, _Store)) and len(value) == 0:
+        out = "{}"
+    elif isinstance(value, (Mapping, _Store)):
+        items = list(value.items())
+        if len(items) == 1 and not isinstance(items[0][1], (Mapping, _Store)):
+            out = "{ " + _size_repr(*items[0]) + " }"
+        else:
+            lines = [_size_repr(k, v, indent + 2) for k, v in items]
+            out = "{\n" + ",\n".join(lines) + ",\n" + pad + "}"
+    else:
+        out = str(value)
+    return f"{pad}{str(key).replace(chr(39), '')}={out}"
+
+
+class HeteroData:
+    """A heterogeneous graph: node stores, edge stores and graph-level attributes.
+
+    ``data['paper']`` is the store of node type ``'paper'``, ``data['author', 'writes',
+    'paper']`` the store of that edge type (both made on first access, as in PyG);
+    ``data['writes']`` and ``data['author', 'paper']`` name an edge type by its relation,
+    or by its end types, when exactly one edge type matches (``KeyError`` listing them when
+    several do; a pair that matches none names ``(src, 'to', dst)``). Attributes set on the
+    object itself (``data.y = ...``) are graph-level. ``data.<key>_dict`` is
+    ``data.collect('<key>')``: ``{type: value}`` over the node and edge stores holding it.
+
+    Collation hooks (override them in a subclass, as in PyG); ``store`` is the
+    :class:`NodeStore` / :class:`EdgeStore` holding the value, ``None`` for graph-level:
+
+    - ``__cat_dim__(key, value, store)``: ``-1`` for a key containing ``'index'`` in an
+      edge store, else ``0``.
+    - ``__inc__(key, value, store)``: for a key containing ``'index'`` in an edge store,
+      ``[[num source nodes], [num destination nodes]]`` (row 0 is increased by the source
+      type's count, row 1 by the destination type's); else ``0``.
+
+    RULE: a node type's ``num_nodes`` is an explicit ``num_nodes`` if set, else
+      ``x.shape[0]``, else ``None`` (never ``edge_index.max() + 1``).
+    RULE: nothing the user passed is modified by any method.
+
+    >>> import numpy as np
+    >>> d = HeteroData(paper={"x": np.ones((2, 3))}, y=np.array([1.0]))
+    >>> d["author"].x = np.ones((4, 3))
+    >>> d["author", "writes", "paper"].edge_index = np.array([[0, 3], [1, 1]])
+    >>> sorted(d.x_dict), d.y.tolist(), d.num_nodes, d.num_edges
+    (['author', 'paper'], [1.0], 6, 2)
+    """
+
+    def __init__(self, _mapping: Mapping[Any, Any] | None = None, **kwargs: Any) -> None:
+        object.__setattr__(self, "_global", {})
+        object.__setattr__(self, "_nodes", {})
+        object.__setattr__(self, "_edges", {})
+        for key, value in chain((_mapping or {}).items(), kwargs.items()):
+            if isinstance(key, str) and "__" in key and isinstance(value, Mapping):
+                key = tuple(key.split("__"))
+            if isinstance(value, Mapping):
+                self[key].update(value)
+            else:
+                setattr(self, key, value)
+
+    # ---------------------------------------------------------------- stores
+    @property
+    def node_types(self) -> list[NodeType]:
+        """Node types, in the order they were made."""
+        return list(self._nodes)
+
+    @property
+    def edge_types(self) -> list[EdgeType]:
+        """Edge types ``(src, rel, dst)``, in the order they were made."""
+        return list(self._edges)
+
+    @property
+    def node_stores(self) -> list[NodeStore]:
+        return list(self._nodes.values())
+
+    @property
+    def edge_stores(self) -> list[EdgeStore]:
+        return list(self._edges.values())
+
+    def node_items(self) -> list[tuple[NodeType, NodeStore]]:
+        return list(self._nodes.items())
+
+    def edge_items(self) -> list[tuple[EdgeType, EdgeStore]]:
+        return list(self._edges.items())
+
+    def metadata(self) -> tuple[list[NodeType], list[EdgeType]]:
+        """``(node_types, edge_types)``, as PyG's (the input of HeteroConv-style models)."""
+        return self.node_types, self.edge_types
+
+    def get_node_store(self, key: NodeType) -> NodeStore:
+        """The store of node type ``key`` (made if missing)."""
+        if not isinstance(key, str):
+            raise TypeError(f"node types are strings, got {key!r}")
+        out = self._nodes.get(key)
+        if out is None:
+            if key in self._global:
+                raise KeyError(f"{key!r} is a graph-level attribute, not a node type")
+            out = self._nodes[key] = NodeStore(key, self)
+        return out
+
+    def get_edge_store(self, src: str, rel: str, dst: str) -> EdgeStore:
+        """The store of edge type ``(src, rel, dst)`` (made if missing)."""
+        key = (src, rel, dst)
+        if not all(isinstance(s, str) for s in key):
+            raise TypeError(f"edge types are (src, rel, dst) strings, got {key!r}")
+        out = self._edges.get(key)
+        if out is None:
+            out = self._edges[key] = EdgeStore(key, self)
+        return out
+
+    def _to_canonical(self, *args: Any) -> Any:
+        """A node type, a full edge type, or a graph-level key (PyG's shorthand rules)."""
+        key = args[0] if len(args) == 1 else args
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
+        if isinstance(key, str):
+            if key in self._nodes:
+                return key
+            hits = [e for e in self._edges if e[1] == key]
+            if len(hits) == 1:
+                return hits[0]
+            if len(hits) > 1:
+                raise KeyError(
+                    f"relation {key!r} is ambiguous: edge types {hits} use it; give the full "
+                    "(src, rel, dst)"
+                )
+            return key
+        if isinstance(key, tuple) and all(isinstance(s, str) for s in key):
+            if len(key) == 3:
+                return key
+            if len(key) == 2:
+                hits = [e for e in self._edges if e[0] == key[0] and e[2] == key[1]]
+                if len(hits) == 1:
+                    return hits[0]
+                if len(hits) > 1:
+                    raise KeyError(
+                        f"({key[0]!r}, {key[1]!r}) is ambiguous: edge types {hits} join "
+                        "these node types; give the full (src, rel, dst)"
+                    )
+                return (key[0], DEFAULT_REL, key[1])
+        raise KeyError(
+            f"{key!r} is not a node type (a string), an edge type (src, rel, dst) or a "
+            "(src, dst) pair"
+        )
+
+    def __getitem__(self, *args: Any) -> Any:
+        key = self._to_canonical(*args)
+        if isinstance(key, tuple):
+            return self.get_edge_store(*key)
+        if key in self._global:
+            return self._global[key]
+        return self.get_node_store(key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        """``data['y'] = value`` sets a graph-level attribute (as PyG's)."""
+        if not isinstance(key, str):
+            raise TypeError(
+                f"data[{key!r}] = ... sets graph-level attributes only; set a store's "
+                "attribute instead (data[edge_type].edge_index = ...)"
+            )
+        setattr(self, key, value)
+
+    def __delitem__(self, *args: Any) -> None:
+        key = self._to_canonical(*args)
+        if isinstance(key, tuple) and key in self._edges:
+            del self._edges[key]
+        elif isinstance(key, str) and key in self._nodes:
+            del self._nodes[key]
+        elif isinstance(key, str) and key in self._global:
+            del self._global[key]
+        else:
+            raise KeyError(f"{key!r} is neither a node type, an edge type nor an attribute")
+
+    def __getattr__(self, key: str) -> Any:
+        d = self.__dict__
+        glob = d.get("_global")
+        if glob is not None and key in glob:
+            return glob[key]
+        if glob is not None and key.endswith("_dict") and len(key) > 5:
+            return self.collect(key[:-5])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {key!r}")
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key.startswith("_") or isinstance(getattr(type(self), key, None), property):
+            object.__setattr__(self, key, value)
+            return
+        if key in self._nodes:
+            raise AttributeError(f"{key!r} is already a node type")
+        if value is None:
+            self._global.pop(key, None)
+        else:
+            self._global[key] = value
+
+    def __delattr__(self, key: str) -> None:
+        if key in self._global:
+            del self._global[key]
+        else:
+            object.__delattr__(self, key)
+
+    def collect(self, key: str, allow_empty: bool = False) -> dict[StoreKey, Any]:
+        """``{type: value}`` of ``key`` over the node stores, then the edge stores.
+
+        ``num_nodes`` / ``num_edges`` are collected from the stores' properties. Raises
+        ``KeyError`` when no store holds ``key`` (unless ``allow_empty``).
+        """
+        out: dict[StoreKey, Any] = {}
+        for t, store in chain(self._nodes.items(), self._edges.items()):
+            if key in store._mapping:
+                out[t] = store._mapping[key]
+            elif key == "num_nodes" and isinstance(store, NodeStore):
+                out[t] = store.num_nodes
+            elif key == "num_edges" and isinstance(store, EdgeStore):
+                out[t] = store.num_edges
+        if not out and not allow_empty:
+            raise _MissingKey(f"no node or edge type holds {key!r}")
+        return out
+
+    def set_value_dict(self, key: str, value_dict: Mapping[StoreKey, Any]) -> HeteroData:
+        """``self[t].<key> = value`` for every ``t: value`` of ``value_dict``."""
+        for t, v in value_dict.items():
+            self[t][key] = v
+        return self
+
+    # ---------------------------------------------------------------- keys, sizes
+    def keys(self) -> list[str]:
+        """Every attribute name (graph-level, node stores, edge stores), each once."""
+        seen: dict[str, None] = dict.fromkeys(self._global)
+        for store in chain(self._nodes.values(), self._edges.values()):
+            seen.update(dict.fromkeys(store._mapping))
+        return list(seen)
+
+    def __contains__(self, key: object) -> bool:
+        """Whether some store (or the graph level) holds attribute ``key`` (PyG's rule)."""
+        return key in self._global or any(
+            key in s._mapping for s in chain(self._nodes.values(), self._edges.values())
+        )
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    @property
+    def num_nodes(self) -> int | None:
+        """Sum of the node types' ``num_nodes`` (``None`` when one is unknown)."""
+        counts = [s.num_nodes for s in self._nodes.values()]
+        return None if any(c is None for c in counts) else int(sum(counts))
+
+    @property
+    def num_edges(self) -> int:
+        """Sum of the edge types' ``num_edges``."""
+        return int(sum(s.num_edges for s in self._edges.values()))
+
+    # ---------------------------------------------------------------- hooks
+    def __cat_dim__(self, key: str, value: Any, store: Any = None, *args: Any, **kw: Any) -> Any:
+        """Default: ``-1`` for an ``'index'`` key of an edge store, else ``0``."""
+        if isinstance(store, EdgeStore) and "index" in key:
+            return -1
+        return 0
+
+    def __inc__(self, key: str, value: Any, store: Any = None, *args: Any, **kw: Any) -> Any:
+        """Default: ``[[n_src], [n_dst]]`` for an ``'index'`` key of an edge store, else 0."""
+        if isinstance(store, EdgeStore) and "index" in key:
+            n_src, n_dst = store.size()
+            if n_src is None or n_dst is None:
+                src, _, dst = store._key
+                missing = src if n_src is None else dst
+                raise ValueError(
+                    f"edge type {store._key!r}: key {key!r} is increased by the node counts, "
+                    f"but num_nodes of node type {missing!r} is unknown (give x or "
+                    "num_nodes=; it is never guessed from edge_index.max() + 1)"
+                )
+            return np.array([[n_src], [n_dst]], dtype=np.int64)
+        return 0
+
+    # ---------------------------------------------------------------- copies
+    def _fresh(self) -> HeteroData:
+        out = type(self).__new__(type(self))
+        for name, value in self.__dict__.items():
+            if name not in ("_global", "_nodes", "_edges"):
+                object.__setattr__(out, name, dict(value) if isinstance(value, dict) else value)
+        object.__setattr__(out, "_global", dict(self._global))
+        object.__setattr__(out, "_nodes", {})
+        object.__setattr__(out, "_edges", {})
+        return out
+
+    def copy(self) -> HeteroData:
+        """A shallow copy of the same class: new stores, the values shared."""
+        return self.apply(lambda v: v)
+
+    def __copy__(self) -> HeteroData:
+        return self.copy()
+
+    def apply(self, fn: Callable[[Any], Any]) -> HeteroData:
+        """A new object with ``fn`` applied to every NumPy / CuPy array of every store."""
+        out = self._fresh()
+        for k, v in out._global.items():
+            if is_array(v):
+                out._global[k] = fn(v)
+        for t, s in self._nodes.items():
+            ns = out._nodes[t] = NodeStore(t, out)
+            ns._mapping.update({k: fn(v) if is_array(v) else v for k, v in s._mapping.items()})
+        for t, s in self._edges.items():
+            es = out._edges[t] = EdgeStore(t, out)
+            es._mapping.update({k: fn(v) if is_array(v) else v for k, v in s._mapping.items()})
+        return out
+
+    def to(self, device: str) -> HeteroData:
+        """A new object with every array on ``device`` (``'cpu'``, ``'cuda'``, ``'cuda:N'``);
+        arrays already there are shared."""
+        return self.apply(lambda v: to_device(v, device))
+
+    def cpu(self) -> HeteroData:
+        return self.to("cpu")
+
+    def cuda(self) -> HeteroData:
+        return self.to("cuda")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_nodes", "_edges")}
+        state["_nodes"] = {t: s._mapping for t, s in self._nodes.items()}
+        state["_edges"] = {t: s._mapping for t, s in self._edges.items()}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            if k not in ("_nodes", "_edges"):
+                object.__setattr__(self, k, v)
+        object.__setattr__(self, "_nodes", {})
+        object.__setattr__(self, "_edges", {})
+        for t, m in state["_nodes"].items():
+            self.get_node_store(t)._mapping.update(m)
+        for t, m in state["_edges"].items():
+            self.get_edge_store(*t)._mapping.update(m)
+
+    # ---------------------------------------------------------------- checks
+    def validate(self) -> bool:
+        """Check the graph; raise ``ValueError`` / ``TypeError`` naming the type at fault.
+
+        Checks: arrays of one kind (all NumPy or all CuPy); every edge type's end types
+        exist; ``x`` has ``num_nodes`` rows; every edge-store key containing ``'index'``
+        (``edge_index``, ``edge_label_index``) is an integer [2, E] array with row 0 in
+        ``[0, num source nodes)`` and row 1 in ``[0, num destination nodes)``;
+        ``edge_attr`` / ``edge_weight`` have ``num_edges`` rows. Returns ``True``.
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"num_nodes": 2}, b={"num_nodes": 1})
+        >>> d["a", "to", "b"].edge_index = np.array([[0, 1], [0, 1]])
+        >>> d.validate()
+        Traceback (most recent call last):
+        ...
+        ValueError: edge type ('a', 'to', 'b'): edge_index row 1 (destination 'b') holds node id...
+        """
+        arrays = [v for v in self._global.values() if is_array(v)]
+        for s in chain(self._nodes.values(), self._edges.values()):
+            arrays += [v for v in s._mapping.values() if is_array(v)]
+        get_namespace(*arrays)
+        for t, s in self._nodes.items():
+            x = s._mapping.get("x")
+            if x is not None and is_array(x) and "num_nodes" in s._mapping:
+                if x.ndim == 0 or x.shape[0] != s.num_nodes:
+                    raise ValueError(
+                        f"node type {t!r}: x has shape {list(x.shape)} but num_nodes is "
+                        f"{s.num_nodes}"
+                    )
+        for et, s in self._edges.items():
+            src, _, dst = et
+            for end, role in ((src, "source"), (dst, "destination")):
+                if end not in self._nodes:
+                    raise ValueError(
+                        f"edge type {et!r}: {role} node type {end!r} is not a node type of "
+                        f"the graph (node types: {self.node_types})"
+                    )
+            for key, value in s._mapping.items():
+                if "index" not in key or not is_array(value):
+                    continue
+                if value.ndim != 2 or value.shape[0] != 2:
+                    raise ValueError(
+                        f"edge type {et!r}: {key} must have shape [2, E], got {list(value.shape)}"
+                    )
+                for row, end, role in ((0, src, "source"), (1, dst, "destination")):
+                    n = self._nodes[end].num_nodes
+                    if n is None:
+                        raise ValueError(
+                            f"edge type {et!r}: num_nodes of {role} node type {end!r} is "
+                            "unknown (give x or num_nodes=)"
+                        )
+                    check_index_range(
+                        value[row], n, f"edge type {et!r}: {key} row {row} ({role} {end!r})"
+                    )
+            for key in ("edge_attr", "edge_weight"):
+                v = s._mapping.get(key)
+                if v is not None and is_array(v) and "edge_index" in s._mapping:
+                    if v.ndim == 0 or v.shape[0] != s.num_edges:
+                        raise ValueError(
+                            f"edge type {et!r}: {key} has shape {list(v.shape)} but there are "
+                            f"{s.num_edges} edges"
+                        )
+        return True
+
+    # ---------------------------------------------------------------- homogeneous
+    def to_homogeneous(
+        self,
+        node_attrs: list[str] | None = None,
+        edge_attrs: list[str] | None = None,
+        add_node_type: bool = True,
+        add_edge_type: bool = True,
+        dummy_values: bool = True,
+    ) -> Data:
+        """One :class:`arraygnn.Data` holding every type, as PyG's ``to_homogeneous``.
+
+        Node types are laid out one after the other in ``node_types`` order, edges in
+        ``edge_types`` order (types without ``edge_index`` are left out);
+        ``edge_index`` rows are moved by their types' node offsets. ``node_type`` /
+        ``edge_type`` (int64) give each node's / edge's type position; the Data's
+        ``node_type_names`` / ``edge_type_names`` attributes (not keys) list the types.
+        ``node_attrs`` / ``edge_attrs`` name the features to merge; ``None`` merges those
+        every type holds with one row shape (2-D node features of different widths are
+        zero-padded to the widest, as PyG). ``dummy_values`` first fills a feature some
+        types lack with NaN (floats), False (bools) or -1 (integers), as PyG. Graph-level
+        attributes are copied; ``num_nodes`` is set explicitly when no ``x`` is merged.
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"x": np.ones((2, 1))}, b={"x": np.zeros((1, 1))})
+        >>> d["a", "to", "b"].edge_index = np.array([[0, 1], [0, 0]])
+        >>> h = d.to_homogeneous()
+        >>> h.edge_index.tolist(), h.node_type.tolist(), h.node_type_names
+        ([[0, 1], [2, 2]], [0, 0, 1], ['a', 'b'])
+        """
+        src_data = self
+        if dummy_values:
+            src_data = self.copy()
+            _fill_dummy(src_data, list(src_data._nodes.values()), node_attrs, "node")
+            _fill_dummy(src_data, list(src_data._edges.values()), edge_attrs, "edge")
+        return _to_homogeneous(src_data, node_attrs, edge_attrs, add_node_type, add_edge_type)
+
+    # ---------------------------------------------------------------- repr
+    def __repr__(self) -> str:
+        parts = [_size_repr(k, v, 2) for k, v in self._global.items()]
+        parts += [_size_repr(k, v, 2) for k, v in self._nodes.items()]
+        parts += [_size_repr(k, v, 2) for k, v in self._edges.items()]
+        body = ",\n".join(parts)
+        return f"{self._repr_name()}(\n{body}\n)" if body else f"{self._repr_name()}()"
+
+    def _repr_name(self) -> str:
+        return type(self).__name__
+
+
+# -------------------------------------------------------------------- to_homogeneous
+def _row_shape(data: HeteroData, key: str, value: Any, store: _Store) -> tuple[int, tuple]:
+    dim = data.__cat_dim__(key, value, store)
+    dim = 0 if dim is None else int(dim)
+    if dim < 0:
+        dim += value.ndim
+    shape = tuple(value.shape)
+    return dim, shape[:dim] + shape[dim + 1 :]
+
+
+def _sizes(data: HeteroData, stores: list[_Store]) -> dict[str, list[tuple]]:
+    sizes: dict[str, list[tuple]] = {}
+    for store in stores:
+        for key, value in store._mapping.items():
+            if key in _STRUCTURE_KEYS or not is_array(value) or value.ndim == 0:
+                continue
+            sizes.setdefault(key, []).append(_row_shape(data, key, value, store)[1])
+    return sizes
+
+
+def _fill_dummy(data: HeteroData, stores: list[_Store], keys: list[str] | None, kind: str) -> None:
+    sizes = _sizes(data, stores)
+    if keys is not None:
+        sizes = {k: v for k, v in sizes.items() if k in keys}
+    for key, shapes in sizes.items():
+        if len(set(shapes)) != 1:
+            continue
+        ref = next(s._mapping[key] for s in stores if key in s._mapping)
+        xp = get_namespace(ref)
+        for store in stores:
+            if key in store._mapping:
+                continue
+            if kind == "node":
+                n = store.num_nodes
+                if n is None:
+                    raise ValueError(
+                        f"to_homogeneous: num_nodes of node type {store._key!r} is unknown "
+                        "(give x or num_nodes=)"
+                    )
+            else:
+                n = store.num_edges
+            dim, _ = _row_shape(data, key, ref, store)
+            row = shapes[0]
+            shape = row[:dim] + (int(n),) + row[dim:]
+            fill = np.nan if ref.dtype.kind in "fc" else (False if ref.dtype.kind == "b" else -1)
+            value = np.array(fill).astype(ref.dtype) if ref.dtype.kind in "iu" else fill
+            store._mapping[key] = xp.full(shape, value, dtype=ref.dtype)
+
+
+def _consistent(data: HeteroData, stores: list[_Store]) -> list[str]:
+    keys = []
+    for key, shapes in _sizes(data, stores).items():
+        if len(shapes) != len(stores):
+            continue
+        if len({len(s) for s in shapes}) != 1:
+            continue
+        if len(shapes[0]) != 1 and len(set(shapes)) != 1:
+            continue
+        keys.append(key)
+    return keys
+
+
+def _to_homogeneous(
+    data: HeteroData,
+    node_attrs: list[str] | None,
+    edge_attrs: list[str] | None,
+    add_node_type: bool,
+    add_edge_type: bool,
+) -> Data:
+    counts = {}
+    for t, s in data._nodes.items():
+        n = s.num_nodes
+        if n is None:
+            raise ValueError(
+                f"to_homogeneous: num_nodes of node type {t!r} is unknown (give x or num_nodes=)"
+            )
+        counts[t] = n
+    offsets = dict(zip(counts, np.concatenate([[0], np.cumsum(list(counts.values()))]).tolist()))
+    total = int(sum(counts.values()))
+    arrays = [v for s in chain(data._nodes.values(), data._edges.values()) for v in s.values()]
+    arrays = [v for v in arrays if is_array(v)]
+    xp = get_namespace(*arrays)
+
+    def shifted(et: EdgeType, ei: Any, key: str) -> Any:
+        src, _, dst = et
+        for end in (src, dst):
+            if end not in offsets:
+                raise ValueError(
+                    f"to_homogeneous: edge type {et!r} uses node type {end!r}, which the graph "
+                    "does not have"
+                )
+        if not is_array(ei) or ei.ndim != 2 or ei.shape[0] != 2:
+            raise ValueError(f"to_homogeneous: edge type {et!r}: {key} must be a [2, E] array")
+        dtype = ei.dtype if total <= np.iinfo(ei.dtype).max else np.dtype(np.int64)
+        off = xp.asarray(np.array([[offsets[src]], [offsets[dst]]], dtype=dtype))
+        return ei.astype(dtype, copy=False) + off
+
+    edge_parts, edge_sizes, edge_names = [], [], []
+    for et, s in data._edges.items():
+        if "edge_index" in s._mapping:
+            ei = shifted(et, s._mapping["edge_index"], "edge_index")
+            edge_parts.append(ei)
+            edge_sizes.append(int(ei.shape[1]))
+            edge_names.append(et)
+    out = Data(**data._global)
+    if edge_parts:
+        out.edge_index = edge_parts[0] if len(edge_parts) == 1 else xp.concatenate(edge_parts, 1)
+    node_stores = list(data._nodes.values())
+    if node_attrs is None:
+        node_attrs = _consistent(data, node_stores)
+    for key in node_attrs:
+        if key == "ptr":
+            continue
+        values = []
+        for s in node_stores:
+            if key not in s._mapping:
+                raise KeyError(f"to_homogeneous: node type {s._key!r} has no {key!r}")
+            values.append(s._mapping[key])
+        dim, _ = _row_shape(data, key, values[0], node_stores[0])
+        if values[0].ndim == 2 and dim == 0:
+            width = max(v.shape[-1] for v in values)
+            values = [
+                v
+                if v.shape[-1] == width
+                else xp.concatenate([v, xp.zeros((v.shape[0], width - v.shape[-1]), v.dtype)], 1)
+                for v in values
+            ]
+        out[key] = xp.concatenate(values, dim) if len(values) > 1 else values[0]
+    if out.num_nodes != total:
+        out.num_nodes = total
+    edge_stores = list(data._edges.values())
+    if edge_attrs is None:
+        edge_attrs = _consistent(data, edge_stores)
+    for key in edge_attrs:
+        values = []
+        for s in edge_stores:
+            if key not in s._mapping:
+                raise KeyError(f"to_homogeneous: edge type {s._key!r} has no {key!r}")
+            values.append(s._mapping[key])
+        dim, _ = _row_shape(data, key, values[0], edge_stores[0])
+        out[key] = xp.concatenate(values, dim) if len(values) > 1 else values[0]
+    labelled = [(et, s) for et, s in data._edges.items() if "edge_label_index" in s._mapping]
+    if labelled:
+        parts = [
+            shifted(et, s._mapping["edge_label_index"], "edge_label_index") for et, s in labelled
+        ]
+        out.edge_label_index = xp.concatenate(parts, 1)
+    if add_node_type:
+        out.node_type = xp.asarray(
+            np.repeat(np.arange(len(counts), dtype=np.int64), list(counts.values()))
+        )
+    if add_edge_type and edge_parts:
+        out.edge_type = xp.asarray(
+            np.repeat(np.arange(len(edge_sizes), dtype=np.int64), edge_sizes)
+        )
+    object.__setattr__(out, "node_type_names", list(counts))
+    object.__setattr__(out, "edge_type_names", edge_names)
+    return out
