@@ -12,6 +12,8 @@ arithmetic goes through :mod:`arraygnn.ops`.
 (3, 2)
 """
 
+from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
+from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
@@ -26,6 +28,7 @@ from arraygnn.nn.knn_graph import KNNGraph, SegmentedKNNGraph
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
+from arraygnn.nn.point_net_conv import PointNetConv
 from arraygnn.nn.pool import SAGPooling, TopKPooling
 from arraygnn.nn.readout import (
     AttentionalAggregation,
@@ -62,12 +65,15 @@ __all__ = [
     "SAGEConv",
     "GATConv",
     "GATv2Conv",
+    "DotGatConv",
+    "AGNNConv",
     "GINConv",
     "GINEConv",
     "GatedGraphConv",
     "ResGatedGraphConv",
     "EdgeConv",
     "DynamicEdgeConv",
+    "PointNetConv",
     "KNNGraph",
     "SegmentedKNNGraph",
     "SGConv",
@@ -87,6 +93,7 @@ __all__ = [
     "HeteroLinear",
     "HeteroDictLinear",
     "HGTConv",
+    "DGLHGTConv",
     "gcn_norm",
     "add_remaining_self_loops",
     "propagate_hops",

@@ -13,12 +13,14 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
 ``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
 ``GCN2Conv``, ``GatedGraphConv``, ``ResGatedGraphConv``, ``EdgeConv``, ``DynamicEdgeConv``,
+``PointNetConv``,
 ``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
 too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
 ``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``TypedLinear``, ``HeteroGraphConv``, ``Set2Set``,
-``GlobalAttentionPooling``; torch ``LayerNorm``, ``LSTM`` and ``GRU``.
+``GlobalAttentionPooling``, ``HGTConv`` (as ``DGLHGTConv``), ``DotGatConv``, ``AGNNConv``;
+torch ``LayerNorm``, ``LSTM`` and ``GRU``.
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
 silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
@@ -34,6 +36,8 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn._module import Module
+from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
+from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
@@ -58,6 +62,7 @@ from arraygnn.nn.linear import (
 )
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.pna_conv import PNAConv
+from arraygnn.nn.point_net_conv import PointNetConv
 from arraygnn.nn.pool import SAGPooling, TopKPooling
 from arraygnn.nn.readout import (
     AttentionalAggregation,
@@ -612,6 +617,11 @@ def from_pyg(module: Any) -> Module:
     if kind == "EdgeConv":
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
         return EdgeConv(from_torch(module.nn), aggr=aggr)
+    if kind == "PointNetConv":
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
+        return PointNetConv(
+            _optional(module.local_nn), _optional(module.global_nn), module.add_self_loops, aggr
+        )
     if kind == "DynamicEdgeConv":
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
         return DynamicEdgeConv(
@@ -874,6 +884,42 @@ def from_dgl(module: Any) -> Module:
             module.num_types,
             regularizer=module.regularizer,
             num_bases=getattr(module, "num_bases", None),
+            dtype=dtype,
+        )
+        return _load(layer, module, "dgl")
+    if kind == "HGTConv":  # DGL's (typed homogeneous graph), not PyG's HGTConv
+        layer = DGLHGTConv(
+            module.in_size,
+            module.head_size,
+            module.num_heads,
+            module.linear_k.num_types,
+            module.relation_att[0].num_types,
+            use_norm=bool(module.use_norm),
+            dtype=dtype,
+        )
+        if module.use_norm:
+            layer.norm.eps = float(module.norm.eps)
+        return _load(layer, module, "dgl")
+    if kind == "DotGatConv":
+        in_feats = (
+            module._in_src_feats
+            if hasattr(module, "fc")
+            else (module._in_src_feats, module._in_dst_feats)
+        )
+        layer = DotGatConv(
+            in_feats,
+            module._out_feats,
+            module._num_heads,
+            allow_zero_in_degree=module._allow_zero_in_degree,
+            dtype=dtype,
+        )
+        return _load(layer, module, "dgl")
+    if kind == "AGNNConv":
+        learn = isinstance(module.beta, torch.nn.Parameter)
+        layer = AGNNConv(
+            float(module.beta.detach().reshape(-1)[0]),
+            learn_beta=learn,
+            allow_zero_in_degree=module._allow_zero_in_degree,
             dtype=dtype,
         )
         return _load(layer, module, "dgl")
