@@ -556,6 +556,53 @@ def test_edge_set_update_inputs_and_broadcast_layer():
     np.testing.assert_array_equal(on_edges, graph.node_sets["author"]["hidden_state"][src])
 
 
+def test_pool_and_broadcast_layers_take_arguments_at_init_or_call():
+    """TF-GNN's BroadcastPoolBase: tag, set name(s), feature_name (and Pool's reduce_type)
+    at init, at call, or both when they agree."""
+    from arraygnn.graph_tensor import broadcast, pool
+
+    graph = oracle.hetero_graph(23)
+    want = pool(graph, TARGET, edge_set_name="cites", reduce_type="mean", feature_name=HIDDEN_STATE)
+    for layer, kwargs in [
+        (Pool(TARGET, "mean", edge_set_name="cites"), {}),
+        (Pool(), dict(tag=TARGET, reduce_type="mean", edge_set_name="cites")),
+        (Pool(TARGET), dict(reduce_type="mean", edge_set_name="cites", tag=TARGET)),
+        (
+            Pool(reduce_type="mean", feature_name=HIDDEN_STATE),
+            dict(tag=TARGET, edge_set_name="cites"),
+        ),
+    ]:
+        np.testing.assert_array_equal(layer(graph, **kwargs), want)
+    got = Pool(CONTEXT, "sum", node_set_name="paper")(graph, feature_name="year")
+    np.testing.assert_array_equal(
+        got, pool(graph, CONTEXT, node_set_name="paper", feature_name="year")
+    )
+    both = Pool(CONTEXT, "sum", edge_set_name=["cites", "writes"])(graph)
+    np.testing.assert_array_equal(
+        both, pool(graph, CONTEXT, edge_set_name=["cites", "writes"], feature_name=HIDDEN_STATE)
+    )
+    with pytest.raises(ValueError, match="initialized with reduce_type='sum' but called"):
+        Pool(TARGET, "sum")(graph, reduce_type="mean", edge_set_name="cites")
+    with pytest.raises(ValueError, match="initialized with .*'cites'.* but called with"):
+        Pool(TARGET, "sum", edge_set_name="cites")(graph, edge_set_name="writes")
+    with pytest.raises(ValueError, match="needs reduce_type"):
+        Pool(TARGET)(graph, edge_set_name="cites")
+    with pytest.raises(ValueError, match="needs tag"):
+        Pool(reduce_type="sum")(graph, edge_set_name="cites")
+    with pytest.raises(ValueError, match="SOURCE or TARGET needs edge_set_name"):
+        Pool(TARGET, "sum", node_set_name="paper")
+    with pytest.raises(ValueError, match="at most one"):
+        Broadcast(CONTEXT, node_set_name="paper", edge_set_name="cites")
+    got = Broadcast()(graph, tag=CONTEXT, node_set_name=["paper", "author"])
+    assert isinstance(got, list) and len(got) == 2
+    np.testing.assert_array_equal(
+        got[1], broadcast(graph, CONTEXT, node_set_name="author", feature_name=HIDDEN_STATE)
+    )
+    with pytest.raises(ValueError, match="initialized with tag=0 but called with tag=1"):
+        Broadcast(SOURCE)(graph, tag=TARGET, edge_set_name="cites")
+    assert Pool(TARGET, "sum").get_weights() == [] and Broadcast(SOURCE).get_weights() == []
+
+
 def test_batched_graph_is_refused():
     from arraygnn.graph_tensor import batch_graph_tensors
 
@@ -584,3 +631,41 @@ def test_keras_order_with_batch_norm():
     got = nested.get_weights()
     for w, i in zip(got, order):
         np.testing.assert_array_equal(w, values[i])
+
+
+def test_keras_order_shared_and_frozen_sub_layers():
+    """Keras lists a shared sub-layer once (where it first appears) and a frozen one
+    (``trainable = False``) after every trainable weight, sub-layer by sub-layer."""
+    from arraygnn.nn import BatchNorm
+
+    shared = Linear(4, 2, dtype=np.float64, rng=0)
+    conv = SimpleConv(shared, "sum", sender_node_feature=None)
+    update = NodeSetUpdate({"cites": conv, "writes": conv}, NextStateFromConcat(Linear(8, 3)))
+    assert [w.shape for w in update.get_weights()] == [(4, 2), (2,), (8, 3), (3,)]
+    load_keras_weights(
+        update, [np.full(w.shape, 1.0 + i) for i, w in enumerate(update.get_weights())]
+    )
+    assert (shared.weight == 1.0).all() and (shared.bias == 2.0).all()
+
+    from arraygnn.graph_tensor.layers._keras import _keras_order
+
+    frozen = Sequential(Linear(2, 3), BatchNorm(3), Linear(3, 1))
+    frozen.trainable = False
+    nested = NextStateFromConcat(Sequential(Linear(5, 2), frozen, BatchNorm(1)))
+    names = [s.name.replace("transformation/", "") for s in _keras_order(nested)]
+    # trainable: Linear(5, 2), the last BatchNorm's gamma / beta; then the non-trainable ones
+    # sub-layer by sub-layer: every weight of the frozen Sequential, the moving statistics
+    assert names == [
+        "0/kernel", "0/bias", "2/gamma", "2/beta",
+        "1/0/kernel", "1/0/bias", "1/1/gamma", "1/1/beta", "1/1/moving_mean",
+        "1/1/moving_variance", "1/2/kernel", "1/2/bias",
+        "2/moving_mean", "2/moving_variance",
+    ]  # fmt: skip
+    assert len(nested.get_weights()) == 14
+    frozen.trainable = True
+    names = [s.name.replace("transformation/", "") for s in _keras_order(nested)]
+    assert names == [
+        "0/kernel", "0/bias", "1/0/kernel", "1/0/bias", "1/1/gamma", "1/1/beta", "1/2/kernel",
+        "1/2/bias", "2/gamma", "2/beta", "1/1/moving_mean", "1/1/moving_variance",
+        "2/moving_mean", "2/moving_variance",
+    ]  # fmt: skip

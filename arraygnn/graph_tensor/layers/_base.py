@@ -28,8 +28,10 @@ class GraphLayer(Module):
         """``(name, sub-layer)`` in the order the TF-GNN layer assigns them."""
         return [(c, getattr(self, c)) for c in self._child_names]
 
-    def _keras_slots(self, prefix: str) -> tuple[list[KerasSlot], list[KerasSlot]]:
-        return _concat_slots([(f"{prefix}{n}/", c) for n, c in self._keras_children()])
+    def _keras_slots(
+        self, prefix: str, frozen: bool = False
+    ) -> tuple[list[KerasSlot], list[KerasSlot]]:
+        return _concat_slots([(f"{prefix}{n}/", c) for n, c in self._keras_children()], frozen)
 
     def _named_arrays(self) -> list[tuple[str, Any]]:
         out = []

@@ -9,7 +9,10 @@ layer's ``__init__``; a dict of sub-layers (as
 ``GraphUpdate(node_sets={...})``) counts in the sorted order of its keys. A ``Dense`` layer
 holds ``kernel`` ``[in, out]`` (the transpose of :class:`arraygnn.nn.Linear`'s ``weight``) then
 ``bias``; ``LayerNormalization`` ``gamma``, ``beta``; ``BatchNormalization`` ``gamma``,
-``beta`` (trainable), ``moving_mean``, ``moving_variance`` (non-trainable).
+``beta`` (trainable), ``moving_mean``, ``moving_variance`` (non-trainable). A sub-layer
+used twice (shared weights) is listed once, where it first appears. A layer frozen in Keras
+(``layer.trainable = False``) lists all its weights as non-trainable, so they move to the end:
+set ``trainable = False`` on the arraygnn twin too.
 
 >>> import numpy as np
 >>> lin = dense(3, 2, rng=0)
@@ -151,27 +154,40 @@ def _linear_slots(lin: Linear, prefix: str) -> list[KerasSlot]:
     return out
 
 
-def keras_slots(obj: Any, prefix: str = "") -> tuple[list[KerasSlot], list[KerasSlot]]:
+def is_frozen(obj: Any) -> bool:
+    """``obj.trainable = False`` marks a layer frozen (Keras' ``layer.trainable = False``)."""
+    return getattr(obj, "trainable", True) is False
+
+
+def keras_slots(
+    obj: Any, prefix: str = "", frozen: bool = False
+) -> tuple[list[KerasSlot], list[KerasSlot]]:
     """``(trainable, non_trainable)`` Keras weights of ``obj`` in Keras' order.
 
     Layers of this package give theirs (``_keras_slots``); ``Linear`` is a ``Dense``,
     ``Sequential`` / ``MLP`` a ``tf.keras.Sequential`` of their steps, ``LayerNorm`` /
     ``BatchNorm`` Keras' normalisations; a plain function has no weights. Any other module
     raises ``TypeError`` naming its type.
+
+    A frozen layer (``obj.trainable = False``, or inside one) has no trainable weights: all
+    its weights are non-trainable, sub-layer by sub-layer, as Keras lists a layer after
+    ``layer.trainable = False``.
     """
     if obj is None or not isinstance(obj, Module):
         return [], []
+    frozen = frozen or is_frozen(obj)
     hook = getattr(obj, "_keras_slots", None)
     if hook is not None:
-        return hook(prefix)
+        return hook(prefix, frozen)
     if type(obj) is Linear:
-        return _linear_slots(obj, prefix), []
+        return _split(_linear_slots(obj, prefix), [], frozen)
     if type(obj) is LayerNorm:
-        return [
+        train = [
             KerasSlot(obj, a, False, prefix + n)
             for a, n in (("weight", "gamma"), ("bias", "beta"))
             if getattr(obj, a) is not None
-        ], []
+        ]
+        return _split(train, [], frozen)
     if type(obj) is BatchNorm:
         train = [
             KerasSlot(obj, a, False, prefix + n)
@@ -182,15 +198,22 @@ def keras_slots(obj: Any, prefix: str = "") -> tuple[list[KerasSlot], list[Keras
             KerasSlot(obj, "running_mean", False, prefix + "moving_mean"),
             KerasSlot(obj, "running_var", False, prefix + "moving_variance"),
         ]
-        return train, fixed
+        return _split(train, fixed, frozen)
     children = _model_children(obj, prefix)
     if children is not None:
-        return _concat_slots(children)
+        return _concat_slots(children, frozen)
     raise TypeError(
         f"no Keras weight order is known for {type(obj).__name__} (at {prefix or 'top'!r}); "
         "use Linear, Sequential, MLP, LayerNorm, BatchNorm or a layer of "
         "arraygnn.graph_tensor.layers"
     )
+
+
+def _split(
+    train: list[KerasSlot], fixed: list[KerasSlot], frozen: bool
+) -> tuple[list[KerasSlot], list[KerasSlot]]:
+    """A layer's own weights: all non-trainable when it is frozen."""
+    return ([], train + fixed) if frozen else (train, fixed)
 
 
 def _model_children(obj: Any, prefix: str) -> list[tuple[str, Any]] | None:
@@ -207,11 +230,15 @@ def _model_children(obj: Any, prefix: str) -> list[tuple[str, Any]] | None:
     return None
 
 
-def _concat_slots(children: Sequence[tuple[str, Any]]) -> tuple[list[KerasSlot], list[KerasSlot]]:
+def _concat_slots(
+    children: Sequence[tuple[str, Any]], frozen: bool = False
+) -> tuple[list[KerasSlot], list[KerasSlot]]:
+    """Sub-layers in order: their trainable weights, then their non-trainable ones (a frozen
+    sub-layer has only the latter, so a frozen parent lists them sub-layer by sub-layer)."""
     train: list[KerasSlot] = []
     fixed: list[KerasSlot] = []
     for prefix, child in children:
-        t, f = keras_slots(child, prefix)
+        t, f = keras_slots(child, prefix, frozen)
         train += t
         fixed += f
     return train, fixed
@@ -227,11 +254,24 @@ def _all_slots(layer: Any, prefix: str = "") -> list[KerasSlot]:
     return train + fixed
 
 
+def _keras_order(layer: Any) -> list[KerasSlot]:
+    """:func:`_all_slots` with a weight reached twice (a sub-layer shared by two updates or
+    convolutions) listed once, where it first appears, as Keras' ``_dedup_weights``."""
+    seen: set[tuple[int, str]] = set()
+    out = []
+    for slot in _all_slots(layer):
+        key = (id(slot.owner), slot.attr)
+        if key not in seen:
+            seen.add(key)
+            out.append(slot)
+    return out
+
+
 def get_keras_weights(layer: Any) -> list[Any]:
     """Copies of ``layer``'s weights in the order of Keras' ``layer.get_weights()`` for the
     TF-GNN layer it mirrors (kernels ``[in, out]``)."""
     out = []
-    for slot in _all_slots(layer):
+    for slot in _keras_order(layer):
         value = getattr(slot.owner, slot.attr)
         out.append((value.T if slot.transposed else value).copy())
     return out
@@ -250,7 +290,7 @@ def load_keras_weights(layer: Any, weights: Sequence[Any]) -> Any:
             f"load_keras_weights({what}): weights must be a list of arrays, "
             f"got {type(weights).__name__}"
         )
-    slots = _all_slots(layer)
+    slots = _keras_order(layer)
     if len(weights) != len(slots):
         raise ValueError(
             f"load_keras_weights({what}): expected {len(slots)} arrays "

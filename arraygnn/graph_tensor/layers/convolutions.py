@@ -390,82 +390,182 @@ class SimpleConv(AnyToAnyConvolutionBase):
         )
 
 
-class Pool(GraphLayer):
-    """TF-GNN's ``Pool`` layer: ``pool(graph, tag, ...)`` with fixed arguments, e.g.
-    ``Pool(CONTEXT, "mean")`` as a ``ContextUpdate`` input, called as
-    ``layer(graph, node_set_name=...)``. No weights.
+def _location(edge_set_name: Any, node_set_name: Any, where: str) -> dict[str, Any]:
+    """The non-None set names (a sequence of names becomes a tuple), at most one of them."""
+
+    def clone(x: Any) -> Any:
+        if isinstance(x, (list, tuple)):
+            for n in x:
+                if not isinstance(n, str):
+                    raise TypeError(f"{where}: set names must be str, got {n!r}")
+            return tuple(x)
+        if not isinstance(x, str):
+            raise TypeError(f"{where}: a set name must be a str or a list of them, got {x!r}")
+        return x
+
+    out = {}
+    if node_set_name is not None:
+        out["node_set_name"] = clone(node_set_name)
+    if edge_set_name is not None:
+        out["edge_set_name"] = clone(edge_set_name)
+    if len(out) > 1:
+        raise ValueError(f"{where}: pass at most one of edge_set_name= and node_set_name=")
+    return out
+
+
+def _same_at_call(where: str, arg: str, init_value: Any, call_value: Any) -> Any:
+    """TF-GNN's rule: an argument set at init and at call must agree; the set one wins."""
+    if init_value is not None and call_value is not None and init_value != call_value:
+        raise ValueError(
+            f"{where} was initialized with {arg}={init_value!r} but called with "
+            f"{arg}={call_value!r}"
+        )
+    return init_value if call_value is None else call_value
+
+
+class _BroadcastPoolBase(GraphLayer):
+    """TF-GNN's ``BroadcastPoolBase``: ``tag``, the set name(s) and ``feature_name`` fixed
+    at init, given at call time, or both (then they must agree)."""
+
+    def _init_location(
+        self, tag: Any, edge_set_name: Any, node_set_name: Any, feature_name: Any
+    ) -> None:
+        where = type(self).__name__
+        self.tag = None if tag is None else check_tag(tag, where)
+        self.location = _location(edge_set_name, node_set_name, where)
+        self._check_location(self.location, self.tag, required=False)
+        self.feature_name = _optional_name(feature_name, "feature_name", where)
+
+    @property
+    def edge_set_name(self) -> Any:
+        return self.location.get("edge_set_name")
+
+    @property
+    def node_set_name(self) -> Any:
+        return self.location.get("node_set_name")
+
+    def _check_location(self, location: dict[str, Any], tag: Any, required: bool) -> None:
+        where = type(self).__name__
+        if tag is None:
+            return
+        if tag == CONTEXT:
+            if required and not location:
+                raise ValueError(
+                    f"{where} with tag CONTEXT needs one of edge_set_name= and node_set_name="
+                )
+        elif (required and not location) or "node_set_name" in location:
+            raise ValueError(
+                f"{where} with tag SOURCE or TARGET needs edge_set_name= (and no node_set_name=)"
+            )
+
+    def _call_args(
+        self, tag: Any, edge_set_name: Any, node_set_name: Any, feature_name: Any
+    ) -> tuple[Any, Any, Any, str]:
+        where = type(self).__name__
+        if tag is not None:
+            check_tag(tag, where)
+        tag = _same_at_call(where, "tag", self.tag, tag)
+        if tag is None:
+            raise ValueError(f"{where} needs tag= at init or call time")
+        location = _location(edge_set_name, node_set_name, where)
+        if location and self.location and location != self.location:
+            raise ValueError(
+                f"{where} was initialized with {self.location} but called with {location}"
+            )
+        location = location or self.location
+        self._check_location(location, tag, required=True)
+        name = _optional_name(feature_name, "feature_name", where)
+        name = _same_at_call(where, "feature_name", self.feature_name, name)
+        es, ns = location.get("edge_set_name"), location.get("node_set_name")
+        return tag, _as_list(es), _as_list(ns), name or HIDDEN_STATE
+
+
+def _as_list(names: Any) -> Any:
+    return list(names) if isinstance(names, tuple) else names
+
+
+class Pool(_BroadcastPoolBase):
+    """TF-GNN's ``Pool`` layer: :func:`arraygnn.graph_tensor.pool` with arguments fixed at
+    init, given at call time, or both (then they must agree), e.g. ``Pool(CONTEXT,
+    "mean")`` as a ``ContextUpdate`` input, called as ``layer(graph,
+    node_set_name=...)``. No weights.
 
     Args:
         tag: ``SOURCE`` / ``TARGET`` (from an edge set) or ``CONTEXT``.
         reduce_type: as :func:`arraygnn.graph_tensor.pool`.
-        edge_set_name, node_set_name: fixed here or given at call time.
+        edge_set_name, node_set_name: one name, or a list of names (pooled together).
         feature_name: the pooled feature (default ``HIDDEN_STATE``).
     """
 
     def __init__(
         self,
-        tag: Any,
-        reduce_type: str,
+        tag: Any = None,
+        reduce_type: str | None = None,
         *,
-        edge_set_name: str | None = None,
-        node_set_name: str | None = None,
-        feature_name: str = HIDDEN_STATE,
+        edge_set_name: Any = None,
+        node_set_name: Any = None,
+        feature_name: str | None = None,
     ) -> None:
-        self.tag = check_tag(tag, "Pool")
-        self.reduce_type = check_reduce_type(reduce_type, "Pool")
-        self.edge_set_name = edge_set_name
-        self.node_set_name = node_set_name
-        self.feature_name = _optional_name(feature_name, "feature_name", "Pool") or HIDDEN_STATE
+        self._init_location(tag, edge_set_name, node_set_name, feature_name)
+        self.reduce_type = None if reduce_type is None else check_reduce_type(reduce_type, "Pool")
 
     def __call__(
         self,
         graph: GraphTensor,
         *,
-        edge_set_name: str | None = None,
-        node_set_name: str | None = None,
+        tag: Any = None,
+        reduce_type: str | None = None,
+        edge_set_name: Any = None,
+        node_set_name: Any = None,
+        feature_name: str | None = None,
     ) -> Any:
         check_graph(graph, "Pool")
-        es = edge_set_name if edge_set_name is not None else self.edge_set_name
-        ns = node_set_name if node_set_name is not None else self.node_set_name
+        tag, es, ns, name = self._call_args(tag, edge_set_name, node_set_name, feature_name)
+        if reduce_type is not None:
+            check_reduce_type(reduce_type, "Pool")
+        reduce_type = _same_at_call("Pool", "reduce_type", self.reduce_type, reduce_type)
+        if reduce_type is None:
+            raise ValueError("Pool needs reduce_type= at init or call time")
         return pool(
             graph,
-            self.tag,
+            tag,
             edge_set_name=es,
             node_set_name=ns,
-            reduce_type=self.reduce_type,
-            feature_name=self.feature_name,
+            reduce_type=reduce_type,
+            feature_name=name,
         )
 
+    def extra_repr(self) -> str:
+        return f"tag={self.tag!r}, reduce_type={self.reduce_type!r}, {self.location}"
 
-class Broadcast(GraphLayer):
-    """TF-GNN's ``Broadcast`` layer: ``broadcast(graph, tag, ...)`` with fixed arguments.
-    No weights."""
+
+class Broadcast(_BroadcastPoolBase):
+    """TF-GNN's ``Broadcast`` layer: :func:`arraygnn.graph_tensor.broadcast` with arguments
+    fixed at init, given at call time, or both (then they must agree); a list of set names
+    gives a list of results. No weights."""
 
     def __init__(
         self,
-        tag: Any,
+        tag: Any = None,
         *,
-        edge_set_name: str | None = None,
-        node_set_name: str | None = None,
-        feature_name: str = HIDDEN_STATE,
+        edge_set_name: Any = None,
+        node_set_name: Any = None,
+        feature_name: str | None = None,
     ) -> None:
-        self.tag = check_tag(tag, "Broadcast")
-        self.edge_set_name = edge_set_name
-        self.node_set_name = node_set_name
-        self.feature_name = (
-            _optional_name(feature_name, "feature_name", "Broadcast") or HIDDEN_STATE
-        )
+        self._init_location(tag, edge_set_name, node_set_name, feature_name)
 
     def __call__(
         self,
         graph: GraphTensor,
         *,
-        edge_set_name: str | None = None,
-        node_set_name: str | None = None,
+        tag: Any = None,
+        edge_set_name: Any = None,
+        node_set_name: Any = None,
+        feature_name: str | None = None,
     ) -> Any:
         check_graph(graph, "Broadcast")
-        es = edge_set_name if edge_set_name is not None else self.edge_set_name
-        ns = node_set_name if node_set_name is not None else self.node_set_name
-        return broadcast(
-            graph, self.tag, edge_set_name=es, node_set_name=ns, feature_name=self.feature_name
-        )
+        tag, es, ns, name = self._call_args(tag, edge_set_name, node_set_name, feature_name)
+        return broadcast(graph, tag, edge_set_name=es, node_set_name=ns, feature_name=name)
+
+    def extra_repr(self) -> str:
+        return f"tag={self.tag!r}, {self.location}"

@@ -147,12 +147,12 @@ class GraphUpdate(GraphLayer):
     def is_initialized(self) -> bool:
         return self.deferred_init_callback is None
 
-    def _keras_slots(self, prefix: str) -> Any:
+    def _keras_slots(self, prefix: str, frozen: bool = False) -> Any:
         if not self.is_initialized:
             raise ValueError(
                 "GraphUpdate(deferred_init_callback=...) has no weights before its first call"
             )
-        return super()._keras_slots(prefix)
+        return super()._keras_slots(prefix, frozen)
 
     def __call__(self, graph: GraphTensor) -> GraphTensor:
         check_graph(graph, "GraphUpdate")

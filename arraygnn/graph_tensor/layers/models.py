@@ -178,15 +178,19 @@ class GATv2Conv(AnyToAnyConvolutionBase):
             )
         self.attn_logits = glorot((self.per_head_channels, self.num_heads), gen, dtype)
 
-    def _keras_slots(self, prefix: str) -> tuple[list[KerasSlot], list[KerasSlot]]:
+    def _keras_slots(
+        self, prefix: str, frozen: bool = False
+    ) -> tuple[list[KerasSlot], list[KerasSlot]]:
         train, fixed = _concat_slots(
             [
                 (f"{prefix}query/", self.query),
                 (f"{prefix}value_node/", self.value_node),
                 (f"{prefix}value_edge/", self.value_edge),
-            ]
-        )
-        train.append(KerasSlot(self, "attn_logits", False, f"{prefix}attn_logits/kernel"))
+            ],
+            frozen,
+        )  # then Keras' EinsumDense "attn_logits", the last sub-layer
+        attn = KerasSlot(self, "attn_logits", False, f"{prefix}attn_logits/kernel")
+        (fixed if frozen else train).append(attn)
         return train, fixed
 
     @property
