@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, to_numpy
+from arraygnn._namespace import get_namespace, is_array, repeat_counts, to_numpy
 from arraygnn.batch import (
     _SCALAR_KINDS,
     _SCALARS,
@@ -421,7 +421,7 @@ class _Collation:
             rec[skey] = {}
         m0 = maps[0]
         keys = [k for k in m0 if k not in self.exclude and k != "ptr"]
-        if set(map(len, maps)) != {len(m0)}:
+        if set(len(m) - ("ptr" in m) for m in maps) != {len(m0) - ("ptr" in m0)}:
             self._key_error(skey, maps)
         try:
             columns = [list(map(itemgetter(k), maps)) for k in keys]
@@ -435,8 +435,9 @@ class _Collation:
     def _key_error(self, skey: StoreKey | None, maps: list[dict]) -> None:
         first = maps[0].keys()
         for i, m in enumerate(maps):
-            missing = [k for k in first if k not in m and k not in self.exclude]
-            extra = [k for k in m if k not in first and k not in self.exclude]
+            skipped = self.exclude | {"ptr"}
+            missing = [k for k in first if k not in m and k not in skipped]
+            extra = [k for k in m if k not in first and k not in skipped]
             if missing or extra:
                 what = (
                     f"key {missing[0]!r} is missing"
@@ -731,10 +732,13 @@ def _check_row(
         # one pass: seen as unsigned, a negative id is huge, so `id < n` checks both ends
         u = ids.view(np.dtype(f"u{ids.dtype.itemsize}").newbyteorder(ids.dtype.byteorder))
         graph_max = np.maximum.reduceat(u, sl[:-1][has])
-        if (graph_max < counts[has].astype(u.dtype)).all():
+        # compared as uint64: a count above the id dtype's range must not wrap
+        if (graph_max.astype(np.uint64) < counts[has].astype(np.uint64)).all():
             return
-    limit = np.repeat(counts, sizes)
-    bad = (ids < 0) | (ids >= (limit if xp is np else xp.asarray(limit)))
+    limit = repeat_counts(xp, xp.asarray(counts.astype(np.int64)), xp.asarray(sizes))
+    bad = (ids < 0) | (ids >= limit)
+    if not bool(bad.any()):
+        return
     pos = int(to_numpy(xp.argmax(bad)))
     graph = int(np.searchsorted(sl, pos, side="right") - 1)
     value = int(to_numpy(ids[pos]))

@@ -86,6 +86,10 @@ def _edge_index(data: HeteroData, et: EdgeType, where: str) -> Any:
         raise ValueError(f"{where}: edge type {et!r} has no edge_index")
     if not is_array(ei) or ei.ndim != 2 or ei.shape[0] != 2:
         raise ValueError(f"{where}: edge type {et!r}: edge_index must be an integer [2, E] array")
+    if ei.dtype.kind not in "iu" or ei.dtype == np.bool_:
+        raise TypeError(
+            f"{where}: edge type {et!r}: edge_index must hold integers, got dtype {ei.dtype}"
+        )
     return ei
 
 
@@ -253,8 +257,19 @@ def hetero_data_to_graph_tensor(
         return xp.asarray(np.diff(sl))
 
     skip = exclude | {"num_nodes"} | set(_batch_store_keys(data))
+
+    def collated(skey: Any, mapping: dict[str, Any]) -> dict[str, Any]:
+        """A batch's keys that were collated (its slice records), not the ``batch`` /
+        ``ptr`` / ``<key>_batch`` vectors collation added."""
+        if not is_batch:
+            return mapping
+        records = data._slice_dict.get(skey, {})
+        return {k: v for k, v in mapping.items() if k in records}
+
     node_sets = {
-        t: NodeSet.from_fields(sizes=node_sizes(t), features=_features(s._mapping, skip))
+        t: NodeSet.from_fields(
+            sizes=node_sizes(t), features=_features(collated(t, s._mapping), skip)
+        )
         for t, s in data._nodes.items()
     }
     names = edge_set_names(data._edges)
@@ -264,7 +279,7 @@ def hetero_data_to_graph_tensor(
         edge_sets[names[et]] = EdgeSet.from_fields(
             sizes=edge_sizes(et, int(ei.shape[1])),
             adjacency=Adjacency.from_indices(source=(et[0], ei[0]), target=(et[2], ei[1])),
-            features=_features(s._mapping, skip | {"edge_index"}),
+            features=_features(collated(et, s._mapping), skip | {"edge_index"}),
         )
     context = Context.from_fields(
         features={k: data._global[k] for k in ctx_keys}, sizes=xp.ones(g, dtype=np.int64)
@@ -314,9 +329,9 @@ def graph_tensor_to_hetero_data(gt: Any) -> HeteroData:
     for name, es in gt.edge_sets.items():
         a = es.adjacency
         src, dst = a.source_name, a.target_name
-        parts = name.split("__")
-        if len(parts) == 3 and parts[0] == src and parts[2] == dst:
-            et = (src, parts[1], dst)
+        head, tail = f"{src}__", f"__{dst}"
+        if name.startswith(head) and name.endswith(tail) and len(name) > len(head) + len(tail):
+            et = (src, name[len(head) : -len(tail)], dst)  # "src__rel__dst", rel may hold "__"
         else:
             et = (src, name, dst)
         if et in out._edges:

@@ -188,8 +188,12 @@ class NodeStore(_Store):
     def num_nodes(self, value: int | None) -> None:
         if value is None:
             self._mapping.pop("num_nodes", None)
-        else:
-            self._mapping["num_nodes"] = int(value)
+            return
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"num_nodes of {_type_name(self._key)} must be an int, got {value!r}")
+        if value < 0:
+            raise ValueError(f"num_nodes of {_type_name(self._key)} must be >= 0, got {value}")
+        self._mapping["num_nodes"] = int(value)
 
 
 class EdgeStore(_Store):
@@ -815,6 +819,13 @@ def _to_homogeneous(
     if out.num_nodes != total:
         out.num_nodes = total
     edge_stores = list(data._edges.values())
+    if edge_parts:  # edge features line up with the merged edge_index: every store needs one
+        for et, s in data._edges.items():
+            if "edge_index" not in s._mapping and s._mapping:
+                raise ValueError(
+                    f"to_homogeneous: edge type {et!r} has {sorted(s._mapping)} but no "
+                    "edge_index, so its rows cannot be placed among the merged edges"
+                )
     if edge_attrs is None:
         edge_attrs = _consistent(data, edge_stores)
     for key in edge_attrs:

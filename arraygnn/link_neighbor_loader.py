@@ -50,6 +50,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.neighbor_loader import _NeighborSampling
 from arraygnn.utils.negative_sampling import (
+    _MAX_IDS,
     directed_ids,
     directed_pairs,
     free_to_id,
@@ -245,6 +246,8 @@ class LinkNeighborLoader(_NeighborSampling):
         """The sorted ids of the pairs no negative may be (edges and label edges, both
         directions kept apart; self-loops are outside the id space)."""
         n = self.num_nodes
+        if float(n) * float(n - 1) >= _MAX_IDS:
+            raise ValueError(f"{_WHERE}: {n} nodes give too many node pairs for int64 pair ids")
         pairs = xp.concatenate(
             [self.data.edge_index.astype(np.int64), self.edge_label_index], axis=1
         )

@@ -118,7 +118,12 @@ class _NeighborSampling:
             )
         # the structure alone (features are sliced from ``data`` per batch)
         structure = {k for k in keys if k not in _OWN}
-        self.graph = data_to_graph(data, node_features=[], edge_features=[], exclude_keys=structure)
+        try:
+            self.graph = data_to_graph(
+                data, node_features=[], edge_features=[], exclude_keys=structure
+            )
+        except (TypeError, ValueError) as err:  # name the loader, keep the reason
+            raise type(err)(f"{where}: {err}") from None
         self.data = data
         self.num_nodes = int(self.graph.num_nodes())
         num_edges = int(self.graph.num_edges())

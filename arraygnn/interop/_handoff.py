@@ -199,6 +199,10 @@ def _convert_hetero(
     batch's increment records are converted next to their values. The input is not
     touched (item access by attribute name would make a node store of that name)."""
     out = obj.copy()
+    for name, value in list(vars(out).items()):  # a batch's per-store records: own dicts
+        if name not in ("_global", "_nodes", "_edges") and isinstance(value, dict):
+            inner = {k: dict(v) if isinstance(v, dict) else v for k, v in value.items()}
+            object.__setattr__(out, name, inner)
     stores = [(None, out._global)]
     stores += [(t, s._mapping) for t, s in out._nodes.items()]
     stores += [(t, s._mapping) for t, s in out._edges.items()]

@@ -86,8 +86,13 @@ def uniform_below(xp: ModuleType, gen: Any, high: Any) -> Any:
     """One uniform int64 in ``[0, high[i])`` per entry of ``high`` (every entry > 0)."""
     if xp is np:
         return gen.integers(0, high, dtype=np.int64) if high.shape[0] else high.copy()
-    draw = (gen.random(int(high.shape[0])) * high).astype(np.int64)
-    return xp.minimum(draw, high - 1)  # float rounding never reaches ``high``
+    # 62 random bits from two float draws (a float carries 53): a product ``random * high``
+    # alone could not reach most values once ``high`` passes 2**53; the modulo's bias is
+    # below high / 2**62
+    size = int(high.shape[0])
+    hi31 = (gen.random(size) * 2.0**31).astype(np.int64)
+    lo31 = (gen.random(size) * 2.0**31).astype(np.int64)
+    return ((hi31 << 31) | lo31) % high
 
 
 def free_to_id(sorted_ids: Any, ranks: Any) -> Any:
@@ -155,9 +160,14 @@ def _undirected_pairs(ids: Any, n: Any) -> tuple[Any, Any]:
     disc = xp.maximum(m * m - 8.0 * ids.astype(np.float64), 0.0)
     a = xp.floor((m - xp.sqrt(disc)) / 2.0).astype(np.int64)
     a = xp.clip(a, 0, xp.maximum(n - 2, 0))
-    for _ in range(2):  # float rounding: move a by at most one step either way
-        a = a - (_tri_start(a, n) > ids)
-        a = a + ((a + 1 < n - 1) & (_tri_start(a + 1, n) <= ids))
+    # float rounding: step ``a`` in integers until the row holds the id (a few steps even
+    # near n ~ 2**31, where the float guess can be off by more than one row)
+    while True:
+        down = _tri_start(a, n) > ids
+        up = (a + 1 < n - 1) & (_tri_start(a + 1, n) <= ids)
+        if not bool((down | up).any()):
+            break
+        a = a - down + up
     return a, ids - _tri_start(a, n) + a + 1
 
 

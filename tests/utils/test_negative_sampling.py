@@ -391,3 +391,27 @@ def test_same_properties_as_pyg():
         assert (batch[neg[0]] == batch[neg[1]]).all()
         assert not _pairs(neg) & _pairs(ei)
     assert ours.shape == theirs.shape
+
+
+def test_undirected_pair_ids_decode_exactly_near_two_billion_nodes():
+    from arraygnn.utils.negative_sampling import _undirected_ids, _undirected_pairs
+
+    n = np.int64(2_000_000_000)
+    rng = np.random.default_rng(0)
+    a = np.concatenate([np.arange(n - 300, n - 1), rng.integers(0, n - 1, 20_000)])
+    b = np.maximum(a + 1, np.minimum(n - 1, a + 1 + rng.integers(0, 10**9, a.shape[0])))
+    ra, rb = _undirected_pairs(_undirected_ids(a, b, n), n)
+    np.testing.assert_array_equal(ra, a)
+    np.testing.assert_array_equal(rb, b)
+
+
+def test_device_draws_reach_values_past_two_to_the_53():
+    import types
+
+    from arraygnn.utils.negative_sampling import uniform_below
+
+    not_numpy = types.SimpleNamespace(**{k: getattr(np, k) for k in dir(np) if k[0] != "_"})
+    high = np.full(50_000, 2**60, dtype=np.int64)
+    draws = uniform_below(not_numpy, np.random.default_rng(0), high)
+    assert draws.min() >= 0 and draws.max() < 2**60
+    assert np.gcd.reduce(draws) == 1  # a float product alone leaves multiples of 128
