@@ -133,6 +133,8 @@ def repeat_counts(xp: ModuleType, values: Any, counts: Any) -> Any:
     """``values[i]`` repeated ``counts[i]`` times, on ``values``' device (``np.repeat``;
     CuPy's ``repeat`` takes no array of counts, so there it is a search over their ends)."""
     if xp is np:
+        if getattr(counts, "dtype", None) == np.uint64:  # np.repeat casts counts to intp
+            counts = counts.astype(np.int64)
         return np.repeat(values, counts)
     ends = xp.cumsum(counts)
     total = int(ends[-1]) if ends.shape[0] else 0

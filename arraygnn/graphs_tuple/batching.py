@@ -2,8 +2,9 @@
 
 RULE: ``batch`` concatenates every field along axis 0 and shifts ``senders`` /
       ``receivers`` of each input by the nodes before it: one concatenate per field and
-      one repeat-and-add for the ids (no per-graph Python loop). A ``GraphsTuple`` with no
-      graphs adds nothing. Ids that would overflow their dtype widen to int64.
+      one repeat-and-add for the ids (array features are checked over the whole list at
+      once; tree features are walked graph by graph). A ``GraphsTuple`` with no graphs
+      adds nothing. Ids that would overflow their dtype widen to int64.
 RULE: ``pad_with_graphs(graph, n_node, n_edge, n_graph)`` appends one padding graph that
       holds every padding node and edge, then empty graphs, as jraph: every padding edge
       joins the first padding node to itself; padded features are zeros. The padding
@@ -212,7 +213,7 @@ def _batch(graphs: Sequence[GraphsTuple], sizes: tuple[int, int, int] | None) ->
     all_n_edge = xp.concatenate(n_edge)
     # per-input totals in one pass (one read-back on CuPy, not one per graph)
     node_counts, edge_counts = [0] * len(graphs), [0] * len(graphs)
-    if xp is np and all_n_node.shape[0] == len(graphs):  # one graph per input: no sums
+    if xp is np and all(n == 1 for n in lengths):  # one graph per input: no sums
         node_counts, edge_counts = all_n_node.tolist(), all_n_edge.tolist()
         if min(node_counts) < 0 or min(edge_counts) < 0:
             raise ValueError("batch: n_node and n_edge must be non-negative")
@@ -228,6 +229,11 @@ def _batch(graphs: Sequence[GraphsTuple], sizes: tuple[int, int, int] | None) ->
         )
         cuts = xp.asarray(np.concatenate([[0], np.cumsum(lengths)]))
         node_counts, edge_counts = xp.diff(running[:, cuts], axis=1).tolist()
+    for i, s_ in enumerate(senders):
+        if s_ is None and edge_counts[i]:
+            raise ValueError(
+                f"batch: graph {i}: senders / receivers are None but sum(n_edge) = {edge_counts[i]}"
+            )
     total_nodes, total_edges, total_graphs = sum(node_counts), sum(edge_counts), sum(lengths)
     pad_nodes = pad_edges = pad_graphs = 0
     if sizes is not None:
@@ -267,11 +273,6 @@ def _batch(graphs: Sequence[GraphsTuple], sizes: tuple[int, int, int] | None) ->
                     )
             dtype = local.dtype if _fits(local.dtype, largest) else np.dtype(np.int64)
             out_ids[k] = _shifted(xp, local, offsets, dtype, pad_edges, total_nodes)
-    elif total_edges:
-        i = next(i for i, c in enumerate(edge_counts) if c)
-        raise ValueError(
-            f"batch: graph {i}: senders / receivers are None but sum(n_edge) = {edge_counts[i]}"
-        )
     elif pad_edges:
         dtype = np.dtype(np.int32) if _fits(np.dtype(np.int32), total_nodes) else np.int64
         out_ids = [_concat(xp, [xp.zeros(0, dtype)], 0, pad_edges, total_nodes) for _ in range(2)]
@@ -531,7 +532,7 @@ def zero_out_padding(graph: GraphsTuple) -> GraphsTuple:
     >>> zero_out_padding(g).nodes.tolist()
     [1.0, 0.0]
     """
-    xp = get_namespace(graph.n_node)
+    xp = check_graphs_tuple(graph, "zero_out_padding", ids=False).xp
 
     def zeroed(mask: Any) -> Callable[[Any], Any]:
         def apply(x: Any) -> Any:
@@ -629,7 +630,7 @@ def _graph_size(graph: GraphsTuple) -> tuple[int, int, int]:
     graph = check_fields(graph, "dynamically_batch: element")
     num_graphs = int(graph.n_node.shape[0])
     nodes = int(graph.n_node.sum()) if num_graphs else 0
-    edges = int(graph.senders.shape[0]) if graph.senders is not None else 0
+    edges = int(graph.n_edge.sum()) if num_graphs else 0
     return nodes, edges, num_graphs
 
 

@@ -74,13 +74,13 @@ def check_counts(where: str, name: str, value: Any) -> None:
     """An integer 1-D NumPy / CuPy array (``n_node``, ``n_edge``, ``senders``, ...)."""
     if not is_array(value):
         raise TypeError(
-            f"{where}: {name} must be a NumPy or CuPy integer array [num_graphs], got "
-            f"{type(value).__name__}"
+            f"{where}: {name} must be a NumPy or CuPy integer array, got {type(value).__name__}"
         )
     if value.dtype.kind not in "iu" or value.dtype == np.bool_:
         raise TypeError(f"{where}: {name} must be an integer array, got dtype {value.dtype}")
     if value.ndim != 1:
-        raise ValueError(f"{where}: {name} must be 1-D [num_graphs], got shape {value.shape}")
+        length = "num_graphs" if name in ("n_node", "n_edge") else "num_edges"
+        raise ValueError(f"{where}: {name} must be 1-D [{length}], got shape {value.shape}")
 
 
 def check_leaves(where: str, name: str, tree: Any, rows: int, what: str) -> None:

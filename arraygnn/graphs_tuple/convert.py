@@ -172,10 +172,11 @@ def to_data_list(
                 "array per attribute: flatten the tree first"
             )
     out = []
-    for part in unbatch(graph):
+    counts = graph.n_node.tolist()  # one read-back on CuPy, not one per graph
+    for part, num_nodes in zip(unbatch(graph), counts):
         senders = part.senders if part.senders is not None else xp.zeros(0, np.int64)
         receivers = part.receivers if part.receivers is not None else xp.zeros(0, np.int64)
-        attrs = {"edge_index": xp.stack([senders, receivers]), "num_nodes": int(part.n_node[0])}
+        attrs = {"edge_index": xp.stack([senders, receivers]), "num_nodes": int(num_nodes)}
         for role, key in (("nodes", nodes), ("edges", edges), ("globals", globals)):
             if getattr(part, role) is not None:
                 attrs[key] = getattr(part, role)

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array, repeat_counts
 from arraygnn.graphs_tuple._tree import tree_leaves, tree_map
 from arraygnn.graphs_tuple.container import GraphsTuple, check_graphs_tuple
@@ -128,8 +129,11 @@ def GraphNetwork(  # noqa: N802 (jraph's name)
                 edges = update_edge_fn(edges, sent, received, globals_per_edge)
             if attention_logit_fn is not None:
                 logits = attention_logit_fn(edges, sent, received, globals_per_edge)
-                weights = tree_map(
-                    lambda x: attention_normalize_fn(x, receivers, num_nodes), logits
+                weights = tree_map(  # by keyword, as jraph calls it
+                    lambda x: attention_normalize_fn(
+                        x, segment_ids=receivers, num_segments=num_nodes
+                    ),
+                    logits,
                 )
                 edges = attention_reduce_fn(edges, weights)
         if update_node_fn is not None:
@@ -301,7 +305,8 @@ def GraphNetGAT(  # noqa: N802
 def _leaky_relu_concat(x: Any) -> Any:
     xp = get_namespace(x)
     # jax.nn.leaky_relu (slope 0.01): max(x, 0.01 x) is the same for a slope below 1
-    return xp.maximum(x, x * x.dtype.type(0.01)).reshape(x.shape[0], -1)
+    width = int(np.prod(x.shape[1:], dtype=np.int64))  # (not -1: a graph may have no nodes)
+    return xp.maximum(x, x * x.dtype.type(0.01)).reshape(x.shape[0], width)
 
 
 def _spmm_weights(weights: Any, queries: Any, num_edges: int) -> Any | None:
@@ -390,9 +395,10 @@ def GraphConvolution(  # noqa: N802
         leaves = tree_leaves(nodes)
         total = int(leaves[0].shape[0]) if leaves else num_nodes
         if add_self_edges:
-            loops = xp.arange(total, dtype=senders.dtype)
-            senders = xp.concatenate([senders, loops])
-            receivers = xp.concatenate([receivers, loops])
+            dtype = ids_dtype_holding(np.result_type(senders.dtype, receivers.dtype), total - 1)
+            loops = xp.arange(total, dtype=dtype)
+            senders = xp.concatenate([senders.astype(dtype, copy=False), loops])
+            receivers = xp.concatenate([receivers.astype(dtype, copy=False), loops])
         fused = aggregate_nodes_fn is segment_sum
         csr = ops.to_csr(xp.stack([senders, receivers]), total, total) if fused else None
 

@@ -45,11 +45,19 @@ __all__ = [
 
 
 def _prepare(
-    where: str, data: Any, segment_ids: Any, num_segments: Any, *, drop: bool = True
+    where: str,
+    data: Any,
+    segment_ids: Any,
+    num_segments: Any,
+    *,
+    drop: bool = True,
+    data_name: str = "data",
 ) -> tuple[Any, Any, Any, int]:
     """Checked ``(xp, data, ids, n)``; out-of-range rows dropped when ``drop``."""
     if not is_array(data):
-        raise TypeError(f"{where}: data must be a NumPy or CuPy array, got {type(data).__name__}")
+        raise TypeError(
+            f"{where}: {data_name} must be a NumPy or CuPy array, got {type(data).__name__}"
+        )
     if not is_array(segment_ids):
         raise TypeError(
             f"{where}: segment_ids must be a NumPy or CuPy integer array, got "
@@ -64,8 +72,8 @@ def _prepare(
         raise ValueError(f"{where}: segment_ids must be 1-D, got shape {segment_ids.shape}")
     if data.ndim == 0 or data.shape[0] != segment_ids.shape[0]:
         raise ValueError(
-            f"{where}: data has shape {tuple(data.shape)} but segment_ids has "
-            f"{segment_ids.shape[0]} entries; data's first dimension must match"
+            f"{where}: {data_name} has shape {tuple(data.shape)} but segment_ids has "
+            f"{segment_ids.shape[0]} entries; {data_name}'s first dimension must match"
         )
     size = int(segment_ids.shape[0])
     lo, hi = (
@@ -98,8 +106,12 @@ def _prepare(
 def _scatter(data: Any, ids: Any, n: int, reduce: str) -> Any:
     from arraygnn.ops import scatter
 
-    if data.dtype == np.bool_:  # max / min of bools: through uint8
-        return scatter(data.view(np.uint8), ids, n, reduce).astype(np.bool_)
+    if data.dtype == np.bool_:
+        if reduce not in ("max", "min"):  # as jax.ops: a sum of bools is a TypeError
+            raise TypeError(
+                f"segment_{reduce}: data is bool; sum / mean need numbers (cast it first)"
+            )
+        return scatter(data.view(np.uint8), ids, n, reduce).astype(np.bool_)  # max / min
     return scatter(data, ids, n, reduce)
 
 
@@ -302,7 +314,9 @@ def segment_softmax(
     """
     from arraygnn.ops import edge_softmax
 
-    xp, logits, ids, n = _prepare("segment_softmax", logits, segment_ids, num_segments, drop=False)
+    xp, logits, ids, n = _prepare(
+        "segment_softmax", logits, segment_ids, num_segments, drop=False, data_name="logits"
+    )
     if logits.dtype.kind != "f":
         raise TypeError(f"segment_softmax: logits must be floating point, got {logits.dtype}")
     # the sources of this "edge list" are never read: only the targets group the rows
