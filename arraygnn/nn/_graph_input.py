@@ -168,7 +168,20 @@ def parse_input(
             raise ValueError(
                 f"{layer}: size={tuple(size)} does not match feature rows ({num_src}, {num_dst})"
             )
-    get_namespace(x_src, x_dst, src)  # TypeError on mixed NumPy / CuPy
+    xp = get_namespace(x_src, x_dst, src)  # TypeError on mixed NumPy / CuPy
+    if csr is None and src.shape[0]:  # ids checked here, so the error names the layer
+        lo_s, hi_s, lo_d, hi_d = (
+            int(v) for v in xp.stack([src.min(), src.max(), dst.min(), dst.max()]).tolist()
+        )
+        for row, lo, hi, count, what in (
+            (0, lo_s, hi_s, num_src, "source"),
+            (1, lo_d, hi_d, num_dst, "destination"),
+        ):
+            if lo < 0 or hi >= count:
+                raise ValueError(
+                    f"{layer}: edge_index[{row}] ({'sources' if row == 0 else 'targets'}) has "
+                    f"entry {lo if lo < 0 else hi}, out of range for {count} {what} nodes"
+                )
     if csr is not None and (csr.num_src_nodes, csr.num_dst_nodes) != (num_src, num_dst):
         raise ValueError(
             f"{layer}: the CSR connects {csr.num_src_nodes} sources to {csr.num_dst_nodes} "
