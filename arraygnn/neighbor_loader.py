@@ -254,7 +254,25 @@ class NeighborLoader(_NeighborSampling):
     edges (``e_id`` repeats those), so each of those rows is that seed's output.
     ``len(loader)`` is the number of batches per epoch. NumPy arrays are sampled on the
     CPU, CuPy arrays on their GPU (the batches stay there).
+
+    A :class:`~arraygnn.hetero_data.HeteroData` gives a
+    :class:`~arraygnn.hetero_neighbor_loader.HeteroNeighborLoader` (a subclass), PyG's
+    heterogeneous form: ``input_nodes=(node_type, ids)``, ``num_neighbors`` a list or
+    ``{edge_type: [...]}``, batches that are ``HeteroData``.
     """
+
+    def __new__(cls, data: Any = None, *args: Any, **kwargs: Any) -> Any:
+        # --- HeteroData dispatch (arraygnn/hetero_neighbor_loader.py) -------------------
+        # PyG's one NeighborLoader name takes both graph kinds: a HeteroData builds the
+        # hetero subclass, whose __init__ then runs with the same arguments.
+        if cls is NeighborLoader:
+            from arraygnn.hetero_data import HeteroData
+
+            if isinstance(data, HeteroData):
+                from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
+
+                cls = HeteroNeighborLoader
+        return super().__new__(cls)
 
     def __init__(
         self,

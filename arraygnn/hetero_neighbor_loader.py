@@ -1,0 +1,452 @@
+"""``NeighborLoader`` on a :class:`~arraygnn.hetero_data.HeteroData`: PyG's heterogeneous
+neighbour sampling.
+
+``NeighborLoader(data, num_neighbors, input_nodes=(node_type, ids))`` with a ``HeteroData``
+returns a :class:`HeteroNeighborLoader` (a subclass of
+:class:`~arraygnn.neighbor_loader.NeighborLoader`; build it through ``NeighborLoader``).
+Hop ``h`` samples, for every edge type ``(src, rel, dst)``, up to
+``num_neighbors[edge_type][h]`` in-edges of each ``dst`` node that the previous hop added
+(the seeds for ``h = 0``; ``-1``: all in-edges), PyG's directional sampling. Each batch is a
+``HeteroData`` over the sampled nodes of every type, with the sampled edges relabelled to the
+batch's per-type ids, so ``model(batch.x_dict, batch.edge_index_dict)[input_type][:batch_size]``
+are the seeds' rows; with ``num_neighbors=[-1] * L`` they equal the full-graph rows of an
+``L``-layer model whose layers aggregate in-edges (e.g. a ``HeteroConv`` of ``SAGEConv``).
+
+RULE: ``num_neighbors`` is a list (the same fan-outs for every edge type) or a dict naming
+      every edge type, each with the same number of hops (otherwise a ``ValueError``).
+RULE: which attributes are per node and per edge is said, never guessed from lengths:
+      ``x`` / ``pos`` in node stores and ``edge_attr`` / ``edge_weight`` in edge stores are
+      sliced by default; every other array in a store must be named in ``node_attrs``
+      (node stores), ``edge_attrs`` (edge stores) or ``exclude_keys``. Graph-level
+      attributes (``data.y``) and non-array values are kept as they are.
+RULE: uniform sampling over each node's in-edges of each edge type, reproducible from
+      ``seed``; one CSR per edge type, built when the loader is made; per hop one
+      vectorised sampler call per edge type (the kernels of the homogeneous loader).
+
+Each batch carries, as PyG's: per node type ``n_id`` (global ids; the input type's seeds
+first), ``num_sampled_nodes`` (per hop, hop 0 the seeds) and ``num_nodes``; per edge type
+``edge_index`` (row 0 the sampled neighbour, a ``src``-type batch id; row 1 the node it was
+sampled for, a ``dst``-type batch id), ``e_id`` and ``num_sampled_edges`` (per hop); on the
+input type ``batch_size`` and ``input_id`` (the seeds' positions in ``input_nodes``).
+
+>>> import numpy as np
+>>> from arraygnn.hetero_data import HeteroData
+>>> from arraygnn.neighbor_loader import NeighborLoader
+>>> data = HeteroData(paper={"x": np.arange(3.0)[:, None]}, author={"num_nodes": 2})
+>>> data["author", "writes", "paper"].edge_index = np.array([[0, 1, 1], [0, 0, 2]])
+>>> data["paper", "cites", "paper"].edge_index = np.array([[1, 2], [0, 1]])
+>>> loader = NeighborLoader(data, [-1], input_nodes=("paper", np.array([0])), batch_size=1)
+>>> batch = next(iter(loader))
+>>> batch["paper"].n_id.tolist(), batch["author"].n_id.tolist(), batch["paper"].batch_size
+([0, 1], [0, 1], 1)
+>>> batch["writes"].edge_index.tolist(), batch["cites"].edge_index.tolist()
+([[0, 1], [0, 0]], [[1], [0]])
+>>> batch["paper"].num_sampled_nodes, batch["author"].num_sampled_nodes
+([1, 1], [0, 2])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import is_array
+from arraygnn.neighbor_loader import (
+    _DEFAULT_EDGE,
+    _DEFAULT_NODE,
+    NeighborLoader,
+    _check_int,
+    _edges_for_copies,
+    _first_occurrences,
+)
+
+__all__ = ["HeteroNeighborLoader"]
+
+_WHERE = "NeighborLoader"
+_NODE_OWN = ("num_nodes",)
+_EDGE_OWN = ("edge_index",)
+
+
+class HeteroNeighborLoader(NeighborLoader):
+    """What ``NeighborLoader(hetero_data, ...)`` returns: PyG's ``NeighborLoader`` over a
+    :class:`~arraygnn.hetero_data.HeteroData`.
+
+    Args:
+        data: a ``HeteroData``; every node type needs a known ``num_nodes`` (``x`` or an
+            explicit ``num_nodes``), every edge type an integer ``edge_index`` ``[2, E]``.
+        num_neighbors: fan-outs per hop, first hop first (``-1``: all in-edges): a list for
+            every edge type alike, or ``{(src, rel, dst): [...]}`` naming every edge type
+            (the shorthands ``'rel'`` / ``(src, dst)`` of ``HeteroData`` work as keys).
+        input_nodes: ``(node_type, ids)``, ``(node_type, boolean_mask)``,
+            ``(node_type, None)`` or ``node_type`` (every node of that type).
+        batch_size, shuffle, drop_last, replace, subgraph_type, seed: as for a ``Data``.
+        node_attrs / edge_attrs: attributes sliced in every node / edge store holding them
+            (defaults: ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')``).
+        exclude_keys: attributes left out of the batches (every store and the graph level).
+
+    A seed repeated in one batch keeps all its positions among the input type's first
+    ``batch_size`` nodes, each with the first copy's first-hop edges (as the homogeneous
+    loader). NumPy arrays are sampled on the CPU, CuPy arrays on their GPU.
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        num_neighbors: Sequence[int] | Mapping[Any, Sequence[int]],
+        input_nodes: Any = None,
+        batch_size: int = 1,
+        shuffle: bool = False,
+        drop_last: bool = False,
+        replace: bool = False,
+        subgraph_type: str = "directional",
+        seed: Any = None,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        exclude_keys: Iterable[str] = (),
+    ) -> None:
+        from arraygnn.graph.core import Graph
+        from arraygnn.hetero_data import HeteroData
+
+        if not isinstance(data, HeteroData):
+            raise TypeError(f"{_WHERE}: data must be a HeteroData, got {type(data).__name__}")
+        if subgraph_type != "directional":
+            raise ValueError(
+                f"{_WHERE}: subgraph_type={subgraph_type!r} is not provided; only "
+                "'directional' (PyG's default)"
+            )
+        self.batch_size = _check_int(_WHERE, "batch_size", batch_size, 1)
+        self.shuffle, self.drop_last, self.replace = bool(shuffle), bool(drop_last), bool(replace)
+        self.data = data
+        self.node_types, self.edge_types = list(data.node_types), list(data.edge_types)
+        if not self.edge_types:
+            raise ValueError(f"{_WHERE}: the HeteroData has no edge type to sample")
+        self.num_nodes_dict = _node_counts(data)
+        rels = {et: _edge_index(data, et) for et in self.edge_types}
+        self.num_neighbors = _num_neighbors(data, num_neighbors, self.edge_types)
+        self.num_hops = len(next(iter(self.num_neighbors.values())))
+        self._place_attrs(data, node_attrs, edge_attrs, set(exclude_keys))
+        try:  # range checks once; the structure only (features are sliced per batch)
+            self.graph = Graph({et: (ei[0], ei[1]) for et, ei in rels.items()}, self.num_nodes_dict)
+        except (TypeError, ValueError) as err:  # name the loader, keep the reason
+            raise type(err)(f"{_WHERE}: {err}") from None
+        for et in self.edge_types:
+            self.graph.csr(et)  # one destination CSR per edge type, now
+        xp = self.graph._xp()
+        self.input_type, self.input_nodes = _input_nodes(data, input_nodes, self.num_nodes_dict, xp)
+        self._rng = np.random.default_rng(seed)  # epochs' orders
+        # the sampling stream: its own seed drawn from the first (as the homogeneous loader)
+        self._sample_seed = int(self._rng.integers(2**63 - 1))
+        self._sample_rng: Any = None
+        self._local: dict[str, Any] | None = None  # per type: global id -> batch id, or -1
+
+    def _place_attrs(
+        self,
+        data: Any,
+        node_attrs: Iterable[str] | None,
+        edge_attrs: Iterable[str] | None,
+        excluded: set[str],
+    ) -> None:
+        """Which store values are sliced, kept or left out (said, never guessed)."""
+        named = {
+            "node": list(_DEFAULT_NODE if node_attrs is None else node_attrs),
+            "edge": list(_DEFAULT_EDGE if edge_attrs is None else edge_attrs),
+        }
+        own = {"node": _NODE_OWN, "edge": _EDGE_OWN}
+        stores = {"node": data.node_items(), "edge": data.edge_items()}
+        self.node_attrs, self.edge_attrs = named["node"], named["edge"]
+        self._slice: dict[Any, list[str]] = {}
+        self._keep: dict[Any, dict[str, Any]] = {}
+        unplaced: list[str] = []
+        for kind in ("node", "edge"):
+            for name in named[kind]:
+                if not isinstance(name, str):
+                    raise TypeError(f"{_WHERE}: {kind}_attrs holds {name!r}, not a name")
+                if name in own[kind]:
+                    raise ValueError(
+                        f"{_WHERE}: {name!r} is the batch's own field, not an attribute"
+                    )
+                given = (node_attrs if kind == "node" else edge_attrs) is not None
+                if given and not any(name in s for _, s in stores[kind]):
+                    raise ValueError(
+                        f"{_WHERE}: no {kind} type holds attribute {name!r} (named in {kind}_attrs)"
+                    )
+            for key, store in stores[kind]:
+                sliced, kept, loose = [], {}, []
+                for name, value in store.items():
+                    if name in own[kind] or name in excluded:
+                        continue
+                    if name in named[kind]:
+                        sliced.append(name)
+                    elif is_array(value):
+                        loose.append(name)
+                    else:
+                        kept[name] = value
+                if loose:
+                    unplaced.append(f"{kind} type {key!r}: {loose}")
+                rows = self.num_nodes_dict[key] if kind == "node" else _num_edges(data, key)
+                for name in sliced:
+                    value = store[name]
+                    if not is_array(value) or value.ndim == 0 or int(value.shape[0]) != rows:
+                        shape = tuple(value.shape) if is_array(value) else type(value).__name__
+                        raise ValueError(
+                            f"{_WHERE}: {kind} type {key!r}: attribute {name!r} must have "
+                            f"{rows} rows (one per {kind}), got {shape}"
+                        )
+                self._slice[key], self._keep[key] = sliced, kept
+        if unplaced:
+            raise ValueError(
+                f"{_WHERE}: attribute(s) neither sliced nor left out ({'; '.join(unplaced)}): "
+                "name them in node_attrs= (node stores) or edge_attrs= (edge stores), or "
+                "leave them out with exclude_keys="
+            )
+        self._global = {k: v for k, v in data._global.items() if k not in excluded}
+
+    def _batch(self, positions: Any) -> Any:
+        seeds = self.input_nodes[positions]
+        batch = self._subgraph(seeds)
+        store = batch.get_node_store(self.input_type)
+        store.input_id = positions.astype(np.int64)
+        store.batch_size = int(seeds.shape[0])
+        return batch
+
+    def _subgraph(self, seeds: Any) -> Any:
+        """The ``HeteroData`` sampled around ``seeds`` (global ids of the input type)."""
+        from arraygnn import ops
+        from arraygnn.hetero_data import HeteroData
+
+        xp = self.graph._xp()
+        if self._local is None:  # made on the first batch, reset entry by entry after each
+            self._local = {
+                t: xp.full(n, -1, dtype=np.int64) for t, n in self.num_nodes_dict.items()
+            }
+        nodes: dict[str, list[Any]] = {t: [] for t in self.node_types}
+        try:
+            edges, num_sampled_nodes, num_sampled_edges = self._sample(seeds, nodes)
+        finally:
+            for t, parts in nodes.items():  # only the entries this batch set
+                for ids in parts:
+                    self._local[t][ids] = -1
+        empty = xp.zeros(0, dtype=np.int64)
+        out = HeteroData()
+        for key, value in self._global.items():
+            setattr(out, key, value)
+        for t in self.node_types:
+            parts = [seeds] + nodes[t][1:] if t == self.input_type else nodes[t]
+            n_id = xp.concatenate(parts).astype(np.int64, copy=False) if parts else empty
+            store, source = out.get_node_store(t), self.data._nodes[t]
+            for key, value in self._keep[t].items():
+                store[key] = value
+            for key in self._slice[t]:
+                store[key] = ops.gather(source[key], n_id)
+            store.n_id = n_id
+            store.num_nodes = int(n_id.shape[0])
+            store.num_sampled_nodes = num_sampled_nodes[t]
+        for et in self.edge_types:
+            rows, cols, eids = edges[et]
+            row = xp.concatenate(rows) if rows else empty
+            col = xp.concatenate(cols) if cols else empty
+            e_id = xp.concatenate(eids).astype(np.int64) if eids else empty
+            store, source = out.get_edge_store(*et), self.data._edges[et]
+            for key, value in self._keep[et].items():
+                store[key] = value
+            store.edge_index = xp.stack([row, col])
+            for key in self._slice[et]:
+                store[key] = ops.gather(source[key], e_id)
+            store.e_id = e_id
+            store.num_sampled_edges = num_sampled_edges[et]
+        return out
+
+    def _sample(self, seeds: Any, nodes: dict[str, list[Any]]) -> tuple[dict, dict, dict]:
+        """The hops around ``seeds``: ``({edge_type: (rows, cols, eids)}, {node_type: nodes
+        per hop}, {edge_type: edges per hop})``; ``nodes[t]`` gets each array of ids set in
+        ``self._local[t]`` (the input type's distinct seeds first), which the caller resets."""
+        from arraygnn.sampling import _rng, _sample_relation
+
+        g = self.graph
+        xp = g._xp()
+        if self._sample_rng is None:
+            self._sample_rng = _rng(g, self._sample_seed)
+        local = self._local
+        assert local is not None
+        it = self.input_type
+        first = _first_occurrences(xp, seeds)
+        distinct = seeds[first]
+        local[it][distinct] = first
+        nodes[it].append(distinct)
+        repeated = int(first.shape[0]) < int(seeds.shape[0])
+        count = dict.fromkeys(self.node_types, 0)
+        count[it] = int(seeds.shape[0])
+        num_sampled_nodes = {t: [0] for t in self.node_types}
+        num_sampled_nodes[it] = [int(seeds.shape[0])]
+        num_sampled_edges: dict[Any, list[int]] = {et: [] for et in self.edge_types}
+        edges: dict[Any, tuple[list, list, list]] = {et: ([], [], []) for et in self.edge_types}
+        frontier = {it: distinct}
+        for hop in range(self.num_hops):
+            added: dict[str, list[Any]] = {t: [] for t in self.node_types}
+            for et in self.edge_types:
+                src_type, _, dst_type = et
+                fanout = self.num_neighbors[et][hop]
+                targets = frontier.get(dst_type)
+                if targets is None or targets.shape[0] == 0 or fanout == 0:
+                    num_sampled_edges[et].append(0)
+                    continue
+                eid = _sample_relation(g, et, targets, fanout, self.replace, self._sample_rng)
+                rel = g._rel(et)
+                src = rel.src[eid]
+                col = local[dst_type][rel.dst[eid]]
+                if hop == 0 and repeated:
+                    # a seed listed twice: its later copies get the first copy's edges too
+                    src, col, eid = _edges_for_copies(xp, local[it][seeds], src, col, eid)
+                seen = local[src_type]
+                new_src = src[seen[src] < 0]
+                fresh = new_src[_first_occurrences(xp, new_src)]  # in order of first sight
+                k = int(fresh.shape[0])
+                seen[fresh] = xp.arange(count[src_type], count[src_type] + k)
+                count[src_type] += k
+                nodes[src_type].append(fresh)
+                added[src_type].append(fresh)
+                rows, cols, eids = edges[et]
+                rows.append(seen[src])
+                cols.append(col)
+                eids.append(eid)
+                num_sampled_edges[et].append(int(eid.shape[0]))
+            frontier = {t: xp.concatenate(parts) for t, parts in added.items() if parts}
+            for t in self.node_types:
+                num_sampled_nodes[t].append(sum(int(p.shape[0]) for p in added[t]))
+        return edges, num_sampled_nodes, num_sampled_edges
+
+    def __repr__(self) -> str:
+        return (
+            f"NeighborLoader(input_type={self.input_type!r}, num_hops={self.num_hops}, "
+            f"batch_size={self.batch_size}, num_input_nodes={int(self.input_nodes.shape[0])}, "
+            f"node_types={len(self.node_types)}, edge_types={len(self.edge_types)})"
+        )
+
+
+def _node_counts(data: Any) -> dict[str, int]:
+    counts = {}
+    for t, store in data.node_items():
+        n = store.num_nodes
+        if n is None:
+            raise ValueError(
+                f"{_WHERE}: num_nodes of node type {t!r} is unknown (give x or num_nodes=; "
+                "it is never guessed from edge_index.max() + 1)"
+            )
+        counts[t] = int(n)
+    return counts
+
+
+def _edge_index(data: Any, et: tuple[str, str, str]) -> Any:
+    for end in (et[0], et[2]):
+        if end not in data._nodes:
+            raise ValueError(
+                f"{_WHERE}: edge type {et!r} uses node type {end!r}, which the graph does not "
+                f"have (node types: {data.node_types})"
+            )
+    ei = data._edges[et].get("edge_index")
+    if ei is None:
+        raise ValueError(f"{_WHERE}: edge type {et!r} has no edge_index")
+    if not is_array(ei) or ei.ndim != 2 or ei.shape[0] != 2:
+        raise ValueError(f"{_WHERE}: edge type {et!r}: edge_index must be an integer [2, E] array")
+    if ei.dtype.kind not in "iu":
+        raise TypeError(
+            f"{_WHERE}: edge type {et!r}: edge_index must hold integers, got dtype {ei.dtype}"
+        )
+    return ei
+
+
+def _num_edges(data: Any, et: tuple[str, str, str]) -> int:
+    return int(data._edges[et]["edge_index"].shape[1])
+
+
+def _fanouts(what: str, value: Any) -> list[int]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{_WHERE}: {what} must be a list of ints, got {value!r}")
+    return [_check_int(_WHERE, f"{what}[{i}]", k, -1) for i, k in enumerate(value)]
+
+
+def _num_neighbors(data: Any, num_neighbors: Any, edge_types: list) -> dict[Any, list[int]]:
+    """``{edge_type: fan-outs}`` for every edge type, each with the same number of hops."""
+    if not isinstance(num_neighbors, Mapping):
+        fanouts = _fanouts("num_neighbors", num_neighbors)
+        return {et: list(fanouts) for et in edge_types}
+    out: dict[Any, list[int]] = {}
+    for key, value in num_neighbors.items():
+        try:
+            et = data._to_canonical(key) if isinstance(key, (str, tuple)) else key
+        except KeyError as err:
+            raise ValueError(f"{_WHERE}: num_neighbors key {key!r}: {err.args[0]}") from None
+        if et not in edge_types:
+            raise ValueError(
+                f"{_WHERE}: num_neighbors names {key!r}, which is not an edge type of the "
+                f"graph (edge types: {edge_types})"
+            )
+        if et in out:
+            raise ValueError(f"{_WHERE}: num_neighbors gives edge type {et!r} twice")
+        out[et] = _fanouts(f"num_neighbors[{et!r}]", value)
+    missing = [et for et in edge_types if et not in out]
+    if missing:
+        raise ValueError(
+            f"{_WHERE}: num_neighbors has no fan-outs for edge type(s) {missing}: a dict must "
+            "name every edge type"
+        )
+    hops = {len(v) for v in out.values()}
+    if len(hops) > 1:
+        counts = {et: len(v) for et, v in out.items()}
+        raise ValueError(
+            f"{_WHERE}: num_neighbors must give every edge type the same number of hops, "
+            f"got {counts}"
+        )
+    return {et: out[et] for et in edge_types}
+
+
+def _input_nodes(data: Any, input_nodes: Any, counts: dict[str, int], xp: Any) -> tuple[str, Any]:
+    """``(input type, seed ids (int64))`` from PyG's hetero ``input_nodes`` forms."""
+    if isinstance(input_nodes, str):
+        node_type, ids = input_nodes, None
+    elif isinstance(input_nodes, tuple) and len(input_nodes) == 2:
+        node_type, ids = input_nodes
+    elif input_nodes is None:
+        raise ValueError(
+            f"{_WHERE}: a HeteroData needs input_nodes=(node_type, ids) or a node type name "
+            f"(node types: {list(counts)})"
+        )
+    else:
+        raise TypeError(
+            f"{_WHERE}: input_nodes must be (node_type, ids), (node_type, mask), "
+            f"(node_type, None) or a node type name, got {type(input_nodes).__name__}"
+        )
+    if not isinstance(node_type, str) or node_type not in counts:
+        raise ValueError(
+            f"{_WHERE}: input node type {node_type!r} is not a node type of the graph "
+            f"(node types: {list(counts)})"
+        )
+    n = counts[node_type]
+    what = f"input_nodes of node type {node_type!r}"
+    if ids is None:
+        return node_type, xp.arange(n, dtype=np.int64)
+    nodes = xp.asarray(ids)
+    if nodes.size == 0 and nodes.dtype.kind == "f":  # [] reads as float64
+        nodes = nodes.astype(np.int64)
+    if nodes.dtype == bool:
+        if nodes.ndim != 1 or int(nodes.shape[0]) != n:
+            raise ValueError(
+                f"{_WHERE}: a boolean mask for {what} must have {n} entries (its num_nodes), "
+                f"got shape {tuple(nodes.shape)}"
+            )
+        return node_type, xp.flatnonzero(nodes).astype(np.int64)
+    if nodes.dtype.kind not in "iu" or nodes.ndim != 1:
+        raise TypeError(
+            f"{_WHERE}: {what} must be 1-D node ids or a boolean mask, got {nodes.ndim}-D "
+            f"{nodes.dtype}"
+        )
+    if nodes.shape[0]:
+        lo, hi = int(nodes.min()), int(nodes.max())
+        if lo < 0 or hi >= n:
+            raise ValueError(
+                f"{_WHERE}: {what} has node {lo if lo < 0 else hi}, outside [0, {n}) "
+                f"(num_nodes of {node_type!r})"
+            )
+    return node_type, nodes.astype(np.int64)
