@@ -8,7 +8,11 @@ GraphTensor, for inference: no Keras, no autograd, NumPy or CuPy arrays.
 - next states: :class:`NextStateFromConcat`, :class:`ResidualNextState`,
   :class:`SingleInputNextState`;
 - models: :class:`GATv2Conv`, :func:`GATv2EdgePool`, :class:`GCNConv`,
-  :func:`VanillaMPNNGraphUpdate`;
+  :func:`VanillaMPNNGraphUpdate`, :class:`MultiHeadAttentionConv`,
+  :func:`MultiHeadAttentionEdgePool`, :class:`HGTGraphUpdate`, :func:`MtAlbisGraphUpdate`;
+- builders (sized from the graph): :func:`GATv2HomGraphUpdate`,
+  :func:`GATv2MPNNGraphUpdate`, :func:`GCNHomGraphUpdate`,
+  :func:`MultiHeadAttentionHomGraphUpdate`, :func:`MultiHeadAttentionMPNNGraphUpdate`;
 - Keras: :func:`dense` (``tf.keras.layers.Dense`` with its input size),
   :func:`load_keras_weights` / :func:`get_keras_weights` (every layer also has
   ``set_weights(list)`` / ``get_weights()``) in the order of Keras' ``get_weights()``.
@@ -37,6 +41,11 @@ from arraygnn.graph_tensor.layers._keras import (
     keras_activation,
     load_keras_weights,
 )
+from arraygnn.graph_tensor.layers.builders import (
+    GATv2HomGraphUpdate,
+    GATv2MPNNGraphUpdate,
+    GCNHomGraphUpdate,
+)
 from arraygnn.graph_tensor.layers.convolutions import (
     AnyToAnyConvolutionBase,
     Broadcast,
@@ -50,11 +59,23 @@ from arraygnn.graph_tensor.layers.graph_update import (
     GraphUpdate,
     NodeSetUpdate,
 )
+from arraygnn.graph_tensor.layers.hgt import HGTGraphUpdate
 from arraygnn.graph_tensor.layers.models import (
     GATv2Conv,
     GATv2EdgePool,
     GCNConv,
     VanillaMPNNGraphUpdate,
+)
+from arraygnn.graph_tensor.layers.mt_albis import (
+    MtAlbisGraphUpdate,
+    MtAlbisNextNodeState,
+    MtAlbisSimpleConv,
+)
+from arraygnn.graph_tensor.layers.multi_head_attention import (
+    MultiHeadAttentionConv,
+    MultiHeadAttentionEdgePool,
+    MultiHeadAttentionHomGraphUpdate,
+    MultiHeadAttentionMPNNGraphUpdate,
 )
 from arraygnn.graph_tensor.layers.next_state import (
     NextStateFromConcat,
@@ -79,6 +100,17 @@ __all__ = [
     "GATv2EdgePool",
     "GCNConv",
     "VanillaMPNNGraphUpdate",
+    "GATv2HomGraphUpdate",
+    "GATv2MPNNGraphUpdate",
+    "GCNHomGraphUpdate",
+    "HGTGraphUpdate",
+    "MtAlbisGraphUpdate",
+    "MtAlbisNextNodeState",
+    "MtAlbisSimpleConv",
+    "MultiHeadAttentionConv",
+    "MultiHeadAttentionEdgePool",
+    "MultiHeadAttentionHomGraphUpdate",
+    "MultiHeadAttentionMPNNGraphUpdate",
     "dense",
     "keras_activation",
     "get_keras_weights",
