@@ -30,18 +30,23 @@ from arraygnn.graph_tensor import (  # noqa: E402
     HIDDEN_STATE,
     SOURCE,
     TARGET,
-    Adjacency,
-    Context,
-    EdgeSet,
-    GraphTensor,
-    NodeSet,
 )
 from arraygnn.graph_tensor import layers as ag  # noqa: E402
 from arraygnn.nn import BatchNorm, LayerNorm, Sequential  # noqa: E402
+from tests.graph_tensor._tfgnn_pairs import close as _close  # noqa: E402
+from tests.graph_tensor._tfgnn_pairs import close_graphs as _close_graphs  # noqa: E402
+from tests.graph_tensor._tfgnn_pairs import ends as _ends  # noqa: E402
+from tests.graph_tensor._tfgnn_pairs import (  # noqa: E402
+    graph_arrays,
+)
+from tests.graph_tensor._tfgnn_pairs import ours as _ours  # noqa: E402
+from tests.graph_tensor._tfgnn_pairs import randomize as _randomize  # noqa: E402
+from tests.graph_tensor._tfgnn_pairs import theirs as _theirs  # noqa: E402
+from tests.graph_tensor._tfgnn_pairs import transfer as _transfer  # noqa: E402
+from tests.graph_tensor._tfgnn_pairs import width as _width  # noqa: E402
 
 keras = tf.keras
 tfl = tfgnn.keras.layers
-RTOL = ATOL = 2e-5
 
 # ---- the graph, as arrays, then as both GraphTensors -----------------------------------------
 
@@ -73,63 +78,7 @@ CONTEXT_FEATURES = {"hidden_state": 2, "label": 3}
 
 
 def _arrays(seed: int = 0) -> dict:
-    rng = np.random.default_rng(seed)
-
-    def f(n, width):
-        if width is None:  # a rank-1 positive weight
-            return (np.abs(rng.standard_normal(n)) + 0.1).astype(np.float32)
-        return rng.standard_normal((n, width)).astype(np.float32)
-
-    nodes = {
-        name: (np.array(sizes), {k: f(sum(sizes), w) for k, w in feats.items()})
-        for name, (sizes, feats) in NODE_SETS.items()
-    }
-    edges = {}
-    for name, (sizes, (sn, si), (tn, ti), feats) in EDGE_SETS.items():
-        edges[name] = (
-            np.array(sizes),
-            (sn, np.array(si, np.int64)),
-            (tn, np.array(ti, np.int64)),
-            {k: f(sum(sizes), w) for k, w in feats.items()},
-        )
-    context = {k: f(3, w) for k, w in CONTEXT_FEATURES.items()}
-    return {"nodes": nodes, "edges": edges, "context": context}
-
-
-def _ours(a: dict) -> GraphTensor:
-    return GraphTensor.from_pieces(
-        context=Context.from_fields(features=a["context"]),
-        node_sets={n: NodeSet.from_fields(sizes=s, features=f) for n, (s, f) in a["nodes"].items()},
-        edge_sets={
-            n: EdgeSet.from_fields(sizes=s, adjacency=Adjacency.from_indices(src, tgt), features=f)
-            for n, (s, src, tgt, f) in a["edges"].items()
-        },
-    )
-
-
-def _theirs(a: dict):
-    i32 = lambda x: tf.constant(np.asarray(x, np.int32))  # noqa: E731
-    return tfgnn.GraphTensor.from_pieces(
-        context=tfgnn.Context.from_fields(
-            sizes=i32([1, 1, 1]), features={k: tf.constant(v) for k, v in a["context"].items()}
-        ),
-        node_sets={
-            n: tfgnn.NodeSet.from_fields(
-                sizes=i32(s), features={k: tf.constant(v) for k, v in f.items()}
-            )
-            for n, (s, f) in a["nodes"].items()
-        },
-        edge_sets={
-            n: tfgnn.EdgeSet.from_fields(
-                sizes=i32(s),
-                adjacency=tfgnn.Adjacency.from_indices(
-                    source=(src[0], i32(src[1])), target=(tgt[0], i32(tgt[1]))
-                ),
-                features={k: tf.constant(v) for k, v in f.items()},
-            )
-            for n, (s, src, tgt, f) in a["edges"].items()
-        },
-    )
+    return graph_arrays(NODE_SETS, EDGE_SETS, CONTEXT_FEATURES, seed)
 
 
 @pytest.fixture(scope="module")
@@ -139,66 +88,6 @@ def graphs():
 
 
 # ---- helpers -----------------------------------------------------------------------------------
-
-
-def _randomize(keras_layer, seed: int = 0) -> list:
-    """Random values for every Keras weight (non-zero biases, gamma, beta); returns Keras'
-    ``get_weights()`` list afterwards."""
-    rng = np.random.default_rng(seed)
-    new = []
-    for var in keras_layer.weights:
-        value = 0.5 * rng.standard_normal(var.shape)
-        if "moving_variance" in var.name:
-            value = np.abs(value) + 0.5
-        new.append(value.astype(var.dtype.as_numpy_dtype))
-    keras_layer.set_weights(new)
-    return keras_layer.get_weights()
-
-
-def _transfer(keras_layer, ours, seed: int = 0):
-    """Keras' weights into ``ours``; ``ours.get_weights()`` must give them back."""
-    weights = _randomize(keras_layer, seed)
-    assert ours.set_weights(weights) is ours
-    back = ours.get_weights()
-    assert len(back) == len(weights)
-    for i, (got, want) in enumerate(zip(back, weights)):
-        assert got.shape == want.shape, (i, got.shape, want.shape)
-        np.testing.assert_array_equal(got, want, err_msg=f"weight {i}")
-    back = ag.get_keras_weights(ours)
-    assert [w.shape for w in back] == [w.shape for w in weights]
-    return ours
-
-
-def _close(got, want, what: str = "") -> None:
-    want = want.numpy() if hasattr(want, "numpy") else np.asarray(want)
-    got = np.asarray(got)
-    assert got.shape == want.shape, (what, got.shape, want.shape)
-    np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=what)
-
-
-def _close_graphs(got: GraphTensor, want) -> None:
-    for k, v in want.context.features.items():
-        _close(got.context[k], v, f"context {k}")
-    for name, ns in want.node_sets.items():
-        assert sorted(got.node_sets[name].features) == sorted(ns.features), name
-        for k, v in ns.features.items():
-            _close(got.node_sets[name][k], v, f"node set {name} {k}")
-    for name, es in want.edge_sets.items():
-        assert sorted(got.edge_sets[name].features) == sorted(es.features), name
-        for k, v in es.features.items():
-            _close(got.edge_sets[name][k], v, f"edge set {name} {k}")
-
-
-def _width(piece, name) -> int:
-    return int(piece[name].shape[-1])
-
-
-def _ends(graph, edge_set_name, receiver_tag):
-    adj = graph.edge_sets[edge_set_name].adjacency
-    sender_tag = SOURCE if receiver_tag == TARGET else TARGET
-    return graph.node_sets[adj.node_set_name(sender_tag)], graph.node_sets[
-        adj.node_set_name(receiver_tag)
-    ]
 
 
 def _receives(graph, edge_set_name, receiver_tag) -> np.ndarray:
