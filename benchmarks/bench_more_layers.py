@@ -1,6 +1,7 @@
-"""One forward of PyG's EdgeConv, ResGatedGraphConv, GatedGraphConv and GCN2Conv against
+"""One forward of PyG's EdgeConv, ResGatedGraphConv, GatedGraphConv, GCN2Conv and GENConv against
 arraygnn's (same weights via ``from_pyg``, outputs compared first), on a graph of
-``--nodes`` nodes with 20 random in-edges each (k-NN-like), median of ``--repeat`` warm runs.
+``--nodes`` nodes with 20 random in-edges each (k-NN-like), median of ``--repeat`` warm runs
+(GENConv: softmax aggregation, t = 1, batch norm, in eval mode).
 
 Then PyG's PointNetConv on ``--points`` random points and their k = 16 nearest-neighbour
 graph (``arraygnn.utils.knn_graph``), ``x`` 32 features + ``pos`` 3 (``F_in = 35``), and
@@ -39,7 +40,14 @@ def main():
     _dgl_layers(args)
     try:
         import torch
-        from torch_geometric.nn import MLP, EdgeConv, GatedGraphConv, GCN2Conv, ResGatedGraphConv
+        from torch_geometric.nn import (
+            MLP,
+            EdgeConv,
+            GatedGraphConv,
+            GCN2Conv,
+            GENConv,
+            ResGatedGraphConv,
+        )
     except ImportError:
         print("bench_more_layers: torch and torch_geometric are needed; skipping")
         return
@@ -57,6 +65,7 @@ def main():
         ("ResGatedGraphConv 64 -> 64", ResGatedGraphConv(64, 64), (h, ei)),
         ("GatedGraphConv 64, 3 layers", GatedGraphConv(64, 3), (h, ei)),
         ("GCN2Conv 64", GCN2Conv(64, 0.1, 0.5, 2), (h, h, ei)),
+        ("GENConv 64 -> 64, softmax", GENConv(64, 64, aggr="softmax").eval(), (h, ei)),
     ]
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {n} nodes, {n * k} edges")
     for name, module, inputs in cases:

@@ -12,6 +12,7 @@ arithmetic goes through :mod:`arraygnn.ops`.
 (3, 2)
 """
 
+from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
@@ -19,6 +20,7 @@ from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gcn2_conv import GCN2Conv
+from arraygnn.nn.gen_conv import GENConv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
@@ -69,6 +71,7 @@ __all__ = [
     "AGNNConv",
     "GINConv",
     "GINEConv",
+    "GENConv",
     "GatedGraphConv",
     "ResGatedGraphConv",
     "EdgeConv",
@@ -92,6 +95,8 @@ __all__ = [
     "HeteroGraphConv",
     "HeteroLinear",
     "HeteroDictLinear",
+    "DGLHeteroLinear",
+    "HeteroEmbedding",
     "HGTConv",
     "DGLHGTConv",
     "gcn_norm",

@@ -88,7 +88,15 @@ _TWO_D_ONLY = (
 
 
 #: layers whose call takes PyG's ``size=(num_src, num_dst)``
-_TAKES_SIZE = ("GATConv", "GATv2Conv", "GINConv", "GINEConv", "SAGEConv", "TransformerConv")
+_TAKES_SIZE = (
+    "GATConv",
+    "GATv2Conv",
+    "GENConv",
+    "GINConv",
+    "GINEConv",
+    "SAGEConv",
+    "TransformerConv",
+)
 
 
 def _check_feat(layer: str, x: Any, what: str) -> None:

@@ -13,13 +13,14 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
 ``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
 ``GCN2Conv``, ``GatedGraphConv``, ``ResGatedGraphConv``, ``EdgeConv``, ``DynamicEdgeConv``,
-``PointNetConv``,
+``PointNetConv``, ``GENConv``,
 ``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
 ``AttentionalAggregation``; DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
 too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
 ``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``TypedLinear``, ``HeteroGraphConv``, ``Set2Set``,
-``GlobalAttentionPooling``, ``HGTConv`` (as ``DGLHGTConv``), ``DotGatConv``, ``AGNNConv``;
+``GlobalAttentionPooling``, ``HGTConv`` (as ``DGLHGTConv``), ``DotGatConv``, ``AGNNConv``,
+``HeteroLinear`` (as ``DGLHeteroLinear``), ``HeteroEmbedding``;
 torch ``LayerNorm``, ``LSTM`` and ``GRU``.
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
@@ -36,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn._module import Module
+from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding, dgl_type_key
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
@@ -43,6 +45,7 @@ from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gcn2_conv import GCN2Conv
+from arraygnn.nn.gen_conv import GENConv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
@@ -666,6 +669,8 @@ def from_pyg(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
+    if kind == "GENConv":
+        return _load(_pyg_gen_conv(module, dtype), module, "pyg")
     if kind == "HeteroConv":
         convs = {edge_type: from_pyg(conv) for edge_type, conv in module.convs.items()}
         with warnings.catch_warnings():  # PyG warned about unreached node types already
@@ -704,6 +709,78 @@ def _pna_aggregators(module: Any) -> list[str]:
             )
         names.append(_PNA_AGGREGATIONS[kind])
     return names
+
+
+_GEN_AGGREGATIONS = {
+    "SoftmaxAggregation": "softmax",
+    "PowerMeanAggregation": "powermean",
+    "SumAggregation": "sum",
+    "MeanAggregation": "mean",
+    "MaxAggregation": "max",
+}
+
+
+def _pyg_gen_conv(module: Any, dtype: Any) -> GENConv:
+    """An arraygnn ``GENConv`` shaped like PyG's: the aggregation from ``aggr_module``
+    (learnt ``t`` / ``p`` included), the MLP's depth, width, norm and bias from its layers."""
+    flow = getattr(module, "flow", "source_to_target")
+    if flow != "source_to_target":
+        raise ValueError(f"from_pyg: GENConv(flow={flow!r}) is not supported")
+    agg = module.aggr_module
+    name = _GEN_AGGREGATIONS.get(type(agg).__name__)
+    if name is None or hasattr(module, "lin_aggr_out"):
+        raise ValueError(
+            f"from_pyg: GENConv aggregation {type(agg).__name__} is not supported "
+            "(softmax, powermean, add, mean, max)"
+        )
+    lins = [m for m in module.mlp if hasattr(m, "weight") and "Norm" not in type(m).__name__]
+    norms = [m for m in module.mlp if "Norm" in type(m).__name__]
+    norm = None
+    if norms:
+        norm = {"BatchNorm1d": "batch", "LayerNorm": "layer", "InstanceNorm1d": "instance"}[
+            type(norms[0]).__name__
+        ]
+    out = module.out_channels
+    sizes = module.in_channels
+    pair = sizes if isinstance(sizes, (tuple, list)) else (sizes, sizes)
+    pair = _lazy_sizes(
+        "GENConv", tuple(pair), getattr(module, "lin_src", None), getattr(module, "lin_dst", None)
+    )
+    lin_edge = getattr(module, "lin_edge", None)
+    learnt = getattr(agg, "learn", False)
+    layer = GENConv(
+        pair if isinstance(sizes, (tuple, list)) else pair[0],
+        out,
+        name,
+        t=float(agg.t.detach().reshape(-1)[0]) if name == "softmax" and learnt else 1.0,
+        learn_t=name == "softmax" and learnt,
+        p=float(agg.p.detach().reshape(-1)[0]) if name == "powermean" and learnt else 1.0,
+        learn_p=name == "powermean" and learnt,
+        msg_norm=hasattr(module, "msg_norm"),
+        learn_msg_scale=hasattr(module, "msg_norm") and module.msg_norm.scale.requires_grad,
+        norm=norm,
+        num_layers=len(lins),
+        expansion=lins[0].out_channels // out if len(lins) > 1 else 2,
+        eps=module.eps,
+        bias=lins[0].bias is not None,
+        edge_dim=None if lin_edge is None else lin_edge.in_channels,
+        aggr_channels=getattr(agg, "channels", 1) if learnt else 1,
+        dtype=dtype,
+    )
+    if name == "softmax" and not learnt:
+        layer.t = float(agg.t)
+    if name == "powermean":
+        if not learnt:
+            layer.p = float(agg.p)
+        layer.clamp_min, layer.clamp_max = agg.min_value, agg.max_value
+    for ours, theirs in zip(
+        [s for s in layer.mlp.steps if isinstance(s, Module) and not isinstance(s, Linear)],
+        norms,
+    ):
+        if not getattr(theirs, "track_running_stats", True):
+            raise ValueError("from_pyg: GENConv's BatchNorm1d has no running statistics")
+        ours.eps = float(theirs.eps)
+    return layer
 
 
 def _copy_batch_norm_settings(ours: BatchNorm, pyg_norm: Any, i: int) -> None:
@@ -920,6 +997,29 @@ def from_dgl(module: Any) -> Module:
             float(module.beta.detach().reshape(-1)[0]),
             learn_beta=learn,
             allow_zero_in_degree=module._allow_zero_in_degree,
+            dtype=dtype,
+        )
+        return _load(layer, module, "dgl")
+    if kind == "HeteroLinear":  # DGL's (a Linear per type), not PyG's HeteroLinear
+        lins = dict(module.linears.items())
+        outs = {lin.out_features for lin in lins.values()}
+        if len(outs) != 1:
+            raise ValueError("from_dgl: HeteroLinear needs one output size (a type at least)")
+        layer = DGLHeteroLinear(
+            {dgl_type_key(k): lin.in_features for k, lin in lins.items()},
+            outs.pop(),
+            bias=all(lin.bias is not None for lin in lins.values()),
+            dtype=dtype,
+        )
+        return _load(layer, module, "dgl")
+    if kind == "HeteroEmbedding":
+        embeds = dict(module.embeds.items())
+        if not embeds:
+            raise ValueError("from_dgl: HeteroEmbedding with no types has no embedding size")
+        raw = getattr(module, "raw_keys", {})
+        layer = HeteroEmbedding(
+            {raw.get(k, dgl_type_key(k)): emb.num_embeddings for k, emb in embeds.items()},
+            next(iter(embeds.values())).embedding_dim,
             dtype=dtype,
         )
         return _load(layer, module, "dgl")
