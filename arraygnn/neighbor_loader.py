@@ -265,13 +265,24 @@ class NeighborLoader(_NeighborSampling):
         # --- HeteroData dispatch (arraygnn/hetero_neighbor_loader.py) -------------------
         # PyG's one NeighborLoader name takes both graph kinds: a HeteroData builds the
         # hetero subclass, whose __init__ then runs with the same arguments.
-        if cls is NeighborLoader:
-            from arraygnn.hetero_data import HeteroData
+        from arraygnn.hetero_data import HeteroData
 
-            if isinstance(data, HeteroData):
-                from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
+        if type(data).__module__.startswith("torch_geometric"):
+            raise TypeError(
+                f"{cls.__name__}: data is a torch_geometric {type(data).__name__}; convert it "
+                "first with arraygnn.interop.from_pyg"
+            )
+        if isinstance(data, HeteroData):
+            from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
 
+            if cls is NeighborLoader:
                 cls = HeteroNeighborLoader
+            elif not issubclass(cls, HeteroNeighborLoader):
+                raise TypeError(
+                    f"{cls.__name__} samples a homogeneous Data; a HeteroData needs "
+                    "NeighborLoader itself or a subclass of "
+                    "arraygnn.hetero_neighbor_loader.HeteroNeighborLoader"
+                )
         return super().__new__(cls)
 
     def __init__(

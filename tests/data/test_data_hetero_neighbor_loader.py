@@ -432,3 +432,19 @@ def test_same_batches_as_pyg_with_full_neighbourhoods():
         }
         assert ours_pairs == their_pairs
         assert sorted(ours[et].e_id.tolist()) == sorted(other[et].e_id.tolist())
+
+
+def test_loader_classes_and_pyg_objects_get_a_clear_type_error():
+    from arraygnn import HeteroData, NeighborLoader
+
+    class MyLoader(NeighborLoader):
+        pass
+
+    d = HeteroData()
+    d["a"].x = np.ones((3, 2))
+    d["a", "r", "a"].edge_index = np.array([[0, 1], [1, 2]])
+    with pytest.raises(TypeError, match="MyLoader samples a homogeneous Data; a HeteroData"):
+        MyLoader(d, [2], input_nodes="a")
+    tgd = pytest.importorskip("torch_geometric.data")
+    with pytest.raises(TypeError, match="torch_geometric HeteroData; convert it first"):
+        NeighborLoader(tgd.HeteroData(), [2], input_nodes="a")
