@@ -162,6 +162,17 @@ def _records_from_pyg(obj: Any, out: Any) -> None:
             out._cat_dim_dict[skey][key] = cat
             out._kind_dict[skey][key] = kind
         counts = getattr(pstore, "_num_nodes", None)
+        if (
+            counts is None
+            and isinstance(skey, str)
+            and "x" not in target
+            and "num_nodes" not in target
+            and target.get("ptr") is not None
+        ):
+            # a node type without x (pos only, say): its counts from the batch's ptr, so
+            # the batch and its examples know how many nodes the type has
+            counts = np.diff(np.asarray(from_torch(pstore["ptr"]), dtype=np.int64))
+            target["num_nodes"] = int(counts.sum())
         if counts is not None and "num_nodes" in target:
             sl = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
             out._slice_dict[skey]["num_nodes"] = sl

@@ -188,3 +188,22 @@ def test_graph_tensor_of_a_batch_has_one_component_per_graph():
     assert gt.edge_sets["writes"].sizes.tolist() == [g["writes"].num_edges for g in graphs]
     assert "batch" not in gt.node_sets["paper"].features
     np.testing.assert_array_equal(gt.edge_sets["cites"].adjacency.source, b["cites"].edge_index[0])
+
+
+def test_from_pyg_batch_counts_node_types_without_x():
+    torch = pytest.importorskip("torch")
+    tgd = pytest.importorskip("torch_geometric.data")
+    from arraygnn import Batch
+    from arraygnn.interop import from_pyg
+
+    graphs = []
+    for n in (2, 3):
+        d = tgd.HeteroData()
+        d["a"].pos = torch.ones(n, 3)
+        d["b"].x = torch.ones(2, 1)
+        d["a", "r", "b"].edge_index = torch.tensor([[0, 1], [1, 0]])
+        graphs.append(d)
+    batch = from_pyg(tgd.Batch.from_data_list(graphs))
+    assert batch["a"].num_nodes == 5
+    assert [batch.get_example(i)["a"].num_nodes for i in range(2)] == [2, 3]
+    assert Batch.from_data_list(batch.to_data_list())["a"].ptr.tolist() == [0, 2, 5]
