@@ -278,7 +278,8 @@ def test_mha_errors():
     with pytest.raises(ValueError, match="num_heads"):
         ag.MultiHeadAttentionConv(**dict(kw, num_heads=0))
     conv = ag.MultiHeadAttentionConv(**kw)  # sender node dim 4: writes sends from author (3)
-    with pytest.raises(ValueError, match="sender node feature has 3 features, the layer takes 4"):
+    match = "feature 'hidden_state' of node set 'author' has 3 features, the layer takes 4"
+    with pytest.raises(ValueError, match=match):
         conv(g, edge_set_name="writes")
     with pytest.raises(ValueError, match="node set 'paper' has no feature 'h'"):
         ag.MultiHeadAttentionConv(**kw, sender_node_feature="h")(g, edge_set_name="cites")
@@ -628,3 +629,164 @@ def test_mpnn_builders(builder):
     assert sorted(now.node_sets) == ["author", "paper"]
     with pytest.raises(ValueError, match="message_dim must be divisible by num_heads"):
         builder(units=3, message_dim=3, num_heads=2, receiver_tag=TARGET)
+
+
+# ---- context calls without the input, names, float16 ---------------------------------------------
+
+
+def test_context_call_ignores_missing_sender_input():
+    """TF-GNN ignores a sender node input when pooling an edge set to the context and an
+    edge input for a node set; the unused projections have no Keras weights."""
+    g = oracle.hetero_graph(1, dtype=np.float32)
+    kw = dict(
+        num_heads=2, per_head_channels=3, receiver_tag=CONTEXT, sender_edge_feature="hidden_state"
+    )
+    simple = ag.SimpleConv(ag.dense(4, 3, rng=0), "sum", receiver_tag=CONTEXT,
+                           sender_edge_feature="hidden_state")  # fmt: skip
+    assert simple(g, edge_set_name="cites").shape == (3, 3)
+    gat = ag.GATv2Conv(**kw, receiver_dim=2, sender_node_dim=4, sender_edge_dim=2, rng=0)
+    assert len(gat.get_weights()) == 6  # before a call: every configured projection
+    assert gat(g, edge_set_name="cites").shape == (3, 6)
+    names = [s.name for s in ag._keras._keras_order(gat)]
+    assert names == ["query/kernel", "query/bias", "value_edge/kernel", "attn_logits/kernel"]
+    gat(g, node_set_name="paper")  # now the node projection is built too
+    assert len(gat.get_weights()) == 6
+    mha = ag.MultiHeadAttentionConv(**kw, receiver_dim=2, sender_node_dim=4, sender_edge_dim=2)
+    assert mha(g, node_set_name="paper").shape == (3, 6)
+    names = [s.name for s in ag._keras._keras_order(mha)]
+    assert names == ["key_node/kernel", "key_node/bias", "value_node/kernel",
+                     "value_node/bias", "query/kernel", "query/bias"]  # fmt: skip
+    flat = ag.MultiHeadAttentionConv(**kw, transform_keys=False, receiver_dim=2,
+                                     sender_node_dim=4, sender_edge_dim=2)  # fmt: skip
+    assert flat(g, edge_set_name="writes").shape == (3, 6)
+    assert [w.shape for w in flat.get_weights()] == [(2, 6), (2, 4), (4,)]  # query: 2 x 2 wide
+    with pytest.raises(ValueError, match="key width 2, this call has 4"):
+        flat(g, node_set_name="paper")
+
+
+def test_set_weights_by_name():
+    g = oracle.hetero_graph(1, dtype=np.float32)
+    conv = ag.GATv2Conv(num_heads=2, per_head_channels=3, receiver_tag=TARGET, receiver_dim=4,
+                        rng=0)  # fmt: skip
+    want = conv(g, edge_set_name="cites")
+    weights = {f"gat_v2_conv/{s.name}:0": w for s, w in
+               zip(ag._keras._keras_order(conv), conv.get_weights())}  # fmt: skip
+    twin = ag.GATv2Conv(num_heads=2, per_head_channels=3, receiver_tag=TARGET, receiver_dim=4,
+                        rng=1)  # fmt: skip
+    twin.set_weights(dict(reversed(weights.items())))
+    np.testing.assert_array_equal(twin(g, edge_set_name="cites"), want)
+    with pytest.raises(ValueError, match="expected 5 weights"):
+        twin.set_weights({"x/query/kernel:0": np.zeros((4, 6))})
+    bad = dict(weights)
+    bad["gat_v2_conv/nope/kernel:0"] = bad.pop("gat_v2_conv/query/kernel:0")
+    with pytest.raises(ValueError, match="named like 'query/kernel'"):
+        twin.set_weights(bad)
+    # a composite with unique (Keras-numbered) names: in the dict's order, names checked
+    conv = ag.SimpleConv(ag.dense(8, 2), "sum")
+    nsu = ag.NodeSetUpdate({"cites": conv}, ag.NextStateFromConcat(ag.dense(6, 3)))
+    update = ag.GraphUpdate(node_sets={"paper": nsu})
+    k1, b1, k2, b2 = [np.full(w.shape, i, np.float32) for i, w in enumerate(update.get_weights())]
+    update.set_weights({"dense/bias:0": b1, "dense/kernel:0": k1, "dense_1/kernel:0": k2,
+                        "dense_1/bias:0": b2})  # fmt: skip
+    for got, want in zip(update.get_weights(), [k1, b1, k2, b2]):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="does not match"):
+        update.set_weights({"dense/bias:0": b1, "dense/kernel:0": k1, "dense_1/gamma:0": k2,
+                            "dense_1/bias:0": b2})  # fmt: skip
+    # HGT: skip_* by name, whatever the dict's order
+    hgt = ag.HGTGraphUpdate(num_heads=2, per_head_channels=2, receiver_tag=TARGET, rng=0)
+    graph = _hgt_graph()
+    hgt(graph)
+    names = [s.name for s in ag._keras._keras_order(hgt)]
+    values = [np.full(w.shape, i, np.float32) for i, w in enumerate(hgt.get_weights())]
+    by_name = dict(reversed(list(zip([f"hgt_graph_update/{n}:0" for n in names], values))))
+    hgt.set_weights(by_name)
+    for got, want in zip(hgt.get_weights(), values):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_width_and_dtype_errors_name_the_feature():
+    g = oracle.hetero_graph(1, dtype=np.float32)
+    conv = ag.GATv2Conv(num_heads=1, per_head_channels=2, receiver_tag=TARGET, receiver_dim=4,
+                        sender_edge_feature="hidden_state", sender_edge_dim=3)  # fmt: skip
+    with pytest.raises(ValueError, match="feature 'hidden_state' of edge set 'cites' has 2"):
+        conv(g, edge_set_name="cites")
+    ints = g.replace_features(
+        node_sets={"paper": {"hidden_state": np.ones((6, 4), np.int32), "year": np.ones((6, 1))}}
+    )
+    with pytest.raises(TypeError, match="feature 'hidden_state' of node set 'paper' must be a fl"):
+        ag.MultiHeadAttentionConv(num_heads=1, per_head_channels=2, receiver_tag=TARGET,
+                                  receiver_dim=4)(ints, edge_set_name="cites")  # fmt: skip
+    with pytest.raises(TypeError, match="feature 'hidden_state' of node set 'paper'"):
+        ag.GCNConv(2, in_features=4)(ints, edge_set_name="cites")
+
+
+def test_float16_inputs_give_float32():
+    """Half precision accumulates in float32: every layer returns float32."""
+    g = oracle.hetero_graph(1, dtype=np.float16)
+    hg = _hgt_graph().replace_features(
+        node_sets={
+            n: {"hidden_state": ns["hidden_state"].astype(np.float16)}
+            for n, ns in _hgt_graph().node_sets.items()
+        }
+    )
+    outs = {
+        "simple": ag.SimpleConv(ag.dense(8, 3, "relu"), "sum")(g, edge_set_name="cites"),
+        "simple_fn": ag.SimpleConv(lambda x: x, "sum")(g, edge_set_name="cites"),
+        "gat": ag.GATv2Conv(num_heads=2, per_head_channels=2, receiver_tag=TARGET,
+                            receiver_dim=4)(g, edge_set_name="cites"),
+        "gat_tanh": ag.GATv2Conv(num_heads=2, per_head_channels=2, receiver_tag=CONTEXT,
+                                 attention_activation="tanh",
+                                 receiver_dim=2, sender_node_dim=4)(g, node_set_name="paper"),
+        "mha": ag.MultiHeadAttentionConv(num_heads=2, per_head_channels=2, receiver_tag=TARGET,
+                                         receiver_dim=4)(g, edge_set_name="cites"),
+        "gcn": ag.GCNConv(3, in_features=4)(g, edge_set_name="cites"),
+        "hgt": ag.HGTGraphUpdate(num_heads=2, per_head_channels=2,
+                                 receiver_tag=TARGET)(hg).node_sets["paper"]["hidden_state"],
+        "mpnn": ag.VanillaMPNNGraphUpdate(units=3, message_dim=2, receiver_tag=TARGET)(
+            g
+        ).node_sets["paper"]["hidden_state"],
+        "albis": ag.MtAlbisGraphUpdate(units=3, message_dim=2, receiver_tag=TARGET)(
+            g
+        ).node_sets["paper"]["hidden_state"],
+    }  # fmt: skip
+    for name, out in outs.items():
+        assert out.dtype == np.float32, name
+        assert np.isfinite(out).all(), name
+
+
+def test_deferred_builders_pickle_before_their_first_call():
+    import pickle
+
+    from arraygnn.graph_tensor import Adjacency, EdgeSet, GraphTensor, NodeSet
+
+    g = oracle.hetero_graph(1, dtype=np.float32)
+    h = GraphTensor.from_pieces(
+        node_sets={"n": NodeSet.from_fields(
+            sizes=np.array([3]), features={"hidden_state": np.eye(3, dtype=np.float32)})},
+        edge_sets={"e": EdgeSet.from_fields(sizes=np.array([3]), adjacency=Adjacency.from_indices(
+            source=("n", np.array([0, 1, 2])), target=("n", np.array([2, 2, 0]))))},
+    )  # fmt: skip
+    cases = [
+        (ag.GATv2HomGraphUpdate(num_heads=2, per_head_channels=2, receiver_tag=TARGET, rng=0), h),
+        (ag.GCNHomGraphUpdate(units=3, rng=0), h),
+        (ag.MultiHeadAttentionHomGraphUpdate(num_heads=2, per_head_channels=2,
+                                             receiver_tag=TARGET, rng=0), h),
+        (ag.GATv2MPNNGraphUpdate(units=3, message_dim=4, num_heads=2, receiver_tag=TARGET,
+                                 rng=0), g),
+        (ag.MultiHeadAttentionMPNNGraphUpdate(units=3, message_dim=4, num_heads=2,
+                                              receiver_tag=SOURCE, rng=0), g),
+        (ag.VanillaMPNNGraphUpdate(units=3, message_dim=2, receiver_tag=TARGET, rng=0), g),
+        (ag.MtAlbisGraphUpdate(units=3, message_dim=4, receiver_tag=TARGET,
+                               attention_type="gat_v2", attention_num_heads=2, rng=0), g),
+    ]  # fmt: skip
+    for update, graph in cases:
+        assert not update.is_initialized
+        twin = pickle.loads(pickle.dumps(update))
+        want, got = update(graph), twin(graph)
+        for name in want.node_sets:
+            np.testing.assert_array_equal(
+                got.node_sets[name]["hidden_state"], want.node_sets[name]["hidden_state"]
+            )
+        for a, b in zip(twin.get_weights(), update.get_weights()):
+            np.testing.assert_array_equal(a, b)

@@ -120,11 +120,33 @@ def _same_names(keras_layer, ours) -> None:
     assert [s.name for s in _keras_order(ours)] == want
 
 
-def _check_update(theirs, ours, g, tg, seed: int = 1) -> None:
+def _transfer_by_name(keras_layer, ours, seed: int, shuffle: bool = False) -> None:
+    """Random Keras weights into ``ours`` as ``{variable name: array}`` (shuffled, or with
+    the layer's own weights of each scope reversed, as HGT's ``skip_*`` may be in another
+    process): they must land where the list would put them."""
+    _randomize(keras_layer, seed)
+    by_name = {v.name: v.numpy() for v in keras_layer.weights}
+    keys = list(by_name)
+    if shuffle:
+        np.random.default_rng(seed).shuffle(keys)
+    else:  # reverse each run of weights of one scope with no "/" after it (skip_*, priors_*)
+        own = [i for i, k in enumerate(keys) if "/" not in k.split("/", 1)[-1]]
+        for i, j in zip(own, reversed(own)):
+            if i < j:
+                keys[i], keys[j] = keys[j], keys[i]
+    assert ours.set_weights({k: by_name[k] for k in keys}) is ours
+    for got, want in zip(ours.get_weights(), keras_layer.get_weights()):
+        np.testing.assert_array_equal(got, want)
+
+
+def _check_update(theirs, ours, g, tg, seed: int = 1, by_name: bool = False) -> None:
     theirs(tg)
     ours(g)  # sized on the first call, as Keras
     _transfer(theirs, ours, seed=seed)
     _close_graphs(ours(g), theirs(tg))
+    if by_name:  # HGT: its skip_* order may differ between processes; names do not
+        _transfer_by_name(theirs, ours, seed=seed + 100)
+        _close_graphs(ours(g), theirs(tg))
 
 
 # ---- MultiHeadAttentionConv --------------------------------------------------------------------
@@ -172,6 +194,8 @@ def test_mha_conv(graphs, kwargs, receiver_tag, edge_set_name):
     theirs(tg, edge_set_name=edge_set_name)
     _same_names(theirs, ours)
     _transfer(theirs, ours, seed=3)
+    _close(ours(g, edge_set_name=edge_set_name), theirs(tg, edge_set_name=edge_set_name))
+    _transfer_by_name(theirs, ours, seed=30, shuffle=True)
     _close(ours(g, edge_set_name=edge_set_name), theirs(tg, edge_set_name=edge_set_name))
 
 
@@ -323,7 +347,7 @@ def test_hgt(hgt_graphs, receiver_tag, kwargs):
     kwargs = dict(dict(num_heads=2, per_head_channels=2), **kwargs)
     theirs = hgt.HGTGraphUpdate(receiver_tag=receiver_tag, **kwargs)
     ours = ag.HGTGraphUpdate(receiver_tag=receiver_tag, **kwargs)
-    _check_update(theirs, ours, g, tg, seed=11)
+    _check_update(theirs, ours, g, tg, seed=11, by_name=True)
     _same_names(theirs, ours)  # skip_* in TF-GNN's set order, priors_* in edge-set order
     # built at once from the spec: the same weights, the same results
     from_spec = ag.HGTGraphUpdate(receiver_tag=receiver_tag, graph_spec=g.spec, **kwargs)
@@ -337,7 +361,7 @@ def test_hgt_latent_receiver(receiver_tag):
     g, tg = _pair(_node_sets(author_width=0))
     theirs = hgt.HGTGraphUpdate(num_heads=2, per_head_channels=2, receiver_tag=receiver_tag)
     ours = ag.HGTGraphUpdate(num_heads=2, per_head_channels=2, receiver_tag=receiver_tag)
-    _check_update(theirs, ours, g, tg, seed=13)
+    _check_update(theirs, ours, g, tg, seed=13, by_name=True)
     assert len(ours.skip) == 1  # paper only
 
 
@@ -345,7 +369,7 @@ def test_hgt_skips_aux_sets():
     g, tg = _hom(with_aux=True)
     theirs = hgt.HGTGraphUpdate(num_heads=1, per_head_channels=3, receiver_tag=TARGET)
     ours = ag.HGTGraphUpdate(num_heads=1, per_head_channels=3, receiver_tag=TARGET)
-    _check_update(theirs, ours, g, tg, seed=14)
+    _check_update(theirs, ours, g, tg, seed=14, by_name=True)
 
 
 def test_hgt_in_a_model_with_other_updates(hgt_graphs):
@@ -378,6 +402,25 @@ def test_hgt_in_a_model_with_other_updates(hgt_graphs):
     o_hgt.set_weights(weights[:n])
     o_next.set_weights(weights[n:])
     _close_graphs(o_next(o_hgt(g)), model(tg))
+    # by name, as recommended for HGT: its names are unique (a composite's are not)
+    _randomize(model, 16)
+    o_hgt.set_weights({v.name: v.numpy() for v in reversed(t_hgt.weights)})
+    # a composite whose Keras names happen to be unique: matched in the dict's order
+    # (Keras' own: dense/bias:0 may come before dense/kernel:0), each name checked
+    o_next.set_weights({v.name: v.numpy() for v in t_next.weights})
+    _close_graphs(o_next(o_hgt(g)), model(tg))
+
+
+def test_names_of_a_composite_layer_are_not_unique(graphs):
+    """Keras names the convolutions of two NodeSetUpdates alike: a dict of a GraphUpdate's
+    weights loses some, and says so."""
+    g, tg = graphs
+    theirs = gat_v2.GATv2MPNNGraphUpdate(units=3, message_dim=4, num_heads=2, receiver_tag=TARGET)
+    ours = ag.GATv2MPNNGraphUpdate(units=3, message_dim=4, num_heads=2, receiver_tag=TARGET)
+    theirs(tg)
+    ours(g)
+    with pytest.raises(ValueError, match="not unique"):
+        ours.set_weights({v.name: v.numpy() for v in theirs.weights})
 
 
 # ---- MtAlbis -----------------------------------------------------------------------------------
@@ -500,3 +543,110 @@ def test_hom_graph_updates(with_aux, receiver_tag):
     ]  # fmt: skip
     for i, (theirs, ours) in enumerate(pairs):
         _check_update(theirs, ours, g, tg, seed=20 + i)
+
+
+# ---- inputs a context call does not have (ignored, as TF-GNN) ----------------------------------
+
+
+def _check_context_use(theirs, ours, g, tg, calls, seed=11):
+    """Call both on ``calls`` (``dict(edge_set_name=...)`` / ``dict(node_set_name=...)``),
+    compare the weight names, transfer by list and by name, and compare the outputs."""
+    for kw in calls:
+        theirs(tg, **kw)
+        ours(g, **kw)  # Keras builds what the calls use; so do we
+    _same_names(theirs, ours)
+    _transfer(theirs, ours, seed=seed)
+    for kw in calls:
+        _close(ours(g, **kw), theirs(tg, **kw), str(kw))
+    _transfer_by_name(theirs, ours, seed=seed + 1, shuffle=True)
+    for kw in calls:
+        _close(ours(g, **kw), theirs(tg, **kw), str(kw))
+
+
+@pytest.mark.parametrize("name", ["cites", "writes", "reviews"])
+def test_simple_conv_context_edge_set_ignores_sender_node(graphs, name):
+    g, tg = graphs
+    theirs = tfl.SimpleConv(keras.layers.Dense(3), "sum", receiver_tag=CONTEXT,
+                            sender_edge_feature="h2")  # fmt: skip
+    ours = ag.SimpleConv(ag.dense(4, 3), "sum", receiver_tag=CONTEXT, sender_edge_feature="h2")
+    theirs(tg, edge_set_name=name)
+    _transfer(theirs, ours, seed=12)
+    _close(ours(g, edge_set_name=name), theirs(tg, edge_set_name=name))
+    # and in a ContextUpdate, as the reviewer's port
+    theirs = tfl.ContextUpdate(
+        {}, tfl.NextStateFromConcat(keras.layers.Dense(2)),
+        edge_set_inputs={name: tfl.SimpleConv(keras.layers.Dense(3), "sum", receiver_tag=CONTEXT,
+                                              sender_edge_feature="h2")},
+    )  # fmt: skip
+    ours = ag.ContextUpdate(
+        {},
+        ag.NextStateFromConcat(ag.dense(5, 2)),
+        edge_set_inputs={name: ag.SimpleConv(ag.dense(4, 3), "sum", receiver_tag=CONTEXT,
+                                             sender_edge_feature="h2")},
+    )  # fmt: skip
+    theirs(tg)
+    _transfer(theirs, ours, seed=13)
+    _close(ours(g), theirs(tg))
+
+
+MHA_CONTEXT_CONFIGS = [
+    dict(),
+    dict(transform_keys=False),
+    dict(transform_values_after_pooling=True),
+    dict(transform_keys=False, transform_values_after_pooling=True, use_bias=False),
+    dict(attention_activation="tanh", score_scaling="trainable_elup1"),
+]
+
+
+@pytest.mark.parametrize("kwargs", MHA_CONTEXT_CONFIGS)
+@pytest.mark.parametrize(
+    "calls",
+    [
+        [dict(edge_set_name="cites")],
+        [dict(edge_set_name="writes")],
+        [dict(node_set_name="paper")],
+        [dict(node_set_name="author")],
+    ],
+)
+def test_mha_context_ignores_missing_input(graphs, kwargs, calls):
+    g, tg = graphs
+    kwargs = dict(num_heads=2, per_head_channels=3, receiver_tag=CONTEXT,
+                  sender_edge_feature="h2", **kwargs)  # fmt: skip
+    dim = {"paper": 4, "author": 3}.get(calls[0].get("node_set_name"), 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = mha.MultiHeadAttentionConv(**kwargs)
+    ours = ag.MultiHeadAttentionConv(**kwargs, receiver_dim=2, sender_node_dim=dim,
+                                     sender_edge_dim=2)  # fmt: skip
+    _check_context_use(theirs, ours, g, tg, calls)
+
+
+def test_mha_context_node_then_edge_set(graphs):
+    """Two calls: Keras builds the node projections on the first, the edge ones on the
+    second, and lists them in __init__ order."""
+    g, tg = graphs
+    kwargs = dict(num_heads=2, per_head_channels=3, receiver_tag=CONTEXT, sender_edge_feature="h2")
+    theirs = mha.MultiHeadAttentionConv(**kwargs)
+    ours = ag.MultiHeadAttentionConv(**kwargs, receiver_dim=2, sender_node_dim=4,
+                                     sender_edge_dim=2)  # fmt: skip
+    calls = [dict(node_set_name="paper"), dict(edge_set_name="cites")]
+    _check_context_use(theirs, ours, g, tg, calls)
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        [dict(edge_set_name="cites")],
+        [dict(edge_set_name="reviews")],
+        [dict(node_set_name="paper")],
+        [dict(edge_set_name="writes"), dict(node_set_name="paper")],
+    ],
+)
+@pytest.mark.parametrize("kwargs", [dict(), dict(attention_activation="tanh", use_bias=False)])
+def test_gatv2_context_ignores_missing_input(graphs, kwargs, calls):
+    g, tg = graphs
+    kwargs = dict(num_heads=2, per_head_channels=3, receiver_tag=CONTEXT,
+                  sender_edge_feature="h2", **kwargs)  # fmt: skip
+    theirs = gat_v2.GATv2Conv(**kwargs)
+    ours = ag.GATv2Conv(**kwargs, receiver_dim=2, sender_node_dim=4, sender_edge_dim=2)
+    _check_context_use(theirs, ours, g, tg, calls)

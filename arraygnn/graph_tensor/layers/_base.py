@@ -55,8 +55,9 @@ class GraphLayer(Module):
         """Copies of the weights, in the order of Keras' ``get_weights()``."""
         return get_keras_weights(self)
 
-    def set_weights(self, weights: list[Any]) -> GraphLayer:
-        """Set the weights from a list in the order of Keras' ``get_weights()``; returns
+    def set_weights(self, weights: Any) -> GraphLayer:
+        """Set the weights from a list in the order of Keras' ``get_weights()``, or from a
+        dict ``{Keras variable name: array}`` (see :func:`load_keras_weights`); returns
         ``self``."""
         return load_keras_weights(self, weights)
 

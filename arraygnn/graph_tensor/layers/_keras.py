@@ -24,7 +24,7 @@ set ``trainable = False`` on the arraygnn twin too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -277,20 +277,92 @@ def get_keras_weights(layer: Any) -> list[Any]:
     return out
 
 
-def load_keras_weights(layer: Any, weights: Sequence[Any]) -> Any:
+def _strip_name(name: str) -> str:
+    """A Keras variable name less its ``:0`` suffix."""
+    head, sep, tail = name.rpartition(":")
+    return head if sep and tail.isdigit() else name
+
+
+def _by_name(slots: list[KerasSlot], weights: Mapping[str, Any], what: str) -> list[Any]:
+    """``weights`` ``{Keras variable name: array}`` as a list in ``slots``' order.
+
+    First by full name: a slot named ``query/kernel`` takes the key ``query/kernel``,
+    ``<scope>/query/kernel`` (either with ``:0``), else the one key ending in
+    ``/query/kernel``. Where that fails (a composite layer such as ``GraphUpdate``: Keras
+    names its sub-layers ``dense_27``, ``node_set_update_3``, ... by creation count), in
+    the dict's order (``keras_layer.weights``' order), each key's last name part
+    (``kernel``, ``skip_paper``) checked against the slot's; of the keys of one Keras layer
+    (one scope), the one with the slot's last name part is taken, so a layer's own weights
+    listed in another order (HGT's ``skip_*``) still land by name.
+    """
+    where = f"load_keras_weights({what})"
+    names: dict[str, str] = {}
+    for key in weights:
+        if not isinstance(key, str):
+            raise TypeError(f"{where}: weight names must be str, got {key!r}")
+        names[key] = _strip_name(key)
+    if len(weights) != len(slots):
+        raise ValueError(
+            f"{where}: expected {len(slots)} weights ({[s.name for s in slots]}), got "
+            f"{len(weights)} ({list(weights)}); Keras' names are not unique in a composite "
+            "layer (GraphUpdate, the *GraphUpdate builders), so a dict of them can lose "
+            "weights: pass get_weights()' list there"
+        )
+    out, used, problem = [], set(), None
+    for slot in slots:
+        exact = [k for k, n in names.items() if n == slot.name or n.split("/", 1)[-1] == slot.name]
+        found = [k for k in exact if k not in used] or [
+            k for k, n in names.items() if n.endswith("/" + slot.name) and k not in used
+        ]
+        if len(found) != 1:
+            problem = "no weight" if not found else f"several weights ({sorted(found)})"
+            problem = f"{problem} named like {slot.name!r}"
+            break
+        used.add(found[0])
+        out.append(weights[found[0]])
+    if problem is None:
+        return out
+
+    def scope(name: str) -> str:
+        return name.rpartition("/")[0]
+
+    def leaf(name: str) -> str:
+        return name.rpartition("/")[2]
+
+    out, used = [], set()
+    for slot in slots:
+        rest = [k for k in names if k not in used]
+        here = [k for k in rest if scope(names[k]) == scope(names[rest[0]])]
+        found = [k for k in here if leaf(names[k]) == leaf(slot.name)]
+        if not found:
+            raise ValueError(
+                f"{where}: {problem}, and in the dict's order weight {rest[0]!r} does not "
+                f"match {slot.name!r} (the layer's weights: {[s.name for s in slots]})"
+            )
+        used.add(found[0])
+        out.append(weights[found[0]])
+    return out
+
+
+def load_keras_weights(layer: Any, weights: Sequence[Any] | Mapping[str, Any]) -> Any:
     """Set ``layer``'s weights from ``weights``, a list in the order Keras'
-    ``get_weights()`` returns them for the TF-GNN layer (see the module docstring); returns
-    ``layer``. The arrays are copied (cast to the layer's dtype, moved to its device); a
-    wrong count or shape raises ``ValueError`` naming the weight. Nothing is set unless
-    every weight fits.
+    ``get_weights()`` returns them for the TF-GNN layer (see the module docstring), or a
+    dict ``{variable name: array}`` as ``{v.name: v.numpy() for v in
+    keras_layer.weights}`` (names matched to the layer's Keras names, less the layer's
+    scope and the ``:0``; safer where Keras' order can change, as HGT's ``skip_*``);
+    returns ``layer``. The arrays are copied (cast to the layer's dtype, moved to its
+    device); a wrong count, name or shape raises ``ValueError`` naming the weight. Nothing
+    is set unless every weight fits.
     """
     what = type(layer).__name__
+    slots = _keras_order(layer)
+    if isinstance(weights, Mapping):
+        weights = _by_name(slots, weights, what)
     if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence):
         raise TypeError(
-            f"load_keras_weights({what}): weights must be a list of arrays, "
-            f"got {type(weights).__name__}"
+            f"load_keras_weights({what}): weights must be a list of arrays or a dict "
+            f"{{variable name: array}}, got {type(weights).__name__}"
         )
-    slots = _keras_order(layer)
     if len(weights) != len(slots):
         raise ValueError(
             f"load_keras_weights({what}): expected {len(slots)} arrays "

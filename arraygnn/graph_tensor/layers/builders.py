@@ -31,7 +31,7 @@ import numpy as np
 from arraygnn.graph_tensor.layers._base import is_aux
 from arraygnn.graph_tensor.layers._keras import dense
 from arraygnn.graph_tensor.layers.convolutions import check_tag
-from arraygnn.graph_tensor.layers.graph_update import GraphUpdate, NodeSetUpdate
+from arraygnn.graph_tensor.layers.graph_update import GraphUpdate, NodeSetUpdate, deferred_update
 from arraygnn.graph_tensor.layers.models import GATv2Conv, GCNConv
 from arraygnn.graph_tensor.layers.next_state import NextStateFromConcat, SingleInputNextState
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE, TARGET
@@ -191,6 +191,7 @@ def GATv2HomGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     """TF-GNN's ``gat_v2.GATv2HomGraphUpdate``: the one node set's states become the
     :class:`~arraygnn.graph_tensor.layers.GATv2Conv` result. ``kwargs`` go to the
     convolution. Keras weights: the convolution's."""
+    args = dict(locals())  # for a picklable deferred update
     gen = _gen(rng)
 
     def conv(dims: dict[str, Any]) -> GATv2Conv:
@@ -208,9 +209,10 @@ def GATv2HomGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
             **kwargs,
         )
 
-    return homogeneous_graph_update(
+    update = homogeneous_graph_update(
         "GATv2HomGraphUpdate", conv, receiver_tag, feature_name, graph_spec
     )
+    return update if graph_spec is not None else deferred_update(GATv2HomGraphUpdate, args)
 
 
 def GATv2MPNNGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
@@ -241,6 +243,7 @@ def GATv2MPNNGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     Keras weights: per updated node set (sorted), its convolutions (sorted by edge set),
     then the next state's kernel and bias.
     """
+    args = dict(locals())  # for a picklable deferred update
     where = "GATv2MPNNGraphUpdate"
     units = layer_size(where, "units", units, minimum=1)
     message_dim = layer_size(where, "message_dim", message_dim, minimum=1)
@@ -275,9 +278,10 @@ def GATv2MPNNGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
             keras_dense_dropout(width + sum(widths), units, activation, dtype=dtype, rng=gen)
         )
 
-    return conv_gnn_graph_update(
+    update = conv_gnn_graph_update(
         where, conv, next_state, receiver_tag, node_set_names, edge_feature, graph_spec
     )
+    return update if graph_spec is not None else deferred_update(GATv2MPNNGraphUpdate, args)
 
 
 def GCNHomGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
@@ -294,6 +298,7 @@ def GCNHomGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     """TF-GNN's ``gcn.GCNHomGraphUpdate``: the one node set's states become the
     :class:`~arraygnn.graph_tensor.layers.GCNConv` result. ``kwargs`` go to the
     convolution. Keras weights: kernel, bias."""
+    args = dict(locals())  # for a picklable deferred update
     gen = _gen(rng)
 
     def conv(dims: dict[str, Any]) -> GCNConv:
@@ -308,6 +313,7 @@ def GCNHomGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
             **kwargs,
         )
 
-    return homogeneous_graph_update(
+    update = homogeneous_graph_update(
         "GCNHomGraphUpdate", conv, receiver_tag, feature_name, graph_spec
     )
+    return update if graph_spec is not None else deferred_update(GCNHomGraphUpdate, args)

@@ -81,12 +81,23 @@ def init_or_call_arg(where: str, arg: str, init_value: Any, call_value: Any) -> 
     return call_value
 
 
+def _float32_if_half(value: Any) -> Any:
+    """float16 features are computed in float32 (half precision accumulates in float32)."""
+    if value.dtype.kind == "f" and value.dtype.itemsize < 4:
+        return value.astype(get_namespace(value).float32)
+    return value
+
+
 class ConvolutionCall:
     """What one call of a convolution works on (TF-GNN's ``convolve()`` arguments).
 
     Items are the edges of the edge set (or the nodes of the node set for a node set to
     context). ``receiver_index`` [items] is each item's receiver row, ``sender_index`` each
     edge's sender node (``None`` when the items are the senders themselves).
+
+    As TF-GNN, an input that does not exist for the call is ``None``: pooling an edge set
+    to the context has no sender node input, a node set to the context no edge input.
+    float16 features come as float32.
     """
 
     def __init__(
@@ -114,11 +125,7 @@ class ConvolutionCall:
                 )
             if edge_set_name is not None:
                 items = edge_set(graph, edge_set_name, where)
-                if sender_node_feature is not None:
-                    raise ValueError(
-                        f"{where}: pooling edge set {edge_set_name!r} to the context needs "
-                        "sender_node_feature=None (and a sender_edge_feature)"
-                    )
+                # TF-GNN ignores a sender node input here (and an edge input for a node set)
                 self.sender_name = None
                 self.edges = items
             else:
@@ -145,21 +152,28 @@ class ConvolutionCall:
             self.num_receivers = self.receiver_piece.total_size
             self.num_items = es.total_size
             sender_piece = graph.node_sets[self.sender_name]
+        # what each input is, for error messages: "feature 'h' of node set 'paper'"
+        self.receiver_what = self.sender_node_what = self.sender_edge_what = None
         self.receiver_input = None
         if receiver_feature is not None:
-            self.receiver_input = feature(
-                self.receiver_piece, receiver_feature, self.receiver_name, where
+            self.receiver_input = _float32_if_half(
+                feature(self.receiver_piece, receiver_feature, self.receiver_name, where)
             )
+            self.receiver_what = f"feature {receiver_feature!r} of {self.receiver_name}"
         self.sender_node_input = None
         if sender_piece is not None and sender_node_feature is not None:
-            self.sender_node_input = feature(
-                sender_piece, sender_node_feature, f"node set {self.sender_name!r}", where
+            sender = f"node set {self.sender_name!r}"
+            self.sender_node_input = _float32_if_half(
+                feature(sender_piece, sender_node_feature, sender, where)
             )
+            self.sender_node_what = f"feature {sender_node_feature!r} of {sender}"
         self.sender_edge_input = None
         if self.edges is not None and sender_edge_feature is not None:
-            self.sender_edge_input = feature(
-                self.edges, sender_edge_feature, f"edge set {edge_set_name!r}", where
+            edges = f"edge set {edge_set_name!r}"
+            self.sender_edge_input = _float32_if_half(
+                feature(self.edges, sender_edge_feature, edges, where)
             )
+            self.sender_edge_what = f"feature {sender_edge_feature!r} of {edges}"
 
     def _names(self) -> dict[str, Any]:
         if self.edge_set_name is not None:

@@ -385,3 +385,33 @@ def _check_rows(value: Any, rows: int, what: str) -> None:
         if not is_array(leaf) or leaf.ndim == 0 or leaf.shape[0] != rows:
             shape = tuple(leaf.shape) if is_array(leaf) else type(leaf).__name__
             raise ValueError(f"{what} has shape {shape}, expected {rows} rows")
+
+
+class DeferredBuild:
+    """A :class:`GraphUpdate`'s ``deferred_init_callback`` that sizes it by calling
+    ``builder(**kwargs, graph_spec=spec)`` (a module-level builder such as
+    ``GATv2MPNNGraphUpdate``) and taking that update's parts. A module-level callable class,
+    unlike a closure, so a deferred update can be pickled before its first call."""
+
+    def __init__(self, builder: Callable[..., Any], kwargs: Mapping[str, Any]) -> None:
+        self.builder = builder
+        self.kwargs = dict(kwargs)
+
+    def __call__(self, spec: Any) -> dict[str, Any]:
+        update = self.builder(**self.kwargs, graph_spec=spec)
+        return {
+            "edge_sets": dict(update.edge_sets.items()),
+            "node_sets": dict(update.node_sets.items()),
+            "context": update.context,
+        }
+
+    def __repr__(self) -> str:
+        return f"DeferredBuild({getattr(self.builder, '__name__', self.builder)!r})"
+
+
+def deferred_update(builder: Callable[..., Any], args: Mapping[str, Any]) -> GraphUpdate:
+    """A picklable deferred ``GraphUpdate`` of ``builder`` called with ``args`` (the
+    builder's ``locals()`` on entry: its arguments, ``**kwargs`` as ``kwargs``)."""
+    kwargs = {k: v for k, v in args.items() if k not in ("graph_spec", "kwargs")}
+    kwargs.update(args.get("kwargs") or {})
+    return GraphUpdate(deferred_init_callback=DeferredBuild(builder, kwargs))

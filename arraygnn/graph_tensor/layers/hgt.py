@@ -275,6 +275,8 @@ class HGTGraphUpdate(GraphLayer):
             x = feature(graph.node_sets[name], self.feature_name, f"node set {name!r}", where)
             what = f"feature {self.feature_name!r} of node set {name!r}"
             _check_2d(x, self.widths[name], what, where)
+            if x.dtype.itemsize < 4:  # half precision computes in float32 (gelu included)
+                x = x.astype(get_namespace(x).float32)
             states[name] = x
         keys = {
             n: self.key_projections[n](states[n]).reshape(-1, H, C) for n in self.key_projections

@@ -53,7 +53,7 @@ from arraygnn.graph_tensor.layers.convolutions import (
     check_reduce_type,
     check_tag,
 )
-from arraygnn.graph_tensor.layers.graph_update import GraphUpdate, NodeSetUpdate
+from arraygnn.graph_tensor.layers.graph_update import GraphUpdate, NodeSetUpdate, deferred_update
 from arraygnn.graph_tensor.layers.next_state import NextStateFromConcat
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE, SOURCE, TARGET, GraphTensor
 from arraygnn.nn._module import layer_size
@@ -65,13 +65,49 @@ DEGREE_NORMALIZATIONS = ("none", "in", "out", "in_out", "in_in")
 
 
 def _check_2d(value: Any, dim: int, what: str, where: str) -> None:
-    if value.ndim != 2 or value.dtype.kind != "f":
+    """``value`` a float ``[items, dim]`` array: else a ``TypeError`` (not float) or
+    ``ValueError`` (shape) naming ``what`` (e.g. ``"feature 'h' of node set 'paper'"``)."""
+    if value.dtype.kind != "f":
+        raise TypeError(
+            f"{where}: {what} must be a float [num_items, {dim}] array, got dtype {value.dtype}"
+        )
+    if value.ndim != 2:
         raise ValueError(
             f"{where}: {what} must be a float [num_items, {dim}] array, got "
             f"{value.dtype} {tuple(value.shape)} (features with more axes are not supported)"
         )
     if value.shape[1] != dim:
         raise ValueError(f"{where}: {what} has {value.shape[1]} features, the layer takes {dim}")
+
+
+def _used_inputs(conv: Any) -> frozenset[str]:
+    """The sender inputs whose projections Keras has built: those the calls so far used
+    (before the first call: every configured one)."""
+    if conv._used is not None:
+        return conv._used
+    out = set()
+    if conv.sender_node_feature is not None:
+        out.add("node")
+    if conv.sender_edge_feature is not None:
+        out.add("edge")
+    return frozenset(out)
+
+
+def _check_inputs(conv: Any, call: ConvolutionCall) -> frozenset[str]:
+    """Check a call's inputs of a GATv2 / MHA convolution (widths, dtypes); returns the
+    sender inputs it uses (TF-GNN ignores the one a context call does not have: its
+    projection is never built, so it has no Keras weights)."""
+    _check_2d(call.receiver_input, conv.receiver_dim, call.receiver_what, call.where)
+    used = set()
+    if call.sender_node_input is not None:
+        _check_2d(call.sender_node_input, conv.sender_node_dim, call.sender_node_what, call.where)
+        used.add("node")
+    if call.sender_edge_input is not None:
+        _check_2d(call.sender_edge_input, conv.sender_edge_dim, call.sender_edge_what, call.where)
+        used.add("edge")
+    if not used:
+        raise ValueError(f"{call.where}: no sender input (node or edge) for this call")
+    return frozenset(used)
 
 
 class GATv2Conv(AnyToAnyConvolutionBase):
@@ -86,13 +122,16 @@ class GATv2Conv(AnyToAnyConvolutionBase):
 
     No self-loops are added (store them in the edge set, as TF-GNN says). A receiver
     without edges gets ``activation(0)``. ``receiver_tag=CONTEXT`` attends over a node
-    set's nodes (or, with ``sender_node_feature=None``, an edge set's edges) per component.
+    set's nodes or an edge set's edges per component; as TF-GNN, the input such a call
+    does not have (the sender node feature when pooling edges, the edge feature for a node
+    set) is ignored, and its projection gets no Keras weights (see below).
 
-    With the default ``attention_activation="leaky_relu"`` and a node receiver, the scores
-    come from one fused kernel over the receiver-sorted CSR, the softmax and the weighted
-    sum run in its slot order, and an edge input is aggregated before its projection: no
-    ``[E, heads, channels]`` array is formed. Other activations (and the context receiver)
-    compute ``[E, heads, channels]`` per item as TF-GNN does.
+    With the default ``attention_activation="leaky_relu"``, a node receiver and a sender
+    node input, the scores come from one fused kernel over the receiver-sorted CSR, the
+    softmax and the weighted sum run in its slot order, and an edge input is aggregated
+    before its projection: no ``[E, heads, channels]`` array is formed. Everything else
+    (other activations, the context receiver, and edge states alone as in
+    :func:`GATv2EdgePool`) computes ``[E, heads, channels]`` per item as TF-GNN does.
 
     Args:
         num_heads, per_head_channels: as TF-GNN.
@@ -111,10 +150,15 @@ class GATv2Conv(AnyToAnyConvolutionBase):
     Keras weights (``get_weights()`` order): ``query/kernel`` ``[receiver_dim, H*C]``,
     ``query/bias``, ``value_node/kernel``, ``value_node/bias``, ``value_edge/kernel``,
     ``value_edge/bias`` (each present as configured), ``attn_logits/kernel`` ``[C, H]``.
+    Keras builds ``value_node`` / ``value_edge`` on the first call that uses them: after
+    ``receiver_tag=CONTEXT`` calls that never had one of the inputs, it has no weights
+    (so call the layer once before ``set_weights``, as Keras does before
+    ``get_weights()``); before any call, every configured one is listed.
     """
 
     _param_names = ("attn_logits",)
     _child_names = ("query", "value_node", "value_edge")
+    _used: frozenset[str] | None = None  # the sender inputs (node, edge) calls have used
 
     def __init__(
         self,
@@ -181,11 +225,12 @@ class GATv2Conv(AnyToAnyConvolutionBase):
     def _keras_slots(
         self, prefix: str, frozen: bool = False
     ) -> tuple[list[KerasSlot], list[KerasSlot]]:
+        used = _used_inputs(self)
         train, fixed = _concat_slots(
             [
                 (f"{prefix}query/", self.query),
-                (f"{prefix}value_node/", self.value_node),
-                (f"{prefix}value_edge/", self.value_edge),
+                (f"{prefix}value_node/", self.value_node if "node" in used else None),
+                (f"{prefix}value_edge/", self.value_edge if "edge" in used else None),
             ],
             frozen,
         )  # then Keras' EinsumDense "attn_logits", the last sub-layer
@@ -211,15 +256,8 @@ class GATv2Conv(AnyToAnyConvolutionBase):
 
         H, C = self.num_heads, self.per_head_channels
         rcv, snd, edge = call.receiver_input, call.sender_node_input, call.sender_edge_input
-        _check_2d(
-            rcv, self.receiver_dim, f"the receiver feature of {call.receiver_name}", call.where
-        )
-        if snd is not None:
-            _check_2d(snd, self.sender_node_dim, "the sender node feature", call.where)
-        if edge is not None:
-            _check_2d(edge, self.sender_edge_dim, "the edge feature", call.where)
-        if snd is None and edge is None:
-            raise ValueError(f"{call.where}: no sender input (node or edge) for this call")
+        used = _check_inputs(self, call)
+        self._used = used | (self._used or frozenset())
         query = self.query(rcv).reshape(-1, H, C)
         att = self.attn_logits.T  # [H, C]
         fused = (
@@ -385,8 +423,11 @@ class GCNConv(GraphLayer):
             )
         ns = graph.node_sets[sender_name]
         x = feature(ns, self.node_feature, f"node set {sender_name!r}", where)
-        _check_2d(x, self.in_features, f"feature {self.node_feature!r}", where)
+        what = f"feature {self.node_feature!r} of node set {sender_name!r}"
+        _check_2d(x, self.in_features, what, where)
         xp = get_namespace(x)
+        if x.dtype.itemsize < 4:  # half precision accumulates in float32
+            x = x.astype(xp.float32)
         weights = None
         if self.edge_weight_feature_name is not None:
             weights = feature(
@@ -469,6 +510,7 @@ def VanillaMPNNGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     ``kernel``, ``bias``; then the next-state ``kernel``, ``bias`` (and ``gamma``,
     ``beta``).
     """
+    args = dict(locals())  # for a picklable deferred update
     where = "VanillaMPNNGraphUpdate"
     tag = check_tag(receiver_tag, where, allow_context=False)
     units = layer_size(where, "units", units, minimum=1)
@@ -530,4 +572,4 @@ def VanillaMPNNGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
 
     if graph_spec is not None:
         return GraphUpdate(**init(graph_spec))
-    return GraphUpdate(deferred_init_callback=init)
+    return deferred_update(VanillaMPNNGraphUpdate, args)

@@ -28,6 +28,7 @@ from arraygnn.graph_tensor.layers._base import GraphLayer, concat_last
 from arraygnn.graph_tensor.layers._keras import dense, keras_activation
 from arraygnn.graph_tensor.layers.builders import conv_gnn_graph_update
 from arraygnn.graph_tensor.layers.convolutions import SimpleConv, check_reduce_type, check_tag
+from arraygnn.graph_tensor.layers.graph_update import deferred_update
 from arraygnn.graph_tensor.layers.models import GATv2Conv
 from arraygnn.graph_tensor.layers.multi_head_attention import MultiHeadAttentionConv
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE
@@ -222,6 +223,7 @@ def MtAlbisGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     then the next state's (see :class:`MtAlbisNextNodeState`; batch-norm statistics after
     all trainable weights of that node set update).
     """
+    args = dict(locals())  # for a picklable deferred update
     where = "MtAlbisGraphUpdate"
     check_tag(receiver_tag, where, allow_context=False)
     units = layer_size(where, "units", units, minimum=1)
@@ -303,6 +305,7 @@ def MtAlbisGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
             rng=gen,
         )
 
-    return conv_gnn_graph_update(
+    update = conv_gnn_graph_update(
         where, conv, next_state, receiver_tag, node_set_names, edge_feature_name, graph_spec
     )
+    return update if graph_spec is not None else deferred_update(MtAlbisGraphUpdate, args)

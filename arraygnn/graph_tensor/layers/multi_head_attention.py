@@ -39,7 +39,8 @@ from arraygnn.graph_tensor.layers.builders import (
     keras_dense_dropout,
 )
 from arraygnn.graph_tensor.layers.convolutions import AnyToAnyConvolutionBase, ConvolutionCall
-from arraygnn.graph_tensor.layers.models import _check_2d
+from arraygnn.graph_tensor.layers.graph_update import deferred_update
+from arraygnn.graph_tensor.layers.models import _check_inputs, _used_inputs
 from arraygnn.graph_tensor.layers.next_state import NextStateFromConcat
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE
 from arraygnn.nn._module import layer_size
@@ -72,13 +73,15 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
     or a trained ``1 + elu(w_k)`` per head (``"trainable_elup1"``). A receiver without
     edges gets ``activation(0)`` (``activation(bias)`` with
     ``transform_values_after_pooling``). ``receiver_tag=CONTEXT`` attends over a node
-    set's nodes (or, with ``sender_node_feature=None``, an edge set's edges) per component.
+    set's nodes or an edge set's edges per component; as TF-GNN, the input such a call
+    does not have (the sender node feature when pooling edges, the edge feature for a node
+    set) is ignored, and its projections get no Keras weights (see below).
 
     The scores are SDDMM dot products over the receiver-sorted CSR, the softmax and the
     weighted sums run in its slot order (``arraygnn.ops``), and edge features are pooled
-    before their projection: no ``[E, heads, channels]`` array is formed, except for keys
-    that mix sender node and edge inputs under a non-linear ``attention_activation`` (as
-    TF-GNN computes them).
+    before their projection: no ``[E, heads, channels]`` array is formed, except for the
+    keys of an edge input (with or without a sender node input) under a non-linear
+    ``attention_activation``, which TF-GNN computes per edge before the activation.
 
     Args:
         num_heads, per_head_channels: as TF-GNN (output ``[N, num_heads *
@@ -101,11 +104,17 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
     so first; ``"trainable_elup1"`` only), ``key_node``, ``key_edge`` (``transform_keys``),
     ``value_node``, ``value_edge`` (kernel, bias each as configured) or ``value_pooled``
     (kernel ``[H, key width, C]``, bias ``[H, C]``), and last ``query`` (TF-GNN creates it
-    on the first call).
+    on the first call). Keras builds the node / edge projections on the first call that
+    uses them: after ``receiver_tag=CONTEXT`` calls that never had one of the inputs, it
+    has no weights, and the key width (of ``value_pooled``, and of ``query`` with
+    ``transform_keys=False``) is that of the inputs used; the first such call resizes
+    them. So call the layer once before ``set_weights`` (as Keras does before
+    ``get_weights()``); before any call, every configured projection is listed.
     """
 
     _param_names = ("score_scaling", "value_pooled_kernel", "value_pooled_bias")
     _child_names = ("key_node", "key_edge", "value_node", "value_edge", "query")
+    _used: frozenset[str] | None = None  # the sender inputs (node, edge) calls have used
 
     def __init__(
         self,
@@ -196,6 +205,31 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
                 self.value_pooled_bias = np.zeros((H, C), dtype=dtype)
         q_width = C if self.transform_keys else self.key_width
         self.query = Linear(self.receiver_dim, H * q_width, self.use_bias, dtype=dtype, rng=gen)
+        self._dtype = dtype
+        self._gen = gen
+
+    def _use(self, used: frozenset[str], where: str) -> None:
+        """A call using only some of the configured sender inputs (a CONTEXT call): Keras
+        builds ``query`` (``transform_keys=False``) and ``value_pooled`` for that call's key
+        width; resize them (new random weights) on the first such call."""
+        width = (self.sender_node_dim or 0) * ("node" in used) + (self.sender_edge_dim or 0) * (
+            "edge" in used
+        )
+        if width == self.key_width or (self.transform_keys and self.value_pooled_kernel is None):
+            return
+        if self._used is not None and self._used != used:
+            raise ValueError(
+                f"{where}: this layer was built for a key width {self.key_width}, this call "
+                f"has {width} (TF-GNN cannot change it either)"
+            )
+        H, C = self.num_heads, self.per_head_channels
+        self.key_width = width
+        if not self.transform_keys:
+            self.query = Linear(
+                self.receiver_dim, H * width, self.use_bias, dtype=self._dtype, rng=self._gen
+            )
+        if self.value_pooled_kernel is not None:
+            self.value_pooled_kernel = glorot((H, width, C), self._gen, self._dtype)
 
     def _keras_slots(
         self, prefix: str, frozen: bool = False
@@ -203,12 +237,14 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
         own = []
         if self.score_scaling is not None:  # add_weight on the layer itself: listed first
             own.append(KerasSlot(self, "score_scaling", False, f"{prefix}score_scaling"))
+        used = _used_inputs(self)
+        node, edge = "node" in used, "edge" in used
         train, fixed = _concat_slots(
             [
-                (f"{prefix}key_node/", self.key_node),
-                (f"{prefix}key_edge/", self.key_edge),
-                (f"{prefix}value_node/", self.value_node),
-                (f"{prefix}value_edge/", self.value_edge),
+                (f"{prefix}key_node/", self.key_node if node else None),
+                (f"{prefix}key_edge/", self.key_edge if edge else None),
+                (f"{prefix}value_node/", self.value_node if node else None),
+                (f"{prefix}value_edge/", self.value_edge if edge else None),
             ],
             frozen,
         )
@@ -241,21 +277,9 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
 
         H, C = self.num_heads, self.per_head_channels
         rcv, snd, edge = call.receiver_input, call.sender_node_input, call.sender_edge_input
-        _check_2d(
-            rcv, self.receiver_dim, f"the receiver feature of {call.receiver_name}", call.where
-        )
-        if snd is not None:
-            _check_2d(snd, self.sender_node_dim, "the sender node feature", call.where)
-        if edge is not None:
-            _check_2d(edge, self.sender_edge_dim, "the edge feature", call.where)
-        if (snd is None) != (self.sender_node_dim is None) or (edge is None) != (
-            self.sender_edge_dim is None
-        ):
-            raise ValueError(
-                f"{call.where}: this call has a sender node input: {snd is not None}, an edge "
-                f"input: {edge is not None}; the layer was built for "
-                f"{self.sender_node_dim is not None} and {self.sender_edge_dim is not None}"
-            )
+        used = _check_inputs(self, call)
+        self._use(used, call.where)
+        self._used = used | (self._used or frozenset())
         xp = get_namespace(rcv)
         dtype = rcv.dtype
         # the items (edges, or the nodes / edges pooled to the context) as a CSR over the
@@ -306,7 +330,7 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
             key_dim = C
         else:
             query = query.reshape(-1, H, self.key_width)
-            d_node = self.sender_node_dim or 0
+            d_node = self.sender_node_dim if snd is not None else 0
             scores = None
             if snd is not None:
                 scores = dot_node(snd[:, None, :], xp.ascontiguousarray(query[:, :, :d_node]))
@@ -399,6 +423,7 @@ def MultiHeadAttentionHomGraphUpdate(  # noqa: N802 - called like a class, as TF
     :class:`MultiHeadAttentionConv` result (``SingleInputNextState``). Sized from
     ``graph_spec`` or on the first call; ``kwargs`` go to the convolution. Keras weights:
     the convolution's."""
+    args = dict(locals())  # for a picklable deferred update
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
 
     def conv(dims: dict[str, Any]) -> MultiHeadAttentionConv:
@@ -415,8 +440,13 @@ def MultiHeadAttentionHomGraphUpdate(  # noqa: N802 - called like a class, as TF
             **kwargs,
         )
 
-    return homogeneous_graph_update(
+    update = homogeneous_graph_update(
         "MultiHeadAttentionHomGraphUpdate", conv, receiver_tag, feature_name, graph_spec
+    )
+    return (
+        update
+        if graph_spec is not None
+        else deferred_update(MultiHeadAttentionHomGraphUpdate, args)
     )
 
 
@@ -448,6 +478,7 @@ def MultiHeadAttentionMPNNGraphUpdate(  # noqa: N802 - called like a class, as T
     Keras weights: per updated node set (sorted), its convolutions (sorted by edge set),
     then the next state's kernel and bias.
     """
+    args = dict(locals())  # for a picklable deferred update
     where = "MultiHeadAttentionMPNNGraphUpdate"
     units = layer_size(where, "units", units, minimum=1)
     message_dim = layer_size(where, "message_dim", message_dim, minimum=1)
@@ -481,6 +512,11 @@ def MultiHeadAttentionMPNNGraphUpdate(  # noqa: N802 - called like a class, as T
             keras_dense_dropout(width + sum(widths), units, activation, dtype=dtype, rng=gen)
         )
 
-    return conv_gnn_graph_update(
+    update = conv_gnn_graph_update(
         where, conv, next_state, receiver_tag, node_set_names, edge_feature, graph_spec
+    )
+    return (
+        update
+        if graph_spec is not None
+        else deferred_update(MultiHeadAttentionMPNNGraphUpdate, args)
     )
