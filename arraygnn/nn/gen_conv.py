@@ -254,11 +254,12 @@ class GENConv(Module):
         msg = ops.gather(xs, csr.indices)
         if edge_attr is not None:
             width = self.edge_dim if self.lin_edge is not None else self.out_channels
+            wrong_width = getattr(edge_attr, "ndim", 0) == 2 and edge_attr.shape[1] != width
             hint = (
-                ""
-                if self.lin_edge is not None
-                else " (out_channels: build GENConv(..., edge_dim=D) to project edge "
+                " (out_channels: build GENConv(..., edge_dim=D) to project edge "
                 "features of another size)"
+                if self.lin_edge is None and wrong_width
+                else ""
             )
             e = check_edge_attr("GENConv", edge_attr, inp.num_edges, width, xs, hint)
             e = to_slot_order(csr, e)  # the raw D columns move, not the projected ones
@@ -322,16 +323,25 @@ class GENConv(Module):
             if x.ndim != 2:
                 raise ValueError(f"GENConv: {what} must be (N, F), got {tuple(x.shape)}")
             _check_features(x, want, f"GENConv {what}", weight)
-        xs = self.lin_src(inp.x_src) if self.lin_src is not None else inp.x_src
+        # integer / bool features become the weights' float type, as PyG's (x_j + eps) does
+        x_src = inp.x_src if inp.x_src.dtype.kind == "f" else inp.x_src.astype(weight.dtype)
+        x_dst = inp.x_dst
+        if x_dst is not None and x_dst.dtype.kind != "f":
+            x_dst = x_dst.astype(weight.dtype)
+        if self.msg_norm is not None and x_dst is None and inp.num_src != inp.num_dst:
+            raise ValueError(
+                "GENConv: msg_norm scales by the targets' norms; with x_dst None pass the "
+                "destination features (x_src, x_dst) when sources and targets differ"
+            )
+        xs = self.lin_src(x_src) if self.lin_src is not None else x_src
         csr = csr_of(inp)
         msg = self._messages(inp, xs, csr, edge_attr)
         out = self._aggregate(msg, csr)
         del msg
         if self.msg_norm is not None:
-            out = self.msg_norm(inp.x_dst if inp.x_dst is not None else xs, out)
-        if inp.x_dst is not None:
-            x_dst = self.lin_dst(inp.x_dst) if self.lin_dst is not None else inp.x_dst
-            out = out + x_dst
+            out = self.msg_norm(x_dst if x_dst is not None else xs, out)
+        if x_dst is not None:
+            out = out + (self.lin_dst(x_dst) if self.lin_dst is not None else x_dst)
         return self.mlp(out)
 
     def extra_repr(self) -> str:

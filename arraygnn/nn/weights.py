@@ -569,6 +569,11 @@ def from_pyg(module: Any) -> Module:
         layer.lstm = lstm
         return _load(layer, module, "pyg")
     if kind == "HeteroLinear":
+        if hasattr(module, "linears"):
+            raise TypeError(
+                "from_pyg: this HeteroLinear is DGL's (a Linear per type in 'linears'); "
+                "convert it with arraygnn.nn.from_dgl"
+            )
         layer = HeteroLinear(
             _lazy_sizes(kind, module.in_channels, module),
             module.out_channels,
@@ -670,7 +675,12 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "GENConv":
-        return _load(_pyg_gen_conv(module, dtype), module, "pyg")
+        layer = _pyg_gen_conv(module, dtype)
+        state = module.state_dict()
+        if layer.lin_edge is None:  # a lazy lin_edge never run on edge features: no weights
+            state = {k: v for k, v in state.items() if not k.startswith("lin_edge.")}
+        layer.load_state_dict(state, format="pyg")
+        return layer
     if kind == "HeteroConv":
         convs = {edge_type: from_pyg(conv) for edge_type, conv in module.convs.items()}
         with warnings.catch_warnings():  # PyG warned about unreached node types already
@@ -747,6 +757,11 @@ def _pyg_gen_conv(module: Any, dtype: Any) -> GENConv:
         "GENConv", tuple(pair), getattr(module, "lin_src", None), getattr(module, "lin_dst", None)
     )
     lin_edge = getattr(module, "lin_edge", None)
+    edge_dim = None
+    if lin_edge is not None:
+        edge_dim = getattr(lin_edge, "in_channels", -1)
+        if edge_dim == -1:  # lazy and never run on edge features: none to project
+            lin_edge, edge_dim = None, None
     learnt = getattr(agg, "learn", False)
     layer = GENConv(
         pair if isinstance(sizes, (tuple, list)) else pair[0],
@@ -763,7 +778,7 @@ def _pyg_gen_conv(module: Any, dtype: Any) -> GENConv:
         expansion=lins[0].out_channels // out if len(lins) > 1 else 2,
         eps=module.eps,
         bias=lins[0].bias is not None,
-        edge_dim=None if lin_edge is None else lin_edge.in_channels,
+        edge_dim=edge_dim,
         aggr_channels=getattr(agg, "channels", 1) if learnt else 1,
         dtype=dtype,
     )
@@ -780,6 +795,18 @@ def _pyg_gen_conv(module: Any, dtype: Any) -> GENConv:
         if not getattr(theirs, "track_running_stats", True):
             raise ValueError("from_pyg: GENConv's BatchNorm1d has no running statistics")
         ours.eps = float(theirs.eps)
+    # PyG keeps lin_src / lin_dst / lin_edge whenever a size was lazy (-1), even when the
+    # measured width equals out_channels; ours leaves them out for equal sizes: attach them
+    for attr in ("lin_src", "lin_dst", "lin_edge"):
+        theirs = getattr(module, attr, None)
+        if attr == "lin_edge" and lin_edge is None:
+            continue
+        if theirs is not None and getattr(layer, attr) is None:
+            size = int(getattr(theirs, "in_channels", getattr(theirs, "in_features", -1)))
+            has_bias = getattr(theirs, "bias", None) is not None
+            setattr(layer, attr, Linear(size, out, has_bias, dtype=dtype))
+            if attr == "lin_edge":
+                layer.edge_dim = size
     return layer
 
 
@@ -1001,6 +1028,11 @@ def from_dgl(module: Any) -> Module:
         )
         return _load(layer, module, "dgl")
     if kind == "HeteroLinear":  # DGL's (a Linear per type), not PyG's HeteroLinear
+        if not hasattr(module, "linears"):
+            raise TypeError(
+                "from_dgl: this HeteroLinear is PyG's (no per-type 'linears'); convert it "
+                "with arraygnn.nn.from_pyg"
+            )
         lins = dict(module.linears.items())
         outs = {lin.out_features for lin in lins.values()}
         if len(outs) != 1:

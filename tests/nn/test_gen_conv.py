@@ -251,3 +251,37 @@ def test_gen_conv_errors():
         conv(x, np.array([[0, 1], [1, 7]]))
     with pytest.raises(TypeError, match="GENConv: edge_attr must hold floating-point"):
         conv(x, ei, np.ones((2, 6), np.int64))
+
+
+def test_review_cases_integer_inputs_lazy_equal_widths_and_clear_errors():
+    torch = pytest.importorskip("torch")
+    pyg_nn = pytest.importorskip("torch_geometric.nn")
+    from arraygnn.nn import from_dgl, from_pyg
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(-3, 4, (6, 4))
+    ei = np.array([[0, 1, 2, 3, 4], [5, 5, 5, 0, 1]])
+    tx, tei = torch.tensor(x).float(), torch.tensor(ei)
+
+    m = pyg_nn.GENConv(4, 4, aggr="mean").eval()  # no lin_src: integer x stays exact
+    with torch.no_grad():
+        want = m(tx, tei).numpy()
+    np.testing.assert_allclose(from_pyg(m)(x, ei), want, rtol=1e-5, atol=1e-6)
+
+    m = pyg_nn.GENConv(-1, 4).eval()  # lazy, measured width == out_channels
+    with torch.no_grad():
+        m(tx, tei)
+        want = m(tx, tei).numpy()
+    np.testing.assert_allclose(from_pyg(m)(x.astype(np.float32), ei), want, rtol=1e-5, atol=1e-6)
+
+    m = pyg_nn.GENConv(4, 5, edge_dim=-1).eval()  # lazy lin_edge never run on edges
+    with torch.no_grad():
+        m(tx, tei)
+        want = m(tx, tei).numpy()
+    np.testing.assert_allclose(from_pyg(m)(x.astype(np.float32), ei), want, rtol=1e-5, atol=1e-6)
+
+    with pytest.raises(TypeError, match="this HeteroLinear is PyG's"):
+        from_dgl(pyg_nn.HeteroLinear(4, 3, 2))
+    conv = GENConv(4, 4, msg_norm=True)
+    with pytest.raises(ValueError, match="msg_norm scales by the targets' norms"):
+        conv((x[:5].astype(np.float32), None), np.array([[0, 1], [1, 2]]), size=(5, 4))
