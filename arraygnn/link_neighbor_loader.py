@@ -137,13 +137,16 @@ class LinkNeighborLoader(_NeighborSampling):
             own ``edge_label_index`` / ``edge_label``, if any, are left out of the batches
             (the batch's fields of those names are the sampled ones).
 
-    Not provided (PyG has them): heterogeneous graphs (``(edge_type, index)`` inputs),
-    temporal sampling (``edge_label_time``, ``time_attr``), ``disjoint=True``, weighted
-    neighbour and negative sampling, ``transform``, worker processes. Differences: the
-    negatives are true negatives (see the module notes), and giving both ``neg_sampling``
-    and ``neg_sampling_ratio`` is an error (PyG lets the ratio win). ``len(loader)`` is the
-    number of batches per epoch. Like PyG, the label edges are not removed from the graph
-    the neighbourhoods are sampled from.
+    A :class:`~arraygnn.hetero_data.HeteroData` gives a
+    :class:`~arraygnn.hetero_link_neighbor_loader.HeteroLinkNeighborLoader` (a subclass):
+    ``edge_label_index=(edge_type, index)``, batches that are ``HeteroData``.
+
+    Not provided (PyG has them): temporal sampling (``edge_label_time``, ``time_attr``),
+    ``disjoint=True``, weighted neighbour and negative sampling, ``transform``, worker
+    processes. Differences: the negatives are true negatives (see the module notes), and
+    giving both ``neg_sampling`` and ``neg_sampling_ratio`` is an error (PyG lets the ratio
+    win). ``len(loader)`` is the number of batches per epoch. Like PyG, the label edges are
+    not removed from the graph the neighbourhoods are sampled from.
 
     >>> import numpy as np
     >>> from arraygnn.data import Data
@@ -154,6 +157,25 @@ class LinkNeighborLoader(_NeighborSampling):
     >>> b.src_index.shape, b.dst_pos_index.shape, b.dst_neg_index.shape
     ((3,), (3,), (3, 2))
     """
+
+    def __new__(cls, data: Any = None, *args: Any, **kwargs: Any) -> Any:
+        # --- HeteroData dispatch (arraygnn/hetero_link_neighbor_loader.py) --------------
+        # PyG's one LinkNeighborLoader name takes both graph kinds: a HeteroData builds the
+        # hetero subclass, whose __init__ then runs with the same arguments.
+        from arraygnn.hetero_data import HeteroData
+
+        if isinstance(data, HeteroData):
+            from arraygnn.hetero_link_neighbor_loader import HeteroLinkNeighborLoader
+
+            if cls is LinkNeighborLoader:
+                cls = HeteroLinkNeighborLoader
+            elif not issubclass(cls, HeteroLinkNeighborLoader):
+                raise TypeError(
+                    f"{cls.__name__} samples a homogeneous Data; a HeteroData needs "
+                    "LinkNeighborLoader itself or a subclass of "
+                    "arraygnn.hetero_link_neighbor_loader.HeteroLinkNeighborLoader"
+                )
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -195,7 +217,7 @@ class LinkNeighborLoader(_NeighborSampling):
         if isinstance(edge_label_index, (tuple, list)):
             raise TypeError(
                 f"{_WHERE}: edge_label_index must be a [2, L] integer array (heterogeneous "
-                "(edge_type, index) inputs are not provided)"
+                "(edge_type, index) inputs need a HeteroData)"
             )
         if not is_array(edge_label_index) or edge_label_index.dtype.kind not in "iu":
             what = getattr(edge_label_index, "dtype", type(edge_label_index).__name__)
