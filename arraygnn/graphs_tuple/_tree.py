@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["tree_leaves", "tree_map"]
+__all__ = ["rebuild", "tree_leaves", "tree_map"]
 
 
 def _sorted_keys(tree: dict) -> list:
@@ -31,7 +31,9 @@ def tree_leaves(tree: Any) -> list:
     return [tree]
 
 
-def _rebuild(tree: Any, children: list) -> Any:
+def rebuild(tree: Any, children: list) -> Any:
+    """A container of ``tree``'s kind (dict keys in its order, namedtuple, list, tuple)
+    holding ``children``."""
     if isinstance(tree, dict):
         out = dict(zip(tree, children))
         try:
@@ -82,7 +84,7 @@ def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
                 tree_map(fn, child, *(o[i] for o in others))
                 for i, child in enumerate(_children(tree))
             ]
-        return _rebuild(tree, children)
+        return rebuild(tree, children)
     for other in rest:
         if other is None or isinstance(other, (dict, list, tuple)):
             raise ValueError(

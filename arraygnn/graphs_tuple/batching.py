@@ -2,9 +2,10 @@
 
 RULE: ``batch`` concatenates every field along axis 0 and shifts ``senders`` /
       ``receivers`` of each input by the nodes before it: one concatenate per field and
-      one repeat-and-add for the ids (array features are checked over the whole list at
-      once; tree features are walked graph by graph). A ``GraphsTuple`` with no graphs
-      adds nothing. Ids that would overflow their dtype widen to int64.
+      one repeat-and-add for the ids; features are checked over the whole list at once
+      (a tree is walked once, each level comparing every graph's keys / lengths in one
+      pass). A ``GraphsTuple`` with no graphs adds nothing. Ids that would overflow their
+      dtype widen to int64.
 RULE: ``pad_with_graphs(graph, n_node, n_edge, n_graph)`` appends one padding graph that
       holds every padding node and edge, then empty graphs, as jraph: every padding edge
       joins the first padding node to itself; padded features are zeros. The padding
@@ -37,14 +38,13 @@ import numpy as np
 
 from arraygnn._alignment import aligned_empty
 from arraygnn._namespace import get_namespace, is_array, repeat_counts
-from arraygnn.graphs_tuple._tree import tree_leaves, tree_map
+from arraygnn.graphs_tuple._tree import rebuild, tree_leaves, tree_map
 from arraygnn.graphs_tuple.container import (
     GraphShape,
     GraphsTuple,
     check_counts,
     check_fields,
     check_graphs_tuple,
-    check_leaves,
 )
 
 __all__ = [
@@ -124,21 +124,18 @@ def _counts_padded(xp: Any, values: Any, pad_graphs: int, first: int) -> Any:
     return out
 
 
-def _structure(tree: Any) -> Any:
-    return tree_map(lambda _: 0, tree)
-
-
 def _concat_field(xp: Any, values: tuple, what: str, counts: list[int], noun: str, pad: int) -> Any:
-    """The graphs' ``what`` (``None``, arrays or trees of arrays, one kind for all)
-    concatenated, then ``pad`` zero rows; each graph's rows checked against ``counts``."""
+    """The graphs' ``what`` (``None``, arrays or trees of arrays, one structure for all)
+    concatenated, then ``pad`` zero rows; each graph's rows checked against ``counts``.
+    A tree is walked once for all graphs: each container level compares every graph's
+    keys / lengths in one pass, then recurses per child over the whole list."""
     first = values[0]
-    total = sum(counts)
-    if first is None or is_array(first):
-        if first is None:
-            if any(v is not None for v in values):
-                i = next(i for i, v in enumerate(values) if v is not None)
-                raise ValueError(f"batch: graph {i} has {what} but graph 0 has none (None)")
-            return None
+    if first is None:
+        if any(v is not None for v in values):
+            i = next(i for i, v in enumerate(values) if v is not None)
+            raise ValueError(f"batch: graph {i} has {what} but graph 0 has none (None)")
+        return None
+    if is_array(first):
         if not all(is_array(v) for v in values):
             i = next(i for i, v in enumerate(values) if not is_array(v))
             if values[i] is None:
@@ -152,18 +149,31 @@ def _concat_field(xp: Any, values: tuple, what: str, counts: list[int], noun: st
                 f"dimension must be {noun} = {counts[i]}"
             )
         try:
-            return _concat(xp, values, total, pad)
+            return _concat(xp, values, sum(counts), pad)
         except ValueError as err:
             raise ValueError(f"batch: cannot concatenate the graphs' {what}: {err}") from None
-    shape = _structure(first)
-    for i, value in enumerate(values):
-        if _structure(value) != shape:
-            raise ValueError(f"batch: graph {i} has {what} of another structure than graph 0")
-        check_leaves(f"batch: graph {i}", what, value, counts[i], noun)
-    try:
-        return tree_map(lambda *leaves: _concat(xp, leaves, total, pad), *values)
-    except ValueError as err:
-        raise ValueError(f"batch: cannot concatenate the graphs' {what}: {err}") from None
+    kind = type(first)
+    if isinstance(first, dict):
+        keys = first.keys()
+        for i, value in enumerate(values):
+            if type(value) is not kind or value.keys() != keys:
+                raise ValueError(f"batch: graph {i} has {what} of another structure than graph 0")
+        children = [
+            _concat_field(xp, tuple(v[k] for v in values), f"{what}[{k!r}]", counts, noun, pad)
+            for k in keys
+        ]
+        return rebuild(first, children)
+    if isinstance(first, (list, tuple)):
+        size = len(first)
+        for i, value in enumerate(values):
+            if type(value) is not kind or len(value) != size:
+                raise ValueError(f"batch: graph {i} has {what} of another structure than graph 0")
+        children = [
+            _concat_field(xp, tuple(v[j] for v in values), f"{what}[{j}]", counts, noun, pad)
+            for j in range(size)
+        ]
+        return rebuild(first, children)
+    raise TypeError(f"batch: graph 0: {what} must be a NumPy or CuPy array, got {kind.__name__}")
 
 
 def _check_count_arrays(values: tuple, name: str) -> None:

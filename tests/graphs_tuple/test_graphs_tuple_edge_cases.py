@@ -122,3 +122,30 @@ def test_zero_out_padding_checks_the_rows():
     g = GraphsTuple(np.ones(3), None, None, None, None, np.array([1, 1]), np.array([0, 0]))
     with pytest.raises(ValueError, match="zero_out_padding: nodes has shape"):
         zero_out_padding(g)
+
+
+def test_feature_trees_are_checked_and_named_by_path():
+    from collections import namedtuple
+
+    Pair = namedtuple("Pair", "a b")
+
+    def graph(nodes):
+        return GraphsTuple(
+            nodes, None, np.array([1]), np.array([0]), None, np.array([2]), np.array([1])
+        )
+
+    good = {"h": np.ones((2, 3)), "m": [np.zeros(2), Pair(np.ones(2), np.ones((2, 1)))]}
+    out = batch([graph(good), graph(good)])
+    assert out.nodes["h"].shape == (4, 3) and isinstance(out.nodes["m"][1], Pair)
+    assert out.nodes["m"][1].b.shape == (4, 1) and list(out.nodes) == ["h", "m"]
+    short = {"h": np.ones((2, 3)), "m": [np.zeros(2)]}
+    with pytest.raises(ValueError, match=r"graph 1 has nodes\['m'\] of another structure"):
+        batch([graph(good), graph(short)])
+    rows = {"h": np.ones((3, 3)), "m": good["m"]}
+    with pytest.raises(ValueError, match=r"graph 1: nodes\['h'\] has shape \(3, 3\); its first"):
+        batch([graph(good), graph(rows)])
+    keys = {"h": np.ones((2, 3)), "x": good["m"]}
+    with pytest.raises(ValueError, match="graph 1 has nodes of another structure"):
+        batch([graph(good), graph(keys)])
+    with pytest.raises(TypeError, match=r"nodes\['h'\] must be a NumPy or CuPy array"):
+        batch([graph({"h": 3}), graph({"h": 3})])
