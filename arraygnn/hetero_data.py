@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, to_device
+from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
 from arraygnn.data import Data, check_index_range
 
 __all__ = ["HeteroData", "NodeStore", "EdgeStore", "DEFAULT_REL"]
@@ -640,6 +640,299 @@ class HeteroData:
                         )
         return True
 
+    # ---------------------------------------------------------------- subgraphs
+    def subgraph(self, subset_dict: Mapping[NodeType, Any]) -> HeteroData:
+        """The subgraph induced by ``subset_dict`` (``{node type: index array or bool mask}``),
+        as PyG's: a new object; node types not in the dict keep every node.
+
+        For each given node type, node attributes (arrays whose ``__cat_dim__`` length is the
+        type's ``num_nodes``) are sliced, an explicit ``num_nodes`` is updated; an index array
+        keeps its order (node ``subset[i]`` becomes node ``i``). An edge type with
+        ``edge_index`` keeps the edges whose both ends survive, relabelled (dtype kept), and
+        slices its edge attributes (arrays of ``num_edges`` rows, keys holding ``'index'``
+        aside); edge types touching no given node type share their arrays unchanged.
+        Raises ``KeyError`` (unknown node type), ``TypeError`` (float ids), ``ValueError``
+        (mask of the wrong length, ids out of range or repeated, unknown ``num_nodes``).
+
+        >>> import numpy as np
+        >>> d = HeteroData(paper={"x": np.arange(4.0)[:, None]}, author={"num_nodes": 2})
+        >>> d["author", "writes", "paper"].edge_index = np.array([[0, 1, 1], [0, 3, 2]])
+        >>> s = d.subgraph({"paper": np.array([3, 0])})
+        >>> s["paper"].x.ravel().tolist(), s["writes"].edge_index.tolist()
+        ([3.0, 0.0], [[0, 1], [1, 0]])
+        >>> d.subgraph({"author": np.array([True, False])})["writes"].edge_index.tolist()
+        [[0], [0]]
+        """
+        if not isinstance(subset_dict, Mapping):
+            raise TypeError(
+                f"subgraph: subset_dict must map node types to index arrays or bool masks, "
+                f"got {type(subset_dict).__name__}"
+            )
+        arrays = [v for s in self._nodes.values() for v in s._mapping.values() if is_array(v)]
+        arrays += [v for s in self._edges.values() for v in s._mapping.values() if is_array(v)]
+        xp = get_namespace(*arrays) if arrays else np
+        plans: dict[NodeType, tuple[Any, Any, int]] = {}  # type -> (kept ids, new id map, n)
+        for t, subset in subset_dict.items():
+            if not isinstance(t, str) or t not in self._nodes:
+                raise KeyError(
+                    f"subgraph: {t!r} is not a node type of the graph (node types: "
+                    f"{self.node_types})"
+                )
+            plans[t] = _subset_plan(t, subset, self._nodes[t].num_nodes, xp)
+        out = self.copy()
+        for t, (ids, _, n) in plans.items():
+            store, new = self._nodes[t], out._nodes[t]
+            for key, value in store._mapping.items():
+                if key == "num_nodes":
+                    new._mapping[key] = int(ids.shape[0])
+                elif is_array(value) and value.ndim >= 1:
+                    dim = int(self.__cat_dim__(key, value, store) or 0)
+                    if value.shape[dim] == n:
+                        new._mapping[key] = xp.take(value, ids, axis=dim)
+        for et, store in self._edges.items():
+            src, _, dst = et
+            ei = store._mapping.get("edge_index")
+            if ei is None or (src not in plans and dst not in plans):
+                continue
+            if not is_array(ei) or ei.ndim != 2 or ei.shape[0] != 2:
+                raise ValueError(f"subgraph: edge type {et!r}: edge_index must be a [2, E] array")
+            num_edges = int(ei.shape[1])
+            keep = None
+            rows = []
+            for row, end, role in ((0, src, "source"), (1, dst, "destination")):
+                if end not in plans:
+                    rows.append(ei[row])
+                    continue
+                _, new_id, n = plans[end]
+                check_index_range(
+                    ei[row], n, f"subgraph: edge type {et!r}: edge_index row {row} ({role} {end!r})"
+                )
+                mapped = new_id[ei[row]]
+                rows.append(mapped)
+                keep = mapped >= 0 if keep is None else keep & (mapped >= 0)
+            pos = xp.nonzero(keep)[0]
+            new = out._edges[et]
+            new._mapping["edge_index"] = xp.stack([r[pos] for r in rows]).astype(ei.dtype)
+            for key, value in store._mapping.items():
+                if key == "edge_index" or "index" in key or not is_array(value) or value.ndim == 0:
+                    continue
+                dim = int(self.__cat_dim__(key, value, store) or 0)
+                if value.shape[dim] == num_edges:
+                    new._mapping[key] = xp.take(value, pos, axis=dim)
+        return out
+
+    def node_type_subgraph(self, node_types: Any) -> HeteroData:
+        """A new object holding only ``node_types`` and the edge types whose both ends are
+        among them (PyG's); type order and graph-level attributes kept, arrays shared.
+        ``KeyError`` for a name that is not a node type; a single string is one type.
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"num_nodes": 2}, b={"num_nodes": 1}, c={"num_nodes": 3})
+        >>> d["a", "to", "b"].edge_index = np.array([[0], [0]])
+        >>> d["a", "to", "a"].edge_index = np.array([[0], [1]])
+        >>> d.node_type_subgraph(["a", "c"]).metadata()
+        (['a', 'c'], [('a', 'to', 'a')])
+        """
+        keep = self._type_list(node_types, "node_type_subgraph")
+        for t in keep:
+            if not isinstance(t, str) or t not in self._nodes:
+                raise KeyError(
+                    f"node_type_subgraph: {t!r} is not a node type of the graph (node types: "
+                    f"{self.node_types})"
+                )
+        out = self.copy()
+        for et in self.edge_types:
+            if et[0] not in keep or et[2] not in keep:
+                del out._edges[et]
+        for t in self.node_types:
+            if t not in keep:
+                del out._nodes[t]
+        return out
+
+    def edge_type_subgraph(self, edge_types: Any) -> HeteroData:
+        """A new object holding only ``edge_types`` (full or shorthand names) and the node
+        types at their ends (PyG's); type order and graph-level attributes kept, arrays
+        shared. ``KeyError`` for a name that is not an edge type of the graph.
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"num_nodes": 2}, b={"num_nodes": 1}, c={"num_nodes": 3})
+        >>> d["a", "to", "b"].edge_index = np.array([[0], [0]])
+        >>> d["c", "to", "c"].edge_index = np.array([[0], [1]])
+        >>> d.edge_type_subgraph([("a", "b")]).metadata()
+        (['a', 'b'], [('a', 'to', 'b')])
+        """
+        given = self._type_list(edge_types, "edge_type_subgraph", edge=True)
+        keep = []
+        for e in given:
+            key = self._to_canonical(e)
+            if not isinstance(key, tuple) or key not in self._edges:
+                raise KeyError(
+                    f"edge_type_subgraph: {e!r} is not an edge type of the graph (edge types: "
+                    f"{self.edge_types})"
+                )
+            keep.append(key)
+        ends = {e[0] for e in keep} | {e[2] for e in keep}
+        out = self.copy()
+        for et in self.edge_types:
+            if et not in keep:
+                del out._edges[et]
+        for t in self.node_types:
+            if t not in ends:
+                del out._nodes[t]
+        return out
+
+    def _type_list(self, types: Any, where: str, edge: bool = False) -> list[Any]:
+        if isinstance(types, str) or (
+            edge and isinstance(types, tuple) and types and all(isinstance(s, str) for s in types)
+        ):
+            return [types]
+        try:
+            return list(types)
+        except TypeError:
+            raise TypeError(
+                f"{where}: give a list of {'edge' if edge else 'node'} types, got "
+                f"{type(types).__name__}"
+            ) from None
+
+    def rename(self, name: NodeType, new_name: NodeType) -> HeteroData:
+        """Rename node type ``name`` to ``new_name`` **in place** and return ``self``, as
+        PyG's; edge types with ``name`` at an end are renamed too (relations never are).
+        As in PyG the renamed node type and edge types move to the end of ``node_types`` /
+        ``edge_types``. Arrays are untouched. ``KeyError`` if ``name`` is not a node type,
+        ``ValueError`` if ``new_name`` is one already (or a graph-level attribute),
+        ``TypeError`` if it is not a string; on error nothing changes.
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"num_nodes": 2}, b={"num_nodes": 1})
+        >>> d["a", "to", "b"].edge_index = np.array([[1], [0]])
+        >>> d.rename("a", "z").metadata()
+        (['b', 'z'], [('z', 'to', 'b')])
+        """
+        if not isinstance(name, str) or name not in self._nodes:
+            raise KeyError(
+                f"rename: {name!r} is not a node type of the graph (node types: {self.node_types})"
+            )
+        if not isinstance(new_name, str):
+            raise TypeError(f"rename: node types are strings, got {new_name!r}")
+        if new_name == name:
+            return self
+        if new_name in self._nodes or new_name in self._global:
+            what = "a node type" if new_name in self._nodes else "a graph-level attribute"
+            raise ValueError(f"rename: {new_name!r} is already {what}")
+        moved = {}
+        for et in self.edge_types:
+            if name in (et[0], et[2]):
+                src, rel, dst = et
+                new_et = (new_name if src == name else src, rel, new_name if dst == name else dst)
+                if new_et in self._edges:
+                    raise ValueError(f"rename: edge type {new_et!r} exists already")
+                moved[et] = new_et
+        store = self._nodes.pop(name)
+        store._key = new_name
+        self._nodes[new_name] = store
+        for et, new_et in moved.items():
+            es = self._edges.pop(et)
+            es._key = new_et
+            self._edges[new_et] = es
+        return self
+
+    # ---------------------------------------------------------------- properties
+    def _homogeneous_edges(self, where: str) -> tuple[Any, int, Any]:
+        """(rows, cols, total nodes, namespace) over every edge type with edge_index."""
+        offsets, total = {}, 0
+        for t, s in self._nodes.items():
+            n = s.num_nodes
+            if n is None:
+                raise ValueError(
+                    f"{where}: num_nodes of node type {t!r} is unknown (give x or num_nodes=)"
+                )
+            offsets[t], total = total, total + n
+        parts = []
+        for et, s in self._edges.items():
+            ei = s._mapping.get("edge_index")
+            if ei is None:
+                continue
+            for end in (et[0], et[2]):
+                if end not in offsets:
+                    raise ValueError(
+                        f"{where}: edge type {et!r} uses node type {end!r}, which the graph "
+                        "does not have"
+                    )
+            for row, end, role in ((0, et[0], "source"), (1, et[2], "destination")):
+                check_index_range(
+                    ei[row],
+                    self._nodes[end].num_nodes,
+                    f"{where}: edge type {et!r}: edge_index row {row} ({role} {end!r})",
+                )
+            parts.append((ei, offsets[et[0]], offsets[et[2]]))
+        xp = get_namespace(*[p[0] for p in parts]) if parts else np
+        if not parts:
+            empty = xp.zeros(0, dtype=np.int64)
+            return (empty, empty), total, xp
+        rows = xp.concatenate([p[0][0].astype(np.int64) + p[1] for p in parts])
+        cols = xp.concatenate([p[0][1].astype(np.int64) + p[2] for p in parts])
+        return (rows, cols), total, xp
+
+    def has_isolated_nodes(self) -> bool:
+        """Whether some node has no edge other than self-loops, over all types (PyG's:
+        every edge type's edges with their types' node offsets, self-loops dropped).
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"num_nodes": 2}, b={"num_nodes": 1})
+        >>> d["a", "to", "b"].edge_index = np.array([[0, 1], [0, 0]])
+        >>> d.has_isolated_nodes()
+        False
+        """
+        (rows, cols), total, xp = self._homogeneous_edges("has_isolated_nodes")
+        seen = xp.zeros(total, dtype=bool)
+        keep = rows != cols
+        seen[rows[keep]] = True
+        seen[cols[keep]] = True
+        return bool(total > 0 and not bool(seen.all()))
+
+    def has_self_loops(self) -> bool:
+        """Whether an edge type whose ends are the same node type has an edge ``(i, i)``
+        (PyG's: edges between two node types are never self-loops).
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"num_nodes": 2})
+        >>> d["a", "to", "a"].edge_index = np.array([[0, 1], [1, 1]])
+        >>> d.has_self_loops()
+        True
+        """
+        for et, s in self._edges.items():
+            ei = s._mapping.get("edge_index")
+            if ei is None or et[0] != et[2] or ei.shape[-1] == 0:
+                continue
+            if bool((ei[0] == ei[1]).any()):
+                return True
+        return False
+
+    def is_undirected(self) -> bool:
+        """Whether every edge ``(u, v)`` has its reverse ``(v, u)``, the same number of
+        times, over all types (PyG's: node ids moved by their types' offsets, so
+        ``(a, to, b)`` needs the reverse edges in a ``(b, *, a)`` type; features ignored).
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"num_nodes": 2}, b={"num_nodes": 1})
+        >>> d["a", "to", "b"].edge_index = np.array([[0, 1], [0, 0]])
+        >>> d.is_undirected()
+        False
+        >>> d["b", "rev_to", "a"].edge_index = np.array([[0, 0], [1, 0]])
+        >>> d.is_undirected()
+        True
+        """
+        (rows, cols), total, xp = self._homogeneous_edges("is_undirected")
+        if rows.shape[0] == 0:
+            return True
+        n = max(total, 1)
+        if n <= 3_037_000_499:  # n * n fits int64
+            fwd = xp.sort(rows * n + cols)
+            bwd = xp.sort(cols * n + rows)
+            return bool((fwd == bwd).all())
+        a, b = xp.lexsort(xp.stack([cols, rows])), xp.lexsort(xp.stack([rows, cols]))
+        return bool(((rows[a] == cols[b]) & (cols[a] == rows[b])).all())
+
     # ---------------------------------------------------------------- homogeneous
     def to_homogeneous(
         self,
@@ -686,6 +979,47 @@ class HeteroData:
 
     def _repr_name(self) -> str:
         return type(self).__name__
+
+
+# -------------------------------------------------------------------- subgraph
+def _subset_plan(t: NodeType, subset: Any, n: int | None, xp: Any) -> tuple[Any, Any, int]:
+    """(kept ids in order, old id -> new id map with -1 for dropped, n) of one node type."""
+    if n is None:
+        raise ValueError(
+            f"subgraph: num_nodes of node type {t!r} is unknown (give x or num_nodes=)"
+        )
+    if is_array(subset):  # on the graph's side (a NumPy subset of a CuPy graph is moved)
+        subset = to_numpy(subset) if xp is np else xp.asarray(subset)
+    else:
+        subset = np.asarray(subset)
+        if subset.size == 0:
+            subset = subset.astype(np.int64)
+        subset = xp.asarray(subset)
+    if subset.ndim != 1:
+        raise ValueError(
+            f"subgraph: the subset of node type {t!r} must be 1-D, got shape {list(subset.shape)}"
+        )
+    kind = subset.dtype.kind
+    if kind == "b":
+        if subset.shape[0] != n:
+            raise ValueError(
+                f"subgraph: the mask of node type {t!r} has length {subset.shape[0]} but "
+                f"num_nodes is {n}"
+            )
+        ids = xp.nonzero(subset)[0]
+    elif kind in "iu":
+        check_index_range(subset, n, f"subgraph: the subset of node type {t!r}")
+        ids = subset.astype(np.int64, copy=False)
+    else:
+        raise TypeError(
+            f"subgraph: the subset of node type {t!r} must hold integer ids or be a bool "
+            f"mask, got dtype {subset.dtype}"
+        )
+    new_id = xp.full(n, -1, dtype=np.int64)
+    new_id[ids] = xp.arange(ids.shape[0], dtype=np.int64)
+    if kind != "b" and int((new_id >= 0).sum()) != ids.shape[0]:
+        raise ValueError(f"subgraph: the subset of node type {t!r} repeats node ids")
+    return ids, new_id, n
 
 
 # -------------------------------------------------------------------- to_homogeneous
