@@ -85,6 +85,23 @@ class _Arena:
         return self._views[handle]
 
 
+def graph_ids(idx: Any, g: int) -> Any:
+    """The graph positions ``idx`` picks among ``g`` (a slice, an int sequence / array or a
+    boolean mask of ``g``), for ``index_select`` of a batch."""
+    if isinstance(idx, slice):
+        return range(g)[idx]
+    arr = np.asarray(to_numpy(idx))
+    if arr.size == 0 and arr.ndim == 1:
+        arr = arr.astype(np.int64)  # [] selects nothing (it reads as float64)
+    if arr.dtype == bool:
+        if arr.shape != (g,):
+            raise IndexError(f"index_select: mask of shape {list(arr.shape)}, need [{g}]")
+        return np.flatnonzero(arr)
+    if arr.dtype.kind in "iu" and arr.ndim <= 1:
+        return arr.reshape(-1)
+    raise TypeError(f"index_select: cannot index graphs with {type(idx).__name__}")
+
+
 def _exclusive_cumsum(a: np.ndarray) -> np.ndarray:
     out = np.zeros_like(a)
     if a.shape[0] > 1:
@@ -347,20 +364,7 @@ class Batch(Data):
     def index_select(self, idx: Any) -> list[Data]:
         """The graphs at ``idx`` (a slice, int sequence / array or boolean mask) as a list."""
         g = self.num_graphs or 0
-        if isinstance(idx, slice):
-            ids = range(g)[idx]
-        else:
-            arr = np.asarray(to_numpy(idx))
-            if arr.size == 0 and arr.ndim == 1:
-                arr = arr.astype(np.int64)  # [] selects nothing (it reads as float64)
-            if arr.dtype == bool:
-                if arr.shape != (g,):
-                    raise IndexError(f"index_select: mask of shape {list(arr.shape)}, need [{g}]")
-                ids = np.flatnonzero(arr)
-            elif arr.dtype.kind in "iu" and arr.ndim <= 1:
-                ids = arr.reshape(-1)
-            else:
-                raise TypeError(f"index_select: cannot index graphs with {type(idx).__name__}")
+        ids = graph_ids(idx, g)
         return [self.get_example(int(i)) for i in ids]
 
     def to_data_list(self) -> list[Data]:

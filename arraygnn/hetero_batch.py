@@ -54,6 +54,7 @@ from arraygnn.batch import (
     _sizes_along,
     _subtract_inc,
     add_scalar_increments,
+    graph_ids,
 )
 from arraygnn.hetero_data import HeteroData, StoreKey, _type_name
 
@@ -203,20 +204,7 @@ class HeteroBatch(HeteroData):
     def index_select(self, idx: Any) -> list[HeteroData]:
         """The graphs at ``idx`` (a slice, int sequence / array or boolean mask) as a list."""
         g = self._num_graphs or 0
-        if isinstance(idx, slice):
-            ids: Any = range(g)[idx]
-        else:
-            arr = np.asarray(to_numpy(idx))
-            if arr.size == 0 and arr.ndim == 1:
-                arr = arr.astype(np.int64)
-            if arr.dtype == bool:
-                if arr.shape != (g,):
-                    raise IndexError(f"index_select: mask of shape {list(arr.shape)}, need [{g}]")
-                ids = np.flatnonzero(arr)
-            elif arr.dtype.kind in "iu" and arr.ndim <= 1:
-                ids = arr.reshape(-1)
-            else:
-                raise TypeError(f"index_select: cannot index graphs with {type(idx).__name__}")
+        ids = graph_ids(idx, g)
         return [self.get_example(int(i)) for i in ids]
 
     def to_data_list(self) -> list[HeteroData]:

@@ -60,7 +60,6 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
 from arraygnn.link_neighbor_loader import LinkNeighborLoader, _neg_sampling_arg
-from arraygnn.neighbor_loader import _first_occurrences
 from arraygnn.utils.negative_sampling import (
     _MAX_IDS,
     free_to_id,
@@ -83,8 +82,9 @@ class _SeedsPerType(HeteroNeighborLoader):
 
     def _sample(self, seeds: Any, nodes: dict[str, list[Any]]) -> tuple[dict, dict, dict]:
         """The hops around ``seeds`` (a dict, distinct ids per type), as the parent's: the
-        same per-edge-type sampling, with every seed type in the first frontier."""
-        from arraygnn.sampling import _rng, _sample_relation
+        same per-edge-type sampling (:meth:`_hops`), with every seed type in the first
+        frontier."""
+        from arraygnn.sampling import _rng
 
         g = self.graph
         xp = g._xp()
@@ -100,37 +100,7 @@ class _SeedsPerType(HeteroNeighborLoader):
             local[t][ids] = xp.arange(k)
             nodes[t].append(ids)
             count[t], num_sampled_nodes[t], frontier[t] = k, [k], ids
-        num_sampled_edges: dict[Any, list[int]] = {et: [] for et in self.edge_types}
-        edges: dict[Any, tuple[list, list, list]] = {et: ([], [], []) for et in self.edge_types}
-        for hop in range(self.num_hops):
-            added: dict[str, list[Any]] = {t: [] for t in self.node_types}
-            for et in self.edge_types:
-                src_type, _, dst_type = et
-                fanout = self.num_neighbors[et][hop]
-                targets = frontier.get(dst_type)
-                if targets is None or targets.shape[0] == 0 or fanout == 0:
-                    num_sampled_edges[et].append(0)
-                    continue
-                eid = _sample_relation(g, et, targets, fanout, self.replace, self._sample_rng)
-                rel = g._rel(et)
-                src = rel.src[eid]
-                col = local[dst_type][rel.dst[eid]]
-                seen = local[src_type]
-                new_src = src[seen[src] < 0]
-                fresh = new_src[_first_occurrences(xp, new_src)]  # in order of first sight
-                k = int(fresh.shape[0])
-                seen[fresh] = xp.arange(count[src_type], count[src_type] + k)
-                count[src_type] += k
-                nodes[src_type].append(fresh)
-                added[src_type].append(fresh)
-                rows, cols, eids = edges[et]
-                rows.append(seen[src])
-                cols.append(col)
-                eids.append(eid)
-                num_sampled_edges[et].append(int(eid.shape[0]))
-            frontier = {t: xp.concatenate(parts) for t, parts in added.items() if parts}
-            for t in self.node_types:
-                num_sampled_nodes[t].append(sum(int(p.shape[0]) for p in added[t]))
+        edges, num_sampled_edges = self._hops(frontier, count, nodes, num_sampled_nodes)
         return edges, num_sampled_nodes, num_sampled_edges
 
 

@@ -262,7 +262,7 @@ class HeteroNeighborLoader(NeighborLoader):
         """The hops around ``seeds``: ``({edge_type: (rows, cols, eids)}, {node_type: nodes
         per hop}, {edge_type: edges per hop})``; ``nodes[t]`` gets each array of ids set in
         ``self._local[t]`` (the input type's distinct seeds first), which the caller resets."""
-        from arraygnn.sampling import _rng, _sample_relation
+        from arraygnn.sampling import _rng
 
         g = self.graph
         xp = g._xp()
@@ -280,9 +280,32 @@ class HeteroNeighborLoader(NeighborLoader):
         count[it] = int(seeds.shape[0])
         num_sampled_nodes = {t: [0] for t in self.node_types}
         num_sampled_nodes[it] = [int(seeds.shape[0])]
+        copies = local[it][seeds] if repeated else None
+        edges, num_sampled_edges = self._hops(
+            {it: distinct}, count, nodes, num_sampled_nodes, copies
+        )
+        return edges, num_sampled_nodes, num_sampled_edges
+
+    def _hops(
+        self,
+        frontier: dict[str, Any],
+        count: dict[str, int],
+        nodes: dict[str, list[Any]],
+        num_sampled_nodes: dict[str, list[int]],
+        copies: Any = None,
+    ) -> tuple[dict, dict]:
+        """Sample ``self.num_hops`` hops out from ``frontier`` (``{node_type: ids}``, already
+        in ``self._local`` with ``count`` ids per type), appending each hop's new nodes to
+        ``nodes`` / ``num_sampled_nodes``. ``copies`` = the input seeds' local ids when a seed is
+        listed twice: its later copies get the first copy's hop-0 edges.
+        Returns ``({edge_type: (rows, cols, eids)}, {edge_type: edges per hop})``."""
+        from arraygnn.sampling import _sample_relation
+
+        g = self.graph
+        xp = g._xp()
+        local = self._local
         num_sampled_edges: dict[Any, list[int]] = {et: [] for et in self.edge_types}
         edges: dict[Any, tuple[list, list, list]] = {et: ([], [], []) for et in self.edge_types}
-        frontier = {it: distinct}
         for hop in range(self.num_hops):
             added: dict[str, list[Any]] = {t: [] for t in self.node_types}
             for et in self.edge_types:
@@ -296,9 +319,9 @@ class HeteroNeighborLoader(NeighborLoader):
                 rel = g._rel(et)
                 src = rel.src[eid]
                 col = local[dst_type][rel.dst[eid]]
-                if hop == 0 and repeated:
+                if hop == 0 and copies is not None:
                     # a seed listed twice: its later copies get the first copy's edges too
-                    src, col, eid = _edges_for_copies(xp, local[it][seeds], src, col, eid)
+                    src, col, eid = _edges_for_copies(xp, copies, src, col, eid)
                 seen = local[src_type]
                 new_src = src[seen[src] < 0]
                 fresh = new_src[_first_occurrences(xp, new_src)]  # in order of first sight
@@ -315,7 +338,7 @@ class HeteroNeighborLoader(NeighborLoader):
             frontier = {t: xp.concatenate(parts) for t, parts in added.items() if parts}
             for t in self.node_types:
                 num_sampled_nodes[t].append(sum(int(p.shape[0]) for p in added[t]))
-        return edges, num_sampled_nodes, num_sampled_edges
+        return edges, num_sampled_edges
 
     def __repr__(self) -> str:
         return (

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.neighbor_loader import _NeighborSampling
+from arraygnn.neighbor_loader import _NeighborSampling, hetero_class
 from arraygnn.utils.negative_sampling import (
     _MAX_IDS,
     directed_ids,
@@ -167,14 +167,7 @@ class LinkNeighborLoader(_NeighborSampling):
         if isinstance(data, HeteroData):
             from arraygnn.hetero_link_neighbor_loader import HeteroLinkNeighborLoader
 
-            if cls is LinkNeighborLoader:
-                cls = HeteroLinkNeighborLoader
-            elif not issubclass(cls, HeteroLinkNeighborLoader):
-                raise TypeError(
-                    f"{cls.__name__} samples a homogeneous Data; a HeteroData needs "
-                    "LinkNeighborLoader itself or a subclass of "
-                    "arraygnn.hetero_link_neighbor_loader.HeteroLinkNeighborLoader"
-                )
+            cls = hetero_class(cls, LinkNeighborLoader, HeteroLinkNeighborLoader)
         return super().__new__(cls)
 
     def __init__(

@@ -231,6 +231,20 @@ class _NeighborSampling:
         return rows, cols, eids, num_sampled_nodes, num_sampled_edges
 
 
+def hetero_class(cls: type, base: type, hetero: type) -> type:
+    """The class a loader ``base`` (NeighborLoader, LinkNeighborLoader) builds for a
+    ``HeteroData``: ``hetero`` for ``base`` itself, ``cls`` for a subclass of ``hetero``;
+    any other subclass samples homogeneous graphs only (``TypeError``)."""
+    if cls is base:
+        return hetero
+    if not issubclass(cls, hetero):
+        raise TypeError(
+            f"{cls.__name__} samples a homogeneous Data; a HeteroData needs "
+            f"{base.__name__} itself or a subclass of {hetero.__module__}.{hetero.__name__}"
+        )
+    return cls
+
+
 class NeighborLoader(_NeighborSampling):
     """PyG's ``NeighborLoader`` over a homogeneous :class:`~arraygnn.data.Data`.
 
@@ -275,14 +289,7 @@ class NeighborLoader(_NeighborSampling):
         if isinstance(data, HeteroData):
             from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
 
-            if cls is NeighborLoader:
-                cls = HeteroNeighborLoader
-            elif not issubclass(cls, HeteroNeighborLoader):
-                raise TypeError(
-                    f"{cls.__name__} samples a homogeneous Data; a HeteroData needs "
-                    "NeighborLoader itself or a subclass of "
-                    "arraygnn.hetero_neighbor_loader.HeteroNeighborLoader"
-                )
+            cls = hetero_class(cls, NeighborLoader, HeteroNeighborLoader)
         return super().__new__(cls)
 
     def __init__(

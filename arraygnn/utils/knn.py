@@ -149,6 +149,16 @@ def _unit_rows(x: np.ndarray) -> np.ndarray:
     return x / np.where(norm > 0, norm, 1.0)[:, None]
 
 
+def _point_pair(where: str, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and ``y`` as checked host coordinates with one number of columns."""
+    xh, yh = _coords(where, "x", x), _coords(where, "y", y)
+    if xh.shape[1] != yh.shape[1]:
+        raise ValueError(
+            f"{where}: x and y must have one number of columns, got {xh.shape[1]} and {yh.shape[1]}"
+        )
+    return xh, yh
+
+
 def _give_back(xp: Any, index: np.ndarray) -> Any:
     """The [2, E] int64 host result on the caller's device (a host-to-device copy on CuPy)."""
     return index if xp is np else xp.asarray(index)
@@ -357,11 +367,7 @@ def knn(
     """
     where = "knn"
     xp = get_namespace(x, y, batch_x, batch_y)
-    xh, yh = _coords(where, "x", x), _coords(where, "y", y)
-    if xh.shape[1] != yh.shape[1]:
-        raise ValueError(
-            f"{where}: x and y must have one number of columns, got {xh.shape[1]} and {yh.shape[1]}"
-        )
+    xh, yh = _point_pair(where, x, y)
     k = _positive_int(where, "k", k)
     cosine = _flag(where, "cosine", cosine)
     workers = _positive_int(where, "num_workers", num_workers)
@@ -449,11 +455,7 @@ def radius(
     """
     where = "radius"
     xp = get_namespace(x, y, batch_x, batch_y)
-    xh, yh = _coords(where, "x", x), _coords(where, "y", y)
-    if xh.shape[1] != yh.shape[1]:
-        raise ValueError(
-            f"{where}: x and y must have one number of columns, got {xh.shape[1]} and {yh.shape[1]}"
-        )
+    xh, yh = _point_pair(where, x, y)
     r = _radius(where, r)
     limit = None
     if max_num_neighbors is not None:
