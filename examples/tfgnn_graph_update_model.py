@@ -1,5 +1,6 @@
-"""A two-round TF-GNN-style model (GraphUpdate / NodeSetUpdate with SimpleConv and
-GATv2Conv) over the guide's papers / authors graph, at inference on NumPy arrays.
+"""A three-round TF-GNN-style model (GraphUpdate / NodeSetUpdate with SimpleConv and
+GATv2Conv, then TF-GNN's GraphSAGE) over the guide's papers / authors graph, at inference on
+NumPy arrays.
 
 The weights are set from lists in the order Keras' ``layer.get_weights()`` returns them (here
 random; in practice saved from the trained TF-GNN model). The script checks two properties:
@@ -25,6 +26,7 @@ from arraygnn.graph_tensor import (
 )
 from arraygnn.graph_tensor.layers import (
     GATv2Conv,
+    GraphSAGEGraphUpdate,
     GraphUpdate,
     NextStateFromConcat,
     NodeSetUpdate,
@@ -105,6 +107,8 @@ def graph_update(paper_dim: int, author_dim: int, state: int, residual: bool) ->
 
 
 rounds = [graph_update(3, 4, 16, residual=False), graph_update(16, 16, 16, residual=True)]
+# graph_sage: pooling convolutions into papers; sized on its first call, as Keras
+rounds.append(GraphSAGEGraphUpdate(units=16, hidden_units=8, receiver_tag=TARGET, rng=1))
 head = load_keras_weights(dense(16, 2), [rng.standard_normal((16, 2)), np.zeros(2)])
 
 

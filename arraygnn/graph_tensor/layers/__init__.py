@@ -9,7 +9,10 @@ GraphTensor, for inference: no Keras, no autograd, NumPy or CuPy arrays.
   :class:`SingleInputNextState`;
 - models: :class:`GATv2Conv`, :func:`GATv2EdgePool`, :class:`GCNConv`,
   :func:`VanillaMPNNGraphUpdate`, :class:`MultiHeadAttentionConv`,
-  :func:`MultiHeadAttentionEdgePool`, :class:`HGTGraphUpdate`, :func:`MtAlbisGraphUpdate`;
+  :func:`MultiHeadAttentionEdgePool`, :class:`HGTGraphUpdate`, :func:`MtAlbisGraphUpdate`,
+  :class:`GraphSAGEAggregatorConv`, :class:`GraphSAGEPoolingConv`,
+  :class:`GraphSAGENextState`, :func:`GraphSAGEGraphUpdate`,
+  :class:`GCNGraphSAGENodeSetUpdate`;
 - builders (sized from the graph): :func:`GATv2HomGraphUpdate`,
   :func:`GATv2MPNNGraphUpdate`, :func:`GCNHomGraphUpdate`,
   :func:`MultiHeadAttentionHomGraphUpdate`, :func:`MultiHeadAttentionMPNNGraphUpdate`;
@@ -52,6 +55,13 @@ from arraygnn.graph_tensor.layers.convolutions import (
     ConvolutionCall,
     Pool,
     SimpleConv,
+)
+from arraygnn.graph_tensor.layers.graph_sage import (
+    GCNGraphSAGENodeSetUpdate,
+    GraphSAGEAggregatorConv,
+    GraphSAGEGraphUpdate,
+    GraphSAGENextState,
+    GraphSAGEPoolingConv,
 )
 from arraygnn.graph_tensor.layers.graph_update import (
     ContextUpdate,
@@ -111,6 +121,11 @@ __all__ = [
     "MultiHeadAttentionEdgePool",
     "MultiHeadAttentionHomGraphUpdate",
     "MultiHeadAttentionMPNNGraphUpdate",
+    "GraphSAGEAggregatorConv",
+    "GraphSAGEPoolingConv",
+    "GraphSAGENextState",
+    "GraphSAGEGraphUpdate",
+    "GCNGraphSAGENodeSetUpdate",
     "dense",
     "keras_activation",
     "get_keras_weights",

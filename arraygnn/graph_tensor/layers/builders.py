@@ -82,12 +82,14 @@ def conv_gnn_graph_update(
     node_set_names: Collection[str] | None,
     edge_feature: str | None,
     graph_spec: Any = None,
+    feature_name: str = HIDDEN_STATE,
 ) -> GraphUpdate:
     """TF-GNN's ``ConvGNNBuilder(...).Convolve(node_set_names)``: a :class:`GraphUpdate`
-    with, per receiving node set, ``NodeSetUpdate({edge_set: conv}, next_state)``.
+    with, per receiving node set, ``NodeSetUpdate({edge_set: conv}, next_state)`` on the
+    node feature ``feature_name``.
 
     ``conv_factory(edge_set_name, dims)`` returns ``(conv, output width)`` with ``dims``
-    the ``HIDDEN_STATE`` sizes ``{"receiver": ..., "sender": ...}`` (and ``"edge"``, the
+    the ``feature_name`` sizes ``{"receiver": ..., "sender": ...}`` (and ``"edge"``, the
     size of ``edge_feature``); ``next_state_factory(node_set_name, node_width,
     input_widths)`` the next state (``input_widths`` by sorted edge set name).
     """
@@ -113,10 +115,10 @@ def conv_gnn_graph_update(
                 )
             dims = {
                 "receiver": feature_width(
-                    spec.node_sets[receiver].features, HIDDEN_STATE, f"node set {receiver!r}", where
+                    spec.node_sets[receiver].features, feature_name, f"node set {receiver!r}", where
                 ),
                 "sender": feature_width(
-                    spec.node_sets[sender].features, HIDDEN_STATE, f"node set {sender!r}", where
+                    spec.node_sets[sender].features, feature_name, f"node set {sender!r}", where
                 ),
             }
             if edge_feature is not None:
@@ -132,11 +134,13 @@ def conv_gnn_graph_update(
         node_sets = {}
         for ns_name, convs in inputs.items():
             width = feature_width(
-                spec.node_sets[ns_name].features, HIDDEN_STATE, f"node set {ns_name!r}", where
+                spec.node_sets[ns_name].features, feature_name, f"node set {ns_name!r}", where
             )
             widths = [convs[k][1] for k in sorted(convs)]
             node_sets[ns_name] = NodeSetUpdate(
-                {k: c for k, (c, _) in convs.items()}, next_state_factory(ns_name, width, widths)
+                {k: c for k, (c, _) in convs.items()},
+                next_state_factory(ns_name, width, widths),
+                node_input_feature=feature_name,
             )
         return {"node_sets": node_sets}
 
