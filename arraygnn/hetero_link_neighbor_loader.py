@@ -59,7 +59,14 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
-from arraygnn.link_neighbor_loader import LinkNeighborLoader, _neg_sampling_arg
+from arraygnn.link_neighbor_loader import (
+    LinkNeighborLoader,
+    _binary_labels,
+    _check_label_time,
+    _disjoint_endpoints,
+    _label_time,
+    _neg_sampling_arg,
+)
 from arraygnn.utils.negative_sampling import (
     _MAX_IDS,
     free_to_id,
@@ -79,6 +86,8 @@ class _SeedsPerType(HeteroNeighborLoader):
 
     :meth:`_subgraph` takes ``{node_type: sorted distinct ids}``; each type's seeds come
     first in its ``n_id`` (``input_type`` is ``None``: no single input type)."""
+
+    _own_seed_time = False  # the seeds' times are the label edges' (edge_label_time)
 
     def _sample(self, seeds: Any, nodes: dict[str, list[Any]]) -> tuple[dict, dict, dict]:
         """The hops around ``seeds`` (a dict, distinct ids per type), as the parent's: the
@@ -122,9 +131,18 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
         node_attrs / edge_attrs / exclude_keys: as ``HeteroNeighborLoader``; the stores'
             own ``edge_label_index`` / ``edge_label``, if any, are left out of the batches.
 
-    Not provided (PyG has them): temporal sampling, ``disjoint=True``, weighted sampling,
-    ``transform``, worker processes. Differences: true negatives (module notes); both
-    ``neg_sampling`` and ``neg_sampling_ratio`` is an error; ids are int64.
+    ``edge_label_time``, ``disjoint``, ``temporal_strategy``, ``time_attr``: as for a
+    ``Data`` (keyword-only). In disjoint mode the seeds are ``{src: sources, dst:
+    destinations}`` (one list ``sources + destinations`` when ``src == dst``), negatives
+    included, trees numbered in that order; every node store gets ``batch`` (tree modulo
+    the number of label edges); ``edge_label_index`` is ``[arange(P + N)] * 2`` for two
+    node types (``arange(2 * (P + N)).reshape(2, -1)`` for one), triplet
+    ``dst_neg_index[i, k] = P + k * P + i`` (two types), and ``edge_label_time`` on the
+    label edge type's store (triplet: ``seed_time`` on both node types), as PyG.
+
+    Not provided (PyG has them): weighted sampling, ``transform``, worker processes.
+    Differences: true negatives (module notes); both ``neg_sampling`` and
+    ``neg_sampling_ratio`` is an error; ids are int64.
     """
 
     def __init__(
@@ -144,8 +162,14 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
         node_attrs: Iterable[str] | None = None,
         edge_attrs: Iterable[str] | None = None,
         exclude_keys: Iterable[str] = (),
+        *,
+        edge_label_time: Any = None,
+        disjoint: bool = False,
+        temporal_strategy: str = "uniform",
+        time_attr: str | None = None,
     ) -> None:
-        excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label")
+        _check_label_time(edge_label_time, time_attr)
+        excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label", "edge_label_time")
         # no input nodes of their own: the seeds are given per batch (_SeedsPerType)
         types = getattr(data, "node_types", None)
         no_inputs = (types[0], np.zeros(0, dtype=np.int64)) if types else None
@@ -153,6 +177,7 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
             sampler = _SeedsPerType(
                 data, num_neighbors, no_inputs, batch_size, shuffle, drop_last, replace,
                 subgraph_type, seed, node_attrs, edge_attrs, excluded,
+                disjoint=disjoint, temporal_strategy=temporal_strategy, time_attr=time_attr,
             )  # fmt: skip
         except (TypeError, ValueError) as err:
             msg = str(err)
@@ -169,11 +194,14 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
         self.node_types, self.edge_types = sampler.node_types, sampler.edge_types
         self.num_nodes_dict = sampler.num_nodes_dict
         self.node_attrs, self.edge_attrs = sampler.node_attrs, sampler.edge_attrs
+        self.disjoint, self.time_attr = sampler.disjoint, sampler.time_attr
+        self.temporal_strategy = sampler.temporal_strategy
         self._rng = sampler._rng  # epochs' orders; the sampling seed was drawn from it first
         xp = self.graph._xp()
         self.neg_sampling = _neg_sampling_arg(neg_sampling, neg_sampling_ratio)
         self.edge_type, self.edge_label_index = self._label_index(xp, edge_label_index)
         self.edge_label = self._label(xp, edge_label)
+        self.edge_label_time = _label_time(xp, edge_label_time, self.edge_label_index)
         # the negatives' stream, drawn after the sampling seed (as the homogeneous loader)
         self._neg_seed = int(self._rng.integers(2**63 - 1))
         self._neg_gen: Any = None
@@ -309,7 +337,56 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
 
     # ------------------------------------------------------------------ batches
 
+    def _disjoint_batch(self, positions: Any) -> Any:
+        """PyG's disjoint / temporal batch: one tree per endpoint (sources then
+        destinations, negatives included), ``batch`` = tree id modulo the label edges."""
+        xp = self.graph._xp()
+        src_type, _, dst_type = self.edge_type
+        num_pos = int(positions.shape[0])
+        mode, amount = self.neg_sampling or (None, 0.0)
+        node_time = self._sampler._node_time
+        src, dst, label, times, src_time, dst_time = _disjoint_endpoints(
+            self, xp, positions, node_time.get(src_type), node_time.get(dst_type)
+        )
+        num_src, num_dst = int(src.shape[0]), int(dst.shape[0])
+        same = self._same_type()
+        if same:
+            seed_dict = {src_type: xp.concatenate([src, dst])}
+        else:
+            seed_dict = {src_type: src, dst_type: dst}
+        seed_time = None if times is None else xp.concatenate([src_time, dst_time])
+        batch = self._sampler._subgraph(seed_dict, seed_time)
+        for t in self.node_types:
+            node_store = batch.get_node_store(t)
+            node_store.batch = node_store.batch % num_pos
+        store = batch.get_edge_store(*self.edge_type)
+        store.input_id = positions.astype(np.int64)
+        if mode == "triplet":
+            src_store, dst_store = batch.get_node_store(src_type), batch.get_node_store(dst_type)
+            src_store.src_index = xp.arange(num_pos, dtype=np.int64)
+            first = num_pos if same else 0  # where the positive destinations start
+            dst_store.dst_pos_index = xp.arange(first, first + num_pos, dtype=np.int64)
+            neg = xp.arange(first + num_pos, first + num_dst, dtype=np.int64)
+            neg = neg.reshape(-1, num_pos).T
+            dst_store.dst_neg_index = neg[:, 0] if amount == 1 else neg
+            if times is not None:
+                src_store.seed_time = times
+                dst_store.seed_time = times
+        else:
+            if same:
+                index = xp.arange(num_src + num_dst, dtype=np.int64).reshape(2, -1)
+            else:
+                index = xp.stack([xp.arange(num_src, dtype=np.int64)] * 2)
+            store.edge_label_index = index
+            if label is not None:
+                store.edge_label = label
+            if times is not None:
+                store.edge_label_time = src_time
+        return batch
+
     def _batch(self, positions: Any) -> Any:
+        if self.disjoint:
+            return self._disjoint_batch(positions)
         xp = self.graph._xp()
         src_type, _, dst_type = self.edge_type
         src = self.edge_label_index[0][positions]
@@ -320,10 +397,7 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
         if mode == "binary":
             neg_src, neg_dst = self._negatives(xp, math.ceil(num_pos * amount))
             src, dst = xp.concatenate([src, neg_src]), xp.concatenate([dst, neg_dst])
-            if label is None:
-                label = xp.ones(num_pos, dtype=np.float32)
-            zeros = xp.zeros((int(neg_src.shape[0]),) + tuple(label.shape[1:]), label.dtype)
-            label = xp.concatenate([label, zeros])
+            label = _binary_labels(xp, label, num_pos, int(neg_src.shape[0]))
         elif mode == "triplet":
             _, neg_dst = self._negatives(xp, 0, xp.repeat(src, int(amount)))
             dst = xp.concatenate([dst, neg_dst])

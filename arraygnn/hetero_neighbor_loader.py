@@ -22,6 +22,8 @@ RULE: which attributes are per node and per edge is said, never guessed from len
 RULE: uniform sampling over each node's in-edges of each edge type, reproducible from
       ``seed``; one CSR per edge type, built when the loader is made; per hop one
       vectorised sampler call per edge type (the kernels of the homogeneous loader).
+RULE: ``disjoint=True`` or ``time_attr`` gives one tree per seed (PyG's disjoint and
+      temporal sampling); the time's level is the kind of store holding it.
 
 Each batch carries, as PyG's: per node type ``n_id`` (global ids; the input type's seeds
 first), ``num_sampled_nodes`` (per hop, hop 0 the seeds) and ``num_nodes``; per edge type
@@ -85,10 +87,21 @@ class HeteroNeighborLoader(NeighborLoader):
         node_attrs / edge_attrs: attributes sliced in every node / edge store holding them
             (defaults: ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')``).
         exclude_keys: attributes left out of the batches (every store and the graph level).
+        input_time, disjoint, temporal_strategy: as for a ``Data`` (keyword-only).
+        time_attr: the time attribute; node-level when node stores hold it, edge-level
+            when edge stores do (both or neither: ``ValueError``, as PyG). It is sliced
+            into the batches like ``node_attrs`` / ``edge_attrs`` unless excluded.
 
     A seed repeated in one batch keeps all its positions among the input type's first
     ``batch_size`` nodes, each with the first copy's first-hop edges (as the homogeneous
     loader). NumPy arrays are sampled on the CPU, CuPy arrays on their GPU.
+
+    Disjoint / temporal mode (pyg-lib's semantics, :mod:`arraygnn.disjoint_sampling`):
+    one tree per seed; every node store gets ``batch`` (the seed position of each node),
+    the input type ``seed_time`` when ``input_time`` is given. With node times, an edge
+    type whose source type has no time is sampled without a constraint (as pyg-lib), but
+    the input type needs one unless ``input_time`` is given; with edge times, edge types
+    without the attribute are unconstrained and ``input_time`` is required.
     """
 
     def __init__(
@@ -105,9 +118,15 @@ class HeteroNeighborLoader(NeighborLoader):
         node_attrs: Iterable[str] | None = None,
         edge_attrs: Iterable[str] | None = None,
         exclude_keys: Iterable[str] = (),
+        *,
+        input_time: Any = None,
+        disjoint: bool = False,
+        temporal_strategy: str = "uniform",
+        time_attr: str | None = None,
     ) -> None:
         from arraygnn.graph.core import Graph
         from arraygnn.hetero_data import HeteroData
+        from arraygnn.neighbor_loader import _input_time, _temporal_args
 
         if not isinstance(data, HeteroData):
             raise TypeError(f"{_WHERE}: data must be a HeteroData, got {type(data).__name__}")
@@ -126,15 +145,24 @@ class HeteroNeighborLoader(NeighborLoader):
         rels = {et: _edge_index(data, et) for et in self.edge_types}
         self.num_neighbors = _num_neighbors(data, num_neighbors, self.edge_types)
         self.num_hops = len(next(iter(self.num_neighbors.values())))
-        self._place_attrs(data, node_attrs, edge_attrs, set(exclude_keys))
+        self.disjoint, self.temporal_strategy, self.time_attr = _temporal_args(
+            _WHERE, disjoint, temporal_strategy, time_attr
+        )
+        level = _time_level(data, time_attr)
+        # the time's level is the kind of store holding it (no guess): sliced there, as PyG
+        also = None if level is None else (level, time_attr)
+        self._place_attrs(data, node_attrs, edge_attrs, set(exclude_keys), also)
         try:  # range checks once; the structure only (features are sliced per batch)
             self.graph = Graph({et: (ei[0], ei[1]) for et, ei in rels.items()}, self.num_nodes_dict)
         except (TypeError, ValueError) as err:  # name the loader, keep the reason
             raise type(err)(f"{_WHERE}: {err}") from None
-        for et in self.edge_types:
-            self.graph.csr(et)  # one destination CSR per edge type, now
+        if not self.disjoint:  # (disjoint mode builds its time-sorted CSCs in _times)
+            for et in self.edge_types:
+                self.graph.csr(et)  # one destination CSR per edge type, now
         xp = self.graph._xp()
         self.input_type, self.input_nodes = _input_nodes(data, input_nodes, self.num_nodes_dict, xp)
+        self.input_time = _input_time(_WHERE, xp, input_time, time_attr, self.input_nodes)
+        self._times(data, level, xp)
         self._rng = np.random.default_rng(seed)  # epochs' orders
         # the sampling stream: its own seed drawn from the first (as the homogeneous loader)
         self._sample_seed = int(self._rng.integers(2**63 - 1))
@@ -147,12 +175,16 @@ class HeteroNeighborLoader(NeighborLoader):
         node_attrs: Iterable[str] | None,
         edge_attrs: Iterable[str] | None,
         excluded: set[str],
+        also: tuple[str, str] | None = None,
     ) -> None:
-        """Which store values are sliced, kept or left out (said, never guessed)."""
+        """Which store values are sliced, kept or left out (said, never guessed); ``also``
+        = ``(kind, name)``: one more attribute sliced in that kind of store (the time)."""
         named = {
             "node": list(_DEFAULT_NODE if node_attrs is None else node_attrs),
             "edge": list(_DEFAULT_EDGE if edge_attrs is None else edge_attrs),
         }
+        if also is not None and also[1] not in named[also[0]] and also[1] not in excluded:
+            named[also[0]].append(also[1])
         own = {"node": _NODE_OWN, "edge": _EDGE_OWN}
         stores = {"node": data.node_items(), "edge": data.edge_items()}
         self.node_attrs, self.edge_attrs = named["node"], named["edge"]
@@ -203,20 +235,95 @@ class HeteroNeighborLoader(NeighborLoader):
             )
         self._global = {k: v for k, v in data._global.items() if k not in excluded}
 
+    #: seed times come from ``input_time`` or the input type's node times (the link
+    #: loader's sampler gets them from ``edge_label_time`` instead)
+    _own_seed_time = True
+
+    def _times(self, data: Any, level: str | None, xp: Any) -> None:
+        """The node or edge times per type (checked), the seeds' time source, and the
+        disjoint sampler's CSC per edge type (time-sorted where the relation has times)."""
+        from arraygnn.disjoint_sampling import check_times, csc
+
+        self._node_time: dict[Any, Any] = {}
+        self._edge_time: dict[Any, Any] = {}
+        if level == "node":
+            for t, store in data.node_items():
+                if self.time_attr in store:
+                    self._node_time[t] = check_times(
+                        xp, _WHERE, f"node type {t!r}: time {self.time_attr!r}",
+                        store[self.time_attr], self.num_nodes_dict[t],
+                    )  # fmt: skip
+        elif level == "edge":
+            for et, store in data.edge_items():
+                if self.time_attr in store:
+                    self._edge_time[et] = check_times(
+                        xp, _WHERE, f"edge type {et!r}: time {self.time_attr!r}",
+                        store[self.time_attr], _num_edges(data, et),
+                    )  # fmt: skip
+        if level is not None and self.input_time is None and self._own_seed_time:
+            if level == "edge":
+                raise ValueError(
+                    f"{_WHERE}: edge-level temporal sampling (time_attr={self.time_attr!r} "
+                    "is an edge attribute) needs input_time=, the seeds' times (pyg-lib: "
+                    "'Seed time needs to be specified')"
+                )
+            if self.input_type not in self._node_time:
+                raise ValueError(
+                    f"{_WHERE}: the input node type {self.input_type!r} has no "
+                    f"{self.time_attr!r}, where the seeds' times come from; give it one or "
+                    "pass input_time="
+                )
+        self._csc: dict[Any, Any] = {}
+        if self.disjoint:
+            for et in self.edge_types:
+                ei = self.data._edges[et]["edge_index"]
+                time = self._edge_time.get(et)
+                if et[0] in self._node_time:
+                    time = self._node_time[et[0]][ei[0]]
+                self._csc[et] = csc(xp, ei[0], ei[1], self.num_nodes_dict[et[2]], time)
+
+    def _seed_times(self, seeds: Any, given: Any) -> Any:
+        if given is not None or not self._node_time:
+            return given
+        return self._node_time[self.input_type][seeds]
+
     def _batch(self, positions: Any) -> Any:
         seeds = self.input_nodes[positions]
-        batch = self._subgraph(seeds)
+        given = None if self.input_time is None else self.input_time[positions]
+        batch = self._subgraph(seeds, self._seed_times(seeds, given))
         store = batch.get_node_store(self.input_type)
         store.input_id = positions.astype(np.int64)
         store.batch_size = int(seeds.shape[0])
+        if given is not None:  # PyG: the given input times only
+            store.seed_time = given
         return batch
 
-    def _subgraph(self, seeds: Any) -> Any:
-        """The ``HeteroData`` sampled around ``seeds`` (global ids of the input type)."""
-        from arraygnn import ops
-        from arraygnn.hetero_data import HeteroData
+    def _trees(self, seeds: Any, seed_time: Any) -> Any:
+        """Disjoint mode: one tree per seed (:mod:`arraygnn.disjoint_sampling`); ``seeds``
+        the input type's ids or ``{node_type: ids}`` (subgraphs numbered in that order)."""
+        from arraygnn.disjoint_sampling import sample_trees
+        from arraygnn.sampling import _rng
 
         xp = self.graph._xp()
+        if self._sample_rng is None:
+            self._sample_rng = _rng(self.graph, self._sample_seed)
+        seed_dict = seeds if isinstance(seeds, Mapping) else {self.input_type: seeds}
+        out = sample_trees(
+            xp, self.num_nodes_dict, self._csc, seed_dict, self.num_neighbors,
+            seed_time=seed_time, replace=self.replace, strategy=self.temporal_strategy,
+            rng=self._sample_rng,
+        )  # fmt: skip
+        edges = {et: (out.row[et], out.col[et], out.e_id[et]) for et in self.edge_types}
+        batch = self._assemble(out.n_id, edges, out.num_sampled_nodes, out.num_sampled_edges)
+        for t in self.node_types:
+            batch.get_node_store(t).batch = out.batch[t]
+        return batch
+
+    def _subgraph(self, seeds: Any, seed_time: Any = None) -> Any:
+        """The ``HeteroData`` sampled around ``seeds`` (global ids of the input type)."""
+        xp = self.graph._xp()
+        if self.disjoint:
+            return self._trees(seeds, seed_time)
         if self._local is None:  # made on the first batch, reset entry by entry after each
             self._local = {
                 t: xp.full(n, -1, dtype=np.int64) for t, n in self.num_nodes_dict.items()
@@ -229,12 +336,34 @@ class HeteroNeighborLoader(NeighborLoader):
                 for ids in parts:
                     self._local[t][ids] = -1
         empty = xp.zeros(0, dtype=np.int64)
+        n_ids = {}
+        for t in self.node_types:
+            parts = [seeds] + nodes[t][1:] if t == self.input_type else nodes[t]
+            n_ids[t] = xp.concatenate(parts).astype(np.int64, copy=False) if parts else empty
+        flat = {}
+        for et in self.edge_types:
+            rows, cols, eids = edges[et]
+            flat[et] = (
+                xp.concatenate(rows) if rows else empty,
+                xp.concatenate(cols) if cols else empty,
+                xp.concatenate(eids).astype(np.int64) if eids else empty,
+            )
+        return self._assemble(n_ids, flat, num_sampled_nodes, num_sampled_edges)
+
+    def _assemble(
+        self, n_ids: dict, edges: dict, num_sampled_nodes: dict, num_sampled_edges: dict
+    ) -> Any:
+        """The batch ``HeteroData``: per type the sliced attributes and ids, per edge type
+        ``edge_index`` (``edges[et] = (row, col, e_id)``), and the per-hop counts."""
+        from arraygnn import ops
+        from arraygnn.hetero_data import HeteroData
+
+        xp = self.graph._xp()
         out = HeteroData()
         for key, value in self._global.items():
             setattr(out, key, value)
         for t in self.node_types:
-            parts = [seeds] + nodes[t][1:] if t == self.input_type else nodes[t]
-            n_id = xp.concatenate(parts).astype(np.int64, copy=False) if parts else empty
+            n_id = n_ids[t]
             store, source = out.get_node_store(t), self.data._nodes[t]
             for key, value in self._keep[t].items():
                 store[key] = value
@@ -244,10 +373,7 @@ class HeteroNeighborLoader(NeighborLoader):
             store.num_nodes = int(n_id.shape[0])
             store.num_sampled_nodes = num_sampled_nodes[t]
         for et in self.edge_types:
-            rows, cols, eids = edges[et]
-            row = xp.concatenate(rows) if rows else empty
-            col = xp.concatenate(cols) if cols else empty
-            e_id = xp.concatenate(eids).astype(np.int64) if eids else empty
+            row, col, e_id = edges[et]
             store, source = out.get_edge_store(*et), self.data._edges[et]
             for key, value in self._keep[et].items():
                 store[key] = value
@@ -346,6 +472,26 @@ class HeteroNeighborLoader(NeighborLoader):
             f"batch_size={self.batch_size}, num_input_nodes={int(self.input_nodes.shape[0])}, "
             f"node_types={len(self.node_types)}, edge_types={len(self.edge_types)})"
         )
+
+
+def _time_level(data: Any, time_attr: str | None) -> str | None:
+    """``'node'`` or ``'edge'``: the kind of store holding ``time_attr`` (PyG's rule: not
+    both, not neither); ``None`` without time."""
+    if time_attr is None:
+        return None
+    in_nodes = any(time_attr in store for _, store in data.node_items())
+    in_edges = any(time_attr in store for _, store in data.edge_items())
+    if in_nodes and in_edges:
+        raise ValueError(
+            f"{_WHERE}: the time attribute {time_attr!r} holds both node-level and "
+            "edge-level information"
+        )
+    if not in_nodes and not in_edges:
+        raise ValueError(
+            f"{_WHERE}: the time attribute {time_attr!r} is neither a node-level nor an "
+            "edge-level attribute"
+        )
+    return "node" if in_nodes else "edge"
 
 
 def _node_counts(data: Any) -> dict[str, int]:

@@ -119,6 +119,119 @@ def _neg_sampling_arg(neg_sampling: Any, ratio: Any) -> tuple[str, float] | None
     return mode, float(amount)
 
 
+def _check_label_time(edge_label_time: Any, time_attr: Any) -> None:
+    """PyG: ``edge_label_time`` and ``time_attr`` come together (the label edges' times are
+    the seeds' times; without them ``time_attr`` is ignored by PyG, an error here too)."""
+    if (edge_label_time is None) != (time_attr is None):
+        raise ValueError(
+            f"{_WHERE}: received conflicting 'edge_label_time' and 'time_attr' arguments: "
+            f"'edge_label_time' is {'set' if edge_label_time is not None else 'not set'} "
+            f"while 'time_attr' is {'set' if time_attr is not None else 'not set'}; both "
+            "must be given for temporal sampling"
+        )
+
+
+def _label_time(xp: Any, edge_label_time: Any, edge_label_index: Any) -> Any:
+    from arraygnn.disjoint_sampling import check_times
+
+    if edge_label_time is None:
+        return None
+    count = int(edge_label_index.shape[1])
+    what = "edge_label_time (one time per label edge)"
+    return check_times(xp, _WHERE, what, edge_label_time, count)
+
+
+def _cycle(xp: Any, times: Any, count: int) -> Any:
+    """``times`` repeated to ``count`` entries (PyG's ``repeat(...)[:count]``): entry ``j``
+    has the time of label edge ``j % P``."""
+    reps = -(-count // max(int(times.shape[0]), 1))
+    return xp.tile(times, reps)[:count]
+
+
+def _binary_labels(xp: Any, label: Any, num_pos: int, count: int) -> Any:
+    if label is None:
+        label = xp.ones(num_pos, dtype=np.float32)
+    zeros = xp.zeros((count,) + tuple(label.shape[1:]), label.dtype)
+    return xp.concatenate([label, zeros])
+
+
+def _disjoint_endpoints(
+    loader: Any, xp: Any, positions: Any, src_node_time: Any, dst_node_time: Any
+) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """The disjoint batch's endpoints, as PyG's ``edge_sample``: ``(src, dst, label,
+    times, src_time, dst_time)``, the negatives appended (binary: ``P + N`` pairs;
+    triplet: ``dst`` gets ``amount * P`` negatives, k-major: negative ``k`` of label edge
+    ``i`` at ``P + k * P + i``), with their seed times (``None`` without
+    ``edge_label_time``); ``*_node_time``: the endpoints' node times (temporal
+    negatives), or ``None``. ``loader`` is a (hetero) ``LinkNeighborLoader``."""
+    src = loader.edge_label_index[0][positions]
+    dst = loader.edge_label_index[1][positions]
+    num_pos = int(src.shape[0])
+    label = None if loader.edge_label is None else loader.edge_label[positions]
+    times = None if loader.edge_label_time is None else loader.edge_label_time[positions]
+    mode, amount = loader.neg_sampling or (None, 0.0)
+    src_time = dst_time = times
+    if mode == "binary":
+        count = math.ceil(num_pos * amount)
+        neg_src, neg_dst = loader._negatives(xp, count)
+        if times is not None:
+            src_time = dst_time = _cycle(xp, times, num_pos + count)
+            neg_src, neg_dst = _in_time(
+                xp, neg_src, neg_dst, src_time[num_pos:], src_node_time, dst_node_time,
+                lambda k: loader._negatives(xp, k),
+            )  # fmt: skip
+        src, dst = xp.concatenate([src, neg_src]), xp.concatenate([dst, neg_dst])
+        label = _binary_labels(xp, label, num_pos, count)
+    elif mode == "triplet":
+        rep = xp.tile(src, int(amount))
+        _, neg_dst = loader._negatives(xp, 0, rep)
+        if times is not None:
+            dst_time = _cycle(xp, times, num_pos * (1 + int(amount)))
+            _, neg_dst = _in_time(
+                xp, rep, neg_dst, dst_time[num_pos:], None, dst_node_time,
+                lambda k: loader._negatives(xp, 0, rep[k]), by_index=True,
+            )  # fmt: skip
+        dst = xp.concatenate([dst, neg_dst])
+    return src, dst, label, times, src_time, dst_time
+
+
+def _in_time(
+    xp: Any,
+    src: Any,
+    dst: Any,
+    limit: Any,
+    src_time: Any,
+    dst_time: Any,
+    redraw: Any,
+    by_index: bool = False,
+) -> tuple[Any, Any]:
+    """PyG's temporal negatives: an endpoint whose node time is later than its label
+    edge's time (``limit``) is redrawn, up to 5 rounds (``redraw(k)``: ``k`` new pairs, or
+    the pairs of entries ``k`` when ``by_index``); what is still too late then becomes the
+    earliest node (PyG's fallback, which may not be a true negative). ``None`` times: no
+    constraint on that endpoint."""
+    src, dst = src.copy(), dst.copy()
+
+    def late() -> Any:
+        bad = xp.zeros(src.shape[0], dtype=bool)
+        if src_time is not None:
+            bad |= src_time[src] > limit
+        if dst_time is not None:
+            bad |= dst_time[dst] > limit
+        return xp.flatnonzero(bad)
+
+    for _ in range(5):
+        idx = late()
+        if idx.shape[0] == 0:
+            return src, dst
+        new_src, new_dst = redraw(idx if by_index else int(idx.shape[0]))
+        src[idx], dst[idx] = new_src, new_dst
+    for ends, time in ((src, src_time), (dst, dst_time)):
+        if time is not None and time.shape[0]:
+            ends[time[ends] > limit] = xp.argmin(time)
+    return src, dst
+
+
 class LinkNeighborLoader(_NeighborSampling):
     """PyG's ``LinkNeighborLoader`` over a homogeneous :class:`~arraygnn.data.Data`.
 
@@ -141,9 +254,22 @@ class LinkNeighborLoader(_NeighborSampling):
     :class:`~arraygnn.hetero_link_neighbor_loader.HeteroLinkNeighborLoader` (a subclass):
     ``edge_label_index=(edge_type, index)``, batches that are ``HeteroData``.
 
-    Not provided (PyG has them): temporal sampling (``edge_label_time``, ``time_attr``),
-    ``disjoint=True``, weighted neighbour and negative sampling, ``transform``, worker
-    processes. Differences: the negatives are true negatives (see the module notes), and
+    Keyword-only, as PyG: ``edge_label_time`` (one time per label edge: the seeds' times;
+    it and ``time_attr`` come together), ``disjoint``, ``temporal_strategy`` and
+    ``time_attr`` (as :class:`~arraygnn.neighbor_loader.NeighborLoader`). In disjoint /
+    temporal mode every endpoint grows its own tree: the seeds are the label edges'
+    sources then destinations, negatives included (not made unique), ``batch`` is each
+    node's tree modulo the number of label edges, ``edge_label_index`` is
+    ``arange(2 * (P + N)).reshape(2, -1)`` (triplet: ``src_index = arange(P)``,
+    ``dst_pos_index = arange(P, 2P)``, ``dst_neg_index[i, k] = 2P + k * P + i``), and
+    ``edge_label_time`` (triplet: ``seed_time``) the label edges' times, repeated over the
+    negatives (entry ``j`` has label edge ``j % P``'s time). With node times the
+    negatives' endpoints are no later than that time: late ones are redrawn up to 5
+    times, then set to the earliest node (PyG's fallback, which may not be a true
+    negative).
+
+    Not provided (PyG has them): weighted neighbour and negative sampling, ``transform``,
+    worker processes. Differences: the negatives are true negatives (see the module notes), and
     giving both ``neg_sampling`` and ``neg_sampling_ratio`` is an error (PyG lets the ratio
     win). ``len(loader)`` is the number of batches per epoch. Like PyG, the label edges are
     not removed from the graph the neighbourhoods are sampled from.
@@ -187,16 +313,24 @@ class LinkNeighborLoader(_NeighborSampling):
         node_attrs: Iterable[str] | None = None,
         edge_attrs: Iterable[str] | None = None,
         exclude_keys: Iterable[str] = (),
+        *,
+        edge_label_time: Any = None,
+        disjoint: bool = False,
+        temporal_strategy: str = "uniform",
+        time_attr: str | None = None,
     ) -> None:
-        excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label")
+        _check_label_time(edge_label_time, time_attr)
+        excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label", "edge_label_time")
         super().__init__(
             _WHERE, data, num_neighbors, batch_size, shuffle, drop_last, replace,
-            subgraph_type, seed, node_attrs, edge_attrs, excluded,
+            subgraph_type, seed, node_attrs, edge_attrs, excluded, disjoint,
+            temporal_strategy, time_attr,
         )  # fmt: skip
         xp = self.graph._xp()
         self.neg_sampling = _neg_sampling_arg(neg_sampling, neg_sampling_ratio)
         self.edge_label_index = self._label_index(xp, edge_label_index)
         self.edge_label = self._label(xp, edge_label)
+        self.edge_label_time = _label_time(xp, edge_label_time, self.edge_label_index)
         # the negatives' stream, drawn after NeighborLoader's sampling seed
         self._neg_seed = int(self._rng.integers(2**63 - 1))
         self._neg_gen: Any = None
@@ -314,6 +448,8 @@ class LinkNeighborLoader(_NeighborSampling):
         return directed_pairs(free_to_id(self._taken, ranks), n)
 
     def _batch(self, positions: Any) -> Any:
+        if self.disjoint:
+            return self._disjoint_batch(positions)
         xp = self.graph._xp()
         src = self.edge_label_index[0][positions]
         dst = self.edge_label_index[1][positions]
@@ -323,10 +459,7 @@ class LinkNeighborLoader(_NeighborSampling):
         if mode == "binary":
             neg_src, neg_dst = self._negatives(xp, math.ceil(num_pos * amount))
             src, dst = xp.concatenate([src, neg_src]), xp.concatenate([dst, neg_dst])
-            if label is None:
-                label = xp.ones(num_pos, dtype=np.float32)
-            zeros = xp.zeros((int(neg_src.shape[0]),) + tuple(label.shape[1:]), label.dtype)
-            label = xp.concatenate([label, zeros])
+            label = _binary_labels(xp, label, num_pos, int(neg_src.shape[0]))
             seeds = xp.concatenate([src, dst])
         elif mode == "triplet":
             _, neg_dst = self._negatives(xp, 0, xp.repeat(src, int(amount)))
@@ -346,6 +479,37 @@ class LinkNeighborLoader(_NeighborSampling):
             batch.edge_label_index = inverse.reshape(2, -1)
             if label is not None:
                 batch.edge_label = label
+        return batch
+
+    def _disjoint_batch(self, positions: Any) -> Any:
+        """PyG's disjoint / temporal link batch: one tree per endpoint (the label edges'
+        sources, then their destinations, negatives included), ``batch`` = tree id modulo
+        the number of label edges, each label edge's endpoints at fixed positions."""
+        xp = self.graph._xp()
+        num_pos = int(positions.shape[0])
+        mode, amount = self.neg_sampling or (None, 0.0)
+        src, dst, label, times, src_time, dst_time = _disjoint_endpoints(
+            self, xp, positions, self._node_time, self._node_time
+        )
+        seeds = xp.concatenate([src, dst])
+        seed_time = None if times is None else xp.concatenate([src_time, dst_time])
+        batch = self._subgraph(seeds, seed_time)
+        batch.batch = batch.batch % num_pos
+        batch.input_id = positions.astype(np.int64)
+        if mode == "triplet":
+            batch.src_index = xp.arange(num_pos, dtype=np.int64)
+            batch.dst_pos_index = xp.arange(num_pos, 2 * num_pos, dtype=np.int64)
+            neg = xp.arange(2 * num_pos, int(seeds.shape[0]), dtype=np.int64)
+            neg = neg.reshape(-1, num_pos).T
+            batch.dst_neg_index = neg[:, 0] if amount == 1 else neg
+            if times is not None:
+                batch.seed_time = times
+        else:
+            batch.edge_label_index = xp.arange(int(seeds.shape[0]), dtype=np.int64).reshape(2, -1)
+            if label is not None:
+                batch.edge_label = label
+            if times is not None:
+                batch.edge_label_time = src_time
         return batch
 
     def __repr__(self) -> str:

@@ -16,6 +16,9 @@ RULE: which attributes are per node and per edge is said, never guessed from len
       :func:`arraygnn.graph.data_to_graph`. Non-array attributes are kept as they are.
 RULE: sampling is uniform over each node's in-edges (``-1``: all of them), reproducible
       from ``seed``; the graph's CSR is built once, when the loader is made.
+RULE: ``disjoint=True`` or a ``time_attr`` gives each seed its own tree (PyG's disjoint
+      and temporal sampling, with ``batch``); ``time_attr`` is a node time when named in
+      ``node_attrs``, an edge time when named in ``edge_attrs`` (said, never guessed).
 
 Each batch carries, as PyG's: ``n_id`` (the batch's nodes, global ids, seeds first),
 ``e_id`` (the sampled edges' ids), ``input_id`` (the seeds' positions in ``input_nodes``),
@@ -48,6 +51,23 @@ __all__ = ["NeighborLoader"]
 _DEFAULT_NODE = ("x", "pos")
 _DEFAULT_EDGE = ("edge_attr", "edge_weight")
 _OWN = ("edge_index", "num_nodes")
+_T, _REL = "_", ("_", "_", "_")  # the one node type / relation of a homogeneous graph
+
+
+def _temporal_args(where: str, disjoint: Any, strategy: Any, time_attr: Any) -> tuple:
+    """``(disjoint, temporal_strategy, time_attr)`` checked; time forces ``disjoint`` (PyG:
+    temporal sampling always builds one subgraph per seed, also for ``disjoint=False``)."""
+    from arraygnn.disjoint_sampling import STRATEGIES
+
+    if not isinstance(disjoint, (bool, np.bool_)):
+        raise TypeError(f"{where}: disjoint must be a bool, got {disjoint!r}")
+    if strategy not in STRATEGIES:
+        raise ValueError(
+            f"{where}: temporal_strategy must be 'uniform' or 'last', got {strategy!r}"
+        )
+    if time_attr is not None and not isinstance(time_attr, str):
+        raise TypeError(f"{where}: time_attr must be an attribute name, got {time_attr!r}")
+    return bool(disjoint) or time_attr is not None, strategy, time_attr
 
 
 def _check_int(where: str, name: str, value: Any, minimum: int) -> int:
@@ -78,6 +98,9 @@ class _NeighborSampling:
         node_attrs: Iterable[str] | None,
         edge_attrs: Iterable[str] | None,
         exclude_keys: Iterable[str],
+        disjoint: bool = False,
+        temporal_strategy: str = "uniform",
+        time_attr: str | None = None,
     ) -> None:
         from arraygnn.graph.convert import data_to_graph
         from arraygnn.interop._handoff import is_data_like
@@ -140,20 +163,66 @@ class _NeighborSampling:
         self._keep = {
             k: data[k] for k in keys if k not in placed and k not in excluded and k not in _OWN
         }
+        self._temporal_setup(where, data, disjoint, temporal_strategy, time_attr)
         self._rng = np.random.default_rng(seed)  # epochs' orders
         # the sampling stream: its own seed drawn from the first (not the same stream)
         self._sample_seed = int(self._rng.integers(2**63 - 1))
         self._sample_rng: Any = None
         self._local: Any = None  # the id map, made on the first batch and reused
 
-    def _subgraph(self, seeds: Any) -> Any:
+    def _temporal_setup(
+        self, where: str, data: Any, disjoint: Any, strategy: Any, time_attr: Any
+    ) -> None:
+        """PyG's ``disjoint`` / ``temporal_strategy`` / ``time_attr``: checked, and the CSC
+        of the disjoint sampler (time-sorted neighbourhoods) built once."""
+        from arraygnn.disjoint_sampling import check_times, csc
+
+        self.disjoint, self.temporal_strategy, self.time_attr = _temporal_args(
+            where, disjoint, strategy, time_attr
+        )
+        self._node_time = self._edge_time = None
+        if time_attr is not None:
+            if time_attr in self.node_attrs:
+                self._node_time = check_times(
+                    self.graph._xp(), where, f"node time {time_attr!r}", data[time_attr],
+                    self.num_nodes,
+                )  # fmt: skip
+            elif time_attr in self.edge_attrs:
+                self._edge_time = check_times(
+                    self.graph._xp(), where, f"edge time {time_attr!r}", data[time_attr],
+                    int(data.edge_index.shape[1]),
+                )  # fmt: skip
+            else:
+                raise ValueError(
+                    f"{where}: time_attr={time_attr!r} must be named in node_attrs= (node "
+                    "times) or edge_attrs= (edge times); which one is never guessed"
+                )
+        self._csc = None
+        if self.disjoint:
+            xp = self.graph._xp()
+            src, dst = data.edge_index[0], data.edge_index[1]
+            edge_time = self._edge_time
+            if self._node_time is not None:
+                edge_time = self._node_time[src]
+            self._csc = csc(xp, src, dst, self.num_nodes, edge_time)
+
+    def _seed_times(self, seeds: Any, given: Any) -> Any:
+        """Each tree's seed time: ``given`` (``input_time`` / ``edge_label_time``), else the
+        seed's node time; ``None`` without time."""
+        if given is not None:
+            return given
+        if self._node_time is not None:
+            return self._node_time[seeds]
+        return None
+
+    def _subgraph(self, seeds: Any, seed_time: Any = None) -> Any:
         """The ``Data`` sampled around ``seeds`` (global ids, int64): the sliced attributes,
         ``edge_index``, ``num_nodes``, ``n_id`` (seeds first), ``e_id`` and the per-hop
-        counts."""
-        from arraygnn import ops
-        from arraygnn.data import Data
-
+        counts; in disjoint mode one tree per seed and ``batch`` (``seed_time``: one time
+        per seed, for temporal sampling)."""
         xp = self.graph._xp()
+        if self.disjoint:
+            return self._trees(seeds, seed_time)
         if self._local is None:  # global id -> batch position; -1 between batches
             self._local = xp.full(self.num_nodes, -1, dtype=np.int64)
         nodes: list[Any] = []
@@ -167,6 +236,42 @@ class _NeighborSampling:
         e_id = xp.concatenate(eids).astype(np.int64) if eids else empty
         row = xp.concatenate(rows) if rows else empty
         col = xp.concatenate(cols) if cols else empty
+        return self._assemble(n_id, e_id, row, col, num_sampled_nodes, num_sampled_edges)
+
+    def _trees(self, seeds: Any, seed_time: Any) -> Any:
+        """Disjoint mode: one tree per seed (:mod:`arraygnn.disjoint_sampling`)."""
+        from arraygnn.disjoint_sampling import sample_trees
+        from arraygnn.sampling import _rng
+
+        xp = self.graph._xp()
+        if self._sample_rng is None:
+            self._sample_rng = _rng(self.graph, self._sample_seed)
+        out = sample_trees(
+            xp, {_T: self.num_nodes}, {_REL: self._csc}, {_T: seeds},
+            {_REL: self.num_neighbors}, seed_time=seed_time, replace=self.replace,
+            strategy=self.temporal_strategy, rng=self._sample_rng,
+        )  # fmt: skip
+        batch = self._assemble(
+            out.n_id[_T], out.e_id[_REL], out.row[_REL], out.col[_REL],
+            out.num_sampled_nodes[_T], out.num_sampled_edges[_REL],
+        )  # fmt: skip
+        batch.batch = out.batch[_T]
+        return batch
+
+    def _assemble(
+        self,
+        n_id: Any,
+        e_id: Any,
+        row: Any,
+        col: Any,
+        num_sampled_nodes: list,
+        num_sampled_edges: list,
+    ) -> Any:
+        """The batch ``Data``: sliced attributes, ``edge_index``, ids and per-hop counts."""
+        from arraygnn import ops
+        from arraygnn.data import Data
+
+        xp = self.graph._xp()
         values: dict[str, Any] = dict(self._keep)
         for name in self.node_attrs:
             values[name] = ops.gather(self.data[name], n_id)
@@ -262,10 +367,29 @@ class NeighborLoader(_NeighborSampling):
         node_attrs / edge_attrs: attributes sliced per node / per edge (defaults:
             ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` where present).
         exclude_keys: array attributes left out of the batches.
+        input_time: one time per input node (after a mask is turned into ids), overriding
+            the seeds' own times; needs ``time_attr`` (keyword-only, as the three below).
+        disjoint: one subgraph per seed (a node reached from two seeds appears twice);
+            the batch gets ``batch``, each node's seed position.
+        temporal_strategy: ``'uniform'`` (uniform among the eligible in-edges) or
+            ``'last'`` (the ``k`` most recent eligible ones).
+        time_attr: the node or edge time attribute: named in ``node_attrs`` (node times:
+            a neighbour is eligible if its time ``<=`` the seed time) or in ``edge_attrs``
+            (edge times: an in-edge is eligible if its time ``<=`` the seed time; needs
+            ``input_time``). Temporal sampling is always disjoint, as PyG's.
 
     Seeds repeated in one batch keep their positions among the first ``batch_size`` nodes
     (``n_id`` repeats them): their neighbourhood is sampled once and every copy gets its
-    edges (``e_id`` repeats those), so each of those rows is that seed's output.
+    edges (``e_id`` repeats those), so each of those rows is that seed's output (in
+    disjoint mode each copy grows its own tree).
+
+    Disjoint / temporal mode (:mod:`arraygnn.disjoint_sampling`, pyg-lib's semantics):
+    the seed time is ``input_time`` or the seed's node time; nodes are numbered seeds
+    first, then hop by hop, and a ``(seed, node)`` pair appears once; ``batch`` (int64)
+    holds each node's seed position and ``seed_time`` the given ``input_time`` (PyG sets
+    it only then). With ``num_neighbors=[-1] * L`` each seed's tree holds every node
+    that reaches it through at most ``L`` eligible in-edges (no later than its time).
+
     ``len(loader)`` is the number of batches per epoch. NumPy arrays are sampled on the
     CPU, CuPy arrays on their GPU (the batches stay there).
 
@@ -306,12 +430,27 @@ class NeighborLoader(_NeighborSampling):
         node_attrs: Iterable[str] | None = None,
         edge_attrs: Iterable[str] | None = None,
         exclude_keys: Iterable[str] = (),
+        *,
+        input_time: Any = None,
+        disjoint: bool = False,
+        temporal_strategy: str = "uniform",
+        time_attr: str | None = None,
     ) -> None:
+        where = "NeighborLoader"
         super().__init__(
-            "NeighborLoader", data, num_neighbors, batch_size, shuffle, drop_last, replace,
-            subgraph_type, seed, node_attrs, edge_attrs, exclude_keys,
+            where, data, num_neighbors, batch_size, shuffle, drop_last, replace,
+            subgraph_type, seed, node_attrs, edge_attrs, exclude_keys, disjoint,
+            temporal_strategy, time_attr,
         )  # fmt: skip
-        self.input_nodes = self._input_nodes("NeighborLoader", input_nodes, self.graph._xp())
+        xp = self.graph._xp()
+        self.input_nodes = self._input_nodes(where, input_nodes, xp)
+        self.input_time = _input_time(where, xp, input_time, time_attr, self.input_nodes)
+        if self._edge_time is not None and self.input_time is None:
+            raise ValueError(
+                f"{where}: edge-level temporal sampling (time_attr={time_attr!r} is an edge "
+                "attribute) needs input_time=, the seeds' times (pyg-lib: 'Seed time needs "
+                "to be specified')"
+            )
 
     def _input_nodes(self, where: str, input_nodes: Any, xp: Any) -> Any:
         n = self.num_nodes
@@ -356,9 +495,12 @@ class NeighborLoader(_NeighborSampling):
 
     def _batch(self, positions: Any) -> Any:
         seeds = self.input_nodes[positions]
-        batch = self._subgraph(seeds)
+        given = None if self.input_time is None else self.input_time[positions]
+        batch = self._subgraph(seeds, self._seed_times(seeds, given))
         batch.input_id = positions.astype(np.int64)
         batch.batch_size = int(seeds.shape[0])
+        if given is not None:  # PyG: the given input times only
+            batch.seed_time = given
         return batch
 
     def __repr__(self) -> str:
@@ -366,6 +508,22 @@ class NeighborLoader(_NeighborSampling):
             f"NeighborLoader(num_neighbors={self.num_neighbors}, batch_size={self.batch_size}, "
             f"num_input_nodes={int(self.input_nodes.shape[0])})"
         )
+
+
+def _input_time(where: str, xp: Any, input_time: Any, time_attr: Any, nodes: Any) -> Any:
+    """PyG's ``input_time``: one time per input node (after a mask is turned into ids);
+    it needs ``time_attr``."""
+    from arraygnn.disjoint_sampling import check_times
+
+    if input_time is None:
+        return None
+    if time_attr is None:
+        raise ValueError(
+            f"{where}: received conflicting 'input_time' and 'time_attr' arguments: "
+            "'input_time' is set while 'time_attr' is not set"
+        )
+    count = int(nodes.shape[0])
+    return check_times(xp, where, "input_time (one time per input node)", input_time, count)
 
 
 def _edges_for_copies(xp: Any, first_of: Any, src: Any, col: Any, eid: Any) -> tuple[Any, Any, Any]:

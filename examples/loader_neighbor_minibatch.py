@@ -6,7 +6,9 @@ A power-law graph (20k nodes) and a 2-layer SAGE model run three ways:
 2. PyG's ``NeighborLoader`` with every neighbour (``[-1, -1]``): batches of seed nodes and
    their 2-hop in-neighbourhoods, the seeds' rows equal to the full-graph rows; then with
    sampled neighbourhoods (``[10, 5]``), which is cheaper and approximate;
-3. DGL's ``NodeDataLoader`` with ``MultiLayerFullNeighborSampler(2)``: blocks, one per layer.
+3. DGL's ``NodeDataLoader`` with ``MultiLayerFullNeighborSampler(2)``: blocks, one per layer;
+4. PyG's temporal, disjoint sampling: every seed its own tree of neighbours no later than
+   its time (``time_attr``, ``temporal_strategy='last'``), ``batch`` naming each node's seed.
 
     python examples/loader_neighbor_minibatch.py
 """
@@ -68,3 +70,20 @@ for input_nodes, output_nodes, blocks in NodeDataLoader(
 assert np.array_equal(np.concatenate(order), seeds)
 assert np.allclose(np.concatenate(blocks_out), full[seeds], rtol=1e-5, atol=1e-5)
 print("NodeDataLoader + MultiLayerFullNeighborSampler(2): equal to the full graph too")
+
+# 4. temporal + disjoint: node times, each seed's tree holds only neighbours no later than it
+timed = Data(x=x, edge_index=data.edge_index, time=np.arange(20_000) % 100)
+temporal = NeighborLoader(
+    timed, [5, 5], input_nodes=seeds, batch_size=512, seed=0,
+    time_attr="time", temporal_strategy="last", node_attrs=["x", "time"],
+)  # fmt: skip
+batch = next(iter(temporal))
+seed_time = batch.time[: batch.batch_size][batch.batch]  # each node's seed's time
+assert (batch.time <= seed_time).all()  # no node later than its tree's seed
+assert np.array_equal(batch.batch[batch.edge_index[0]], batch.batch[batch.edge_index[1]])
+tree_sizes = np.bincount(batch.batch, minlength=batch.batch_size)
+print(
+    f"temporal NeighborLoader [5, 5] ('last'): {batch.num_nodes} nodes in "
+    f"{batch.batch_size} disjoint trees (largest {tree_sizes.max()}), all no later than "
+    "their seed"
+)
