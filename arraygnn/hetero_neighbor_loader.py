@@ -62,6 +62,7 @@ from arraygnn.neighbor_loader import (
     _check_int,
     _edges_for_copies,
     _first_occurrences,
+    number_new,
 )
 
 __all__ = ["HeteroNeighborLoader"]
@@ -449,11 +450,8 @@ class HeteroNeighborLoader(NeighborLoader):
                     # a seed listed twice: its later copies get the first copy's edges too
                     src, col, eid = _edges_for_copies(xp, copies, src, col, eid)
                 seen = local[src_type]
-                new_src = src[seen[src] < 0]
-                fresh = new_src[_first_occurrences(xp, new_src)]  # in order of first sight
-                k = int(fresh.shape[0])
-                seen[fresh] = xp.arange(count[src_type], count[src_type] + k)
-                count[src_type] += k
+                fresh = number_new(xp, seen, src, count[src_type])  # in order of first sight
+                count[src_type] += int(fresh.shape[0])
                 nodes[src_type].append(fresh)
                 added[src_type].append(fresh)
                 rows, cols, eids = edges[et]

@@ -322,9 +322,7 @@ class _NeighborSampling:
                 # a seed listed twice: its later copies get the first copy's edges too,
                 # so every one of the first batch_size rows is that seed's output
                 src, col, eid = _edges_for_copies(xp, local[seeds], src, col, eid)
-            new_src = src[local[src] < 0]
-            fresh = new_src[_first_occurrences(xp, new_src)]  # in order of first appearance
-            local[fresh] = xp.arange(count, count + int(fresh.shape[0]))
+            fresh = number_new(xp, local, src, count)  # in order of first appearance
             nodes.append(fresh)
             count += int(fresh.shape[0])
             rows.append(local[src])
@@ -549,6 +547,20 @@ def _edges_for_copies(xp: Any, first_of: Any, src: Any, col: Any, eid: Any) -> t
         xp.concatenate([col, new_col]),
         xp.concatenate([eid, eid[picked]]),
     )
+
+
+def number_new(xp: Any, local: Any, ids: Any, count: int) -> Any:
+    """The values of ``ids`` that ``local`` (global id -> batch id, ``-1``: not in the
+    batch) does not hold yet, once each in order of first appearance, numbered ``count,
+    count + 1, ...`` in ``local`` (in place): one Numba pass on the CPU, a sort on CuPy."""
+    if xp is np:
+        from arraygnn.kernels.cpu.sampling import number_new_nodes
+
+        return number_new_nodes(ids, local, count)
+    new = ids[local[ids] < 0]
+    fresh = new[_first_occurrences(xp, new)]
+    local[fresh] = xp.arange(count, count + int(fresh.shape[0]))
+    return fresh
 
 
 def _first_occurrences(xp: Any, ids: Any) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["sample_without_replacement", "FLOYD_MAX"]
+__all__ = ["sample_without_replacement", "number_new_nodes", "FLOYD_MAX"]
 
 #: fan-outs above this use a partial Fisher-Yates shuffle of the seed's slots (O(d) memory
 #: and work) instead of Floyd's duplicate checks (O(k^2))
@@ -70,3 +70,25 @@ def sample_without_replacement(
     assert filled == out.shape[0]
     out.sort()
     return out
+
+
+@njit(cache=True, nogil=True)
+def _number_new(ids, local, count, fresh):  # pragma: no cover - compiled
+    k = 0
+    for i in range(ids.shape[0]):
+        v = ids[i]
+        if local[v] < 0:
+            local[v] = count + k
+            fresh[k] = v
+            k += 1
+    return k
+
+
+def number_new_nodes(ids: np.ndarray, local: np.ndarray, count: int) -> np.ndarray:
+    """The values of ``ids`` not yet numbered in ``local`` (``local[v] < 0``), each once
+    in order of first appearance; numbers them ``count, count + 1, ...`` in ``local`` (in
+    place) in one pass, instead of a sort-based ``unique``. ``ids`` must be valid indices
+    of ``local`` (the sampler's own output)."""
+    fresh = np.empty(ids.shape[0], dtype=np.int64)
+    k = _number_new(ids, local, int(count), fresh)
+    return fresh[:k].astype(ids.dtype, copy=False)
