@@ -203,3 +203,25 @@ def test_node_data_loader_and_full_neighbor_sampler():
         NodeDataLoader(g, np.arange(5), sampler, batch_size=0)
     with pytest.raises(ValueError, match="num_layers must be >= 1"):
         MultiLayerFullNeighborSampler(0)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("size", [0, 1, 50, 2000])
+def test_number_new_matches_the_sort_based_numbering(dtype, size):
+    """The one-pass Numba numbering of a hop's new nodes equals unique-by-first-sight."""
+    from arraygnn.neighbor_loader import _first_occurrences, number_new
+
+    rng = np.random.default_rng(size)
+    ids = rng.integers(0, 300, size).astype(dtype)  # repeats, and some already numbered
+    local = np.full(300, -1, dtype=np.int64)
+    local[rng.choice(300, 40, replace=False)] = np.arange(40)
+    expected_local = local.copy()
+    new = ids[expected_local[ids] < 0]
+    fresh_expected = new[_first_occurrences(np, new)]
+    expected_local[fresh_expected] = np.arange(40, 40 + fresh_expected.shape[0])
+    ids_before = ids.copy()
+    fresh = number_new(np, local, ids, 40)
+    assert fresh.dtype == ids.dtype
+    np.testing.assert_array_equal(fresh, fresh_expected)
+    np.testing.assert_array_equal(local, expected_local)
+    np.testing.assert_array_equal(ids, ids_before)
