@@ -12,23 +12,35 @@ arithmetic goes through :mod:`arraygnn.ops`.
 (3, 2)
 """
 
+from arraygnn.nn import aggr
+from arraygnn.nn.arma_conv import ARMAConv
+from arraygnn.nn.cg_conv import CGConv
+from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
 from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
+from arraygnn.nn.fa_conv import FAConv
+from arraygnn.nn.film_conv import FiLMConv
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gcn2_conv import GCN2Conv
 from arraygnn.nn.gen_conv import GENConv
+from arraygnn.nn.general_conv import GeneralConv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
+from arraygnn.nn.grav_net_conv import GravNetConv
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.hgt_conv import HGTConv
 from arraygnn.nn.knn_graph import KNNGraph, SegmentedKNNGraph
+from arraygnn.nn.le_conv import LEConv
+from arraygnn.nn.lg_conv import LGConv
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
+from arraygnn.nn.mf_conv import MFConv
 from arraygnn.nn.nn_conv import NNConv
+from arraygnn.nn.pdn_conv import PDNConv
 from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.point_net_conv import PointNetConv
 from arraygnn.nn.pool import SAGPooling, TopKPooling
@@ -49,10 +61,12 @@ from arraygnn.nn.relation_groups import RelationGroups, group_relations
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv, propagate_hops
+from arraygnn.nn.ssg_conv import SSGConv
 from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
 
 __all__ = [
+    "aggr",
     "Linear",
     "BatchNorm",
     "LayerNorm",
@@ -77,12 +91,24 @@ __all__ = [
     "EdgeConv",
     "DynamicEdgeConv",
     "PointNetConv",
+    "MFConv",
+    "FiLMConv",
+    "GeneralConv",
+    "CGConv",
+    "GravNetConv",
+    "PDNConv",
     "KNNGraph",
     "SegmentedKNNGraph",
     "SGConv",
     "APPNP",
     "TAGConv",
     "ChebConv",
+    "LEConv",
+    "ClusterGCNConv",
+    "SSGConv",
+    "LGConv",
+    "FAConv",
+    "ARMAConv",
     "TransformerConv",
     "NNConv",
     "PNAConv",

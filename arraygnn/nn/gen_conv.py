@@ -1,8 +1,9 @@
 """DeeperGCN's generalised graph convolution (Li et al.): PyG's ``GENConv``.
 
-``h_i' = MLP(x_i + MsgNorm(AGG_{j in N(i)} (ReLU(x_j + e_ji) + eps)))``, with ``AGG`` a
-softmax aggregation of inverse temperature ``t`` (learnable, per channel too), a power mean
-of power ``p`` (learnable), or a plain sum / mean / max.
+``h_i' = MLP(x_i + MsgNorm(AGG_{j in N(i)} (ReLU(x_j + e_ji) + eps)))``, with ``AGG`` any
+aggregation of :mod:`arraygnn.nn.aggr` (PyG's: a name, a list of names for a
+``MultiAggregation``, or an aggregation object): by default a softmax of inverse temperature
+``t`` (learnable, per channel too), or a power mean of power ``p`` (learnable).
 
 The ReLU sits on each edge, between the edge term and the reduction, so one ``[E, F]``
 message array is unavoidable (PyG and DGL form it too). It is built in the CSR's slot order
@@ -14,12 +15,18 @@ message array is unavoidable (PyG and DGL form it too). It is built in the CSR's
 - power mean: the messages clamped and raised to ``p`` in place, a row-parallel ``segment``
   mean, then clamped and raised to ``1 / p`` (PyG's order: an isolated target gets
   ``clamp_min ** (1 / p)``, not 0);
-- sum / mean / max: one row-parallel ``segment`` over the messages.
+- sum / mean / max / min: one row-parallel ``segment`` over the messages;
+- any other aggregation (var, std, median, quantiles, mul, a ``MultiAggregation``, a
+  ``DegreeScalerAggregation``, ...): the aggregation itself, called with the CSR's row
+  pointer as ``ptr`` (the slot-order messages are grouped by target), then PyG's
+  ``lin_aggr_out`` where a ``MultiAggregation`` changes the width.
 
 >>> import numpy as np
 >>> conv = GENConv(4, 4, rng=0)
 >>> conv(np.ones((3, 4), np.float32), np.array([[0, 1], [1, 2]])).shape
 (3, 4)
+>>> GENConv(4, 4, aggr=["mean", "max"], rng=0).lin_aggr_out.weight.shape
+(4, 8)
 """
 
 from __future__ import annotations
@@ -32,18 +39,42 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_attr, csr_of, parse_input
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
+from arraygnn.nn.aggr import (
+    MaxAggregation,
+    MeanAggregation,
+    MinAggregation,
+    MultiAggregation,
+    PowerMeanAggregation,
+    SoftmaxAggregation,
+    SumAggregation,
+    aggregation_resolver,
+)
 from arraygnn.nn.linear import BatchNorm, LayerNorm, Linear, Sequential, _check_features, _rng
 
 __all__ = ["GENConv"]
 
-_AGGREGATIONS = ("softmax", "powermean", "sum", "mean", "max")
-_ALIASES = {"add": "sum", "softmax_sg": "softmax", "power": "powermean"}
+#: PyG's old names
+_ALIASES = {"softmax_sg": "softmax", "power": "powermean"}
+#: aggregations that are one segment reduction of the slot-order messages
+_SEGMENT = {
+    SumAggregation: "sum",
+    MeanAggregation: "mean",
+    MaxAggregation: "max",
+    MinAggregation: "min",
+}
 _NORMS = ("batch", "layer", "instance", None)
 
 
 def _identity(x: Any) -> Any:
     """Dropout at inference."""
     return x
+
+
+def _clamp(agg: PowerMeanAggregation, x: Any) -> Any:
+    """The power mean's clamp, in place on our own array."""
+    if agg.min_value is None and agg.max_value is None:
+        return x
+    return get_namespace(x).clip(x, agg.min_value, agg.max_value, out=x)
 
 
 def _instance_norm(x: Any, eps: float = 1e-5) -> Any:
@@ -54,15 +85,6 @@ def _instance_norm(x: Any, eps: float = 1e-5) -> Any:
     centred = x - x.mean(axis=-1, keepdims=True)
     var = (centred * centred).mean(axis=-1, keepdims=True)
     return centred / xp.sqrt(var + x.dtype.type(eps))
-
-
-class _AggrParams(Module):
-    """A learnable aggregation's parameter: ``t`` (softmax) or ``p`` (power mean),
-    ``(channels,)`` like PyG's ``aggr_module.t`` / ``aggr_module.p``."""
-
-    def __init__(self, name: str, value: float, channels: int, dtype: Any) -> None:
-        self._param_names = (name,)
-        setattr(self, name, np.full(channels, value, dtype=dtype))
 
 
 class _MessageNorm(Module):
@@ -103,6 +125,55 @@ def _gen_mlp(channels: list[int], norm: str | None, bias: bool, dtype: Any, rng:
     return Sequential(*steps)
 
 
+def _resolve_aggr(
+    name: str,
+    out: int,
+    aggr: Any,
+    aggr_kwargs: dict[str, Any] | None,
+    legacy: dict[str, Any],
+    clamp: tuple[float | None, float | None],
+    dtype: Any,
+) -> Any:
+    """PyG's ``GENConv`` aggregation: ``aggr_kwargs`` from ``t`` / ``learn_t`` (softmax) or
+    ``p`` / ``learn_p`` (power mean) unless given, then ``aggregation_resolver``."""
+    given = aggr
+    semi_grad = isinstance(aggr, str) and aggr == "softmax_sg"
+    if isinstance(aggr, str):
+        aggr = _ALIASES.get(aggr, aggr)
+    elif not isinstance(aggr, (list, tuple)) and not callable(aggr):
+        raise TypeError(
+            f"{name}: aggr must be a name, a list of names or an aggregation, got "
+            f"{type(aggr).__name__}"
+        )
+    if aggr_kwargs is None and aggr in ("softmax", "powermean"):
+        channels = layer_size(name, "aggr_channels", legacy["channels"], minimum=1)
+        if channels not in (1, out):
+            raise ValueError(
+                f"{name}: aggr_channels must be 1 or out_channels ({out}), got {channels}"
+            )
+        learn = bool(legacy["learn_t"] if aggr == "softmax" else legacy["learn_p"])
+        if channels != 1 and not learn:
+            raise ValueError(
+                f"{name}: aggr_channels > 1 needs a learnt t / p (learn_t / learn_p), as PyG"
+            )
+        if aggr == "softmax":
+            aggr_kwargs = dict(t=legacy["t"], learn=learn, semi_grad=semi_grad, channels=channels)
+        else:
+            if not learn and float(legacy["p"]) == 0:
+                raise ValueError(f"{name}: p must be non-zero for the power mean (1 / p)")
+            aggr_kwargs = dict(
+                p=legacy["p"],
+                learn=learn,
+                channels=channels,
+                clamp_min=clamp[0],
+                clamp_max=clamp[1],
+            )
+    try:
+        return aggregation_resolver(aggr, dtype=dtype, **(aggr_kwargs or {}))
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"{name}: aggr={given!r}: {err}") from None
+
+
 class GENConv(Module):
     """PyG's ``GENConv`` (DeeperGCN) at inference: BatchNorm with running statistics,
     dropout the identity.
@@ -114,8 +185,12 @@ class GENConv(Module):
     Args:
         in_channels: an int, or ``(in_src, in_dst)`` for a bipartite graph.
         out_channels: the message and output size.
-        aggr: ``'softmax'`` (default), ``'powermean'``, ``'add'`` / ``'sum'``, ``'mean'`` or
-            ``'max'`` (``'softmax_sg'`` and ``'power'``, PyG's old names, are accepted).
+        aggr: ``'softmax'`` (default), ``'powermean'``, any other name
+            :func:`~arraygnn.nn.aggr.aggregation_resolver` knows (``'add'`` / ``'sum'``,
+            ``'mean'``, ``'max'``, ``'min'``, ``'mul'``, ``'var'``, ``'std'``, ``'median'``,
+            ...), a list of names (a ``MultiAggregation``) or an aggregation object of
+            :mod:`arraygnn.nn.aggr` (``'softmax_sg'`` and ``'power'``, PyG's old names, are
+            accepted).
         t: the softmax's inverse temperature; ``learn_t`` makes it a weight
             ``aggr_module.t`` ``(aggr_channels,)``.
         p: the power mean's power; ``learn_p`` makes it a weight ``aggr_module.p``.
@@ -129,6 +204,10 @@ class GENConv(Module):
         bias: biases in ``lin_src`` / ``lin_dst`` / ``lin_edge`` and the MLP (PyG's
             default ``False``).
         edge_dim: the edge feature size; ``None`` means ``out_channels`` (no ``lin_edge``).
+        aggr_kwargs: arguments of the aggregation resolved from a name (PyG's; they replace
+            ``t`` / ``learn_t`` / ``p`` / ``learn_p``, as in PyG), e.g. ``{'t': 1.0,
+            'learn': True, 'channels': out_channels}`` or ``{'mode': 'proj', 'mode_kwargs':
+            {...}}`` for a list.
         aggr_channels: size of a learnt ``t`` / ``p`` (PyG's ``aggr_kwargs['channels']``:
             1 or ``out_channels``).
         clamp_min, clamp_max: the power mean's clamp bounds (PyG's ``1e-4`` / ``100``;
@@ -145,8 +224,10 @@ class GENConv(Module):
         - edge memory: one ``(E, out_channels)`` message array (the ReLU needs it), plus
           the ``(E, out_channels)`` softmax weights for ``aggr='softmax'``
 
-    Names (PyG): ``lin_src.*``, ``lin_dst.*``, ``lin_edge.*``, ``aggr_module.t`` /
-    ``aggr_module.p``, ``msg_norm.scale``, ``mlp.<i>.*`` (``torch.nn.Sequential`` indices).
+    Names (PyG): ``lin_src.*``, ``lin_dst.*``, ``lin_edge.*``, ``aggr_module.*``
+    (``aggr_module.t`` / ``aggr_module.p``, ``aggr_module.aggrs.<i>.*``,
+    ``aggr_module.lin.*``), ``lin_aggr_out.*``, ``msg_norm.scale``, ``mlp.<i>.*``
+    (``torch.nn.Sequential`` indices).
 
     >>> import numpy as np
     >>> from arraygnn.nn import GENConv
@@ -157,13 +238,21 @@ class GENConv(Module):
     (3, 4)
     """
 
-    _child_names = ("lin_src", "lin_edge", "lin_dst", "aggr_module", "msg_norm", "mlp")
+    _child_names = (
+        "lin_src",
+        "lin_edge",
+        "lin_dst",
+        "aggr_module",
+        "lin_aggr_out",
+        "msg_norm",
+        "mlp",
+    )
 
     def __init__(
         self,
         in_channels: int | tuple[int, int],
         out_channels: int,
-        aggr: str = "softmax",
+        aggr: Any = "softmax",
         t: float = 1.0,
         learn_t: bool = False,
         p: float = 1.0,
@@ -177,6 +266,7 @@ class GENConv(Module):
         bias: bool = False,
         edge_dim: int | None = None,
         *,
+        aggr_kwargs: dict[str, Any] | None = None,
         aggr_channels: int = 1,
         clamp_min: float | None = 1e-4,
         clamp_max: float | None = 100.0,
@@ -196,37 +286,31 @@ class GENConv(Module):
                 f"{name}: in_channels must be an int or a pair of ints, got {in_channels!r}"
             )
         self.out_channels = out = layer_size(name, "out_channels", out_channels, minimum=1)
-        aggr = _ALIASES.get(aggr, aggr) if isinstance(aggr, str) else aggr
-        if aggr not in _AGGREGATIONS:
-            raise ValueError(
-                f"{name}: aggr must be 'softmax', 'powermean', 'add', 'mean' or 'max', got {aggr!r}"
-            )
         if norm not in _NORMS:
             raise ValueError(
                 f"{name}: norm must be 'batch', 'layer', 'instance' or None, got {norm!r}"
             )
-        self.aggr = aggr
         self.norm = norm
         self.num_layers = layer_size(name, "num_layers", num_layers, minimum=1)
         self.expansion = layer_size(name, "expansion", expansion, minimum=1)
         self.eps = float(eps)
-        self.t, self.learn_t = float(t), bool(learn_t)
-        self.p, self.learn_p = float(p), bool(learn_p)
-        if self.aggr == "powermean" and not self.learn_p and self.p == 0:
-            raise ValueError(f"{name}: p must be non-zero for the power mean (1 / p)")
-        channels = layer_size(name, "aggr_channels", aggr_channels, minimum=1)
-        if channels not in (1, out):
-            raise ValueError(
-                f"{name}: aggr_channels must be 1 or out_channels ({out}), got {channels}"
-            )
-        learnt = (aggr == "softmax" and self.learn_t) or (aggr == "powermean" and self.learn_p)
-        if channels != 1 and not learnt:
-            raise ValueError(
-                f"{name}: aggr_channels > 1 needs a learnt t / p (learn_t / learn_p), as PyG"
-            )
-        self.aggr_channels = channels
-        self.clamp_min = None if clamp_min is None else float(clamp_min)
-        self.clamp_max = None if clamp_max is None else float(clamp_max)
+        self.aggr_module = _resolve_aggr(
+            name,
+            out,
+            aggr,
+            aggr_kwargs,
+            dict(t=t, learn_t=learn_t, p=p, learn_p=learn_p, channels=aggr_channels),
+            (clamp_min, clamp_max),
+            dtype,
+        )
+        # PyG's string form of the aggregation (a list for several)
+        self.aggr = (
+            [str(a) for a in aggr]
+            if isinstance(aggr, (list, tuple))
+            else _ALIASES.get(aggr, aggr)
+            if isinstance(aggr, str)
+            else repr(aggr)
+        )
         gen = _rng(rng)
         self.lin_src = Linear(in_src, out, bias, dtype=dtype, rng=gen) if in_src != out else None
         self.edge_dim = None if edge_dim is None else layer_size(name, "edge_dim", edge_dim, 1)
@@ -236,10 +320,12 @@ class GENConv(Module):
             else None
         )
         self.lin_dst = Linear(in_dst, out, bias, dtype=dtype, rng=gen) if in_dst != out else None
-        self.aggr_module = None
-        if learnt:
-            which = "t" if aggr == "softmax" else "p"
-            self.aggr_module = _AggrParams(which, getattr(self, which), channels, dtype)
+        aggr_out = out
+        if isinstance(self.aggr_module, MultiAggregation):
+            aggr_out = self.aggr_module.get_out_channels(out)
+        self.lin_aggr_out = (
+            Linear(aggr_out, out, bias, dtype=dtype, rng=gen) if aggr_out != out else None
+        )
         self.msg_norm = _MessageNorm(learn_msg_scale, dtype) if msg_norm else None
         hidden = [out * self.expansion] * (self.num_layers - 1)
         self.mlp = _gen_mlp([out, *hidden, out], norm, bias, dtype, gen)
@@ -272,40 +358,41 @@ class GENConv(Module):
         msg += msg.dtype.type(self.eps)
         return msg
 
-    def _clamp(self, x: Any) -> Any:
-        if self.clamp_min is None and self.clamp_max is None:
-            return x
-        return get_namespace(x).clip(x, self.clamp_min, self.clamp_max, out=x)
-
     def _aggregate(self, msg: Any, csr: Any) -> Any:
         from arraygnn import ops
         from arraygnn.ops.slot_order import edge_softmax_slots, slots_as_sources, spmm_slots
 
+        agg = self.aggr_module
+        kind = type(agg)
         dtype = msg.dtype
-        if self.aggr == "softmax":
-            if self.learn_t:
-                scores = msg * self.aggr_module.t.astype(dtype)
-            elif self.t != 1:
-                scores = msg * dtype.type(self.t)
+        if kind is SoftmaxAggregation:
+            t = agg.t
+            if agg.learn:
+                scores = msg * t.astype(dtype)
+            elif t != 1:
+                scores = msg * dtype.type(t)
             else:
                 scores = msg
             alpha = edge_softmax_slots(csr, scores)
             del scores
             # each slot a source row: the softmax-weighted sum without an m * alpha array
             return spmm_slots(slots_as_sources(csr), msg, alpha, "sum")
-        if self.aggr == "powermean":
-            if self.learn_p:
-                p = self.aggr_module.p.astype(dtype)
-                inv = (1 / self.aggr_module.p).astype(dtype)
-            elif self.p != 1:
-                p, inv = dtype.type(self.p), 1.0 / self.p
+        if kind is PowerMeanAggregation:
+            if agg.learn:
+                p = agg.p.astype(dtype)
+                inv = (1 / agg.p).astype(dtype)
+            elif agg.p != 1:
+                p, inv = dtype.type(agg.p), 1.0 / agg.p
             else:
                 return ops.segment(msg, csr.indptr, "mean")
             xp = get_namespace(msg)
-            msg = xp.power(self._clamp(msg), p, out=msg)
+            msg = xp.power(_clamp(agg, msg), p, out=msg)
             out = ops.segment(msg, csr.indptr, "mean")
-            return xp.power(self._clamp(out), inv, out=out)
-        return ops.segment(msg, csr.indptr, self.aggr)
+            return xp.power(_clamp(agg, out), inv, out=out)
+        if kind in _SEGMENT:
+            return ops.segment(msg, csr.indptr, _SEGMENT[kind])
+        # any other aggregation: the slot-order messages are grouped by target
+        return agg(msg, ptr=csr.indptr, dim_size=csr.num_dst_nodes)
 
     def __call__(
         self, graph_or_x: Any, feat_or_edge_index: Any, edge_attr: Any = None, size: Any = None
@@ -338,6 +425,8 @@ class GENConv(Module):
         msg = self._messages(inp, xs, csr, edge_attr)
         out = self._aggregate(msg, csr)
         del msg
+        if self.lin_aggr_out is not None:  # a MultiAggregation's width back to out_channels
+            out = self.lin_aggr_out(out)
         if self.msg_norm is not None:
             out = self.msg_norm(x_dst if x_dst is not None else xs, out)
         if x_dst is not None:

@@ -11,7 +11,8 @@ How it runs (no ``[E, F_in + D]`` concatenation is formed):
   one SDDMM ``add`` gives every edge's first hidden layer (in the CSR's slot order). The
   rest of ``local_nn`` runs per edge (it is nonlinear); a segment reduction over the CSR
   rows aggregates the messages. On NumPy this runs over pieces of CSR rows holding about
-  :data:`EDGE_CHUNK_BYTES` of hidden layer each, so the per-edge temporaries stay small.
+  :data:`arraygnn.nn._row_chunks.EDGE_CHUNK_BYTES` of hidden layer each, so the per-edge
+  temporaries stay small.
 - ``local_nn`` a single ``Linear``, or no ``local_nn``: every message is
   ``A[j] + B[i]``, so the aggregate is one SpMM of ``A`` plus ``B[i]`` (``deg_i B[i]`` for
   the sum): nothing per edge at all.
@@ -45,10 +46,6 @@ from arraygnn.nn.linear import _check_features, matmul
 __all__ = ["PointNetConv"]
 
 _AGGRS = {"add": "sum", "sum": "sum", "mean": "mean", "max": "max", "min": "min"}
-
-#: bytes of first hidden layer formed per piece of CSR rows in the per-edge path (NumPy):
-#: the per-edge temporaries of ``local_nn`` stay this small instead of ``[E, hidden]``
-EDGE_CHUNK_BYTES = 4 * 2**20
 
 
 def _pair_of(name: str, value: Any, allow_none: bool) -> tuple[Any, Any]:
@@ -232,33 +229,19 @@ class PointNetConv(Module):
 
     def _per_edge(self, csr: Any, at_src: Any, at_dst: Any, rest: Any) -> Any:
         """``aggr_{j -> i} rest(at_src[j] + at_dst[i])``, the CSR's rows taken about
-        :data:`EDGE_CHUNK_BYTES` of first hidden layer at a time on NumPy (the per-edge
-        temporaries stay small and warm in cache; one piece on CuPy)."""
+        :data:`~arraygnn.nn._row_chunks.EDGE_CHUNK_BYTES` of first hidden layer at a time
+        on NumPy (the per-edge temporaries stay small and warm in cache; one piece on
+        CuPy): :func:`~arraygnn.nn._row_chunks.map_row_chunks`."""
         from arraygnn import ops
-        from arraygnn.nn.rgcn_conv import _row_range
+        from arraygnn.nn._row_chunks import map_row_chunks
         from arraygnn.ops.slot_order import sddmm_slots
 
-        row_bytes = max(int(at_src.shape[1]) * at_src.dtype.itemsize, 1)
-        step = max(1, EDGE_CHUNK_BYTES // row_bytes)
-        num_dst = csr.num_dst_nodes
-        if get_namespace(at_src) is not np or csr.num_edges <= step:
-            hidden = sddmm_slots(csr, at_src, at_dst, op="add", lhs_target="u", rhs_target="v")
-            return ops.segment(rest(hidden), csr.indptr, reduce=self.aggr)
-        indptr = csr.indptr
-        out = None
-        start = 0
-        while start < num_dst:
-            first = int(indptr[start])
-            stop = int(np.searchsorted(indptr, first + step, side="right")) - 1
-            stop = min(max(stop, start + 1), num_dst)
-            part = _row_range(csr, start, stop)
+        def rows(part: Any, start: int, stop: int, first: int, last: int) -> Any:
             hidden = sddmm_slots(part, at_src, at_dst[start:stop], op="add")
-            rows = ops.segment(rest(hidden), part.indptr, reduce=self.aggr)
-            if out is None:
-                out = np.empty((num_dst,) + tuple(rows.shape[1:]), dtype=rows.dtype)
-            out[start:stop] = rows
-            start = stop
-        return out
+            return ops.segment(rest(hidden), part.indptr, reduce=self.aggr)
+
+        row_bytes = int(at_src.shape[1]) * at_src.dtype.itemsize
+        return map_row_chunks(csr, row_bytes, rows)
 
     def _affine_aggregate(self, csr: Any, at_src: Any, at_dst: Any) -> Any:
         """``aggr_{j -> i}(at_src[j] + at_dst[i])`` without per-edge arrays: one SpMM of

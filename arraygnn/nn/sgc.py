@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._graph_input import check_edge_weight, parse_input
+from arraygnn.nn._graph_input import GraphInput, check_edge_weight, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import normalized_slots
 from arraygnn.nn.linear import Linear, _check_features, _ModuleList, add_bias, get_activation
@@ -153,6 +153,23 @@ def _homogeneous(layer: str, x_or_graph: Any, edge_index_or_feat: Any, edge_weig
             f"{layer}: node features must be floating point, got dtype {inp.x_src.dtype}"
         )
     check_edge_weight(layer, edge_weight, inp.num_edges)
+    return inp
+
+
+def propagation_input(
+    layer: str, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None
+) -> GraphInput:
+    """The parsed input of a layer that propagates ``[N, F]`` features over one node set:
+    PyG's ``(x, edge_index)`` or DGL's ``(graph, feat)``, floating-point ``x`` of exactly
+    two dimensions (PyG's propagation would read dimension -2 of a 3-D ``x`` as the nodes),
+    ids in range and ``edge_weight`` ``(E,)`` floating point or ``None``; every error
+    names ``layer``."""
+    inp = _homogeneous(layer, x_or_graph, edge_index_or_feat, edge_weight)
+    if inp.x_src.ndim != 2:
+        raise ValueError(
+            f"{layer}: node features must be [num_nodes, channels], got shape "
+            f"{list(inp.x_src.shape)}"
+        )
     return inp
 
 

@@ -13,9 +13,12 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
 ``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
 ``GCN2Conv``, ``GatedGraphConv``, ``ResGatedGraphConv``, ``EdgeConv``, ``DynamicEdgeConv``,
-``PointNetConv``, ``GENConv``,
+``PointNetConv``, ``GENConv``, ``LEConv``, ``ClusterGCNConv``, ``SSGConv``, ``LGConv``,
+``FAConv``, ``ARMAConv``,
+``MFConv``, ``FiLMConv``, ``GeneralConv``, ``CGConv``, ``GravNetConv``, ``PDNConv``,
 ``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
-``AttentionalAggregation``; DGL
+``AttentionalAggregation``, the ``torch_geometric.nn.aggr`` aggregations of
+``arraygnn.nn.aggr`` (learnt ``t`` / ``p``, ``MultiAggregation`` ``proj``); DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
 too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
 ``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``TypedLinear``, ``HeteroGraphConv``, ``Set2Set``,
@@ -37,10 +40,14 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn._module import Module
+from arraygnn.nn.aggr.convert import PYG_AGGREGATIONS, aggregation_from_pyg
+from arraygnn.nn.arma_conv import ARMAConv
+from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
 from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding, dgl_type_key
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
+from arraygnn.nn.fa_conv import FAConv
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
@@ -51,6 +58,8 @@ from arraygnn.nn.graph_conv import GCNConv, GraphConv
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.hgt_conv import HGTConv
+from arraygnn.nn.le_conv import LEConv
+from arraygnn.nn.lg_conv import LGConv
 from arraygnn.nn.linear import (
     GRU,
     LSTM,
@@ -77,6 +86,7 @@ from arraygnn.nn.readout import (
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.sage_conv import PyGGraphConv, SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv
+from arraygnn.nn.ssg_conv import SSGConv
 from arraygnn.nn.transformer_conv import TransformerConv
 
 __all__ = ["from_pyg", "from_dgl", "from_torch"]
@@ -325,6 +335,8 @@ def from_pyg(module: Any) -> Module:
     if not _is_pyg(module):
         return from_torch(module)
     kind = type(module).__name__
+    if kind in PYG_AGGREGATIONS:  # torch_geometric.nn.aggr -> arraygnn.nn.aggr
+        return aggregation_from_pyg(module)
     dtype = _dtype_of(module) if len(module.state_dict()) else np.float32
     if kind == "Linear":
         layer = Linear(
@@ -686,7 +698,179 @@ def from_pyg(module: Any) -> Module:
         with warnings.catch_warnings():  # PyG warned about unreached node types already
             warnings.simplefilter("ignore")
             return HeteroConv(convs, aggr=module.aggr)
+    if kind in _PROPAGATION_LAYERS:
+        return _pyg_propagation_layer(module, kind, dtype)
+    if kind in _MESSAGE_LAYERS:
+        return _pyg_message_layer(module, kind, dtype)
     raise TypeError(f"from_pyg: no arraygnn layer for torch_geometric's {kind}")
+
+
+_PROPAGATION_LAYERS = ("LEConv", "ClusterGCNConv", "SSGConv", "LGConv", "FAConv", "ARMAConv")
+
+
+def _pyg_propagation_layer(module: Any, kind: str, dtype: Any) -> Module:
+    """PyG's ``LEConv``, ``ClusterGCNConv``, ``SSGConv``, ``LGConv``, ``FAConv`` or
+    ``ARMAConv`` as the arraygnn layer (sum aggregation, source -> target only)."""
+    _pyg_aggr(module, kind, ("sum",))
+    if kind == "LGConv":
+        return LGConv(module.normalize)
+    if kind == "LEConv":
+        sizes = _lazy_sizes(kind, module.in_channels, module.lin1, module.lin2)
+        layer: Module = LEConv(
+            sizes, module.out_channels, module.lin1.bias is not None, dtype=dtype
+        )
+    elif kind == "ClusterGCNConv":
+        layer = ClusterGCNConv(
+            _lazy_sizes(kind, module.in_channels, module.lin_out),
+            module.out_channels,
+            float(module.diag_lambda),
+            module.add_self_loops,
+            module.lin_out.bias is not None,
+            dtype=dtype,
+        )
+    elif kind == "SSGConv":
+        layer = SSGConv(
+            _lazy_sizes(kind, module.in_channels, module.lin),
+            module.out_channels,
+            float(module.alpha),
+            module.K,
+            module.cached,
+            module.add_self_loops,
+            module.lin.bias is not None,
+            dtype=dtype,
+        )
+    elif kind == "FAConv":
+        layer = FAConv(
+            _lazy_sizes(kind, module.channels, module.att_l),
+            float(module.eps),
+            float(module.dropout),
+            module.cached,
+            module.add_self_loops,
+            module.normalize,
+            dtype=dtype,
+        )
+    else:  # ARMAConv: init_weight (K, in, out) sizes a lazy in_channels=-1 once run (before,
+        # module.state_dict() itself raises torch's error about uninitialised parameters)
+        layer = ARMAConv(
+            int(module.init_weight.shape[1]),
+            module.out_channels,
+            module.num_stacks,
+            module.num_layers,
+            module.shared_weights,
+            _activation(module.act, "from_pyg: ARMAConv act"),
+            float(module.dropout),
+            module.bias is not None,
+            dtype=dtype,
+        )
+        # PyG's lazy initialisation sizes root_weight from `weight`, one slice too many when
+        # T' = 1; the forward pass reads only the first T' slices
+        state = dict(module.state_dict())
+        state["root_weight"] = state["root_weight"][: layer.root_weight.shape[0]]
+        return layer.load_state_dict(state, format="pyg")
+    return _load(layer, module, "pyg")
+
+
+_MESSAGE_LAYERS = ("MFConv", "FiLMConv", "GeneralConv", "CGConv", "GravNetConv", "PDNConv")
+
+
+def _pyg_message_layer(module: Any, kind: str, dtype: Any) -> Module:
+    """PyG's ``MFConv``, ``FiLMConv``, ``GeneralConv``, ``CGConv``, ``GravNetConv`` and
+    ``PDNConv`` as arraygnn layers, weights included."""
+    from arraygnn.nn.cg_conv import CGConv
+    from arraygnn.nn.film_conv import FiLMConv
+    from arraygnn.nn.general_conv import GeneralConv
+    from arraygnn.nn.grav_net_conv import GravNetConv
+    from arraygnn.nn.mf_conv import MFConv
+    from arraygnn.nn.pdn_conv import PDNConv
+
+    every = ("sum", "mean", "max", "min")
+    if kind == "MFConv":
+        aggr = _pyg_aggr(module, kind, every)
+        sizes = _lazy_sizes(kind, module.in_channels, module.lins_l[0], module.lins_r[0])
+        bias = module.lins_l[0].bias is not None
+        layer = MFConv(sizes, module.out_channels, module.max_degree, bias, aggr, dtype=dtype)
+    elif kind == "FiLMConv":
+        aggr = _pyg_aggr(module, kind, every)
+        film, skip = module.films[0], module.film_skip
+        default = (  # nn=None: PyG Linear layers, the relations' with bias, the skip's without
+            type(film).__name__ == type(skip).__name__ == "Linear"
+            and _is_pyg(film)
+            and _is_pyg(skip)
+            and film.bias is not None
+            and skip.bias is None
+        )
+        layer = FiLMConv(
+            _lazy_sizes(kind, module.in_channels, module.lins[0], module.lin_skip),
+            module.out_channels,
+            len(module.lins),
+            None if default else from_torch(film),
+            act=_activation(module.act, "from_pyg: FiLMConv act"),
+            aggr=aggr,
+            dtype=dtype,
+        )
+    elif kind == "GeneralConv":
+        aggr = _pyg_aggr(module, kind, every)
+        sizes = module.in_channels
+        pair = isinstance(sizes, (tuple, list))
+        lin_self = module.lin_self if hasattr(module.lin_self, "weight") else None
+        sizes = (
+            _lazy_sizes(kind, sizes, module.lin_msg, lin_self)
+            if pair
+            else _lazy_sizes(kind, sizes, module.lin_msg)
+        )
+        layer = GeneralConv(
+            sizes,
+            module.out_channels,
+            module.in_edge_channels,
+            aggr,
+            skip_linear=lin_self is not None,  # a lazily sized lin_self may match out
+            directed_msg=module.directed_msg,
+            heads=module.heads,
+            attention=module.attention,
+            attention_type=module.attention_type,
+            l2_normalize=module.normalize_l2,
+            bias=module.lin_msg.bias is not None,
+            dtype=dtype,
+        )
+    elif kind == "CGConv":
+        aggr = _pyg_aggr(module, kind, every)
+        bn = module.bn
+        if bn is not None and not bn.track_running_stats:
+            raise ValueError("from_pyg: CGConv's BatchNorm1d has no running statistics")
+        layer = CGConv(
+            module.channels,
+            module.dim,
+            aggr,
+            bn is not None,
+            module.lin_f.bias is not None,
+            dtype=dtype,
+        )
+        if bn is not None:
+            layer.bn.eps = float(bn.eps)
+            if not bn.affine:
+                layer.bn.weight = layer.bn.bias = None
+    elif kind == "GravNetConv":
+        layer = GravNetConv(
+            module.in_channels,
+            module.out_channels,
+            module.lin_s.out_channels,
+            module.lin_h.out_channels,
+            module.k,
+            dtype=dtype,
+        )
+    else:  # PDNConv
+        _pyg_aggr(module, kind, ("sum",))
+        layer = PDNConv(
+            module.in_channels,
+            module.out_channels,
+            module.edge_dim,
+            module.hidden_channels,
+            module.add_self_loops,
+            module.normalize,
+            module.bias is not None,
+            dtype=dtype,
+        )
+    return _load(layer, module, "pyg")
 
 
 _PNA_AGGREGATIONS = {
@@ -721,28 +905,20 @@ def _pna_aggregators(module: Any) -> list[str]:
     return names
 
 
-_GEN_AGGREGATIONS = {
-    "SoftmaxAggregation": "softmax",
-    "PowerMeanAggregation": "powermean",
-    "SumAggregation": "sum",
-    "MeanAggregation": "mean",
-    "MaxAggregation": "max",
-}
-
-
 def _pyg_gen_conv(module: Any, dtype: Any) -> GENConv:
-    """An arraygnn ``GENConv`` shaped like PyG's: the aggregation from ``aggr_module``
-    (learnt ``t`` / ``p`` included), the MLP's depth, width, norm and bias from its layers."""
+    """An arraygnn ``GENConv`` shaped like PyG's: the aggregation converted from
+    ``aggr_module`` (any of ``arraygnn.nn.aggr``, learnt ``t`` / ``p`` included), the MLP's
+    depth, width, norm and bias from its layers."""
     flow = getattr(module, "flow", "source_to_target")
     if flow != "source_to_target":
         raise ValueError(f"from_pyg: GENConv(flow={flow!r}) is not supported")
-    agg = module.aggr_module
-    name = _GEN_AGGREGATIONS.get(type(agg).__name__)
-    if name is None or hasattr(module, "lin_aggr_out"):
+    try:
+        agg = from_pyg(module.aggr_module)
+    except (TypeError, ValueError) as err:
         raise ValueError(
-            f"from_pyg: GENConv aggregation {type(agg).__name__} is not supported "
-            "(softmax, powermean, add, mean, max)"
-        )
+            f"from_pyg: GENConv aggregation {type(module.aggr_module).__name__} is not "
+            f"supported ({err})"
+        ) from None
     lins = [m for m in module.mlp if hasattr(m, "weight") and "Norm" not in type(m).__name__]
     norms = [m for m in module.mlp if "Norm" in type(m).__name__]
     norm = None
@@ -762,15 +938,10 @@ def _pyg_gen_conv(module: Any, dtype: Any) -> GENConv:
         edge_dim = getattr(lin_edge, "in_channels", -1)
         if edge_dim == -1:  # lazy and never run on edge features: none to project
             lin_edge, edge_dim = None, None
-    learnt = getattr(agg, "learn", False)
     layer = GENConv(
         pair if isinstance(sizes, (tuple, list)) else pair[0],
         out,
-        name,
-        t=float(agg.t.detach().reshape(-1)[0]) if name == "softmax" and learnt else 1.0,
-        learn_t=name == "softmax" and learnt,
-        p=float(agg.p.detach().reshape(-1)[0]) if name == "powermean" and learnt else 1.0,
-        learn_p=name == "powermean" and learnt,
+        agg,
         msg_norm=hasattr(module, "msg_norm"),
         learn_msg_scale=hasattr(module, "msg_norm") and module.msg_norm.scale.requires_grad,
         norm=norm,
@@ -779,15 +950,8 @@ def _pyg_gen_conv(module: Any, dtype: Any) -> GENConv:
         eps=module.eps,
         bias=lins[0].bias is not None,
         edge_dim=edge_dim,
-        aggr_channels=getattr(agg, "channels", 1) if learnt else 1,
         dtype=dtype,
     )
-    if name == "softmax" and not learnt:
-        layer.t = float(agg.t)
-    if name == "powermean":
-        if not learnt:
-            layer.p = float(agg.p)
-        layer.clamp_min, layer.clamp_max = agg.min_value, agg.max_value
     for ours, theirs in zip(
         [s for s in layer.mlp.steps if isinstance(s, Module) and not isinstance(s, Linear)],
         norms,

@@ -1,6 +1,8 @@
 """``GENConv`` against PyG's (same weights through ``from_pyg``, eval mode): every
-aggregation (learnt ``t`` / ``p`` too), message norm, each MLP norm, edge features, bipartite
-inputs, isolated targets and repeated edges, float32 / float64, int32 / int64 ids; errors."""
+aggregation (learnt ``t`` / ``p`` too; any ``torch_geometric.nn.aggr`` one that
+arraygnn.nn.aggr has, ``MultiAggregation`` with ``lin_aggr_out`` and ``proj``), message
+norm, each MLP norm, edge features, bipartite inputs, isolated targets and repeated edges,
+float32 / float64, int32 / int64 ids; errors."""
 
 from __future__ import annotations
 
@@ -215,19 +217,113 @@ def test_gen_conv_lazy_sizes():
     _check(_randomise(module), x, ei)
 
 
+def _other_aggregations():
+    """PyG GENConv aggregations beyond softmax / power mean / sum / mean / max (each a
+    ``(aggr, extra GENConv kwargs)`` pair; built fresh per test)."""
+    aggr = pyg_nn.aggr
+    return [
+        ("min", {}),
+        ("mul", {}),
+        ("var", {}),
+        ("std", {}),
+        ("median", {}),
+        (aggr.QuantileAggregation(0.25, "linear"), {}),
+        (aggr.SoftmaxAggregation(t=0.5, learn=True, channels=6), {}),
+        (aggr.PowerMeanAggregation(p=2.0, learn=True), {}),
+        (["mean", "max"], {}),  # cat: 12 channels, then PyG's lin_aggr_out
+        (["mean", "std", "min"], {"aggr_kwargs": {"mode": "sum"}}),
+        (["mean", "max"], {"aggr_kwargs": {"mode": "logsumexp"}}),
+        (
+            ["softmax", "powermean"],
+            {"aggr_kwargs": {"aggrs_kwargs": [{"learn": True}, {"learn": True, "p": 1.5}]}},
+        ),
+        (
+            ["sum", "max", "var"],
+            {
+                "aggr_kwargs": {
+                    "mode": "proj",
+                    "mode_kwargs": {"in_channels": 6, "out_channels": 6, "bias": False},
+                }
+            },
+        ),
+        (aggr.DegreeScalerAggregation("mean", "amplification", torch.tensor([1.0, 4, 2])), {}),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("case", range(14))
+def test_gen_conv_other_aggregations(case, index_dtype, dtype):
+    rng = np.random.default_rng(10 + case)
+    torch.manual_seed(case)
+    aggr, kwargs = _other_aggregations()[case]
+    module = _randomise(pyg_nn.GENConv(6, 6, aggr=aggr, bias=True, **kwargs), seed=case)
+    x, ei, _ = _inputs(rng, 30, 6, dtype, index_dtype)
+    if case in (1, 7, 11):  # products / powers: keep the messages in a tame range
+        x = 0.5 + 0.5 * np.abs(x)
+    tol = 2e-4 if dtype == np.float32 else None
+    ours, _ = _check(module, x, ei, dtype=dtype, tol=tol)
+    assert type(ours.aggr_module).__name__ == type(module.aggr_module).__name__
+    assert (ours.lin_aggr_out is None) == (not hasattr(module, "lin_aggr_out"))
+    assert set(ours.state_dict()) == {
+        k for k in module.state_dict() if not k.endswith("num_batches_tracked")
+    }
+    # edge features and a bipartite graph go through the same aggregation
+    module = _randomise(
+        pyg_nn.GENConv((4, 5), 6, aggr=_other_aggregations()[case][0], edge_dim=3, **kwargs),
+        seed=case,
+    )
+    ei = random_graph(rng, 12, 9, index_dtype=index_dtype)
+    xs = (
+        rng.standard_normal((12, 4)).astype(dtype),
+        rng.standard_normal((9, 5)).astype(dtype),
+    )
+    e = rng.standard_normal((ei.shape[1], 3)).astype(dtype)
+    _check(module, xs, ei, e, dtype=dtype, tol=tol)
+
+
+def test_gen_conv_own_multi_aggregation_round_trip():
+    from arraygnn.nn.aggr import MultiAggregation, SoftmaxAggregation
+
+    conv = GENConv(4, 5, aggr=["mean", "max", "median"], rng=0)
+    assert conv.aggr == ["mean", "max", "median"]
+    assert conv.lin_aggr_out.weight.shape == (5, 15)
+    assert isinstance(conv.aggr_module, MultiAggregation)
+    learnt = GENConv(4, 5, aggr=SoftmaxAggregation(learn=True, channels=5, dtype=np.float64))
+    assert learnt.aggr_module.t.dtype == np.float64
+    rng = np.random.default_rng(11)
+    x, ei, _ = _inputs(rng, 10, 4, np.float32)
+    fresh = GENConv(4, 5, aggr=["mean", "max", "median"], rng=1)
+    fresh.load_state_dict(conv.state_dict())
+    np.testing.assert_array_equal(fresh(x, ei), conv(x, ei))
+    # the same aggregation as a module of its own, on the slot-order messages' groups
+    module = _randomise(pyg_nn.GENConv(4, 4, aggr=["min", "std"], aggr_kwargs={"mode": "max"}))
+    _check(module, x, ei)
+
+
 def test_gen_conv_from_pyg_refuses_other_aggregations():
-    with pytest.raises(ValueError, match="GENConv aggregation MinAggregation"):
-        agnn.from_pyg(pyg_nn.GENConv(4, 4, aggr="min"))
-    with pytest.raises(ValueError, match="GENConv aggregation MultiAggregation"):
-        agnn.from_pyg(pyg_nn.GENConv(4, 4, aggr=["mean", "max"]))
+    with pytest.raises(ValueError, match="GENConv aggregation LSTMAggregation"):
+        agnn.from_pyg(pyg_nn.GENConv(4, 4, aggr=pyg_nn.aggr.LSTMAggregation(4, 4)))
+    module = pyg_nn.GENConv(
+        4,
+        4,
+        aggr=["mean", "max"],
+        aggr_kwargs={"mode": "attn", "mode_kwargs": {"in_channels": 4, "out_channels": 4}},
+    )
+    with pytest.raises(ValueError, match=r"MultiAggregation\(mode='attn'\)"):
+        agnn.from_pyg(module)
     module = pyg_nn.GENConv(4, 4, flow="target_to_source")
     with pytest.raises(ValueError, match="flow='target_to_source'"):
         agnn.from_pyg(module)
 
 
 def test_gen_conv_errors():
-    with pytest.raises(ValueError, match="aggr must be 'softmax'"):
-        GENConv(4, 4, aggr="min")
+    with pytest.raises(ValueError, match="GENConv: aggr='minimum': aggregation_resolver"):
+        GENConv(4, 4, aggr="minimum")
+    with pytest.raises(TypeError, match="GENConv: aggr must be a name"):
+        GENConv(4, 4, aggr=3)
+    with pytest.raises(ValueError, match="GENConv: aggr='softmax_sg'.*semi_grad"):
+        GENConv(4, 4, aggr="softmax_sg", learn_t=True)
     with pytest.raises(ValueError, match="norm must be 'batch'"):
         GENConv(4, 4, norm="graph")
     with pytest.raises(ValueError, match="p must be non-zero"):

@@ -1,0 +1,128 @@
+"""PyG aggregation modules -> ``arraygnn.nn.aggr`` (``from_pyg`` calls this).
+
+Hyper-parameters are read off the module (``t`` / ``p`` / ``learn`` / ``channels``, clamp
+bounds, quantiles and interpolation, ``mode`` and the ``proj`` Linear's sizes, scalers), then
+``module.state_dict()`` is loaded by name: learnt ``t`` / ``p``, ``lin.*``, ``q``,
+``avg_deg_lin`` / ``avg_deg_log``. A PyG aggregation arraygnn does not have (LSTM, GRU,
+``mode='attn'``, ...) is a ``ValueError`` naming it.
+
+(``from_pyg(torch_geometric.nn.aggr.SoftmaxAggregation(learn=True)).t`` is the learnt
+``t``; the names converted:)
+
+>>> from arraygnn.nn.aggr.convert import PYG_AGGREGATIONS
+>>> sorted(PYG_AGGREGATIONS)[:3]
+['DegreeScalerAggregation', 'MaxAggregation', 'MeanAggregation']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraygnn.nn.aggr.basic import (
+    MaxAggregation,
+    MeanAggregation,
+    MinAggregation,
+    MulAggregation,
+    PowerMeanAggregation,
+    SoftmaxAggregation,
+    StdAggregation,
+    SumAggregation,
+    VarAggregation,
+)
+from arraygnn.nn.aggr.degree_scaler import DegreeScalerAggregation
+from arraygnn.nn.aggr.multi import MODES, MultiAggregation
+from arraygnn.nn.aggr.quantile import MedianAggregation, QuantileAggregation
+
+__all__ = ["PYG_AGGREGATIONS", "aggregation_from_pyg"]
+
+_PLAIN = {
+    "SumAggregation": SumAggregation,
+    "MeanAggregation": MeanAggregation,
+    "MaxAggregation": MaxAggregation,
+    "MinAggregation": MinAggregation,
+    "MulAggregation": MulAggregation,
+}
+
+#: the PyG class names converted here
+PYG_AGGREGATIONS = frozenset(
+    [
+        *_PLAIN,
+        "VarAggregation",
+        "StdAggregation",
+        "SoftmaxAggregation",
+        "PowerMeanAggregation",
+        "MedianAggregation",
+        "QuantileAggregation",
+        "MultiAggregation",
+        "DegreeScalerAggregation",
+    ]
+)
+
+
+def _dtype(module: Any) -> Any:
+    from arraygnn.nn.weights import _dtype_of
+
+    return _dtype_of(module) if len(module.state_dict()) else np.float32
+
+
+def aggregation_from_pyg(module: Any) -> Any:
+    """The ``arraygnn.nn.aggr`` twin of a PyG aggregation module, weights loaded."""
+    from arraygnn.nn.weights import from_pyg
+
+    kind = type(module).__name__
+    if kind in _PLAIN:
+        return _PLAIN[kind]()
+    if kind == "VarAggregation":
+        return VarAggregation(module.semi_grad)
+    if kind == "StdAggregation":
+        return StdAggregation(module.var_aggr.semi_grad)
+    if kind in ("SoftmaxAggregation", "PowerMeanAggregation"):
+        name = "t" if kind == "SoftmaxAggregation" else "p"
+        value = getattr(module, name)
+        options: dict[str, Any] = {"learn": bool(module.learn), "channels": module.channels}
+        if kind == "SoftmaxAggregation":
+            options["semi_grad"] = bool(module.semi_grad)
+        else:
+            options.update(clamp_min=module.min_value, clamp_max=module.max_value)
+        start = float(value.detach().reshape(-1)[0]) if module.learn else float(value)
+        layer = (SoftmaxAggregation if name == "t" else PowerMeanAggregation)(
+            start, dtype=_dtype(module), **options
+        )
+    elif kind in ("MedianAggregation", "QuantileAggregation"):
+        if kind == "MedianAggregation":
+            layer = MedianAggregation(module.fill_value)
+        else:
+            layer = QuantileAggregation(module._q, module.interpolation, module.fill_value)
+        layer.q = module.q.detach().cpu().numpy().copy()  # its dtype (a cast module: float64)
+    elif kind == "MultiAggregation":
+        if module.mode not in MODES:
+            raise ValueError(
+                f"from_pyg: MultiAggregation(mode={module.mode!r}) is not supported (cat, "
+                "proj, sum, mean, max, min, logsumexp, std, var)"
+            )
+        parts = [from_pyg(a) for a in module.aggrs]
+        mode_kwargs = None
+        lin = getattr(module, "lin", None)
+        if module.mode == "proj" and lin is not None:
+            mode_kwargs = {
+                "in_channels": list(module.in_channels),
+                "out_channels": module.out_channels,
+                "bias": lin.bias is not None,
+            }
+        layer = MultiAggregation(
+            parts, mode=module.mode, mode_kwargs=mode_kwargs, dtype=_dtype(module)
+        )
+    elif kind == "DegreeScalerAggregation":
+        scalers = module.scaler
+        if len(scalers) == 1 and isinstance(scalers[0], (list, tuple)):
+            scalers = scalers[0]  # PyG nests a list given with a single aggregation's name
+        layer = DegreeScalerAggregation(
+            from_pyg(module.aggr), list(scalers), np.ones(1), dtype=_dtype(module)
+        )
+        layer.train_norm = type(module.avg_deg_lin).__name__ == "Parameter"
+    else:
+        raise ValueError(f"from_pyg: PyG aggregation {kind} is not supported by arraygnn.nn.aggr")
+    layer.load_state_dict(module.state_dict(), format="pyg")
+    return layer
