@@ -281,6 +281,13 @@ PUBLIC = {
         "to_simple",
         "unbatch",
     ],
+    "arraygnn.transforms": [
+        "AttributeLevels",
+        "BaseTransform",
+        "Compose",
+        "ComposeFilters",
+        "attribute_levels",
+    ],
     "arraygnn.utils": [
         "add_remaining_self_loops",
         "add_self_loops",
