@@ -29,10 +29,32 @@ int64, as PyG's.
 
 from arraygnn.interop.networkx import from_networkx, to_networkx
 from arraygnn.interop.scipy import from_scipy_sparse_matrix, to_scipy_sparse_matrix
+from arraygnn.utils.arrays import (
+    cumsum,
+    group_argsort,
+    group_cat,
+    index_sort,
+    lexsort,
+    mask_select,
+    narrow,
+    one_hot,
+    segment,
+    select,
+)
+from arraygnn.utils.augment import (
+    add_random_edge,
+    dropout_edge,
+    dropout_node,
+    mask_feature,
+    shuffle_node,
+)
 from arraygnn.utils.batch import unbatch, unbatch_edge_index
 from arraygnn.utils.coalesce import coalesce
+from arraygnn.utils.cut import normalized_cut
 from arraygnn.utils.degree import degree
 from arraygnn.utils.dense import dense_to_sparse, to_dense_adj, to_dense_batch
+from arraygnn.utils.grid import grid
+from arraygnn.utils.homophily import assortativity, homophily
 from arraygnn.utils.isolated import contains_isolated_nodes, remove_isolated_nodes
 from arraygnn.utils.knn import knn, knn_graph, radius, radius_graph
 from arraygnn.utils.laplacian import get_laplacian
@@ -45,51 +67,84 @@ from arraygnn.utils.loops import (
     segregate_self_loops,
 )
 from arraygnn.utils.mask import index_to_mask, mask_to_index
+from arraygnn.utils.mesh import get_mesh_laplacian
 from arraygnn.utils.negative_sampling import (
     batched_negative_sampling,
     negative_sampling,
     structured_negative_sampling,
     structured_negative_sampling_feasible,
 )
+from arraygnn.utils.ppr import get_ppr
+from arraygnn.utils.random_graphs import (
+    barabasi_albert_graph,
+    erdos_renyi_graph,
+    stochastic_blockmodel_graph,
+)
 from arraygnn.utils.scatter import scatter, softmax
 from arraygnn.utils.sort import sort_edge_index
+from arraygnn.utils.sparse import to_edge_index
 from arraygnn.utils.subgraph import bipartite_subgraph, k_hop_subgraph, subgraph
 from arraygnn.utils.undirected import is_undirected, to_undirected
 
 __all__ = [
+    "add_random_edge",
     "add_remaining_self_loops",
     "add_self_loops",
+    "assortativity",
+    "barabasi_albert_graph",
     "batched_negative_sampling",
     "bipartite_subgraph",
     "coalesce",
     "contains_isolated_nodes",
     "contains_self_loops",
+    "cumsum",
     "degree",
     "dense_to_sparse",
+    "dropout_edge",
+    "dropout_node",
+    "erdos_renyi_graph",
     "from_networkx",
     "from_scipy_sparse_matrix",
     "get_laplacian",
+    "get_mesh_laplacian",
+    "get_ppr",
     "get_self_loop_attr",
+    "grid",
+    "group_argsort",
+    "group_cat",
+    "homophily",
+    "index_sort",
     "index_to_mask",
     "is_undirected",
     "k_hop_subgraph",
     "knn",
     "knn_graph",
+    "lexsort",
+    "mask_feature",
+    "mask_select",
     "mask_to_index",
+    "narrow",
     "negative_sampling",
+    "normalized_cut",
+    "one_hot",
     "radius",
     "radius_graph",
     "remove_isolated_nodes",
     "remove_self_loops",
     "scatter",
+    "segment",
     "segregate_self_loops",
+    "select",
+    "shuffle_node",
     "softmax",
     "sort_edge_index",
+    "stochastic_blockmodel_graph",
     "structured_negative_sampling",
     "structured_negative_sampling_feasible",
     "subgraph",
     "to_dense_adj",
     "to_dense_batch",
+    "to_edge_index",
     "to_networkx",
     "to_scipy_sparse_matrix",
     "to_undirected",
