@@ -20,7 +20,7 @@ collate round trip.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -66,6 +66,13 @@ class PackedDataset:
     int array / slice a new ``PackedDataset``, ``ds.collate(indices)`` a ``Batch`` equal to
     ``Batch.from_data_list([ds[i] for i in indices])``.
 
+    ``transform`` (PyG's dataset ``transform``, e.g. an :mod:`arraygnn.transforms`
+    transform): applied to every graph on access (``ds[i]``, ``ds.get(i)``) and so to every
+    graph of ``ds.collate`` / a ``DataLoader`` batch, which then collates graph by graph;
+    a subset keeps it. It may be set or cleared later (``ds.transform = ...``). It must not
+    write into the arrays it receives (views of the packed arrays); the transforms of
+    :mod:`arraygnn.transforms` never do.
+
     RULE: every ``edge_index`` entry of graph i lies in ``[0, num_nodes[i])`` (checked once).
     """
 
@@ -81,7 +88,13 @@ class PackedDataset:
         *,
         graph_scalars: dict[str, str] | None = None,
         validate: bool = True,
+        transform: Callable[[Data], Any] | None = None,
     ) -> None:
+        if transform is not None and not callable(transform):
+            raise TypeError(
+                f"PackedDataset: transform must be callable, got {type(transform).__name__}"
+            )
+        self.transform = transform
         self.num_nodes = _as_counts("num_nodes", num_nodes)
         self.num_edges = _as_counts("num_edges", num_edges)
         g = self.num_nodes.shape[0]
@@ -160,11 +173,14 @@ class PackedDataset:
         edge_features: dict[str, np.ndarray],
         graph_features: dict[str, Any],
         data_cls: type = Data,
+        *,
+        transform: Callable[[Data], Any] | None = None,
     ) -> PackedDataset:
         """Build from packed arrays (see the class docstring); arrays are kept, not copied."""
         return cls(
-            num_nodes, num_edges, node_features, edge_index, edge_features, graph_features, data_cls
-        )
+            num_nodes, num_edges, node_features, edge_index, edge_features, graph_features,
+            data_cls, transform=transform,
+        )  # fmt: skip
 
     @classmethod
     def from_data_list(
@@ -172,6 +188,8 @@ class PackedDataset:
         data_list: Sequence[Data],
         node_keys: Iterable[str] = ("x", "pos"),
         edge_keys: Iterable[str] = ("edge_attr", "edge_weight"),
+        *,
+        transform: Callable[[Data], Any] | None = None,
     ) -> PackedDataset:
         """Pack ``Data`` graphs (default hooks): ``edge_index`` plus named node / edge keys.
 
@@ -253,6 +271,7 @@ class PackedDataset:
             data_cls,
             graph_scalars=scalars,
             validate=False,
+            transform=transform,
         )
 
     # ------------------------------------------------------------------ access
@@ -304,8 +323,9 @@ class PackedDataset:
             return self.get(int(idx))
         return self.subset(self._indices(idx))
 
-    def get(self, i: int) -> Data:
-        """Graph ``i`` as a ``data_cls`` (views into the packed arrays)."""
+    def get(self, i: int) -> Any:
+        """Graph ``i`` as a ``data_cls`` (views into the packed arrays), passed through
+        ``transform`` when the dataset has one."""
         g = len(self)
         if not -g <= i < g:
             raise IndexError(f"PackedDataset: graph index {i} out of range for {g} graphs")
@@ -332,7 +352,7 @@ class PackedDataset:
                 store[key] = v[i : i + 1]
         if not self.node_features:
             store["num_nodes"] = b - a
-        return data
+        return data if self.transform is None else self.transform(data)
 
     def subset(self, idx: np.ndarray) -> PackedDataset:
         """A new ``PackedDataset`` of the graphs ``idx`` (copied into fresh packed arrays)."""
@@ -349,6 +369,7 @@ class PackedDataset:
             self.data_cls,
             graph_scalars=self.graph_scalars,
             validate=False,
+            transform=self.transform,
         )
         return out
 
@@ -370,14 +391,15 @@ class PackedDataset:
         """The graphs at ``indices`` as one ``Batch``, gathered by index arithmetic.
 
         Equal to ``Batch.from_data_list([ds[i] for i in indices], follow_batch,
-        exclude_keys)``; classes with their own hooks take that route.
+        exclude_keys)``; classes with their own hooks, and datasets with a ``transform``,
+        take that route.
         """
         idx = self._indices(indices)
         if idx.size == 0:
             raise ValueError("PackedDataset.collate: no indices (a batch needs a graph)")
         exclude = set(exclude_keys or ())
         follow = list(follow_batch or ())
-        if not self._default_hooks:
+        if not self._default_hooks or self.transform is not None:
             return Batch.from_data_list([self.get(int(i)) for i in idx], follow, exclude)
         for k in follow:
             if k not in self.keys() or k in exclude:

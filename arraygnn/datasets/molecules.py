@@ -97,12 +97,15 @@ def load_molecule_arrays(index_dtype: Any = np.int64) -> dict[str, np.ndarray]:
     return arrays
 
 
-def load_molecules(index_dtype: Any = np.int64, include_smiles: bool = False):
+def load_molecules(
+    index_dtype: Any = np.int64, include_smiles: bool = False, *, transform: Any = None
+):
     """The shipped molecules as a :class:`arraygnn.dataset.PackedDataset`.
 
     Each graph has node feature ``x`` [n, 9] int8, ``edge_index`` [2, e] (local ids),
     edge feature ``edge_attr`` [e, 3] int8 and graph features ``y`` (TPSA, float32) and
-    ``nci_id``; ``smiles`` (bytes) too when ``include_smiles=True``.
+    ``nci_id``; ``smiles`` (bytes) too when ``include_smiles=True``. ``transform`` (PyG's
+    dataset ``transform``) is applied to every graph on access.
 
     >>> ds = load_molecules()
     >>> len(ds)
@@ -125,4 +128,5 @@ def load_molecules(index_dtype: Any = np.int64, include_smiles: bool = False):
         edge_index=m["edge_index"],
         edge_features={"edge_attr": m["edge_attr"]},
         graph_features=graph_features,
+        transform=transform,
     )

@@ -144,3 +144,61 @@ def test_narrow_index_dtype_packs_and_never_wraps():
     assert_batch_equal(ds.collate(picked), Batch.from_data_list([graphs[i] for i in picked]))
     with pytest.raises(OverflowError, match="'edge_index' in graph 163: has dtype int16"):
         ds.collate(np.arange(400))
+
+
+class _AddDegreeOne:
+    """A transform in PyG's style: sets a new array on the copy it gets."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, data):
+        self.calls += 1
+        out = data.copy()
+        out.x = np.concatenate([data.x, np.ones((data.x.shape[0], 1), data.x.dtype)], axis=1)
+        return out
+
+
+def _packed_with_transform(transform):
+    from arraygnn.datasets import load_molecules
+
+    return load_molecules(transform=transform)[:40]
+
+
+def test_packed_transform_is_applied_on_access_collate_and_loader():
+    from arraygnn.batch import Batch
+    from arraygnn.loader import DataLoader
+
+    t = _AddDegreeOne()
+    ds = _packed_with_transform(t)
+    assert ds.transform is t  # a subset keeps it
+    plain = _packed_with_transform(None)
+    x_before = plain.node_features["x"].copy()
+    g = ds[3]
+    assert g.x.shape[1] == plain[3].x.shape[1] + 1
+    np.testing.assert_array_equal(g.x[:, :-1], plain[3].x)
+    idx = np.array([5, 0, 7])
+    b = ds.collate(idx)
+    expected = Batch.from_data_list([t(plain[int(i)]) for i in idx])
+    for key in ("x", "edge_index", "edge_attr", "y", "batch", "ptr"):
+        np.testing.assert_array_equal(b[key], expected[key])
+    batches = list(DataLoader(ds, batch_size=16))
+    assert all(bt.x.shape[1] == 10 for bt in batches)
+    assert sum(bt.num_graphs for bt in batches) == 40
+    np.testing.assert_array_equal(plain.node_features["x"], x_before)  # nothing written
+    ds.transform = None  # cleared later: the vectorised collate again
+    np.testing.assert_array_equal(ds.collate(idx).x, plain.collate(idx).x)
+
+
+def test_packed_transform_from_data_list_and_errors():
+    from arraygnn.data import Data
+    from arraygnn.dataset import PackedDataset
+
+    graphs = [
+        Data(x=np.full((n, 2), float(n)), edge_index=np.array([[0], [n - 1]]), y=np.array([n]))
+        for n in (2, 3, 4)
+    ]
+    ds = PackedDataset.from_data_list(graphs, transform=_AddDegreeOne())
+    assert ds[1].x.shape == (3, 3)
+    with pytest.raises(TypeError, match="transform must be callable"):
+        PackedDataset.from_data_list(graphs, transform="normalize")
