@@ -52,7 +52,7 @@ Per negative-sampling mode, as PyG's:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -67,6 +67,7 @@ from arraygnn.link_neighbor_loader import (
     _label_time,
     _neg_sampling_arg,
 )
+from arraygnn.neighbor_loader import check_transform
 from arraygnn.utils.negative_sampling import (
     _MAX_IDS,
     free_to_id,
@@ -131,8 +132,8 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
         node_attrs / edge_attrs / exclude_keys: as ``HeteroNeighborLoader``; the stores'
             own ``edge_label_index`` / ``edge_label``, if any, are left out of the batches.
 
-    ``edge_label_time``, ``disjoint``, ``temporal_strategy``, ``time_attr``: as for a
-    ``Data`` (keyword-only). In disjoint mode the seeds are ``{src: sources, dst:
+    ``edge_label_time``, ``disjoint``, ``temporal_strategy``, ``time_attr``, ``transform``:
+    as for a ``Data`` (keyword-only). In disjoint mode the seeds are ``{src: sources, dst:
     destinations}`` (one list ``sources + destinations`` when ``src == dst``), negatives
     included, trees numbered in that order; every node store gets ``batch`` (tree modulo
     the number of label edges); ``edge_label_index`` is ``[arange(P + N)] * 2`` for two
@@ -167,7 +168,9 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
         disjoint: bool = False,
         temporal_strategy: str = "uniform",
         time_attr: str | None = None,
+        transform: Callable[[Any], Any] | None = None,
     ) -> None:
+        self.transform = check_transform(transform)
         _check_label_time(edge_label_time, time_attr)
         excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label", "edge_label_time")
         # no input nodes of their own: the seeds are given per batch (_SeedsPerType)

@@ -49,7 +49,7 @@ input type ``batch_size`` and ``input_id`` (the seeds' positions in ``input_node
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -62,6 +62,7 @@ from arraygnn.neighbor_loader import (
     _check_int,
     _edges_for_copies,
     _first_occurrences,
+    check_transform,
     number_new,
 )
 
@@ -92,6 +93,7 @@ class HeteroNeighborLoader(NeighborLoader):
         time_attr: the time attribute; node-level when node stores hold it, edge-level
             when edge stores do (both or neither: ``ValueError``, as PyG). It is sliced
             into the batches like ``node_attrs`` / ``edge_attrs`` unless excluded.
+        transform: applied to every batch before it is yielded (PyG's ``transform``).
 
     A seed repeated in one batch keeps all its positions among the input type's first
     ``batch_size`` nodes, each with the first copy's first-hop edges (as the homogeneous
@@ -124,7 +126,9 @@ class HeteroNeighborLoader(NeighborLoader):
         disjoint: bool = False,
         temporal_strategy: str = "uniform",
         time_attr: str | None = None,
+        transform: Callable[[Any], Any] | None = None,
     ) -> None:
+        self.transform = check_transform(transform)
         from arraygnn.graph.core import Graph
         from arraygnn.hetero_data import HeteroData
         from arraygnn.neighbor_loader import _input_time, _temporal_args

@@ -42,13 +42,13 @@ and, per negative-sampling mode:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.neighbor_loader import _NeighborSampling, hetero_class
+from arraygnn.neighbor_loader import _NeighborSampling, check_transform, hetero_class
 from arraygnn.utils.negative_sampling import (
     _MAX_IDS,
     directed_ids,
@@ -255,8 +255,9 @@ class LinkNeighborLoader(_NeighborSampling):
     ``edge_label_index=(edge_type, index)``, batches that are ``HeteroData``.
 
     Keyword-only, as PyG: ``edge_label_time`` (one time per label edge: the seeds' times;
-    it and ``time_attr`` come together), ``disjoint``, ``temporal_strategy`` and
-    ``time_attr`` (as :class:`~arraygnn.neighbor_loader.NeighborLoader`). In disjoint /
+    it and ``time_attr`` come together), ``disjoint``, ``temporal_strategy``,
+    ``time_attr`` and ``transform`` (as :class:`~arraygnn.neighbor_loader.NeighborLoader`).
+    In disjoint /
     temporal mode every endpoint grows its own tree: the seeds are the label edges'
     sources then destinations, negatives included (not made unique), ``batch`` is each
     node's tree modulo the number of label edges, ``edge_label_index`` is
@@ -318,7 +319,9 @@ class LinkNeighborLoader(_NeighborSampling):
         disjoint: bool = False,
         temporal_strategy: str = "uniform",
         time_attr: str | None = None,
+        transform: Callable[[Any], Any] | None = None,
     ) -> None:
+        self.transform = check_transform(transform)
         _check_label_time(edge_label_time, time_attr)
         excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label", "edge_label_time")
         super().__init__(
@@ -433,7 +436,8 @@ class LinkNeighborLoader(_NeighborSampling):
         xp = self.graph._xp()
         for start in range(0, stop, self.batch_size):
             positions = xp.asarray(order[start : start + self.batch_size])
-            yield self._batch(positions)
+            batch = self._batch(positions)
+            yield batch if self.transform is None else self.transform(batch)
 
     def _negatives(self, xp: Any, count: int, src: Any = None) -> tuple[Any, Any]:
         """``count`` uniform non-pairs (binary), or one non-neighbour per ``src`` entry."""

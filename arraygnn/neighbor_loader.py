@@ -39,7 +39,7 @@ Each batch carries, as PyG's: ``n_id`` (the batch's nodes, global ids, seeds fir
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -68,6 +68,13 @@ def _temporal_args(where: str, disjoint: Any, strategy: Any, time_attr: Any) -> 
     if time_attr is not None and not isinstance(time_attr, str):
         raise TypeError(f"{where}: time_attr must be an attribute name, got {time_attr!r}")
     return bool(disjoint) or time_attr is not None, strategy, time_attr
+
+
+def check_transform(transform: Any) -> Any:
+    """PyG's loader ``transform`` (applied to every batch): ``None`` or a callable."""
+    if transform is not None and not callable(transform):
+        raise TypeError(f"transform must be callable, got {type(transform).__name__}")
+    return transform
 
 
 def _check_int(where: str, name: str, value: Any, minimum: int) -> int:
@@ -375,6 +382,8 @@ class NeighborLoader(_NeighborSampling):
             a neighbour is eligible if its time ``<=`` the seed time) or in ``edge_attrs``
             (edge times: an in-edge is eligible if its time ``<=`` the seed time; needs
             ``input_time``). Temporal sampling is always disjoint, as PyG's.
+        transform: applied to every batch before it is yielded (PyG's ``transform``,
+            e.g. an :mod:`arraygnn.transforms` transform).
 
     Seeds repeated in one batch keep their positions among the first ``batch_size`` nodes
     (``n_id`` repeats them): their neighbourhood is sampled once and every copy gets its
@@ -433,7 +442,9 @@ class NeighborLoader(_NeighborSampling):
         disjoint: bool = False,
         temporal_strategy: str = "uniform",
         time_attr: str | None = None,
+        transform: Callable[[Any], Any] | None = None,
     ) -> None:
+        self.transform = check_transform(transform)
         where = "NeighborLoader"
         super().__init__(
             where, data, num_neighbors, batch_size, shuffle, drop_last, replace,
@@ -489,7 +500,8 @@ class NeighborLoader(_NeighborSampling):
         xp = self.graph._xp()
         for start in range(0, stop, self.batch_size):
             positions = xp.asarray(order[start : start + self.batch_size])
-            yield self._batch(positions)
+            batch = self._batch(positions)
+            yield batch if self.transform is None else self.transform(batch)
 
     def _batch(self, positions: Any) -> Any:
         seeds = self.input_nodes[positions]

@@ -225,3 +225,36 @@ def test_number_new_matches_the_sort_based_numbering(dtype, size):
     np.testing.assert_array_equal(fresh, fresh_expected)
     np.testing.assert_array_equal(local, expected_local)
     np.testing.assert_array_equal(ids, ids_before)
+
+
+def test_loaders_apply_transform_to_every_batch():
+    """PyG's loader ``transform``: every yielded batch goes through it (all four loaders);
+    a non-callable is a TypeError."""
+    from arraygnn.hetero_data import HeteroData
+    from arraygnn.link_neighbor_loader import LinkNeighborLoader
+
+    def mark(batch):
+        out = batch.copy()
+        out.marked = True
+        return out
+
+    rng = np.random.default_rng(0)
+    ei = rng.integers(0, 30, (2, 120))
+    d = Data(x=rng.random((30, 4)), edge_index=ei)
+    loaders = [
+        NeighborLoader(d, [3, 2], batch_size=8, seed=0, transform=mark),
+        LinkNeighborLoader(d, [3], batch_size=16, seed=0, transform=mark),
+    ]
+    h = HeteroData(a={"x": rng.random((30, 4))})
+    h["a", "to", "a"].edge_index = ei
+    loaders.append(NeighborLoader(h, [3], input_nodes="a", batch_size=8, seed=0, transform=mark))
+    loaders.append(
+        LinkNeighborLoader(
+            h, [3], edge_label_index=("to", None), batch_size=16, seed=0, transform=mark
+        )  # fmt: skip
+    )
+    for loader in loaders:
+        batches = list(loader)
+        assert batches and all(getattr(b, "marked", False) for b in batches), type(loader)
+    with pytest.raises(TypeError, match="transform must be callable"):
+        NeighborLoader(d, [3], batch_size=8, transform="mark")
