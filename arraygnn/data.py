@@ -11,7 +11,7 @@ Data(x=[5, 16], edge_index=[2, 2])
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -264,10 +264,229 @@ class Data:
             check_index_range(value, n, f"{name}: {key}")
         return True
 
+    # ------------------------------------------------------------------ PyG's helpers
+    def update(self, other: Data | Mapping[str, Any]) -> Data:
+        """Set every key of ``other`` (a ``Data`` or a mapping) on ``self``, **in place**,
+        and return ``self`` (PyG's: existing keys are overwritten, ``None`` removes one).
+
+        >>> Data(a=1, b=2).update({"b": 3, "c": 4})
+        Data(a=1, b=3, c=4)
+        """
+        for key, value in other.items():
+            self[key] = value
+        return self
+
+    def size(self, dim: int | None = None) -> Any:
+        """The adjacency matrix's size ``(num_nodes, num_nodes)``, or its ``dim`` entry.
+
+        >>> Data(num_nodes=3).size(), Data(num_nodes=3).size(-1)
+        ((3, 3), 3)
+        """
+        size = (self.num_nodes, self.num_nodes)
+        return size if dim is None else size[dim]
+
+    @property
+    def num_node_features(self) -> int:
+        """Feature width of ``x`` (``x.shape[-1]``; 1 for a 1-D ``x``; 0 without ``x``).
+        Only ``x`` is read, as PyG: no other array is taken for node features."""
+        return _width(self._store.get("x"))
+
+    @property
+    def num_features(self) -> int:
+        """:attr:`num_node_features` (PyG's alias)."""
+        return self.num_node_features
+
+    @property
+    def num_edge_features(self) -> int:
+        """Feature width of ``edge_attr`` (``shape[-1]``; 1 when 1-D; 0 without it), as PyG.
+
+        >>> import numpy as np
+        >>> d = Data(x=np.zeros((4, 3)), edge_attr=np.zeros(5))
+        >>> d.num_features, d.num_edge_features
+        (3, 1)
+        """
+        return _width(self._store.get("edge_attr"))
+
+    # ------------------------------------------------------------------ PyG's structure
+    # Bodies in arraygnn.data_methods. RULE: which arrays are per node / per edge / per graph
+    # is said by node_attrs= / edge_attrs= / graph_attrs= (defaults ('x', 'pos') /
+    # ('edge_attr', 'edge_weight') / none, see arraygnn.transforms.attrs), never guessed
+    # from array lengths; an array none of them names is a ValueError.
+    def subgraph(
+        self,
+        subset: Any,
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+    ) -> Data:
+        """The subgraph induced by ``subset``, as PyG's: a new object.
+
+        ``subset``: node ids (an integer array or a list; node ``subset[i]`` becomes node
+        ``i``) or a bool mask [num_nodes]. The edges whose two ends are kept stay, in edge
+        order, relabelled (``edge_index`` keeps its dtype); node attributes take
+        ``subset``'s rows, edge attributes the kept edges' rows; graph attributes and
+        non-array values are shared; ``num_nodes`` follows. ``node_attrs`` /
+        ``edge_attrs`` / ``graph_attrs`` say which arrays are which (see above; an unnamed
+        array attribute is a ``ValueError``). ``num_nodes`` must be known. Raises
+        ``TypeError`` (float ids), ``ValueError`` (ids out of range or repeated, a mask of
+        the wrong length, unnamed arrays).
+
+        >>> import numpy as np
+        >>> d = Data(x=np.arange(3.0), y=np.array([1]), edge_index=np.array([[0, 1], [1, 2]]))
+        >>> s = d.subgraph(np.array([2, 1]), graph_attrs=["y"])
+        >>> s.x.tolist(), s.edge_index.tolist(), s.y.tolist()
+        ([2.0, 1.0], [[1], [0]], [1])
+        """
+        from arraygnn import data_methods
+
+        return data_methods.subgraph(self, subset, node_attrs, edge_attrs, graph_attrs)
+
+    def edge_subgraph(
+        self,
+        subset: Any,
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+    ) -> Data:
+        """The graph with only the edges ``subset`` (edge ids in their order, repeats
+        allowed, or a bool mask [num_edges]), as PyG's: a new object; ``edge_index`` and the
+        edge attributes take those rows, every node stays (isolated ones too).
+        Keywords and errors as :meth:`subgraph`.
+
+        >>> import numpy as np
+        >>> d = Data(edge_index=np.array([[0, 1, 2], [1, 2, 0]]), edge_weight=np.ones(3))
+        >>> d.edge_subgraph(np.array([True, False, True])).edge_index.tolist()
+        [[0, 2], [1, 0]]
+        """
+        from arraygnn import data_methods
+
+        return data_methods.edge_subgraph(self, subset, node_attrs, edge_attrs, graph_attrs)
+
+    def is_coalesced(self) -> bool:
+        """Whether ``edge_index`` is sorted by ``(row, col)`` with no duplicate edge (PyG's;
+        ``True`` without ``edge_index``)."""
+        from arraygnn import data_methods
+
+        return data_methods.is_coalesced(self)
+
+    def coalesce(
+        self,
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+        reduce: str = "sum",
+    ) -> Data:
+        """A new object with ``edge_index`` sorted by ``(row, col)`` and duplicate edges
+        merged (:func:`arraygnn.utils.coalesce`): every edge attribute moves with its edges,
+        the rows of merged edges reduced with ``reduce`` (PyG's ``'sum'``). PyG reduces
+        ``edge_attr`` only and leaves other per-edge arrays out of step; here every edge
+        attribute follows. Keywords as :meth:`subgraph` (all three, so that no per-edge
+        array is left unnamed and out of step).
+
+        >>> import numpy as np
+        >>> d = Data(edge_index=np.array([[1, 0, 1], [0, 1, 0]]), edge_attr=np.ones(3))
+        >>> c = d.coalesce()
+        >>> c.edge_index.tolist(), c.edge_attr.tolist(), d.is_coalesced(), c.is_coalesced()
+        ([[0, 1], [1, 0]], [1.0, 2.0], False, True)
+        """
+        from arraygnn import data_methods
+
+        return data_methods.coalesce(self, node_attrs, edge_attrs, graph_attrs, reduce)
+
+    def is_undirected(self) -> bool:
+        """Whether every edge ``(i, j)`` has its reverse as many times, with equal
+        ``edge_attr`` rows when there is ``edge_attr`` (PyG's; no other array is compared).
+        ``ValueError`` without ``edge_index``.
+
+        >>> import numpy as np
+        >>> d = Data(edge_index=np.array([[0, 1], [1, 0]]), num_nodes=3)
+        >>> d.is_undirected(), d.is_directed(), d.has_isolated_nodes(), d.has_self_loops()
+        (True, False, True, False)
+        """
+        from arraygnn import data_methods
+
+        return data_methods.is_undirected(self)
+
+    def is_directed(self) -> bool:
+        """``not self.is_undirected()`` (PyG's)."""
+        return not self.is_undirected()
+
+    def has_isolated_nodes(self) -> bool:
+        """Whether some node touches no edge other than self-loops (PyG's). ``num_nodes``
+        must be known; ``ValueError`` without ``edge_index``."""
+        from arraygnn import data_methods
+
+        return data_methods.has_isolated_nodes(self)
+
+    def has_self_loops(self) -> bool:
+        """Whether some edge is ``(i, i)`` (PyG's); ``ValueError`` without ``edge_index``."""
+        from arraygnn import data_methods
+
+        return data_methods.has_self_loops(self)
+
+    def to_heterogeneous(
+        self,
+        node_type: Any = None,
+        edge_type: Any = None,
+        node_type_names: list[str] | None = None,
+        edge_type_names: list[tuple[str, str, str]] | None = None,
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+    ) -> Any:
+        """A :class:`arraygnn.HeteroData` split by type, as PyG's (the inverse of
+        ``HeteroData.to_homogeneous``).
+
+        ``node_type`` [num_nodes] / ``edge_type`` [num_edges] integer vectors default to the
+        ``node_type`` / ``edge_type`` keys, else all zeros. ``node_type_names[i]`` names the
+        nodes of type ``i`` (default: the names ``to_homogeneous`` left on the object, else
+        ``str(v)`` for each value ``v``); ``edge_type_names[i]`` is the ``(src, rel, dst)``
+        of the edges of type ``i`` (default: ``(name of the sources' type, str(v), name of
+        the targets' type)``; ``ValueError`` when an edge type joins several node types,
+        where PyG may build a wrong graph). Node attributes are split by ``node_type``,
+        edge attributes and ``edge_index`` (renumbered within each type, dtype kept) by
+        ``edge_type``; other values become graph-level; ``node_type`` / ``edge_type`` /
+        ``ptr`` are dropped. A node type without ``x`` gets ``num_nodes``. Keywords as
+        :meth:`subgraph` (``node_type`` / ``edge_type`` / ``ptr`` need no naming).
+
+        >>> import numpy as np
+        >>> d = Data(x=np.arange(3.0), edge_index=np.array([[0, 2], [2, 1]]),
+        ...          node_type=np.array([0, 0, 1]), edge_type=np.array([0, 1]))
+        >>> h = d.to_heterogeneous(node_type_names=["a", "b"])
+        >>> h.metadata()
+        (['a', 'b'], [('a', '0', 'b'), ('b', '1', 'a')])
+        >>> h["b", "1", "a"].edge_index.tolist(), h["a"].x.tolist()
+        ([[0], [1]], [0.0, 1.0])
+        """
+        from arraygnn import data_methods
+
+        return data_methods.to_heterogeneous(
+            self,
+            node_type,
+            edge_type,
+            node_type_names,
+            edge_type_names,
+            node_attrs,
+            edge_attrs,
+            graph_attrs,
+        )
+
     # ------------------------------------------------------------------ repr
     def __repr__(self) -> str:
         body = ", ".join(f"{k}={_describe(v)}" for k, v in self._store.items())
         return f"{type(self).__name__}({body})"
+
+
+def _width(value: Any) -> int:
+    """PyG's feature width of one array: ``shape[-1]``, 1 when 1-D, 0 when absent."""
+    ndim = getattr(value, "ndim", None)
+    if ndim is None or ndim == 0:
+        return 0
+    return 1 if ndim == 1 else int(value.shape[-1])
 
 
 def data_holding(cls: type[Data], store: dict[str, Any]) -> Data:
