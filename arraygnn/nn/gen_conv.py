@@ -169,9 +169,16 @@ def _resolve_aggr(
                 clamp_max=clamp[1],
             )
     try:
-        return aggregation_resolver(aggr, dtype=dtype, **(aggr_kwargs or {}))
+        module = aggregation_resolver(aggr, dtype=dtype, **(aggr_kwargs or {}))
     except (TypeError, ValueError) as err:
         raise type(err)(f"{name}: aggr={given!r}: {err}") from None
+    channels = getattr(module, "channels", 1)
+    if type(module) in (SoftmaxAggregation, PowerMeanAggregation) and channels not in (1, out):
+        raise ValueError(
+            f"{name}: aggr={given!r} has {channels} channels; they must be 1 or out_channels "
+            f"({out}), one t / p per message feature"
+        )
+    return module
 
 
 class GENConv(Module):
@@ -427,6 +434,12 @@ class GENConv(Module):
         del msg
         if self.lin_aggr_out is not None:  # a MultiAggregation's width back to out_channels
             out = self.lin_aggr_out(out)
+        if out.shape[-1] != self.out_channels:
+            raise ValueError(
+                f"GENConv: the aggregation {self.aggr_module!r} gives {out.shape[-1]} features "
+                f"per node, but GENConv adds them to out_channels = {self.out_channels} "
+                "(lin_aggr_out maps back only a MultiAggregation's width)"
+            )
         if self.msg_norm is not None:
             out = self.msg_norm(x_dst if x_dst is not None else xs, out)
         if x_dst is not None:

@@ -95,6 +95,8 @@ class MFConv(Module):
         _check_features(inp.x_src, self.in_src, f"{layer} x_src", weight)
         if inp.x_dst is not None:
             _check_features(inp.x_dst, self.in_dst, f"{layer} x_dst", weight)
+        if any(v is not None and v.ndim != 2 for v in (inp.x_src, inp.x_dst)):
+            raise ValueError(f"{layer}: node features must be (N, F)")
         csr = csr_of(inp)
         h = ops.spmm(csr, inp.x_src, reduce=self.aggr)
         xp = get_namespace(h)

@@ -818,10 +818,13 @@ def _pyg_message_layer(module: Any, kind: str, dtype: Any) -> Module:
             if pair
             else _lazy_sizes(kind, sizes, module.lin_msg)
         )
+        in_edge = module.in_edge_channels
+        if in_edge is not None:  # lazy -1: lin_edge's size once a call with edges ran
+            in_edge = _lazy_sizes(kind, in_edge, module.lin_edge)
         layer = GeneralConv(
             sizes,
             module.out_channels,
-            module.in_edge_channels,
+            in_edge,
             aggr,
             skip_linear=lin_self is not None,  # a lazily sized lin_self may match out
             directed_msg=module.directed_msg,
@@ -851,7 +854,7 @@ def _pyg_message_layer(module: Any, kind: str, dtype: Any) -> Module:
                 layer.bn.weight = layer.bn.bias = None
     elif kind == "GravNetConv":
         layer = GravNetConv(
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, module.lin_s),
             module.out_channels,
             module.lin_s.out_channels,
             module.lin_h.out_channels,

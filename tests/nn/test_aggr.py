@@ -117,6 +117,14 @@ def _modules():
             ),
             False,
         ),
+        "degree_scaler_extremes": (
+            lambda: P.DegreeScalerAggregation(
+                ["max", "min"],
+                ["identity", "amplification", "attenuation", "linear", "inverse_linear"],
+                deg,
+            ),
+            False,
+        ),
         "degree_scaler_one": (
             lambda: P.DegreeScalerAggregation("sum", "attenuation", deg, train_norm=True),
             False,
@@ -238,6 +246,38 @@ def test_integer_values(name):
     _compare(from_pyg(module)(x, ptr=ptr), _pyg(module, x, np.sort(index), dim_size=8), None)
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "softmax",
+        "softmax_t",
+        "softmax_learn",
+        "powermean",
+        "powermean_one",
+        "powermean_learn",
+        "quantile",
+        "quantile_midpoint",
+        "quantile_lower",
+        "median",
+        "multi_cat",
+        "degree_scaler_extremes",
+    ],
+)
+def test_integer_values_take_torch_float_results(name):
+    """Integer x: PyG computes the softmax, the power mean and the interpolated quantiles
+    in torch's default float32 (a learnt float64 ``t`` / ``p`` widens it), and keeps
+    integers for the values it only picks (lower quantile, median)."""
+    module = _randomise(_modules()[name][0]())
+    rng = np.random.default_rng(16)
+    x = rng.integers(0, 6, (25, F))
+    index = _groups(rng, 25, 8, np.int64, "unsorted")
+    ours = from_pyg(module)
+    _compare(ours(x, index, dim_size=8), _pyg(module, x, index, dim_size=8), np.float32)
+    if name == "softmax_learn":
+        module = module.double()
+        _compare(from_pyg(module)(x, index), _pyg(module, x, index), np.float64)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_no_index_no_ptr_is_one_group(name):
     factory, positive = _modules()[name]
@@ -271,6 +311,45 @@ def test_empty_input(name):
         return
     _compare(got, want, np.float32)
     assert ours(x, index).shape[0] == 0  # index.max() + 1 of an empty index: 0 groups
+
+
+def test_groups_from_ptr_keep_to_cupys_rules():
+    """The group of each slice made from ``ptr`` (median, mul and integer sums read it)
+    never passes an array of counts to ``repeat``, which CuPy refuses: a NumPy stand-in
+    with CuPy's rule gives the same groups."""
+    import types
+
+    from arraygnn.nn.aggr.base import Groups
+
+    def repeat(a, repeats, axis=None):
+        if isinstance(repeats, np.ndarray):
+            raise ValueError("cupy.ndarray cannot be specified as `repeats` argument.")
+        return np.repeat(a, repeats, axis)
+
+    strict = types.SimpleNamespace(**{k: getattr(np, k) for k in dir(np) if k[0] != "_"})
+    strict.repeat = repeat
+    x = np.arange(14.0).reshape(7, 2)
+    ptr = np.array([0, 2, 2, 7, 7])
+    groups = Groups("MedianAggregation", x, None, ptr, None, -2)
+    groups.xp = strict
+    np.testing.assert_array_equal(groups.group_ids(), [0, 0, 2, 2, 2, 2, 2])
+
+
+def test_quantiles_of_wide_integers_are_exact():
+    """int64 / uint64 values beyond 2**53 (where float64 rounds) are sorted and picked
+    exactly, as PyG's."""
+    big = 2**60
+    x = np.array([[big + 3, 5], [big + 1, 4], [big + 2, 3], [-big - 1, 2], [-big - 3, 1]])
+    index = np.array([0, 0, 0, 1, 1])
+    for module in (
+        pyg_aggr.MedianAggregation(),
+        pyg_aggr.QuantileAggregation([0.0, 0.5, 1.0], "higher"),
+        pyg_aggr.QuantileAggregation(0.5, "nearest"),
+    ):
+        _compare(from_pyg(module)(x, index, dim_size=3), _pyg(module, x, index, dim_size=3), None)
+    wide = np.array([[2**63 + 5], [2**63 + 1], [7]], np.uint64)
+    got = aggr.QuantileAggregation([0.0, 0.5, 1.0], "lower")(wide, np.zeros(3, np.int64))
+    assert got.ravel().tolist() == [7, 2**63 + 1, 2**63 + 5]
 
 
 def test_nan_sorts_last_in_quantiles():
@@ -408,9 +487,9 @@ def _x():
             "from_torch",
         ),
         (
-            lambda: aggr.SoftmaxAggregation()(np.ones((4, 3), np.int64), np.zeros(4, np.int64)),
+            lambda: aggr.SoftmaxAggregation()(np.ones((4, 3), bool), np.zeros(4, np.int64)),
             TypeError,
-            "SoftmaxAggregation: x must be a floating-point array",
+            "SoftmaxAggregation: x must be a numeric",
         ),
         (
             lambda: aggr.SoftmaxAggregation(learn=True, channels=3)(
@@ -418,6 +497,24 @@ def _x():
             ),
             ValueError,
             "SoftmaxAggregation: a per-channel t .* needs a two-dimensional x",
+        ),
+        (
+            lambda: aggr.SoftmaxAggregation(learn=True, channels=2)(_x(), np.zeros(4, np.int64)),
+            ValueError,
+            r"SoftmaxAggregation: t has 2 channels but x has 3 features",
+        ),
+        (
+            lambda: aggr.PowerMeanAggregation(learn=True, channels=4)(_x(), np.zeros(4, np.int64)),
+            ValueError,
+            r"PowerMeanAggregation: p has 4 channels but x has 3 features",
+        ),
+        (
+            lambda: aggr.MultiAggregation(
+                ["mean", "max"], mode="proj", mode_kwargs={"in_channels": 2, "out_channels": 2}
+            )(_x(), np.zeros(4, np.int64)),
+            ValueError,
+            r"MultiAggregation: mode='proj' maps 4 features \(mode_kwargs in_channels "
+            r"\[2, 2\]\), but the aggregations give 6",
         ),
         (lambda: aggr.SoftmaxAggregation(channels=2), ValueError, "channels > 1 needs a learnt t"),
         (lambda: aggr.SoftmaxAggregation(learn=True, semi_grad=True), ValueError, "semi_grad"),

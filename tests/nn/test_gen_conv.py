@@ -332,6 +332,16 @@ def test_gen_conv_errors():
         GENConv(4, 4, learn_t=True, aggr_channels=3)
     with pytest.raises(ValueError, match="aggr_channels > 1 needs a learnt"):
         GENConv(4, 4, aggr_channels=4)
+    from arraygnn.nn.aggr import PowerMeanAggregation, SoftmaxAggregation
+
+    for given in (
+        SoftmaxAggregation(learn=True, channels=3),
+        PowerMeanAggregation(learn=True, channels=5),
+    ):
+        with pytest.raises(
+            ValueError, match=r"GENConv: aggr=.* has \d channels; they must be 1 or"
+        ):
+            GENConv(4, 4, aggr=given)
     with pytest.raises(TypeError, match="in_channels"):
         GENConv("4", 4)
     conv = GENConv(4, 6, rng=0)
@@ -347,6 +357,16 @@ def test_gen_conv_errors():
         conv(x, np.array([[0, 1], [1, 7]]))
     with pytest.raises(TypeError, match="GENConv: edge_attr must hold floating-point"):
         conv(x, ei, np.ones((2, 6), np.int64))
+    # an aggregation that widens the messages (not a MultiAggregation, which lin_aggr_out
+    # maps back): PyG fails on the sum with x_dst; here the error names it
+    from arraygnn.nn.aggr import DegreeScalerAggregation, QuantileAggregation
+
+    for aggr, width in (
+        (DegreeScalerAggregation("mean", ["identity", "linear"], np.ones(3)), 12),
+        (QuantileAggregation([0.25, 0.75]), 12),
+    ):
+        with pytest.raises(ValueError, match=rf"GENConv: the aggregation .* gives {width} "):
+            GENConv(4, 6, aggr=aggr, rng=0)(x, ei)
 
 
 def test_review_cases_integer_inputs_lazy_equal_widths_and_clear_errors():

@@ -230,6 +230,22 @@ def test_general_conv_bipartite_matches_pyg(dtype, attention, aggr):
         _check(conv(x, ei, e), _ref(module, x, ei, e), dtype)
 
 
+def test_general_conv_lazy_sizes():
+    """PyG's lazy in_channels / in_edge_channels = -1, sized by a first call: from_pyg reads
+    the sizes off the materialised Linears."""
+    rng = np.random.default_rng(15)
+    x = _feats(rng, 10, 4, np.float64)
+    ei = random_graph(rng, 10, 10, num_edges=30)
+    e = _feats(rng, 30, 3, np.float64)
+    for kwargs in ({"in_channels": 4}, {"in_channels": -1, "directed_msg": False}):
+        torch.manual_seed(0)
+        module = pyg_nn.GeneralConv(out_channels=5, in_edge_channels=-1, **kwargs).double()
+        ref = _ref(module, x, ei, e)
+        conv = agnn.from_pyg(module)
+        assert conv.in_channels == 4 and conv.in_edge_channels == 3
+        _check(conv(x, ei, e), ref, np.float64)
+
+
 @pytest.mark.parametrize("case", _GENERAL, ids=lambda c: "-".join(str(v) for v in c.values()))
 def test_general_conv_fast_paths_match_per_edge(monkeypatch, case):
     """Every factored path against the [E, H, C] messages formed over pieces of rows."""
@@ -365,6 +381,20 @@ def test_grav_net_conv_matches_pyg(pyg_knn, dtype, bipartite):
         with torch.no_grad():
             ref = module(_t(x), _t(b)).numpy()
         _check(conv(x, b), ref, dtype)
+
+
+def test_grav_net_conv_lazy_in_channels(pyg_knn):
+    """PyG's GravNetConv(-1, ...) sizes its Linears on the first call and keeps
+    in_channels = -1: from_pyg reads the size off lin_s."""
+    rng = np.random.default_rng(12)
+    torch.manual_seed(0)
+    module = pyg_nn.GravNetConv(-1, 3, 2, 5, k=3)
+    x = _feats(rng, 9, 4, np.float32)
+    with torch.no_grad():
+        ref = module(_t(x)).numpy()
+    conv = agnn.from_pyg(module)
+    assert conv.in_channels == 4
+    _check(conv(x), ref, np.float32)
 
 
 def test_grav_net_conv_empty_example_and_no_sources():
@@ -514,6 +544,10 @@ def test_errors_name_the_layer():
         layers["PDNConv"][0]((x, x), ei, e)
     with pytest.raises(TypeError, match="PDNConv: edge_attr must hold floating-point"):
         layers["PDNConv"][0](x, ei, e.astype(np.int64))
+    with pytest.raises(ValueError, match=r"MFConv: node features must be \(N, F\)"):
+        layers["MFConv"][0](np.ones((4, 2, 3), np.float32), ei)
+    with pytest.raises(ValueError, match=r"MFConv: node features must be \(N, F\)"):
+        agnn.MFConv((3, 3), 2, rng=0)((x, np.ones((4, 2, 3), np.float32)), ei)
     with pytest.raises(ValueError, match="MFConv: aggr must be one of"):
         agnn.MFConv(3, 2, aggr="std")
     with pytest.raises(ValueError, match="FiLMConv: num_relations must be in"):

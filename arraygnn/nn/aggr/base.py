@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import repeat_counts
 from arraygnn.nn._module import Module
 from arraygnn.ops._common import check_size, kernel_index
 from arraygnn.utils._checks import check_ids, check_int_array, check_numeric, same_device
@@ -101,9 +102,11 @@ class Groups:
                 f"got shape {tuple(self.x.shape)} with dim={self.dim}"
             )
 
-    def require_float(self) -> None:
-        if self.x.dtype.kind != "f":
-            raise TypeError(f"{self.where}: x must be a floating-point array, got {self.x.dtype}")
+    def float_x0(self) -> Any:
+        """``x0`` as floating point: integer values in torch's default float32, as PyG's
+        arithmetic with float scalars (``x * t``, ``exp``, ``clamp``) promotes them."""
+        x0 = self.x0
+        return x0 if x0.dtype.kind == "f" else self.cached("x0f", lambda: x0.astype(np.float32))
 
     # ---- reductions --------------------------------------------------------------------
     def cached(self, key: str, compute: Callable[[], Any]) -> Any:
@@ -145,7 +148,8 @@ class Groups:
             return self.index
         xp = self.xp
         return self.cached(
-            "group_ids", lambda: xp.repeat(xp.arange(self.size, dtype=np.int64), self.counts())
+            "group_ids",
+            lambda: repeat_counts(xp, xp.arange(self.size, dtype=np.int64), self.counts()),
         )
 
     def softmax(self, logits: Any) -> Any:

@@ -137,6 +137,19 @@ def _learnt(
     return float(value), channels
 
 
+def _per_channel(groups: Groups, name: str, value: Any, channels: int) -> Any:
+    """A learnt ``(channels,)`` ``t`` / ``p`` as a ``(1, channels)`` row: ``x`` must be 2-D,
+    aggregated along dim 0, with one feature per channel."""
+    groups.require_matrix(f"a per-channel {name} (channels > 1)")
+    width = int(groups.x.shape[1])
+    if width != channels:
+        raise ValueError(
+            f"{groups.where}: {name} has {channels} channels but x has {width} features (one "
+            f"{name} per feature)"
+        )
+    return value.reshape(1, channels)
+
+
 class SoftmaxAggregation(Aggregation):
     """PyG's ``SoftmaxAggregation`` (DeeperGCN): ``sum_i softmax_i(t * x_i) * x_i`` per group
     and feature.
@@ -172,12 +185,10 @@ class SoftmaxAggregation(Aggregation):
         self._param_names = ("t",) if self.learn else ()
 
     def _aggregate(self, groups: Groups) -> Any:
-        groups.require_float()
-        x0 = groups.x0
+        x0 = groups.float_x0()
         t = self.t
         if self.channels != 1:
-            groups.require_matrix("a per-channel t (channels > 1)")
-            t = t.reshape(1, self.channels)
+            t = _per_channel(groups, "t", t, self.channels)
         scores = x0 if (not self.learn and t == 1) else x0 * t
         alpha = groups.softmax(scores)
         del scores
@@ -226,15 +237,13 @@ class PowerMeanAggregation(Aggregation):
         return xp.clip(x, self.min_value, self.max_value)
 
     def _aggregate(self, groups: Groups) -> Any:
-        groups.require_float()
         xp = groups.xp
         p = self.p
         if self.channels != 1:
-            groups.require_matrix("a per-channel p (channels > 1)")
-            p = p.reshape(1, self.channels)
+            p = _per_channel(groups, "p", p, self.channels)
         if not self.learn and p == 1:
             return groups.reduce("mean")
-        out = groups.reduce("mean", self._clamp(xp, groups.x0) ** p)
+        out = groups.reduce("mean", self._clamp(xp, groups.float_x0()) ** p)
         return self._clamp(xp, out) ** (1.0 / p)
 
     def extra_repr(self) -> str:

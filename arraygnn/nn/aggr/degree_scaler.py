@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn.aggr.base import Aggregation, Groups
-from arraygnn.nn.aggr.multi import MultiAggregation, _run
+from arraygnn.nn.aggr.multi import MultiAggregation, _run, torch_promoted
 from arraygnn.nn.pna_conv import SCALERS, PNAConv, _DegreeScaler
 
 __all__ = ["DegreeScalerAggregation"]
@@ -91,14 +91,19 @@ class DegreeScalerAggregation(Aggregation):
         out = _run(self.aggr, groups)
         shape = [1] * out.ndim
         shape[groups.dim] = -1  # PyG: the degrees along dim of the result
-        deg = groups.counts().astype(out.dtype).reshape(shape)
+        # an integer result (max, min, mul of integers) meets the float averages in their
+        # dtype, as torch promotes it, and is scaled there
+        scaled = out if out.dtype.kind == "f" else out.astype(self.avg_deg_lin.dtype)
+        deg = groups.counts().astype(scaled.dtype).reshape(shape)
         pna = SimpleNamespace(aggr_module=self)  # PNAConv._scale reads its aggr_module
         outs = []
         for name in self.scaler:
             outs.append(
-                out if name == "identity" else out * PNAConv._scale(pna, groups.xp, name, deg)
+                out if name == "identity" else scaled * PNAConv._scale(pna, groups.xp, name, deg)
             )
-        return outs[0] if len(outs) == 1 else groups.xp.concatenate(outs, axis=-1)
+        if len(outs) == 1:
+            return outs[0]
+        return groups.xp.concatenate(torch_promoted(outs), axis=-1)
 
     def extra_repr(self) -> str:
         return f"{self.aggr!r}, scaler={self.scaler}"

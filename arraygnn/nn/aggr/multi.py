@@ -122,10 +122,18 @@ class MultiAggregation(Aggregation):
         from arraygnn._namespace import get_namespace
 
         xp = get_namespace(*inputs)
+        inputs = torch_promoted(inputs)
         if self.mode == "cat":
             return xp.concatenate(inputs, axis=-1)
         if self.lin is not None:
-            return self.lin(xp.concatenate(inputs, axis=-1))
+            joined = xp.concatenate(inputs, axis=-1)
+            if joined.shape[-1] != self.lin.in_features:
+                raise ValueError(
+                    f"MultiAggregation: mode='proj' maps {self.lin.in_features} features "
+                    f"(mode_kwargs in_channels {self.in_channels}), but the aggregations give "
+                    f"{joined.shape[-1]}"
+                )
+            return self.lin(joined)
         stacked = xp.stack(inputs, axis=0)
         if self.mode in ("sum", "mean", "max", "min"):
             return getattr(xp, self.mode)(stacked, axis=0)
@@ -137,6 +145,14 @@ class MultiAggregation(Aggregation):
 
     def extra_repr(self) -> str:
         return f"[{', '.join(repr(a) for a in self.aggrs)}], mode={self.mode}"
+
+
+def torch_promoted(arrays: list[Any]) -> list[Any]:
+    """``arrays`` in the dtype torch's ``cat`` / ``stack`` give them: floating ones win over
+    integer ones (an int max beside a float32 mean is float32, not NumPy's float64)."""
+    floats = [a.dtype for a in arrays if a.dtype.kind == "f"]
+    dtype = np.result_type(*(floats or [a.dtype for a in arrays]))
+    return [a.astype(dtype, copy=False) for a in arrays]
 
 
 def _run(aggr: Any, groups: Groups) -> Any:

@@ -12,7 +12,9 @@ the group and whose imaginary part the value (complex numbers sort by real, then
 part), so a single sort orders every column by (group, value) — no loop over groups, and
 no second, stable sort by group (PyG sorts twice). NaN sorts last in its group, as
 torch's sort. The columns go in blocks of about 4M keys (64 MiB), so the memory beyond
-``x`` stays small; the quantile positions are then picked for all groups at once.
+``x`` stays small; the quantile positions are then picked for all groups at once. 64-bit
+integers (whose values float64 would round beyond 2**53) take PyG's two sorts instead: by
+value, then stably by group.
 
 Positions are computed as PyG does, in the dtype of the buffer ``q`` (float32 unless the
 module was cast): ``q * (n - 1) + start`` (so above 2**24 slices float32 positions round,
@@ -115,14 +117,18 @@ class QuantileAggregation(Aggregation):
         limit = max(num - 1, 0)
         positions = [xp.clip(p, 0, limit).astype(np.int64) for p in picks]  # empty groups
         values = _sorted_picks(xp, x0, groups.group_ids(), positions)  # each [G*len(q), W]
+        # torch's promotion: integer values meet q's float dtype (linear) or a Python float
+        # (midpoint) in that float dtype (float32 by default), not in float64 as NumPy's
         if len(values) == 1:
             out = values[0]
         elif self.interpolation == "linear":
             frac = (point - lower).reshape(-1, 1)  # q's dtype, as PyG's q_point.frac()
-            work = np.result_type(x0.dtype, frac.dtype)
+            work = np.result_type(x0.dtype, frac.dtype) if x0.dtype.kind == "f" else frac.dtype
             left, right = (v.astype(work, copy=False) for v in values)
             out = left + (right - left) * frac.astype(work)
         else:  # midpoint
+            if x0.dtype.kind != "f":
+                values = [v.astype(np.float32) for v in values]
             out = 0.5 * values[0] + 0.5 * values[1]
         empty = xp.repeat(counts == 0, num_q).reshape(-1, 1)
         out = xp.where(empty, xp.asarray(self.fill_value, dtype=out.dtype), out)
@@ -144,8 +150,16 @@ def _sorted_picks(xp: Any, x0: Any, group: Any, positions: list[Any]) -> list[An
         return [xp.zeros_like(p) for p in picked]
     real = group.astype(np.float64)
     step = max(1, _BLOCK_KEYS // num)
+    wide = x0.dtype.kind in "iu" and x0.dtype.itemsize > 4  # beyond float64's 2**53
     for lo in range(0, width, step):
         block = flat[:, lo : lo + step].T  # [w, E]
+        if wide:  # PyG's two sorts: by value, then stably by group (exact for any integer)
+            order = _argsort(xp, block)
+            by_value = xp.take_along_axis(block, order, axis=1)
+            ordered = xp.take_along_axis(by_value, _argsort(xp, group[order]), axis=1)
+            for out, pos in zip(picked, positions):
+                out[:, lo : lo + step] = ordered[:, pos].T
+            continue
         nan = xp.isnan(block) if block.dtype.kind == "f" else None
         keys = xp.empty(block.shape, dtype=np.complex128)
         # NaN goes last within its group (torch's sort): group + 0.5 in the real part
@@ -161,6 +175,11 @@ def _sorted_picks(xp: Any, x0: Any, group: Any, positions: list[Any]) -> list[An
             out[:, lo : lo + step] = vals.T.astype(x0.dtype)
         del keys
     return picked
+
+
+def _argsort(xp: Any, keys: Any) -> Any:
+    """A stable argsort along the last axis (CuPy's sort is always stable)."""
+    return xp.argsort(keys, axis=-1, kind="stable") if xp is np else xp.argsort(keys, axis=-1)
 
 
 class MedianAggregation(QuantileAggregation):
