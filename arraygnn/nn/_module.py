@@ -68,6 +68,25 @@ def _pair(layer: str, in_feats: Any) -> tuple[int, int]:
     )
 
 
+def channels_pair(layer: str, value: Any, name: str = "in_channels") -> tuple[Any, int, int]:
+    """PyG's ``in_channels``: an int (source and target) or a pair ``(in_src, in_dst)``
+    (a bipartite layer). Returns ``(value as the layer keeps it, in_src, in_dst)``, each
+    size checked; anything else is a ``TypeError`` naming ``layer`` and ``name``.
+
+    >>> channels_pair("LEConv", (3, 4))
+    ((3, 4), 3, 4)
+    """
+    if is_size(value):
+        size = layer_size(layer, name, value)
+        return size, size, size
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = tuple(value)
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"{layer}: {name} must be an int or a pair of ints, got {value!r}")
+    pair = (layer_size(layer, f"{name}[0]", value[0]), layer_size(layer, f"{name}[1]", value[1]))
+    return pair, pair[0], pair[1]
+
+
 def as_array(value: Any, name: str) -> Any:
     """Turn a state-dict value (NumPy, CuPy, torch tensor, list) into a NumPy/CuPy array."""
     if isinstance(value, np.ndarray) or is_cupy_array(value):

@@ -26,7 +26,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_attr, csr_of, parse_input
-from arraygnn.nn._module import Module, _pair, is_size, layer_size
+from arraygnn.nn._module import Module, channels_pair, layer_size
 from arraygnn.nn._row_chunks import map_row_chunks
 from arraygnn.nn.edge_conv import _AGGRS
 from arraygnn.nn.linear import BatchNorm, Linear, _check_features, _rng, matmul
@@ -100,12 +100,7 @@ class CGConv(Module):
         rng: Any = None,
     ) -> None:
         name = "CGConv"
-        if is_size(channels):
-            in_src = in_dst = layer_size(name, "channels", channels)
-            self.channels: Any = in_src
-        else:
-            in_src, in_dst = _pair(name, channels)
-            self.channels = (in_src, in_dst)
+        self.channels, in_src, in_dst = channels_pair(name, channels, "channels")
         self.in_src, self.in_dst = in_src, in_dst
         self.dim = layer_size(name, "dim", dim)
         if aggr not in _AGGRS:

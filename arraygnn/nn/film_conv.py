@@ -41,7 +41,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import csr_of, parse_input
-from arraygnn.nn._module import Module, _pair, is_size, layer_size
+from arraygnn.nn._module import Module, channels_pair, layer_size
 from arraygnn.nn._row_chunks import map_row_chunks
 from arraygnn.nn.edge_conv import _AGGRS
 from arraygnn.nn.linear import (
@@ -110,12 +110,7 @@ class FiLMConv(Module):
         rng: Any = None,
     ) -> None:
         name = "FiLMConv"
-        if is_size(in_channels):
-            in_src = in_dst = layer_size(name, "in_channels", in_channels)
-            self.in_channels: Any = in_src
-        else:
-            in_src, in_dst = _pair(name, in_channels)
-            self.in_channels = (in_src, in_dst)
+        self.in_channels, in_src, in_dst = channels_pair(name, in_channels)
         self.in_src, self.in_dst = in_src, in_dst
         self.out_channels = out = layer_size(name, "out_channels", out_channels, minimum=1)
         self.num_relations = layer_size(name, "num_relations", num_relations, minimum=1)

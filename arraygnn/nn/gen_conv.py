@@ -38,7 +38,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_attr, csr_of, parse_input
-from arraygnn.nn._module import Module, _pair, is_size, layer_size
+from arraygnn.nn._module import Module, channels_pair, layer_size
 from arraygnn.nn.aggr import (
     MaxAggregation,
     MeanAggregation,
@@ -281,17 +281,7 @@ class GENConv(Module):
         rng: Any = None,
     ) -> None:
         name = "GENConv"
-        if is_size(in_channels):
-            size = layer_size(name, "in_channels", in_channels)
-            self.in_channels: Any = size
-            in_src = in_dst = size
-        elif isinstance(in_channels, (tuple, list)):
-            in_src, in_dst = _pair(name, in_channels)
-            self.in_channels = (in_src, in_dst)
-        else:
-            raise TypeError(
-                f"{name}: in_channels must be an int or a pair of ints, got {in_channels!r}"
-            )
+        self.in_channels, in_src, in_dst = channels_pair(name, in_channels)
         self.out_channels = out = layer_size(name, "out_channels", out_channels, minimum=1)
         if norm not in _NORMS:
             raise ValueError(

@@ -44,7 +44,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_attr, csr_of, parse_input
-from arraygnn.nn._module import Module, _pair, is_size, layer_size
+from arraygnn.nn._module import Module, channels_pair, layer_size
 from arraygnn.nn._row_chunks import map_row_chunks
 from arraygnn.nn.edge_conv import _AGGRS
 from arraygnn.nn.linear import Linear, _check_features, _leaky_relu, _rng, glorot, matmul
@@ -105,12 +105,7 @@ class GeneralConv(Module):
         rng: Any = None,
     ) -> None:
         name = "GeneralConv"
-        if is_size(in_channels):
-            in_src = in_dst = layer_size(name, "in_channels", in_channels)
-            self.in_channels: Any = in_src
-        else:
-            in_src, in_dst = _pair(name, in_channels)
-            self.in_channels = (in_src, in_dst)
+        self.in_channels, in_src, in_dst = channels_pair(name, in_channels)
         self.in_src, self.in_dst = in_src, in_dst
         self.out_channels = out = layer_size(name, "out_channels", out_channels, minimum=1)
         self.heads = heads = layer_size(name, "heads", heads, minimum=1)

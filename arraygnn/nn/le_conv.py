@@ -23,7 +23,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_weight, csr_of, parse_input
-from arraygnn.nn._module import Module, is_size, layer_size
+from arraygnn.nn._module import Module, channels_pair, layer_size
 from arraygnn.nn.linear import Linear, _check_features, add_bias, matmul
 
 __all__ = ["LEConv"]
@@ -63,18 +63,7 @@ class LEConv(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        if is_size(in_channels):
-            size = layer_size("LEConv", "in_channels", in_channels)
-            in_src = in_dst = size
-            self.in_channels: int | tuple[int, int] = size
-        elif isinstance(in_channels, (tuple, list)) and len(in_channels) == 2:
-            in_src = layer_size("LEConv", "in_channels[0]", in_channels[0])
-            in_dst = layer_size("LEConv", "in_channels[1]", in_channels[1])
-            self.in_channels = (in_src, in_dst)
-        else:
-            raise TypeError(
-                f"LEConv: in_channels must be an int or a pair of ints, got {in_channels!r}"
-            )
+        self.in_channels, in_src, in_dst = channels_pair("LEConv", in_channels)
         self.out_channels = layer_size("LEConv", "out_channels", out_channels)
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         self.lin1 = Linear(in_src, self.out_channels, bias, dtype=dtype, rng=gen)

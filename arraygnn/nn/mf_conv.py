@@ -22,7 +22,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import csr_of, parse_input
-from arraygnn.nn._module import Module, _pair, is_size, layer_size
+from arraygnn.nn._module import Module, channels_pair, layer_size
 from arraygnn.nn.edge_conv import _AGGRS
 from arraygnn.nn.linear import Linear, _check_features, _ModuleList, _rng, matmul
 
@@ -64,12 +64,7 @@ class MFConv(Module):
         rng: Any = None,
     ) -> None:
         name = "MFConv"
-        if is_size(in_channels):
-            in_src = in_dst = layer_size(name, "in_channels", in_channels)
-            self.in_channels: Any = in_src
-        else:
-            in_src, in_dst = _pair(name, in_channels)
-            self.in_channels = (in_src, in_dst)
+        self.in_channels, in_src, in_dst = channels_pair(name, in_channels)
         self.out_channels = layer_size(name, "out_channels", out_channels)
         self.max_degree = layer_size(name, "max_degree", max_degree)
         if aggr not in _AGGRS:

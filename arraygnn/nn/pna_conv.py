@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, to_numpy
+from arraygnn._namespace import get_namespace, repeat_counts, to_numpy
 from arraygnn.nn._graph_input import check_edge_attr, csr_of, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import (
@@ -176,7 +176,7 @@ class PNAConv(Module):
         )
         csr = csr_of(inp)
         src = csr.indices  # the messages are made in slot order
-        dst = xp.repeat(xp.arange(n, dtype=src.dtype), xp.diff(csr.indptr).astype(np.int64))
+        dst = repeat_counts(xp, xp.arange(n, dtype=src.dtype), xp.diff(csr.indptr))
         enc = None
         if edge_attr is not None:
             edge_attr = check_edge_attr(layer, edge_attr, inp.num_edges, self.edge_dim, x)

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, repeat_counts
 from arraygnn.nn._graph_input import is_graph, parse_input
-from arraygnn.nn._module import Module, is_size, layer_size
+from arraygnn.nn._module import Module, channels_pair, layer_size
 from arraygnn.nn.linear import (
     LayerNorm,
     _check_features,
@@ -87,7 +87,7 @@ def _row_range(csr: Any, start: int, stop: int) -> Any:
     indptr = csr.indptr[start : stop + 1] - csr.indptr[start]
     indices = csr.indices[first:last]
     slots = xp.arange(last - first, dtype=indptr.dtype)
-    rows = xp.repeat(xp.arange(stop - start, dtype=indptr.dtype), xp.diff(indptr).astype(np.int64))
+    rows = repeat_counts(xp, xp.arange(stop - start, dtype=indptr.dtype), xp.diff(indptr))
     return CSR._trusted(
         indptr, indices, slots, indices, rows, csr.num_src_nodes, stop - start, True
     )
@@ -448,13 +448,7 @@ class RGCNConv(_RelationalBase):
         rng: Any = None,
     ) -> None:
         layer = self._layer = "RGCNConv"
-        if is_size(in_channels):
-            self.in_src = self.in_dst = layer_size(layer, "in_channels", in_channels)
-        elif isinstance(in_channels, (tuple, list)) and len(in_channels) == 2:
-            self.in_src = layer_size(layer, "in_channels[0]", in_channels[0])
-            self.in_dst = layer_size(layer, "in_channels[1]", in_channels[1])
-        else:
-            raise TypeError(f"{layer}: in_channels must be an int or a pair, got {in_channels!r}")
+        _, self.in_src, self.in_dst = channels_pair(layer, in_channels)
         self.out_feats = layer_size(layer, "out_channels", out_channels)
         self.num_relations = layer_size(layer, "num_relations", num_relations, minimum=1)
         self.num_bases, self.num_blocks = _check_decomposition(layer, num_bases, num_blocks)
