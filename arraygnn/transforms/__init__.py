@@ -12,8 +12,97 @@ dataset's / loader's ``transform``.
 
 from arraygnn.transforms.attrs import AttributeLevels, attribute_levels
 from arraygnn.transforms.base import BaseTransform, Compose, ComposeFilters
+from arraygnn.transforms.components import LargestConnectedComponents
+from arraygnn.transforms.degree import LocalDegreeProfile, OneHotDegree, TargetIndegree
+from arraygnn.transforms.dense import ToDense
+from arraygnn.transforms.features import Constant, NormalizeFeatures, SVDFeatureReduction
+from arraygnn.transforms.gcn_norm import GCNNorm
+from arraygnn.transforms.geometry import (
+    Center,
+    LinearTransformation,
+    NormalizeRotation,
+    NormalizeScale,
+    RandomFlip,
+    RandomJitter,
+    RandomRotate,
+    RandomScale,
+    RandomShear,
+)
+from arraygnn.transforms.isolated import RemoveIsolatedNodes
+from arraygnn.transforms.line_graph import LineGraph
+from arraygnn.transforms.link_split import RandomLinkSplit
+from arraygnn.transforms.loops import AddRemainingSelfLoops, AddSelfLoops, RemoveSelfLoops
+from arraygnn.transforms.masks import IndexToMask, MaskToIndex
+from arraygnn.transforms.mesh import Delaunay, FaceToEdge, GenerateMeshNormals, SamplePoints
+from arraygnn.transforms.node_property_split import NodePropertySplit
+from arraygnn.transforms.node_split import RandomNodeSplit
+from arraygnn.transforms.pad import Pad
+from arraygnn.transforms.point_cloud import FixedPoints, GridSampling, KNNGraph, RadiusGraph
+from arraygnn.transforms.positional_encoding import AddLaplacianEigenvectorPE, AddRandomWalkPE
+from arraygnn.transforms.pseudo_coords import (
+    Cartesian,
+    Distance,
+    LocalCartesian,
+    PointPairFeatures,
+    Polar,
+    Spherical,
+)
+from arraygnn.transforms.sign import SIGN
+from arraygnn.transforms.two_hop import TwoHop
+from arraygnn.transforms.undirected import RemoveDuplicatedEdges, ToUndirected
+from arraygnn.transforms.virtual_node import VirtualNode
 
 __all__ = [
+    "AddLaplacianEigenvectorPE",
+    "AddRandomWalkPE",
+    "AddRemainingSelfLoops",
+    "AddSelfLoops",
+    "Constant",
+    "GCNNorm",
+    "IndexToMask",
+    "LargestConnectedComponents",
+    "LineGraph",
+    "LocalDegreeProfile",
+    "MaskToIndex",
+    "NormalizeFeatures",
+    "OneHotDegree",
+    "Pad",
+    "RemoveDuplicatedEdges",
+    "RemoveIsolatedNodes",
+    "RemoveSelfLoops",
+    "SIGN",
+    "SVDFeatureReduction",
+    "TargetIndegree",
+    "ToDense",
+    "ToUndirected",
+    "TwoHop",
+    "VirtualNode",
+    "Cartesian",
+    "Center",
+    "Delaunay",
+    "Distance",
+    "FaceToEdge",
+    "FixedPoints",
+    "GenerateMeshNormals",
+    "GridSampling",
+    "KNNGraph",
+    "LinearTransformation",
+    "LocalCartesian",
+    "NormalizeRotation",
+    "NormalizeScale",
+    "PointPairFeatures",
+    "Polar",
+    "RadiusGraph",
+    "RandomFlip",
+    "RandomJitter",
+    "RandomLinkSplit",
+    "RandomNodeSplit",
+    "NodePropertySplit",
+    "RandomRotate",
+    "RandomScale",
+    "RandomShear",
+    "SamplePoints",
+    "Spherical",
     "AttributeLevels",
     "BaseTransform",
     "Compose",

@@ -1,0 +1,153 @@
+"""PyG's :class:`ToUndirected` and :class:`RemoveDuplicatedEdges`: edge sets rebuilt by
+:func:`arraygnn.utils.to_undirected` / :func:`arraygnn.utils.coalesce` (sorted by row,
+parallel edges merged, their per-edge arrays reduced with ``reduce``).
+
+>>> import numpy as np
+>>> from arraygnn.data import Data
+>>> d = Data(edge_index=np.array([[0, 0], [1, 1]]), num_nodes=2)
+>>> ToUndirected()(d).edge_index.tolist(), RemoveDuplicatedEdges()(d).edge_index.tolist()
+([[0, 1], [1, 0]], [[0], [1]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from arraygnn.transforms._graph import (
+    check_data,
+    edge_index_of,
+    edge_keys,
+    edge_stores,
+    refuse_other_edge_attrs,
+)
+from arraygnn.transforms.base import BaseTransform
+from arraygnn.utils._checks import bool_arg, check_pyg_reduce
+from arraygnn.utils.coalesce import coalesce
+from arraygnn.utils.undirected import to_undirected
+
+__all__ = ["RemoveDuplicatedEdges", "ToUndirected"]
+
+
+def _sizes(where: str, key: Any, n_src: Any, n_dst: Any) -> tuple[int, int]:
+    for n, role in ((n_src, 0), (n_dst, -1)):
+        if n is None:
+            raise ValueError(
+                f"{where}: edge type {key!r}: num_nodes of {key[role]!r} is unknown (it is "
+                "never guessed from edge_index.max() + 1)"
+            )
+    return int(n_src), int(n_dst)
+
+
+class ToUndirected(BaseTransform):
+    """Make every edge ``(i, j)`` also ``(j, i)`` (PyG's ``ToUndirected``).
+
+    ``Data`` and same-type edge types of a ``HeteroData`` (with ``merge=True``): the
+    reverse edges are added and :func:`arraygnn.utils.to_undirected` coalesces, reducing
+    the per-edge arrays of edges that became parallel with ``reduce`` (``'add'``,
+    ``'mean'``, ``'min'``, ``'max'``, ``'mul'``). Bipartite edge types (and every edge type
+    with ``merge=False``) get a reverse type ``(dst, 'rev_' + rel, src)`` holding the
+    flipped ``edge_index`` and the same per-edge arrays. A ``Data`` takes ``node_attrs=`` /
+    ``edge_attrs=`` / ``graph_attrs=``.
+
+    >>> import numpy as np
+    >>> from arraygnn.hetero_data import HeteroData
+    >>> h = HeteroData(a={"num_nodes": 2}, b={"num_nodes": 3})
+    >>> h["a", "to", "b"].edge_index = np.array([[0, 1], [2, 0]])
+    >>> ToUndirected()(h)["b", "rev_to", "a"].edge_index.tolist()
+    [[2, 0], [0, 1]]
+    """
+
+    def __init__(
+        self,
+        reduce: str = "add",
+        merge: bool = True,
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+    ) -> None:
+        check_pyg_reduce("ToUndirected", reduce)
+        self.reduce = reduce
+        self.merge = bool_arg("ToUndirected", "merge", merge)
+        self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
+
+    def forward(self, data: Any) -> Any:
+        where = "ToUndirected"
+        hetero = check_data(where, data)
+        for store, key, n_src, n_dst in edge_stores(where, data):
+            what = "" if key is None else f"edge type {key!r}: "
+            if hetero:
+                n_src, n_dst = _sizes(where, key, n_src, n_dst)
+            ei = edge_index_of(where, store, n_src, n_dst, what)
+            keys = edge_keys(where, data, store, self.node_attrs, self.edge_attrs, self.graph_attrs)
+            if hetero and (key[0] != key[-1] or not self.merge):
+                src, rel, dst = key
+                rev = data[dst, f"rev_{rel}", src]
+                rev["edge_index"] = ei[::-1].copy()
+                for k in keys:
+                    rev[k] = store[k]
+                continue
+            ei, values = to_undirected(ei, [store[k] for k in keys], n_src, self.reduce)
+            store["edge_index"] = ei
+            for k, v in zip(keys, values):
+                store[k] = v
+        return data
+
+    def __repr__(self) -> str:
+        return f"ToUndirected(reduce={self.reduce!r}, merge={self.merge})"
+
+
+class RemoveDuplicatedEdges(BaseTransform):
+    """Merge parallel edges (PyG's ``RemoveDuplicatedEdges``) with
+    :func:`arraygnn.utils.coalesce`: the edges come back sorted by row, the arrays named
+    by ``key`` (default ``['edge_attr', 'edge_weight']``, where present) reduced with
+    ``reduce``. Every edge type of a ``HeteroData``; node counts as PyG
+    (``max(size)``). A per-edge array not named by ``key`` is refused (PyG leaves it out
+    of step with the merged edges).
+
+    >>> import numpy as np
+    >>> from arraygnn.data import Data
+    >>> d = Data(edge_index=np.array([[1, 0, 1], [0, 1, 0]]),
+    ...          edge_weight=np.array([1.0, 2.0, 3.0]), num_nodes=2)
+    >>> RemoveDuplicatedEdges(reduce="max")(d).edge_weight.tolist()
+    [2.0, 3.0]
+    """
+
+    def __init__(
+        self,
+        key: str | list[str] | None = None,
+        reduce: str = "add",
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+    ) -> None:
+        key = key or ["edge_attr", "edge_weight"]
+        self.keys = [key] if isinstance(key, str) else list(key)
+        for k in self.keys:
+            if not isinstance(k, str):
+                raise TypeError(f"RemoveDuplicatedEdges: key must hold attribute names, got {k!r}")
+        check_pyg_reduce("RemoveDuplicatedEdges", reduce)
+        self.reduce = reduce
+        self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
+
+    def forward(self, data: Any) -> Any:
+        where = "RemoveDuplicatedEdges"
+        hetero = check_data(where, data)
+        for store, key, n_src, n_dst in edge_stores(where, data):
+            what = "" if key is None else f"edge type {key!r}: "
+            if hetero:
+                n_src, n_dst = _sizes(where, key, n_src, n_dst)
+            ei = edge_index_of(where, store, n_src, n_dst, what)
+            keys = edge_keys(where, data, store, self.node_attrs, self.edge_attrs, self.graph_attrs)
+            refuse_other_edge_attrs(where, keys, self.keys, "name them in key=")
+            names = [k for k in self.keys if k in store]
+            ei, values = coalesce(ei, [store[k] for k in names], max(n_src, n_dst), self.reduce)
+            store["edge_index"] = ei
+            for k, v in zip(names, values):
+                store[k] = v
+        return data
+
+    def __repr__(self) -> str:
+        return "RemoveDuplicatedEdges()"
