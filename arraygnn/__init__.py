@@ -77,8 +77,13 @@ from arraygnn.sampling import (
     MultiLayerFullNeighborSampler,
     NeighborSampler,
     NodeDataLoader,
+    global_uniform_negative_sampling,
+    node2vec_random_walk,
+    pack_traces,
+    random_walk,
     sample_blocks,
     sample_neighbors,
+    select_topk,
 )
 
 __version__ = "0.1.0"
@@ -138,6 +143,11 @@ __all__ = [
     "to_block",
     "sample_neighbors",
     "sample_blocks",
+    "select_topk",
+    "global_uniform_negative_sampling",
+    "random_walk",
+    "pack_traces",
+    "node2vec_random_walk",
     "NeighborSampler",
     "MultiLayerFullNeighborSampler",
     "NodeDataLoader",

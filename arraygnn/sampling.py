@@ -1,4 +1,6 @@
-"""Uniform neighbour sampling for mini-batch training (DGL's ``sample_neighbors`` + blocks).
+"""Neighbour sampling for mini-batch training (DGL's ``dgl.sampling``: ``sample_neighbors``
++ blocks, ``select_topk``, ``global_uniform_negative_sampling``; the random walks of
+:mod:`arraygnn.random_walks` are re-exported here, as DGL's ``dgl.sampling.random_walk``).
 
 >>> import numpy as np
 >>> from arraygnn.graph import graph, NID
@@ -8,8 +10,9 @@
 >>> [b.num_dst_nodes() for b in blocks], output_nodes, input_nodes
 ([2, 1], array([0]), array([0, 4, 3]))
 
-RULE: sampling is uniform over each seed node's in-edges; with ``replace=False`` a node
-      with at most ``fanout`` in-edges keeps all of them; ``fanout=-1`` keeps all edges.
+RULE: sampling is uniform over each seed node's in-edges (out-edges with
+      ``edge_dir='out'``; in proportion to ``prob`` when given); with ``replace=False`` a
+      node with at most ``fanout`` such edges keeps all of them; ``fanout=-1`` keeps all.
 RULE: the same ``seed`` gives the same sample (NumPy ``default_rng``; CuPy's on the GPU).
 RULE: the frontier keeps every node of ``g`` and shares its node features (DGL's
       ``copy_ndata=True``); ``edata[EID]`` holds the sampled edges' ids in ``g``.
@@ -24,12 +27,18 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import repeat_counts
-from arraygnn.graph.core import EID, NID, Graph, check_graph
+from arraygnn.graph.core import EID, NID, Graph, _as_ids, _check_range, check_graph
 from arraygnn.graph.subgraph import _gather_frame, _ids_for, _per_type, to_block
+from arraygnn.random_walks import node2vec_random_walk, pack_traces, random_walk
 
 __all__ = [
     "sample_neighbors",
     "sample_blocks",
+    "select_topk",
+    "global_uniform_negative_sampling",
+    "random_walk",
+    "pack_traces",
+    "node2vec_random_walk",
     "NeighborSampler",
     "MultiLayerFullNeighborSampler",
     "NodeDataLoader",
@@ -52,11 +61,25 @@ def _rng(g: Graph, seed: Any) -> Any:
 
 def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, rng: Any) -> Any:
     """Sampled edge ids (increasing) of relation ``c`` into ``seeds``."""
-    from arraygnn.graph.message_passing import _csr_indptr, _csr_perm
+    indptr, perm = _relation_csr(g, c, "in")
+    return _sample_csr(g._xp(), indptr, perm, seeds, fanout, replace, rng)
 
-    xp = g._xp()
-    csr = g.csr(c)
-    indptr, perm = _csr_indptr(csr), _csr_perm(csr)
+
+def _relation_csr(g: Graph, c: Any, edge_dir: str) -> tuple[Any, Any]:
+    """``(indptr, perm)`` of relation ``c``: rows the destinations (``'in'``) or the
+    sources (``'out'``, the cached source-sorted CSR); ``perm`` the edge ids, in edge-id
+    order within a row."""
+    from arraygnn.graph.message_passing import _csr_indptr, _csr_perm
+    from arraygnn.graph.query import _reverse_csr
+
+    csr = g.csr(c) if edge_dir == "in" else _reverse_csr(g, g._rels[c])
+    return _csr_indptr(csr), _csr_perm(csr)
+
+
+def _sample_csr(
+    xp: Any, indptr: Any, perm: Any, seeds: Any, fanout: int, replace: bool, rng: Any
+) -> Any:
+    """Uniformly sampled edge ids (increasing) of the CSR rows ``seeds``."""
     start = indptr[seeds]
     deg = indptr[1:][seeds] - start  # no arithmetic on the ids: nothing can wrap
     if fanout < 0 or (not replace and (deg.size == 0 or int(deg.max()) <= fanout)):
@@ -91,38 +114,63 @@ def sample_neighbors(
     nodes: Any,
     fanout: int | Mapping[Any, int],
     *,
+    edge_dir: str = "in",
+    prob: str | None = None,
+    exclude_edges: Any = None,
     replace: bool = False,
     seed: Any = None,
     copy_ndata: bool = True,
     copy_edata: bool = True,
 ) -> Graph:
-    """A frontier graph with every node of ``g`` and ``fanout`` sampled in-edges per seed.
+    """A frontier graph with every node of ``g`` and ``fanout`` sampled in-edges (out-edges
+    with ``edge_dir='out'``) per seed.
 
-    ``nodes`` are seed ids (or ``{ntype: ids}``); ``fanout`` an int or ``{etype: int}``
-    naming every edge type (``-1`` = all in-edges). As DGL, the frontier shares ``g``'s node
-    features when ``copy_ndata`` and gets the sampled edges' features when ``copy_edata``;
-    the sampled edges' ids in ``g`` are in ``edata[EID]`` either way (also when ``g`` is a
-    subgraph with its own ``EID``, as DGL).
+    ``nodes`` are seed ids (or ``{ntype: ids}``): destination nodes for ``'in'``, source
+    nodes for ``'out'``; ``fanout`` an int or ``{etype: int}`` naming every edge type
+    (``-1`` = all edges). ``prob`` names an edge feature of non-negative unnormalised
+    probabilities (relations without it are sampled uniformly, as DGL): edges of
+    probability 0 are never drawn, a seed with at most ``fanout`` positive edges keeps
+    them all (``replace=False``), else ``fanout`` are drawn one after another in
+    proportion to the weights left (DGL's sampler; drawn here with exponential keys,
+    the same distribution). ``exclude_edges`` (edge ids, or ``{etype: ids}``) are removed
+    from the sample after drawing, as DGL (a seed may then keep fewer than ``fanout``).
+    As DGL, the frontier shares ``g``'s node features when ``copy_ndata`` and gets the
+    sampled edges' features when ``copy_edata``; the sampled edges' ids in ``g`` are in
+    ``edata[EID]`` either way (also when ``g`` is a subgraph with its own ``EID``, as DGL).
     """
-    check_graph("sample_neighbors", g)
+    where = "sample_neighbors"
+    check_graph(where, g)
     if g.is_block:
         raise ValueError("sample_neighbors: sample from the original graph, not a block")
-    given = _per_type(g, nodes, "sample_neighbors", g.ntypes)
-    for t in given:
-        g._ntype(t, "dst")
-    seeds = {
-        t: _ids_for(g, ids, g._num_dst[t], f"sample_neighbors: seed nodes of type {t!r}")
-        for t, ids in given.items()
-    }
+    side = _edge_dir(edge_dir, where)
+    seeds = _seeds(g, nodes, side, where)
     fanouts = _fanouts(g, fanout)
+    probs = _edge_weights(g, prob, where, "prob") if prob is not None else {}
+    for c, w in probs.items():
+        if w.size and not float(w.min()) >= 0:  # NaN fails too
+            raise ValueError(f"{where}: prob {prob!r} of edge type {c!r} must be non-negative")
+    excluded = _excluded_edges(g, exclude_edges, where)
     rng = _rng(g, seed)
     xp = g._xp()
     chosen = {}
     for c in g._rels:
-        if c[2] in seeds and fanouts[c] != 0:
-            chosen[c] = _sample_relation(g, c, seeds[c[2]], fanouts[c], replace, rng)
+        t = c[2] if side == "dst" else c[0]
+        if t in seeds and fanouts[c] != 0:
+            indptr, perm = _relation_csr(g, c, edge_dir)
+            if c in probs:
+                e = _sample_weighted(xp, indptr, perm, seeds[t], fanouts[c], replace, probs[c], rng)
+            else:
+                e = _sample_csr(xp, indptr, perm, seeds[t], fanouts[c], replace, rng)
+            if c in excluded:
+                e = e[~xp.isin(e, excluded[c])]
+            chosen[c] = e
         else:
             chosen[c] = xp.zeros(0, dtype=g.idtype)
+    return _frontier(g, chosen, copy_ndata, copy_edata)
+
+
+def _frontier(g: Graph, chosen: Mapping[Any, Any], copy_ndata: bool, copy_edata: bool) -> Graph:
+    """Every node of ``g`` and the edges ``chosen`` (``{canonical: edge ids}``), ``EID`` set."""
     rels = {c: (g._rels[c].src[e], g._rels[c].dst[e]) for c, e in chosen.items()}
     frontier = Graph(rels, g._num_src, validate=False)
     if copy_ndata:  # shared arrays, new frames (as DGL)
@@ -135,6 +183,259 @@ def sample_neighbors(
             _gather_frame(old, new, e)
         new._data[EID] = e  # ids in g, as DGL (replacing a subgraph's own EID, copied above)
     return frontier
+
+
+def _edge_dir(edge_dir: Any, where: str) -> str:
+    """The seed side: ``'dst'`` for in-edges, ``'src'`` for out-edges."""
+    if edge_dir not in ("in", "out"):
+        raise ValueError(f"{where}: edge_dir must be 'in' or 'out', got {edge_dir!r}")
+    return "dst" if edge_dir == "in" else "src"
+
+
+def _seeds(g: Graph, nodes: Any, side: str, where: str) -> dict[Any, Any]:
+    given = _per_type(g, nodes, where, g.ntypes)
+    counts = g._num_dst if side == "dst" else g._num_src
+    for t in given:
+        g._ntype(t, side)
+    return {
+        t: _ids_for(g, ids, counts[t], f"{where}: seed nodes of type {t!r}")
+        for t, ids in given.items()
+    }
+
+
+def _edge_weights(g: Graph, name: Any, where: str, what: str) -> dict[Any, Any]:
+    """``{canonical: 1-D weights}`` of the relations that have edge feature ``name``
+    (an ``[E, 1]`` feature is read as ``[E]``); ``KeyError`` when none has it."""
+    if not isinstance(name, str):
+        raise TypeError(f"{where}: {what} must be an edge feature name, got {name!r}")
+    out = {}
+    for c, rel in g._rels.items():
+        if name not in rel.frame:
+            continue
+        w = rel.frame[name]
+        if w.ndim == 2 and w.shape[1] == 1:
+            w = w[:, 0]
+        if w.ndim != 1:
+            raise ValueError(
+                f"{where}: {what} {name!r} of edge type {c!r} must hold one value per edge, "
+                f"got shape {tuple(w.shape)}"
+            )
+        if w.dtype.kind not in "fiub":
+            raise TypeError(f"{where}: {what} {name!r} must be numeric, got {w.dtype}")
+        out[c] = w
+    if not out:
+        raise KeyError(f"{where}: no edge type has the feature {what}={name!r}")
+    return out
+
+
+def _excluded_edges(g: Graph, exclude_edges: Any, where: str) -> dict[Any, Any]:
+    if exclude_edges is None:
+        return {}
+    if not isinstance(exclude_edges, Mapping):
+        if len(g._rels) != 1:
+            raise ValueError(
+                f"{where}: the graph has several edge types; pass exclude_edges={{etype: ids}}"
+            )
+        exclude_edges = {g.canonical_etypes[0]: exclude_edges}
+    out = {}
+    for k, ids in exclude_edges.items():
+        c = g._rel(k).canonical
+        arr = _as_ids(
+            ids if not isinstance(ids, range) else list(ids), f"{where}: exclude_edges[{k!r}]"
+        )
+        _check_range(arr, g._rels[c].num_edges, f"{where}: exclude_edges[{k!r}]", "edges")
+        out[c] = g._xp().asarray(arr)
+    return out
+
+
+def _sample_weighted(
+    xp: Any, indptr: Any, perm: Any, seeds: Any, fanout: int, replace: bool, w: Any, rng: Any
+) -> Any:
+    """Edge ids (increasing) of the CSR rows ``seeds`` drawn in proportion to ``w`` (DGL's
+    picks: ``min(fanout, positive edges)`` without replacement, ``fanout`` (``-1``: the
+    row length) with replacement where a row has a positive edge, none elsewhere)."""
+    n = int(seeds.shape[0])
+    start = indptr[seeds]
+    deg = indptr[1:][seeds] - start
+    total = int(deg.sum())
+    seg = repeat_counts(xp, xp.arange(n), deg)
+    seg_start = xp.cumsum(deg) - deg
+    local = xp.arange(total) - repeat_counts(xp, seg_start, deg)
+    eid = perm[repeat_counts(xp, start, deg) + local]
+    wt = w[eid].astype(xp.float64)
+    positive = wt > 0
+    nnz = xp.bincount(seg[positive], minlength=n) if total else xp.zeros(n, dtype=xp.int64)
+    if not replace:
+        picks = nnz if fanout < 0 else xp.minimum(nnz, fanout)
+        u = 1.0 - rng.random(total)  # (0, 1]
+        with np.errstate(divide="ignore"):
+            key = xp.where(positive, -xp.log(u) / xp.where(positive, wt, 1.0), xp.inf)
+        order = xp.lexsort(xp.stack([key, seg]))  # by seed, then key (smallest first)
+        picked = eid[order][local < picks[seg]]
+        return xp.sort(picked)
+    picks = xp.where(nnz > 0, deg if fanout < 0 else fanout, 0)
+    owner = repeat_counts(xp, xp.arange(n), picks)
+    c0 = xp.concatenate([xp.zeros(1), xp.cumsum(wt)])
+    base = c0[seg_start[owner]]
+    top = c0[(seg_start + deg)[owner]]
+    x = base + rng.random(owner.shape[0]) * (top - base)
+    j = xp.searchsorted(c0[1:], x, side="right")
+    last = xp.searchsorted(c0[1:], top, side="left")  # each row's last positive edge
+    j = xp.minimum(j, last)
+    return xp.sort(eid[j])
+
+
+def select_topk(
+    g: Graph,
+    k: int | Mapping[Any, int],
+    weight: str,
+    nodes: Any = None,
+    edge_dir: str = "in",
+    ascending: bool = False,
+    *,
+    copy_ndata: bool = True,
+    copy_edata: bool = True,
+) -> Graph:
+    """A frontier graph keeping, for each node of ``nodes`` (every node when ``None``), the
+    ``k`` in-edges (out-edges with ``edge_dir='out'``) of largest ``weight`` (smallest when
+    ``ascending``), DGL's ``dgl.sampling.select_topk``.
+
+    ``k`` is an int or ``{etype: int}`` naming every edge type (``-1``: all edges); every
+    edge type must have the feature ``weight``. Ties keep the smaller edge id (DGL's sort
+    leaves their order unspecified). Features and ``edata[EID]`` as :func:`sample_neighbors`;
+    the kept edges are in edge-id order (DGL's come per node).
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import graph
+    >>> g = graph((np.array([0, 0, 1, 1, 2, 2]), np.array([1, 2, 0, 1, 2, 0])), num_nodes=3)
+    >>> g.edata["weight"] = np.array([0.0, 1, 0, 1, 0, 1])
+    >>> sg = select_topk(g, 1, "weight")
+    >>> sg.edges()[0].tolist(), sg.edges()[1].tolist(), sg.edata["_ID"].tolist()
+    ([0, 1, 2], [2, 1, 0], [1, 3, 5])
+    """
+    where = "select_topk"
+    check_graph(where, g)
+    if g.is_block:
+        raise ValueError(f"{where}: select from the original graph, not a block")
+    side = _edge_dir(edge_dir, where)
+    if nodes is None:
+        counts = g._num_dst if side == "dst" else g._num_src
+        nodes = {t: g._xp().arange(counts[t], dtype=g.idtype) for t in counts}
+    seeds = _seeds(g, nodes, side, where)
+    ks = _fanouts(g, k)
+    weights = _edge_weights(g, weight, where, "weight")
+    missing = [c for c in g._rels if c not in weights]
+    if missing:
+        raise KeyError(f"{where}: edge weights {weight!r} do not exist for edge types {missing}")
+    xp = g._xp()
+    chosen = {}
+    for c in g._rels:
+        t = c[2] if side == "dst" else c[0]
+        if t not in seeds or ks[c] == 0:
+            chosen[c] = xp.zeros(0, dtype=g.idtype)
+            continue
+        indptr, perm = _relation_csr(g, c, edge_dir)
+        s = seeds[t]
+        start = indptr[s]
+        deg = indptr[1:][s] - start
+        total = int(deg.sum())
+        seg = repeat_counts(xp, xp.arange(s.shape[0]), deg)
+        seg_start = xp.cumsum(deg) - deg
+        local = xp.arange(total) - repeat_counts(xp, seg_start, deg)
+        eid = perm[repeat_counts(xp, start, deg) + local]
+        w = weights[c][eid]
+        kind = xp.float64 if w.dtype.kind == "f" else xp.int64
+        key = w.astype(kind) if ascending else -w.astype(kind)
+        # by seed, then weight, then slot (edge-id order within a row: ties keep the smaller id)
+        order = xp.lexsort(xp.stack([local.astype(kind), key, seg.astype(kind)]))
+        keep = local < (deg if ks[c] < 0 else xp.minimum(deg, ks[c]))[seg]
+        chosen[c] = xp.sort(eid[order][keep])
+    return _frontier(g, chosen, copy_ndata, copy_edata)
+
+
+def _calc_redundancy(k_hat: int, num_edges: int, num_pairs: int, r: int = 3) -> float:
+    """DGL's oversampling factor: the ``N`` draws whose binomial lower bound (``r``
+    standard deviations) of non-edges reaches ``k_hat``, as ``N / k_hat - 1``."""
+    p_m = num_edges / num_pairs
+    p_k = 1 - p_m
+    a, b, c = p_k**2, -p_k * (2 * k_hat + r**2 * p_m), k_hat**2
+    roots = np.polynomial.Polynomial([c, b, a]).roots()
+    return float(np.real(roots[-1])) / k_hat - 1.0
+
+
+def global_uniform_negative_sampling(
+    g: Graph,
+    num_samples: int,
+    exclude_self_loops: bool = True,
+    replace: bool = False,
+    etype: Any = None,
+    redundancy: float | None = None,
+    *,
+    seed: Any = None,
+) -> tuple[Any, Any]:
+    """Up to ``num_samples`` node pairs ``(src, dst)`` of relation ``etype`` that are not
+    edges, DGL's ``dgl.sampling.global_uniform_negative_sampling``.
+
+    As DGL: ``int(num_samples * (1 + redundancy))`` uniform pairs are drawn, each with up
+    to 3 tries to find a non-edge (and no self-loop when ``exclude_self_loops`` and the
+    relation's two node types are the same); failed draws are dropped; without
+    ``replace`` the pairs are sorted by ``(src, dst)`` and made unique; the first
+    ``num_samples`` are returned (so fewer can come back on a small or dense graph).
+    ``redundancy=None`` uses DGL's estimate from the graph's density (DGL itself always
+    does, ignoring a given value). Vectorised: one membership test of all draws against
+    the sorted edge keys ``src * num_dst + dst``.
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import graph
+    >>> g = graph((np.array([0, 1, 2]), np.array([1, 2, 3])), num_nodes=4)
+    >>> src, dst = global_uniform_negative_sampling(g, 3, seed=0)
+    >>> bool(g.has_edges_between(src, dst).any()), bool((src == dst).any())
+    (False, False)
+    """
+    where = "global_uniform_negative_sampling"
+    check_graph(where, g)
+    if isinstance(num_samples, (bool, np.bool_)) or not isinstance(num_samples, (int, np.integer)):
+        raise TypeError(f"{where}: num_samples must be an int, got {num_samples!r}")
+    if num_samples < 0:
+        raise ValueError(f"{where}: num_samples must be >= 0, got {num_samples}")
+    rel = g._rel(etype if etype is not None else g.canonical_etypes[0] if g._rels else None)
+    utype, _, vtype = rel.canonical
+    n_u, n_v = g._num_src[utype], g._num_dst[vtype]
+    xp = g._xp()
+    empty = (xp.zeros(0, dtype=g.idtype), xp.zeros(0, dtype=g.idtype))
+    num_pairs = n_u * n_v
+    if num_samples == 0 or num_pairs == 0 or num_pairs > 2**62:
+        if num_pairs > 2**62:
+            raise ValueError(f"{where}: {n_u} x {n_v} node pairs do not fit int64 keys")
+        return empty
+    if redundancy is None:
+        if rel.num_edges >= num_pairs:
+            return empty
+        redundancy = _calc_redundancy(int(num_samples), rel.num_edges, num_pairs)
+    elif isinstance(redundancy, (bool, np.bool_)) or not isinstance(
+        redundancy, (int, float, np.number)
+    ):
+        raise TypeError(f"{where}: redundancy must be a number, got {redundancy!r}")
+    elif not redundancy >= 0:
+        raise ValueError(f"{where}: redundancy must be >= 0, got {redundancy}")
+    draws = int(num_samples * (1 + redundancy))
+    no_loops = bool(exclude_self_loops) and utype == vtype
+    rng = _rng(g, seed)
+    edge_keys = xp.unique(rel.src.astype(xp.int64) * n_v + rel.dst.astype(xp.int64))
+    u = xp.floor(rng.random((draws, 3)) * n_u).astype(xp.int64)
+    v = xp.floor(rng.random((draws, 3)) * n_v).astype(xp.int64)
+    keys = u * n_v + v
+    ok = ~xp.isin(keys, edge_keys)
+    if no_loops:
+        ok &= u != v
+    hit = ok.any(axis=1)
+    first = xp.argmax(ok, axis=1)[hit]
+    rows = xp.nonzero(hit)[0]
+    keys = keys[rows, first]
+    if not replace:
+        keys = xp.unique(keys)  # sorted by (src, dst), as DGL's sort + unique
+    keys = keys[:num_samples]
+    return (keys // n_v).astype(g.idtype), (keys % n_v).astype(g.idtype)
 
 
 def _fanout_value(v: Any, what: str) -> int:

@@ -15,7 +15,13 @@ out_edges, edge_ids, ... as Graph methods), ``subgraph`` (subgraph, edge_subgrap
 to_block), ``transform`` (add_self_loop, remove_self_loop, reverse, add_reverse_edges,
 to_simple, to_bidirected), ``batching`` (batch, unbatch), ``readout`` (sum_nodes,
 mean_nodes, softmax_nodes, broadcast_nodes, ...), ``convert`` (Data / GraphTensor
-converters), ``knn`` (knn_graph, segmented_knn_graph). DGL's ``from_scipy``,
+converters), ``knn`` (knn_graph, segmented_knn_graph), ``positional_encoding``
+(laplacian_pe / lap_pe, random_walk_pe, laplacian_lambda_max), ``homophily``
+(node_homophily, edge_homophily, linkx_homophily), ``ops`` (DGL's ``dgl.ops``: gspmm,
+gsddmm, edge_softmax, segment_reduce, segment_softmax, copy_u_sum, u_mul_e_sum, u_dot_v,
+...), ``structure`` (in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
+line_graph, khop_graph, metapath_reachable_graph, compact_graphs, add_nodes, add_edges,
+remove_nodes, remove_edges). DGL's ``from_scipy``,
 ``bipartite_from_scipy``, ``from_networkx`` and
 ``to_networkx`` come from :mod:`arraygnn.interop.scipy` / :mod:`arraygnn.interop.networkx`
 (``g.adj_external(...)`` gives the SciPy matrix back).
@@ -29,8 +35,16 @@ from arraygnn.graph.convert import (
     graph_to_graph_tensor,
 )
 from arraygnn.graph.core import EID, NID, Graph, graph, heterograph
+from arraygnn.graph.homophily import edge_homophily, linkx_homophily, node_homophily
 from arraygnn.graph.knn import knn_graph, segmented_knn_graph
 from arraygnn.graph.message_passing import EdgeBatch, NodeBatch
+from arraygnn.graph.ops import edge_softmax, gsddmm, gspmm, segment_reduce, segment_softmax
+from arraygnn.graph.positional_encoding import (
+    lap_pe,
+    laplacian_lambda_max,
+    laplacian_pe,
+    random_walk_pe,
+)
 from arraygnn.graph.readout import (
     broadcast_edges,
     broadcast_nodes,
@@ -44,6 +58,20 @@ from arraygnn.graph.readout import (
     softmax_nodes,
     sum_edges,
     sum_nodes,
+)
+from arraygnn.graph.structure import (
+    add_edges,
+    add_nodes,
+    compact_graphs,
+    in_subgraph,
+    khop_graph,
+    khop_in_subgraph,
+    khop_out_subgraph,
+    line_graph,
+    metapath_reachable_graph,
+    out_subgraph,
+    remove_edges,
+    remove_nodes,
 )
 from arraygnn.graph.subgraph import edge_subgraph, node_subgraph, to_block
 from arraygnn.graph.transform import (
@@ -72,6 +100,23 @@ __all__ = [
     "node_subgraph",
     "edge_subgraph",
     "to_block",
+    "in_subgraph",
+    "out_subgraph",
+    "khop_in_subgraph",
+    "khop_out_subgraph",
+    "line_graph",
+    "khop_graph",
+    "metapath_reachable_graph",
+    "compact_graphs",
+    "add_nodes",
+    "add_edges",
+    "remove_nodes",
+    "remove_edges",
+    "gspmm",
+    "gsddmm",
+    "edge_softmax",
+    "segment_reduce",
+    "segment_softmax",
     "add_self_loop",
     "remove_self_loop",
     "reverse",
@@ -81,6 +126,13 @@ __all__ = [
     "to_homogeneous",
     "knn_graph",
     "segmented_knn_graph",
+    "laplacian_pe",
+    "lap_pe",
+    "random_walk_pe",
+    "laplacian_lambda_max",
+    "node_homophily",
+    "edge_homophily",
+    "linkx_homophily",
     "NTYPE",
     "ETYPE",
     "batch",

@@ -20,12 +20,12 @@ RULE: a block's source nodes start with its destination nodes (same order), foll
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from arraygnn.graph.core import EID, NID, Graph, _as_ids, _check_range, check_graph
+from arraygnn.graph.core import EID, NID, Canonical, Graph, _as_ids, _check_range, check_graph
 
 __all__ = ["node_subgraph", "edge_subgraph", "to_block"]
 
@@ -116,13 +116,43 @@ def node_subgraph(g: Graph, nodes: Any, *, store_ids: bool = True) -> Graph:
     return new
 
 
+def _first_appearance(xp: Any, ids: Any) -> Any:
+    """The distinct values of ``ids`` in order of first appearance."""
+    if ids.shape[0] == 0:
+        return ids
+    uniq, first = xp.unique(ids, return_index=True)
+    return uniq[xp.argsort(first)]
+
+
+def _first_appearance_nodes(
+    g: Graph, edges: Sequence[tuple[Canonical, Any, Any]], preserve: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Per node type, the distinct nodes in DGL's hash-map order: ``preserve`` first, then
+    for each ``(canonical, relation, edge ids)`` in turn its sources, then destinations."""
+    xp = g._xp()
+    pieces: dict[str, list[Any]] = {t: [] for t in g.ntypes}
+    for t, ids in (preserve or {}).items():
+        pieces[t].append(ids)
+    for (s, _, d), r, e in edges:
+        pieces[s].append(r.src if e is None else r.src[e])
+        pieces[d].append(r.dst if e is None else r.dst[e])
+    return {
+        t: (_first_appearance(xp, xp.concatenate(p)) if p else xp.zeros(0, g.idtype)).astype(
+            g.idtype
+        )
+        for t, p in pieces.items()
+    }
+
+
 def edge_subgraph(
     g: Graph, edges: Any, *, relabel_nodes: bool = True, store_ids: bool = True
 ) -> Graph:
     """The subgraph made of ``edges`` (ids, a boolean mask, or ``{etype: ids}``).
 
-    ``relabel_nodes=True`` keeps only the endpoints (increasing original id order);
-    ``False`` keeps every node.
+    ``relabel_nodes=True`` keeps only the endpoints, numbered as DGL's (its ``Relabel_``
+    hash map): per node type in order of first appearance over the edge types in turn,
+    each one's sources then destinations (DGL's example: edges ``[0, 4]`` of the 5-cycle
+    give ``NID [0, 4, 1]``); ``False`` keeps every node.
     """
     check_graph("edge_subgraph", g)
     if g.is_block:
@@ -138,15 +168,7 @@ def edge_subgraph(
     for c in g._rels:
         chosen.setdefault(c, xp.zeros(0, dtype=g.idtype))
     if relabel_nodes:
-        touched: dict[str, list[Any]] = {t: [] for t in g.ntypes}
-        for c, e in chosen.items():
-            rel = g._rels[c]
-            touched[c[0]].append(rel.src[e])
-            touched[c[2]].append(rel.dst[e])
-        keep = {
-            t: (xp.unique(xp.concatenate(a)) if a else xp.zeros(0, dtype=g.idtype)).astype(g.idtype)
-            for t, a in touched.items()
-        }
+        keep = _first_appearance_nodes(g, [(c, g._rels[c], e) for c, e in chosen.items()])
     else:
         keep = {t: xp.arange(g._num_src[t], dtype=g.idtype) for t in g.ntypes}
     maps = {t: _relabel_map(xp, ids, g._num_src[t]) for t, ids in keep.items()}

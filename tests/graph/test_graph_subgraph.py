@@ -46,7 +46,9 @@ def test_edge_subgraph_relabels_endpoints():
     sg = g.edge_subgraph(eids)
     src, dst = g.edges()
     np.testing.assert_array_equal(sg.edata[EID], eids)
-    ends = np.unique(np.concatenate([src[eids], dst[eids]]))
+    both = np.concatenate([src[eids], dst[eids]])  # DGL: first appearance, sources first
+    _, first = np.unique(both, return_index=True)
+    ends = both[np.sort(first)]
     np.testing.assert_array_equal(sg.ndata[NID], ends)
     ssrc, sdst = sg.edges()
     np.testing.assert_array_equal(ends[ssrc], src[eids])
@@ -54,6 +56,18 @@ def test_edge_subgraph_relabels_endpoints():
     full = g.edge_subgraph(eids, relabel_nodes=False)
     assert full.num_nodes() == 12
     np.testing.assert_array_equal(full.edges()[0], src[eids])
+
+
+def test_edge_subgraph_matches_dgl_docstring_example():
+    """DGL's ``edge_subgraph`` example: edges [0, 4] of the 5-cycle."""
+    g = graph((np.array([0, 1, 2, 3, 4]), np.array([1, 2, 3, 4, 0])))
+    g.ndata["x"] = np.arange(10).reshape(5, 2)
+    sg = g.edge_subgraph([0, 4])
+    np.testing.assert_array_equal(sg.edges()[0], [0, 1])
+    np.testing.assert_array_equal(sg.edges()[1], [2, 0])
+    np.testing.assert_array_equal(sg.ndata[NID], [0, 4, 1])
+    np.testing.assert_array_equal(sg.edata[EID], [0, 4])
+    np.testing.assert_array_equal(sg.ndata["x"], [[0, 1], [8, 9], [2, 3]])
 
 
 def test_hetero_subgraph_with_dict():
