@@ -3,8 +3,8 @@
 The edges are sorted by ``(row, col)`` (``sort_by_row=True``) or ``(col, row)``, with two
 stable O(E + N) counting sorts (the ``csr_from_keys`` kernel that builds every CSR; sparse
 ids, ``N > 2E + 1024``, take one stable comparison sort instead). Parallel edges become one,
-their features reduced in edge order by ``arraygnn.ops.scatter`` over the (already sorted)
-group ids: deterministic, the same bits on every run.
+their features reduced in edge order by ``arraygnn.ops.segment`` over the runs of equal
+sorted edges: deterministic, the same bits on every run.
 
 RULE: what comes back follows PyG: ``coalesce(edge_index)`` (no ``edge_attr`` argument)
 returns the edge index alone; with ``edge_attr`` (``None``, an array or a list of arrays)
@@ -35,7 +35,7 @@ from arraygnn.utils._checks import (
     num_nodes_arg,
     same_device,
 )
-from arraygnn.utils.scatter import scatter_rows
+from arraygnn.utils.scatter import segment_rows
 
 __all__ = ["coalesce"]
 
@@ -81,23 +81,30 @@ def coalesce(
         if not bool(sorted_pairs(xp, first, second)):
             order = "(row, col)" if sort_by_row else "(col, row)"
             raise ValueError(f"{where}: is_sorted=True but edge_index is not sorted by {order}")
-        out = edge_index.copy()
-        attrs = None if attrs is None else [a.copy() for a in attrs]
+        perm = None
+        a, b = first, second
     else:
         perm = sort_perm(xp, first, second, n)
-        out = edge_index[:, perm]
-        attrs = None if attrs is None else [a[perm] for a in attrs]
-    a, b = (out[0], out[1]) if sort_by_row else (out[1], out[0])
+        a, b = first[perm], second[perm]
+    keep = perm  # the edges kept, in sorted order (None: all, as given)
+    starts = None
     if num_edges > 1:
         new = xp.empty(num_edges, dtype=bool)
         new[0] = True
         new[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
         if not bool(new.all()):  # duplicates: keep each group's first, reduce the features
-            group = xp.cumsum(new) - 1
-            num_groups = int(group[-1]) + 1
-            out = out[:, new]
-            if attrs is not None:
-                attrs = [scatter_rows(xp, v, group, num_groups, op) for v in attrs]
+            starts = xp.flatnonzero(new)
+            keep = starts if perm is None else perm[starts]
+    out = edge_index.copy() if keep is None else _columns(xp, edge_index, keep)
+    if attrs is not None:
+        # the rows in sorted order (the gather kernel), then the runs of equal edges
+        # reduced as segments (no sort of group ids)
+        from arraygnn import ops
+
+        attrs = [v.copy() if perm is None else ops.gather(v, perm) for v in attrs]
+        if starts is not None:
+            ptr = xp.concatenate([starts, xp.full(1, num_edges, dtype=starts.dtype)])
+            attrs = [segment_rows(xp, v, ptr, op) for v in attrs]
     if edge_attr is MISSING:
         return out
     if edge_attr is None:
@@ -105,6 +112,15 @@ def coalesce(
     if isinstance(edge_attr, (list, tuple)):
         return out, attrs
     return out, attrs[0]
+
+
+def _columns(xp: Any, edge_index: Any, cols: Any) -> Any:
+    """``edge_index[:, cols]`` as a fresh C-contiguous [2, k] array (row by row: faster than
+    fancy indexing along the second axis)."""
+    out = xp.empty((2, int(cols.shape[0])), dtype=edge_index.dtype)
+    out[0] = edge_index[0][cols]
+    out[1] = edge_index[1][cols]
+    return out
 
 
 def check_attrs(where: str, edge_index: Any, edge_attr: Any, attrs: list[Any] | None) -> None:

@@ -91,6 +91,24 @@ def scatter_rows(xp: Any, src: Any, index: Any, dim_size: int, op: str) -> Any:
     return out
 
 
+def segment_rows(xp: Any, src: Any, ptr: Any, op: str) -> Any:
+    """:func:`scatter_rows` for rows already grouped: group ``i`` is rows
+    ``ptr[i]:ptr[i + 1]`` (validated, non-decreasing), one sorted segment reduction (no
+    sort of the group ids); the same values and dtypes as :func:`scatter_rows`."""
+    from arraygnn import ops
+
+    size = int(ptr.shape[0]) - 1
+    if op == "mean" and src.dtype.kind in "iu":
+        total = ops.segment(src, ptr, "sum").astype(np.float32)
+        count = xp.maximum(xp.diff(ptr), 1).astype(np.float32)
+        return total / count.reshape((size,) + (1,) * (src.ndim - 1))
+    out = ops.segment(src, ptr, op)
+    if op == "prod" and size:
+        empty = (xp.diff(ptr) == 0).reshape((size,) + (1,) * (src.ndim - 1))
+        out = xp.where(empty, out.dtype.type(1), out)
+    return out
+
+
 def _counts(xp: Any, index: Any, size: int) -> Any:
     return xp.bincount(kernel_index(xp, index).reshape(-1), minlength=size)[:size]
 
