@@ -77,8 +77,12 @@ def csc(xp: Any, src: Any, dst: Any, num_dst: int, time: Any = None) -> Csc:
     if time is None:
         perm = xp.argsort(dst, kind="stable")
     else:
-        keys = [time, dst] if xp is np else [xp.arange(dst.shape[0]), time, dst]
-        perm = _lexsort(xp, keys)  # NumPy's lexsort is stable: ties keep the edge order
+        if xp is np:
+            keys = [time, dst]  # NumPy's lexsort is stable: ties keep the edge order
+        else:  # float64 keys: the times by their exact rank (int64 times pass 2**53)
+            rank = xp.unique(time, return_inverse=True)[1].reshape(-1)
+            keys = [xp.arange(dst.shape[0]), rank, dst]
+        perm = _lexsort(xp, keys)
     counts = xp.bincount(dst, minlength=num_dst) if dst.shape[0] else xp.zeros(num_dst, np.int64)
     indptr = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(counts)]).astype(np.int64)
     perm = perm.astype(np.int64)
@@ -233,9 +237,10 @@ def _draw(
 
 def _draw_by_keys(xp: Any, start: Any, deg: Any, fanout: int, rng: Any) -> tuple[Any, Any]:
     """Without replacement on the GPU: one random key per slot, the ``fanout`` smallest
-    keys of each range (``O(sum(deg))``; unsorted within a range)."""
+    keys of each range (``O(sum(deg))``; in key order within a range). A range of at most
+    ``fanout`` slots is kept whole in CSC order (its slots keyed by position)."""
     owner, pos = _ranges(xp, start, deg)
-    keys = rng.random(owner.shape[0])
+    keys = xp.where(deg[owner] > fanout, rng.random(owner.shape[0]), pos.astype(np.float64))
     order = _lexsort(xp, [keys, owner])  # by range, then key
     rank = xp.arange(owner.shape[0]) - (xp.cumsum(deg) - deg)[owner]
     picked = order[rank < fanout]
@@ -282,6 +287,14 @@ def sample_trees(
             ids[t].append(s.astype(np.int64, copy=False))
             subs[t].append(b)
             offset += k
+    if any(rel.time is not None for rel in rels.values()):
+        if seed_time is None:
+            raise ValueError("sample_trees: seed_time is required when a relation has times")
+        if seed_time.ndim != 1 or int(seed_time.shape[0]) != offset:
+            raise ValueError(
+                f"sample_trees: seed_time must have {offset} entries (one per tree), got "
+                f"shape {tuple(seed_time.shape)}"
+            )
     # per type: the previous hop's nodes (global ids, subgraphs, first batch id)
     frontier = {t: (ids[t][0], subs[t][0], 0) for t in num_nodes if ids[t]}
     edges: dict[tuple, tuple[list, list, list]] = {et: ([], [], []) for et in rels}

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from arraygnn.data import Data
+from arraygnn.disjoint_sampling import csc
 from arraygnn.hetero_data import HeteroData
 from arraygnn.link_neighbor_loader import LinkNeighborLoader
 from arraygnn.neighbor_loader import NeighborLoader
@@ -622,6 +623,50 @@ def test_gpu_draw_by_random_keys_runs_on_numpy_too():
             assert ((mine >= start[o]) & (mine < start[o] + deg[o])).all()
         seen.update(pos[owner == 0].tolist())
     assert seen == set(range(10))  # every slot of the long range gets drawn
+
+
+def test_gpu_draw_keeps_fully_kept_ranges_in_csc_order():
+    # RULE: a centre with deg <= k keeps all its in-edges in CSC order (pyg-lib's case 1),
+    # also when another centre of the frontier has more than k (the CuPy path's keys)
+    from arraygnn.disjoint_sampling import _draw_by_keys
+
+    start, deg = np.array([0, 10, 13, 20]), np.array([10, 3, 2, 1])
+    for s in range(20):
+        owner, pos = _draw_by_keys(np, start, deg, 3, np.random.default_rng(s))
+        assert pos[owner == 1].tolist() == [10, 11, 12]
+        assert pos[owner == 2].tolist() == [13, 14]
+        assert pos[owner == 3].tolist() == [20]
+
+
+class _NotNumPy:
+    """NumPy under another name: the code paths taken for CuPy (``xp is not np``)."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+@pytest.mark.parametrize("xp", [np, _NotNumPy()], ids=["numpy", "cupy-path"])
+def test_csc_sorts_int64_times_exactly(xp):
+    # nanosecond timestamps (> 2**53) must not be rounded through float64 when sorted:
+    # the cut-off's binary search compares the exact times and needs them sorted
+    t = np.array([2**60 + 1, 2**60, 2**60 + 2, 2**60], np.int64)
+    rel = csc(xp, np.array([1, 2, 3, 4]), np.array([0, 0, 0, 0]), 5, t)
+    assert rel.perm.tolist() == [1, 3, 0, 2]  # by time, ties by edge id
+    assert rel.time.tolist() == [2**60, 2**60, 2**60 + 1, 2**60 + 2]
+
+
+def test_sample_trees_needs_one_seed_time_per_tree_when_a_relation_has_times():
+    from arraygnn.disjoint_sampling import csc, sample_trees
+
+    rel = {("n", "e", "n"): csc(np, np.array([1, 2]), np.array([0, 0]), 3, np.array([1, 2]))}
+    args = (np, {"n": 3}, rel, {"n": np.array([0, 1])}, {("n", "e", "n"): [2]})
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"sample_trees: seed_time is required"):
+        sample_trees(*args, rng=rng)
+    with pytest.raises(ValueError, match=r"sample_trees: seed_time must have 2 entries"):
+        sample_trees(*args, seed_time=np.array([1]), rng=rng)
+    out = sample_trees(*args, seed_time=np.array([1, 2]), rng=rng)
+    assert out.n_id["n"].tolist() == [0, 1, 1] and out.batch["n"].tolist() == [0, 1, 0]
 
 
 def test_uniform_reaches_every_eligible_neighbour_and_no_other():
