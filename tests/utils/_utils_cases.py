@@ -64,3 +64,28 @@ def assert_same(ours, ref, *, exact=False):
 
 def torch_dtype_name(ref):
     return str(ref.dtype).replace("torch.", "")
+
+
+def index_dtype_graphs():
+    """``homogeneous_cases`` for each index dtype, as ``pytest.param(dtype, edge_index,
+    num_nodes)`` labelled ``<case>-<dtype>``."""
+    import pytest
+
+    return [
+        pytest.param(dt, ei.astype(dt), n, id=f"{label}-{np.dtype(dt).name}")
+        for dt in INDEX_DTYPES
+        for label, ei, n in homogeneous_cases()
+    ]
+
+
+GRAPHS = index_dtype_graphs()
+
+
+def pyg_utils():
+    """``torch_geometric.utils``, or a skip when PyG is not installed."""
+    import pytest
+
+    pytest.importorskip("torch_geometric")
+    import torch_geometric.utils as pyg
+
+    return pyg

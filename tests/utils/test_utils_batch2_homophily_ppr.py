@@ -9,23 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from _utils_cases import INDEX_DTYPES, homogeneous_cases, t
+from _utils_cases import GRAPHS, pyg_utils, t
 
 import arraygnn.utils as U
-
-CASES = homogeneous_cases()
-GRAPHS = [
-    pytest.param(dt, ei.astype(dt), n, id=f"{label}-{np.dtype(dt).name}")
-    for dt in INDEX_DTYPES
-    for label, ei, n in CASES
-]
-
-
-def _pyg():
-    pytest.importorskip("torch_geometric")
-    import torch_geometric.utils as P
-
-    return P
 
 
 def _close(ours, ref, tol=2e-6):
@@ -54,7 +40,7 @@ def test_homophily_hand_values():
 @pytest.mark.parametrize("method", ["edge", "node", "edge_insensitive"])
 @pytest.mark.parametrize(("dt", "ei", "n"), GRAPHS)
 def test_homophily_matches_pyg(method, dt, ei, n):
-    P = _pyg()
+    P = pyg_utils()
     if n == 0:  # no nodes, no edges: NaN / an empty per-graph array (PyG: NaN or a failure)
         y0 = np.zeros(0, dtype=dt)
         if method == "edge_insensitive":
@@ -90,7 +76,7 @@ def test_homophily_matches_pyg(method, dt, ei, n):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_homophily_float_labels_and_inputs_kept(dtype):
-    P = _pyg()
+    P = pyg_utils()
     ei = np.array([[0, 1, 2, 2, 3, 3], [1, 2, 2, 0, 3, 1]])  # a self-loop, then a loop
     y = np.array([0.5, 0.5, 1.5, 1.5], dtype=dtype)
     before = (ei.copy(), y.copy())
@@ -101,7 +87,7 @@ def test_homophily_float_labels_and_inputs_kept(dtype):
 
 
 def test_homophily_no_edges_is_nan():
-    P = _pyg()
+    P = pyg_utils()
     ei = np.zeros((2, 0), dtype=np.int64)
     y = np.array([0, 1, 1])
     ours = U.homophily(ei, y)
@@ -135,7 +121,7 @@ def test_homophily_errors():
 
 @pytest.mark.parametrize(("dt", "ei", "n"), GRAPHS)
 def test_assortativity_matches_pyg(dt, ei, n):
-    P = _pyg()
+    P = pyg_utils()
     if ei.shape[1] == 0:
         with pytest.raises(ValueError, match="assortativity: edge_index has no edges"):
             U.assortativity(ei)
@@ -206,7 +192,7 @@ def test_get_ppr_matches_pyg_within_push_tolerance(dt, ei, n):
     """PyG sorts the edges with torch's unstable sort, so its push order (and last digits)
     can differ from ours: the vectors agree within the push tolerance, and both are
     within it of the exact PPR (solved densely)."""
-    P = _pyg()
+    P = pyg_utils()
     eps, alpha = 1e-4, 0.2
     ours_ei, ours_w = U.get_ppr(ei, alpha, eps, num_nodes=n)
     if n == 0:  # PyG fails on an empty graph (its empty float list cannot be repeated)

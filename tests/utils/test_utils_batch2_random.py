@@ -8,23 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _utils_cases import INDEX_DTYPES, homogeneous_cases, t
+from _utils_cases import GRAPHS, pyg_utils, t
 
 import arraygnn.utils as U
-
-CASES = homogeneous_cases()
-GRAPHS = [
-    pytest.param(dt, ei.astype(dt), n, id=f"{label}-{np.dtype(dt).name}")
-    for dt in INDEX_DTYPES
-    for label, ei, n in CASES
-]
-
-
-def _pyg():
-    pytest.importorskip("torch_geometric")
-    import torch_geometric.utils as P
-
-    return P
 
 
 def _assert_simple(ei, n, *, undirected):
@@ -47,7 +33,7 @@ def _assert_simple(ei, n, *, undirected):
 @pytest.mark.parametrize(("h", "w"), [(1, 1), (1, 4), (4, 1), (2, 2), (3, 5), (6, 4), (9, 9)])
 @pytest.mark.parametrize("dtype", [None, np.float64, np.float32])
 def test_grid_equals_pyg(h, w, dtype):
-    P = _pyg()
+    P = pyg_utils()
     import torch
 
     tdt = None if dtype is None else getattr(torch, np.dtype(dtype).name)
@@ -86,7 +72,7 @@ def test_erdos_renyi_structure(directed, n, p):
     if p == 0.0:
         assert ei.shape[1] == 0
     if p == 1.0 and n >= 2:
-        P = _pyg()
+        P = pyg_utils()
         np.testing.assert_array_equal(ei, P.erdos_renyi_graph(n, p, directed).numpy())
     np.testing.assert_array_equal(ei, U.erdos_renyi_graph(n, p, directed, seed=0))
 
@@ -94,7 +80,7 @@ def test_erdos_renyi_structure(directed, n, p):
 @pytest.mark.parametrize("directed", [False, True])
 def test_erdos_renyi_distribution_matches_pyg(directed):
     """Mean edge count over many draws: ours, PyG's and the binomial mean agree."""
-    P = _pyg()
+    P = pyg_utils()
     import torch
 
     n, p, draws = 30, 0.2, 60
@@ -149,8 +135,8 @@ def test_sbm_block_structure(directed):
     assert cross.shape[1] == 5 * 4
 
 
-def test_sbm_distribution_matches_pyg():
-    P = _pyg()
+def test_sbm_distribution_matchespyg_utils():
+    P = pyg_utils()
     import torch
 
     sizes, probs, draws = [6, 9], [[0.5, 0.1], [0.1, 0.3]], 80
@@ -205,10 +191,10 @@ def test_barabasi_albert_structure(n, m):
     np.testing.assert_array_equal(ei, U.barabasi_albert_graph(n, m, seed=n))
 
 
-def test_barabasi_albert_distribution_matches_pyg():
+def test_barabasi_albert_distribution_matchespyg_utils():
     """PyG's process: the same mean edge count and degree profile over many graphs (the
     earliest nodes collect the most edges)."""
-    P = _pyg()
+    P = pyg_utils()
     import torch
 
     n, m, draws = 120, 3, 40
@@ -240,7 +226,7 @@ def test_barabasi_albert_errors():
 
 @pytest.mark.parametrize(("dt", "ei", "n"), GRAPHS)
 def test_training_false_is_identity(dt, ei, n):
-    P = _pyg()
+    P = pyg_utils()
     before = ei.copy()
     out, mask = U.dropout_edge(ei, p=0.7, training=False)
     ref_out, ref_mask = P.dropout_edge(t(ei), p=0.7, training=False)
@@ -285,7 +271,7 @@ def test_dropout_edge_properties(dt, ei, n):
 
 
 def test_dropout_edge_rate_and_pyg_shapes():
-    P = _pyg()
+    P = pyg_utils()
     rng = np.random.default_rng(0)
     ei = rng.integers(0, 100, (2, 20000))
     _, mask = U.dropout_edge(ei, p=0.3, seed=rng)
@@ -299,7 +285,7 @@ def test_dropout_edge_rate_and_pyg_shapes():
 
 @pytest.mark.parametrize(("dt", "ei", "n"), GRAPHS)
 def test_dropout_node_properties(dt, ei, n):
-    P = _pyg()
+    P = pyg_utils()
     for relabel in (False, True):
         out, emask, nmask = U.dropout_node(ei, p=0.5, num_nodes=n, relabel_nodes=relabel, seed=2)
         assert nmask.shape == (n,) and emask.shape == (ei.shape[1],)
@@ -368,10 +354,10 @@ def test_add_random_edge_properties(dt, ei, n):
             assert pairs[k:] == [(b, a) for a, b in pairs[:k]]
 
 
-def test_add_random_edge_like_pyg():
+def test_add_random_edge_likepyg_utils():
     """Same count and kind of pairs as PyG's on a sparse graph (where PyG's rejection
     sampling does not fall short)."""
-    P = _pyg()
+    P = pyg_utils()
     rng = np.random.default_rng(0)
     ei = np.unique(rng.integers(0, 500, (2, 1000)), axis=1)
     for undirected in (False, True):
