@@ -26,10 +26,12 @@ n, communities, e = 1_000, 4, 5_000
 group = rng.integers(0, communities, n)
 src = rng.integers(0, n, e)
 same = rng.random(e) < 0.9  # 90% of the edges stay inside their community
-members = [np.nonzero(group == c)[0] for c in range(communities)]
-dst = np.array(
-    [rng.choice(members[group[s]]) if k else rng.integers(0, n) for s, k in zip(src, same)]
-)
+# a uniform member of the source's community (nodes sorted by community, one draw per edge)
+members = np.argsort(group, kind="stable")
+sizes = np.bincount(group, minlength=communities)
+first = np.cumsum(sizes) - sizes
+inside = members[first[group[src]] + (rng.random(e) * sizes[group[src]]).astype(np.int64)]
+dst = np.where(same, inside, rng.integers(0, n, e))
 keep = src != dst
 edge_index = to_undirected(np.stack([src[keep], dst[keep]]), num_nodes=n)
 x = (np.eye(communities)[group] + 0.5 * rng.standard_normal((n, communities))).astype(np.float32)

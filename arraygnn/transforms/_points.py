@@ -15,7 +15,7 @@ import numpy as np
 from arraygnn._namespace import is_array, torch_hint
 from arraygnn.hetero_data import HeteroData
 
-__all__ = ["point_array", "node_stores", "normalize_rows", "flag_arg", "float_arg"]
+__all__ = ["point_array", "node_stores", "normalize_rows", "float_arg"]
 
 
 def point_array(where: str, data: Any, name: str = "pos", *, ndim: tuple[int, ...] = (2,)) -> Any:
@@ -50,12 +50,6 @@ def normalize_rows(xp: Any, value: Any) -> Any:
     """``value / max(||row||_2, 1e-12)`` (torch's ``F.normalize``), in ``value``'s dtype."""
     norm = xp.sqrt((value * value).sum(axis=-1, keepdims=True))
     return value / xp.maximum(norm, value.dtype.type(1e-12))
-
-
-def flag_arg(where: str, name: str, value: Any) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{where}: {name} must be a bool, got {value!r}")
-    return bool(value)
 
 
 def float_arg(where: str, name: str, value: Any, *, optional: bool = False) -> float | None:

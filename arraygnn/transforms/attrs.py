@@ -28,7 +28,14 @@ from typing import Any
 
 from arraygnn._namespace import is_array
 
-__all__ = ["AttributeLevels", "attribute_levels", "DEFAULT_NODE_ATTRS", "DEFAULT_EDGE_ATTRS"]
+__all__ = [
+    "AttributeLevels",
+    "SaidLevels",
+    "attribute_levels",
+    "with_edge_attr",
+    "DEFAULT_NODE_ATTRS",
+    "DEFAULT_EDGE_ATTRS",
+]
 
 #: node attributes moved by default (where present)
 DEFAULT_NODE_ATTRS = ("x", "pos")
@@ -117,3 +124,38 @@ def attribute_levels(
                     f"{level}), got {shape}"
                 )
     return AttributeLevels(node=node, edge=edge, graph=graph)
+
+
+def with_edge_attr(
+    where: str, data: Any, edge_attrs: Iterable[str] | None, name: str
+) -> Iterable[str] | None:
+    """``edge_attrs`` (``None``: the defaults ``data`` holds) with ``name`` added last when
+    ``data`` holds it: an array a transform's own argument says is per edge (``attr=`` of
+    the self-loop transforms, ``key=`` of ``RandomLinkSplit``)."""
+    if name not in data:
+        return edge_attrs
+    names = (
+        [k for k in DEFAULT_EDGE_ATTRS if k in data]
+        if edge_attrs is None
+        else _names(where, "edge_attrs", edge_attrs)
+    )
+    return [*(k for k in names if k != name), name]
+
+
+class SaidLevels:
+    """Mixin of the transforms that add, drop or reorder nodes or edges of a ``Data``: the
+    keyword-only ``node_attrs=`` / ``edge_attrs=`` / ``graph_attrs=`` and :meth:`levels`
+    by them (a transform with more arguments sets the three attributes itself)."""
+
+    def __init__(
+        self,
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+    ) -> None:
+        self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
+
+    def levels(self, where: str, data: Any) -> AttributeLevels:
+        """:func:`attribute_levels` of ``data`` by the said names."""
+        return attribute_levels(where, data, self.node_attrs, self.edge_attrs, self.graph_attrs)

@@ -28,14 +28,14 @@ from arraygnn.transforms._graph import (
     namespace_of,
     node_count,
 )
-from arraygnn.transforms.attrs import attribute_levels
+from arraygnn.transforms.attrs import SaidLevels
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.utils.subgraph import subgraph
 
 __all__ = ["LargestConnectedComponents"]
 
 
-class LargestConnectedComponents(BaseTransform):
+class LargestConnectedComponents(SaidLevels, BaseTransform):
     """Keep the nodes of the ``num_components`` largest connected components (PyG's
     ``LargestConnectedComponents``); ``connection``: ``'weak'`` (edge directions ignored)
     or ``'strong'``. A graph with at most ``num_components`` components comes back
@@ -74,7 +74,7 @@ class LargestConnectedComponents(BaseTransform):
 
         where = "LargestConnectedComponents"
         check_data(where, data, hetero=False)
-        levels = attribute_levels(where, data, self.node_attrs, self.edge_attrs, self.graph_attrs)
+        levels = self.levels(where, data)
         n = node_count(where, data)
         if "edge_index" not in data:
             raise ValueError(f"{where}: data has no edge_index")

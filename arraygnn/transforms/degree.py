@@ -20,7 +20,7 @@ from arraygnn import ops
 from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.transforms._graph import check_data, edge_index_of, int_arg, node_count
 from arraygnn.transforms.base import BaseTransform
-from arraygnn.transforms.features import cat_features
+from arraygnn.transforms.features import cat_features, cat_or_set
 from arraygnn.utils.arrays import one_hot
 from arraygnn.utils.degree import degree
 
@@ -62,8 +62,7 @@ class OneHotDegree(BaseTransform):
         if top > self.max_degree:
             raise ValueError(f"{where}: a node has degree {top} > max_degree={self.max_degree}")
         deg = one_hot(deg, num_classes=self.max_degree + 1)
-        x = data.x if "x" in data else None
-        data.x = cat_features(x, deg) if x is not None and self.cat else deg
+        cat_or_set(data, "x", deg, self.cat)
         return data
 
     def __repr__(self) -> str:
@@ -97,12 +96,12 @@ class TargetIndegree(BaseTransform):
             if self.max is None:
                 if n == 0:
                     raise ValueError(f"{where}: norm=True on a graph without nodes (no maximum)")
-                deg = deg / deg.max()
+                with np.errstate(divide="ignore", invalid="ignore"):  # no edges: 0 / 0
+                    deg = deg / deg.max()  # of nothing, as PyG's result is empty
             else:
                 deg = deg / np.float32(self.max)
         deg = deg[col].reshape(-1, 1)
-        pseudo = data.edge_attr if "edge_attr" in data else None
-        data.edge_attr = cat_features(pseudo, deg) if pseudo is not None and self.cat else deg
+        cat_or_set(data, "edge_attr", deg, self.cat)
         return data
 
     def __repr__(self) -> str:

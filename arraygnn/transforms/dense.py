@@ -18,17 +18,18 @@ import numpy as np
 from arraygnn import ops
 from arraygnn._namespace import get_namespace
 from arraygnn.transforms._graph import int_arg, refuse_other_edge_attrs
-from arraygnn.transforms.attrs import attribute_levels
+from arraygnn.transforms.attrs import SaidLevels
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
 
 __all__ = ["ToDense"]
 
 
-class ToDense(BaseTransform):
+class ToDense(SaidLevels, BaseTransform):
     """Densify (PyG's ``ToDense``): ``adj[i, j]`` sums the ``edge_attr`` rows of the edges
-    ``(i, j)`` (float32 ones without ``edge_attr``; one ``arraygnn.ops.scatter`` over
-    ``i * N + j``), ``edge_index`` and ``edge_attr`` go, ``mask`` [N] marks the real nodes.
+    ``(i, j)`` (float32 ones without ``edge_attr``; a boolean ``edge_attr`` is or-ed; one
+    ``arraygnn.ops.scatter`` over ``i * N + j``), ``edge_index`` and ``edge_attr`` go,
+    ``mask`` [N] marks the real nodes.
     ``num_nodes``: the padded size (at least the graph's; default the graph's). Node
     attributes (``node_attrs=``, default ``x`` / ``pos``; PyG also pads a ``y`` of
     ``num_nodes`` rows, guessed by its length: name it here) get zero rows; an explicit
@@ -56,7 +57,7 @@ class ToDense(BaseTransform):
     def forward(self, data: Any) -> Any:
         where = "ToDense"
         ei, orig = checked_graph(where, data)
-        levels = attribute_levels(where, data, self.node_attrs, self.edge_attrs, self.graph_attrs)
+        levels = self.levels(where, data)
         refuse_other_edge_attrs(where, levels.edge, ["edge_attr"], "edge_index is removed")
         n = orig if self.num_nodes is None else self.num_nodes
         if n < orig:
@@ -64,7 +65,9 @@ class ToDense(BaseTransform):
         xp = get_namespace(ei)
         attr = data.edge_attr if "edge_attr" in data else xp.ones(ei.shape[1], np.float32)
         flat = ei[0].astype(np.int64) * n + ei[1].astype(np.int64)
-        adj = ops.scatter(attr, flat, n * n, "sum")
+        flags = attr.dtype.kind == "b"  # summed as counts: a logical or, as torch's sparse sum
+        adj = ops.scatter(attr.astype(np.int64) if flags else attr, flat, n * n, "sum")
+        adj = adj > 0 if flags else adj
         data.adj = adj.reshape((n, n) + attr.shape[1:])
         data.edge_index = None
         data.edge_attr = None

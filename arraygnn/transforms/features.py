@@ -19,7 +19,14 @@ from arraygnn.hetero_data import HeteroData
 from arraygnn.transforms._graph import check_data, int_arg, namespace_of, node_count
 from arraygnn.transforms.base import BaseTransform
 
-__all__ = ["Constant", "NormalizeFeatures", "SVDFeatureReduction", "cat_features", "stores_of"]
+__all__ = [
+    "Constant",
+    "NormalizeFeatures",
+    "SVDFeatureReduction",
+    "cat_features",
+    "cat_or_set",
+    "stores_of",
+]
 
 
 def stores_of(data: Any, nodes_only: bool = False) -> list[tuple[Any, Any]]:
@@ -39,6 +46,13 @@ def cat_features(x: Any, new: Any) -> Any:
     xp = get_namespace(x, new)
     x = x.reshape(-1, 1) if x.ndim == 1 else x
     return xp.concatenate([x, new.astype(x.dtype, copy=False)], axis=-1)
+
+
+def cat_or_set(store: Any, key: str, new: Any, cat: bool = True) -> None:
+    """PyG's ``cat`` step: ``store[key]`` becomes ``[store[key], new]`` (:func:`cat_features`)
+    when ``cat`` and the key exists, else ``new``."""
+    old = store[key] if key in store else None
+    store[key] = cat_features(old, new) if old is not None and cat else new
 
 
 class NormalizeFeatures(BaseTransform):
@@ -80,9 +94,6 @@ class NormalizeFeatures(BaseTransform):
                 store[key] = value / xp.maximum(sums, value.dtype.type(1))
         return data
 
-    def __repr__(self) -> str:
-        return "NormalizeFeatures()"
-
 
 class Constant(BaseTransform):
     """Append a constant feature ``value`` to every node (PyG's ``Constant``): ``x``
@@ -115,8 +126,7 @@ class Constant(BaseTransform):
             what = "data" if key is None else f"node type {key!r}"
             n = node_count(where, store, what)
             c = xp.full((n, 1), self.value, dtype=np.float32)
-            x = store["x"] if "x" in store else None
-            store["x"] = cat_features(x, c) if x is not None and self.cat else c
+            cat_or_set(store, "x", c, self.cat)
         return data
 
     def __repr__(self) -> str:

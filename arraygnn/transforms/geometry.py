@@ -36,8 +36,9 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, to_numpy
 from arraygnn.transforms._draws import device_generator, permutation, seed_arg, uniform
-from arraygnn.transforms._points import flag_arg, node_stores, normalize_rows, point_array
+from arraygnn.transforms._points import node_stores, normalize_rows, point_array
 from arraygnn.transforms.base import BaseTransform
+from arraygnn.utils._checks import bool_arg
 
 __all__ = [
     "Center",
@@ -83,9 +84,6 @@ class NormalizeScale(BaseTransform):
     [[-0.999999], [0.999999]]
     """
 
-    def __init__(self) -> None:
-        self.center = Center()
-
     def forward(self, data: Any) -> Any:
         pos = _centered(point_array("NormalizeScale", data, "pos"))
         if pos.size:
@@ -116,7 +114,7 @@ class NormalizeRotation(BaseTransform):
         ):
             raise TypeError(f"NormalizeRotation: max_points must be an int, got {max_points!r}")
         self.max_points = int(max_points)
-        self.sort = flag_arg("NormalizeRotation", "sort", sort)
+        self.sort = bool_arg("NormalizeRotation", "sort", sort)
         self._rng = seed_arg("NormalizeRotation", seed)
 
     def forward(self, data: Any) -> Any:

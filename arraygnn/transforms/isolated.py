@@ -11,19 +11,18 @@ as in PyG's transform) and renumber them ``0, 1, ...`` in node order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from arraygnn._namespace import is_array
 from arraygnn.hetero_data import HeteroData
 from arraygnn.transforms._graph import check_data, edge_index_of, namespace_of, node_count
-from arraygnn.transforms.attrs import attribute_levels
+from arraygnn.transforms.attrs import SaidLevels
 from arraygnn.transforms.base import BaseTransform
 
 __all__ = ["RemoveIsolatedNodes"]
 
 
-class RemoveIsolatedNodes(BaseTransform):
+class RemoveIsolatedNodes(SaidLevels, BaseTransform):
     """Drop every node no edge touches (PyG's ``RemoveIsolatedNodes``).
 
     Edges are all kept, in order, renumbered (ids keep their dtype). ``Data``: the node
@@ -42,23 +41,12 @@ class RemoveIsolatedNodes(BaseTransform):
     ([2.0], 1, [[0], [0]])
     """
 
-    def __init__(
-        self,
-        *,
-        node_attrs: Iterable[str] | None = None,
-        edge_attrs: Iterable[str] | None = None,
-        graph_attrs: Iterable[str] = (),
-    ) -> None:
-        self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
-
     def forward(self, data: Any) -> Any:
         where = "RemoveIsolatedNodes"
         hetero = check_data(where, data)
         xp = namespace_of(data)
         if not hetero:
-            levels = attribute_levels(
-                where, data, self.node_attrs, self.edge_attrs, self.graph_attrs
-            )
+            levels = self.levels(where, data)
             n = node_count(where, data)
             if "edge_index" not in data:
                 raise ValueError(f"{where}: data has no edge_index")

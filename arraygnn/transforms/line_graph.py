@@ -15,7 +15,7 @@ from typing import Any
 
 from arraygnn import ops
 from arraygnn._namespace import get_namespace, repeat_counts
-from arraygnn.transforms.attrs import attribute_levels
+from arraygnn.transforms.attrs import SaidLevels
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
 from arraygnn.utils.coalesce import coalesce
@@ -31,7 +31,7 @@ def _groups(xp: Any, counts: Any) -> tuple[Any, Any]:
     return seg, xp.arange(seg.shape[0]) - starts[seg]
 
 
-class LineGraph(BaseTransform):
+class LineGraph(SaidLevels, BaseTransform):
     """The line graph (PyG's ``LineGraph``): after coalescing, each edge becomes a node.
 
     Directed input (or ``force_directed=True``): node ``j`` (edge ``(u, v)``) points to
@@ -65,7 +65,7 @@ class LineGraph(BaseTransform):
     def forward(self, data: Any) -> Any:
         where = "LineGraph"
         ei, n = checked_graph(where, data)
-        levels = attribute_levels(where, data, self.node_attrs, self.edge_attrs, self.graph_attrs)
+        levels = self.levels(where, data)
         others = [k for k in levels.node if k != "x"] + [k for k in levels.edge if k != "edge_attr"]
         if others:
             raise ValueError(

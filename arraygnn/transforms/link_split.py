@@ -53,10 +53,10 @@ from arraygnn._namespace import get_namespace, is_array
 from arraygnn.data import check_index_range
 from arraygnn.hetero_data import HeteroData
 from arraygnn.transforms._draws import device_generator, permutation, seed_arg
-from arraygnn.transforms._points import flag_arg
-from arraygnn.transforms.attrs import DEFAULT_EDGE_ATTRS, attribute_levels
+from arraygnn.transforms.attrs import attribute_levels, with_edge_attr
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.node_split import amount_arg
+from arraygnn.utils._checks import bool_arg
 from arraygnn.utils.negative_sampling import negative_sampling
 
 __all__ = ["RandomLinkSplit"]
@@ -132,9 +132,9 @@ class RandomLinkSplit(BaseTransform):
         self.disjoint_train_ratio = amount_arg(_WHERE, "disjoint_train_ratio", disjoint_train_ratio)
         ratio = amount_arg(_WHERE, "neg_sampling_ratio", neg_sampling_ratio)
         self.neg_sampling_ratio = float(ratio)
-        is_undirected = flag_arg(_WHERE, "is_undirected", is_undirected)
-        split_labels = flag_arg(_WHERE, "split_labels", split_labels)
-        add_negative_train_samples = flag_arg(
+        is_undirected = bool_arg(_WHERE, "is_undirected", is_undirected)
+        split_labels = bool_arg(_WHERE, "split_labels", split_labels)
+        add_negative_train_samples = bool_arg(
             _WHERE, "add_negative_train_samples", add_negative_train_samples
         )
         if not isinstance(key, str) or not key:
@@ -172,13 +172,7 @@ class RandomLinkSplit(BaseTransform):
     def _data_plan(self, data: Any) -> list[tuple[str, int]]:
         if "edge_index" not in data:
             raise ValueError(f"{_WHERE}: data has no edge_index")
-        edge = self.edge_attrs
-        if self.key in data:  # the labels are per edge, said by key=
-            if edge is None:
-                edge = [k for k in DEFAULT_EDGE_ATTRS if k in data]
-            elif isinstance(edge, str):
-                edge = [edge]
-            edge = [*[k for k in edge if k != self.key], self.key]
+        edge = with_edge_attr(_WHERE, data, self.edge_attrs, self.key)  # labels: per edge
         levels = attribute_levels(_WHERE, data, self.node_attrs, edge, self.graph_attrs)
         return [(name, 0) for name in levels.edge]
 

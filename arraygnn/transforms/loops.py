@@ -3,9 +3,10 @@
 ``HeteroData`` (through :mod:`arraygnn.utils.loops`).
 
 RULE: the edge attribute ``attr`` follows the loops as PyG's (``fill_value`` fills the
-      added loops). Any other per-edge array (a ``Data``'s ``edge_attrs=``, an edge store's
-      arrays) is refused by the adding transforms, where PyG leaves it a row short;
-      :class:`RemoveSelfLoops` filters every per-edge array alike.
+      added loops); a ``Data``'s ``attr`` is per edge without being named in
+      ``edge_attrs=``. Any other per-edge array (a ``Data``'s ``edge_attrs=``, an edge
+      store's arrays) is refused by the adding transforms, where PyG leaves it a row
+      short; :class:`RemoveSelfLoops` filters every per-edge array alike.
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -28,10 +29,18 @@ from arraygnn.transforms._graph import (
     edge_stores,
     refuse_other_edge_attrs,
 )
+from arraygnn.transforms.attrs import with_edge_attr
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.utils.loops import add_remaining_self_loops, add_self_loops
 
 __all__ = ["AddRemainingSelfLoops", "AddSelfLoops", "RemoveSelfLoops"]
+
+
+def _edge_keys(t: Any, where: str, data: Any, store: Any) -> list[str]:
+    """The per-edge arrays of ``store`` (``t``: the transform); a ``Data``'s ``attr`` is
+    one without being named in ``edge_attrs=``, as PyG moves it with the edges."""
+    edge = t.edge_attrs if store is not data else with_edge_attr(where, data, t.edge_attrs, t.attr)
+    return edge_keys(where, data, store, t.node_attrs, edge, t.graph_attrs)
 
 
 def _attr_name(where: str, attr: Any) -> str:
@@ -67,16 +76,13 @@ class _LoopTransform(BaseTransform):
             if n is None:
                 raise ValueError(f"{where}: {what}num_nodes of {key[0]!r} is unknown")
             ei = edge_index_of(where, store, n, n, what)
-            keys = edge_keys(where, data, store, self.node_attrs, self.edge_attrs, self.graph_attrs)
+            keys = _edge_keys(self, where, data, store)
             refuse_other_edge_attrs(
                 where, keys, [self.attr], f"fill_value fills only attr={self.attr!r}"
             )
             attr = store[self.attr] if self.attr in store else None
             store["edge_index"], store[self.attr] = self._add(ei, attr, self.fill_value, n)
         return data
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
 
 
 class AddSelfLoops(_LoopTransform):
@@ -148,7 +154,7 @@ class RemoveSelfLoops(BaseTransform):
             ei = store["edge_index"]
             if n_src is not None:
                 ei = edge_index_of(where, store, n_src, n_src, what)
-            keys = edge_keys(where, data, store, self.node_attrs, self.edge_attrs, self.graph_attrs)
+            keys = _edge_keys(self, where, data, store)
             keep = ei[0] != ei[1]
             store["edge_index"] = ei[:, keep]
             for k in keys:

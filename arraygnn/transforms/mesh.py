@@ -40,8 +40,10 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, to_numpy
 from arraygnn.transforms._draws import device_generator, seed_arg
-from arraygnn.transforms._points import flag_arg, normalize_rows, point_array
+from arraygnn.transforms._graph import int_arg
+from arraygnn.transforms._points import normalize_rows, point_array
 from arraygnn.transforms.base import BaseTransform
+from arraygnn.utils._checks import bool_arg
 from arraygnn.utils.scatter import scatter
 from arraygnn.utils.undirected import to_undirected
 
@@ -88,7 +90,7 @@ class FaceToEdge(BaseTransform):
     """
 
     def __init__(self, remove_faces: bool = True) -> None:
-        self.remove_faces = flag_arg("FaceToEdge", "remove_faces", remove_faces)
+        self.remove_faces = bool_arg("FaceToEdge", "remove_faces", remove_faces)
 
     def forward(self, data: Any) -> Any:
         if "face" not in data:
@@ -153,13 +155,9 @@ class SamplePoints(BaseTransform):
         node_attrs: Any = None,
         seed: Any = None,
     ) -> None:
-        if isinstance(num, (bool, np.bool_)) or not isinstance(num, (int, np.integer)):
-            raise TypeError(f"SamplePoints: num must be an int, got {num!r}")
-        if num < 0:
-            raise ValueError(f"SamplePoints: num must be >= 0, got {num}")
-        self.num = int(num)
-        self.remove_faces = flag_arg("SamplePoints", "remove_faces", remove_faces)
-        self.include_normals = flag_arg("SamplePoints", "include_normals", include_normals)
+        self.num = int_arg("SamplePoints", "num", num)
+        self.remove_faces = bool_arg("SamplePoints", "remove_faces", remove_faces)
+        self.include_normals = bool_arg("SamplePoints", "include_normals", include_normals)
         self.node_attrs = node_attrs
         self._rng = seed_arg("SamplePoints", seed)
 

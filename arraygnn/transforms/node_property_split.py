@@ -35,6 +35,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.interop.networkx import to_networkx
 from arraygnn.transforms._draws import seed_arg
+from arraygnn.transforms._graph import check_data
 from arraygnn.transforms.base import BaseTransform
 
 __all__ = ["NodePropertySplit"]
@@ -93,6 +94,7 @@ class NodePropertySplit(BaseTransform):
         self._rng = seed_arg(_WHERE, seed)
 
     def forward(self, data: Any) -> Any:
+        check_data(_WHERE, data, hetero=False)
         if data.num_nodes is None:
             raise ValueError(
                 f"{_WHERE}: num_nodes is unknown (give x or num_nodes=; it is never guessed "

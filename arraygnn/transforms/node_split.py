@@ -37,6 +37,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.hetero_data import HeteroData
 from arraygnn.transforms._draws import device_generator, permutation, seed_arg
+from arraygnn.transforms._graph import int_arg
 from arraygnn.transforms.base import BaseTransform
 
 __all__ = ["RandomNodeSplit"]
@@ -98,16 +99,8 @@ class RandomNodeSplit(BaseTransform):
     ) -> None:
         if split not in _SPLITS:
             raise ValueError(f"{_WHERE}: split must be one of {list(_SPLITS)}, got {split!r}")
-        for name, value in (
-            ("num_splits", num_splits),
-            ("num_train_per_class", num_train_per_class),
-        ):
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-                raise TypeError(f"{_WHERE}: {name} must be an int, got {value!r}")
-            if value < 0:
-                raise ValueError(f"{_WHERE}: {name} must be >= 0, got {value}")
-        if num_splits < 1:
-            raise ValueError(f"{_WHERE}: num_splits must be >= 1, got {num_splits}")
+        num_splits = int_arg(_WHERE, "num_splits", num_splits, 1)
+        num_train_per_class = int_arg(_WHERE, "num_train_per_class", num_train_per_class)
         if key is not None and not isinstance(key, str):
             raise TypeError(f"{_WHERE}: key must be an attribute name or None, got {key!r}")
         if key is None and split != "train_rest":

@@ -18,7 +18,7 @@ from typing import Any
 from arraygnn._namespace import is_array
 from arraygnn.hetero_data import HeteroData
 from arraygnn.transforms._graph import check_data, hetero_edge_keys, namespace_of, node_count
-from arraygnn.transforms.attrs import attribute_levels
+from arraygnn.transforms.attrs import SaidLevels
 from arraygnn.transforms.base import BaseTransform
 
 __all__ = ["AttrNamePadding", "EdgeTypePadding", "NodeTypePadding", "Pad", "UniformPadding"]
@@ -56,7 +56,6 @@ class _MappingPadding(UniformPadding):
             if type(value) not in self._allowed():
                 raise ValueError(f"{where}: the padding of {key!r} has the wrong type: {value!r}")
         self.default = UniformPadding(default)
-        self.value = default
 
     def _check_key(self, where: str, key: Any) -> None:
         if not isinstance(key, str):
@@ -125,7 +124,7 @@ def _pad_rows(xp: Any, value: Any, target: int, fill: Any, where: str, what: str
     return xp.concatenate([value, pad])
 
 
-class Pad(BaseTransform):
+class Pad(SaidLevels, BaseTransform):
     """Pad node arrays to ``max_num_nodes`` rows and edge arrays to ``max_num_edges``
     (PyG's ``Pad``; an int, or a dict by node / edge type for a ``HeteroData``;
     ``max_num_edges`` defaults to the square / product of the node counts).
@@ -230,9 +229,7 @@ class Pad(BaseTransform):
         if not hetero:
             for k in self.exclude_keys:
                 data[k] = None
-            levels = attribute_levels(
-                where, data, self.node_attrs, self.edge_attrs, self.graph_attrs
-            )
+            levels = self.levels(where, data)
             _kind(where, "node_pad_value", self.node_pad, None)
             _kind(where, "edge_pad_value", self.edge_pad, None)
             n = node_count(where, data)

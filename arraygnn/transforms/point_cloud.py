@@ -43,9 +43,11 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.transforms._draws import device_generator, permutation, seed_arg
+from arraygnn.transforms._graph import check_data, int_arg
 from arraygnn.transforms._points import point_array
 from arraygnn.transforms.attrs import DEFAULT_EDGE_ATTRS, attribute_levels
 from arraygnn.transforms.base import BaseTransform
+from arraygnn.utils._checks import bool_arg
 from arraygnn.utils.knn import knn_graph, radius_graph
 from arraygnn.utils.scatter import scatter
 from arraygnn.utils.undirected import to_undirected
@@ -60,6 +62,7 @@ def _batch(data: Any) -> Any:
 def _levels(where: str, data: Any, node: Any, edge: Any, graph: Any) -> tuple[Any, int]:
     """:func:`attribute_levels` and the node count: ``num_nodes``, else the rows of ``pos``
     when ``pos`` is a said node attribute (a point cloud of positions only)."""
+    check_data(where, data, hetero=False)
     n = data.num_nodes
     probe = data
     if n is None and "pos" in data and is_array(data["pos"]) and data["pos"].ndim >= 1:
@@ -99,9 +102,7 @@ class KNNGraph(BaseTransform):
         *,
         edge_attrs: Any = None,
     ) -> None:
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"KNNGraph: k must be a positive int, got {k!r}")
-        self.k = k
+        self.k = int_arg("KNNGraph", "k", k, 1)
         self.loop = loop
         self.force_undirected = force_undirected
         self.flow = flow
@@ -199,13 +200,9 @@ class FixedPoints(BaseTransform):
         graph_attrs: Any = (),
         seed: Any = None,
     ) -> None:
-        if isinstance(num, (bool, np.bool_)) or not isinstance(num, (int, np.integer)):
-            raise TypeError(f"FixedPoints: num must be an int, got {num!r}")
-        if num < 0:
-            raise ValueError(f"FixedPoints: num must be >= 0, got {num}")
-        self.num = int(num)
-        self.replace = bool(replace)
-        self.allow_duplicates = bool(allow_duplicates)
+        self.num = int_arg("FixedPoints", "num", num)
+        self.replace = bool_arg("FixedPoints", "replace", replace)
+        self.allow_duplicates = bool_arg("FixedPoints", "allow_duplicates", allow_duplicates)
         self.node_attrs = node_attrs
         self.edge_attrs = edge_attrs
         self.graph_attrs = graph_attrs
@@ -305,6 +302,7 @@ class GridSampling(BaseTransform):
 
     def forward(self, data: Any) -> Any:
         where = "GridSampling"
+        check_data(where, data, hetero=False)
         edges = [k for k in data.keys() if "edge" in k]
         if edges:
             raise ValueError(f"{where}: coarsening of edges is not supported (data has {edges})")

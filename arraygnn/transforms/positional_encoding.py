@@ -25,7 +25,7 @@ from arraygnn.transforms._draws import seed_arg
 from arraygnn.transforms._graph import int_arg
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
-from arraygnn.transforms.features import cat_features
+from arraygnn.transforms.features import cat_or_set
 from arraygnn.utils.laplacian import get_laplacian
 
 __all__ = ["AddLaplacianEigenvectorPE", "AddRandomWalkPE", "add_node_attr"]
@@ -35,8 +35,7 @@ def add_node_attr(data: Any, value: Any, attr_name: str | None) -> Any:
     """PyG's helper: ``data[attr_name] = value``, or with ``attr_name=None`` concatenated
     to ``x`` (in ``x``'s dtype) or made ``x``."""
     if attr_name is None:
-        x = data.x if "x" in data else None
-        data.x = value if x is None else cat_features(x, value)
+        cat_or_set(data, "x", value)
     else:
         data[attr_name] = value
     return data
@@ -133,7 +132,9 @@ class AddRandomWalkPE(BaseTransform):
         row, col = ei[0], ei[1]
         w = data.edge_weight if "edge_weight" in data else xp.ones(ei.shape[1], np.float32)
         deg = ops.scatter(w, row, n, "sum")
-        value = (1.0 / xp.maximum(deg, w.dtype.type(1))[row]).astype(w.dtype, copy=False)
+        # PyG's 1.0 / degree: float32 for integer weights, else the weights' dtype
+        dtype = w.dtype if w.dtype.kind == "f" else np.dtype(np.float32)
+        value = (1.0 / xp.maximum(deg, deg.dtype.type(1))[row]).astype(dtype, copy=False)
         pes = []
         if n <= 2000:
             adj = xp.zeros((n, n), dtype=value.dtype)

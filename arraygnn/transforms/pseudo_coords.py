@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.transforms._points import flag_arg, float_arg, point_array
+from arraygnn.transforms._points import float_arg, point_array
 from arraygnn.transforms.base import BaseTransform
+from arraygnn.utils._checks import bool_arg
 from arraygnn.utils.scatter import scatter
 
 __all__ = ["Cartesian", "Distance", "LocalCartesian", "PointPairFeatures", "Polar", "Spherical"]
@@ -83,7 +84,35 @@ def _norm(xp: Any, v: Any) -> Any:
     return xp.sqrt((v * v).sum(axis=-1))
 
 
-class Cartesian(BaseTransform):
+class _Normed(BaseTransform):
+    """The arguments shared by the pseudo-coordinate transforms: ``norm``, ``max_value``,
+    ``cat`` (checked, the transform's name in every message)."""
+
+    def __init__(self, norm: bool = True, max_value: float | None = None, cat: bool = True):
+        where = type(self).__name__
+        self.norm = bool_arg(where, "norm", norm)
+        self.max = float_arg(where, "max_value", max_value, optional=True)
+        self.cat = bool_arg(where, "cat", cat)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(norm={self.norm}, max_value={self.max})"
+
+
+class _NormedInterval(_Normed):
+    """:class:`_Normed` and the ``interval`` the normalised values are mapped into."""
+
+    def __init__(
+        self,
+        norm: bool = True,
+        max_value: float | None = None,
+        cat: bool = True,
+        interval: tuple[float, float] = (0.0, 1.0),
+    ) -> None:
+        super().__init__(norm, max_value, cat)
+        self.interval = _interval(type(self).__name__, interval)
+
+
+class Cartesian(_NormedInterval):
     """Relative positions ``pos[row] - pos[col]``; with ``norm=True`` mapped into
     ``interval``: ``length * cart / (2 * max) + center`` with ``max = max |cart|`` (or
     ``max_value``).
@@ -95,18 +124,6 @@ class Cartesian(BaseTransform):
     [[-2.0]]
     """
 
-    def __init__(
-        self,
-        norm: bool = True,
-        max_value: float | None = None,
-        cat: bool = True,
-        interval: tuple[float, float] = (0.0, 1.0),
-    ) -> None:
-        self.norm = flag_arg("Cartesian", "norm", norm)
-        self.max = float_arg("Cartesian", "max_value", max_value, optional=True)
-        self.cat = flag_arg("Cartesian", "cat", cat)
-        self.interval = _interval("Cartesian", interval)
-
     def forward(self, data: Any) -> Any:
         row, col, pos = _edges("Cartesian", data)
         cart = pos[row] - pos[col]
@@ -116,9 +133,6 @@ class Cartesian(BaseTransform):
             low, high = self.interval
             cart = (high - low) * cart / (2 * max_val) + (low + high) / 2
         return _set(data, cart, self.cat)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(norm={self.norm}, max_value={self.max})"
 
 
 class LocalCartesian(BaseTransform):
@@ -135,8 +149,8 @@ class LocalCartesian(BaseTransform):
     def __init__(
         self, norm: bool = True, cat: bool = True, interval: tuple[float, float] = (0.0, 1.0)
     ) -> None:
-        self.norm = flag_arg("LocalCartesian", "norm", norm)
-        self.cat = flag_arg("LocalCartesian", "cat", cat)
+        self.norm = bool_arg("LocalCartesian", "norm", norm)
+        self.cat = bool_arg("LocalCartesian", "cat", cat)
         self.interval = _interval("LocalCartesian", interval)
 
     def forward(self, data: Any) -> Any:
@@ -153,7 +167,7 @@ class LocalCartesian(BaseTransform):
         return _set(data, cart, self.cat)
 
 
-class Distance(BaseTransform):
+class Distance(_NormedInterval):
     """Euclidean edge lengths ``||pos[col] - pos[row]||`` as [E, 1]; with ``norm=True``
     mapped into ``interval``: ``length * (dist / max) + low``.
 
@@ -163,18 +177,6 @@ class Distance(BaseTransform):
     >>> Distance(max_value=10.0)(d).edge_attr.tolist()
     [[0.5]]
     """
-
-    def __init__(
-        self,
-        norm: bool = True,
-        max_value: float | None = None,
-        cat: bool = True,
-        interval: tuple[float, float] = (0.0, 1.0),
-    ) -> None:
-        self.norm = flag_arg("Distance", "norm", norm)
-        self.max = float_arg("Distance", "max_value", max_value, optional=True)
-        self.cat = flag_arg("Distance", "cat", cat)
-        self.interval = _interval("Distance", interval)
 
     def forward(self, data: Any) -> Any:
         row, col, pos = _edges("Distance", data, ndim=(2,))
@@ -186,16 +188,40 @@ class Distance(BaseTransform):
             dist = (high - low) * (dist / max_val) + low
         return _set(data, dist, self.cat)
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(norm={self.norm}, max_value={self.max})"
-
 
 def _angle(xp: Any, cart: Any) -> Any:
     theta = xp.arctan2(cart[..., 1], cart[..., 0]).reshape(-1, 1)
     return theta + (theta < 0).astype(theta.dtype) * (2 * math.pi)
 
 
-class Polar(BaseTransform):
+class _Angular(_Normed):
+    """Shared steps of :class:`Polar` and :class:`Spherical` (``pos`` [N, ``_dim``])."""
+
+    _dim = 2
+
+    def _rho_theta(self, data: Any) -> tuple[Any, Any, Any, Any]:
+        """``(xp, cart, rho, theta)`` of ``cart = pos[col] - pos[row]``, not yet normed."""
+        where = type(self).__name__
+        row, col, pos = _edges(where, data, ndim=(2,))
+        if pos.shape[1] != self._dim:
+            raise ValueError(f"{where}: pos must be [N, {self._dim}], got {tuple(pos.shape)}")
+        xp = get_namespace(pos)
+        cart = pos[col] - pos[row]
+        return xp, cart, _norm(xp, cart).reshape(-1, 1), _angle(xp, cart)
+
+    def _normed(self, rho: Any, theta: Any) -> tuple[Any, Any]:
+        """``norm=True``: ``rho / max`` (``max_value``, else the largest ``rho``) and
+        ``theta / (2 pi)``."""
+        if self.norm:
+            if self.max is not None:
+                rho = rho / self.max
+            elif rho.size:
+                rho = rho / rho.max()
+            theta = theta / (2 * math.pi)
+        return rho, theta
+
+
+class Polar(_Angular):
     """2-D polar coordinates ``(rho, theta)`` of ``pos[col] - pos[row]`` (``theta`` in
     ``[0, 2 pi)``); with ``norm=True`` ``rho / max`` and ``theta / (2 pi)``.
 
@@ -206,32 +232,13 @@ class Polar(BaseTransform):
     [[1.0, 0.25]]
     """
 
-    def __init__(self, norm: bool = True, max_value: float | None = None, cat: bool = True):
-        self.norm = flag_arg("Polar", "norm", norm)
-        self.max = float_arg("Polar", "max_value", max_value, optional=True)
-        self.cat = flag_arg("Polar", "cat", cat)
-
     def forward(self, data: Any) -> Any:
-        row, col, pos = _edges("Polar", data, ndim=(2,))
-        if pos.shape[1] != 2:
-            raise ValueError(f"Polar: pos must be [N, 2], got {tuple(pos.shape)}")
-        xp = get_namespace(pos)
-        cart = pos[col] - pos[row]
-        rho = _norm(xp, cart).reshape(-1, 1)
-        theta = _angle(xp, cart)
-        if self.norm:
-            if self.max is not None:
-                rho = rho / self.max
-            elif rho.size:
-                rho = rho / rho.max()
-            theta = theta / (2 * math.pi)
+        xp, _, rho, theta = self._rho_theta(data)
+        rho, theta = self._normed(rho, theta)
         return _set(data, xp.concatenate([rho, theta], axis=-1), self.cat, like="pos")
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(norm={self.norm}, max_value={self.max})"
 
-
-class Spherical(BaseTransform):
+class Spherical(_Angular):
     """3-D spherical coordinates ``(rho, theta, phi)`` of ``pos[col] - pos[row]``
     (``theta`` in ``[0, 2 pi)``, ``phi = acos(z / rho)``); with ``norm=True`` ``rho / max``,
     ``theta / (2 pi)``, ``phi / pi``. A zero-length edge gives ``phi = nan``, as PyG.
@@ -243,32 +250,16 @@ class Spherical(BaseTransform):
     [[1.0, 0.0, 0.0]]
     """
 
-    def __init__(self, norm: bool = True, max_value: float | None = None, cat: bool = True):
-        self.norm = flag_arg("Spherical", "norm", norm)
-        self.max = float_arg("Spherical", "max_value", max_value, optional=True)
-        self.cat = flag_arg("Spherical", "cat", cat)
+    _dim = 3
 
     def forward(self, data: Any) -> Any:
-        row, col, pos = _edges("Spherical", data, ndim=(2,))
-        if pos.shape[1] != 3:
-            raise ValueError(f"Spherical: pos must be [N, 3], got {tuple(pos.shape)}")
-        xp = get_namespace(pos)
-        cart = pos[col] - pos[row]
-        rho = _norm(xp, cart).reshape(-1, 1)
-        theta = _angle(xp, cart)
+        xp, cart, rho, theta = self._rho_theta(data)
         with np.errstate(divide="ignore", invalid="ignore"):
             phi = xp.arccos(cart[..., 2] / rho.reshape(-1)).reshape(-1, 1)
+        rho, theta = self._normed(rho, theta)
         if self.norm:
-            if self.max is not None:
-                rho = rho / self.max
-            elif rho.size:
-                rho = rho / rho.max()
-            theta = theta / (2 * math.pi)
             phi = phi / math.pi
         return _set(data, xp.concatenate([rho, theta, phi], axis=-1), self.cat, like="pos")
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(norm={self.norm}, max_value={self.max})"
 
 
 def point_pair_features(xp: Any, pos_i: Any, pos_j: Any, normal_i: Any, normal_j: Any) -> Any:
@@ -298,7 +289,7 @@ class PointPairFeatures(BaseTransform):
     """
 
     def __init__(self, cat: bool = True) -> None:
-        self.cat = flag_arg("PointPairFeatures", "cat", cat)
+        self.cat = bool_arg("PointPairFeatures", "cat", cat)
 
     def forward(self, data: Any) -> Any:
         where = "PointPairFeatures"

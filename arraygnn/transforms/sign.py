@@ -50,6 +50,8 @@ class SIGN(BaseTransform):
         xp = get_namespace(ei)
         row, col = ei[0], ei[1]
         w = data.edge_weight if "edge_weight" in data else xp.ones(ei.shape[1], np.float32)
+        if w.dtype.kind != "f":  # PyG's deg.pow_(-0.5) fails on integers too
+            raise TypeError(f"{where}: edge_weight must hold floats, got dtype {w.dtype}")
         deg = ops.scatter(w, col, n, "sum")
         with np.errstate(divide="ignore", invalid="ignore"):
             inv = deg ** w.dtype.type(-0.5)

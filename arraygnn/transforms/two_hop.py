@@ -12,14 +12,13 @@ graph's edges.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.interop.scipy import _sparse_module
-from arraygnn.transforms.attrs import attribute_levels
+from arraygnn.transforms.attrs import SaidLevels
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
 from arraygnn.utils.coalesce import coalesce
@@ -48,7 +47,7 @@ def two_hop_pairs(edge_index: Any, num_nodes: int) -> Any:
     return xp.stack([row[keep], col[keep]])  # a sparse product holds each pair once
 
 
-class TwoHop(BaseTransform):
+class TwoHop(SaidLevels, BaseTransform):
     """Add every two-hop edge (PyG's ``TwoHop``), then coalesce: the result is sorted by
     row, parallel edges merged. Edge attributes (``edge_attrs=``, default ``edge_attr`` /
     ``edge_weight``) give the new edges zero rows and are summed over merged edges (PyG
@@ -64,19 +63,10 @@ class TwoHop(BaseTransform):
     [1.0, 0.0, 2.0]
     """
 
-    def __init__(
-        self,
-        *,
-        node_attrs: Iterable[str] | None = None,
-        edge_attrs: Iterable[str] | None = None,
-        graph_attrs: Iterable[str] = (),
-    ) -> None:
-        self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
-
     def forward(self, data: Any) -> Any:
         where = "TwoHop"
         ei, n = checked_graph(where, data)
-        levels = attribute_levels(where, data, self.node_attrs, self.edge_attrs, self.graph_attrs)
+        levels = self.levels(where, data)
         xp = get_namespace(ei)
         pairs = two_hop_pairs(ei, n)
         both = xp.concatenate([ei, pairs], axis=1)

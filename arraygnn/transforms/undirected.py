@@ -11,7 +11,7 @@ parallel edges merged, their per-edge arrays reduced with ``reduce``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from arraygnn.transforms._graph import (
@@ -21,6 +21,7 @@ from arraygnn.transforms._graph import (
     edge_stores,
     refuse_other_edge_attrs,
 )
+from arraygnn.transforms.attrs import with_edge_attr
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.utils._checks import bool_arg, check_pyg_reduce
 from arraygnn.utils.coalesce import coalesce
@@ -37,6 +38,26 @@ def _sizes(where: str, key: Any, n_src: Any, n_dst: Any) -> tuple[int, int]:
                 "never guessed from edge_index.max() + 1)"
             )
     return int(n_src), int(n_dst)
+
+
+def _checked_stores(
+    where: str, data: Any, said: Any, merged: Iterable[str] = ()
+) -> Iterator[tuple[Any, ...]]:
+    """``(store, edge type or None, edge_index, per-edge keys, n_src, n_dst)`` of every
+    store holding an ``edge_index``, checked (``said``: the transform, for its
+    ``node_attrs`` / ``edge_attrs`` / ``graph_attrs``; a ``Data``'s ``merged`` arrays are
+    per edge without being named there)."""
+    hetero = check_data(where, data)
+    edge = said.edge_attrs
+    for name in () if hetero else merged:
+        edge = with_edge_attr(where, data, edge, name)
+    for store, key, n_src, n_dst in edge_stores(where, data):
+        what = "" if key is None else f"edge type {key!r}: "
+        if hetero:
+            n_src, n_dst = _sizes(where, key, n_src, n_dst)
+        ei = edge_index_of(where, store, n_src, n_dst, what)
+        keys = edge_keys(where, data, store, said.node_attrs, edge, said.graph_attrs)
+        yield store, key, ei, keys, n_src, n_dst
 
 
 class ToUndirected(BaseTransform):
@@ -73,15 +94,8 @@ class ToUndirected(BaseTransform):
         self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
 
     def forward(self, data: Any) -> Any:
-        where = "ToUndirected"
-        hetero = check_data(where, data)
-        for store, key, n_src, n_dst in edge_stores(where, data):
-            what = "" if key is None else f"edge type {key!r}: "
-            if hetero:
-                n_src, n_dst = _sizes(where, key, n_src, n_dst)
-            ei = edge_index_of(where, store, n_src, n_dst, what)
-            keys = edge_keys(where, data, store, self.node_attrs, self.edge_attrs, self.graph_attrs)
-            if hetero and (key[0] != key[-1] or not self.merge):
+        for store, key, ei, keys, n_src, _ in _checked_stores("ToUndirected", data, self):
+            if key is not None and (key[0] != key[-1] or not self.merge):
                 src, rel, dst = key
                 rev = data[dst, f"rev_{rel}", src]
                 rev["edge_index"] = ei[::-1].copy()
@@ -102,7 +116,8 @@ class RemoveDuplicatedEdges(BaseTransform):
     """Merge parallel edges (PyG's ``RemoveDuplicatedEdges``) with
     :func:`arraygnn.utils.coalesce`: the edges come back sorted by row, the arrays named
     by ``key`` (default ``['edge_attr', 'edge_weight']``, where present) reduced with
-    ``reduce``. Every edge type of a ``HeteroData``; node counts as PyG
+    ``reduce`` (in a ``Data`` they are per edge without being named in ``edge_attrs=``).
+    Every edge type of a ``HeteroData``; node counts as PyG
     (``max(size)``). A per-edge array not named by ``key`` is refused (PyG leaves it out
     of step with the merged edges).
 
@@ -134,13 +149,7 @@ class RemoveDuplicatedEdges(BaseTransform):
 
     def forward(self, data: Any) -> Any:
         where = "RemoveDuplicatedEdges"
-        hetero = check_data(where, data)
-        for store, key, n_src, n_dst in edge_stores(where, data):
-            what = "" if key is None else f"edge type {key!r}: "
-            if hetero:
-                n_src, n_dst = _sizes(where, key, n_src, n_dst)
-            ei = edge_index_of(where, store, n_src, n_dst, what)
-            keys = edge_keys(where, data, store, self.node_attrs, self.edge_attrs, self.graph_attrs)
+        for store, _, ei, keys, n_src, n_dst in _checked_stores(where, data, self, self.keys):
             refuse_other_edge_attrs(where, keys, self.keys, "name them in key=")
             names = [k for k in self.keys if k in store]
             ei, values = coalesce(ei, [store[k] for k in names], max(n_src, n_dst), self.reduce)
@@ -148,6 +157,3 @@ class RemoveDuplicatedEdges(BaseTransform):
             for k, v in zip(names, values):
                 store[k] = v
         return data
-
-    def __repr__(self) -> str:
-        return "RemoveDuplicatedEdges()"

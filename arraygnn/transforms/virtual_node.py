@@ -9,18 +9,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from arraygnn._namespace import get_namespace, to_numpy
-from arraygnn.transforms.attrs import attribute_levels
+from arraygnn.transforms.attrs import SaidLevels
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
 
 __all__ = ["VirtualNode"]
 
 
-class VirtualNode(BaseTransform):
+class VirtualNode(SaidLevels, BaseTransform):
     """Append a virtual node ``N`` with edges ``i -> N`` and ``N -> i`` for every node
     (PyG's ``VirtualNode``), after the existing edges.
 
@@ -40,15 +39,6 @@ class VirtualNode(BaseTransform):
     ([1.0, 1.0, 0.0], [5.0, 1.0, 1.0, 1.0, 1.0])
     """
 
-    def __init__(
-        self,
-        *,
-        node_attrs: Iterable[str] | None = None,
-        edge_attrs: Iterable[str] | None = None,
-        graph_attrs: Iterable[str] = (),
-    ) -> None:
-        self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
-
     def forward(self, data: Any) -> Any:
         where = "VirtualNode"
         ei, n = checked_graph(where, data)
@@ -61,9 +51,7 @@ class VirtualNode(BaseTransform):
                     f"{where}: edge_type must have shape [{ei.shape[1]}], got "
                     f"{tuple(edge_type.shape)}"
                 )
-        levels = attribute_levels(
-            where, structure, self.node_attrs, self.edge_attrs, self.graph_attrs
-        )
+        levels = self.levels(where, structure)
         xp = get_namespace(ei)
         row, col = ei[0], ei[1]
         if edge_type is None:

@@ -1,5 +1,6 @@
 """Helpers of the structure-transform tests: random graphs, a PyG copy of a ``Data``, a
-snapshot that proves the input was not modified, and a comparison with PyG's output."""
+snapshot that proves the input was not modified, and a comparison with PyG's output
+(:func:`run`)."""
 
 from __future__ import annotations
 
@@ -121,3 +122,25 @@ def assert_matches(
     if keys is None:
         extra = [k for k, v in ours.items() if is_array(v) and k not in ref]
         assert not extra, f"keys PyG has not: {extra}"
+
+
+IDS = [np.int32, np.int64]
+FLOATS = [np.float32, np.float64]
+
+
+def run(ours: Any, theirs: Any, data: Data, keys: Any = None, **tol: float) -> Any:
+    """Apply both (``theirs`` to a PyG copy), check the input is untouched, the outputs
+    agree and ``edge_index`` keeps its dtype; return ours."""
+    snap = snapshot(data)
+    out = ours(data)
+    assert_unchanged(data, snap)
+    assert_matches(out, theirs(to_pyg(data)), keys, **tol)
+    if "edge_index" in out:
+        assert out.edge_index.dtype == data.edge_index.dtype
+    return out
+
+
+def graphs(idtype: Any, fdtype: Any, **extra: Any) -> list[Data]:
+    """Three random graphs and one without edges (:func:`random_graph`)."""
+    out = [random_graph(s, idtype=idtype, fdtype=fdtype, **extra) for s in range(3)]
+    return out + [random_graph(5, n=6, e=0, idtype=idtype, fdtype=fdtype, **extra)]

@@ -13,6 +13,7 @@ import random
 
 import numpy as np
 import pytest
+from _geometry_helpers import FLOATS, INDEX_DTYPES, to_pyg, tol, torch_or_skip
 
 from arraygnn.data import Data
 from arraygnn.hetero_data import HeteroData
@@ -34,28 +35,6 @@ from arraygnn.transforms import (
     Spherical,
 )
 
-FLOATS = [np.float32, np.float64]
-INDEX_DTYPES = [np.int32, np.int64]
-
-
-def _tol(dtype):
-    return dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
-
-
-def _torch():
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("torch_geometric")
-    return torch
-
-
-def _to_pyg(d, torch):
-    from torch_geometric.data import Data as PygData
-
-    return PygData(
-        **{k: torch.from_numpy(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v
-           for k, v in d.items()}
-    )  # fmt: skip
-
 
 def _run_both(ours, theirs, d, torch):
     snap = {k: copy.deepcopy(v) for k, v in d.items()}
@@ -63,7 +42,7 @@ def _run_both(ours, theirs, d, torch):
     for k, v in snap.items():  # the input is never modified
         np.testing.assert_array_equal(np.asarray(d[k]), np.asarray(v))
     assert d.keys() == list(snap)
-    ref = theirs(_to_pyg(d, torch))
+    ref = theirs(to_pyg(d, torch))
     return out, ref
 
 
@@ -83,21 +62,21 @@ def _cloud(n=12, dim=3, e=30, dtype=np.float64, idx=np.int64, seed=0, edge_attr=
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("n", [0, 1, 7])
 def test_center_and_normalize_scale(dtype, n):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     d = _cloud(n, dtype=dtype)
     out, ref = _run_both(Center(), T.Center(), d, torch)
     assert out.pos.dtype == dtype
-    np.testing.assert_allclose(out.pos, ref.pos.numpy(), **_tol(dtype))
+    np.testing.assert_allclose(out.pos, ref.pos.numpy(), **tol(dtype))
     if n:
         out, ref = _run_both(NormalizeScale(), T.NormalizeScale(), d, torch)
         assert out.pos.dtype == dtype
-        np.testing.assert_allclose(out.pos, ref.pos.numpy(), **_tol(dtype))
+        np.testing.assert_allclose(out.pos, ref.pos.numpy(), **tol(dtype))
 
 
 def test_center_and_linear_transformation_hetero():
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
     from torch_geometric.data import HeteroData as PygHetero
 
@@ -115,7 +94,7 @@ def test_center_and_linear_transformation_hetero():
         out, ref = ours(d), theirs(copy.copy(ref_in))
         for t in ("a", "b"):
             assert out[t].pos.dtype == d[t].pos.dtype
-            np.testing.assert_allclose(out[t].pos, ref[t].pos.numpy(), **_tol(d[t].pos.dtype))
+            np.testing.assert_allclose(out[t].pos, ref[t].pos.numpy(), **tol(d[t].pos.dtype))
         assert "pos" not in out["c"]
     assert not np.shares_memory(out["a"].pos, d["a"].pos)
 
@@ -123,7 +102,7 @@ def test_center_and_linear_transformation_hetero():
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("one_dim", [False, True])
 def test_linear_transformation(dtype, one_dim):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     rng = np.random.default_rng(2)
@@ -133,13 +112,13 @@ def test_linear_transformation(dtype, one_dim):
         d, m = Data(pos=rng.random((5, 3)).astype(dtype)), rng.random((3, 3))
     out, ref = _run_both(LinearTransformation(m), T.LinearTransformation(torch.tensor(m)), d, torch)
     assert out.pos.dtype == dtype
-    np.testing.assert_allclose(out.pos, ref.pos.numpy(), **_tol(dtype))
+    np.testing.assert_allclose(out.pos, ref.pos.numpy(), **tol(dtype))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("dim", [2, 3])
 def test_normalize_rotation(dtype, dim):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     rng = np.random.default_rng(3)
@@ -184,7 +163,7 @@ def test_random_jitter(dtype):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_random_flip_scale_rotate_match_pyg_with_the_draw_fixed(monkeypatch, dtype):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     d = _cloud(9, dtype=dtype)
@@ -204,20 +183,20 @@ def test_random_flip_scale_rotate_match_pyg_with_the_draw_fixed(monkeypatch, dty
         for ours, theirs, data in cases:
             out, ref = _run_both(ours, theirs, data, torch)
             assert out.pos.dtype == dtype
-            np.testing.assert_allclose(out.pos, ref.pos.numpy(), **_tol(dtype))
+            np.testing.assert_allclose(out.pos, ref.pos.numpy(), **tol(dtype))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_random_shear_is_pygs_formula(dtype):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     d = _cloud(8, dtype=dtype)
     out = RandomShear(0.3, seed=5)(d)
     m = np.random.default_rng(5).uniform(-0.3, 0.3, (3, 3)).astype(dtype)
     np.fill_diagonal(m, 1)
-    ref = T.LinearTransformation(torch.from_numpy(m))(_to_pyg(d, torch))
-    np.testing.assert_allclose(out.pos, ref.pos.numpy(), **_tol(dtype))
+    ref = T.LinearTransformation(torch.from_numpy(m))(to_pyg(d, torch))
+    np.testing.assert_allclose(out.pos, ref.pos.numpy(), **tol(dtype))
 
 
 def test_random_transforms_seeded_and_not_mutating():
@@ -246,7 +225,7 @@ def test_random_transforms_seeded_and_not_mutating():
 @pytest.mark.parametrize("idx", INDEX_DTYPES)
 @pytest.mark.parametrize("edge_attr", [None, 1, 2])
 def test_pseudo_coordinates_match_pyg(dtype, idx, edge_attr):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     d3 = _cloud(10, 3, dtype=dtype, idx=idx, edge_attr=edge_attr)
@@ -277,14 +256,14 @@ def test_pseudo_coordinates_match_pyg(dtype, idx, edge_attr):
         want = ref.edge_attr.numpy()
         assert out.edge_attr.dtype == want.dtype, type(ours).__name__
         np.testing.assert_allclose(
-            out.edge_attr, want, equal_nan=True, err_msg=type(ours).__name__, **_tol(dtype)
+            out.edge_attr, want, equal_nan=True, err_msg=type(ours).__name__, **tol(dtype)
         )
         assert out.edge_index is d.edge_index
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_point_pair_features_match_pyg(dtype):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     for edge_attr in (None, 3):
@@ -293,7 +272,7 @@ def test_point_pair_features_match_pyg(dtype):
         for cat in (True, False):
             out, ref = _run_both(PointPairFeatures(cat=cat), T.PointPairFeatures(cat=cat), d, torch)
             assert out.edge_attr.dtype == dtype
-            np.testing.assert_allclose(out.edge_attr, ref.edge_attr.numpy(), **_tol(dtype))
+            np.testing.assert_allclose(out.edge_attr, ref.edge_attr.numpy(), **tol(dtype))
 
 
 def test_pseudo_coordinates_empty_graph():
@@ -328,7 +307,7 @@ def test_geometry_errors_name_the_transform():
         RandomScale(2.0)
     with pytest.raises(ValueError, match="RandomFlip: axis 4 is out of range"):
         RandomFlip(4)(Data(pos=np.zeros((2, 3))))
-    with pytest.raises(TypeError, match="Cartesian: norm must be a bool"):
+    with pytest.raises(TypeError, match="Cartesian: norm must be True or False"):
         Cartesian(norm=1)
     with pytest.raises(TypeError, match="Distance takes a Data, not a HeteroData"):
         Distance()(HeteroData(a={"pos": np.zeros((2, 3))}))

@@ -14,6 +14,7 @@ import copy
 
 import numpy as np
 import pytest
+from _geometry_helpers import FLOATS, INDEX_DTYPES, to_pyg, tol, torch_or_skip
 
 from arraygnn.data import Data
 from arraygnn.transforms import (
@@ -27,28 +28,6 @@ from arraygnn.transforms import (
     SamplePoints,
 )
 from arraygnn.utils import knn_graph, radius_graph, to_undirected
-
-FLOATS = [np.float32, np.float64]
-INDEX_DTYPES = [np.int32, np.int64]
-
-
-def _tol(dtype):
-    return dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
-
-
-def _torch():
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("torch_geometric")
-    return torch
-
-
-def _to_pyg(d, torch):
-    from torch_geometric.data import Data as PygData
-
-    return PygData(
-        **{k: torch.from_numpy(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v
-           for k, v in d.items()}
-    )  # fmt: skip
 
 
 def _unchanged(d):
@@ -80,7 +59,7 @@ def _mesh(dtype=np.float64, idx=np.int64):
 @pytest.mark.parametrize("idx", INDEX_DTYPES)
 @pytest.mark.parametrize("remove", [True, False])
 def test_face_to_edge_matches_pyg(idx, remove):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     tri = _mesh(idx=idx)
@@ -90,7 +69,7 @@ def test_face_to_edge_matches_pyg(idx, remove):
         check = _unchanged(d)
         out = FaceToEdge(remove_faces=remove)(d)
         check()
-        ref = T.FaceToEdge(remove_faces=remove)(_to_pyg(d, torch))
+        ref = T.FaceToEdge(remove_faces=remove)(to_pyg(d, torch))
         assert out.edge_index.dtype == idx
         np.testing.assert_array_equal(out.edge_index, ref.edge_index.numpy())
         assert ("face" in out) == (not remove)
@@ -103,7 +82,7 @@ def test_face_to_edge_matches_pyg(idx, remove):
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("idx", INDEX_DTYPES)
 def test_generate_mesh_normals_matches_pyg(dtype, idx):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     d = _mesh(dtype, idx)
@@ -112,9 +91,9 @@ def test_generate_mesh_normals_matches_pyg(dtype, idx):
     check = _unchanged(d)
     out = GenerateMeshNormals()(d)
     check()
-    ref = T.GenerateMeshNormals()(_to_pyg(d, torch))
+    ref = T.GenerateMeshNormals()(to_pyg(d, torch))
     assert out.norm.dtype == dtype
-    np.testing.assert_allclose(out.norm, ref.norm.numpy(), **_tol(dtype))
+    np.testing.assert_allclose(out.norm, ref.norm.numpy(), **tol(dtype))
     # a vertex on no face gets a zero normal, as PyG
     d.pos = np.concatenate([d.pos, np.ones((1, 3), dtype)])
     assert (GenerateMeshNormals()(d).norm[-1] == 0).all()
@@ -123,7 +102,7 @@ def test_generate_mesh_normals_matches_pyg(dtype, idx):
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("normals", [False, True])
 def test_sample_points_is_pygs_formula_with_our_draws(monkeypatch, dtype, normals):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     d = _mesh(dtype)
@@ -143,7 +122,7 @@ def test_sample_points_is_pygs_formula_with_our_draws(monkeypatch, dtype, normal
     assert not (sample == 8).any()  # the zero-area face is never drawn
     monkeypatch.setattr(torch, "multinomial", lambda *a, **k: torch.from_numpy(sample))
     monkeypatch.setattr(torch, "rand", lambda *a, **k: torch.from_numpy(frac.astype(np.float32)))
-    ref = T.SamplePoints(num, include_normals=normals)(_to_pyg(d, torch))
+    ref = T.SamplePoints(num, include_normals=normals)(to_pyg(d, torch))
     np.testing.assert_allclose(out.pos, ref.pos.numpy(), rtol=1e-5, atol=1e-5)
     if normals:
         np.testing.assert_allclose(out.normal, ref.normal.numpy(), rtol=1e-5, atol=1e-5)
@@ -173,14 +152,14 @@ def test_sample_points_by_area_and_errors():
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 25])
 def test_delaunay_matches_pyg(dtype, n):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     d = Data(pos=np.random.default_rng(n).random((n, 2)).astype(dtype))
     check = _unchanged(d)
     out = Delaunay()(d)
     check()
-    ref = T.Delaunay()(_to_pyg(d, torch))
+    ref = T.Delaunay()(to_pyg(d, torch))
     assert sorted(out.keys()) == sorted(ref.keys())
     for k in out.keys():
         if k != "pos":
@@ -214,7 +193,7 @@ def test_knn_and_radius_graph(dtype):
     )
     assert "edge_attr" not in out and "edge_weight" in out
     assert KNNGraph()(Data(pos=np.zeros((0, 3)))).edge_index.shape == (2, 0)
-    with pytest.raises(ValueError, match="KNNGraph: k must be a positive int"):
+    with pytest.raises(ValueError, match="KNNGraph: k must be an int >= 1"):
         KNNGraph(k=0)
     with pytest.raises(ValueError, match="RadiusGraph: r must be a number"):
         RadiusGraph("1")
@@ -224,7 +203,7 @@ def test_knn_and_radius_graph(dtype):
 
 @pytest.mark.parametrize("replace,dup", [(True, False), (False, False), (False, True)])
 def test_fixed_points_matches_pyg_with_our_draw(monkeypatch, replace, dup):
-    torch = _torch()
+    torch = torch_or_skip()
     import torch_geometric.transforms as T
 
     n, num = 7, 16
@@ -242,7 +221,7 @@ def test_fixed_points_matches_pyg_with_our_draw(monkeypatch, replace, dup):
         perms = [draw.permutation(n) for _ in range(-(-num // n) if dup else 1)]
         queue = list(perms)
         monkeypatch.setattr(torch, "randperm", lambda m, *a, **k: torch.from_numpy(queue.pop(0)))
-    ref = T.FixedPoints(num, replace=replace, allow_duplicates=dup)(_to_pyg(d, torch))
+    ref = T.FixedPoints(num, replace=replace, allow_duplicates=dup)(to_pyg(d, torch))
     for k in ("pos", "x", "y"):
         np.testing.assert_array_equal(out[k], ref[k].numpy())
     assert out.num_nodes == ref.num_nodes == (num if replace or dup else n)
@@ -262,6 +241,8 @@ def test_fixed_points_levels_and_errors():
     assert FixedPoints(0)(Data(pos=np.zeros((0, 3)))).pos.shape == (0, 3)
     with pytest.raises(TypeError, match="FixedPoints: num must be an int"):
         FixedPoints(2.5)
+    with pytest.raises(TypeError, match="FixedPoints: replace must be True or False"):
+        FixedPoints(2, replace="no")  # was bool("no") = True: a draw with replacement
 
 
 def _grid_reference(pos, size, batch):
@@ -295,8 +276,8 @@ def test_grid_sampling_against_brute_force(dtype, with_batch):
     members = _grid_reference(pos, np.array([0.7, 0.5, 0.5], dtype), batch)
     assert out.pos.shape == (len(members), 3) and out.pos.dtype == dtype
     for j, m in enumerate(members):
-        np.testing.assert_allclose(out.pos[j], pos[m].mean(0), **_tol(dtype))
-        np.testing.assert_allclose(out.x[j], x[m].mean(0), **_tol(dtype))
+        np.testing.assert_allclose(out.pos[j], pos[m].mean(0), **tol(dtype))
+        np.testing.assert_allclose(out.x[j], x[m].mean(0), **tol(dtype))
         counts = np.bincount(y[m], minlength=3)
         assert out.y[j] == int(np.argmax(counts))
         if with_batch:

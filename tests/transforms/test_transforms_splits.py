@@ -125,6 +125,10 @@ def test_node_split_hetero():
 
 
 def test_node_split_errors():
+    with pytest.raises(ValueError, match="RandomNodeSplit: num_splits must be an int >= 1"):
+        RandomNodeSplit(num_splits=0)
+    with pytest.raises(TypeError, match="RandomNodeSplit: num_train_per_class must be an int"):
+        RandomNodeSplit(num_train_per_class=2.0)
     with pytest.raises(ValueError, match="RandomNodeSplit: split"):
         RandomNodeSplit("bad")
     with pytest.raises(TypeError, match="RandomNodeSplit: num_val"):

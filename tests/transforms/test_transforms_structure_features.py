@@ -3,14 +3,19 @@ and the HeteroData cases of the structure transforms."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from _structure_helpers import (
-    assert_matches,
+    FLOATS,
+    IDS,
     assert_unchanged,
     empty_graph,
+    graphs,
     hetero_to_pyg,
     random_graph,
+    run,
     snapshot,
     to_pyg,
 )
@@ -22,22 +27,6 @@ from arraygnn.utils import to_undirected
 
 pyg_T = pytest.importorskip("torch_geometric.transforms")
 torch = pytest.importorskip("torch")
-
-IDS = [np.int32, np.int64]
-FLOATS = [np.float32, np.float64]
-
-
-def run(ours, theirs, data, keys=None, **tol):
-    snap = snapshot(data)
-    out = ours(data)
-    assert_unchanged(data, snap)
-    assert_matches(out, theirs(to_pyg(data)), keys, **tol)
-    return out
-
-
-def graphs(idtype, fdtype):
-    out = [random_graph(s, idtype=idtype, fdtype=fdtype) for s in range(3)]
-    return out + [random_graph(5, n=6, e=0, idtype=idtype, fdtype=fdtype)]
 
 
 # ---------------------------------------------------------------- features
@@ -99,6 +88,14 @@ def test_target_indegree(cat, max_value, norm, idtype):
         run(T.TargetIndegree(norm, max_value, cat), pyg_T.TargetIndegree(norm, max_value, cat), d)
 
 
+def test_target_indegree_zero_edges_no_warning():
+    # deg.max() is 0 without edges: PyG's result is just empty, no 0 / 0 warning
+    d = Data(edge_index=np.zeros((2, 0), np.int64), num_nodes=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(T.TargetIndegree(), pyg_T.TargetIndegree(), d)
+
+
 @pytest.mark.parametrize("idtype", IDS)
 @pytest.mark.parametrize("fdtype", [*FLOATS, np.int64])
 def test_local_degree_profile(fdtype, idtype):
@@ -121,6 +118,16 @@ def test_sign(weighted, fdtype, idtype):
         elif fdtype == np.float64:
             continue  # PyG multiplies float64 x by float32 weights: a torch dtype error
         run(T.SIGN(3), pyg_T.SIGN(3), d, rtol=1e-4, atol=1e-5)
+
+
+def test_sign_refuses_integer_weights():
+    # deg ** -0.5 of integer degrees: PyG raises; a silent int(-0.5) = 0 power gave w itself
+    d = random_graph(0)
+    d.edge_weight = np.arange(1, d.num_edges + 1)
+    with pytest.raises(RuntimeError):
+        pyg_T.SIGN(1)(to_pyg(d))
+    with pytest.raises(TypeError, match="SIGN: edge_weight must hold floats, got dtype int64"):
+        T.SIGN(1)(d)
 
 
 # ---------------------------------------------------------------- positional encodings
@@ -173,6 +180,15 @@ def test_random_walk_pe(attr_name, weighted, idtype):
             np.testing.assert_allclose(out[key], ref[key], rtol=1e-5, atol=1e-6)
             continue
         run(T.AddRandomWalkPE(4, attr_name), pyg_T.AddRandomWalkPE(4, attr_name), d)
+
+
+@pytest.mark.parametrize("n", [9, 2100])
+def test_random_walk_pe_integer_weights(n):
+    # PyG's 1.0 / degree of integer weights is float32; ours was cast back to the integers
+    rng = np.random.default_rng(0)
+    ei = rng.integers(0, n, (2, 3 * n))
+    d = Data(edge_index=ei, edge_weight=rng.integers(1, 4, 3 * n), num_nodes=n)
+    run(T.AddRandomWalkPE(3), pyg_T.AddRandomWalkPE(3), d)
 
 
 def test_random_walk_pe_sparse_path():
@@ -299,6 +315,9 @@ def test_hetero_edge_store_rows_checked():
         T.LocalDegreeProfile,
         lambda: T.SIGN(1),
         lambda: T.OneHotDegree(3),
+        lambda: T.NodePropertySplit("density", [0.2] * 5, seed=0),
+        lambda: T.FixedPoints(2, seed=0),
+        lambda: T.GridSampling(1.0),
     ],
 )
 def test_data_only_transforms_refuse_hetero(make):
