@@ -140,7 +140,9 @@ def _metapath(g: Graph, metapath: Any, length: Any, where: str) -> list[Any]:
         raise TypeError(f"{where}: metapath must be a list of edge types, got {metapath!r}")
     if len(metapath) == 0:
         raise ValueError(f"{where}: metapath must name at least one edge type")
-    path = [g._rel(e).canonical for e in metapath]
+    from arraygnn.graph.structure import _named_rel
+
+    path = [_named_rel(where, f"metapath[{i}]", g, e).canonical for i, e in enumerate(metapath)]
     for i in range(1, len(path)):
         if path[i][0] != path[i - 1][2]:
             raise ValueError(
@@ -274,9 +276,10 @@ def random_walk(
 def pack_traces(traces: Any, types: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Drop the ``-1`` padding of :func:`random_walk`'s traces (DGL's ``pack_traces``).
 
-    Returns ``(concat_vids, concat_types, lengths, offsets)``: the valid node ids of all
-    traces concatenated, their node types, each trace's length and its offset in the
-    concatenation (so trace ``i`` is ``concat_vids[offsets[i]:offsets[i] + lengths[i]]``).
+    Returns ``(concat_vids, concat_types, lengths, offsets)``: each trace up to its first
+    ``-1``, all concatenated (the traces' dtype), their node types (the dtype of
+    ``types``), each trace's length and its offset in the concatenation (int64, as DGL;
+    trace ``i`` is ``concat_vids[offsets[i]:offsets[i] + lengths[i]]``).
 
     >>> import numpy as np
     >>> traces = np.array([[0, 1, -1, -1], [0, 1, 1, 3]])
@@ -296,11 +299,11 @@ def pack_traces(traces: Any, types: Any) -> tuple[np.ndarray, np.ndarray, np.nda
         raise ValueError(
             f"{where}: types has {types.shape[0]} entries for traces of {traces.shape[1]} columns"
         )
-    valid = traces != -1
-    lengths = valid.sum(axis=1).astype(traces.dtype)
-    offsets = (np.cumsum(lengths) - lengths).astype(traces.dtype)
+    valid = np.cumsum(traces == -1, axis=1) == 0  # DGL's Pack: up to the first -1
+    lengths = valid.sum(axis=1, dtype=np.int64)
+    offsets = np.cumsum(lengths) - lengths
     vids = traces[valid]
-    vtypes = np.broadcast_to(types.astype(traces.dtype), traces.shape)[valid]
+    vtypes = np.broadcast_to(types, traces.shape)[valid]
     return vids, vtypes, lengths, offsets
 
 

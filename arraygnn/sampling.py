@@ -147,8 +147,11 @@ def sample_neighbors(
     fanouts = _fanouts(g, fanout)
     probs = _edge_weights(g, prob, where, "prob") if prob is not None else {}
     for c, w in probs.items():
-        if w.size and not float(w.min()) >= 0:  # NaN fails too
-            raise ValueError(f"{where}: prob {prob!r} of edge type {c!r} must be non-negative")
+        finite = w.dtype.kind != "f" or bool(g._xp().isfinite(w).all())
+        if w.size and not (finite and float(w.min()) >= 0):
+            raise ValueError(
+                f"{where}: prob {prob!r} of edge type {c!r} must be finite and non-negative"
+            )
     excluded = _excluded_edges(g, exclude_edges, where)
     rng = _rng(g, seed)
     xp = g._xp()
@@ -238,14 +241,27 @@ def _excluded_edges(g: Graph, exclude_edges: Any, where: str) -> dict[Any, Any]:
             )
         exclude_edges = {g.canonical_etypes[0]: exclude_edges}
     out = {}
+    from arraygnn.graph.structure import _named_rel
+
     for k, ids in exclude_edges.items():
-        c = g._rel(k).canonical
+        c = _named_rel(where, "exclude_edges", g, k).canonical
         arr = _as_ids(
             ids if not isinstance(ids, range) else list(ids), f"{where}: exclude_edges[{k!r}]"
         )
         _check_range(arr, g._rels[c].num_edges, f"{where}: exclude_edges[{k!r}]", "edges")
         out[c] = g._xp().asarray(arr)
     return out
+
+
+def _row_slots(xp: Any, indptr: Any, perm: Any, seeds: Any) -> tuple[Any, Any, Any, Any]:
+    """``(deg, seg, local, eid)``: each seed's row length, and per slot of the rows
+    ``seeds`` (grouped by seed, edge-id order within a row) the seed's index, the slot's
+    rank in its row and its edge id."""
+    from arraygnn.graph.query import _rows_slots
+
+    slots, seg = _rows_slots(xp, indptr, seeds)
+    start = indptr[seeds].astype(np.int64)
+    return indptr[1:][seeds] - indptr[seeds], seg, slots - start[seg], perm[slots]
 
 
 def _sample_weighted(
@@ -255,13 +271,9 @@ def _sample_weighted(
     picks: ``min(fanout, positive edges)`` without replacement, ``fanout`` (``-1``: the
     row length) with replacement where a row has a positive edge, none elsewhere)."""
     n = int(seeds.shape[0])
-    start = indptr[seeds]
-    deg = indptr[1:][seeds] - start
-    total = int(deg.sum())
-    seg = repeat_counts(xp, xp.arange(n), deg)
+    deg, seg, local, eid = _row_slots(xp, indptr, perm, seeds)
+    total = int(eid.shape[0])
     seg_start = xp.cumsum(deg) - deg
-    local = xp.arange(total) - repeat_counts(xp, seg_start, deg)
-    eid = perm[repeat_counts(xp, start, deg) + local]
     wt = w[eid].astype(xp.float64)
     positive = wt > 0
     nnz = xp.bincount(seg[positive], minlength=n) if total else xp.zeros(n, dtype=xp.int64)
@@ -275,13 +287,16 @@ def _sample_weighted(
         return xp.sort(picked)
     picks = xp.where(nnz > 0, deg if fanout < 0 else fanout, 0)
     owner = repeat_counts(xp, xp.arange(n), picks)
-    c0 = xp.concatenate([xp.zeros(1), xp.cumsum(wt)])
+    # one prefix sum over all rows, of the weights divided by their row's total: each
+    # row adds 1, so no row's weights are lost under another row's scale
+    row_total = xp.bincount(seg, weights=wt, minlength=n) if total else xp.zeros(n)
+    c0 = xp.concatenate([xp.zeros(1), xp.cumsum(wt / xp.where(positive, row_total[seg], 1.0))])
     base = c0[seg_start[owner]]
     top = c0[(seg_start + deg)[owner]]
     x = base + rng.random(owner.shape[0]) * (top - base)
     j = xp.searchsorted(c0[1:], x, side="right")
     last = xp.searchsorted(c0[1:], top, side="left")  # each row's last positive edge
-    j = xp.minimum(j, last)
+    j = xp.maximum(xp.minimum(j, last), seg_start[owner])  # never outside the row
     return xp.sort(eid[j])
 
 
@@ -335,14 +350,7 @@ def select_topk(
             chosen[c] = xp.zeros(0, dtype=g.idtype)
             continue
         indptr, perm = _relation_csr(g, c, edge_dir)
-        s = seeds[t]
-        start = indptr[s]
-        deg = indptr[1:][s] - start
-        total = int(deg.sum())
-        seg = repeat_counts(xp, xp.arange(s.shape[0]), deg)
-        seg_start = xp.cumsum(deg) - deg
-        local = xp.arange(total) - repeat_counts(xp, seg_start, deg)
-        eid = perm[repeat_counts(xp, start, deg) + local]
+        deg, seg, local, eid = _row_slots(xp, indptr, perm, seeds[t])
         w = weights[c][eid]
         kind = xp.float64 if w.dtype.kind == "f" else xp.int64
         key = w.astype(kind) if ascending else -w.astype(kind)
@@ -398,7 +406,10 @@ def global_uniform_negative_sampling(
         raise TypeError(f"{where}: num_samples must be an int, got {num_samples!r}")
     if num_samples < 0:
         raise ValueError(f"{where}: num_samples must be >= 0, got {num_samples}")
-    rel = g._rel(etype if etype is not None else g.canonical_etypes[0] if g._rels else None)
+    from arraygnn.graph.structure import _named_rel
+
+    first = g.canonical_etypes[0] if g._rels else None  # etype=None: the first, as DGL
+    rel = _named_rel(where, "etype", g, etype if etype is not None else first)
     utype, _, vtype = rel.canonical
     n_u, n_v = g._num_src[utype], g._num_dst[vtype]
     xp = g._xp()

@@ -135,7 +135,7 @@ def laplacian_pe(
             f"{where}: the number of eigenvectors k must be smaller than the number of "
             f"nodes n, got k={k} and n={n} (pass padding=True)"
         )
-    freqs = min(n - 1, k)
+    freqs = max(min(n - 1, k), 0)  # no nodes: no eigenvector, k padding columns
     if freqs > 0:
         val, vec = _smallest_eigenpairs(_normalized_laplacian(g), freqs + 1)
         val, vec = val[1:], vec[:, 1:]

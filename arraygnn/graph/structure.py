@@ -84,6 +84,22 @@ def _check_count(where: str, name: str, value: Any) -> int:
     return int(value)
 
 
+def _named_rel(where: str, name: str, g: Graph, etype: Any) -> Any:
+    """``g._rel(etype)``, its error prefixed with the function and the argument."""
+    try:
+        return g._rel(etype)
+    except (KeyError, ValueError) as e:
+        raise type(e)(f"{where}: {name}: {e.args[0]}") from None
+
+
+def _named_ntype(where: str, name: str, g: Graph, ntype: Any) -> str:
+    """``g._ntype(ntype, 'src')``, its error prefixed with the function and the argument."""
+    try:
+        return g._ntype(ntype, "src")
+    except (KeyError, ValueError) as e:
+        raise type(e)(f"{where}: {name}: {e.args[0]}") from None
+
+
 def _ids(where: str, name: str, g: Graph, ids: Any, n: int) -> Any:
     """``ids`` (an int, a list or an integer array) checked against ``[0, n)``, on the
     graph's device, in its idtype."""
@@ -375,7 +391,7 @@ def metapath_reachable_graph(g: Graph, metapath: Sequence[Any]) -> Graph:
     _check_input(where, g)
     if isinstance(metapath, (str, tuple)) or not isinstance(metapath, Sequence) or not metapath:
         raise TypeError(f"{where}: metapath must be a non-empty list of edge types")
-    cans = [g._rel(e).canonical for e in metapath]
+    cans = [_named_rel(where, f"metapath[{i}]", g, e).canonical for i, e in enumerate(metapath)]
     for a, b in zip(cans, cans[1:]):
         if a[2] != b[0]:
             raise ValueError(
@@ -546,10 +562,13 @@ def _same(g: Graph) -> Graph:
 
 
 def _grow(g: Graph, counts: dict[str, int], where: str) -> dict[str, dict[str, Any]]:
-    """Node features of ``g`` padded with zero rows up to ``counts``."""
+    """Node features of ``g`` padded with zero rows up to ``counts`` (shared where a
+    type's count is unchanged)."""
     xp = g._xp()
     return {
         t: _append_rows(where, f._data, g._num_src[t], counts[t] - g._num_src[t], None, xp)
+        if counts[t] != g._num_src[t]
+        else dict(f._data)
         for t, f in g._src_frames.items()
     }
 
@@ -561,7 +580,7 @@ def add_nodes(g: Graph, num: int, data: Any = None, ntype: str | None = None) ->
     _check_input(where, g)
     if ntype is None and len(g.ntypes) != 1:
         raise ValueError(f"{where}: the graph has node types {g.ntypes}; pass ntype=")
-    t = g._ntype(ntype, "src")
+    t = _named_ntype(where, "ntype", g, ntype)
     num = _check_count(where, "num", num)
     if num == 0:
         return _same(g)
@@ -584,7 +603,7 @@ def add_edges(g: Graph, u: Any, v: Any, data: Any = None, etype: Any = None) -> 
     _check_input(where, g)
     if etype is None and len(g._rels) != 1:
         raise ValueError(f"{where}: the graph has edge types {g.canonical_etypes}; pass etype=")
-    rel = g._rel(etype)
+    rel = _named_rel(where, "etype", g, etype)
     s, _, d = rel.canonical
     u = _ids(where, "u", g, u, _INT32_MAX + 1 if g.idtype == np.int32 else 2**63)
     v = _ids(where, "v", g, v, _INT32_MAX + 1 if g.idtype == np.int32 else 2**63)
@@ -633,7 +652,7 @@ def remove_edges(g: Graph, eids: Any, etype: Any = None, store_ids: bool = False
     _check_flag(where, "store_ids", store_ids)
     if etype is None and len(g._rels) != 1:
         raise ValueError(f"{where}: the graph has edge types {g.canonical_etypes}; pass etype=")
-    rel = g._rel(etype)
+    rel = _named_rel(where, "etype", g, etype)
     eids = _ids(where, "eids", g, eids, rel.num_edges)
     if eids.shape[0] == 0:
         return _same(g)
@@ -659,7 +678,7 @@ def remove_nodes(g: Graph, nids: Any, ntype: str | None = None, store_ids: bool 
     _check_flag(where, "store_ids", store_ids)
     if ntype is None and len(g.ntypes) != 1:
         raise ValueError(f"{where}: the graph has node types {g.ntypes}; pass ntype=")
-    t = g._ntype(ntype, "src")
+    t = _named_ntype(where, "ntype", g, ntype)
     nids = _ids(where, "nids", g, nids, g._num_src[t])
     if nids.shape[0] == 0:
         return _same(g)

@@ -153,6 +153,17 @@ def test_prob_with_replacement_and_few_positive_edges():
     assert sample_neighbors(g, [0], 2, prob="p", replace=True, seed=1).num_edges() == 0
 
 
+def test_prob_with_replacement_rows_of_very_different_weight_scales():
+    # each row's draws stay in that row, whatever the other rows' weights (a prefix sum
+    # over all rows lost row 1's weights under row 0's 1e20 and drew row 0's edge for it)
+    g = _g([0, 1, 2], [0, 1, 1], 3)
+    g.edata["p"] = np.array([1e20, 1.0, 3.0])
+    f = sample_neighbors(g, [0, 1], 4000, prob="p", replace=True, seed=0)
+    e, dst = f.edata[EID], f.edges()[1]
+    assert (e == 0).sum() == 4000 and (dst == 1).sum() == 4000
+    assert abs((e == 2).sum() / 4000 - 0.75) <= _bound(0.75, 4000)
+
+
 def test_prob_validation():
     g = _g([0, 1], [1, 0], 2)
     with pytest.raises(KeyError, match="no edge type has the feature"):
@@ -161,8 +172,11 @@ def test_prob_validation():
     with pytest.raises(ValueError, match="one value per edge"):
         sample_neighbors(g, [0], 1, prob="p")
     g.edata["p"] = np.array([1.0, -0.5])
-    with pytest.raises(ValueError, match="must be non-negative"):
+    with pytest.raises(ValueError, match="must be finite and non-negative"):
         sample_neighbors(g, [0], 1, prob="p")
+    g.edata["p"] = np.array([1.0, np.inf])
+    with pytest.raises(ValueError, match="must be finite and non-negative"):
+        sample_neighbors(g, [0], 1, prob="p", replace=True)
     g.edata["p"] = np.ones((2, 1))  # [E, 1] is read as [E]
     assert sample_neighbors(g, [0], 1, prob="p", seed=0).num_edges() == 1
 
@@ -298,6 +312,10 @@ def test_negative_sampling_bipartite_etype_and_errors():
     assert global_uniform_negative_sampling(g, 0, etype="r")[0].shape == (0,)
     with pytest.raises(ValueError, match="num_samples must be >= 0"):
         global_uniform_negative_sampling(g, -1, etype="r")
+    with pytest.raises(KeyError, match="global_uniform_negative_sampling: etype: edge type 'x'"):
+        global_uniform_negative_sampling(g, 1, etype="x")
+    with pytest.raises(KeyError, match=r"sample_neighbors: exclude_edges: edge type 'x'"):
+        sample_neighbors(g, {"u": [0]}, 1, exclude_edges={"x": [0]})
     # etype=None: the first edge type, as DGL
     a = global_uniform_negative_sampling(g, 5, seed=2)
     b = global_uniform_negative_sampling(g, 5, etype=g.canonical_etypes[0], seed=2)

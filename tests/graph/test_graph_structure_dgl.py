@@ -481,6 +481,11 @@ def test_add_nodes_and_edges(label, g):
     np.testing.assert_array_equal(new.edges[c].data["w"][e:], 5.0)
     np.testing.assert_array_equal(new.edges[c].data["z"], [0.0] * e + [1.0])
     assert add_edges(g, [], [], etype=c).num_edges(c) == e
+    if ns and nd:  # no node added: every node feature is shared, as DGL's clone
+        new = add_edges(g, [0], [0], etype=c)
+        for u in g.ntypes:
+            for k, v in g.nodes[u].data.items():
+                assert new.nodes[u].data[k] is v
     _assert_unchanged(g, snap)
 
 
@@ -616,3 +621,14 @@ def test_errors_name_the_function_and_argument():
         remove_nodes(hg, [0])
     with pytest.raises(TypeError, match="compact_graphs expects an arraygnn Graph"):
         compact_graphs([g, "g"])
+    # an unknown type name names the function and the argument
+    with pytest.raises(KeyError, match=r"metapath_reachable_graph: metapath\[1\]: edge type 'toy'"):
+        metapath_reachable_graph(hg, ["plays", "toy"])
+    with pytest.raises(KeyError, match="add_edges: etype: edge type 'toy' does not exist"):
+        add_edges(hg, [0], [0], etype="toy")
+    with pytest.raises(KeyError, match="remove_edges: etype: edge type 'toy' does not exist"):
+        remove_edges(hg, [0], etype="toy")
+    with pytest.raises(KeyError, match="add_nodes: ntype: node type 'toy' does not exist"):
+        add_nodes(hg, 1, ntype="toy")
+    with pytest.raises(KeyError, match="remove_nodes: ntype: node type 'toy' does not exist"):
+        remove_nodes(hg, [0], ntype="toy")

@@ -130,6 +130,11 @@ def test_laplacian_pe_padding_rule():
     one = _g([], [], 1)
     pe, val = laplacian_pe(one, 2, padding=True, return_eigval=True)
     assert (pe == 0).all() and pe.shape == (1, 2) and np.isnan(val).all()
+    empty = _g([], [], 0)  # no nodes: k zero columns, k nan eigenvalues
+    pe, val = laplacian_pe(empty, 2, padding=True, return_eigval=True)
+    assert pe.shape == (0, 2) and pe.dtype == np.float32 and val.shape == (2,)
+    assert np.isnan(val).all()
+    assert random_walk_pe(empty, 3).shape == (0, 3)
 
 
 def test_laplacian_pe_multi_edges_and_isolated_nodes():

@@ -320,6 +320,8 @@ def test_random_walk_validates_its_input():
         random_walk(g, [0], length=-1)
     with pytest.raises(TypeError, match="seed must be"):
         random_walk(g, [0], length=1, seed="x")
+    with pytest.raises(KeyError, match=r"random_walk: metapath\[1\]: edge type 'x' does not exist"):
+        random_walk(g, [0], metapath=["_E", "x"])
     for bad, exc, msg in [
         (np.array([1.0, -1.0]), ValueError, "non-negative"),
         (np.array([1.0, np.nan]), ValueError, "finite"),
@@ -361,9 +363,22 @@ def test_pack_traces_matches_a_reference():
     np.testing.assert_array_equal(offsets, np.cumsum([0] + [len(r) for r in ref])[:-1])
     np.testing.assert_array_equal(vids, np.concatenate(ref))
     np.testing.assert_array_equal(vtypes, np.concatenate([types[: len(r)] for r in ref]))
-    assert vids.dtype == lengths.dtype == np.int32
+    # DGL's Pack: vids in the traces' dtype, types in theirs, lengths / offsets int64
+    assert vids.dtype == np.int32 and vtypes.dtype == types.dtype
+    assert lengths.dtype == offsets.dtype == np.int64
     for i, r in enumerate(ref):
         np.testing.assert_array_equal(vids[offsets[i] : offsets[i] + lengths[i]], r)
+
+
+def test_pack_traces_keeps_each_trace_up_to_its_first_padding():
+    # DGL's Pack: a trace ends at its first -1; nothing after it is kept
+    traces = np.array([[0, -1, 2, 3], [1, 1, -1, 4], [5, 6, 7, 8]], dtype=np.int32)
+    types = np.array([0, 1, 0, 1], dtype=np.int64)
+    vids, vtypes, lengths, offsets = pack_traces(traces, types)
+    assert vids.tolist() == [0, 1, 1, 5, 6, 7, 8] and vids.dtype == np.int32
+    assert vtypes.tolist() == [0, 0, 1, 0, 1, 0, 1] and vtypes.dtype == np.int64
+    assert lengths.tolist() == [1, 2, 4] and offsets.tolist() == [0, 1, 3]
+    assert lengths.dtype == offsets.dtype == np.int64
 
 
 def test_pack_traces_errors():

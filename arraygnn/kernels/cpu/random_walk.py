@@ -75,6 +75,21 @@ def _weighted(state, cum, a, b):  # pragma: no cover - compiled
     return state, np.int64(j)
 
 
+@njit(cache=True, inline="always")
+def _take(w, i, j, indices, eids, curr, traces, out_eids, want_eids):  # pragma: no cover
+    """Step ``i`` of walk ``w`` along CSR slot ``j`` (``-1``: the walk stops here)."""
+    if j < 0:
+        curr[w] = -1
+        traces[w, i + 1] = -1
+        if want_eids:
+            out_eids[w, i] = -1
+    else:
+        curr[w] = indices[j]
+        traces[w, i + 1] = indices[j]
+        if want_eids:
+            out_eids[w, i] = eids[j]
+
+
 #: walks per parallel chunk: each chunk advances its walks one step at a time
 CHUNK = 1024
 
@@ -128,16 +143,7 @@ def metapath_walks(
                             if u < restart[i]:
                                 j = -1
                         states[w] = state
-                if j < 0:
-                    curr[w] = -1
-                    traces[w, i + 1] = -1
-                    if want_eids:
-                        out_eids[w, i] = -1
-                else:
-                    curr[w] = indices[j]
-                    traces[w, i + 1] = indices[j]
-                    if want_eids:
-                        out_eids[w, i] = eids[j]
+                _take(w, i, j, indices, eids, curr, traces, out_eids, want_eids)
 
 
 @njit(cache=True, inline="always")
@@ -218,17 +224,9 @@ def node2vec_walks(
                         elif r < acc2:
                             break
                     states[w] = state
-                if j < 0:
-                    curr[w] = -1
-                    traces[w, i + 1] = -1
-                    if want_eids:
-                        out_eids[w, i] = -1
-                else:
+                if j >= 0:
                     prev[w] = c
-                    curr[w] = indices[j]
-                    traces[w, i + 1] = indices[j]
-                    if want_eids:
-                        out_eids[w, i] = eids[j]
+                _take(w, i, j, indices, eids, curr, traces, out_eids, want_eids)
 
 
 @njit(cache=True, parallel=True)
