@@ -16,6 +16,7 @@ from arraygnn.pipeline.batching import (
     shard,
     shard_dataset,
 )
+from arraygnn.pipeline.layers import PadToTotalSizes, ParseExample, ParseSingleExample
 from arraygnn.pipeline.map_features import MapFeatures, map_features
 from arraygnn.pipeline.readout import (
     Readout,
@@ -26,8 +27,27 @@ from arraygnn.pipeline.readout import (
     split_labels,
     structured_readout,
 )
+from arraygnn.pipeline.readout_features import (
+    AddReadoutFromFirstNode,
+    ReadoutNamed,
+    ReadoutNamedIntoFeature,
+    StructuredReadoutIntoFeature,
+    add_readout_from_first_node,
+    readout_named_into_feature,
+    structured_readout_into_feature,
+)
 
 __all__ = [
+    "AddReadoutFromFirstNode",
+    "PadToTotalSizes",
+    "ParseExample",
+    "ParseSingleExample",
+    "ReadoutNamed",
+    "ReadoutNamedIntoFeature",
+    "StructuredReadoutIntoFeature",
+    "add_readout_from_first_node",
+    "readout_named_into_feature",
+    "structured_readout_into_feature",
     "FilterWithSummary",
     "GraphBatchLoader",
     "MapFeatures",

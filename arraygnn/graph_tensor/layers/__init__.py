@@ -56,6 +56,7 @@ from arraygnn.graph_tensor.layers.convolutions import (
     Pool,
     SimpleConv,
 )
+from arraygnn.graph_tensor.layers.graph_ops import AddSelfLoops, ItemDropout, MakeEmptyFeature
 from arraygnn.graph_tensor.layers.graph_sage import (
     GCNGraphSAGENodeSetUpdate,
     GraphSAGEAggregatorConv,
@@ -126,6 +127,9 @@ __all__ = [
     "GraphSAGENextState",
     "GraphSAGEGraphUpdate",
     "GCNGraphSAGENodeSetUpdate",
+    "AddSelfLoops",
+    "ItemDropout",
+    "MakeEmptyFeature",
     "dense",
     "keras_activation",
     "get_keras_weights",

@@ -1,0 +1,63 @@
+"""TF-GNN's input-pipeline layers ``ParseExample``, ``ParseSingleExample`` and
+``PadToTotalSizes`` as callables over :mod:`arraygnn.io.example` and
+:mod:`arraygnn.padding`.
+
+RULE: ``ParseExample`` returns ONE merged graph (the components of all examples), as
+      :func:`arraygnn.io.example.parse_example`; TF-GNN returns a batch of shape ``[n]``
+      to be merged with ``merge_batch_to_components()``.
+
+>>> import numpy as np
+>>> from arraygnn.graph_tensor import GraphTensor, NodeSet
+>>> from arraygnn.padding import SizeConstraints
+>>> g = GraphTensor.from_pieces(node_sets={"n": NodeSet.from_fields(sizes=np.array([2]))})
+>>> padded, mask = PadToTotalSizes(SizeConstraints(total_num_components=2,
+...                                               total_num_nodes={"n": 3}))(g)
+>>> padded.node_sets["n"].sizes.tolist(), mask.tolist()
+([2, 1], [True, False])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ParseExample", "ParseSingleExample", "PadToTotalSizes"]
+
+
+class ParseExample:
+    """``ParseExample(spec)(serialized_list)``: :func:`arraygnn.io.example.parse_example`
+    (one merged GraphTensor; see the module RULE)."""
+
+    def __init__(self, graph_tensor_spec: Any) -> None:
+        self.graph_tensor_spec = graph_tensor_spec
+
+    def __call__(self, inputs: Any) -> Any:
+        from arraygnn.io.example import parse_example
+
+        return parse_example(self.graph_tensor_spec, list(inputs))
+
+
+class ParseSingleExample:
+    """``ParseSingleExample(spec)(serialized)``:
+    :func:`arraygnn.io.example.parse_single_example`."""
+
+    def __init__(self, graph_tensor_spec: Any) -> None:
+        self.graph_tensor_spec = graph_tensor_spec
+
+    def __call__(self, inputs: bytes) -> Any:
+        from arraygnn.io.example import parse_single_example
+
+        return parse_single_example(self.graph_tensor_spec, inputs)
+
+
+class PadToTotalSizes:
+    """``PadToTotalSizes(sizes_constraints, validate=True)(graph)`` ->
+    ``(padded_graph, mask)``: :func:`arraygnn.padding.pad_to_total_sizes`."""
+
+    def __init__(self, sizes_constraints: Any, *, validate: bool = True) -> None:
+        self.sizes_constraints = sizes_constraints
+        self.validate = validate
+
+    def __call__(self, graph: Any) -> tuple[Any, Any]:
+        from arraygnn.padding import pad_to_total_sizes
+
+        return pad_to_total_sizes(graph, self.sizes_constraints, validate=self.validate)
