@@ -16,6 +16,14 @@ from arraygnn.nn import aggr
 from arraygnn.nn.arma_conv import ARMAConv
 from arraygnn.nn.cg_conv import CGConv
 from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
+from arraygnn.nn.dense_conv import (
+    DenseGATConv,
+    DenseGCNConv,
+    DenseGINConv,
+    DenseGraphConv,
+    DenseSAGEConv,
+)
+from arraygnn.nn.dense_pool import DMoNPooling, dense_diff_pool, dense_mincut_pool
 from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
@@ -139,6 +147,14 @@ __all__ = [
     "Set2Set",
     "TopKPooling",
     "SAGPooling",
+    "DenseGCNConv",
+    "DenseSAGEConv",
+    "DenseGINConv",
+    "DenseGraphConv",
+    "DenseGATConv",
+    "dense_diff_pool",
+    "dense_mincut_pool",
+    "DMoNPooling",
     "SortAggregation",
     "SortPooling",
     "from_pyg",

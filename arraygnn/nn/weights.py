@@ -14,7 +14,8 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
 ``GCN2Conv``, ``GatedGraphConv``, ``ResGatedGraphConv``, ``EdgeConv``, ``DynamicEdgeConv``,
 ``PointNetConv``, ``GENConv``, ``LEConv``, ``ClusterGCNConv``, ``SSGConv``, ``LGConv``,
-``FAConv``, ``ARMAConv``,
+``FAConv``, ``ARMAConv``, ``DenseGCNConv``, ``DenseSAGEConv``, ``DenseGINConv``,
+``DenseGraphConv``, ``DenseGATConv``, ``DMoNPooling``,
 ``MFConv``, ``FiLMConv``, ``GeneralConv``, ``CGConv``, ``GravNetConv``, ``PDNConv``,
 ``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
 ``AttentionalAggregation``, the ``torch_geometric.nn.aggr`` aggregations of
@@ -43,6 +44,14 @@ from arraygnn.nn._module import Module
 from arraygnn.nn.aggr.convert import PYG_AGGREGATIONS, aggregation_from_pyg
 from arraygnn.nn.arma_conv import ARMAConv
 from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
+from arraygnn.nn.dense_conv import (
+    DenseGATConv,
+    DenseGCNConv,
+    DenseGINConv,
+    DenseGraphConv,
+    DenseSAGEConv,
+)
+from arraygnn.nn.dense_pool import DMoNPooling
 from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding, dgl_type_key
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
@@ -657,6 +666,8 @@ def from_pyg(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "pyg")
+    if kind in _PYG_DENSE:
+        return _pyg_dense(module, kind, dtype)
     if kind in ("TopKPooling", "SAGPooling"):
         select = module.select
         act = _activation(select.act, f"from_pyg: {kind} nonlinearity")
@@ -975,6 +986,51 @@ def _pyg_gen_conv(module: Any, dtype: Any) -> GENConv:
             if attr == "lin_edge":
                 layer.edge_dim = size
     return layer
+
+
+_PYG_DENSE = (
+    "DenseGCNConv",
+    "DenseSAGEConv",
+    "DenseGINConv",
+    "DenseGraphConv",
+    "DenseGATConv",
+    "DMoNPooling",
+)
+
+
+def _pyg_dense(module: Any, kind: str, dtype: Any) -> Module:
+    """PyG's dense convolutions and ``DMoNPooling`` (``torch_geometric.nn.dense``)."""
+    layer: Module
+    if kind == "DenseGINConv":
+        train_eps = isinstance(module.eps, _require_torch("torch").nn.Parameter)
+        layer = DenseGINConv(from_torch(module.nn), _eps(module), train_eps, dtype=dtype)
+        return _load(layer, module, "pyg")
+    if kind == "DMoNPooling":
+        channels = list(module.mlp.channel_list)
+        channels[0] = _lazy_sizes(kind, channels[0], module.mlp.lins[0])
+        layer = DMoNPooling(channels[:-1], channels[-1], module.dropout, dtype=dtype)
+        return _load(layer, module, "pyg")
+    first = module.lin if kind in ("DenseGCNConv", "DenseGATConv") else module.lin_rel
+    sizes = (_lazy_sizes(kind, module.in_channels, first), module.out_channels)
+    if kind == "DenseGCNConv":
+        layer = DenseGCNConv(*sizes, module.improved, module.bias is not None, dtype=dtype)
+    elif kind == "DenseSAGEConv":
+        bias = module.lin_root.bias is not None
+        layer = DenseSAGEConv(*sizes, module.normalize, bias, dtype=dtype)
+    elif kind == "DenseGraphConv":
+        bias = module.lin_rel.bias is not None
+        layer = DenseGraphConv(*sizes, module.aggr, bias, dtype=dtype)
+    else:
+        layer = DenseGATConv(
+            *sizes,
+            module.heads,
+            module.concat,
+            module.negative_slope,
+            module.dropout,
+            module.bias is not None,
+            dtype=dtype,
+        )
+    return _load(layer, module, "pyg")
 
 
 def _copy_batch_norm_settings(ours: BatchNorm, pyg_norm: Any, i: int) -> None:
