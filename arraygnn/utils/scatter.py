@@ -91,6 +91,27 @@ def scatter_rows(xp: Any, src: Any, index: Any, dim_size: int, op: str) -> Any:
     return out
 
 
+def checked_ptr(where: str, ptr: Any, length: int, values: str = "src") -> Any:
+    """PyG's ``ptr`` (group ``i`` is rows ``ptr[i]:ptr[i + 1]``) checked: a 1-D integer
+    array with at least one entry, running from 0 to ``length`` (the rows of ``values``
+    along ``dim``), non-decreasing; ``TypeError`` / ``ValueError`` naming ``where``."""
+    check_int_array(where, "ptr", ptr)
+    if ptr.ndim != 1 or ptr.shape[0] < 1:
+        raise ValueError(
+            f"{where}: ptr must be one-dimensional with at least one entry (groups + 1), got "
+            f"shape {tuple(ptr.shape)}"
+        )
+    first, last = int(ptr[0]), int(ptr[-1])
+    if first != 0 or last != length:
+        raise ValueError(
+            f"{where}: ptr must run from 0 to {values}.shape[dim] = {length}, got "
+            f"ptr[0]={first}, ptr[-1]={last}"
+        )
+    if ptr.shape[0] > 1 and not bool((ptr[1:] >= ptr[:-1]).all()):
+        raise ValueError(f"{where}: ptr must be non-decreasing")
+    return ptr
+
+
 def segment_rows(xp: Any, src: Any, ptr: Any, op: str) -> Any:
     """:func:`scatter_rows` for rows already grouped: group ``i`` is rows
     ``ptr[i]:ptr[i + 1]`` (validated, non-decreasing), one sorted segment reduction (no
@@ -164,21 +185,8 @@ def softmax(
     axis = _axis(where, dim, src.ndim)
     length = int(src.shape[axis])
     if ptr is not None:
-        check_int_array(where, "ptr", ptr)
         xp = same_device(where, src=src, ptr=ptr, index=index)
-        if ptr.ndim != 1 or ptr.shape[0] < 1:
-            raise ValueError(
-                f"{where}: ptr must be one-dimensional with at least one entry, got shape "
-                f"{tuple(ptr.shape)}"
-            )
-        first, last = int(ptr[0]), int(ptr[-1])
-        if first != 0 or last != length:
-            raise ValueError(
-                f"{where}: ptr must run from 0 to src.shape[dim] = {length}, got "
-                f"ptr[0]={first}, ptr[-1]={last}"
-            )
-        if ptr.shape[0] > 1 and not bool((ptr[1:] >= ptr[:-1]).all()):
-            raise ValueError(f"{where}: ptr must be non-decreasing")
+        checked_ptr(where, ptr, length, "src")
         moved = src if axis == 0 else xp.moveaxis(src, axis, 0)
         out = _softmax(xp, kernel_index(xp, ptr), None, moved)
     elif index is not None:

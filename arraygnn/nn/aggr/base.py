@@ -37,7 +37,7 @@ from arraygnn._namespace import repeat_counts
 from arraygnn.nn._module import Module
 from arraygnn.ops._common import check_size, kernel_index
 from arraygnn.utils._checks import check_ids, check_int_array, check_numeric, same_device
-from arraygnn.utils.scatter import _axis, scatter_rows
+from arraygnn.utils.scatter import _axis, checked_ptr, scatter_rows
 
 __all__ = ["Aggregation", "Groups"]
 
@@ -61,7 +61,7 @@ class Groups:
         self.ptr = None
         self._memo: dict[str, Any] = {}
         if ptr is not None:
-            self.ptr = _checked_ptr(where, ptr, length)
+            self.ptr = checked_ptr(where, ptr, length, "x")
             self.size = int(ptr.shape[0]) - 1
             if dim_size is not None and check_size(f"{where}: dim_size", dim_size) != self.size:
                 raise ValueError(
@@ -159,24 +159,6 @@ class Groups:
         if self.index is not None:
             return softmax(logits, self.index, None, self.size, 0)
         return softmax(logits, None, self.ptr, self.size, 0)
-
-
-def _checked_ptr(where: str, ptr: Any, length: int) -> Any:
-    check_int_array(where, "ptr", ptr)
-    if ptr.ndim != 1 or ptr.shape[0] < 1:
-        raise ValueError(
-            f"{where}: ptr must be one-dimensional with at least one entry (groups + 1), got "
-            f"shape {tuple(ptr.shape)}"
-        )
-    first, last = int(ptr[0]), int(ptr[-1])
-    if first != 0 or last != length:
-        raise ValueError(
-            f"{where}: ptr must run from 0 to x.shape[dim] = {length}, got ptr[0]={first}, "
-            f"ptr[-1]={last}"
-        )
-    if ptr.shape[0] > 1 and not bool((ptr[1:] >= ptr[:-1]).all()):
-        raise ValueError(f"{where}: ptr must be non-decreasing")
-    return ptr
 
 
 def _checked_index(where: str, index: Any, length: int, dim_size: Any) -> int:
