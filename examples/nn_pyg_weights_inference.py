@@ -1,7 +1,8 @@
 """Run a PyG-style two-layer GNN (GAT with edge features -> GCN) with arraygnn.nn, weights
 from a .npz file; then APPNP smoothing of its logits, a GINE layer, a graph transformer
 layer with edge features, a GATv2 layer with the attention it paid, global attention and
-Set2Set readouts of its output, and PyG's MPNN pattern (NNConv edge network, GRU, Set2Set).
+Set2Set readouts of its output, PyG's MPNN pattern (NNConv edge network, GRU, Set2Set) and
+PyG's ready-made GraphSAGE model converted whole.
 
 Where torch and PyG are installed, the script builds the PyG model, saves its
 ``state_dict()`` as NumPy arrays, and later checks arraygnn's output against PyG's. The
@@ -100,6 +101,27 @@ def main() -> None:
     mpnn_edge_network(x, edge_index, edge_attr)
     graph_transformer(x, edge_index, edge_attr)
     gatv2_attention(x, edge_index, edge_attr)
+    ready_made_graphsage(x, edge_index)
+
+
+def ready_made_graphsage(x, edge_index) -> None:
+    """PyG's ready-made GraphSAGE model (batch norm, jumping knowledge) converted whole."""
+    options = dict(num_layers=3, out_channels=CLASSES, norm="batch_norm", jk="cat")
+    try:
+        import torch
+        from torch_geometric.nn.models import GraphSAGE
+    except ImportError:
+        out = nn.GraphSAGE(IN, HIDDEN, **options, rng=0)(x, edge_index)
+        print(f"GraphSAGE model without torch: {out.shape}")
+        return
+    torch.manual_seed(2)
+    ref = GraphSAGE(IN, HIDDEN, **options).eval()
+    out = nn.from_pyg(ref)(x, edge_index)
+    with torch.no_grad():
+        expected = ref(torch.from_numpy(x), torch.from_numpy(edge_index.astype(np.int64)))
+    err = np.abs(out - expected.numpy()).max() / np.abs(expected.numpy()).max()
+    print(f"GraphSAGE model {out.shape}: max relative difference vs PyG {err:.1e}")
+    assert err < 1e-5, err
 
 
 def graph_transformer(x, edge_index, edge_attr) -> None:

@@ -12,7 +12,7 @@ arithmetic goes through :mod:`arraygnn.ops`.
 (3, 2)
 """
 
-from arraygnn.nn import aggr
+from arraygnn.nn import aggr, norm
 from arraygnn.nn.arma_conv import ARMAConv
 from arraygnn.nn.cg_conv import CGConv
 from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
@@ -47,7 +47,17 @@ from arraygnn.nn.le_conv import LEConv
 from arraygnn.nn.lg_conv import LGConv
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
 from arraygnn.nn.mf_conv import MFConv
+from arraygnn.nn.models import GAT, GCN, GIN, PNA, EdgeCNN, GraphSAGE, JumpingKnowledge
 from arraygnn.nn.nn_conv import NNConv
+from arraygnn.nn.norm import (
+    DiffGroupNorm,
+    GraphNorm,
+    GraphSizeNorm,
+    InstanceNorm,
+    MeanSubtractionNorm,
+    MessageNorm,
+    PairNorm,
+)
 from arraygnn.nn.pdn_conv import PDNConv
 from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.point_net_conv import PointNetConv
@@ -75,14 +85,29 @@ from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
 
 __all__ = [
     "aggr",
+    "norm",
     "Linear",
     "BatchNorm",
     "LayerNorm",
+    "InstanceNorm",
+    "GraphNorm",
+    "GraphSizeNorm",
+    "PairNorm",
+    "MessageNorm",
+    "DiffGroupNorm",
+    "MeanSubtractionNorm",
     "LSTM",
     "GRU",
     "GRUCell",
     "Sequential",
     "MLP",
+    "GCN",
+    "GraphSAGE",
+    "GIN",
+    "GAT",
+    "PNA",
+    "EdgeCNN",
+    "JumpingKnowledge",
     "GCNConv",
     "GCN2Conv",
     "GraphConv",

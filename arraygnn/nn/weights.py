@@ -18,8 +18,10 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``DenseGraphConv``, ``DenseGATConv``, ``DMoNPooling``,
 ``MFConv``, ``FiLMConv``, ``GeneralConv``, ``CGConv``, ``GravNetConv``, ``PDNConv``,
 ``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
-``AttentionalAggregation``, the ``torch_geometric.nn.aggr`` aggregations of
-``arraygnn.nn.aggr`` (learnt ``t`` / ``p``, ``MultiAggregation`` ``proj``); DGL
+``AttentionalAggregation``, PyG's models ``GCN``, ``GraphSAGE``, ``GIN``, ``GAT``, ``PNA``,
+``EdgeCNN`` (``arraygnn.nn.models``), the ``torch_geometric.nn.aggr`` aggregations of
+``arraygnn.nn.aggr`` (learnt ``t`` / ``p``, ``MultiAggregation`` ``proj``), the
+``torch_geometric.nn.norm`` layers of ``arraygnn.nn.norm`` (eval mode); DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
 too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
 ``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``TypedLinear``, ``HeteroGraphConv``, ``Set2Set``,
@@ -82,6 +84,7 @@ from arraygnn.nn.linear import (
     _leaky_relu,
 )
 from arraygnn.nn.nn_conv import NNConv
+from arraygnn.nn.norm.convert import is_pyg_norm, norm_from_pyg
 from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.point_net_conv import PointNetConv
 from arraygnn.nn.pool import SAGPooling, TopKPooling
@@ -346,7 +349,13 @@ def from_pyg(module: Any) -> Module:
     kind = type(module).__name__
     if kind in PYG_AGGREGATIONS:  # torch_geometric.nn.aggr -> arraygnn.nn.aggr
         return aggregation_from_pyg(module)
+    if kind in ("GCN", "GraphSAGE", "GIN", "GAT", "PNA", "EdgeCNN") and hasattr(module, "convs"):
+        from arraygnn.nn.models import from_pyg_model  # PyG's BasicGNN models
+
+        return from_pyg_model(module, from_pyg)
     dtype = _dtype_of(module) if len(module.state_dict()) else np.float32
+    if is_pyg_norm(module):  # torch_geometric.nn.norm -> arraygnn.nn.norm
+        return norm_from_pyg(module, dtype)
     if kind == "Linear":
         layer = Linear(
             _lazy_sizes(kind, module.in_channels, module),
