@@ -429,6 +429,7 @@ PUBLIC = {
         "dense_to_sparse",
         "dropout_edge",
         "dropout_node",
+        "dropout_path",
         "erdos_renyi_graph",
         "from_networkx",
         "from_scipy_sparse_matrix",

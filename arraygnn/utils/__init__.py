@@ -45,6 +45,7 @@ from arraygnn.utils.augment import (
     add_random_edge,
     dropout_edge,
     dropout_node,
+    dropout_path,
     mask_feature,
     shuffle_node,
 )
@@ -102,6 +103,7 @@ __all__ = [
     "dense_to_sparse",
     "dropout_edge",
     "dropout_node",
+    "dropout_path",
     "erdos_renyi_graph",
     "from_networkx",
     "from_scipy_sparse_matrix",

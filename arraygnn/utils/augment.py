@@ -1,5 +1,5 @@
-"""PyG's graph augmentations: ``dropout_edge``, ``dropout_node``, ``mask_feature``,
-``shuffle_node`` and ``add_random_edge``.
+"""PyG's graph augmentations: ``dropout_edge``, ``dropout_node``, ``dropout_path``,
+``mask_feature``, ``shuffle_node`` and ``add_random_edge``.
 
 PyG's arguments and results (what is dropped, masked or added, and the shape and meaning
 of every returned mask / index), plus a keyword-only ``seed``: an int, a
@@ -13,8 +13,8 @@ RULE: ``training=False`` (or ``p == 0``) returns the input unchanged, as PyG, bu
 fresh copy (PyG returns the input object itself), with PyG's all-True masks.
 RULE: nothing passed in is modified; ``num_nodes`` left out is ``edge_index.max() + 1``.
 
-``dropout_path`` is not here: PyG runs it on pyg-lib's random walk kernel (it raises
-without pyg-lib).
+``dropout_path`` walks with :func:`arraygnn.random_walks.random_walk` (a Numba kernel, NumPy
+arrays only) where PyG needs pyg-lib's.
 
 >>> import numpy as np
 >>> ei = np.array([[0, 1, 1, 2], [1, 0, 2, 1]])
@@ -43,7 +43,14 @@ from arraygnn.utils.negative_sampling import generator, negative_sampling
 from arraygnn.utils.random_graphs import probability_arg
 from arraygnn.utils.subgraph import subgraph
 
-__all__ = ["add_random_edge", "dropout_edge", "dropout_node", "mask_feature", "shuffle_node"]
+__all__ = [
+    "add_random_edge",
+    "dropout_edge",
+    "dropout_node",
+    "dropout_path",
+    "mask_feature",
+    "shuffle_node",
+]
 
 _MODES = ("row", "col", "all")
 
@@ -124,6 +131,64 @@ def dropout_node(
         node_mask, edge_index, relabel_nodes=relabel_nodes, num_nodes=n, return_edge_mask=True
     )
     return out, edge_mask, node_mask
+
+
+def dropout_path(
+    edge_index: Any,
+    p: float = 0.2,
+    walks_per_node: int = 1,
+    walk_length: int = 3,
+    num_nodes: int | None = None,
+    is_sorted: bool = False,
+    training: bool = True,
+    *,
+    seed: Any = None,
+) -> tuple[Any, Any]:
+    """Drop the edges on random walks (DropEdge's path variant, PyG's ``dropout_path``):
+    ``(kept edge_index, edge_mask)``.
+
+    Each edge is a walk start with probability ``p`` (its source starts ``walks_per_node``
+    uniform out-edge walks of ``walk_length`` steps); every edge whose ``(source, target)``
+    pair a walk steps along is dropped (parallel copies too, as PyG's). A walk stops at a
+    node without out-edges. ``edge_mask`` [E] bool marks the kept edges, in the input's
+    order; ``is_sorted`` is accepted for PyG's signature (no sort is needed here). NumPy
+    arrays only (the walk kernel runs on the CPU).
+
+    >>> import numpy as np
+    >>> cycle = np.array([[0, 1, 2, 3], [1, 2, 3, 0]])  # one out-edge per node
+    >>> kept, mask = dropout_path(cycle, p=1.0, walk_length=1, seed=0)
+    >>> kept.shape, mask.tolist()
+    ((2, 0), [False, False, False, False])
+    """
+    from arraygnn.graph import graph
+    from arraygnn.random_walks import random_walk
+    from arraygnn.utils._checks import check_size
+
+    where = "dropout_path"
+    xp = edge_index_arg(where, edge_index)
+    p = probability_arg(where, "p", p)
+    walks = check_size(f"{where}: walks_per_node", walks_per_node)
+    length = check_size(f"{where}: walk_length", walk_length)
+    bool_arg(where, "is_sorted", is_sorted)
+    num_edges = int(edge_index.shape[1])
+    if not bool_arg(where, "training", training) or p == 0.0:
+        return edge_index.copy(), xp.ones(num_edges, dtype=bool)
+    if xp is not np:
+        raise TypeError(f"{where}: the random walks run on the CPU; pass NumPy arrays")
+    n = num_nodes_arg(where, edge_index, num_nodes)
+    gen = generator(xp, seed, where)
+    src = edge_index[0].astype(np.int64)
+    dst = edge_index[1].astype(np.int64)
+    start = np.tile(src[gen.random(num_edges) <= p], walks)
+    if start.shape[0] == 0 or length == 0:
+        return edge_index.copy(), np.ones(num_edges, dtype=bool)
+    g = graph((src, dst), num_nodes=n)
+    traces = random_walk(g, start, length=length, seed=gen)[0].astype(np.int64)
+    step_src, step_dst = traces[:, :-1].reshape(-1), traces[:, 1:].reshape(-1)
+    taken = step_dst >= 0
+    walked = np.unique(step_src[taken] * n + step_dst[taken])
+    edge_mask = ~np.isin(src * n + dst, walked)
+    return edge_index[:, edge_mask], edge_mask
 
 
 def mask_feature(
