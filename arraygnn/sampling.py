@@ -488,8 +488,11 @@ def sample_blocks(
     replace: bool = False,
     seed: Any = None,
     copy_ndata: bool = True,
+    prob: str | None = None,
 ) -> tuple[Any, Any, list[Graph]]:
-    """Sample one block per fan-out, outermost layer first (DGL's ``sample_blocks``).
+    """Sample one block per fan-out, outermost layer first (DGL's ``sample_blocks``);
+    ``prob`` names an edge feature of sampling weights (or a boolean mask), as
+    :func:`sample_neighbors`.
 
     Returns ``(input_nodes, output_nodes, blocks)``: ``blocks[0].srcdata[NID]`` are the
     input nodes whose features feed the first layer; ``output_nodes`` the seeds as ids
@@ -502,7 +505,7 @@ def sample_blocks(
     blocks: list[Graph] = []
     for fanout in reversed(list(fanouts)):
         frontier = sample_neighbors(
-            g, current, fanout, replace=replace, seed=rng, copy_ndata=copy_ndata
+            g, current, fanout, replace=replace, seed=rng, copy_ndata=copy_ndata, prob=prob
         )
         block = to_block(frontier, current)
         current = block.srcdata[NID]  # ids in the frontier, which are the ids in g
@@ -521,7 +524,9 @@ def sample_blocks(
 class NeighborSampler:
     """Reusable ``sample_blocks(g, seed_nodes)`` with fixed fan-outs (DGL's NeighborSampler).
 
-    Each call draws fresh randomness from one generator seeded once with ``seed``.
+    Each call draws fresh randomness from one generator seeded once with ``seed``. ``prob``
+    (an edge feature of sampling weights) or ``mask`` (a boolean edge feature: edges marked
+    False are never sampled) as DGL's; not both.
     """
 
     def __init__(
@@ -531,10 +536,18 @@ class NeighborSampler:
         replace: bool = False,
         seed: Any = None,
         copy_ndata: bool = True,
+        prob: str | None = None,
+        mask: str | None = None,
     ):
+        if prob is not None and mask is not None:
+            raise ValueError("NeighborSampler: give prob or mask, not both (as DGL)")
+        for name, value in (("prob", prob), ("mask", mask)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"NeighborSampler: {name} must name an edge feature, got {value!r}")
         self.fanouts = list(fanouts)
         self.replace = replace
         self.copy_ndata = copy_ndata
+        self.prob = prob if prob is not None else mask
         self._seed = seed
         self._rng: Any = None
 
@@ -548,6 +561,7 @@ class NeighborSampler:
             replace=self.replace,
             seed=self._rng,
             copy_ndata=self.copy_ndata,
+            prob=self.prob,
         )
 
 

@@ -334,3 +334,32 @@ def test_graph_without_edges():
     s, d = global_uniform_negative_sampling(g, 20, seed=0)
     pairs = list(zip(s.tolist(), d.tolist()))
     assert pairs == sorted(set(pairs)) and all(a != b for a, b in pairs) and len(pairs) <= 6
+
+
+def test_neighbor_sampler_prob_and_mask_reach_every_block():
+    """DGL's NeighborSampler(prob=...) / (mask=...): zero-weight / masked-out edges never
+    appear in any block; both together is an error."""
+    from arraygnn.graph import EID, graph
+    from arraygnn.sampling import NeighborSampler, sample_blocks
+
+    rng = np.random.default_rng(4)
+    src, dst = rng.integers(0, 40, 600), rng.integers(0, 40, 600)
+    g = graph((src, dst), num_nodes=40)
+    allowed = rng.random(600) < 0.5
+    g.edata["w"] = np.where(allowed, rng.random(600) + 0.1, 0.0)
+    g.edata["m"] = allowed
+    seeds = np.arange(0, 40, 3)
+    for sampler in (
+        NeighborSampler([3, 3], prob="w", seed=1),
+        NeighborSampler([3, 3], mask="m", seed=1),
+    ):
+        _, _, blocks = sampler.sample_blocks(g, seeds)
+        for block in blocks:
+            assert allowed[block.edata[EID]].all()
+    _, _, blocks = sample_blocks(g, seeds, [-1], prob="m")  # every allowed in-edge
+    want = np.flatnonzero(allowed & np.isin(dst, seeds))
+    np.testing.assert_array_equal(np.sort(blocks[0].edata[EID]), want)
+    with pytest.raises(ValueError, match="prob or mask, not both"):
+        NeighborSampler([2], prob="w", mask="m")
+    with pytest.raises(TypeError, match="NeighborSampler: mask must name an edge feature"):
+        NeighborSampler([2], mask=allowed)
