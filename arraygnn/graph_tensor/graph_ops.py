@@ -34,6 +34,7 @@ RULE: randomness (:func:`shuffle_nodes`, :func:`shuffle_features_globally`) come
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -44,7 +45,9 @@ from arraygnn.graph_tensor.broadcast_pool import (
     _check_graph,
     _check_tag,
     _edge_set,
+    _gather,
     _node_set,
+    _ops,
     _reduce_types,
     _value,
     _values_for,
@@ -79,30 +82,20 @@ __all__ = [
     "get_aux_type_prefix",
 ]
 
-_AUX_PREFIX = "_#!%.^~"
+_AUX_PREFIX = re.compile(r"[_#!%.^~][a-zA-Z0-9_]*")  # TF-GNN's rule: ASCII only
 
 
 def get_aux_type_prefix(set_name: str) -> str | None:
     """TF-GNN's ``get_aux_type_prefix``: ``"_readout"`` for ``"_readout/seed"``, ``None``
-    for an ordinary set name (a leading ``_ # ! % . ^ ~`` and the letters, digits and
+    for an ordinary set name (a leading ``_ # ! % . ^ ~`` and the ASCII letters, digits and
     underscores after it)."""
-    if not set_name or set_name[0] not in _AUX_PREFIX:
-        return None
-    end = 1
-    while end < len(set_name) and (set_name[end].isalnum() or set_name[end] == "_"):
-        end += 1
-    return set_name[:end]
+    match = _AUX_PREFIX.match(set_name)
+    return match.group() if match else None
 
 
 def get_registered_reduce_operation_names() -> list[str]:
     """The reduce types ``pool`` accepts, in TF-GNN's order."""
     return ["max", "max_no_inf", "mean", "min", "min_no_inf", "sum", "prod"]
-
-
-def _ops() -> Any:
-    from arraygnn import ops
-
-    return ops
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,9 +106,7 @@ def _ops() -> Any:
 def _take_rows(value: Any, index: Any) -> Any:
     """Rows ``value[index]`` of a dense array or a (one-level) Ragged."""
     if not isinstance(value, Ragged):
-        if value.dtype.kind in "iuf" and value.ndim >= 1:
-            return _ops().gather(value, index)
-        return value[index]
+        return _gather(value, index)
     xp = get_namespace(value.row_splits)
     splits = value.row_splits
     lengths = (splits[1:] - splits[:-1])[index]
@@ -484,7 +475,7 @@ def reorder_nodes(
     for name, index in node_indices.items():
         ns = graph.node_sets[name]
         n = ns.total_size
-        if not is_array(index) or index.dtype.kind not in "iu" or index.ndim != 1:
+        if not is_array(index) or index.dtype not in (np.int32, np.int64) or index.ndim != 1:
             raise ValueError(
                 f"{op}: indices for node set {name!r} must be a 1-D int32/int64 array, got "
                 f"{getattr(index, 'dtype', type(index).__name__)} "

@@ -33,7 +33,14 @@ class ParseExample:
     def __call__(self, inputs: Any) -> Any:
         from arraygnn.io.example import parse_example
 
-        return parse_example(self.graph_tensor_spec, list(inputs))
+        if isinstance(inputs, (bytes, bytearray, memoryview, str)) or not hasattr(
+            inputs, "__iter__"
+        ):
+            raise TypeError(
+                "ParseExample: takes a list of serialized examples (use ParseSingleExample "
+                f"for one), got {type(inputs).__name__}"
+            )
+        return parse_example(self.graph_tensor_spec, inputs)
 
 
 class ParseSingleExample:

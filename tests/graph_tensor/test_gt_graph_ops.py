@@ -231,6 +231,8 @@ def test_combine_values():
         combine_values([a, c.astype(np.float32)], "concat")
     with pytest.raises(ValueError, match=r"combine_values\(\): unknown combine_type 'max'"):
         combine_values([a, b], "max")
+    with pytest.raises(TypeError, match=r"combine_values\(\): inputs\[0\].*Ragged"):
+        combine_values([Ragged.from_row_lengths(a[:, 0], [1, 3]), a], "sum")  # as documented
 
 
 def test_reduce_names_and_aux_prefix():
@@ -240,6 +242,10 @@ def test_reduce_names_and_aux_prefix():
     assert get_aux_type_prefix("_readout/seed") == "_readout"
     assert get_aux_type_prefix("#x1_y.z") == "#x1_y"
     assert get_aux_type_prefix("paper") is None
+    # TF-GNN's rule is ASCII: [_#!%.^~][a-zA-Z0-9_]*, not every Unicode letter / digit
+    assert get_aux_type_prefix("_readout\u00e4/x") == "_readout"
+    assert get_aux_type_prefix("_\u00b2") == "_"
+    assert get_aux_type_prefix("_a-b") == "_a"
 
 
 # ---- mask_edges / add_self_loops ---------------------------------------------------------------
@@ -365,8 +371,9 @@ def test_reorder_nodes_errors():
         reorder_nodes(g, {"a": np.zeros(n, np.int64)})
     with pytest.raises(ValueError, match=r"reorder_nodes\(\).*'a'.*\[num_nodes\]"):
         reorder_nodes(g, {"a": np.arange(n + 1)})
-    with pytest.raises(ValueError, match=r"reorder_nodes\(\).*'a'.*int32/int64"):
-        reorder_nodes(g, {"a": np.arange(n, dtype=np.float64)})
+    for dtype in (np.float64, np.uint8, np.int16, np.uint64):  # TF-GNN: int32 / int64 only
+        with pytest.raises(ValueError, match=r"reorder_nodes\(\).*'a'.*int32/int64"):
+            reorder_nodes(g, {"a": np.arange(n, dtype=dtype)}, validate=False)
     with pytest.raises(ValueError, match=r"reorder_nodes\(\).*\['zz'\]"):
         reorder_nodes(g, {"zz": np.arange(3)})
 
@@ -548,8 +555,13 @@ def test_item_dropout():
     np.testing.assert_array_equal(x, x0)
     np.testing.assert_array_equal(ItemDropout(0.25, seed=7)(x, training=True), y)
     assert drop.get_weights() == []
-    with pytest.raises(ValueError, match="ItemDropout: rate"):
-        ItemDropout(1.0)
+    # Keras' Dropout takes rate 1 (the identity at inference) but refuses to train with it
+    assert ItemDropout(1.0)(x) is x
+    with pytest.raises(ValueError, match=r"ItemDropout: rate 1\.0.*training"):
+        ItemDropout(1.0)(x, training=True)
+    for bad in (1.5, -0.1):
+        with pytest.raises(ValueError, match="ItemDropout: rate"):
+            ItemDropout(bad)
     with pytest.raises(ValueError, match="ItemDropout: needs an array"):
         drop(np.float32(1.0), training=True)
 
@@ -646,6 +658,11 @@ def test_pipeline_layers_wrap_io_and_padding():
     assert_graphs_equal(ParseSingleExample(g.spec)(blob), g)
     two = ParseExample(g.spec)([blob, blob])
     assert two.num_components == 2 * g.num_components
+    assert_graphs_equal(ParseExample(g.spec)(np.array([blob], dtype=object)), g)
+    with pytest.raises(TypeError, match="ParseExample: .*ParseSingleExample"):
+        ParseExample(g.spec)(blob)  # one example, not a list of them
+    with pytest.raises(TypeError, match="ParseExample: .*got int"):
+        ParseExample(g.spec)(5)
 
 
 def test_ops_need_a_scalar_graph():

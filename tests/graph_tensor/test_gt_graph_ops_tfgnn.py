@@ -31,7 +31,7 @@ from arraygnn.graph_tensor import (  # noqa: E402
     NodeSet,
     Ragged,
 )
-from arraygnn.graph_tensor.layers import AddSelfLoops, MakeEmptyFeature  # noqa: E402
+from arraygnn.graph_tensor.layers import AddSelfLoops, ItemDropout, MakeEmptyFeature  # noqa: E402
 from arraygnn.pipeline import (  # noqa: E402
     AddReadoutFromFirstNode,
     StructuredReadoutIntoFeature,
@@ -322,11 +322,29 @@ def test_make_empty_feature_matches():
     _same(MakeEmptyFeature()(g.context), layer(t.context), "context")
 
 
+def test_item_dropout_rates_match():
+    """Keras' Dropout accepts rate 1 (the identity at inference), refuses to train with it,
+    and refuses rates outside [0, 1]."""
+    x = np.ones((4, 2), np.float32)
+    theirs = tfgnn.keras.layers.ItemDropout(1.0)
+    _same(ItemDropout(1.0)(x), theirs(tf.constant(x), training=False), "rate 1 inference")
+    with pytest.raises(ValueError, match="range"):
+        theirs(tf.constant(x), training=True)
+    with pytest.raises(ValueError, match="ItemDropout: rate"):
+        ItemDropout(1.0)(x, training=True)
+    for bad in (1.5, -0.1):
+        with pytest.raises(ValueError):
+            tfgnn.keras.layers.ItemDropout(bad)(tf.constant(x))
+        with pytest.raises(ValueError, match="ItemDropout: rate"):
+            ItemDropout(bad)
+
+
 def test_registered_reduce_names_match():
     assert agt.get_registered_reduce_operation_names() == (
         tfgnn.get_registered_reduce_operation_names()
     )
-    for name in ("_readout", "_readout/seed", "#a.b", "paper", "_shadow/x", "~"):
+    names = ("_readout", "_readout/seed", "#a.b", "paper", "_shadow/x", "~", "_a\u00e4", "_\u00b2")
+    for name in names:
         assert agt.get_aux_type_prefix(name) == tfgnn.get_aux_type_prefix(name), name
 
 

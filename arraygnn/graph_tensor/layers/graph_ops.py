@@ -23,10 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, to_numpy
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.graph_tensor.graph_ops import add_self_loops
 from arraygnn.graph_tensor.layers._base import GraphLayer, check_graph
-from arraygnn.graph_tensor.pieces import Context, EdgeSet, GraphTensor, NodeSet
+from arraygnn.graph_tensor.pieces import (
+    Context,
+    EdgeSet,
+    GraphTensor,
+    NodeSet,
+    _splits_from_lengths,
+)
 from arraygnn.graph_tensor.ragged import Ragged
 
 __all__ = ["AddSelfLoops", "MakeEmptyFeature", "ItemDropout"]
@@ -62,26 +68,24 @@ class MakeEmptyFeature(GraphLayer):
         if not isinstance(sizes, Ragged):  # a scalar graph's piece
             xp = get_namespace(sizes)
             return xp.zeros((graph_piece.total_size, 0), dtype=self.feature_dtype)
-        # batched: items per graph are the sums of its components' sizes
-        xp = get_namespace(sizes.values)
-        cum = xp.concatenate(
-            [xp.zeros(1, dtype=np.int64), xp.cumsum(sizes.values.astype(np.int64))]
-        )
-        splits = cum[sizes.row_splits]
-        total = int(to_numpy(splits[-1]))
-        return Ragged(xp.zeros((total, 0), dtype=self.feature_dtype), splits, validate=False)
+        # batched: each graph's items end where its last component's items end
+        splits = _splits_from_lengths(sizes.values)[sizes.row_splits]
+        xp = get_namespace(splits)
+        values = xp.zeros((graph_piece.total_size, 0), dtype=self.feature_dtype)
+        return Ragged(values, splits, validate=False)
 
 
 class ItemDropout(GraphLayer):
     """Dropout of entire items (rows): at inference (``training=False``, the default) the
     input itself; with ``training=True`` each row is zeroed with probability ``rate`` and
     the others scaled by ``1 / (1 - rate)``. ``seed``: an int or ``numpy.random.Generator``
-    (host draws; TensorFlow's random stream cannot be matched). No weights."""
+    (host draws; TensorFlow's random stream cannot be matched). ``rate`` is in ``[0, 1]``
+    as Keras' ``Dropout``; ``rate=1`` cannot train (as Keras). No weights."""
 
     def __init__(self, rate: float, seed: Any = None) -> None:
         rate = float(rate)
-        if not 0.0 <= rate < 1.0:
-            raise ValueError(f"ItemDropout: rate must be in [0, 1), got {rate}")
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"ItemDropout: rate must be in [0, 1], got {rate}")
         self.rate = rate
         self.seed = seed
         self._rng = seed if isinstance(seed, np.random.Generator) else None
@@ -94,6 +98,10 @@ class ItemDropout(GraphLayer):
             )
         if not training or self.rate == 0.0:
             return x
+        if self.rate == 1.0:
+            raise ValueError(
+                "ItemDropout: rate 1.0 drops every item; training needs a rate in [0, 1)"
+            )
         if self._rng is None:
             self._rng = np.random.default_rng(self.seed)
         xp = get_namespace(x)
