@@ -36,6 +36,7 @@ RULE: the graph must be scalar (rank 0); merge a batch first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -478,6 +479,55 @@ def _values_for(names: Any, feature_value: Any, op: str) -> list[Any]:
     return list(feature_value)
 
 
+def grouped_items(
+    graph: GraphTensor,
+    tag: Any,
+    edge_set_name: Any,
+    node_set_name: Any,
+    names: Sequence[str],
+    values: Sequence[Any],
+    feature_name: Any,
+    op: str,
+) -> tuple[str, list[Any], list[Any], int]:
+    """The items of the sets ``names`` grouped at ``tag`` (``CONTEXT``: by component, of
+    the node or the edge sets; ``SOURCE`` / ``TARGET``: by that end of the edge sets, which
+    must share one node set): ``(kind, values per set, group ids per set, number of
+    groups)``; the values must agree in dtype and per-item shape."""
+    if tag == CONTEXT:
+        kind = "edge set" if edge_set_name is not None else "node set"
+        pieces = [
+            _edge_set(graph, n, op) if edge_set_name is not None else _node_set(graph, n, op)
+            for n in names
+        ]
+        index = [p.component_ids() for p in pieces]
+        size = graph.num_components
+    else:
+        _check_tag(tag, op)
+        if node_set_name is not None:
+            raise ValueError(f"{op}: at SOURCE/TARGET pass edge_set_name= (and no node_set_name=)")
+        kind = "edge set"
+        pieces = [_edge_set(graph, n, op) for n in names]
+        ends = {p.adjacency.node_set_name(tag) for p in pieces}
+        if len(ends) > 1:
+            raise ValueError(
+                f"{op}: edge sets {list(names)} end in different node sets {sorted(ends)} at "
+                f"tag {tag}; they must share one"
+            )
+        index = [p.adjacency[tag] for p in pieces]
+        size = graph.node_sets[ends.pop()].total_size
+    got = [
+        _value(p, f"{kind} {n!r}", v, feature_name, op) for p, n, v in zip(pieces, names, values)
+    ]
+    for n, v in zip(names[1:], got[1:]):
+        if v.shape[1:] != got[0].shape[1:] or v.dtype != got[0].dtype:
+            raise ValueError(
+                f"{op}: the value for {kind} {n!r} is {v.dtype} {tuple(v.shape[1:])} per item, "
+                f"for {names[0]!r} {got[0].dtype} {tuple(got[0].shape[1:])}; they are taken "
+                "together and must agree"
+            )
+    return kind, got, index, size
+
+
 def _pool_many(
     graph: GraphTensor,
     to_tag: Any,
@@ -494,37 +544,9 @@ def _pool_many(
     values = _values_for(names, feature_value, op)
     if to_tag == CONTEXT:
         _context_target(edge_set_name, node_set_name, op)
-        kind = "edge set" if edge_set_name is not None else "node set"
-        pieces = [
-            _edge_set(graph, n, op) if edge_set_name is not None else _node_set(graph, n, op)
-            for n in names
-        ]
-        index = [p.component_ids() for p in pieces]
-        size = graph.num_components
-    else:
-        _check_tag(to_tag, op)
-        if node_set_name is not None:
-            raise ValueError(f"{op}: to SOURCE/TARGET pass edge_set_name= (and no node_set_name=)")
-        kind = "edge set"
-        pieces = [_edge_set(graph, n, op) for n in names]
-        ends = {p.adjacency.node_set_name(to_tag) for p in pieces}
-        if len(ends) > 1:
-            raise ValueError(
-                f"{op}: edge sets {list(names)} end in different node sets {sorted(ends)} at "
-                "the pooled tag; they must share one"
-            )
-        index = [p.adjacency[to_tag] for p in pieces]
-        size = graph.node_sets[ends.pop()].total_size
-    got = [
-        _value(p, f"{kind} {n!r}", v, feature_name, op) for p, n, v in zip(pieces, names, values)
-    ]
-    for n, v in zip(names[1:], got[1:]):
-        if v.shape[1:] != got[0].shape[1:] or v.dtype != got[0].dtype:
-            raise ValueError(
-                f"{op}: the value for {kind} {n!r} is {v.dtype} {tuple(v.shape[1:])} per item, "
-                f"for {names[0]!r} {got[0].dtype} {tuple(got[0].shape[1:])}; they are pooled "
-                "together and must agree"
-            )
+    _, got, index, size = grouped_items(
+        graph, to_tag, edge_set_name, node_set_name, names, values, feature_name, op
+    )
     xp = get_namespace(*got)
     value = xp.concatenate(got)
     idx = xp.concatenate([i.astype(np.int64) for i in index])

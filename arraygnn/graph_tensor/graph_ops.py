@@ -52,10 +52,10 @@ from arraygnn.graph_tensor.broadcast_pool import (
     _value,
     _values_for,
     broadcast,
+    grouped_items,
     pool,
 )
 from arraygnn.graph_tensor.pieces import (
-    CONTEXT,
     SOURCE,
     TARGET,
     Adjacency,
@@ -162,40 +162,12 @@ def softmax(
         if isinstance(feature_value, (list, tuple)):
             raise ValueError(f"{op}: a list of feature values needs a list of set names")
         values = [feature_value]
-    if per_tag == CONTEXT:
-        if edge_set_name is not None:
-            pieces = [_edge_set(graph, n, op) for n in names]
-            kind = "edge set"
-        else:
-            pieces = [_node_set(graph, n, op) for n in names]
-            kind = "node set"
-        groups = [p.component_ids() for p in pieces]
-        num_groups = graph.num_components
-    else:
-        _check_tag(per_tag, op)
-        if node_set_name is not None:
-            raise ValueError(f"{op}: per SOURCE/TARGET pass edge_set_name= (and no node_set_name=)")
-        pieces = [_edge_set(graph, n, op) for n in names]
-        kind = "edge set"
-        ends = {p.adjacency.node_set_name(per_tag) for p in pieces}
-        if len(ends) > 1:
-            raise ValueError(
-                f"{op}: edge sets {names} have different node sets {sorted(ends)} at "
-                f"per_tag={per_tag}; they must share one"
-            )
-        groups = [p.adjacency[per_tag] for p in pieces]
-        num_groups = graph.node_sets[ends.pop()].total_size
-    got = [
-        _value(p, f"{kind} {n!r}", v, feature_name, op) for p, n, v in zip(pieces, names, values)
-    ]
+    kind, got, groups, num_groups = grouped_items(
+        graph, per_tag, edge_set_name, node_set_name, names, values, feature_name, op
+    )
     for n, v in zip(names, got):
         if v.dtype.kind != "f":
             raise TypeError(f"{op}: the value for {kind} {n!r} is {v.dtype}; softmax needs floats")
-        if v.shape[1:] != got[0].shape[1:] or v.dtype != got[0].dtype:
-            raise ValueError(
-                f"{op}: the value for {kind} {n!r} is {v.dtype} {tuple(v.shape[1:])} per item, "
-                f"for {names[0]!r} {got[0].dtype} {tuple(got[0].shape[1:])}; they must agree"
-            )
     xp = get_namespace(*got)
     value = xp.concatenate(got) if len(got) > 1 else got[0]
     if len(groups) == 1:  # the graph's own index array (ops may reuse its sort)
