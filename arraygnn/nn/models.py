@@ -17,10 +17,11 @@ passes ``edge_weight`` to the convolutions only for ``GCN`` and ``edge_attr`` on
 ignored, as PyG does, and so is ``edge_attr`` for a ``GATConv`` without ``edge_dim``).
 ``batch`` / ``batch_size`` reach the norms that take them (``graph_norm``, ``layer_norm``,
 ...); as in PyG 2.8.1 the output is not trimmed to ``batch_size`` rows. ``norm``: ``None``,
-``'batch_norm'``, ``'layer_norm'``, ``'graph_norm'``, ``'instance_norm'`` when building
-(GIN / EdgeCNN: ``None`` / ``'batch_norm'``, their MLP's); ``from_pyg`` converts every PyG
-norm ``arraygnn.nn.norm`` has. ``jk='lstm'`` runs PyG's bidirectional LSTM as two
-``arraygnn.nn.LSTM`` s.
+``'batch_norm'``, ``'layer_norm'``, ``'graph_norm'``, ``'instance_norm'``, ``'pair_norm'``,
+``'diff_group_norm'`` (spelled any way PyG's resolver takes: ``'BatchNorm'``, ``'batch'``)
+when building (GIN / EdgeCNN: ``None`` / ``'batch_norm'``, their MLP's); ``from_pyg``
+converts every PyG norm ``arraygnn.nn.norm`` has. ``jk='lstm'`` runs PyG's bidirectional
+LSTM as two ``arraygnn.nn.LSTM`` s.
 
 >>> import numpy as np
 >>> model = GraphSAGE(4, 8, num_layers=2, out_channels=3, jk="cat", rng=0)
@@ -68,7 +69,22 @@ _NORMS = {
     "layer_norm": "LayerNorm",
     "graph_norm": "GraphNorm",
     "instance_norm": "InstanceNorm",
+    "pair_norm": "PairNorm",
+    "diff_group_norm": "DiffGroupNorm",
 }
+
+
+def _norm_key(norm: Any) -> str | None:
+    """The ``_NORMS`` key of a norm name as PyG's ``normalization_resolver`` reads it
+    (case, ``_`` / ``-`` / spaces ignored, ``'Norm'`` optional: ``'BatchNorm'``,
+    ``'batch-norm'``, ``'batch'``); ``None`` for anything else."""
+    if not isinstance(norm, str):
+        return None
+    query = norm.lower().replace("-", "").replace("_", "").replace(" ", "")
+    for key, cls in _NORMS.items():
+        if query in (cls.lower(), cls.lower().replace("norm", "")):
+            return key
+    return None
 
 
 def _resolve_act(model: str, act: Any, act_kwargs: dict[str, Any] | None) -> Any:
@@ -222,7 +238,7 @@ class BasicGNN(Module):
         self.out_channels = hid if out_channels is None else out_channels
         if jk not in _JK_MODES:
             raise ValueError(f"{name}: jk must be one of {list(_JK_MODES)}, got {jk!r}")
-        if norm is not None and (not isinstance(norm, str) or norm.lower() not in _NORMS):
+        if norm is not None and _norm_key(norm) is None:
             raise ValueError(
                 f"{name}: norm={norm!r} is not supported when building the model; use None or "
                 f"one of {sorted(_NORMS)} (from_pyg converts every PyG norm arraygnn.nn.norm has)"
@@ -231,7 +247,7 @@ class BasicGNN(Module):
         self.act = _resolve_act(name, act, act_kwargs)
         self.act_first = bool(act_first)
         self.jk_mode = jk
-        self.norm = norm.lower() if isinstance(norm, str) else None
+        self.norm = _norm_key(norm)
         self.norm_kwargs = dict(norm_kwargs or {})
         self._dtype = dtype
         self._rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
@@ -260,12 +276,16 @@ class BasicGNN(Module):
         if self.norm is None:
             return None
         kw = self.norm_kwargs
-        if self.norm.lower() != "batch_norm":  # PyG's norm layers: (hidden, **norm_kwargs)
+        if self.norm != "batch_norm":  # PyG's norm layers: (hidden, **norm_kwargs)
             from arraygnn.nn import norm as pyg_norms
 
-            cls = getattr(pyg_norms, _NORMS[self.norm.lower()])
+            cls = getattr(pyg_norms, _NORMS[self.norm])
+            # PairNorm has no weights; PyG's resolver hands it hidden_channels as its scale
+            extra = {} if self.norm == "pair_norm" else {"dtype": self._dtype}
+            if self.norm == "diff_group_norm":
+                extra["rng"] = self._rng
             try:
-                return cls(self.hidden_channels, **kw, dtype=self._dtype)
+                return cls(self.hidden_channels, **kw, **extra)
             except TypeError as err:
                 raise ValueError(f"{type(self).__name__}: norm_kwargs {kw}: {err}") from None
         unknown = set(kw) - {"eps", "affine", "momentum", "track_running_stats"}
@@ -278,9 +298,15 @@ class BasicGNN(Module):
             self.hidden_channels, kw.get("eps", 1e-5), kw.get("affine", True), dtype=self._dtype
         )
 
-    def _assemble(self, convs: list[Any], norms: list[Any], jk: Any, lin: Any) -> None:
+    def _assemble(
+        self, convs: list[Any], norms: list[Any], jk: Any, lin: Any, wrapped: Any = None
+    ) -> None:
+        """``wrapped[i]``: ``norms[i]`` stands for PyG's ``BatchNorm`` (names
+        ``norms.i.module.*``) rather than a torch norm given as a module (default: every
+        ``BatchNorm``)."""
         self.convs = _ModuleList(convs)
         self.norms = _ModuleList(norms)
+        self._wrapped = [isinstance(n, BatchNorm) for n in norms] if wrapped is None else wrapped
         self.jk = jk
         self.lin = lin
         self._norm_batch = [_takes_batch(n) for n in norms]
@@ -290,9 +316,7 @@ class BasicGNN(Module):
         raise NotImplementedError
 
     def _conv_kwargs(self, kwargs: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-        out = {"dtype": self._dtype, **extra, **kwargs}
-        out.pop("dropout", None)
-        return out
+        return {"dtype": self._dtype, **extra, **kwargs}
 
     def __call__(
         self,
@@ -338,7 +362,7 @@ class BasicGNN(Module):
         renamed = {}
         for key, value in out.items():
             parts = key.split(".")
-            if parts[0] == "norms" and isinstance(self.norms[int(parts[1])], BatchNorm):
+            if parts[0] == "norms" and self._wrapped[int(parts[1])]:
                 key = ".".join(parts[:2] + ["module"] + parts[2:])
             renamed[key] = value
         return renamed
@@ -453,12 +477,17 @@ class EdgeCNN(BasicGNN):
 
     def init_conv(self, in_channels: int, out_channels: int, **kwargs: Any) -> Module:
         mlp = _mlp(self, [2 * in_channels, out_channels, out_channels])
-        kw = dict(kwargs)
-        kw.pop("dropout", None)
-        return EdgeConv(mlp, **kw)
+        return EdgeConv(mlp, **kwargs)
 
 
 MODELS = {m.__name__: m for m in (GCN, GraphSAGE, GIN, GAT, PNA, EdgeCNN)}
+
+
+def jumping_knowledge_from_pyg(module: Any, dtype: Any) -> JumpingKnowledge:
+    """PyG's ``JumpingKnowledge`` (``'lstm'``: its LSTM and ``att`` weights loaded)."""
+    jk = JumpingKnowledge(module.mode, module.channels, module.num_layers, dtype=dtype)
+    jk.load_state_dict(module.state_dict(), format="pyg")
+    return jk
 
 
 def from_pyg_model(module: Any, convert: Callable[[Any], Module]) -> BasicGNN:
@@ -513,11 +542,9 @@ def from_pyg_model(module: Any, convert: Callable[[Any], Module]) -> BasicGNN:
             raise ValueError(
                 f"from_pyg: {kind} norm {type(norm).__name__} (norms.{i}) is not supported ({err})"
             ) from None
-    jk = None
-    if hasattr(module, "jk"):
-        pyg_jk = module.jk
-        jk = JumpingKnowledge(pyg_jk.mode, pyg_jk.channels, pyg_jk.num_layers, dtype=dtype)
+    jk = jumping_knowledge_from_pyg(module.jk, dtype) if hasattr(module, "jk") else None
     lin = convert(module.lin) if hasattr(module, "lin") else None
-    model._assemble(convs, norms, jk, lin)
+    wrapped = [type(n).__name__ == "BatchNorm" for n in module.norms]  # PyG's wrapper
+    model._assemble(convs, norms, jk, lin, wrapped)
     model.load_state_dict(module.state_dict(), format="pyg")  # every name must match PyG's
     return model

@@ -19,7 +19,8 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``MFConv``, ``FiLMConv``, ``GeneralConv``, ``CGConv``, ``GravNetConv``, ``PDNConv``,
 ``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
 ``AttentionalAggregation``, PyG's models ``GCN``, ``GraphSAGE``, ``GIN``, ``GAT``, ``PNA``,
-``EdgeCNN`` (``arraygnn.nn.models``), the ``torch_geometric.nn.aggr`` aggregations of
+``EdgeCNN`` and ``JumpingKnowledge`` (``arraygnn.nn.models``), the
+``torch_geometric.nn.aggr`` aggregations of
 ``arraygnn.nn.aggr`` (learnt ``t`` / ``p``, ``MultiAggregation`` ``proj``), the
 ``torch_geometric.nn.norm`` layers of ``arraygnn.nn.norm`` (eval mode); DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
@@ -354,6 +355,10 @@ def from_pyg(module: Any) -> Module:
 
         return from_pyg_model(module, from_pyg)
     dtype = _dtype_of(module) if len(module.state_dict()) else np.float32
+    if kind == "JumpingKnowledge":
+        from arraygnn.nn.models import jumping_knowledge_from_pyg
+
+        return jumping_knowledge_from_pyg(module, dtype)
     if is_pyg_norm(module):  # torch_geometric.nn.norm -> arraygnn.nn.norm
         return norm_from_pyg(module, dtype)
     if kind == "Linear":

@@ -3,6 +3,8 @@ converted with from_pyg or loaded by name into a natively built model."""
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -87,7 +89,8 @@ def _ref(model, x, ei, ew, ea, batch=None, batch_size=None):
     ],
 )
 def test_from_pyg_matches(name, num_layers, out, jk, norm, act, variant):
-    gen = np.random.default_rng(hash((name, num_layers, jk)) % 2**32)
+    # a seed per case that does not change with PYTHONHASHSEED (hash() of a str does)
+    gen = np.random.default_rng(zlib.crc32(f"{name}-{num_layers}-{jk}".encode()))
     for dtype, index_dtype in ((np.float32, np.int64), (np.float64, np.int32)):
         model = _pyg(name, num_layers, out, jk, norm, act, variant, dtype, gen)
         ours = from_pyg(model)
@@ -173,6 +176,9 @@ def test_jumping_knowledge(mode):
         expected = theirs([torch.as_tensor(x) for x in xs]).numpy()
     assert rel_err(ours(xs), expected) < 1e-12
     assert set(ours.state_dict()) == set(theirs.state_dict())
+    converted = from_pyg(theirs)  # PyG's JumpingKnowledge on its own converts too
+    assert isinstance(converted, JumpingKnowledge) and converted.mode == mode
+    assert rel_err(converted(xs), expected) < 1e-12
 
 
 def test_norms_other_than_batch_norm_convert_or_refuse():
@@ -181,16 +187,39 @@ def test_norms_other_than_batch_norm_convert_or_refuse():
     gen = np.random.default_rng(13)
     x, ei, ew, ea = _inputs(gen, np.float32, np.int64)
     batch = np.repeat(np.arange(3), 3)
-    for name in ("GraphSAGE", "GIN"):
-        for norm in ("layer_norm", "graph_norm", "instance_norm", "pair_norm"):
-            model = _pyg(name, 2, 3, "cat", norm, "relu", False, np.float32, gen)
-            try:
-                ours = from_pyg(model)
-            except ValueError as err:
-                assert name in str(err) and "norm" in str(err.__str__())
-                continue
-            got = ours(x, ei, batch=batch, batch_size=3)
-            assert rel_err(got, _ref(model, x, ei, ew, ea, batch, 3)) < 1e-5, (name, norm)
+    for norm in ("layer_norm", "graph_norm", "instance_norm", "pair_norm"):
+        model = _pyg("GraphSAGE", 2, 3, "cat", norm, "relu", False, np.float32, gen)
+        got = from_pyg(model)(x, ei, batch=batch, batch_size=3)
+        assert rel_err(got, _ref(model, x, ei, ew, ea, batch, 3)) < 1e-5, norm
+        # GIN puts the norm inside its MLPs too, where only batch_norm converts
+        model = _pyg("GIN", 2, 3, "cat", norm, "relu", False, np.float32, gen)
+        with pytest.raises(ValueError, match="GIN.*norm"):
+            from_pyg(model)
+
+
+@pytest.mark.parametrize(
+    "name,norm",
+    [
+        ("GCN", "BatchNorm"),
+        ("GIN", "BatchNorm"),
+        ("EdgeCNN", "batch-norm"),
+        ("GraphSAGE", "batchnorm"),
+        ("GCN", "LayerNorm"),
+        ("GAT", "graph"),
+        ("GraphSAGE", "Instance_Norm"),
+    ],
+)
+def test_norm_names_spelled_as_pyg_resolver_takes_them(name, norm):
+    """PyG's normalization_resolver takes 'batch_norm', 'BatchNorm', 'batchnorm', 'batch'
+    (and so on): the models built here take the same names (GIN / EdgeCNN's MLPs too)."""
+    gen = np.random.default_rng(19)
+    model = _pyg(name, 2, 4, "cat", norm, "relu", False, np.float32, gen)
+    ours = OURS[name](IN, HID, 2, 4, norm=norm, jk="cat", **_conv_kwargs(name, False))
+    ours.load_state_dict(model.state_dict())
+    x, ei, ew, ea = _inputs(gen, np.float32, np.int64)
+    batch = np.repeat(np.arange(3), 3)
+    got = ours(x, ei, ew, ea, batch=batch, batch_size=3)
+    assert rel_err(got, _ref(model, x, ei, ew, ea, batch, 3)) < 1e-5
 
 
 @pytest.mark.parametrize("norm", ["layer_norm", "graph_norm", "instance_norm"])
@@ -206,6 +235,35 @@ def test_native_model_with_graph_norms(norm):
     batch = np.repeat(np.arange(3), 3)
     got = ours(x, ei, ew, batch=batch, batch_size=3)
     assert rel_err(got, _ref(model, x, ei, ew, ea, batch, 3)) < 1e-5
+
+
+@pytest.mark.parametrize(
+    "norm,norm_kwargs", [("pair_norm", None), ("DiffGroupNorm", {"groups": 3, "lamda": 0.5})]
+)
+def test_native_model_with_pair_and_diff_group_norm(norm, norm_kwargs):
+    """The other norms PyG's resolver builds and runs in a model: PairNorm (whose ``scale``
+    PyG fills with hidden_channels, its first argument) and DiffGroupNorm (``groups``)."""
+    gen = np.random.default_rng(23)
+    model = pyg_models.GCN(IN, HID, 3, 4, norm=norm, norm_kwargs=norm_kwargs, jk="cat")
+    model = _randomise(model, gen)
+    ours = GCN(IN, HID, 3, 4, norm=norm, norm_kwargs=norm_kwargs, jk="cat")
+    assert set(ours.state_dict()) == {k for k in model.state_dict() if "num_batches" not in k}
+    ours.load_state_dict(model.state_dict())
+    x, ei, ew, ea = _inputs(gen, np.float32, np.int64)
+    batch = np.array([2, 0, 1, 0, 2, 1, 0, 2, 1])  # unsorted
+    got = ours(x, ei, ew, batch=batch, batch_size=3)
+    assert rel_err(got, _ref(model, x, ei, ew, ea, batch, 3)) < 1e-5
+
+
+def test_norm_given_as_a_torch_module_keeps_its_pyg_names():
+    """A norm passed as a module (torch's BatchNorm1d) is not PyG's BatchNorm wrapper: the
+    converted model's names stay ``norms.0.weight``, as in the PyG model's state dict."""
+    gen = np.random.default_rng(29)
+    model = _randomise(pyg_models.GCN(IN, HID, 3, 4, norm=torch.nn.BatchNorm1d(HID)), gen)
+    ours = from_pyg(model)
+    assert set(ours.state_dict()) == {k for k in model.state_dict() if "num_batches" not in k}
+    x, ei, ew, ea = _inputs(gen, np.float32, np.int64)
+    assert rel_err(ours(x, ei, ew), _ref(model, x, ei, ew, ea)) < 1e-5
 
 
 def test_errors_name_model_and_argument():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arraygnn.nn import norm as _norm
 from arraygnn.nn._module import Module
 from arraygnn.nn.norm import (
     BatchNorm,
@@ -30,22 +31,9 @@ from arraygnn.nn.norm import (
 
 __all__ = ["PYG_NORMS", "is_pyg_norm", "norm_from_pyg"]
 
-#: the PyG class names converted here (from ``torch_geometric.nn.norm``)
-PYG_NORMS = frozenset(
-    [
-        "BatchNorm",
-        "DiffGroupNorm",
-        "GraphNorm",
-        "GraphSizeNorm",
-        "HeteroBatchNorm",
-        "HeteroLayerNorm",
-        "InstanceNorm",
-        "LayerNorm",
-        "MeanSubtractionNorm",
-        "MessageNorm",
-        "PairNorm",
-    ]
-)
+#: the PyG class names converted here (from ``torch_geometric.nn.norm``): each has its
+#: namesake in ``arraygnn.nn.norm``
+PYG_NORMS = frozenset(_norm.__all__)
 
 
 def is_pyg_norm(module: Any) -> bool:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
+from arraygnn.nn._dense_input import softmax
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import BatchNorm as _TorchBatchNorm
 from arraygnn.nn.linear import Linear, matmul
@@ -31,12 +32,6 @@ from arraygnn.nn.norm._graphs import check_input, number
 from arraygnn.nn.norm.batch_norm import batch_statistics_norm
 
 __all__ = ["DiffGroupNorm"]
-
-
-def _softmax_rows(z: Any) -> Any:
-    xp = get_namespace(z)
-    e = xp.exp(z - z.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 class DiffGroupNorm(Module):
@@ -85,7 +80,7 @@ class DiffGroupNorm(Module):
         check_input(where, x, self.in_channels, self.lin.weight)
         xp = get_namespace(x)
         g, f, bn = self.groups, self.in_channels, self.norm
-        s = _softmax_rows(matmul(x, self.lin.weight.T))  # (N, G)
+        s = softmax(matmul(x, self.lin.weight.T))  # (N, G)
         if self.track_running_stats:
             a = 1 / xp.sqrt(bn.running_var + bn.eps)
             shift = -bn.running_mean * a
