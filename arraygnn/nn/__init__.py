@@ -13,6 +13,7 @@ arithmetic goes through :mod:`arraygnn.ops`.
 """
 
 from arraygnn.nn import aggr, norm
+from arraygnn.nn.antisymmetric_conv import AntiSymmetricConv
 from arraygnn.nn.arma_conv import ARMAConv
 from arraygnn.nn.cg_conv import CGConv
 from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
@@ -26,9 +27,11 @@ from arraygnn.nn.dense_conv import (
 from arraygnn.nn.dense_pool import DMoNPooling, dense_diff_pool, dense_mincut_pool
 from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
+from arraygnn.nn.dir_gnn_conv import DirGNNConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
 from arraygnn.nn.fa_conv import FAConv
+from arraygnn.nn.feast_conv import FeaStConv
 from arraygnn.nn.film_conv import FiLMConv
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
@@ -47,6 +50,7 @@ from arraygnn.nn.le_conv import LEConv
 from arraygnn.nn.lg_conv import LGConv
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
 from arraygnn.nn.mf_conv import MFConv
+from arraygnn.nn.mix_hop_conv import MixHopConv
 from arraygnn.nn.models import GAT, GCN, GIN, PNA, EdgeCNN, GraphSAGE, JumpingKnowledge
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.norm import (
@@ -79,6 +83,8 @@ from arraygnn.nn.relation_groups import RelationGroups, group_relations
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv, propagate_hops
+from arraygnn.nn.signed_conv import SignedConv
+from arraygnn.nn.simple_conv import SimpleConv
 from arraygnn.nn.ssg_conv import SSGConv
 from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
@@ -140,6 +146,12 @@ __all__ = [
     "ClusterGCNConv",
     "SSGConv",
     "LGConv",
+    "SimpleConv",
+    "MixHopConv",
+    "DirGNNConv",
+    "AntiSymmetricConv",
+    "SignedConv",
+    "FeaStConv",
     "FAConv",
     "ARMAConv",
     "TransformerConv",

@@ -564,11 +564,22 @@ class MLP(Module):
     Args:
         channel_list: sizes ``[in, hidden..., out]`` (at least two entries).
         act: activation between layers (default ``'relu'``).
-        norm: ``None`` or ``'batch_norm'`` (inference-time BatchNorm after each hidden linear).
+        norm: ``None`` (default) or a norm PyG's resolver names (any spelling it takes):
+            ``'batch_norm'`` (inference-time BatchNorm, PyG's ``norms.i.module.*`` names),
+            ``'layer_norm'``, ``'graph_norm'``, ``'instance_norm'``, ``'pair_norm'``,
+            ``'diff_group_norm'`` (``arraygnn.nn.norm``'s), one per hidden layer.
         plain_last: no norm / activation after the last linear (default ``True``, as PyG).
         bias: biases in the linear layers.
         act_first: apply the activation before the norm (PyG's ``act_first``; default
             ``False``: linear -> norm -> activation).
+        norm_kwargs: keyword arguments of each norm (PyG's, e.g. ``{"mode": "node"}`` for
+            ``layer_norm``; ``eps`` / ``affine`` for ``batch_norm``).
+
+    Call as ``mlp(x, batch=None, batch_size=None, return_emb=None)`` (PyG's ``forward``):
+    ``batch`` / ``batch_size`` reach only norms that take them (``graph_norm``,
+    ``layer_norm``, ``instance_norm``, ``pair_norm``); a bool ``return_emb`` returns
+    ``(out, emb)``, ``emb`` the output of the last normed layer (``None`` when
+    ``return_emb`` is ``False``).
 
     Shapes:
         - input: ``(N, channel_list[0])``
@@ -584,16 +595,22 @@ class MLP(Module):
         bias: bool = True,
         *,
         act_first: bool = False,
+        norm_kwargs: dict[str, Any] | None = None,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
+        from arraygnn.nn.norm.resolver import NORMS, make_norm, norm_key, takes_batch
+
         channel_list = [
             layer_size("MLP", f"channel_list[{i}]", c) for i, c in enumerate(channel_list)
         ]
         if len(channel_list) < 2:
             raise ValueError(f"MLP needs at least [in, out] channels, got {channel_list}")
-        if norm not in (None, "batch_norm"):
-            raise ValueError(f"MLP norm must be None or 'batch_norm', got {norm!r}")
+        key = norm_key(norm)
+        if norm is not None and key is None:
+            raise ValueError(f"MLP: norm must be None or one of {sorted(NORMS)}, got {norm!r}")
+        if norm_kwargs and key is None:
+            raise ValueError(f"MLP: norm_kwargs {norm_kwargs} need a norm")
         gen = _rng(rng)
         self.channel_list = channel_list
         self.act = get_activation(act)
@@ -606,47 +623,72 @@ class MLP(Module):
             ]
         )
         n_norm = len(channel_list) - 2 if plain_last else len(channel_list) - 1
+        self.norm = key
+        self.norm_kwargs = dict(norm_kwargs or {})
         self.norms = (
-            _ModuleList([BatchNorm(c, dtype=dtype) for c in channel_list[1 : 1 + n_norm]])
-            if norm == "batch_norm"
+            _ModuleList(
+                [
+                    make_norm("MLP", key, c, self.norm_kwargs, dtype, gen)
+                    for c in channel_list[1 : 1 + n_norm]
+                ]
+            )
+            if key is not None
             else None
         )
+        self._norm_batch = self.norms is not None and n_norm > 0 and takes_batch(self.norms[0])
         self._child_names = ("lins", "norms")
 
-    def __call__(self, x: Any) -> Any:
+    def __call__(
+        self,
+        x: Any,
+        batch: Any = None,
+        batch_size: int | None = None,
+        return_emb: bool | None = None,
+    ) -> Any:
         last = len(self.lins) - 1
-        x = self.lins[last](self.before_last(x))
-        return x if self.plain_last else self._norm_act(last, x)
+        emb = h = self.before_last(x, batch, batch_size)
+        x = self.lins[last](h)
+        if last == 0:
+            emb = None
+        if not self.plain_last:
+            x = emb = self._norm_act(last, x, batch, batch_size)
+        if isinstance(return_emb, bool):
+            return x, (emb if return_emb else None)
+        return x
 
-    def after_first(self, h: Any) -> Any:
+    def after_first(self, h: Any, batch: Any = None, batch_size: int | None = None) -> Any:
         """Everything after the first linear layer, given its output ``h``."""
         last = len(self.lins) - 1
         if last == 0:
-            return h if self.plain_last else self._norm_act(0, h)
-        h = self._norm_act(0, h)
+            return h if self.plain_last else self._norm_act(0, h, batch, batch_size)
+        h = self._norm_act(0, h, batch, batch_size)
         for i in range(1, last):
-            h = self._norm_act(i, self.lins[i](h))
+            h = self._norm_act(i, self.lins[i](h), batch, batch_size)
         h = self.lins[last](h)
-        return h if self.plain_last else self._norm_act(last, h)
+        return h if self.plain_last else self._norm_act(last, h, batch, batch_size)
 
-    def before_last(self, x: Any) -> Any:
+    def before_last(self, x: Any, batch: Any = None, batch_size: int | None = None) -> Any:
         """The input of the last linear layer (everything up to it)."""
         for i in range(len(self.lins) - 1):
-            x = self._norm_act(i, self.lins[i](x))
+            x = self._norm_act(i, self.lins[i](x), batch, batch_size)
         return x
 
-    def _norm_act(self, i: int, x: Any) -> Any:
+    def _norm_act(self, i: int, x: Any, batch: Any = None, batch_size: int | None = None) -> Any:
         if self.act is not None and self.act_first:
             x = self.act(x)
         if self.norms is not None:
-            x = self.norms[i](x)
+            norm = self.norms[i]
+            x = norm(x, batch, batch_size) if self._norm_batch else norm(x)
         if self.act is not None and not self.act_first:
             x = self.act(x)
         return x
 
     def _export_pyg(self, native: dict[str, Any]) -> dict[str, Any]:
-        """PyG's ``BatchNorm`` wraps torch's: ``norms.0.weight`` is ``norms.0.module.weight``."""
+        """PyG's ``BatchNorm`` wraps torch's: ``norms.0.weight`` is ``norms.0.module.weight``
+        (``batch_norm`` only; PyG's other norms keep their names)."""
         out = super()._export_pyg(native)
+        if getattr(self, "norm", "batch_norm") != "batch_norm":
+            return out
         return {_NORM_EXPORT.sub(r"norms.\1.module.", k): v for k, v in out.items()}
 
     def extra_repr(self) -> str:

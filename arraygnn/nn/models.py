@@ -19,7 +19,7 @@ ignored, as PyG does, and so is ``edge_attr`` for a ``GATConv`` without ``edge_d
 ...); as in PyG 2.8.1 the output is not trimmed to ``batch_size`` rows. ``norm``: ``None``,
 ``'batch_norm'``, ``'layer_norm'``, ``'graph_norm'``, ``'instance_norm'``, ``'pair_norm'``,
 ``'diff_group_norm'`` (spelled any way PyG's resolver takes: ``'BatchNorm'``, ``'batch'``)
-when building (GIN / EdgeCNN: ``None`` / ``'batch_norm'``, their MLP's); ``from_pyg``
+when building (GIN / EdgeCNN: in their MLP too, run without ``batch`` as PyG's); ``from_pyg``
 converts every PyG norm ``arraygnn.nn.norm`` has. ``jk='lstm'`` runs PyG's bidirectional
 LSTM as two ``arraygnn.nn.LSTM`` s.
 
@@ -31,7 +31,6 @@ LSTM as two ``arraygnn.nn.LSTM`` s.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -56,35 +55,16 @@ from arraygnn.nn.linear import (
     _ModuleList,
     get_activation,
 )
+from arraygnn.nn.norm.resolver import NORMS as _NORMS
+from arraygnn.nn.norm.resolver import make_norm
+from arraygnn.nn.norm.resolver import norm_key as _norm_key
+from arraygnn.nn.norm.resolver import takes_batch as _takes_batch
 from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.sage_conv import SAGEConv
 
 __all__ = ["GCN", "GraphSAGE", "GIN", "GAT", "PNA", "EdgeCNN", "JumpingKnowledge"]
 
 _JK_MODES = (None, "last", "cat", "max", "lstm")
-#: ``norm`` names a model builds (PyG's resolver names -> ``arraygnn.nn.norm`` classes);
-#: ``'batch_norm'`` is ``arraygnn.nn.BatchNorm`` under PyG's ``norms.i.module.*`` names
-_NORMS = {
-    "batch_norm": "BatchNorm",
-    "layer_norm": "LayerNorm",
-    "graph_norm": "GraphNorm",
-    "instance_norm": "InstanceNorm",
-    "pair_norm": "PairNorm",
-    "diff_group_norm": "DiffGroupNorm",
-}
-
-
-def _norm_key(norm: Any) -> str | None:
-    """The ``_NORMS`` key of a norm name as PyG's ``normalization_resolver`` reads it
-    (case, ``_`` / ``-`` / spaces ignored, ``'Norm'`` optional: ``'BatchNorm'``,
-    ``'batch-norm'``, ``'batch'``); ``None`` for anything else."""
-    if not isinstance(norm, str):
-        return None
-    query = norm.lower().replace("-", "").replace("_", "").replace(" ", "")
-    for key, cls in _NORMS.items():
-        if query in (cls.lower(), cls.lower().replace("norm", "")):
-            return key
-    return None
 
 
 def _resolve_act(model: str, act: Any, act_kwargs: dict[str, Any] | None) -> Any:
@@ -273,29 +253,13 @@ class BasicGNN(Module):
         self._assemble(convs, norms, jk_layer, lin)
 
     def _make_norm(self) -> Any:
-        if self.norm is None:
-            return None
-        kw = self.norm_kwargs
-        if self.norm != "batch_norm":  # PyG's norm layers: (hidden, **norm_kwargs)
-            from arraygnn.nn import norm as pyg_norms
-
-            cls = getattr(pyg_norms, _NORMS[self.norm])
-            # PairNorm has no weights; PyG's resolver hands it hidden_channels as its scale
-            extra = {} if self.norm == "pair_norm" else {"dtype": self._dtype}
-            if self.norm == "diff_group_norm":
-                extra["rng"] = self._rng
-            try:
-                return cls(self.hidden_channels, **kw, **extra)
-            except TypeError as err:
-                raise ValueError(f"{type(self).__name__}: norm_kwargs {kw}: {err}") from None
-        unknown = set(kw) - {"eps", "affine", "momentum", "track_running_stats"}
-        if unknown or kw.get("track_running_stats", True) is False:
-            raise ValueError(
-                f"{type(self).__name__}: norm_kwargs {kw} are not supported for batch_norm "
-                "(eps, affine, momentum)"
-            )
-        return BatchNorm(
-            self.hidden_channels, kw.get("eps", 1e-5), kw.get("affine", True), dtype=self._dtype
+        return make_norm(
+            type(self).__name__,
+            self.norm,
+            self.hidden_channels,
+            self.norm_kwargs,
+            self._dtype,
+            self._rng,
         )
 
     def _assemble(
@@ -371,30 +335,21 @@ class BasicGNN(Module):
         return f"{self.in_channels}, {self.out_channels}, num_layers={self.num_layers}"
 
 
-def _takes_batch(norm: Any) -> bool:
-    if norm is None:
-        return False
-    try:
-        return "batch" in inspect.signature(norm.__call__).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
-        return False
-
-
 def _mlp(model: BasicGNN, channels: list[int]) -> MLP:
-    """PyG's ``MLP([...], act=model.act, act_first, norm=model.norm)`` of GIN / EdgeCNN."""
-    if model.norm_kwargs or model.norm not in (None, "batch_norm"):
-        raise ValueError(
-            f"{type(model).__name__}: norm={model.norm!r} with norm_kwargs={model.norm_kwargs} "
-            "is not supported inside the MLP (None or 'batch_norm' without norm_kwargs)"
+    """PyG's ``MLP([...], act=model.act, act_first, norm=model.norm, norm_kwargs)`` of GIN /
+    EdgeCNN (the MLP's norms run without ``batch``, as PyG's conv calls its ``nn(x)``)."""
+    try:
+        return MLP(
+            channels,
+            act=model.act,
+            norm=model.norm,
+            norm_kwargs=model.norm_kwargs,
+            act_first=model.act_first,
+            dtype=model._dtype,
+            rng=model._rng,
         )
-    return MLP(
-        channels,
-        act=model.act,
-        norm=model.norm,
-        act_first=model.act_first,
-        dtype=model._dtype,
-        rng=model._rng,
-    )
+    except ValueError as err:
+        raise ValueError(f"{type(model).__name__}: {err}") from None
 
 
 class GCN(BasicGNN):

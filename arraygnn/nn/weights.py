@@ -14,7 +14,9 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
 ``GCN2Conv``, ``GatedGraphConv``, ``ResGatedGraphConv``, ``EdgeConv``, ``DynamicEdgeConv``,
 ``PointNetConv``, ``GENConv``, ``LEConv``, ``ClusterGCNConv``, ``SSGConv``, ``LGConv``,
-``FAConv``, ``ARMAConv``, ``DenseGCNConv``, ``DenseSAGEConv``, ``DenseGINConv``,
+``FAConv``, ``ARMAConv``, ``SimpleConv``, ``MixHopConv``,
+``DirGNNConv``, ``AntiSymmetricConv``, ``SignedConv``, ``FeaStConv``,
+``DenseGCNConv``, ``DenseSAGEConv``, ``DenseGINConv``,
 ``DenseGraphConv``, ``DenseGATConv``, ``DMoNPooling``,
 ``MFConv``, ``FiLMConv``, ``GeneralConv``, ``CGConv``, ``GravNetConv``, ``PDNConv``,
 ``HeteroLinear``, ``HeteroDictLinear``, ``Set2Set``,
@@ -83,9 +85,11 @@ from arraygnn.nn.linear import (
     Sequential,
     _elu,
     _leaky_relu,
+    _ModuleList,
 )
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.norm.convert import is_pyg_norm, norm_from_pyg
+from arraygnn.nn.norm.resolver import norm_key, takes_batch
 from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.point_net_conv import PointNetConv
 from arraygnn.nn.pool import SAGPooling, TopKPooling
@@ -371,16 +375,15 @@ def from_pyg(module: Any) -> Module:
         return _load(layer, module, "pyg")
     if kind == "MLP":
         norm = None
-        if module.norms is not None and len(module.norms):
-            norm_kinds = {type(n).__name__ for n in module.norms}
-            if norm_kinds <= {"Identity"}:
-                norm = None
-            elif norm_kinds <= {"BatchNorm"}:
-                norm = "batch_norm"
-            else:
+        norms = list(module.norms) if module.norms is not None else []
+        norm_kinds = {type(n).__name__ for n in norms}
+        if norms and not norm_kinds <= {"Identity"}:
+            if len(norm_kinds) > 1 or not all(is_pyg_norm(n) for n in norms):
                 raise ValueError(
-                    f"from_pyg: MLP norm {norm_kinds} is not supported (only batch_norm)"
+                    f"from_pyg: MLP norm {sorted(norm_kinds)} is not supported (one of PyG's "
+                    "torch_geometric.nn.norm layers, or Identity)"
                 )
+            norm = "batch_norm" if norm_kinds == {"BatchNorm"} else norm_kinds.pop()
         act = _activation(module.act, "from_pyg: MLP act")
         biases = {lin.bias is not None for lin in module.lins}
         if len(biases) > 1:
@@ -393,7 +396,7 @@ def from_pyg(module: Any) -> Module:
         layer = MLP(
             channels,
             act=act,
-            norm=norm,
+            norm="batch_norm" if norm == "batch_norm" else None,
             plain_last=module.plain_last,
             bias=module.lins[0].bias is not None,
             act_first=bool(getattr(module, "act_first", False)),
@@ -402,6 +405,8 @@ def from_pyg(module: Any) -> Module:
         if norm == "batch_norm":
             for i, pyg_norm in enumerate(module.norms):
                 _copy_batch_norm_settings(layer.norms[i], pyg_norm, i)
+        elif norm is not None:  # PyG's other norms, as norm_from_pyg converts them
+            _mlp_norms_from_pyg(layer, norms, norm, dtype)
         return _load(layer, module, "pyg")
     if kind == "GCNConv":
         _pyg_aggr(module, kind, ("sum",))
@@ -727,7 +732,87 @@ def from_pyg(module: Any) -> Module:
         return _pyg_propagation_layer(module, kind, dtype)
     if kind in _MESSAGE_LAYERS:
         return _pyg_message_layer(module, kind, dtype)
+    if kind in _HOP_LAYERS:
+        return _pyg_hop_layer(module, kind, dtype)
     raise TypeError(f"from_pyg: no arraygnn layer for torch_geometric's {kind}")
+
+
+_HOP_LAYERS = (
+    "SimpleConv",
+    "MixHopConv",
+    "DirGNNConv",
+    "AntiSymmetricConv",
+    "SignedConv",
+    "FeaStConv",
+)
+
+
+def _pyg_hop_layer(module: Any, kind: str, dtype: Any) -> Module:
+    """PyG's ``SimpleConv``, ``MixHopConv``, ``DirGNNConv``, ``AntiSymmetricConv``,
+    ``SignedConv`` or ``FeaStConv`` as the arraygnn layer."""
+    if kind == "FeaStConv":
+        from arraygnn.nn.feast_conv import FeaStConv
+
+        _pyg_aggr(module, kind, ("mean",))
+        layer = FeaStConv(
+            module.in_channels,
+            module.out_channels,
+            module.heads,
+            module.add_self_loops,
+            module.bias is not None,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
+    if kind == "SignedConv":
+        from arraygnn.nn.signed_conv import SignedConv
+
+        _pyg_aggr(module, kind, ("mean",))
+        layer = SignedConv(
+            module.in_channels,
+            module.out_channels,
+            module.first_aggr,
+            module.lin_pos_r.bias is not None,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
+    if kind == "AntiSymmetricConv":
+        from arraygnn.nn.antisymmetric_conv import AntiSymmetricConv
+
+        layer = AntiSymmetricConv(
+            module.in_channels,
+            from_pyg(module.phi),
+            module.num_iters,
+            float(module.epsilon),
+            float(module.gamma),
+            _activation(module.act, "from_pyg: AntiSymmetricConv act"),
+            bias=module.bias is not None,
+            dtype=dtype,
+        )
+        # phi was converted (its weights loaded) by from_pyg under its own names
+        own = {k: v for k, v in module.state_dict().items() if not k.startswith("phi.")}
+        layer.load_state_dict(own, format="pyg", strict=False)
+        return layer
+    if kind == "DirGNNConv":
+        from arraygnn.nn.dir_gnn_conv import DirGNNConv
+
+        return DirGNNConv._from_pyg(module, from_pyg)
+    if kind == "SimpleConv":
+        from arraygnn.nn.simple_conv import SimpleConv
+
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
+        return SimpleConv(aggr, module.combine_root)
+    from arraygnn.nn.mix_hop_conv import MixHopConv
+
+    _pyg_aggr(module, kind, ("sum",))
+    layer = MixHopConv(
+        module.in_channels,
+        module.out_channels,
+        list(module.powers),
+        module.add_self_loops,
+        module.bias is not None,
+        dtype=dtype,
+    )
+    return _load(layer, module, "pyg")
 
 
 _PROPAGATION_LAYERS = ("LEConv", "ClusterGCNConv", "SSGConv", "LGConv", "FAConv", "ARMAConv")
@@ -1045,6 +1130,20 @@ def _pyg_dense(module: Any, kind: str, dtype: Any) -> Module:
             dtype=dtype,
         )
     return _load(layer, module, "pyg")
+
+
+def _mlp_norms_from_pyg(layer: MLP, norms: list[Any], kind: str, dtype: Any) -> None:
+    """Give an ``MLP`` built without norms PyG's norm layers (``kind`` their class name),
+    converted with their settings (``mode``, ``eps``, ``affine``, ``scale``, ...)."""
+    converted = []
+    for i, pyg_norm in enumerate(norms):
+        try:
+            converted.append(norm_from_pyg(pyg_norm, dtype))
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"from_pyg: MLP norms.{i} ({kind}): {err}") from None
+    layer.norm = norm_key(kind) or kind
+    layer.norms = _ModuleList(converted)
+    layer._norm_batch = takes_batch(converted[0])
 
 
 def _copy_batch_norm_settings(ours: BatchNorm, pyg_norm: Any, i: int) -> None:

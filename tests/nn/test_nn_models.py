@@ -182,8 +182,8 @@ def test_jumping_knowledge(mode):
 
 
 def test_norms_other_than_batch_norm_convert_or_refuse():
-    """PyG norms: converted (and then equal to PyG's) where arraygnn has them, otherwise a
-    ValueError naming the model and the norm."""
+    """PyG norms: converted (and then equal to PyG's) where arraygnn has them, GIN /
+    EdgeCNN's MLP norms too."""
     gen = np.random.default_rng(13)
     x, ei, ew, ea = _inputs(gen, np.float32, np.int64)
     batch = np.repeat(np.arange(3), 3)
@@ -191,10 +191,11 @@ def test_norms_other_than_batch_norm_convert_or_refuse():
         model = _pyg("GraphSAGE", 2, 3, "cat", norm, "relu", False, np.float32, gen)
         got = from_pyg(model)(x, ei, batch=batch, batch_size=3)
         assert rel_err(got, _ref(model, x, ei, ew, ea, batch, 3)) < 1e-5, norm
-        # GIN puts the norm inside its MLPs too, where only batch_norm converts
-        model = _pyg("GIN", 2, 3, "cat", norm, "relu", False, np.float32, gen)
-        with pytest.raises(ValueError, match="GIN.*norm"):
-            from_pyg(model)
+        # GIN / EdgeCNN put the norm inside their MLPs too (run there without batch)
+        for name in ("GIN", "EdgeCNN"):
+            model = _pyg(name, 2, 3, "cat", norm, "relu", False, np.float32, gen)
+            got = from_pyg(model)(x, ei, batch=batch, batch_size=3)
+            assert rel_err(got, _ref(model, x, ei, ew, ea, batch, 3)) < 1e-5, (name, norm)
 
 
 @pytest.mark.parametrize(
@@ -255,6 +256,43 @@ def test_native_model_with_pair_and_diff_group_norm(norm, norm_kwargs):
     assert rel_err(got, _ref(model, x, ei, ew, ea, batch, 3)) < 1e-5
 
 
+@pytest.mark.parametrize("name", ["GIN", "EdgeCNN"])
+@pytest.mark.parametrize(
+    "norm,norm_kwargs",
+    [
+        ("layer_norm", None),
+        ("LayerNorm", {"mode": "node"}),
+        ("graph_norm", None),
+        ("instance_norm", {"affine": True}),
+        ("pair_norm", None),
+        ("batch_norm", {"eps": 0.1}),
+    ],
+)
+def test_gin_edgecnn_built_with_norms_in_their_mlps(name, norm, norm_kwargs):
+    """GIN / EdgeCNN built with a PyG norm (the model's and its MLPs') have PyG's names and,
+    PyG's weights loaded, PyG's numbers with and without ``batch`` (float32 and float64)."""
+    gen = np.random.default_rng(zlib.crc32(f"{name}-{norm}".encode()))
+    for dtype, tdtype in ((np.float32, torch.float32), (np.float64, torch.float64)):
+        cls = getattr(pyg_models, name)
+        model = cls(IN, HID, 3, 4, norm=norm, norm_kwargs=norm_kwargs, jk="cat", act_first=True)
+        model = _randomise(model.to(tdtype), gen)
+        ours = OURS[name](
+            IN, HID, 3, 4, norm=norm, norm_kwargs=norm_kwargs, jk="cat", act_first=True, dtype=dtype
+        )
+        theirs = {k for k in model.state_dict() if "num_batches" not in k}
+        assert set(ours.state_dict()) == theirs
+        ours.load_state_dict(model.state_dict())
+        converted = from_pyg(model)
+        x, ei, ew, ea = _inputs(gen, dtype, np.int64)
+        batch = np.array([2, 0, 1, 0, 2, 1, 0, 2, 1])
+        for b, size in ((None, None), (batch, 3)):
+            expected = _ref(model, x, ei, ew, ea, b, size)
+            for layer in (ours, converted):
+                got = layer(x, ei, batch=b, batch_size=size)
+                assert got.dtype == dtype
+                assert rel_err(got, expected) < 10 * TOL[dtype], (name, norm, dtype)
+
+
 def test_norm_given_as_a_torch_module_keeps_its_pyg_names():
     """A norm passed as a module (torch's BatchNorm1d) is not PyG's BatchNorm wrapper: the
     converted model's names stay ``norms.0.weight``, as in the PyG model's state dict."""
@@ -272,7 +310,9 @@ def test_errors_name_model_and_argument():
     with pytest.raises(ValueError, match="GraphSAGE: jk"):
         GraphSAGE(IN, HID, 2, jk="sum")
     with pytest.raises(ValueError, match="GIN: norm"):
-        GIN(IN, HID, 2, norm="layer_norm")
+        GIN(IN, HID, 2, norm="MessageNorm")
+    with pytest.raises(ValueError, match="EdgeCNN: .*norm_kwargs"):
+        EdgeCNN(IN, HID, 2, norm="layer_norm", norm_kwargs={"bad": 1})
     with pytest.raises(ValueError, match="GCN: act"):
         GCN(IN, HID, 2, act="prelu")
     with pytest.raises(ValueError, match="GCN: num_layers"):

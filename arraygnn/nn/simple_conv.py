@@ -1,0 +1,112 @@
+"""A weight-free message-passing layer: PyG's ``SimpleConv``.
+
+``x_i' = aggr_{j -> i} e_ji x_j``, then optionally combined with the target's own features:
+``'sum'`` (``x_i + out_i``), ``'cat'`` (``[x_i, out_i]``) or ``'self_loop'`` (a loop of
+weight 1 added at every node before aggregating, as PyG's ``add_self_loops``). One CSR, one
+SpMM with the weights in the CSR's slot order (``sum`` / ``mean`` / ``max`` / ``min``; a
+target without in-edges gets zeros, as PyG): no per-edge feature array is formed.
+
+>>> import numpy as np
+>>> conv = SimpleConv(aggr="mean", combine_root="cat")
+>>> conv(np.eye(3, dtype=np.float32), np.array([[0, 1, 2], [1, 2, 0]])).shape
+(3, 6)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arraygnn._namespace import get_namespace
+from arraygnn.nn._graph_input import check_edge_weight, parse_input
+from arraygnn.nn._module import Module
+
+__all__ = ["SimpleConv"]
+
+_AGGRS = {"sum": "sum", "add": "sum", "mean": "mean", "max": "max", "min": "min"}
+_COMBINE = ("sum", "cat", "self_loop", None)
+
+
+class SimpleConv(Module):
+    r"""PyG's ``SimpleConv``: :math:`x_i' = \bigoplus_{j \in N(i)} e_{ji} x_j`.
+
+    Args:
+        aggr: ``'sum'`` (PyG's ``'add'`` too, default), ``'mean'``, ``'max'`` or ``'min'``.
+        combine_root: ``None`` (default), ``'sum'`` (add ``x_dst``), ``'cat'``
+            (``[x_dst, out]``) or ``'self_loop'`` (aggregate over ``A + I``; homogeneous
+            input only).
+
+    Call as ``conv(x, edge_index, edge_weight=None, size=None)`` (``x`` may be a bipartite
+    pair ``(x_src, x_dst)``, ``x_dst`` ``None`` with ``size``) or ``conv(graph, feat,
+    edge_weight=None)``.
+
+    Shapes:
+        - input: x ``(N, F)`` or ``((N_src, F), (N_dst, F))``, edge_index ``(2, E)``,
+          edge_weight ``(E,)`` (optional)
+        - output: ``(N_dst, F)`` (``(N_dst, 2F)`` with ``'cat'``)
+
+    No parameters (an empty state dict, as PyG's).
+    """
+
+    def __init__(self, aggr: str = "sum", combine_root: str | None = None) -> None:
+        if not isinstance(aggr, str) or aggr not in _AGGRS:
+            raise ValueError(
+                f"SimpleConv: aggr must be 'sum', 'add', 'mean', 'max' or 'min', got {aggr!r}"
+            )
+        if combine_root not in _COMBINE:
+            raise ValueError(
+                "SimpleConv: combine_root must be 'sum', 'cat', 'self_loop' or None, got "
+                f"{combine_root!r}"
+            )
+        self.aggr = aggr
+        self.combine_root = combine_root
+
+    def __call__(
+        self,
+        x_or_graph: Any,
+        edge_index_or_feat: Any,
+        edge_weight: Any = None,
+        size: tuple[int, int] | None = None,
+    ) -> Any:
+        from arraygnn import ops
+        from arraygnn.ops.slot_order import spmm_slots, to_slot_order
+
+        inp = parse_input("SimpleConv", x_or_graph, edge_index_or_feat, size)
+        x = inp.x_src
+        for name, value in (("x_src", x), ("x_dst", inp.x_dst)):
+            if value is not None and value.dtype.kind != "f":
+                raise TypeError(
+                    f"SimpleConv: node features ({name}) must be floating point, got dtype "
+                    f"{value.dtype}"
+                )
+        check_edge_weight("SimpleConv", edge_weight, inp.num_edges)
+        src, dst, w = inp.src, inp.dst, edge_weight
+        if self.combine_root == "self_loop":
+            if not inp.homogeneous or inp.num_src != inp.num_dst:
+                raise ValueError(
+                    "SimpleConv: combine_root='self_loop' needs a homogeneous graph (not a "
+                    "bipartite input)"
+                )
+            xp = get_namespace(x)
+            loops = xp.arange(inp.num_src, dtype=src.dtype)
+            src = xp.concatenate([src, loops])
+            dst = xp.concatenate([dst, loops])
+            if w is not None:
+                w = xp.concatenate([w, xp.ones(inp.num_src, dtype=w.dtype)])
+            csr = ops.to_csr((src, dst), inp.num_src, inp.num_dst)
+        elif inp.csr is not None:
+            csr = inp.csr
+        else:
+            csr = ops.to_csr((src, dst), inp.num_src, inp.num_dst)
+        if w is not None:
+            w = to_slot_order(csr, w)
+        out = spmm_slots(csr, x, w, reduce=_AGGRS[self.aggr])
+        x_dst = inp.x_dst
+        if x_dst is not None and self.combine_root == "sum":
+            out = out + x_dst
+        elif x_dst is not None and self.combine_root == "cat":
+            xp = get_namespace(out)
+            out = xp.concatenate([x_dst.astype(out.dtype, copy=False), out], axis=-1)
+        return out
+
+    def extra_repr(self) -> str:
+        return f"aggr={self.aggr!r}, combine_root={self.combine_root!r}"
