@@ -59,18 +59,27 @@ CASES = [
 ]
 
 
+def _converted(make, dtype, check_names=True):
+    """``(PyG module, arraygnn layer)``: ``make()`` in ``dtype`` with every parameter drawn
+    from U(-1, 1) (a non-zero bias, so it is checked too), converted by ``from_pyg``; the
+    state-dict names must be PyG's."""
+    torch.manual_seed(0)
+    ref = make().to(torch.float64 if dtype == np.float64 else torch.float32)
+    for p in ref.parameters():
+        torch.nn.init.uniform_(p, -1.0, 1.0)
+    conv = agnn.from_pyg(ref)
+    if check_names:
+        assert sorted(conv.state_dict()) == sorted(ref.state_dict())
+    return ref, conv
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("kind", ["multi", "isolated", "empty"])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_matches_pyg(case, weighted, kind, index_dtype, dtype):
-    _, factory = case
-    torch.manual_seed(0)
-    ref = factory().to(torch.float64 if dtype == np.float64 else torch.float32)
-    for p in ref.parameters():  # a non-zero bias, so it is checked too
-        torch.nn.init.uniform_(p, -1.0, 1.0)
-    conv = agnn.from_pyg(ref)
+    ref, conv = _converted(case[1], dtype, check_names=False)
     rng = np.random.default_rng(3)
     ei = _graph(rng, kind, index_dtype)
     x = rng.standard_normal((N, 6)).astype(dtype)
@@ -173,13 +182,7 @@ DIR_CASES = [
 @pytest.mark.parametrize("case", DIR_CASES, ids=[c[0] for c in DIR_CASES])
 def test_dir_gnn_matches_pyg(case, alpha, kind, index_dtype, dtype):
     factory, root = case[1], (case[2] if len(case) > 2 else True)
-    torch.manual_seed(0)
-    ref = pyg_nn.DirGNNConv(factory(), alpha, root)
-    ref = ref.to(torch.float64 if dtype == np.float64 else torch.float32)
-    for p in ref.parameters():
-        torch.nn.init.uniform_(p, -1.0, 1.0)
-    conv = agnn.from_pyg(ref)
-    assert sorted(conv.state_dict()) == sorted(ref.state_dict())
+    ref, conv = _converted(lambda: pyg_nn.DirGNNConv(factory(), alpha, root), dtype)
     rng = np.random.default_rng(7)
     ei = _graph(rng, kind, index_dtype)
     x = rng.standard_normal((N, 6)).astype(dtype)
@@ -238,12 +241,7 @@ ANTI_CASES = [
 @pytest.mark.parametrize("kind", ["multi", "isolated", "empty"])
 @pytest.mark.parametrize("case", ANTI_CASES, ids=[c[0] for c in ANTI_CASES])
 def test_antisymmetric_matches_pyg(case, kind, index_dtype, dtype):
-    torch.manual_seed(0)
-    ref = case[1]().to(torch.float64 if dtype == np.float64 else torch.float32)
-    for p in ref.parameters():
-        torch.nn.init.uniform_(p, -1.0, 1.0)
-    conv = agnn.from_pyg(ref)
-    assert sorted(conv.state_dict()) == sorted(ref.state_dict())
+    ref, conv = _converted(case[1], dtype)
     rng = np.random.default_rng(11)
     ei = _graph(rng, kind, index_dtype)
     x = rng.standard_normal((N, 6)).astype(dtype)
@@ -290,12 +288,7 @@ SIGNED_CASES = [
 @pytest.mark.parametrize("kinds", [("multi", "isolated"), ("empty", "multi"), ("empty", "empty")])
 @pytest.mark.parametrize("case", SIGNED_CASES, ids=[c[0] for c in SIGNED_CASES])
 def test_signed_matches_pyg(case, kinds, index_dtype, dtype):
-    torch.manual_seed(0)
-    ref = case[1]().to(torch.float64 if dtype == np.float64 else torch.float32)
-    for p in ref.parameters():
-        torch.nn.init.uniform_(p, -1.0, 1.0)
-    conv = agnn.from_pyg(ref)
-    assert sorted(conv.state_dict()) == sorted(ref.state_dict())
+    ref, conv = _converted(case[1], dtype)
     rng = np.random.default_rng(13)
     pos, neg = (_graph(rng, k, index_dtype) for k in kinds)
     x = rng.standard_normal((N, case[2])).astype(dtype)
@@ -341,12 +334,7 @@ FEAST_CASES = [
 @pytest.mark.parametrize("kind", ["multi", "isolated", "empty"])
 @pytest.mark.parametrize("case", FEAST_CASES, ids=[c[0] for c in FEAST_CASES])
 def test_feast_matches_pyg(case, kind, index_dtype, dtype):
-    torch.manual_seed(0)
-    ref = case[1]().to(torch.float64 if dtype == np.float64 else torch.float32)
-    for p in ref.parameters():
-        torch.nn.init.uniform_(p, -1.0, 1.0)
-    conv = agnn.from_pyg(ref)
-    assert sorted(conv.state_dict()) == sorted(ref.state_dict())
+    ref, conv = _converted(case[1], dtype)
     rng = np.random.default_rng(17)
     ei = _graph(rng, kind, index_dtype)
     x = rng.standard_normal((N, 6)).astype(dtype)
