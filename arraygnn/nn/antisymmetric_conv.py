@@ -20,7 +20,7 @@ import numpy as np
 
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import GCNConv
-from arraygnn.nn.linear import _check_features, get_activation, matmul
+from arraygnn.nn.linear import _check_features, _rng, get_activation, matmul
 
 __all__ = ["AntiSymmetricConv"]
 
@@ -79,7 +79,7 @@ class AntiSymmetricConv(Module):
                 "AntiSymmetricConv: act_kwargs are not supported; pass a callable as act"
             )
         self.act = get_activation(act)
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         if phi is None:
             phi = GCNConv(
                 self.in_channels,

@@ -32,7 +32,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.linear import Linear, _check_features, add_bias, matmul
+from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, matmul
 from arraygnn.nn.sgc import propagation_input
 from arraygnn.utils.loops import remaining_self_loops_pairs
 
@@ -77,7 +77,7 @@ class ClusterGCNConv(Module):
         self.out_channels = layer_size("ClusterGCNConv", "out_channels", out_channels)
         self.diag_lambda = float(diag_lambda)
         self.add_self_loops = bool(add_self_loops)
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         self.lin_out = Linear(self.in_channels, self.out_channels, bias, dtype=dtype, rng=gen)
         self.lin_root = Linear(self.in_channels, self.out_channels, False, dtype=dtype, rng=gen)
 

@@ -26,7 +26,7 @@ from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._graph_input import csr_of
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import normalized_slots
-from arraygnn.nn.linear import Linear, _check_features, add_bias, matmul
+from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, matmul
 from arraygnn.nn.sgc import propagation_input
 
 __all__ = ["FAConv"]
@@ -80,7 +80,7 @@ class FAConv(Module):
         self.cached = bool(cached)
         self.add_self_loops = bool(add_self_loops)
         self.normalize = bool(normalize)
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         self.att_l = Linear(self.channels, 1, False, dtype=dtype, rng=gen)
         self.att_r = Linear(self.channels, 1, False, dtype=dtype, rng=gen)
         self._cache: Any = None

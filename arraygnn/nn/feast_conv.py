@@ -22,7 +22,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.linear import Linear, _check_features, add_bias
+from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias
 
 __all__ = ["FeaStConv"]
 
@@ -65,7 +65,7 @@ class FeaStConv(Module):
         self.out_channels = layer_size("FeaStConv", "out_channels", out_channels)
         self.heads = layer_size("FeaStConv", "heads", heads, minimum=1)
         self.add_self_loops = bool(add_self_loops)
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         self.lin = Linear(
             self.in_channels, self.heads * self.out_channels, False, dtype=dtype, rng=gen
         )

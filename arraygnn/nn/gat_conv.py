@@ -31,7 +31,7 @@ from arraygnn.nn._graph_input import (
     parse_input,
 )
 from arraygnn.nn._module import _pair, is_size, layer_size
-from arraygnn.nn.linear import Linear, _check_features, glorot, matmul
+from arraygnn.nn.linear import Linear, _check_features, _rng, glorot, matmul
 
 __all__ = ["GATConv"]
 
@@ -117,7 +117,7 @@ class GATConv(GraphAttention):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         self._setup(
             heads, out_feats, concat, negative_slope, add_self_loops, edge_dim, fill_value,
             residual, activation, allow_zero_in_degree,

@@ -19,7 +19,7 @@ import numpy as np
 from arraygnn.nn._attention import GraphAttention, check_call_keywords
 from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import _pair, is_size, layer_size
-from arraygnn.nn.linear import Linear, _check_features, glorot
+from arraygnn.nn.linear import Linear, _check_features, _rng, glorot
 
 __all__ = ["GATv2Conv"]
 
@@ -95,7 +95,7 @@ class GATv2Conv(GraphAttention):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         self._setup(
             heads, out_feats, concat, negative_slope, add_self_loops, edge_dim, fill_value,
             residual, activation, allow_zero_in_degree,

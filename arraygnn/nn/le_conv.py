@@ -24,7 +24,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_weight, csr_of, parse_input
 from arraygnn.nn._module import Module, channels_pair, layer_size
-from arraygnn.nn.linear import Linear, _check_features, add_bias, matmul
+from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, matmul
 
 __all__ = ["LEConv"]
 
@@ -65,7 +65,7 @@ class LEConv(Module):
     ) -> None:
         self.in_channels, in_src, in_dst = channels_pair("LEConv", in_channels)
         self.out_channels = layer_size("LEConv", "out_channels", out_channels)
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         self.lin1 = Linear(in_src, self.out_channels, bias, dtype=dtype, rng=gen)
         self.lin2 = Linear(in_dst, self.out_channels, False, dtype=dtype, rng=gen)
         self.lin3 = Linear(in_dst, self.out_channels, bias, dtype=dtype, rng=gen)

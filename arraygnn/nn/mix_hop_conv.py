@@ -20,7 +20,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.linear import Linear, _check_features, _ModuleList, add_bias
+from arraygnn.nn.linear import Linear, _check_features, _ModuleList, _rng, add_bias
 from arraygnn.nn.sgc import propagate_hops, propagation_input
 
 __all__ = ["MixHopConv"]
@@ -69,7 +69,7 @@ class MixHopConv(Module):
             raise ValueError(f"MixHopConv: powers must be a non-empty list of ints, got {powers!r}")
         self.powers = [layer_size("MixHopConv", "powers", p) for p in powers]
         self.add_self_loops = bool(add_self_loops)
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         self.lins = _ModuleList(
             [
                 Linear(self.in_channels, self.out_channels, False, dtype=dtype, rng=gen)

@@ -53,6 +53,7 @@ from arraygnn.nn.linear import (
     _elu,
     _leaky_relu,
     _ModuleList,
+    _rng,
     get_activation,
 )
 from arraygnn.nn.norm.resolver import NORMS as _NORMS
@@ -230,7 +231,7 @@ class BasicGNN(Module):
         self.norm = _norm_key(norm)
         self.norm_kwargs = dict(norm_kwargs or {})
         self._dtype = dtype
-        self._rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self._rng = _rng(rng)
         self._is_conv_to_out = out_channels is not None and jk is None
         convs = []
         size = self.in_channels

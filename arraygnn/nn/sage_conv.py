@@ -16,7 +16,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_weight, csr_of, in_degrees, parse_input
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
-from arraygnn.nn.linear import Linear, _check_features, get_activation, matmul
+from arraygnn.nn.linear import Linear, _check_features, _rng, get_activation, matmul
 
 __all__ = ["SAGEConv"]
 
@@ -108,7 +108,7 @@ class SAGEConv(Module):
         self.normalize = bool(normalize)
         self.activation = get_activation(activation)
         self.norm = norm
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         self.lin = (
             Linear(self.in_src, self.in_src, True, dtype=dtype, rng=gen) if self.project else None
         )

@@ -20,7 +20,7 @@ from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import GraphInput, check_edge_weight, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import normalized_slots
-from arraygnn.nn.linear import Linear, _check_features, _ModuleList, add_bias, get_activation
+from arraygnn.nn.linear import Linear, _check_features, _ModuleList, _rng, add_bias, get_activation
 
 __all__ = ["SGConv", "APPNP", "TAGConv", "ChebConv", "propagate_hops"]
 
@@ -315,7 +315,7 @@ def _polynomial_weights(
     """``layer.lins`` (``count`` bias-free Linears, PyG's ``lins.k``) and ``layer.bias``: the
     weights of a layer that sums one linear map per propagation power."""
     name = type(layer).__name__
-    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    gen = _rng(rng)
     layer.in_channels = layer_size(name, "in_channels", in_channels)
     layer.out_channels = layer_size(name, "out_channels", out_channels)
     layer.lins = _ModuleList(

@@ -24,7 +24,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import csr_of, parse_input
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.linear import Linear, _check_features
+from arraygnn.nn.linear import Linear, _check_features, _rng
 
 __all__ = ["SignedConv"]
 
@@ -65,7 +65,7 @@ class SignedConv(Module):
         self.in_channels = layer_size("SignedConv", "in_channels", in_channels)
         self.out_channels = layer_size("SignedConv", "out_channels", out_channels)
         self.first_aggr = bool(first_aggr)
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         fin, fout = self.in_channels, self.out_channels
         wide = fin if self.first_aggr else 2 * fin
         self.lin_pos_l = Linear(wide, fout, False, dtype=dtype, rng=gen)

@@ -25,7 +25,7 @@ from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import GraphAttention, check_call_keywords
 from arraygnn.nn._graph_input import csr_of, parse_input
 from arraygnn.nn._module import _pair, is_size, layer_size
-from arraygnn.nn.linear import Linear, _check_features, matmul
+from arraygnn.nn.linear import Linear, _check_features, _rng, matmul
 
 __all__ = ["TransformerConv"]
 
@@ -81,7 +81,7 @@ class TransformerConv(GraphAttention):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         if is_size(in_feats):
             self.in_src = self.in_dst = layer_size("TransformerConv", "in_feats", in_feats)
         else:

@@ -36,6 +36,7 @@ from arraygnn.graph_tensor.layers.models import GATv2Conv, GCNConv
 from arraygnn.graph_tensor.layers.next_state import NextStateFromConcat, SingleInputNextState
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE, TARGET
 from arraygnn.nn._module import layer_size
+from arraygnn.nn.linear import _rng
 
 __all__ = [
     "conv_gnn_graph_update",
@@ -64,8 +65,7 @@ def keras_dense_dropout(
     return dense(in_features, units, activation, dtype=dtype, rng=rng)
 
 
-def _gen(rng: Any) -> np.random.Generator:
-    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+_gen = _rng  # a seed, a Generator or None -> a Generator (arraygnn.nn.linear's)
 
 
 def _deferred(init: Callable[[Any], dict[str, Any]], graph_spec: Any) -> GraphUpdate:

@@ -41,7 +41,7 @@ from arraygnn.graph_tensor.layers.convolutions import check_tag
 from arraygnn.graph_tensor.layers.models import _check_2d
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE, SOURCE, TARGET, GraphTensor
 from arraygnn.nn._module import layer_size
-from arraygnn.nn.linear import LayerNorm, Linear, glorot
+from arraygnn.nn.linear import LayerNorm, Linear, _rng, glorot
 
 __all__ = ["HGTGraphUpdate"]
 
@@ -144,7 +144,7 @@ class HGTGraphUpdate(GraphLayer):
             raise TypeError(f"{where}: feature_name must be a str, got {feature_name!r}")
         self.feature_name = feature_name
         self._dtype = dtype
-        self._rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self._rng = _rng(rng)
         self.edge_set_names: list[str] | None = None
         for child in self._child_names:
             setattr(self, child, None)

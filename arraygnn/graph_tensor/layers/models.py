@@ -57,7 +57,7 @@ from arraygnn.graph_tensor.layers.graph_update import GraphUpdate, NodeSetUpdate
 from arraygnn.graph_tensor.layers.next_state import NextStateFromConcat
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE, SOURCE, TARGET, GraphTensor
 from arraygnn.nn._module import layer_size
-from arraygnn.nn.linear import LayerNorm, Linear, Sequential, glorot
+from arraygnn.nn.linear import LayerNorm, Linear, Sequential, _rng, glorot
 
 __all__ = ["GATv2Conv", "GATv2EdgePool", "GCNConv", "VanillaMPNNGraphUpdate"]
 
@@ -197,7 +197,7 @@ class GATv2Conv(AnyToAnyConvolutionBase):
         self.attention_activation = keras_activation(attention_activation, where)
         self.activation = keras_activation(activation, where)
         self.use_bias = bool(use_bias)
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         hc = self.num_heads * self.per_head_channels
         self.receiver_dim = layer_size(where, "receiver_dim", receiver_dim, minimum=1)
         self.query = Linear(self.receiver_dim, hc, self.use_bias, dtype=dtype, rng=gen)
@@ -521,7 +521,7 @@ def VanillaMPNNGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     for name in wanted or ():
         if is_aux(name):
             raise ValueError(f"{where}: convolution requested towards aux node set {name!r}")
-    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    gen = _rng(rng)
 
     def size(features: Any, name: str, what: str) -> int:
         if name not in features:

@@ -33,7 +33,7 @@ from arraygnn.graph_tensor.layers.models import GATv2Conv
 from arraygnn.graph_tensor.layers.multi_head_attention import MultiHeadAttentionConv
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE
 from arraygnn.nn._module import layer_size
-from arraygnn.nn.linear import BatchNorm, LayerNorm
+from arraygnn.nn.linear import BatchNorm, LayerNorm, _rng
 
 __all__ = ["MtAlbisGraphUpdate", "MtAlbisNextNodeState", "MtAlbisSimpleConv"]
 
@@ -238,7 +238,7 @@ def MtAlbisGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
         raise ValueError(f"{where}: unknown normalization_type {normalization_type!r}")
     if edge_set_combine_type not in ("concat", "sum"):
         raise ValueError(f"{where}: edge_set_combine_type must be 'concat' or 'sum'")
-    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    gen = _rng(rng)
 
     def needs_attention(edge_set_name: str) -> bool:
         if attention_type == "none":

@@ -44,7 +44,7 @@ from arraygnn.graph_tensor.layers.models import _check_inputs, _used_inputs
 from arraygnn.graph_tensor.layers.next_state import NextStateFromConcat
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE
 from arraygnn.nn._module import layer_size
-from arraygnn.nn.linear import Linear, glorot
+from arraygnn.nn.linear import Linear, _rng, glorot
 
 __all__ = [
     "MultiHeadAttentionConv",
@@ -166,7 +166,7 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
             raise ValueError(
                 f"{where}: initialized with no inputs (no sender node or edge feature)"
             )
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)
         H, C = self.num_heads, self.per_head_channels
         hc = H * C
         self.receiver_dim = layer_size(where, "receiver_dim", receiver_dim, minimum=1)
@@ -424,7 +424,7 @@ def MultiHeadAttentionHomGraphUpdate(  # noqa: N802 - called like a class, as TF
     ``graph_spec`` or on the first call; ``kwargs`` go to the convolution. Keras weights:
     the convolution's."""
     args = dict(locals())  # for a picklable deferred update
-    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    gen = _rng(rng)
 
     def conv(dims: dict[str, Any]) -> MultiHeadAttentionConv:
         return MultiHeadAttentionConv(
@@ -488,7 +488,7 @@ def MultiHeadAttentionMPNNGraphUpdate(  # noqa: N802 - called like a class, as T
             f"{where}: message_dim must be divisible by num_heads, got {message_dim} and "
             f"{num_heads}"
         )
-    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    gen = _rng(rng)
 
     def conv(edge_set_name: str, dims: dict[str, Any]) -> tuple[Any, int]:
         layer = MultiHeadAttentionConv(
