@@ -49,6 +49,7 @@ from arraygnn.nn._module import Module
 from arraygnn.nn.aggr.convert import PYG_AGGREGATIONS, aggregation_from_pyg
 from arraygnn.nn.arma_conv import ARMAConv
 from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
+from arraygnn.nn.converters import converter
 from arraygnn.nn.dense_conv import (
     DenseGATConv,
     DenseGCNConv,
@@ -734,6 +735,9 @@ def from_pyg(module: Any) -> Module:
         return _pyg_message_layer(module, kind, dtype)
     if kind in _HOP_LAYERS:
         return _pyg_hop_layer(module, kind, dtype)
+    registered = converter("pyg", kind)  # converters beside their layers (nn/converters.py)
+    if registered is not None:
+        return registered(module, dtype, from_pyg)
     raise TypeError(f"from_pyg: no arraygnn layer for torch_geometric's {kind}")
 
 
@@ -1394,6 +1398,9 @@ def from_dgl(module: Any) -> Module:
     if kind == "HeteroGraphConv":
         mods = {key: from_dgl(mod) for key, mod in module.mod_dict.items()}
         return HeteroGraphConv(mods, aggregate=_dgl_cross_aggregate(module.agg_fn))
+    registered = converter("dgl", kind)  # converters beside their layers (nn/converters.py)
+    if registered is not None:
+        return registered(module, dtype, from_dgl)
     raise TypeError(f"from_dgl: no arraygnn layer for DGL's {kind}")
 
 
