@@ -14,9 +14,16 @@ arithmetic goes through :mod:`arraygnn.ops`.
 
 from arraygnn.nn import aggr, norm
 from arraygnn.nn.antisymmetric_conv import AntiSymmetricConv
+from arraygnn.nn.appnp_conv import APPNPConv
 from arraygnn.nn.arma_conv import ARMAConv
+from arraygnn.nn.asap_pool import ASAPooling
+from arraygnn.nn.atomic_conv import AtomicConv
+from arraygnn.nn.attentive_fp import AttentiveFP
+from arraygnn.nn.autoencoders import ARGA, ARGVA, GAE, VGAE, InnerProductDecoder
 from arraygnn.nn.cg_conv import CGConv
 from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
+from arraygnn.nn.cluster_pool import ClusterPooling
+from arraygnn.nn.dense_cheb_conv import DenseChebConv
 from arraygnn.nn.dense_conv import (
     DenseGATConv,
     DenseGCNConv,
@@ -25,33 +32,57 @@ from arraygnn.nn.dense_conv import (
     DenseSAGEConv,
 )
 from arraygnn.nn.dense_pool import DMoNPooling, dense_diff_pool, dense_mincut_pool
+from arraygnn.nn.dgl_cf_conv import DGLCFConv
 from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
+from arraygnn.nn.dgn_conv import DGLPNAConv, DGNConv
 from arraygnn.nn.dir_gnn_conv import DirGNNConv
+from arraygnn.nn.dna_conv import DNAConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
+from arraygnn.nn.edge_pool import EdgePooling
+from arraygnn.nn.edge_weight_norm import EdgeWeightNorm
+from arraygnn.nn.eg_conv import EGConv
+from arraygnn.nn.egat_conv import EGATConv
+from arraygnn.nn.egnn_conv import EGNNConv
 from arraygnn.nn.fa_conv import FAConv
 from arraygnn.nn.feast_conv import FeaStConv
 from arraygnn.nn.film_conv import FiLMConv
 from arraygnn.nn.gat_conv import GATConv
+from arraygnn.nn.gated_gcn_conv import GatedGCNConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
 from arraygnn.nn.gcn2_conv import GCN2Conv
 from arraygnn.nn.gen_conv import GENConv
 from arraygnn.nn.general_conv import GeneralConv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
+from arraygnn.nn.gmm_conv import DGLGMMConv, GMMConv
+from arraygnn.nn.gps_conv import GPSConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
+from arraygnn.nn.graph_unet import GraphUNet
 from arraygnn.nn.grav_net_conv import GravNetConv
+from arraygnn.nn.han_conv import HANConv
+from arraygnn.nn.heat_conv import HEATConv
 from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
+from arraygnn.nn.hetero_jumping_knowledge import HeteroJumpingKnowledge
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.hgt_conv import HGTConv
+from arraygnn.nn.hypergraph_conv import HypergraphConv
 from arraygnn.nn.knn_graph import KNNGraph, SegmentedKNNGraph
+from arraygnn.nn.label_propagation import CorrectAndSmooth, LabelPropagation
 from arraygnn.nn.le_conv import LEConv
 from arraygnn.nn.lg_conv import LGConv
+from arraygnn.nn.lightgcn import LightGCN
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
+from arraygnn.nn.linkx import LINKX
+from arraygnn.nn.mask_label import MaskLabel
+from arraygnn.nn.mem_pool import MemPooling
 from arraygnn.nn.mf_conv import MFConv
 from arraygnn.nn.mix_hop_conv import MixHopConv
+from arraygnn.nn.model_blocks import DeepGCNLayer, MetaLayer
 from arraygnn.nn.models import GAT, GCN, GIN, PNA, EdgeCNN, GraphSAGE, JumpingKnowledge
+from arraygnn.nn.multihead_attention import MultiheadAttention
+from arraygnn.nn.neural_fingerprint import NeuralFingerprint
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.norm import (
     DiffGroupNorm,
@@ -62,10 +93,26 @@ from arraygnn.nn.norm import (
     MessageNorm,
     PairNorm,
 )
+from arraygnn.nn.pan import PANConv, PANPooling
 from arraygnn.nn.pdn_conv import PDNConv
+from arraygnn.nn.performer_attention import PerformerAttention
+from arraygnn.nn.pmlp import PMLP
 from arraygnn.nn.pna_conv import PNAConv
+from arraygnn.nn.point_gnn_conv import PointGNNConv
 from arraygnn.nn.point_net_conv import PointNetConv
+from arraygnn.nn.point_transformer_conv import PointTransformerConv
 from arraygnn.nn.pool import SAGPooling, TopKPooling
+from arraygnn.nn.pool_cluster import (
+    avg_pool,
+    avg_pool_neighbor_x,
+    avg_pool_x,
+    graclus,
+    max_pool,
+    max_pool_neighbor_x,
+    max_pool_x,
+)
+from arraygnn.nn.pool_points import fps, nearest, voxel_grid
+from arraygnn.nn.ppf_conv import PPFConv
 from arraygnn.nn.readout import (
     AttentionalAggregation,
     AvgPooling,
@@ -79,15 +126,24 @@ from arraygnn.nn.readout import (
     global_max_pool,
     global_mean_pool,
 )
+from arraygnn.nn.rect import RECT_L
 from arraygnn.nn.relation_groups import RelationGroups, group_relations
+from arraygnn.nn.rgat_conv import RGATConv
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv, propagate_hops
 from arraygnn.nn.signed_conv import SignedConv
+from arraygnn.nn.signed_gcn import SignedGCN
 from arraygnn.nn.simple_conv import SimpleConv
 from arraygnn.nn.ssg_conv import SSGConv
+from arraygnn.nn.super_gat_conv import SuperGATConv
 from arraygnn.nn.transformer_conv import TransformerConv
+from arraygnn.nn.twirls_conv import TWIRLSConv
+from arraygnn.nn.weight_and_sum import WeightAndSum
 from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
+from arraygnn.nn.wl_conv import WLConv
+from arraygnn.nn.wl_conv_continuous import WLConvContinuous
+from arraygnn.nn.x_conv import XConv
 
 __all__ = [
     "aggr",
@@ -105,6 +161,8 @@ __all__ = [
     "LSTM",
     "GRU",
     "GRUCell",
+    "MultiheadAttention",
+    "PerformerAttention",
     "Sequential",
     "MLP",
     "GCN",
@@ -114,12 +172,32 @@ __all__ = [
     "PNA",
     "EdgeCNN",
     "JumpingKnowledge",
+    "HeteroJumpingKnowledge",
+    "InnerProductDecoder",
+    "GAE",
+    "VGAE",
+    "ARGA",
+    "ARGVA",
+    "LabelPropagation",
+    "CorrectAndSmooth",
+    "LightGCN",
+    "LINKX",
+    "DeepGCNLayer",
+    "MetaLayer",
+    "MaskLabel",
+    "PMLP",
+    "RECT_L",
+    "NeuralFingerprint",
+    "SignedGCN",
+    "GraphUNet",
+    "AttentiveFP",
     "GCNConv",
     "GCN2Conv",
     "GraphConv",
     "SAGEConv",
     "GATConv",
     "GATv2Conv",
+    "SuperGATConv",
     "DotGatConv",
     "AGNNConv",
     "GINConv",
@@ -130,6 +208,13 @@ __all__ = [
     "EdgeConv",
     "DynamicEdgeConv",
     "PointNetConv",
+    "PointTransformerConv",
+    "PPFConv",
+    "PointGNNConv",
+    "XConv",
+    "fps",
+    "nearest",
+    "voxel_grid",
     "MFConv",
     "FiLMConv",
     "GeneralConv",
@@ -149,9 +234,14 @@ __all__ = [
     "SimpleConv",
     "MixHopConv",
     "DirGNNConv",
+    "GPSConv",
+    "DNAConv",
     "AntiSymmetricConv",
     "SignedConv",
     "FeaStConv",
+    "EGConv",
+    "GMMConv",
+    "DGLGMMConv",
     "FAConv",
     "ARMAConv",
     "TransformerConv",
@@ -159,6 +249,7 @@ __all__ = [
     "PNAConv",
     "RGCNConv",
     "RelGraphConv",
+    "RGATConv",
     "TypedLinear",
     "group_relations",
     "RelationGroups",
@@ -170,6 +261,23 @@ __all__ = [
     "HeteroEmbedding",
     "HGTConv",
     "DGLHGTConv",
+    "EGATConv",
+    "GatedGCNConv",
+    "EGNNConv",
+    "DGLCFConv",
+    "EdgeWeightNorm",
+    "APPNPConv",
+    "DGNConv",
+    "DGLPNAConv",
+    "DenseChebConv",
+    "AtomicConv",
+    "WeightAndSum",
+    "TWIRLSConv",
+    "HANConv",
+    "HEATConv",
+    "HypergraphConv",
+    "WLConv",
+    "WLConvContinuous",
     "gcn_norm",
     "add_remaining_self_loops",
     "propagate_hops",
@@ -184,6 +292,19 @@ __all__ = [
     "Set2Set",
     "TopKPooling",
     "SAGPooling",
+    "EdgePooling",
+    "ASAPooling",
+    "PANConv",
+    "PANPooling",
+    "MemPooling",
+    "ClusterPooling",
+    "graclus",
+    "max_pool",
+    "avg_pool",
+    "max_pool_x",
+    "avg_pool_x",
+    "max_pool_neighbor_x",
+    "avg_pool_neighbor_x",
     "DenseGCNConv",
     "DenseSAGEConv",
     "DenseGINConv",

@@ -21,6 +21,8 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array, to_numpy, torch_hint
 
 __all__ = [
+    "check_metadata",
+    "check_float_features",
     "GraphInput",
     "is_graph",
     "parse_input",
@@ -277,6 +279,30 @@ def check_zero_in_degree(layer: str, deg: Any) -> None:
             "(add_self_loops=True where the layer has it, or loop edges in the graph) or pass "
             "allow_zero_in_degree=True to accept it."
         )
+
+
+def check_float_features(layer: str, *features: Any, what: str = "node features") -> None:
+    """A ``TypeError`` naming ``layer`` unless every given array (``None`` skipped) holds
+    floating-point values."""
+    for value in features:
+        if value is not None and value.dtype.kind != "f":
+            raise TypeError(f"{layer}: {what} must be floating point, got dtype {value.dtype}")
+
+
+def check_metadata(layer: str, metadata: Any) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """PyG's ``metadata`` ``(node_types, edge_types)`` checked: every edge type a
+    ``(src, rel, dst)`` triple over the node types."""
+    if not isinstance(metadata, (tuple, list)) or len(metadata) != 2:
+        raise TypeError(f"{layer}: metadata must be (node_types, edge_types)")
+    node_types = [str(t) for t in metadata[0]]
+    edge_types = [tuple(et) for et in metadata[1]]
+    for et in edge_types:
+        if len(et) != 3 or et[0] not in node_types or et[2] not in node_types:
+            raise ValueError(
+                f"{layer}: edge type {et!r} must be (src, rel, dst) with node types from "
+                f"metadata[0] ({node_types})"
+            )
+    return node_types, edge_types
 
 
 def check_edge_weight(layer: str, edge_weight: Any, num_edges: int) -> None:

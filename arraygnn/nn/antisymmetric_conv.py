@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn.nn._graph_input import check_float_features
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import GCNConv
-from arraygnn.nn.linear import _check_features, _rng, get_activation, matmul
+from arraygnn.nn.linear import _check_features, _rng, matmul, resolve_act
 
 __all__ = ["AntiSymmetricConv"]
 
@@ -36,9 +37,10 @@ class AntiSymmetricConv(Module):
         num_iters: number of Euler steps (default 1).
         epsilon: step size (default 0.1).
         gamma: diffusion strength (default 0.1).
-        act: ``None``, a callable or a name (``'tanh'``, default; see
-            :func:`arraygnn.nn.linear.get_activation`).
-        act_kwargs: must be ``None`` or empty (pass a callable for a parametrised one).
+        act: ``None``, a callable on arrays or a name PyG's resolver takes (``'tanh'``,
+            default; ``'relu'``, ``'LeakyReLU'``, ``'elu'``, ...).
+        act_kwargs: keyword arguments of an activation given by name (PyG's, e.g.
+            ``{"negative_slope": 0.2}`` for ``'leaky_relu'``).
         bias: additive bias.
 
     Call as ``conv(x, edge_index, *args)``: the extra arguments go to ``phi`` (an
@@ -74,11 +76,7 @@ class AntiSymmetricConv(Module):
         self.num_iters = layer_size("AntiSymmetricConv", "num_iters", num_iters)
         self.epsilon = float(epsilon)
         self.gamma = float(gamma)
-        if act_kwargs:
-            raise ValueError(
-                "AntiSymmetricConv: act_kwargs are not supported; pass a callable as act"
-            )
-        self.act = get_activation(act)
+        self.act = resolve_act("AntiSymmetricConv", act, act_kwargs)
         gen = _rng(rng)
         if phi is None:
             phi = GCNConv(
@@ -103,14 +101,17 @@ class AntiSymmetricConv(Module):
 
     def __call__(self, x: Any, edge_index: Any, *args: Any, **kwargs: Any) -> Any:
         _check_features(x, self.in_channels, "AntiSymmetricConv node features")
-        if x.dtype.kind != "f":
-            raise TypeError(
-                f"AntiSymmetricConv: node features must be floating point, got dtype {x.dtype}"
-            )
+        check_float_features("AntiSymmetricConv", x)
         anti = self.W - self.W.T - self.eye * self.eye.dtype.type(self.gamma)
         step = x.dtype.type(self.epsilon)
         for _ in range(self.num_iters):
             h = self.phi(x, edge_index, *args, **kwargs)
+            if not _broadcasts_to(h.shape, x.shape):  # PyG's torch broadcasting
+                raise ValueError(
+                    f"AntiSymmetricConv: phi must map in_channels={self.in_channels} features "
+                    f"to in_channels; its output has shape {tuple(h.shape)} for x "
+                    f"{tuple(x.shape)}"
+                )
             h = matmul(x, anti.T) + h
             if self.bias is not None:
                 h = h + self.bias
@@ -124,3 +125,11 @@ class AntiSymmetricConv(Module):
             f"{self.in_channels}, phi={self.phi!r}, num_iters={self.num_iters}, "
             f"epsilon={self.epsilon}, gamma={self.gamma}"
         )
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether an array of ``shape`` broadcasts to ``target`` unchanged."""
+    try:
+        return np.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
+    except ValueError:
+        return False

@@ -18,19 +18,80 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PYG", "DGL", "converter"]
+__all__ = ["PYG", "DGL", "TORCH", "converter"]
 
 #: PyG class name -> "module:function"
-PYG: dict[str, str] = {}
+PYG: dict[str, str] = {
+    "EdgePooling": "arraygnn.nn.edge_pool:from_pyg_module",
+    "ASAPooling": "arraygnn.nn.asap_pool:from_pyg_module",
+    "PANConv": "arraygnn.nn.pan:conv_from_pyg_module",
+    "PANPooling": "arraygnn.nn.pan:pool_from_pyg_module",
+    "MemPooling": "arraygnn.nn.mem_pool:from_pyg_module",
+    "ClusterPooling": "arraygnn.nn.cluster_pool:from_pyg_module",
+    "GPSConv": "arraygnn.nn.gps_conv:from_pyg_module",
+    "DNAConv": "arraygnn.nn.dna_conv:from_pyg_module",
+    "PerformerAttention": "arraygnn.nn.performer_attention:from_pyg_module",
+    "HANConv": "arraygnn.nn.han_conv:from_pyg_module",
+    "HEATConv": "arraygnn.nn.heat_conv:from_pyg_module",
+    "HypergraphConv": "arraygnn.nn.hypergraph_conv:from_pyg_module",
+    "WLConv": "arraygnn.nn.wl_conv:from_pyg_module",
+    "WLConvContinuous": "arraygnn.nn.wl_conv_continuous:from_pyg_module",
+    "InnerProductDecoder": "arraygnn.nn.autoencoders:from_pyg_module",
+    "GAE": "arraygnn.nn.autoencoders:from_pyg_module",
+    "VGAE": "arraygnn.nn.autoencoders:from_pyg_module",
+    "ARGA": "arraygnn.nn.autoencoders:from_pyg_module",
+    "ARGVA": "arraygnn.nn.autoencoders:from_pyg_module",
+    "LabelPropagation": "arraygnn.nn.label_propagation:from_pyg_module",
+    "CorrectAndSmooth": "arraygnn.nn.label_propagation:from_pyg_module",
+    "LightGCN": "arraygnn.nn.lightgcn:from_pyg_module",
+    "LINKX": "arraygnn.nn.linkx:from_pyg_module",
+    "DeepGCNLayer": "arraygnn.nn.model_blocks:from_pyg_module",
+    "MetaLayer": "arraygnn.nn.model_blocks:from_pyg_module",
+    "HeteroJumpingKnowledge": "arraygnn.nn.hetero_jumping_knowledge:from_pyg_module",
+    "MaskLabel": "arraygnn.nn.mask_label:from_pyg_module",
+    "PMLP": "arraygnn.nn.pmlp:from_pyg_module",
+    "RECT_L": "arraygnn.nn.rect:from_pyg_module",
+    "NeuralFingerprint": "arraygnn.nn.neural_fingerprint:from_pyg_module",
+    "SignedGCN": "arraygnn.nn.signed_gcn:from_pyg_module",
+    "GraphUNet": "arraygnn.nn.graph_unet:from_pyg_module",
+    "AttentiveFP": "arraygnn.nn.attentive_fp:from_pyg_module",
+    "PointTransformerConv": "arraygnn.nn.point_transformer_conv:from_pyg_module",
+    "PPFConv": "arraygnn.nn.ppf_conv:from_pyg_module",
+    "PointGNNConv": "arraygnn.nn.point_gnn_conv:from_pyg_module",
+    "XConv": "arraygnn.nn.x_conv:from_pyg_module",
+    "SuperGATConv": "arraygnn.nn.super_gat_conv:from_pyg_module",
+    "RGATConv": "arraygnn.nn.rgat_conv:from_pyg_module",
+    "EGConv": "arraygnn.nn.eg_conv:from_pyg_module",
+    "GMMConv": "arraygnn.nn.gmm_conv:from_pyg_module",
+}
+
+#: torch.nn class name (``from_torch``) -> "module:function"
+TORCH: dict[str, str] = {
+    "MultiheadAttention": "arraygnn.nn.multihead_attention:from_torch_module",
+}
 
 #: DGL class name (PyTorch backend) -> "module:function"
-DGL: dict[str, str] = {}
+DGL: dict[str, str] = {
+    "GMMConv": "arraygnn.nn.gmm_conv:from_dgl_module",
+    "EGATConv": "arraygnn.nn.egat_conv:from_dgl_module",
+    "GatedGCNConv": "arraygnn.nn.gated_gcn_conv:from_dgl_module",
+    "EGNNConv": "arraygnn.nn.egnn_conv:from_dgl_module",
+    "CFConv": "arraygnn.nn.dgl_cf_conv:from_dgl_module",
+    "APPNPConv": "arraygnn.nn.appnp_conv:from_dgl_module",
+    "DGNConv": "arraygnn.nn.dgn_conv:from_dgl_module",
+    "PNAConv": "arraygnn.nn.dgn_conv:from_dgl_pna",
+    "DenseChebConv": "arraygnn.nn.dense_cheb_conv:from_dgl_module",
+    "AtomicConv": "arraygnn.nn.atomic_conv:from_dgl_module",
+    "WeightAndSum": "arraygnn.nn.weight_and_sum:from_dgl_module",
+    "EdgeWeightNorm": "arraygnn.nn.edge_weight_norm:from_dgl_module",
+    "TWIRLSConv": "arraygnn.nn.twirls_conv:from_dgl_module",
+}
 
 
 def converter(source: str, kind: str) -> Callable[[Any, Any, Any], Any] | None:
-    """The registered converter for ``kind`` from ``source`` (``"pyg"`` or ``"dgl"``), or
-    ``None`` when there is none."""
-    table = {"pyg": PYG, "dgl": DGL}[source]
+    """The registered converter for ``kind`` from ``source`` (``"pyg"``, ``"dgl"`` or
+    ``"torch"``), or ``None`` when there is none."""
+    table = {"pyg": PYG, "dgl": DGL, "torch": TORCH}[source]
     target = table.get(kind)
     if target is None:
         return None

@@ -21,7 +21,7 @@ from typing import Any
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import Module, is_size
-from arraygnn.nn.linear import Linear
+from arraygnn.nn.linear import Linear, add_bias
 
 __all__ = ["DirGNNConv"]
 
@@ -39,11 +39,12 @@ class DirGNNConv(Module):
             ``conv.out_channels`` ints).
 
     The wrapped layer must read ``add_self_loops`` / ``root_weight`` when called (GCNConv,
-    GATConv, GraphConv, NNConv, ...); a ``SAGEConv`` with root weights is refused (a
-    ``ValueError``). An arraygnn ``GCNConv`` built without ``allow_zero_in_degree=True``
-    raises on nodes without in-edges once its self-loops are switched off.
+    GATConv, GraphConv, NNConv, ...); a ``SAGEConv`` or ``ResGatedGraphConv`` with root
+    weights is refused (a ``ValueError``). An arraygnn ``GCNConv`` built without
+    ``allow_zero_in_degree=True`` raises on nodes without in-edges once its self-loops are
+    switched off.
 
-    Call as ``conv(x, edge_index)``.
+    Call as ``conv(x, edge_index)`` or ``conv(graph, feat)`` (a homogeneous graph).
 
     Shapes:
         - input: x ``(N, in_channels)``, edge_index ``(2, E)``
@@ -88,12 +89,21 @@ class DirGNNConv(Module):
         if not inp.homogeneous:
             raise ValueError("DirGNNConv needs a homogeneous graph (one x, not a pair)")
         xp = get_namespace(inp.src)
+        if inp.graph is not None:  # DGL's conv(graph, feat): the copies get PyG's form
+            x, edge_index = inp.x_src, xp.stack([inp.src, inp.dst])
         x_in = self.conv_in(x, edge_index)
         x_out = self.conv_out(x, xp.stack([inp.dst, inp.src]))
         dtype = x_in.dtype.type
         out = x_out * dtype(self.alpha) + x_in * dtype(1.0 - self.alpha)
         if self.lin is not None:
-            out += self.lin(x)
+            root = self.lin(x)
+            if root.shape != out.shape:  # e.g. a GATConv's concatenated heads
+                raise ValueError(
+                    f"DirGNNConv: the wrapped layer gives {out.shape[-1]} features per node "
+                    f"but the root map lin gives {root.shape[-1]} (out_channels); build the "
+                    "DirGNNConv with root_weight=False"
+                )
+            out = add_bias(out, root)  # in place where the dtype allows
         return out
 
     @classmethod
@@ -134,18 +144,29 @@ def _size(conv: Module, *names: str) -> Any:
 
 def _switched_off(conv: Module) -> Module:
     """``conv`` with its ``add_self_loops`` and ``root_weight`` flags (where it has them as
-    bools) set to ``False``, as PyG does to its copies."""
+    bools) set to ``False``, as PyG does to its copies, and without any cached graph
+    normalisation (a ``cached=True`` layer that already ran holds one built over the
+    forward edges, with its self-loops: stale for both copies)."""
     for name in ("add_self_loops", "root_weight"):
         if isinstance(getattr(conv, name, None), bool):
             setattr(conv, name, False)
+    conv._clear_cache()
     return conv
 
 
+#: layers whose root term PyG's ``root_weight = False`` switches off but arraygnn's
+#: adds whenever the root linear map exists (layer name -> that map's attribute)
+_UNSWITCHABLE_ROOTS = {"SAGEConv": "lin_r", "ResGatedGraphConv": "lin_skip"}
+
+
 def _check_root_switch(conv: Module) -> None:
-    """A ``ValueError`` for a layer whose root weights its ``root_weight`` flag does not
-    switch off at call time (arraygnn's ``SAGEConv`` adds ``lin_r`` whenever it exists)."""
-    if type(conv).__name__ == "SAGEConv" and getattr(conv, "lin_r", None) is not None:
+    """A ``ValueError`` for a layer whose root weights cannot be switched off at call time
+    (arraygnn's ``SAGEConv`` adds ``lin_r`` and its ``ResGatedGraphConv`` ``lin_skip``
+    whenever they exist), where PyG's copies run without them."""
+    kind = type(conv).__name__
+    root = _UNSWITCHABLE_ROOTS.get(kind)
+    if root is not None and getattr(conv, root, None) is not None:
         raise ValueError(
-            "DirGNNConv: wrapping a SAGEConv with root weights (lin_r) is not supported: its "
-            "root term cannot be switched off; build the SAGEConv with root_weight=False"
+            f"DirGNNConv: wrapping a {kind} with root weights ({root}) is not supported: its "
+            f"root term cannot be switched off; build the {kind} with root_weight=False"
         )

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import parse_input
+from arraygnn.nn._graph_input import check_float_features, csr_of, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias
 
@@ -81,19 +81,29 @@ class FeaStConv(Module):
         x_src, x_dst = inp.x_src, inp.x_dst
         _check_features(x_src, self.in_channels, "FeaStConv source features")
         _check_features(x_dst, self.in_channels, "FeaStConv destination features")
+        check_float_features("FeaStConv", x_src, x_dst)
         for value in (x_src, x_dst):
-            if value.dtype.kind != "f":
-                raise TypeError(
-                    f"FeaStConv: node features must be floating point, got dtype {value.dtype}"
+            if value.ndim != 2:  # the head softmax and the [N, heads, out] view are 2-D maths
+                raise ValueError(
+                    "FeaStConv: node features must be [num_nodes, in_channels], got shape "
+                    f"{list(value.shape)}"
                 )
         xp = get_namespace(x_src)
         src, dst = inp.src, inp.dst
         if self.add_self_loops:
+            if inp.num_dst > inp.num_src:
+                raise ValueError(
+                    f"FeaStConv: add_self_loops=True adds a loop (i, i) for each of the "
+                    f"{inp.num_dst} targets, but there are only {inp.num_src} sources; pass "
+                    "add_self_loops=False for this bipartite input (PyG fails on it too)"
+                )
             keep = src != dst
             loops = xp.arange(inp.num_dst, dtype=np.int64)
             src = xp.concatenate([src[keep].astype(np.int64), loops])
             dst = xp.concatenate([dst[keep].astype(np.int64), loops])
-        csr = ops.to_csr((src, dst), inp.num_src, inp.num_dst)
+            csr = ops.to_csr((src, dst), inp.num_src, inp.num_dst)
+        else:  # the caller's CSR, the graph's cached one, or built once
+            csr = csr_of(inp)
         u_src, u_dst = self.u(x_src), self.u(x_dst)  # [N, heads]
         q = u_src[src] - u_dst[dst] + self.c  # [E, heads]: u^T (x_j - x_i) + c
         q = xp.exp(q - q.max(axis=1, keepdims=True)) if q.shape[0] else q

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
+from arraygnn.nn._graph_input import check_metadata
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.linear import _gelu, _rng, _sigmoid
@@ -92,16 +93,7 @@ class HGTConv(Module):
         rng: Any = None,
     ) -> None:
         layer = "HGTConv"
-        if not isinstance(metadata, (tuple, list)) or len(metadata) != 2:
-            raise TypeError(f"{layer}: metadata must be (node_types, edge_types)")
-        self.node_types = [str(t) for t in metadata[0]]
-        self.edge_types = [tuple(et) for et in metadata[1]]
-        for et in self.edge_types:
-            if len(et) != 3 or et[0] not in self.node_types or et[2] not in self.node_types:
-                raise ValueError(
-                    f"{layer}: edge type {et!r} must be (src, rel, dst) with node types from "
-                    f"metadata[0] ({self.node_types})"
-                )
+        self.node_types, self.edge_types = check_metadata(layer, metadata)
         self.out_channels = layer_size(layer, "out_channels", out_channels, minimum=1)
         self.heads = layer_size(layer, "heads", heads, minimum=1)
         if self.out_channels % self.heads:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,31 @@ _ACTIVATIONS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+def resolve_act(model: str, act: Any, act_kwargs: dict[str, Any] | None) -> Any:
+    """PyG's ``activation_resolver`` for the activations arraygnn has (with ``alpha`` /
+    ``negative_slope``); anything else is a ``ValueError`` naming the model."""
+    kwargs = dict(act_kwargs or {})
+    if act is None or callable(act):
+        if kwargs:
+            raise ValueError(f"{model}: act_kwargs need act given by name, got act={act!r}")
+        return act
+    name = (
+        act.lower().replace("_", "").replace("-", "").replace(" ", "")
+        if isinstance(act, str)
+        else None
+    )
+    if name == "elu" and set(kwargs) <= {"alpha"}:
+        return partial(_elu, alpha=float(kwargs.get("alpha", 1.0)))
+    if name == "leakyrelu" and set(kwargs) <= {"negative_slope"}:
+        return partial(_leaky_relu, negative_slope=float(kwargs.get("negative_slope", 0.01)))
+    if name in ("relu", "sigmoid", "tanh", "gelu") and not kwargs:
+        return get_activation(name)
+    raise ValueError(
+        f"{model}: act={act!r} with act_kwargs={kwargs} is not supported; use relu, elu(alpha), "
+        "leaky_relu(negative_slope), sigmoid, tanh, gelu, None or a callable on arrays"
+    )
+
+
 def get_activation(act: str | Callable[[Any], Any] | None) -> Callable[[Any], Any] | None:
     """``None``, a callable on arrays, or one of ``relu, elu, sigmoid, tanh, leaky_relu,
     gelu``."""
@@ -140,14 +166,22 @@ def matmul(a: Any, b: Any) -> Any:
     thread when Numba shares another library's spinning OpenMP runtime (PyTorch imported
     first; see ``arraygnn.kernels.cpu._threads``), where two threads would wait on a core.
 
+    A stacked NumPy ``a`` (``[..., in]``, 3-D or more) is multiplied as one ``[rows, in]``
+    matrix: NumPy's stacked matmul with a transposed weight misses BLAS (6x slower on
+    ``[100, 50, 64] @ W.T``).
+
     >>> matmul(np.ones((2, 3)), np.ones((3, 1))).ravel().tolist()
     [3.0, 3.0]
     """
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.ndim and b.ndim == 2:
         from arraygnn.kernels.cpu._threads import small_product
 
+        lead = a.shape[:-1]
+        if a.ndim > 2:
+            a = a.reshape(-1, a.shape[-1])
         with small_product(2.0 * a.size * b.shape[1]):
-            return a @ b
+            out = a @ b
+        return out.reshape(lead + (b.shape[1],)) if len(lead) > 1 else out
     return a @ b
 
 
@@ -563,17 +597,24 @@ class MLP(Module):
 
     Args:
         channel_list: sizes ``[in, hidden..., out]`` (at least two entries).
-        act: activation between layers (default ``'relu'``).
-        norm: ``None`` (default) or a norm PyG's resolver names (any spelling it takes):
-            ``'batch_norm'`` (inference-time BatchNorm, PyG's ``norms.i.module.*`` names),
-            ``'layer_norm'``, ``'graph_norm'``, ``'instance_norm'``, ``'pair_norm'``,
-            ``'diff_group_norm'`` (``arraygnn.nn.norm``'s), one per hidden layer.
+        act: activation between layers (default ``'relu'``): ``None``, a callable on arrays
+            or a name PyG's resolver takes (``'relu'``, ``'LeakyReLU'``, ``'elu'``, ...).
+        norm: ``None`` (default; PyG's default is ``'batch_norm'``) or a norm PyG's
+            resolver names (any spelling it takes): ``'batch_norm'`` (inference-time
+            BatchNorm, PyG's ``norms.i.module.*`` names), ``'layer_norm'``,
+            ``'graph_norm'``, ``'instance_norm'``, ``'pair_norm'``, ``'diff_group_norm'``
+            (``arraygnn.nn.norm``'s), one per hidden layer.
         plain_last: no norm / activation after the last linear (default ``True``, as PyG).
-        bias: biases in the linear layers.
+        bias: biases in the linear layers: one bool, or one per layer (PyG's list).
         act_first: apply the activation before the norm (PyG's ``act_first``; default
             ``False``: linear -> norm -> activation).
         norm_kwargs: keyword arguments of each norm (PyG's, e.g. ``{"mode": "node"}`` for
             ``layer_norm``; ``eps`` / ``affine`` for ``batch_norm``).
+        act_kwargs: keyword arguments of an activation given by name (PyG's, e.g.
+            ``{"negative_slope": 0.2}`` for ``'leaky_relu'``, ``{"alpha": 2.0}`` for ``'elu'``).
+        dropout: PyG's dropout probability (a float, or one per layer); kept in
+            ``self.dropout`` with PyG's rule (a float is not applied after the last layer with
+            ``plain_last``). Inference only: dropout is the identity, nothing is dropped.
 
     Call as ``mlp(x, batch=None, batch_size=None, return_emb=None)`` (PyG's ``forward``):
     ``batch`` / ``batch_size`` reach only norms that take them (``graph_norm``,
@@ -592,10 +633,12 @@ class MLP(Module):
         act: str | Callable[[Any], Any] | None = "relu",
         norm: str | None = None,
         plain_last: bool = True,
-        bias: bool = True,
+        bias: bool | Sequence[bool] = True,
         *,
         act_first: bool = False,
         norm_kwargs: dict[str, Any] | None = None,
+        act_kwargs: dict[str, Any] | None = None,
+        dropout: float | Sequence[float] = 0.0,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
@@ -611,15 +654,18 @@ class MLP(Module):
             raise ValueError(f"MLP: norm must be None or one of {sorted(NORMS)}, got {norm!r}")
         if norm_kwargs and key is None:
             raise ValueError(f"MLP: norm_kwargs {norm_kwargs} need a norm")
+        n_lin = len(channel_list) - 1
+        biases = _per_layer_bias(bias, n_lin)
         gen = _rng(rng)
         self.channel_list = channel_list
-        self.act = get_activation(act)
+        self.act = resolve_act("MLP", act, act_kwargs)
         self.plain_last = bool(plain_last)
         self.act_first = bool(act_first)
+        self.dropout = _per_layer_dropout(dropout, n_lin, self.plain_last)
         self.lins = _ModuleList(
             [
-                Linear(a, b, bias, dtype=dtype, rng=gen)
-                for a, b in zip(channel_list[:-1], channel_list[1:])
+                Linear(a, b, has_bias, dtype=dtype, rng=gen)
+                for a, b, has_bias in zip(channel_list[:-1], channel_list[1:], biases)
             ]
         )
         n_norm = len(channel_list) - 2 if plain_last else len(channel_list) - 1
@@ -645,6 +691,7 @@ class MLP(Module):
         batch_size: int | None = None,
         return_emb: bool | None = None,
     ) -> Any:
+        _check_features(x, self.channel_list[0], "MLP input", self.lins[0].weight)
         last = len(self.lins) - 1
         emb = h = self.before_last(x, batch, batch_size)
         x = self.lins[last](h)
@@ -693,6 +740,41 @@ class MLP(Module):
 
     def extra_repr(self) -> str:
         return f"{self.channel_list}"
+
+
+def _per_layer_bias(bias: Any, n_lin: int) -> list[bool]:
+    """PyG's ``MLP`` ``bias``: one bool for every layer, or a list with one per layer."""
+    if isinstance(bias, (bool, np.bool_)):
+        return [bool(bias)] * n_lin
+    if isinstance(bias, (list, tuple)) and all(isinstance(b, (bool, np.bool_)) for b in bias):
+        if len(bias) == n_lin:
+            return [bool(b) for b in bias]
+    raise ValueError(
+        f"MLP: bias must be a bool or a list of {n_lin} bools (one per layer), got {bias!r}"
+    )
+
+
+def _per_layer_dropout(dropout: Any, n_lin: int, plain_last: bool) -> list[float]:
+    """PyG's ``MLP`` ``dropout``: a float for every layer (none after a plain last layer),
+    or a list with one per layer; each a probability in ``[0, 1]``."""
+
+    def number(p: Any) -> bool:
+        return isinstance(p, (int, float, np.number)) and not isinstance(p, (bool, np.bool_))
+
+    if number(dropout):
+        values = [float(dropout)] * n_lin
+        if plain_last:
+            values[-1] = 0.0
+    elif isinstance(dropout, (list, tuple)) and len(dropout) == n_lin and all(map(number, dropout)):
+        values = [float(p) for p in dropout]
+    else:
+        raise ValueError(
+            f"MLP: dropout must be a float or a list of {n_lin} floats (one per layer), got "
+            f"{dropout!r}"
+        )
+    if not all(0.0 <= p <= 1.0 for p in values):
+        raise ValueError(f"MLP: dropout probabilities must be in [0, 1], got {dropout!r}")
+    return values
 
 
 class _ModuleList(Module):

@@ -32,7 +32,6 @@ LSTM as two ``arraygnn.nn.LSTM`` s.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -50,11 +49,10 @@ from arraygnn.nn.linear import (
     MLP,
     BatchNorm,
     Linear,
-    _elu,
-    _leaky_relu,
     _ModuleList,
     _rng,
     get_activation,
+    resolve_act,
 )
 from arraygnn.nn.norm.resolver import NORMS as _NORMS
 from arraygnn.nn.norm.resolver import make_norm
@@ -66,27 +64,6 @@ from arraygnn.nn.sage_conv import SAGEConv
 __all__ = ["GCN", "GraphSAGE", "GIN", "GAT", "PNA", "EdgeCNN", "JumpingKnowledge"]
 
 _JK_MODES = (None, "last", "cat", "max", "lstm")
-
-
-def _resolve_act(model: str, act: Any, act_kwargs: dict[str, Any] | None) -> Any:
-    """PyG's ``activation_resolver`` for the activations arraygnn has (with ``alpha`` /
-    ``negative_slope``); anything else is a ``ValueError`` naming the model."""
-    kwargs = dict(act_kwargs or {})
-    if act is None or callable(act):
-        if kwargs:
-            raise ValueError(f"{model}: act_kwargs need act given by name, got act={act!r}")
-        return act
-    name = act.lower().replace("_", "") if isinstance(act, str) else None
-    if name == "elu" and set(kwargs) <= {"alpha"}:
-        return partial(_elu, alpha=float(kwargs.get("alpha", 1.0)))
-    if name == "leakyrelu" and set(kwargs) <= {"negative_slope"}:
-        return partial(_leaky_relu, negative_slope=float(kwargs.get("negative_slope", 0.01)))
-    if name in ("relu", "sigmoid", "tanh", "gelu") and not kwargs:
-        return get_activation(name)
-    raise ValueError(
-        f"{model}: act={act!r} with act_kwargs={kwargs} is not supported; use relu, elu(alpha), "
-        "leaky_relu(negative_slope), sigmoid, tanh, gelu, None or a callable on arrays"
-    )
 
 
 class _BiLSTM(Module):
@@ -225,7 +202,7 @@ class BasicGNN(Module):
                 f"one of {sorted(_NORMS)} (from_pyg converts every PyG norm arraygnn.nn.norm has)"
             )
         self.dropout = float(dropout)  # inference: the identity
-        self.act = _resolve_act(name, act, act_kwargs)
+        self.act = resolve_act(name, act, act_kwargs)
         self.act_first = bool(act_first)
         self.jk_mode = jk
         self.norm = _norm_key(norm)

@@ -37,52 +37,21 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._ids import ids_dtype_holding
-from arraygnn._namespace import get_namespace, is_array, torch_hint
+from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module
+from arraygnn.nn._point_cloud import (
+    add_into,
+    affine_aggregate,
+    aggregate_split,
+    point_csr,
+    point_pair,
+)
 from arraygnn.nn.edge_conv import _split_first_linear
 from arraygnn.nn.linear import _check_features, matmul
 
 __all__ = ["PointNetConv"]
 
 _AGGRS = {"add": "sum", "sum": "sum", "mean": "mean", "max": "max", "min": "min"}
-
-
-def _pair_of(name: str, value: Any, allow_none: bool) -> tuple[Any, Any]:
-    """``value`` or ``(src, dst)`` as a pair, each checked to be a float 2-D array (or
-    None where allowed)."""
-    layer = "PointNetConv"
-    if isinstance(value, (tuple, list)):
-        if len(value) != 2:
-            raise ValueError(f"{layer}: {name} must be an array or a pair ({name}_src, {name}_dst)")
-        pair = (value[0], value[1])
-        labels = (f"{name}[0] ({name}_src)", f"{name}[1] ({name}_dst)")
-    else:
-        pair = (value, value)
-        labels = (name, name)
-    for label, v in zip(labels, pair):
-        if v is None:
-            if not allow_none:
-                raise TypeError(f"{layer}: {label} must be an array, got None")
-            continue
-        if not is_array(v):
-            raise TypeError(
-                f"{layer}: {label} must be a NumPy or CuPy array, got "
-                f"{type(v).__name__}{torch_hint(v)}"
-            )
-        if v.ndim != 2:
-            raise ValueError(f"{layer}: {label} must be 2-D [num_nodes, F], got shape {v.shape}")
-        if v.dtype.kind != "f":
-            raise TypeError(f"{layer}: {label} must hold floating-point values, got {v.dtype}")
-    return pair
-
-
-def _add(out: Any, term: Any) -> Any:
-    """``out + term``, in place when ``out`` (an array the layer made) keeps its dtype."""
-    if np.result_type(out.dtype, term.dtype) == out.dtype:
-        out += term
-        return out
-    return out + term
 
 
 class PointNetConv(Module):
@@ -142,8 +111,8 @@ class PointNetConv(Module):
         from arraygnn import ops
 
         layer = "PointNetConv"
-        pos_src, pos_dst = _pair_of("pos", pos, allow_none=False)
-        x_src, _ = _pair_of("x", x, allow_none=True)
+        pos_src, pos_dst = point_pair(layer, "pos", pos, allow_none=False)
+        x_src, _ = point_pair(layer, "x", x, allow_none=True)
         if pos_src.shape[1] != pos_dst.shape[1]:
             raise ValueError(
                 f"{layer}: pos_src and pos_dst must have one width, got {pos_src.shape[1]} "
@@ -155,7 +124,8 @@ class PointNetConv(Module):
                 f"{layer}: x has {x_src.shape[0]} rows but pos has {num_src} (source) rows"
             )
         get_namespace(pos_src, pos_dst, *(() if x_src is None else (x_src,)))
-        csr = self._csr(edge_index, num_src, num_dst)
+        loops = min(num_src, num_dst) if self.add_self_loops else None
+        csr = point_csr(layer, edge_index, num_src, num_dst, loops)
         xp = get_namespace(pos_src)
         width = 0 if x_src is None else int(x_src.shape[1])
         dim = int(pos_src.shape[1])
@@ -166,21 +136,20 @@ class PointNetConv(Module):
             w_x, w_p = first.weight[:, :width], first.weight[:, width:]
             at_src = matmul(pos_src, w_p.T)
             if x_src is not None:
-                at_src = _add(matmul(x_src, w_x.T), at_src)
+                at_src = add_into(matmul(x_src, w_x.T), at_src)
             at_dst = -matmul(pos_dst, w_p.T)
             if first.bias is not None:
-                at_dst = _add(at_dst, first.bias)
-            if self.local_nn is first:  # every message is at_src[j] + at_dst[i]
-                out = self._affine_aggregate(csr, at_src, at_dst)
-            else:
-                out = self._per_edge(csr, at_src, at_dst, rest)
+                at_dst = add_into(at_dst, first.bias)
+            # local_nn a single Linear: every message is at_src[j] + at_dst[i] (rest None)
+            rest = None if self.local_nn is first else rest
+            out = aggregate_split(csr, at_src, at_dst, rest, self.aggr)
         elif self.local_nn is None:  # [x_j, pos_j] + [0, -pos_i]
             parts = [pos_src] if x_src is None else [x_src, pos_src]
             dtype = np.result_type(*[p.dtype for p in parts])
             at_src = xp.concatenate([p.astype(dtype, copy=False) for p in parts], axis=1)
             at_dst = xp.zeros((num_dst, width + dim), dtype=dtype)
             at_dst[:, width:] = -pos_dst
-            out = self._affine_aggregate(csr, at_src, at_dst)
+            out = affine_aggregate(csr, at_src, at_dst, self.aggr)
         else:
             from arraygnn.ops.slot_order import to_slot_order
 
@@ -191,71 +160,6 @@ class PointNetConv(Module):
         if self.global_nn is not None:
             out = self.global_nn(out)
         return out
-
-    def _csr(self, edge_index: Any, num_src: int, num_dst: int) -> Any:
-        """The destination-sorted CSR of the edges attended over (self-loops replaced when
-        the layer adds them)."""
-        from arraygnn import ops
-        from arraygnn.nn._graph_input import _check_edge_index, _is_csr
-
-        layer = "PointNetConv"
-        if _is_csr(edge_index):
-            if self.add_self_loops:
-                raise ValueError(
-                    f"{layer}: a CSR stands in for edge_index only with add_self_loops=False "
-                    "(the layer would rebuild it); pass the (2, E) edge_index"
-                )
-            if (edge_index.num_src_nodes, edge_index.num_dst_nodes) != (num_src, num_dst):
-                raise ValueError(
-                    f"{layer}: the CSR connects {edge_index.num_src_nodes} sources to "
-                    f"{edge_index.num_dst_nodes} targets but pos has ({num_src}, {num_dst}) rows"
-                )
-            return edge_index
-        _check_edge_index(layer, edge_index)
-        src, dst = edge_index[0], edge_index[1]
-        if self.add_self_loops:
-            xp = get_namespace(src)
-            num_loops = min(num_src, num_dst)
-            index_dtype = ids_dtype_holding(src.dtype, num_loops - 1)
-            keep = src != dst
-            src = src[keep].astype(index_dtype, copy=False)
-            dst = dst[keep].astype(index_dtype, copy=False)
-            loops = xp.arange(num_loops, dtype=index_dtype)
-            src, dst = xp.concatenate([src, loops]), xp.concatenate([dst, loops])
-        try:
-            return ops.to_csr((src, dst), num_src, num_dst)
-        except ValueError as err:
-            raise ValueError(f"{layer}: {err}") from None
-
-    def _per_edge(self, csr: Any, at_src: Any, at_dst: Any, rest: Any) -> Any:
-        """``aggr_{j -> i} rest(at_src[j] + at_dst[i])``, the CSR's rows taken about
-        :data:`~arraygnn.nn._row_chunks.EDGE_CHUNK_BYTES` of first hidden layer at a time
-        on NumPy (the per-edge temporaries stay small and warm in cache; one piece on
-        CuPy): :func:`~arraygnn.nn._row_chunks.map_row_chunks`."""
-        from arraygnn import ops
-        from arraygnn.nn._row_chunks import map_row_chunks
-        from arraygnn.ops.slot_order import sddmm_slots
-
-        def rows(part: Any, start: int, stop: int, first: int, last: int) -> Any:
-            hidden = sddmm_slots(part, at_src, at_dst[start:stop], op="add")
-            return ops.segment(rest(hidden), part.indptr, reduce=self.aggr)
-
-        row_bytes = int(at_src.shape[1]) * at_src.dtype.itemsize
-        return map_row_chunks(csr, row_bytes, rows)
-
-    def _affine_aggregate(self, csr: Any, at_src: Any, at_dst: Any) -> Any:
-        """``aggr_{j -> i}(at_src[j] + at_dst[i])`` without per-edge arrays: one SpMM of
-        ``at_src`` plus ``at_dst[i]`` (``deg_i at_dst[i]`` for the sum; 0 without edges).
-        For max / min the result is the per-edge one bit for bit (rounding is monotone)."""
-        from arraygnn.ops.slot_order import spmm_slots
-
-        out = spmm_slots(csr, at_src, None, self.aggr)
-        deg = csr.in_degrees()
-        if self.aggr == "sum":
-            scale = deg.astype(out.dtype)
-        else:
-            scale = (deg > 0).astype(out.dtype)
-        return _add(out, scale[:, None] * at_dst)
 
     def extra_repr(self) -> str:
         return (

@@ -17,7 +17,12 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._graph_input import GraphInput, check_edge_weight, parse_input
+from arraygnn.nn._graph_input import (
+    GraphInput,
+    check_edge_weight,
+    check_float_features,
+    parse_input,
+)
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import normalized_slots
 from arraygnn.nn.linear import Linear, _check_features, _ModuleList, _rng, add_bias, get_activation
@@ -148,10 +153,7 @@ def _homogeneous(layer: str, x_or_graph: Any, edge_index_or_feat: Any, edge_weig
     inp = parse_input(layer, x_or_graph, edge_index_or_feat)
     if inp.num_src != inp.num_dst:
         raise ValueError(f"{layer} needs a homogeneous graph")
-    if inp.x_src.dtype.kind != "f":
-        raise TypeError(
-            f"{layer}: node features must be floating point, got dtype {inp.x_src.dtype}"
-        )
+    check_float_features(layer, inp.x_src)
     check_edge_weight(layer, edge_weight, inp.num_edges)
     return inp
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import csr_of, parse_input
+from arraygnn.nn._graph_input import check_float_features, csr_of, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import Linear, _check_features, _rng
 
@@ -42,8 +42,9 @@ class SignedConv(Module):
     ``(x_src, x_dst)``.
 
     Shapes:
-        - input: x ``(N, F)`` with ``F = in_channels`` (first) or ``2 * in_channels``,
-          pos_edge_index ``(2, E_pos)``, neg_edge_index ``(2, E_neg)``
+        - input: x ``(N, F)`` (or ``(N, *, F)``, each middle index on its own) with
+          ``F = in_channels`` (first) or ``2 * in_channels``, pos_edge_index ``(2, E_pos)``,
+          neg_edge_index ``(2, E_neg)``
         - output: ``(N_dst, 2 * out_channels)``: ``[pos, neg]``
 
     Parameter names (PyG): ``lin_pos_l.weight``, ``lin_pos_r.weight`` / ``.bias``,
@@ -82,11 +83,7 @@ class SignedConv(Module):
         x_src, x_dst = pos.x_src, pos.x_dst
         _check_features(x_src, width, "SignedConv source features")
         _check_features(x_dst, width, "SignedConv destination features")
-        for value in (x_src, x_dst):
-            if value.dtype.kind != "f":
-                raise TypeError(
-                    f"SignedConv: node features must be floating point, got dtype {value.dtype}"
-                )
+        check_float_features("SignedConv", x_src, x_dst)
         agg_pos = ops.spmm(csr_of(pos), x_src, reduce="mean", num_dst_nodes=pos.num_dst)
         agg_neg = ops.spmm(csr_of(neg), x_src, reduce="mean", num_dst_nodes=neg.num_dst)
         xp = get_namespace(x_src)
@@ -94,11 +91,11 @@ class SignedConv(Module):
             out_pos = self.lin_pos_l(agg_pos) + self.lin_pos_r(x_dst)
             out_neg = self.lin_neg_l(agg_neg) + self.lin_neg_r(x_dst)
         else:
-            f = self.in_channels
-            balanced = xp.concatenate([agg_pos[:, :f], agg_neg[:, f:]], axis=-1)
-            unbalanced = xp.concatenate([agg_pos[:, f:], agg_neg[:, :f]], axis=-1)
-            out_pos = self.lin_pos_l(balanced) + self.lin_pos_r(x_dst[:, :f])
-            out_neg = self.lin_neg_l(unbalanced) + self.lin_neg_r(x_dst[:, f:])
+            f = self.in_channels  # [pos, neg] halves of the feature (last) dimension
+            balanced = xp.concatenate([agg_pos[..., :f], agg_neg[..., f:]], axis=-1)
+            unbalanced = xp.concatenate([agg_pos[..., f:], agg_neg[..., :f]], axis=-1)
+            out_pos = self.lin_pos_l(balanced) + self.lin_pos_r(x_dst[..., :f])
+            out_neg = self.lin_neg_l(unbalanced) + self.lin_neg_r(x_dst[..., f:])
         return xp.concatenate([out_pos, out_neg], axis=-1)
 
     def extra_repr(self) -> str:

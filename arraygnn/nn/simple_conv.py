@@ -3,8 +3,9 @@
 ``x_i' = aggr_{j -> i} e_ji x_j``, then optionally combined with the target's own features:
 ``'sum'`` (``x_i + out_i``), ``'cat'`` (``[x_i, out_i]``) or ``'self_loop'`` (a loop of
 weight 1 added at every node before aggregating, as PyG's ``add_self_loops``). One CSR, one
-SpMM with the weights in the CSR's slot order (``sum`` / ``mean`` / ``max`` / ``min``; a
-target without in-edges gets zeros, as PyG): no per-edge feature array is formed.
+SpMM with the weights in the CSR's slot order (``sum`` / ``mean`` / ``max`` / ``min`` /
+``mul``; a target without in-edges gets zeros, ones for ``mul``, as PyG): no per-edge feature
+array is formed.
 
 >>> import numpy as np
 >>> conv = SimpleConv(aggr="mean", combine_root="cat")
@@ -16,13 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import check_edge_weight, parse_input
+from arraygnn.nn._graph_input import check_edge_weight, check_float_features, csr_of, parse_input
 from arraygnn.nn._module import Module
 
 __all__ = ["SimpleConv"]
 
-_AGGRS = {"sum": "sum", "add": "sum", "mean": "mean", "max": "max", "min": "min"}
+_AGGRS = {"sum": "sum", "add": "sum", "mean": "mean", "max": "max", "min": "min", "mul": "prod"}
 _COMBINE = ("sum", "cat", "self_loop", None)
 
 
@@ -30,7 +32,8 @@ class SimpleConv(Module):
     r"""PyG's ``SimpleConv``: :math:`x_i' = \bigoplus_{j \in N(i)} e_{ji} x_j`.
 
     Args:
-        aggr: ``'sum'`` (PyG's ``'add'`` too, default), ``'mean'``, ``'max'`` or ``'min'``.
+        aggr: ``'sum'`` (PyG's ``'add'`` too, default), ``'mean'``, ``'max'``, ``'min'`` or
+            ``'mul'`` (the product; 1 for a target without in-edges, as PyG).
         combine_root: ``None`` (default), ``'sum'`` (add ``x_dst``), ``'cat'``
             (``[x_dst, out]``) or ``'self_loop'`` (aggregate over ``A + I``; homogeneous
             input only).
@@ -50,7 +53,8 @@ class SimpleConv(Module):
     def __init__(self, aggr: str = "sum", combine_root: str | None = None) -> None:
         if not isinstance(aggr, str) or aggr not in _AGGRS:
             raise ValueError(
-                f"SimpleConv: aggr must be 'sum', 'add', 'mean', 'max' or 'min', got {aggr!r}"
+                "SimpleConv: aggr must be 'sum', 'add', 'mean', 'max', 'min' or 'mul', got "
+                f"{aggr!r}"
             )
         if combine_root not in _COMBINE:
             raise ValueError(
@@ -72,12 +76,8 @@ class SimpleConv(Module):
 
         inp = parse_input("SimpleConv", x_or_graph, edge_index_or_feat, size)
         x = inp.x_src
-        for name, value in (("x_src", x), ("x_dst", inp.x_dst)):
-            if value is not None and value.dtype.kind != "f":
-                raise TypeError(
-                    f"SimpleConv: node features ({name}) must be floating point, got dtype "
-                    f"{value.dtype}"
-                )
+        check_float_features("SimpleConv", x, what="node features (x_src)")
+        check_float_features("SimpleConv", inp.x_dst, what="node features (x_dst)")
         check_edge_weight("SimpleConv", edge_weight, inp.num_edges)
         src, dst, w = inp.src, inp.dst, edge_weight
         if self.combine_root == "self_loop":
@@ -87,25 +87,26 @@ class SimpleConv(Module):
                     "bipartite input)"
                 )
             xp = get_namespace(x)
-            loops = xp.arange(inp.num_src, dtype=src.dtype)
-            src = xp.concatenate([src, loops])
-            dst = xp.concatenate([dst, loops])
+            idt = ids_dtype_holding(src.dtype, inp.num_src - 1)  # uint8 ids, 300 nodes
+            loops = xp.arange(inp.num_src, dtype=idt)
+            src = xp.concatenate([src.astype(idt, copy=False), loops])
+            dst = xp.concatenate([dst.astype(idt, copy=False), loops])
             if w is not None:
                 w = xp.concatenate([w, xp.ones(inp.num_src, dtype=w.dtype)])
             csr = ops.to_csr((src, dst), inp.num_src, inp.num_dst)
-        elif inp.csr is not None:
-            csr = inp.csr
-        else:
-            csr = ops.to_csr((src, dst), inp.num_src, inp.num_dst)
+        else:  # the caller's CSR, the graph's cached one, or built once
+            csr = csr_of(inp)
         if w is not None:
             w = to_slot_order(csr, w)
         out = spmm_slots(csr, x, w, reduce=_AGGRS[self.aggr])
+        if self.aggr == "mul":  # PyG's product of no messages is 1 (the kernel gives 0)
+            out[csr.in_degrees() == 0] = 1
         x_dst = inp.x_dst
         if x_dst is not None and self.combine_root == "sum":
             out = out + x_dst
         elif x_dst is not None and self.combine_root == "cat":
-            xp = get_namespace(out)
-            out = xp.concatenate([x_dst.astype(out.dtype, copy=False), out], axis=-1)
+            # promoted as torch.cat does (float64 x_dst next to float32 messages: float64)
+            out = get_namespace(out).concatenate([x_dst, out], axis=-1)
         return out
 
     def extra_repr(self) -> str:

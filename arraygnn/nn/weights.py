@@ -30,7 +30,8 @@ too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
 ``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``TypedLinear``, ``HeteroGraphConv``, ``Set2Set``,
 ``GlobalAttentionPooling``, ``HGTConv`` (as ``DGLHGTConv``), ``DotGatConv``, ``AGNNConv``,
 ``HeteroLinear`` (as ``DGLHeteroLinear``), ``HeteroEmbedding``;
-torch ``LayerNorm``, ``LSTM`` and ``GRU``.
+torch ``LayerNorm``, ``LSTM``, ``GRU`` and ``MultiheadAttention`` (converters registered
+in ``arraygnn.nn.converters``: ``GPSConv``, ``DNAConv``, ...).
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
 silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
@@ -313,6 +314,9 @@ def from_torch(module: Any) -> Module:
         return Sequential(*steps)
     if _is_pyg(module):
         return from_pyg(module)
+    registered = converter("torch", type(module).__name__)  # beside its layer (converters.py)
+    if registered is not None and type(module).__module__.startswith("torch.nn"):
+        return registered(module, dtype, from_torch)
     raise TypeError(f"from_torch: cannot convert {type(module).__name__}")
 
 
@@ -386,12 +390,6 @@ def from_pyg(module: Any) -> Module:
                 )
             norm = "batch_norm" if norm_kinds == {"BatchNorm"} else norm_kinds.pop()
         act = _activation(module.act, "from_pyg: MLP act")
-        biases = {lin.bias is not None for lin in module.lins}
-        if len(biases) > 1:
-            raise ValueError(
-                "from_pyg: MLP with a per-layer bias list (some Linear layers without bias) "
-                "is not supported; arraygnn's MLP has one bias setting for every layer"
-            )
         channels = list(module.channel_list)
         channels[0] = _lazy_sizes(kind, channels[0], module.lins[0])
         layer = MLP(
@@ -399,7 +397,7 @@ def from_pyg(module: Any) -> Module:
             act=act,
             norm="batch_norm" if norm == "batch_norm" else None,
             plain_last=module.plain_last,
-            bias=module.lins[0].bias is not None,
+            bias=[lin.bias is not None for lin in module.lins],
             act_first=bool(getattr(module, "act_first", False)),
             dtype=dtype,
         )
@@ -759,7 +757,7 @@ def _pyg_hop_layer(module: Any, kind: str, dtype: Any) -> Module:
 
         _pyg_aggr(module, kind, ("mean",))
         layer = FeaStConv(
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, module.lin),
             module.out_channels,
             module.heads,
             module.add_self_loops,
@@ -772,7 +770,7 @@ def _pyg_hop_layer(module: Any, kind: str, dtype: Any) -> Module:
 
         _pyg_aggr(module, kind, ("mean",))
         layer = SignedConv(
-            module.in_channels,
+            _lazy_sizes(kind, module.in_channels, module.lin_pos_r),  # in_channels wide
             module.out_channels,
             module.first_aggr,
             module.lin_pos_r.bias is not None,
@@ -803,7 +801,7 @@ def _pyg_hop_layer(module: Any, kind: str, dtype: Any) -> Module:
     if kind == "SimpleConv":
         from arraygnn.nn.simple_conv import SimpleConv
 
-        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
+        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min", "mul"))
         return SimpleConv(aggr, module.combine_root)
     from arraygnn.nn.mix_hop_conv import MixHopConv
 
@@ -1299,8 +1297,6 @@ def from_dgl(module: Any) -> Module:
             dtype=dtype,
         )
         return _load(layer, module, "dgl")
-    if kind == "APPNPConv":  # edge_drop is the identity at inference
-        return APPNP(module._k, module._alpha, add_self_loops=False, degree_norm="dgl")
     if kind == "RelGraphConv":
         typed = module.linear_r
         layer = RelGraphConv(

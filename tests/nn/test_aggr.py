@@ -569,8 +569,8 @@ def test_from_pyg_refuses_what_is_missing():
                 ["mean", "max"], mode="attn", mode_kwargs={"in_channels": 4, "out_channels": 4}
             )
         )
-    with pytest.raises(TypeError, match="LSTMAggregation"):
-        from_pyg(pyg_aggr.LSTMAggregation(4, 4))
+    with pytest.raises(TypeError, match="EquilibriumAggregation"):
+        from_pyg(pyg_aggr.EquilibriumAggregation(4, 4, [8]))
 
 
 def test_state_dict_round_trip_and_names():

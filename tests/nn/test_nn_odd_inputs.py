@@ -576,8 +576,8 @@ def test_from_pyg_and_torch_name_what_they_cannot_convert():
     pyg_nn = pytest.importorskip("torch_geometric.nn")
     from arraygnn.nn import from_pyg, from_torch
 
-    with pytest.raises(ValueError, match="per-layer bias list"):
-        from_pyg(pyg_nn.MLP([4, 8, 8, 2], bias=[True, False, True]))
+    with pytest.raises(ValueError, match="from_pyg: MLP act"):
+        from_pyg(pyg_nn.MLP([4, 8, 8, 2], act="softsign"))
     with pytest.raises(ValueError, match="cannot convert module GroupNorm"):
         from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.GroupNorm(2, 4)))
     with pytest.raises(ValueError, match="cannot convert activation GELU"):

@@ -13,6 +13,11 @@ groups, the same layouts, learnt ``t`` / ``p`` and ``Linear`` weights under PyG'
 - :class:`MedianAggregation`, :class:`QuantileAggregation`
 - :class:`MultiAggregation` (``cat``, ``proj``, ``sum``, ``mean``, ``max``, ``min``,
   ``logsumexp``, ``std``, ``var``), :class:`DegreeScalerAggregation` (PNA)
+- :class:`VariancePreservingAggregation`, :class:`DeepSetsAggregation` (any index order)
+- over each group as a padded sequence (sorted ``index``, as PyG):
+  :class:`LSTMAggregation`, :class:`GRUAggregation`, :class:`MLPAggregation`,
+  :class:`LCMAggregation`, :class:`SetTransformerAggregation`,
+  :class:`GraphMultisetTransformer`, :class:`PatchTransformerAggregation`
 - :func:`aggregation_resolver` (names such as ``'sum'``, ``'softmax'``, ``'median'``)
 - the readouts :class:`AttentionalAggregation`, :class:`Set2Set`,
   :class:`SortAggregation` (``arraygnn.nn.readout``), also under their PyG home here
@@ -39,28 +44,43 @@ from arraygnn.nn.aggr.basic import (
     VarAggregation,
 )
 from arraygnn.nn.aggr.degree_scaler import DegreeScalerAggregation
+from arraygnn.nn.aggr.lcm import LCMAggregation
+from arraygnn.nn.aggr.mlp_aggr import DeepSetsAggregation, MLPAggregation
 from arraygnn.nn.aggr.multi import MultiAggregation
+from arraygnn.nn.aggr.patch_transformer import PatchTransformerAggregation
 from arraygnn.nn.aggr.quantile import MedianAggregation, QuantileAggregation
+from arraygnn.nn.aggr.recurrent import GRUAggregation, LSTMAggregation
 from arraygnn.nn.aggr.resolver import aggregation_resolver
+from arraygnn.nn.aggr.set_transformer import GraphMultisetTransformer, SetTransformerAggregation
+from arraygnn.nn.aggr.variance_preserving import VariancePreservingAggregation
 from arraygnn.nn.readout import AttentionalAggregation, Set2Set, SortAggregation
 
 __all__ = [
     "Aggregation",
     "AttentionalAggregation",
+    "DeepSetsAggregation",
     "DegreeScalerAggregation",
+    "GRUAggregation",
+    "GraphMultisetTransformer",
+    "LCMAggregation",
+    "LSTMAggregation",
+    "MLPAggregation",
     "MaxAggregation",
     "MeanAggregation",
     "MedianAggregation",
     "MinAggregation",
     "MulAggregation",
     "MultiAggregation",
+    "PatchTransformerAggregation",
     "PowerMeanAggregation",
     "QuantileAggregation",
     "Set2Set",
+    "SetTransformerAggregation",
     "SoftmaxAggregation",
     "SortAggregation",
     "StdAggregation",
     "SumAggregation",
     "VarAggregation",
+    "VariancePreservingAggregation",
     "aggregation_resolver",
 ]

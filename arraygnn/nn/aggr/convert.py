@@ -3,19 +3,22 @@
 Hyper-parameters are read off the module (``t`` / ``p`` / ``learn`` / ``channels``, clamp
 bounds, quantiles and interpolation, ``mode`` and the ``proj`` Linear's sizes, scalers), then
 ``module.state_dict()`` is loaded by name: learnt ``t`` / ``p``, ``lin.*``, ``q``,
-``avg_deg_lin`` / ``avg_deg_log``. A PyG aggregation arraygnn does not have (LSTM, GRU,
-``mode='attn'``, ...) is a ``ValueError`` naming it.
+``avg_deg_lin`` / ``avg_deg_log``. The learnt set / sequence aggregations (LSTM, GRU, MLP,
+Deep Sets, LCM, Set Transformer, GMT, Patch Transformer) convert through functions beside
+them. A PyG aggregation arraygnn does not have (``mode='attn'``, ...) is a ``ValueError``
+naming it.
 
 (``from_pyg(torch_geometric.nn.aggr.SoftmaxAggregation(learn=True)).t`` is the learnt
 ``t``; the names converted:)
 
 >>> from arraygnn.nn.aggr.convert import PYG_AGGREGATIONS
 >>> sorted(PYG_AGGREGATIONS)[:3]
-['DegreeScalerAggregation', 'MaxAggregation', 'MeanAggregation']
+['DeepSetsAggregation', 'DegreeScalerAggregation', 'GRUAggregation']
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -34,6 +37,7 @@ from arraygnn.nn.aggr.basic import (
 from arraygnn.nn.aggr.degree_scaler import DegreeScalerAggregation
 from arraygnn.nn.aggr.multi import MODES, MultiAggregation
 from arraygnn.nn.aggr.quantile import MedianAggregation, QuantileAggregation
+from arraygnn.nn.aggr.variance_preserving import VariancePreservingAggregation
 
 __all__ = ["PYG_AGGREGATIONS", "aggregation_from_pyg"]
 
@@ -45,10 +49,24 @@ _PLAIN = {
     "MulAggregation": MulAggregation,
 }
 
+#: learnt set / sequence aggregations: PyG name -> "module:function" (converter beside them)
+_BESIDE = {
+    "LSTMAggregation": "arraygnn.nn.aggr.recurrent:from_pyg_module",
+    "GRUAggregation": "arraygnn.nn.aggr.recurrent:from_pyg_module",
+    "MLPAggregation": "arraygnn.nn.aggr.mlp_aggr:from_pyg_module",
+    "DeepSetsAggregation": "arraygnn.nn.aggr.mlp_aggr:from_pyg_module",
+    "LCMAggregation": "arraygnn.nn.aggr.lcm:from_pyg_module",
+    "SetTransformerAggregation": "arraygnn.nn.aggr.set_transformer:from_pyg_module",
+    "GraphMultisetTransformer": "arraygnn.nn.aggr.set_transformer:from_pyg_module",
+    "PatchTransformerAggregation": "arraygnn.nn.aggr.patch_transformer:from_pyg_module",
+}
+
 #: the PyG class names converted here
 PYG_AGGREGATIONS = frozenset(
     [
         *_PLAIN,
+        *_BESIDE,
+        "VariancePreservingAggregation",
         "VarAggregation",
         "StdAggregation",
         "SoftmaxAggregation",
@@ -72,6 +90,12 @@ def aggregation_from_pyg(module: Any) -> Any:
     from arraygnn.nn.weights import from_pyg
 
     kind = type(module).__name__
+    if kind in _BESIDE:
+        module_name, _, function = _BESIDE[kind].partition(":")
+        convert = getattr(importlib.import_module(module_name), function)
+        return convert(module, _dtype(module), from_pyg)
+    if kind == "VariancePreservingAggregation":
+        return VariancePreservingAggregation()
     if kind in _PLAIN:
         return _PLAIN[kind]()
     if kind == "VarAggregation":

@@ -30,8 +30,14 @@ from arraygnn.nn.aggr.basic import (
     VarAggregation,
 )
 from arraygnn.nn.aggr.degree_scaler import DegreeScalerAggregation
+from arraygnn.nn.aggr.lcm import LCMAggregation
+from arraygnn.nn.aggr.mlp_aggr import DeepSetsAggregation, MLPAggregation
 from arraygnn.nn.aggr.multi import MultiAggregation
+from arraygnn.nn.aggr.patch_transformer import PatchTransformerAggregation
 from arraygnn.nn.aggr.quantile import MedianAggregation, QuantileAggregation
+from arraygnn.nn.aggr.recurrent import GRUAggregation, LSTMAggregation
+from arraygnn.nn.aggr.set_transformer import GraphMultisetTransformer, SetTransformerAggregation
+from arraygnn.nn.aggr.variance_preserving import VariancePreservingAggregation
 from arraygnn.nn.readout import AttentionalAggregation, Set2Set, SortAggregation
 
 __all__ = ["aggregation_resolver"]
@@ -53,6 +59,15 @@ _CLASSES: tuple[type, ...] = (
     AttentionalAggregation,
     Set2Set,
     SortAggregation,
+    VariancePreservingAggregation,
+    DeepSetsAggregation,
+    LSTMAggregation,
+    GRUAggregation,
+    MLPAggregation,
+    LCMAggregation,
+    SetTransformerAggregation,
+    GraphMultisetTransformer,
+    PatchTransformerAggregation,
 )
 _ALIASES = {"add": SumAggregation}
 

@@ -31,7 +31,9 @@ NORMS = {
     "diff_group_norm": "DiffGroupNorm",
 }
 
-_BATCH_NORM_KWARGS = {"eps", "affine", "momentum", "track_running_stats"}
+#: PyG's ``BatchNorm`` keywords; at inference only ``eps`` / ``affine`` change the numbers
+#: (``allow_single_element`` uses the running statistics, which inference always does)
+_BATCH_NORM_KWARGS = {"eps", "affine", "momentum", "track_running_stats", "allow_single_element"}
 
 
 def norm_key(norm: Any) -> str | None:
@@ -72,7 +74,8 @@ def make_norm(
             raise ValueError(f"{owner}: norm_kwargs {kw}: {err}") from None
     if set(kw) - _BATCH_NORM_KWARGS or kw.get("track_running_stats", True) is False:
         raise ValueError(
-            f"{owner}: norm_kwargs {kw} are not supported for batch_norm (eps, affine, momentum)"
+            f"{owner}: norm_kwargs {kw} are not supported for batch_norm (eps, affine, "
+            "momentum, allow_single_element; running statistics are needed at inference)"
         )
     from arraygnn.nn.linear import BatchNorm
 
