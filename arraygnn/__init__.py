@@ -65,7 +65,25 @@ from arraygnn.io.schema import (
     write_schema,
 )
 from arraygnn.io.tfrecord import read_tfrecord, write_tfrecord
-from arraygnn.loader import DataLoader, LinkNeighborLoader, NeighborLoader
+from arraygnn.loader import (
+    CachedLoader,
+    DataListLoader,
+    DataLoader,
+    DenseDataLoader,
+    DynamicBatchSampler,
+    GraphSAINTEdgeSampler,
+    GraphSAINTNodeSampler,
+    GraphSAINTRandomWalkSampler,
+    GraphSAINTSampler,
+    HGTLoader,
+    ImbalancedSampler,
+    LinkNeighborLoader,
+    NeighborLoader,
+    PrefetchLoader,
+    RandomNodeLoader,
+    ShaDowKHopSampler,
+    ZipLoader,
+)
 from arraygnn.padding import (
     SizeConstraints,
     find_tight_size_constraints,
@@ -107,6 +125,20 @@ __all__ = [
     "DataLoader",
     "NeighborLoader",
     "LinkNeighborLoader",
+    "RandomNodeLoader",
+    "DenseDataLoader",
+    "DataListLoader",
+    "ZipLoader",
+    "ImbalancedSampler",
+    "DynamicBatchSampler",
+    "GraphSAINTSampler",
+    "GraphSAINTNodeSampler",
+    "GraphSAINTEdgeSampler",
+    "GraphSAINTRandomWalkSampler",
+    "ShaDowKHopSampler",
+    "HGTLoader",
+    "CachedLoader",
+    "PrefetchLoader",
     # TF-GNN face
     "GraphTensor",
     "GraphTensorSpec",

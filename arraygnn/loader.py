@@ -1,6 +1,8 @@
 """``DataLoader``: mini-batches of graphs from a list of ``Data`` or a ``PackedDataset``
 (and PyG's ``NeighborLoader`` / ``LinkNeighborLoader`` for one large graph, from
-:mod:`arraygnn.neighbor_loader` / :mod:`arraygnn.link_neighbor_loader`).
+:mod:`arraygnn.neighbor_loader` / :mod:`arraygnn.link_neighbor_loader`, and the other
+``torch_geometric.loader`` loaders and samplers, each from its own module: see
+``docs/input_pipelines.md``).
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -26,7 +28,25 @@ from arraygnn.dataset import PackedDataset
 from arraygnn.link_neighbor_loader import LinkNeighborLoader
 from arraygnn.neighbor_loader import NeighborLoader
 
-__all__ = ["DataLoader", "LinkNeighborLoader", "NeighborLoader"]
+__all__ = [
+    "CachedLoader",
+    "DataListLoader",
+    "DataLoader",
+    "DenseDataLoader",
+    "DynamicBatchSampler",
+    "GraphSAINTEdgeSampler",
+    "GraphSAINTNodeSampler",
+    "GraphSAINTRandomWalkSampler",
+    "GraphSAINTSampler",
+    "HGTLoader",
+    "ImbalancedSampler",
+    "LinkNeighborLoader",
+    "NeighborLoader",
+    "PrefetchLoader",
+    "RandomNodeLoader",
+    "ShaDowKHopSampler",
+    "ZipLoader",
+]
 
 _DONE = object()
 
@@ -44,8 +64,15 @@ class DataLoader:
         seed: seed of the ``numpy.random.Generator`` used for shuffling; the same seed
             gives the same sequence of epochs.
         prefetch: batches prepared ahead in one background thread (0: none).
+        sampler: an iterable of graph positions drawn anew on every epoch (e.g.
+            :class:`~arraygnn.imbalanced_sampler.ImbalancedSampler`), cut into batches of
+            ``batch_size``; not with ``shuffle`` (torch's rule).
+        batch_sampler: an iterable of position lists, one per batch (e.g.
+            :class:`~arraygnn.dynamic_batch_sampler.DynamicBatchSampler`); not with
+            ``batch_size`` other than 1, ``shuffle``, ``sampler`` or ``drop_last``.
 
-    RULE: every graph appears exactly once per epoch (once at most with ``drop_last``).
+    RULE: every graph appears exactly once per epoch (once at most with ``drop_last``),
+          unless a ``sampler`` / ``batch_sampler`` says otherwise.
     """
 
     def __init__(
@@ -58,6 +85,8 @@ class DataLoader:
         drop_last: bool = False,
         seed: int | None = None,
         prefetch: int = 0,
+        sampler: Iterable[Any] | None = None,
+        batch_sampler: Iterable[Any] | None = None,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
             raise TypeError(f"DataLoader: batch_size must be an int, got {batch_size!r}")
@@ -74,6 +103,19 @@ class DataLoader:
                 "DataLoader: dataset must be a PackedDataset or a sequence of Data, "
                 f"got {type(dataset).__name__}"
             )
+        for name, value in (("sampler", sampler), ("batch_sampler", batch_sampler)):
+            if value is not None and not isinstance(value, Iterable):
+                raise TypeError(f"DataLoader: {name} must be iterable, got {value!r}")
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler is mutually exclusive with shuffle")
+        if batch_sampler is not None and (
+            batch_size != 1 or shuffle or sampler is not None or drop_last
+        ):
+            raise ValueError(
+                "DataLoader: batch_sampler is mutually exclusive with batch_size, shuffle, "
+                "sampler and drop_last"
+            )
+        self.sampler, self.batch_sampler = sampler, batch_sampler
         self.dataset = dataset
         self.batch_size = int(batch_size)
         self.shuffle = bool(shuffle)
@@ -85,14 +127,22 @@ class DataLoader:
         self._rng = np.random.default_rng(seed)
 
     def __len__(self) -> int:
-        n = len(self.dataset)
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)  # type: ignore[arg-type]
+        n = len(self.dataset) if self.sampler is None else len(self.sampler)  # type: ignore
         if self.drop_last:
             return n // self.batch_size
         return -(-n // self.batch_size)
 
     def _batches_of_indices(self) -> list[np.ndarray]:
-        n = len(self.dataset)
-        order = self._rng.permutation(n) if self.shuffle else np.arange(n)
+        if self.batch_sampler is not None:
+            return [np.asarray(list(b), dtype=np.int64) for b in self.batch_sampler]
+        if self.sampler is not None:
+            order = np.asarray(list(self.sampler), dtype=np.int64)
+        else:
+            n = len(self.dataset)
+            order = self._rng.permutation(n) if self.shuffle else np.arange(n)
+        n = int(order.shape[0])
         stop = (n // self.batch_size) * self.batch_size if self.drop_last else n
         return [order[i : i + self.batch_size] for i in range(0, stop, self.batch_size)]
 
@@ -149,3 +199,22 @@ class DataLoader:
             f"DataLoader({len(self.dataset)} graphs, batch_size={self.batch_size}, "
             f"shuffle={self.shuffle}, drop_last={self.drop_last}, prefetch={self.prefetch})"
         )
+
+
+# The loaders below subclass DataLoader, so they are imported once it exists.
+from arraygnn.cached_loader import CachedLoader  # noqa: E402
+from arraygnn.data_list_loader import DataListLoader  # noqa: E402
+from arraygnn.dense_data_loader import DenseDataLoader  # noqa: E402
+from arraygnn.dynamic_batch_sampler import DynamicBatchSampler  # noqa: E402
+from arraygnn.graph_saint import (  # noqa: E402
+    GraphSAINTEdgeSampler,
+    GraphSAINTNodeSampler,
+    GraphSAINTRandomWalkSampler,
+    GraphSAINTSampler,
+)
+from arraygnn.hgt_loader import HGTLoader  # noqa: E402
+from arraygnn.imbalanced_sampler import ImbalancedSampler  # noqa: E402
+from arraygnn.prefetch_loader import PrefetchLoader  # noqa: E402
+from arraygnn.random_node_loader import RandomNodeLoader  # noqa: E402
+from arraygnn.shadow_k_hop_sampler import ShaDowKHopSampler  # noqa: E402
+from arraygnn.zip_loader import ZipLoader  # noqa: E402

@@ -1,0 +1,273 @@
+"""GraphSAINT samplers (PyG's ``GraphSAINTNodeSampler``, ``GraphSAINTEdgeSampler``,
+``GraphSAINTRandomWalkSampler``): ``num_steps`` random node-induced subgraphs of one graph
+per epoch, with the normalisation statistics of the GraphSAINT paper.
+
+Each batch samples nodes (see each class), keeps them once (sorted ids) and returns the
+subgraph they induce: a ``Data`` with ``num_nodes``, ``edge_index`` (relabelled, sorted by
+(source, target), the input's dtype), the node / edge attributes sliced and the rest kept,
+as PyG's ``saint_subgraph``. With ``sample_coverage > 0``, when the loader is made, whole
+epochs of samples are drawn until ``N * sample_coverage`` nodes were sampled (PyG's loop),
+and each batch carries ``node_norm`` / ``edge_norm`` from those counts, PyG's formulas:
+
+- ``node_norm[v] = num_samples / count[v] / N`` (``count[v] = 0.1`` for a never-sampled
+  node; ``num_samples`` the samples drawn), float32;
+- ``edge_norm[e] = clip(count[source(e)] / edge_count[e], 0, 1e4)``, ``0.1`` where both
+  counts are 0, float32.
+
+RULE: a ``Data``'s node / edge / graph arrays are named by ``node_attrs`` / ``edge_attrs``
+      / ``graph_attrs`` (defaults ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` /
+      none; :mod:`arraygnn.transforms.attrs`), never guessed from lengths as PyG does.
+RULE: the same ``seed`` gives the same samples (norms included); CPU (NumPy) graphs only,
+      as PyG's. ``save_dir`` / ``log`` are not provided.
+RULE: the random-walk sampler walks out-edges with :func:`arraygnn.random_walks.random_walk`
+      (a node without out-edges ends its walk; PyG's walker stays there: the same nodes).
+
+>>> import numpy as np
+>>> from arraygnn.data import Data
+>>> ring = np.array([[0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 0]])
+>>> data = Data(x=np.arange(6.0)[:, None], edge_index=ring)
+>>> loader = GraphSAINTNodeSampler(data, batch_size=3, num_steps=2, sample_coverage=5, seed=0)
+>>> batches = list(loader)
+>>> len(batches), sorted(batches[0].keys())
+(2, ['edge_index', 'edge_norm', 'node_norm', 'num_nodes', 'x'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from arraygnn.data import Data
+
+__all__ = [
+    "GraphSAINTSampler",
+    "GraphSAINTNodeSampler",
+    "GraphSAINTEdgeSampler",
+    "GraphSAINTRandomWalkSampler",
+]
+
+
+class GraphSAINTSampler:
+    """The GraphSAINT base class: subclasses say how nodes are drawn (:meth:`_sample_nodes`).
+
+    Args:
+        data: a ``Data`` with ``edge_index`` (NumPy) and a known ``num_nodes``.
+        batch_size: the approximate number of samples per batch (> 0; what it counts is
+            the subclass's).
+        num_steps: batches per epoch (>= 0).
+        sample_coverage: samples per node for the norms (0: no ``node_norm`` /
+            ``edge_norm``).
+        node_attrs / edge_attrs / graph_attrs: the arrays by level (see above).
+        seed: seed of the ``numpy.random.Generator`` of every draw.
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        batch_size: int,
+        num_steps: int = 1,
+        sample_coverage: int = 0,
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+        seed: int | None = None,
+    ) -> None:
+        from arraygnn.interop._handoff import is_data_like
+        from arraygnn.neighbor_loader import _check_int
+        from arraygnn.transforms.attrs import attribute_levels
+        from arraygnn.utils._checks import check_ids, edge_index_arg
+
+        where = type(self).__name__
+        if not is_data_like(data):
+            raise TypeError(f"{where}: data must be a Data, got {type(data).__name__}")
+        self.batch_size = _check_int(where, "batch_size", batch_size, 1)
+        self.num_steps = _check_int(where, "num_steps", num_steps, 0)
+        self.sample_coverage = _check_int(where, "sample_coverage", sample_coverage, 0)
+        ei = data._store.get("edge_index")
+        if ei is None:
+            raise ValueError(f"{where}: data has no edge_index")
+        for key in ("node_norm", "edge_norm"):
+            if key in data:
+                raise ValueError(f"{where}: data already holds {key!r} (the sampler adds it)")
+        if not isinstance(ei, np.ndarray):
+            raise TypeError(f"{where}: GraphSAINT samples on the CPU; give NumPy arrays")
+        edge_index_arg(where, ei)
+        if data.num_nodes is None:
+            raise ValueError(
+                f"{where}: num_nodes is unknown (give x or num_nodes=; it is never guessed "
+                "from edge_index.max() + 1)"
+            )
+        self.N = int(data.num_nodes)
+        check_ids(where, "edge_index", ei, self.N)
+        self.E = int(ei.shape[1])
+        self.levels = attribute_levels(where, data, node_attrs, edge_attrs, graph_attrs)
+        self.data = data
+        row, col = ei[0].astype(np.int64), ei[1].astype(np.int64)
+        self.row, self.col = row, col
+        # PyG's SparseTensor: edges sorted by (row, col), ties in edge order
+        self._perm = np.lexsort((col, row))
+        self._indptr = np.zeros(self.N + 1, dtype=np.int64)
+        np.cumsum(np.bincount(row, minlength=self.N), out=self._indptr[1:])
+        self._col_sorted = col[self._perm]
+        self._check_sampler(where)
+        self._rng = np.random.default_rng(seed)
+        self.node_norm = self.edge_norm = None
+        if self.sample_coverage > 0:
+            self.node_norm, self.edge_norm = self._compute_norm()
+
+    def _check_sampler(self, where: str) -> None:
+        """Subclass checks of the graph (e.g. edges to draw from)."""
+
+    def _sample_nodes(self, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self.num_steps
+
+    def _draw(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One sample: ``(node_idx sorted unique, edge_idx, local row, local col)``."""
+        node_idx = np.unique(self._sample_nodes(self._rng))
+        local = np.full(self.N, -1, dtype=np.int64)
+        local[node_idx] = np.arange(node_idx.shape[0])
+        from arraygnn.dataset import _ranges
+
+        starts = self._indptr[node_idx]
+        counts = self._indptr[node_idx + 1] - starts
+        pos = _ranges(starts, counts)
+        new_col = local[self._col_sorted[pos]]
+        keep = new_col >= 0
+        new_row = np.repeat(np.arange(node_idx.shape[0]), counts)[keep]
+        return node_idx, self._perm[pos[keep]], new_row, new_col[keep]
+
+    def _compute_norm(self) -> tuple[np.ndarray, np.ndarray]:
+        node_count = np.zeros(self.N, dtype=np.float32)
+        edge_count = np.zeros(self.E, dtype=np.float32)
+        num_samples = total = 0
+        while total < self.N * self.sample_coverage:
+            for _ in range(self.num_steps):
+                node_idx, edge_idx, _, _ = self._draw()
+                node_count[node_idx] += 1
+                edge_count[edge_idx] += 1
+                total += int(node_idx.shape[0])
+            num_samples += self.num_steps
+            if self.num_steps == 0:
+                break
+        return saint_norm(node_count, edge_count, self.row, self.N, num_samples)
+
+    def __iter__(self) -> Iterator[Data]:
+        for _ in range(self.num_steps):
+            yield self._batch(*self._draw())
+
+    def _batch(
+        self, node_idx: np.ndarray, edge_idx: np.ndarray, row: np.ndarray, col: np.ndarray
+    ) -> Data:
+        data = self.data
+        ei = data.edge_index
+        out = type(data)()
+        out.num_nodes = int(node_idx.shape[0])
+        out.edge_index = np.stack([row, col]).astype(ei.dtype, copy=False)
+        node, edge = set(self.levels.node), set(self.levels.edge)
+        for key, value in data.items():
+            if key in ("edge_index", "num_nodes"):
+                continue
+            if key in node:
+                out[key] = value[node_idx]
+            elif key in edge:
+                out[key] = value[edge_idx]
+            else:
+                out[key] = value
+        if self.node_norm is not None:
+            out.node_norm = self.node_norm[node_idx]
+            out.edge_norm = self.edge_norm[edge_idx]
+        return out
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(batch_size={self.batch_size}, num_steps={self.num_steps})"
+
+
+def saint_norm(
+    node_count: np.ndarray, edge_count: np.ndarray, row: np.ndarray, n: int, num_samples: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """PyG's GraphSAINT ``(node_norm, edge_norm)`` from the per-node / per-edge sample
+    counts (float32) and the edges' source ids ``row``."""
+    t = node_count[row]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        edge_norm = np.clip(t / edge_count, 0, 1e4).astype(np.float32)
+    edge_norm[np.isnan(edge_norm)] = 0.1
+    count = node_count.copy()
+    count[count == 0] = 0.1
+    node_norm = (np.float32(num_samples) / count / np.float32(n)).astype(np.float32)
+    return node_norm, edge_norm
+
+
+class GraphSAINTNodeSampler(GraphSAINTSampler):
+    """GraphSAINT's node sampler: ``batch_size`` source nodes of uniformly drawn edges (a
+    node is drawn in proportion to its out-degree, as PyG's)."""
+
+    def _check_sampler(self, where: str) -> None:
+        if self.E == 0:
+            raise ValueError(f"{where}: the graph has no edges to draw nodes from")
+
+    def _sample_nodes(self, rng: np.random.Generator) -> np.ndarray:
+        return self.row[rng.integers(0, self.E, self.batch_size)]
+
+
+class GraphSAINTEdgeSampler(GraphSAINTSampler):
+    """GraphSAINT's edge sampler: ``batch_size`` distinct edges drawn with weights
+    ``in_degree(source) + out_degree(target)`` (PyG's code, Efraimidis-Spirakis keys
+    ``log(u) / weight``); the batch's nodes are their ends."""
+
+    def _check_sampler(self, where: str) -> None:
+        if self.batch_size > self.E:
+            raise ValueError(
+                f"{where}: batch_size ({self.batch_size}) edges cannot be drawn from {self.E} edges"
+            )
+        in_deg = np.bincount(self.col, minlength=self.N)
+        out_deg = np.bincount(self.row, minlength=self.N)
+        self._prob = (in_deg[self.row] + out_deg[self.col]).astype(np.float64)
+
+    def _sample_nodes(self, rng: np.random.Generator) -> np.ndarray:
+        keys = np.log(rng.random(self.E)) / (self._prob + 1e-10)
+        top = np.argpartition(-keys, self.batch_size - 1)[: self.batch_size]
+        return np.concatenate([self.col[top], self.row[top]])
+
+
+class GraphSAINTRandomWalkSampler(GraphSAINTSampler):
+    """GraphSAINT's random-walk sampler: ``batch_size`` uniformly drawn start nodes, each
+    walking ``walk_length`` steps along out-edges; the batch's nodes are all visited.
+
+    Args: ``walk_length`` (>= 0) after ``batch_size``; the rest as
+    :class:`GraphSAINTSampler`.
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        batch_size: int,
+        walk_length: int,
+        num_steps: int = 1,
+        sample_coverage: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        from arraygnn.neighbor_loader import _check_int
+
+        self.walk_length = _check_int(type(self).__name__, "walk_length", walk_length, 0)
+        super().__init__(data, batch_size, num_steps, sample_coverage, **kwargs)
+
+    def _check_sampler(self, where: str) -> None:
+        if self.N == 0:
+            raise ValueError(f"{where}: the graph has no nodes to start walks from")
+        from arraygnn.graph import graph
+
+        self._graph = graph((self.row, self.col), num_nodes=self.N)
+
+    def _sample_nodes(self, rng: np.random.Generator) -> np.ndarray:
+        from arraygnn.random_walks import random_walk
+
+        start = rng.integers(0, self.N, self.batch_size)
+        traces, _ = random_walk(self._graph, start, length=self.walk_length, seed=rng)
+        traces = traces.reshape(-1)
+        return traces[traces >= 0]
