@@ -15,8 +15,10 @@ from arraygnn.transforms.base import BaseTransform, Compose, ComposeFilters
 from arraygnn.transforms.components import LargestConnectedComponents
 from arraygnn.transforms.degree import LocalDegreeProfile, OneHotDegree, TargetIndegree
 from arraygnn.transforms.dense import ToDense
+from arraygnn.transforms.feature_propagation import FeaturePropagation
 from arraygnn.transforms.features import Constant, NormalizeFeatures, SVDFeatureReduction
 from arraygnn.transforms.gcn_norm import GCNNorm
+from arraygnn.transforms.gdc import GDC
 from arraygnn.transforms.geometry import (
     Center,
     LinearTransformation,
@@ -28,12 +30,15 @@ from arraygnn.transforms.geometry import (
     RandomScale,
     RandomShear,
 )
+from arraygnn.transforms.half_hop import HalfHop
 from arraygnn.transforms.isolated import RemoveIsolatedNodes
+from arraygnn.transforms.laplacian_lambda_max import LaplacianLambdaMax
 from arraygnn.transforms.line_graph import LineGraph
 from arraygnn.transforms.link_split import RandomLinkSplit
 from arraygnn.transforms.loops import AddRemainingSelfLoops, AddSelfLoops, RemoveSelfLoops
 from arraygnn.transforms.masks import IndexToMask, MaskToIndex
 from arraygnn.transforms.mesh import Delaunay, FaceToEdge, GenerateMeshNormals, SamplePoints
+from arraygnn.transforms.metapaths import AddMetaPaths, AddRandomMetaPaths
 from arraygnn.transforms.node_property_split import NodePropertySplit
 from arraygnn.transforms.node_split import RandomNodeSplit
 from arraygnn.transforms.pad import Pad
@@ -47,6 +52,8 @@ from arraygnn.transforms.pseudo_coords import (
     Polar,
     Spherical,
 )
+from arraygnn.transforms.remove_training_classes import RemoveTrainingClasses
+from arraygnn.transforms.rooted_subgraph import RootedEgoNets, RootedRWSubgraph
 from arraygnn.transforms.sign import SIGN
 from arraygnn.transforms.two_hop import TwoHop
 from arraygnn.transforms.undirected import RemoveDuplicatedEdges, ToUndirected
@@ -108,4 +115,13 @@ __all__ = [
     "Compose",
     "ComposeFilters",
     "attribute_levels",
+    "AddMetaPaths",
+    "AddRandomMetaPaths",
+    "FeaturePropagation",
+    "GDC",
+    "HalfHop",
+    "LaplacianLambdaMax",
+    "RemoveTrainingClasses",
+    "RootedEgoNets",
+    "RootedRWSubgraph",
 ]

@@ -54,6 +54,8 @@ from arraygnn.utils.coalesce import coalesce
 from arraygnn.utils.cut import normalized_cut
 from arraygnn.utils.degree import degree
 from arraygnn.utils.dense import dense_to_sparse, to_dense_adj, to_dense_batch
+from arraygnn.utils.dropout_adj import dropout_adj
+from arraygnn.utils.geodesic import geodesic_distance
 from arraygnn.utils.grid import grid
 from arraygnn.utils.homophily import assortativity, homophily
 from arraygnn.utils.isolated import contains_isolated_nodes, remove_isolated_nodes
@@ -75,6 +77,9 @@ from arraygnn.utils.negative_sampling import (
     structured_negative_sampling,
     structured_negative_sampling_feasible,
 )
+from arraygnn.utils.networkit_convert import from_networkit, to_networkit
+from arraygnn.utils.normalize_edge_index import normalize_edge_index
+from arraygnn.utils.num_hops import get_num_hops
 from arraygnn.utils.ppr import get_ppr
 from arraygnn.utils.random_graphs import (
     barabasi_albert_graph,
@@ -84,7 +89,11 @@ from arraygnn.utils.random_graphs import (
 from arraygnn.utils.scatter import scatter, softmax
 from arraygnn.utils.sort import sort_edge_index
 from arraygnn.utils.sparse import to_edge_index
+from arraygnn.utils.spmm import spmm
 from arraygnn.utils.subgraph import bipartite_subgraph, k_hop_subgraph, subgraph
+from arraygnn.utils.train_test_split_edges import train_test_split_edges
+from arraygnn.utils.trim_to_layer import trim_to_layer
+from arraygnn.utils.trimesh_convert import from_trimesh, to_trimesh
 from arraygnn.utils.undirected import is_undirected, to_undirected
 
 __all__ = [
@@ -152,4 +161,15 @@ __all__ = [
     "to_undirected",
     "unbatch",
     "unbatch_edge_index",
+    "dropout_adj",
+    "from_networkit",
+    "from_trimesh",
+    "geodesic_distance",
+    "get_num_hops",
+    "normalize_edge_index",
+    "spmm",
+    "to_networkit",
+    "to_trimesh",
+    "train_test_split_edges",
+    "trim_to_layer",
 ]
