@@ -51,7 +51,8 @@ class EGConv(Module):
             ``sqrt(max(var, 1e-5))``, as PyG's edge-list path.
         num_heads: heads ``H`` (per-head combinations of the bases).
         num_bases: bases ``B``.
-        cached: keep the graph (with loops and ``symnorm`` weights) from the first call.
+        cached: keep the graph (with loops and ``symnorm`` weights) from the first call;
+            as PyG, nothing is kept when neither ``symnorm`` nor ``add_self_loops`` is used.
         add_self_loops: drop existing self-loops and add one per node (default ``True``).
             Without ``symnorm`` PyG adds them only to the nodes ``0 .. max(edge_index)``
             (it infers the node count from ``edge_index``; none on an empty graph): the same
@@ -59,7 +60,8 @@ class EGConv(Module):
         bias: additive bias.
 
     Call as ``conv(x, edge_index)`` or ``conv(graph, feat)`` (homogeneous, as PyG). A node
-    without incoming edges gets 0 from every aggregator (PyG's rule).
+    without incoming edges gets 0 from every aggregator but ``std`` (``sqrt(1e-5)``, PyG's
+    rule).
 
     Shapes:
         - input: ``(N, in_channels)``, edge_index ``(2, E)``
@@ -138,8 +140,8 @@ class EGConv(Module):
                 looped = int(xp.maximum(inp.src.max(), inp.dst.max())) + 1
             src, dst, _ = remaining_self_loops_pairs(inp.src, inp.dst, ones, looped, 1.0)
             graph = (ops.to_csr((src, dst), N, N), None)
-        else:
-            graph = (csr_of(inp), None)
+        else:  # PyG keeps nothing here: every call uses the edges it is given
+            return csr_of(inp), None
         if self.cached:
             self._cache = graph
         return graph
@@ -173,7 +175,8 @@ class EGConv(Module):
             else:
                 outs.append(spmm_slots(csr, bases, reduce=aggr))
         N, H, A = inp.num_dst, self.num_heads, len(self.aggregators)
-        aggregated = xp.stack(outs, axis=1).reshape(N, A * self.num_bases, -1)  # [N, A*B, C]
+        C = self.out_channels // H
+        aggregated = xp.stack(outs, axis=1).reshape(N, A * self.num_bases, C)  # [N, A*B, C]
         weightings = weightings.reshape(N, H, self.num_bases * A)
         out = xp.matmul(weightings, aggregated).reshape(N, self.out_channels)
         if self.bias is not None:

@@ -32,7 +32,13 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import check_edge_attr, check_zero_in_degree, csr_of, parse_input
+from arraygnn.nn._dgl_common import check_edge_feat
+from arraygnn.nn._graph_input import (
+    check_float_features,
+    check_zero_in_degree,
+    csr_of,
+    parse_input,
+)
 from arraygnn.nn._module import Module, channels_pair, layer_size
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, glorot, matmul
 from arraygnn.nn.nn_conv import CHUNK_BYTES
@@ -85,17 +91,23 @@ class _GaussianBase(Module):
     def _inputs(self, first: Any, second: Any, pseudo: Any, size: Any) -> tuple[Any, Any]:
         name = self._layer
         inp = parse_input(name, first, second, size)
+        for feat, what in ((inp.x_src, "source"), (inp.x_dst, "destination")):
+            if feat is not None and feat.ndim != 2:  # both references view rows as [K, M]
+                raise ValueError(
+                    f"{name}: {what} features must be [num_nodes, channels], got shape "
+                    f"{list(feat.shape)}"
+                )
+        check_float_features(name, inp.x_src, inp.x_dst)
         _check_features(inp.x_src, self.in_src, f"{name} source features", self.mu)
         if pseudo is None:
             raise ValueError(f"{name}: {self._pseudo} (the pseudo-coordinates) is required")
-        pseudo = check_edge_attr(name, pseudo, inp.num_edges, self.dim, inp.x_src)
+        pseudo = check_edge_feat(name, self._pseudo, pseudo, inp.num_edges, self.dim, inp.x_src)
         return inp, pseudo
 
-    def _kernel_spmm(self, inp: Any, h: Any, weights: Any, reduce: str) -> Any:
+    def _kernel_spmm(self, csr: Any, h: Any, weights: Any, reduce: str) -> Any:
         """``sum_k reduce_e(w[e, k] * h[src, k, :])``: one SpMM with ``[E, K]`` weights."""
         from arraygnn import ops
 
-        csr = csr_of(inp)
         out = ops.spmm(csr, h, weights.astype(h.dtype, copy=False), reduce=reduce)
         return out.sum(axis=1)
 
@@ -184,7 +196,7 @@ class GMMConv(_GaussianBase):
                 pseudo.astype(self.mu.dtype, copy=False), self.mu, self.sigma, True
             )
             if self.aggr in ("sum", "mean"):  # linear: reduce each kernel, then sum them
-                out = self._kernel_spmm(inp, h, weights, self.aggr)
+                out = self._kernel_spmm(csr_of(inp), h, weights, self.aggr)
             else:
                 messages = self._shared_messages(inp, h, weights)
                 out = ops.scatter(messages, inp.dst, inp.num_dst, reduce=self.aggr)
@@ -318,13 +330,14 @@ class DGLGMMConv(_GaussianBase):
     ) -> Any:
         """The layer's output; see the class docstring."""
         inp, pseudo = self._inputs(graph_or_x, feat_or_edge_index, pseudo, size)
+        csr = csr_of(inp)  # sorted once: the degree check and the SpMM
         if not self.allow_zero_in_degree:
-            check_zero_in_degree(self._layer, csr_of(inp).in_degrees())
+            check_zero_in_degree(self._layer, csr.in_degrees())
         h = self.fc(inp.x_src).reshape(inp.num_src, self.kernels, self.out_feats)
         weights = _kernel_weights(
             pseudo.astype(self.mu.dtype, copy=False), self.mu, self.inv_sigma, False
         )
-        out = self._kernel_spmm(inp, h, weights, self.aggregator_type)
+        out = self._kernel_spmm(csr, h, weights, self.aggregator_type)
         if self.res_fc is not None or self.res_identity:
             x_dst = inp.x_dst
             if x_dst is None:

@@ -148,6 +148,10 @@ class HEATConv(Module):
         if isinstance(x, (tuple, list)):
             raise TypeError(f"{layer}: x must be one (N, in_channels) array (no bipartite pair)")
         inp = parse_input(layer, x, edge_index)
+        if inp.x_src.ndim != 2:
+            raise ValueError(
+                f"{layer}: x must be (N, {self.in_channels}), got shape {tuple(inp.x_src.shape)}"
+            )
         xp = get_namespace(inp.x_src)
         n, e = inp.num_src, inp.num_edges
         c, dt, h = self.out_channels, self.edge_type_emb_dim, self.heads
@@ -158,6 +162,7 @@ class HEATConv(Module):
             )
         edge_attr = check_edge_attr(layer, edge_attr, e, self.edge_dim, inp.x_src)
         edge_type = check_types(f"{layer}: edge_type", edge_type, e, self.num_edge_types, xp)
+        node_type = check_types(f"{layer}: node_type", node_type, n, self.num_node_types, xp)
         hx = self.hetero_lin(inp.x_src, node_type)  # [N, C]
         att = self.att.weight  # [H, 2C + Dt + Da], blocks: x_i, x_j, type, edge features
         att_i, att_j = att[:, :c], att[:, c : 2 * c]
@@ -182,7 +187,8 @@ class HEATConv(Module):
         if self.edge_attr_emb_dim:
             edge_rows = to_slot_order(csr, emb_a)[:, None, :]  # [E, 1, Da], slot order
             agg = spmm_slots(slots_as_sources(csr), edge_rows, alpha)  # [N, H, Da]
-            out += matmul(agg.reshape(n * h, -1), lin_w[:, c:].T).reshape(n, h, c)
+            rows = agg.reshape(n * h, self.edge_attr_emb_dim)  # explicit: n may be 0
+            out += matmul(rows, lin_w[:, c:].T).reshape(n, h, c)
         if self.lin.bias is not None:  # sum_e alpha_e b = b on every node with edges
             has_edges = (csr.in_degrees() > 0).astype(out.dtype)
             out += has_edges[:, None, None] * self.lin.bias

@@ -21,7 +21,12 @@ from __future__ import annotations
 from typing import Any
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import check_edge_weight, csr_of, parse_input
+from arraygnn.nn._graph_input import (
+    check_edge_weight,
+    check_float_features,
+    csr_of,
+    parse_input,
+)
 from arraygnn.nn._module import Module
 from arraygnn.nn.hypergraph_conv import _inverse
 
@@ -39,7 +44,8 @@ class WLConvContinuous(Module):
         - input: x ``(N, F)`` or ``((N_src, F), (N_dst, F))``, edge_weight ``(E,)``
         - output: ``(N_dst, F)``
 
-    No parameters (an empty state dict, as PyG's).
+    Features must be floating point (a ``TypeError`` otherwise; PyG turns integer rows
+    into float32). No parameters (an empty state dict, as PyG's).
     """
 
     def __call__(self, x: Any, edge_index: Any, edge_weight: Any = None, size: Any = None) -> Any:
@@ -47,6 +53,8 @@ class WLConvContinuous(Module):
 
         layer = "WLConvContinuous"
         inp = parse_input(layer, x, edge_index, size)
+        # integer rows would be averaged in integer arithmetic (PyG promotes to float32)
+        check_float_features(layer, inp.x_src, inp.x_dst)
         check_edge_weight(layer, edge_weight, inp.num_edges)
         xp = get_namespace(inp.x_src)
         csr = csr_of(inp)

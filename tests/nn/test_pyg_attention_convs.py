@@ -471,7 +471,7 @@ def test_dgl_gmm_errors():
     with pytest.raises(ValueError, match="from_dgl: GMMConv reducer"):
         agnn.from_dgl(module)
     loose = agnn.DGLGMMConv(4, 2, 3, 2, allow_zero_in_degree=True, rng=0)
-    with pytest.raises(ValueError, match="DGLGMMConv: edge_attr must have shape"):
+    with pytest.raises(ValueError, match="DGLGMMConv: pseudo must have shape"):
         loose(x, ei, np.ones((3, 3), np.float32))
     with_res = agnn.DGLGMMConv(4, 2, 3, 2, residual=True, allow_zero_in_degree=True, rng=0)
     with pytest.raises(ValueError, match="DGLGMMConv.*needs destination features"):
