@@ -27,6 +27,7 @@ __all__ = [
     "DGLModule",
     "check_edge_feat",
     "homogeneous_input",
+    "one_node_set",
     "shifted_softplus",
     "silu",
     "slot_ends",
@@ -48,17 +49,28 @@ class DGLModule(Module):
 
 def homogeneous_input(layer: str, graph_or_x: Any, feat_or_edge_index: Any) -> GraphInput:
     """The parsed input of a layer that DGL writes with ``graph.ndata`` (one node set):
-    ``(graph, feat)`` or ``(x, edge_index)``; a bipartite pair or a block is a
-    ``ValueError`` naming ``layer``; features must be floating point."""
+    ``(graph, feat)`` or ``(x, edge_index)``; a bipartite pair, a graph of several node
+    types (equal sizes too) or a block is a ``ValueError`` naming ``layer``; features must
+    be floating point."""
     inp = parse_input(layer, graph_or_x, feat_or_edge_index)
-    is_block = inp.graph is not None and bool(getattr(inp.graph, "is_block", False))
-    if not inp.homogeneous or is_block or inp.num_src != inp.num_dst:
+    if not one_node_set(inp):
         raise ValueError(
             f"{layer} works on one node set (DGL reads graph.ndata): pass (graph, feat) or "
-            "(x, edge_index), not a bipartite pair or a block"
+            "(x, edge_index), not a bipartite pair, a bipartite graph or a block"
         )
     check_float_features(layer, inp.x_src)
     return inp
+
+
+def one_node_set(inp: GraphInput) -> bool:
+    """Whether ``inp`` is over one node set, as DGL's ``graph.ndata`` needs: not a pair, a
+    block, or a graph of several node types (a bipartite graph whose two sets have equal
+    sizes counts as homogeneous for :func:`parse_input`, not for ``ndata``)."""
+    g = inp.graph
+    is_block = g is not None and bool(getattr(g, "is_block", False))
+    ntypes = getattr(g, "ntypes", None) if g is not None else None
+    several_types = ntypes is not None and len(ntypes) > 1
+    return inp.homogeneous and inp.num_src == inp.num_dst and not is_block and not several_types
 
 
 def check_edge_feat(

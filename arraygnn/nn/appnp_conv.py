@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from arraygnn.nn._dgl_common import one_node_set
+from arraygnn.nn._module import layer_size
 from arraygnn.nn.sgc import APPNP, _homogeneous
 
 __all__ = ["APPNPConv"]
@@ -35,11 +37,24 @@ class APPNPConv(APPNP):
     """
 
     def __init__(self, k: int, alpha: float, edge_drop: float = 0.0) -> None:
+        k = layer_size("APPNPConv", "k", k)  # errors in DGL's names, not APPNP's K
+        if not 0.0 <= float(alpha) <= 1.0:
+            raise ValueError(f"APPNPConv: alpha must be in [0, 1], got {alpha}")
         super().__init__(k, alpha, add_self_loops=False, degree_norm="dgl")
         self.edge_drop = float(edge_drop)
 
     def __call__(self, graph_or_x: Any, feat_or_edge_index: Any, edge_weight: Any = None) -> Any:
-        _homogeneous("APPNPConv", graph_or_x, feat_or_edge_index, edge_weight)  # errors name us
+        inp = _homogeneous("APPNPConv", graph_or_x, feat_or_edge_index, edge_weight)
+        if not one_node_set(inp):  # a pair or a bipartite graph of equal sizes too
+            raise ValueError(
+                "APPNPConv needs a homogeneous graph (one node set: DGL reads graph.ndata), "
+                "not a bipartite pair, a bipartite graph or a block"
+            )
+        if edge_weight is not None and inp.num_edges and bool((edge_weight <= 0).any()):
+            raise ValueError(  # DGL's EdgeWeightNorm('both') error, naming the layer
+                "APPNPConv: non-positive edge weight in edge_weight (DGL normalises it by "
+                "EdgeWeightNorm('both'): the square root of a zero or negative degree)"
+            )
         return super().__call__(graph_or_x, feat_or_edge_index, edge_weight)
 
     def extra_repr(self) -> str:

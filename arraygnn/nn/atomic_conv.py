@@ -84,8 +84,16 @@ class AtomicConv(DGLModule):
         *,
         dtype: Any = np.float32,
     ) -> None:
-        arrays = [np.asarray(to_numpy(v), dtype=np.float64).reshape(-1) for v in
-                  (interaction_cutoffs, rbf_kernel_means, rbf_kernel_scaling)]  # fmt: skip
+        names = ("interaction_cutoffs", "rbf_kernel_means", "rbf_kernel_scaling")
+        values = (interaction_cutoffs, rbf_kernel_means, rbf_kernel_scaling)
+        arrays = []
+        for name, value in zip(names, values):
+            try:
+                arrays.append(np.asarray(to_numpy(value), dtype=np.float64).reshape(-1))
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"AtomicConv: {name} must hold numbers, got {type(value).__name__}"
+                ) from None
         if len({a.size for a in arrays}) != 1 or arrays[0].size == 0:
             raise ValueError(
                 "AtomicConv: interaction_cutoffs, rbf_kernel_means and rbf_kernel_scaling "

@@ -22,6 +22,7 @@ symmetric ``L`` (pass ``lambda_max`` for a non-symmetric one).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -102,11 +103,16 @@ class DenseChebConv(DGLModule):
                         f"{lambda_max.shape}"
                     )
                 return lambda_max.reshape(()).astype(dtype)
-            if isinstance(lambda_max, (list, tuple)):
-                raise TypeError("DenseChebConv: lambda_max must be one number (one graph)")
+            if not isinstance(lambda_max, numbers.Real):  # a str, a list of graphs' values
+                raise TypeError(
+                    f"DenseChebConv: lambda_max must be one number (one graph), got "
+                    f"{type(lambda_max).__name__}"
+                )
             return dtype.type(lambda_max)
         if lap.shape[0] == 0:
             return dtype.type(2)
+        if lap.dtype.itemsize < 4:  # float16: the eigen solvers take float32 and wider
+            lap = lap.astype(xp.float32)
         if xp is np:
             return dtype.type(np.linalg.eigvals(lap).real.max())
         if not bool(xp.allclose(lap, lap.T)):

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn._dgl_common import DGLModule, check_edge_feat, shifted_softplus
-from arraygnn.nn._graph_input import csr_of, parse_input
+from arraygnn.nn._graph_input import check_float_features, csr_of, parse_input
 from arraygnn.nn._module import layer_size
 from arraygnn.nn.linear import Linear, Sequential, _check_features, _rng
 
@@ -96,6 +96,7 @@ class DGLCFConv(DGLModule):
         inp = parse_input(layer, graph_or_x, node_feats_or_edge_index)
         x = inp.x_src
         _check_features(x, self.node_in_feats, f"{layer} node_feats", self.project_node.weight)
+        check_float_features(layer, x)  # DGL's Linears refuse integers
         if x.ndim != 2:
             raise ValueError(f"{layer}: node_feats must be [num_nodes, features], got {x.shape}")
         edge_feats = check_edge_feat(

@@ -134,7 +134,10 @@ class DGLPNAConv(DGLModule):
                 raise ValueError(
                     f"{layer}: {name} must be a non-empty list from {known}, got {given}"
                 )
-        self.delta = float(delta)
+        try:
+            self.delta = float(delta)
+        except (TypeError, ValueError):
+            raise TypeError(f"{layer}: delta must be a number, got {delta!r}") from None
         self.dropout = float(dropout)
         self.residual = bool(residual) and self.in_size == self.out_size
         self.tower_in = self.in_size // self.num_towers
@@ -213,9 +216,10 @@ class DGLPNAConv(DGLModule):
             counts = xp.asarray(g.batch_num_nodes())
         else:
             counts = xp.asarray([n])
+        wide = np.promote_types(dtype, np.float32)  # a count beyond float16 (65504) is inf
         with np.errstate(divide="ignore"):
-            per_graph = xp.sqrt(xp.ones(counts.shape, dtype=dtype) / counts.astype(dtype))
-        return repeat_counts(xp, per_graph, counts)[:, None]
+            per_graph = xp.sqrt(xp.ones(counts.shape, dtype=wide) / counts.astype(wide))
+        return repeat_counts(xp, per_graph.astype(dtype, copy=False), counts)[:, None]
 
     def _aggregate(
         self, xp: Any, ops: Any, msg: Any, indptr: Any, dst: Any, h: Any, directions: Any

@@ -54,6 +54,8 @@ class EdgeWeightNorm:
                 f"{layer}: edge_weight must be one scalar per edge (E,), got shape "
                 f"{tuple(edge_weight.shape)}; normalise higher-dimensional weights yourself"
             )
+        if edge_weight is None:
+            raise TypeError(f"{layer}: edge_weight is required, shape ({int(src.shape[0])},)")
         check_edge_weight(layer, edge_weight, int(src.shape[0]))
         xp = get_namespace(edge_weight, src)
         if self.norm == "none":
@@ -99,8 +101,12 @@ def _edges(layer: str, graph: Any, num_nodes: Any) -> tuple[Any, Any, int, int]:
     if not is_array(graph) or graph.ndim != 2 or graph.shape[0] != 2:
         raise TypeError(f"{layer}: the first argument must be a graph or an edge_index (2, E)")
     sizes = num_nodes if isinstance(num_nodes, (tuple, list)) else (num_nodes, num_nodes)
+    if len(sizes) != 2:
+        raise ValueError(
+            f"{layer}: num_nodes must be one count or a pair (N_src, N_dst), got {num_nodes!r}"
+        )
     n_src = check_size(f"{layer}: num_nodes", sizes[0])
-    n_dst = check_size(f"{layer}: num_nodes", sizes[-1])
+    n_dst = check_size(f"{layer}: num_nodes", sizes[1])
     check_index(f"{layer}: edge_index[0]", graph[0], n_src)
     check_index(f"{layer}: edge_index[1]", graph[1], n_dst)
     return graph[0], graph[1], n_src, n_dst

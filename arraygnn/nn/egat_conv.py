@@ -27,7 +27,13 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._dgl_common import DGLModule, check_edge_feat
-from arraygnn.nn._graph_input import check_edge_weight, check_zero_in_degree, csr_of, parse_input
+from arraygnn.nn._graph_input import (
+    check_edge_weight,
+    check_float_features,
+    check_zero_in_degree,
+    csr_of,
+    parse_input,
+)
 from arraygnn.nn._module import _pair, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features, _leaky_relu, _rng, add_bias, glorot
 
@@ -103,7 +109,6 @@ class EGATConv(DGLModule):
         nfeats_or_edge_index: Any,
         efeats: Any = None,
         edge_weight: Any = None,
-        *,
         get_attention: bool = False,
     ) -> Any:
         from arraygnn import ops
@@ -114,6 +119,7 @@ class EGATConv(DGLModule):
             raise ValueError(f"{layer}: destination features are needed (fc_nj reads them)")
         _check_features(inp.x_src, self.in_src, f"{layer} source features", self.attn)
         _check_features(inp.x_dst, self.in_dst, f"{layer} destination features", self.attn)
+        check_float_features(layer, inp.x_src, inp.x_dst)  # DGL's Linears refuse integers
         efeats = check_edge_feat(
             layer, "efeats", efeats, inp.num_edges, self.in_edge_feats, inp.x_src
         )

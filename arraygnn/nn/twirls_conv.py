@@ -10,13 +10,14 @@ on the graph with its self-loops replaced by one per node; with ``attention`` (a
 ``1e-9``, and ``D`` their weighted in-degrees. Dropouts are the identity at inference.
 
 How it runs: the looped graph's CSR is built once per call; the edge weights stay in its
-slot order; each step is one weighted SpMM, each reweighting one SDDMM ``dot`` (``u_dot_v``
-as DGL) and one segment sum. No ``[E, F]`` array. As DGL, a layer without attention, MLP
-before or input dropout caches its unfolding (DGL's transductive shortcut) and reuses it
-while the same graph and feature objects are passed again; other inputs recompute it
-(DGL reuses the first call's unfolding for any input). ``layer.to(...)`` / ``astype``
-clear the cache; so does ``layer.cached_unfolding = None`` after changing the arrays in
-place.
+slot order; each step is one weighted SpMM, each reweighting two SDDMMs (``u_dot_v`` and
+``u_add_v`` of the squared norms, as DGL) and one segment sum. No ``[E, F]`` array. As DGL,
+a layer without attention, MLP before or input dropout caches its unfolding (DGL's
+transductive shortcut) and reuses it while the same graph and feature objects are passed
+again (and ``unfolding.etas`` is the same array); other inputs recompute it (DGL reuses the
+first call's unfolding for any input). ``layer.to(...)`` / ``astype`` clear the cache, and
+``etas`` loaded by ``load_state_dict`` (a new array) recompute it; so does
+``layer.cached_unfolding = None`` after changing the arrays in place.
 
 >>> import numpy as np
 >>> conv = TWIRLSConv(4, 2, 8, prop_step=4, attention=True, rng=0)
@@ -172,7 +173,7 @@ class TWIRLSConv(DGLModule):
         self.attn_aft = self.prop_step // 2 if self.attention else -1
         self.cacheable = not self.attention and self.num_mlp_before == 0 and inp_dropout <= 0
         self.cached_unfolding: Any = None
-        self._cached_inputs: tuple[Any, Any] | None = None  # the objects it was made from
+        self._cached_inputs: tuple[Any, Any, Any] | None = None  # what it was made from
         size_bef = self.output_d if self.num_mlp_after == 0 else self.hidden_d
         size_aft = self.input_d if self.num_mlp_before == 0 else self.hidden_d
         gen = _rng(rng)
@@ -187,6 +188,7 @@ class TWIRLSConv(DGLModule):
 
     def _clear_cache(self) -> None:
         self.cached_unfolding = None
+        self._cached_inputs = None  # drop the references to the old inputs too
         super()._clear_cache()
 
     def __call__(self, graph_or_x: Any, feat_or_edge_index: Any) -> Any:
@@ -197,11 +199,14 @@ class TWIRLSConv(DGLModule):
         if x.ndim != 2:
             raise ValueError(f"{layer}: feat must be [num_nodes, input_d], got {x.shape}")
         if self.cacheable:
-            key = self._cached_inputs
-            same = key is not None and key[0] is graph_or_x and key[1] is feat_or_edge_index
+            # the unfolding reads the inputs and (with attn_bef) the etas: a new etas array
+            # (load_state_dict, astype) is a new key too
+            key = (graph_or_x, feat_or_edge_index, self.unfolding.etas)
+            old = self._cached_inputs
+            same = old is not None and all(a is b for a, b in zip(old, key))
             if self.cached_unfolding is None or not same:
                 self.cached_unfolding = self._unfold(inp, x)
-                self._cached_inputs = (graph_or_x, feat_or_edge_index)
+                self._cached_inputs = key
             y = self.cached_unfolding
         else:
             y = self._unfold(inp, self.mlp_bef(x))
@@ -255,8 +260,15 @@ class TWIRLSConv(DGLModule):
 
         xp = get_namespace(y)
         dt = y.dtype.type
-        if self.unfolding.etas is not None:
-            y = y * self.unfolding.etas.astype(y.dtype, copy=False)
+        etas = self.unfolding.etas
+        if etas is not None:
+            if etas.shape[0] != y.shape[1]:  # DGL fails in Y * etas alike
+                raise ValueError(
+                    f"TWIRLSConv: use_eta weights hidden_d={etas.shape[0]} columns, but the "
+                    f"unfolding runs on {y.shape[1]} (input_d without an MLP before it, "
+                    "output_d without one after it)"
+                )
+            y = y * etas.astype(y.dtype, copy=False)
         norm = (y**2).sum(-1)
         dot = sddmm_slots(csr, y, y, "dot", "u", "v")[:, 0]
         w = sddmm_slots(csr, norm, norm, "add", "u", "v") - 2 * dot
