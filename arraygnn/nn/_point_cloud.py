@@ -26,7 +26,42 @@ __all__ = [
     "affine_aggregate",
     "add_into",
     "rows_of",
+    "split_net",
+    "check_nets",
+    "check_loops_flag",
+    "aggr_name",
 ]
+
+#: the aggregations of PointNetConv / PPFConv / PointGNNConv (PyG's names -> arraygnn's)
+_AGGRS = {"add": "sum", "sum": "sum", "mean": "mean", "max": "max", "min": "min"}
+
+
+def check_nets(layer: str, optional: bool, **nets: Any) -> None:
+    """A ``TypeError`` naming ``layer`` and the argument unless every net is an arraygnn
+    ``Module`` (or None, where ``optional``)."""
+    from arraygnn.nn._module import Module
+
+    for name, nn in nets.items():
+        if not (isinstance(nn, Module) or (optional and nn is None)):
+            raise TypeError(
+                f"{layer}: {name} must be an arraygnn.nn Module{' or None' if optional else ''}"
+                f", got {type(nn).__name__} (wrap a function in arraygnn.nn.Sequential)"
+            )
+
+
+def check_loops_flag(layer: str, add_self_loops: Any) -> bool:
+    """``add_self_loops`` as a bool; a ``TypeError`` unless it is True or False."""
+    if not isinstance(add_self_loops, (bool, np.bool_)):
+        raise TypeError(f"{layer}: add_self_loops must be True or False, got {add_self_loops!r}")
+    return bool(add_self_loops)
+
+
+def aggr_name(layer: str, aggr: Any) -> str:
+    """PyG's ``aggr`` (``'add'`` / ``'sum'``, ``'mean'``, ``'max'``, ``'min'``) as
+    arraygnn's name; a ``ValueError`` naming ``layer`` otherwise."""
+    if not isinstance(aggr, str) or aggr not in _AGGRS:
+        raise ValueError(f"{layer}: aggr must be one of {sorted(_AGGRS)}, got {aggr!r}")
+    return _AGGRS[aggr]
 
 
 def point_pair(layer: str, name: str, value: Any, allow_none: bool) -> tuple[Any, Any]:
@@ -61,6 +96,21 @@ def rows_of(layer: str, name: str, value: Any, rows: int, what: str) -> None:
     """A ``ValueError`` unless ``value`` (None passes) has ``rows`` rows."""
     if value is not None and int(value.shape[0]) != rows:
         raise ValueError(f"{layer}: {name} has {value.shape[0]} rows but {what} has {rows}")
+
+
+def split_net(layer: str, name: str, net: Any, width: int, what: str) -> tuple[Any, Any] | None:
+    """``(first, rest)`` of ``net`` when it starts with a ``Linear``
+    (:func:`~arraygnn.nn.edge_conv._split_first_linear`; None for other nets and for
+    None), a ``ValueError`` naming ``layer`` and ``name`` when that ``Linear`` does not
+    take the ``width`` features of its input ``what``."""
+    from arraygnn.nn.edge_conv import _split_first_linear
+
+    split = None if net is None else _split_first_linear(net)
+    if split is not None and int(split[0].in_features) != width:
+        raise ValueError(
+            f"{layer}: {name} takes {split[0].in_features} input features but {what} has {width}"
+        )
+    return split
 
 
 def point_csr(

@@ -31,13 +31,18 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module
-from arraygnn.nn._point_cloud import aggregate_split, point_csr, point_pair, rows_of
-from arraygnn.nn.edge_conv import _split_first_linear
+from arraygnn.nn._point_cloud import (
+    aggr_name,
+    aggregate_split,
+    check_nets,
+    point_csr,
+    point_pair,
+    rows_of,
+    split_net,
+)
 from arraygnn.nn.linear import matmul
 
 __all__ = ["PointGNNConv"]
-
-_AGGRS = {"add": "sum", "sum": "sum", "mean": "mean", "max": "max", "min": "min"}
 
 
 class PointGNNConv(Module):
@@ -64,16 +69,9 @@ class PointGNNConv(Module):
 
     def __init__(self, mlp_h: Module, mlp_f: Module, mlp_g: Module, aggr: str = "max") -> None:
         layer = type(self).__name__
-        for name, nn in (("mlp_h", mlp_h), ("mlp_f", mlp_f), ("mlp_g", mlp_g)):
-            if not isinstance(nn, Module):
-                raise TypeError(
-                    f"{layer}: {name} must be an arraygnn.nn Module, got {type(nn).__name__} "
-                    "(wrap a function in arraygnn.nn.Sequential)"
-                )
-        if aggr not in _AGGRS:
-            raise ValueError(f"{layer}: aggr must be one of {sorted(_AGGRS)}, got {aggr!r}")
+        check_nets(layer, False, mlp_h=mlp_h, mlp_f=mlp_f, mlp_g=mlp_g)
+        self.aggr = aggr_name(layer, aggr)
         self.mlp_h, self.mlp_f, self.mlp_g = mlp_h, mlp_f, mlp_g
-        self.aggr = _AGGRS[aggr]
 
     def __call__(self, x: Any, pos: Any, edge_index: Any) -> Any:
         from arraygnn import ops
@@ -90,15 +88,17 @@ class PointGNNConv(Module):
         rows_of(layer, "x", x, num, "pos")
         xp = get_namespace(x, pos)
         csr = point_csr(layer, edge_index, num, num, None)
-        delta = self.mlp_h(x)
         dim, width = int(pos.shape[1]), int(x.shape[1])
+        split_net(layer, "mlp_h", self.mlp_h, width, "x")
+        delta = self.mlp_h(x)
         if delta.ndim != 2 or int(delta.shape[1]) != dim:
             raise ValueError(
                 f"{layer}: mlp_h must map x to offsets of the positions' width {dim}, got "
                 f"shape {tuple(delta.shape)}"
             )
-        split = _split_first_linear(self.mlp_f)
-        if split is not None and split[0].in_features == dim + width:
+        what = f"[pos_j - pos_i + mlp_h(x_i), x_j] ({dim} + {width} columns)"
+        split = split_net(layer, "mlp_f", self.mlp_f, dim + width, what)
+        if split is not None:
             first, rest = split
             w_p, w_x = first.weight[:, :dim].T, first.weight[:, dim:].T
             at_src = matmul(pos, w_p) + matmul(x, w_x)
@@ -119,7 +119,15 @@ class PointGNNConv(Module):
 
             row_bytes = (dim + width) * np.dtype(x.dtype).itemsize
             out = map_row_chunks(csr, row_bytes, rows)
-        return x + self.mlp_g(out)
+        update = self.mlp_g(out)
+        try:
+            np.broadcast_shapes(tuple(x.shape), tuple(update.shape))  # x + update, as PyG
+        except ValueError:
+            raise ValueError(
+                f"{layer}: mlp_g must map the aggregated messages to x's shape "
+                f"{tuple(x.shape)} (x + mlp_g(.)), got {tuple(update.shape)}"
+            ) from None
+        return x + update
 
     def extra_repr(self) -> str:
         return f"aggr={self.aggr!r}"

@@ -42,16 +42,17 @@ from arraygnn.nn._module import Module
 from arraygnn.nn._point_cloud import (
     add_into,
     affine_aggregate,
+    aggr_name,
     aggregate_split,
+    check_loops_flag,
+    check_nets,
     point_csr,
     point_pair,
+    split_net,
 )
-from arraygnn.nn.edge_conv import _split_first_linear
 from arraygnn.nn.linear import _check_features, matmul
 
 __all__ = ["PointNetConv"]
-
-_AGGRS = {"add": "sum", "sum": "sum", "mean": "mean", "max": "max", "min": "min"}
 
 
 class PointNetConv(Module):
@@ -90,22 +91,11 @@ class PointNetConv(Module):
         aggr: str = "max",
     ) -> None:
         layer = type(self).__name__
-        for name, nn in (("local_nn", local_nn), ("global_nn", global_nn)):
-            if nn is not None and not isinstance(nn, Module):
-                raise TypeError(
-                    f"{layer}: {name} must be an arraygnn.nn Module or None, got "
-                    f"{type(nn).__name__} (wrap a function in arraygnn.nn.Sequential)"
-                )
-        if not isinstance(add_self_loops, (bool, np.bool_)):
-            raise TypeError(
-                f"{layer}: add_self_loops must be True or False, got {add_self_loops!r}"
-            )
-        if aggr not in _AGGRS:
-            raise ValueError(f"{layer}: aggr must be one of {sorted(_AGGRS)}, got {aggr!r}")
+        check_nets(layer, True, local_nn=local_nn, global_nn=global_nn)
+        self.add_self_loops = check_loops_flag(layer, add_self_loops)
+        self.aggr = aggr_name(layer, aggr)
         self.local_nn = local_nn
         self.global_nn = global_nn
-        self.add_self_loops = bool(add_self_loops)
-        self.aggr = _AGGRS[aggr]
 
     def __call__(self, x: Any, pos: Any, edge_index: Any) -> Any:
         from arraygnn import ops
@@ -129,8 +119,9 @@ class PointNetConv(Module):
         xp = get_namespace(pos_src)
         width = 0 if x_src is None else int(x_src.shape[1])
         dim = int(pos_src.shape[1])
-        split = None if self.local_nn is None else _split_first_linear(self.local_nn)
-        if split is not None and split[0].in_features == width + dim:
+        what = f"[x_j, pos_j - pos_i] ({width} + {dim} columns)"
+        split = split_net(layer, "local_nn", self.local_nn, width + dim, what)
+        if split is not None:
             first, rest = split
             _check_features(pos_src, dim, f"{layer} pos", first.weight)  # one device
             w_x, w_p = first.weight[:, :width], first.weight[:, width:]

@@ -32,7 +32,14 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module, channels_pair, layer_size
-from arraygnn.nn._point_cloud import point_csr, point_pair, rows_of
+from arraygnn.nn._point_cloud import (
+    check_loops_flag,
+    check_nets,
+    point_csr,
+    point_pair,
+    rows_of,
+    split_net,
+)
 from arraygnn.nn.linear import Linear, _rng
 
 __all__ = ["PointTransformerConv"]
@@ -82,16 +89,8 @@ class PointTransformerConv(Module):
         layer = type(self).__name__
         self.in_channels, in_src, in_dst = channels_pair(layer, in_channels)
         self.out_channels = layer_size(layer, "out_channels", out_channels)
-        for name, nn in (("pos_nn", pos_nn), ("attn_nn", attn_nn)):
-            if nn is not None and not isinstance(nn, Module):
-                raise TypeError(
-                    f"{layer}: {name} must be an arraygnn.nn Module or None, got "
-                    f"{type(nn).__name__} (wrap a function in arraygnn.nn.Sequential)"
-                )
-        if not isinstance(add_self_loops, (bool, np.bool_)):
-            raise TypeError(
-                f"{layer}: add_self_loops must be True or False, got {add_self_loops!r}"
-            )
+        check_nets(layer, True, pos_nn=pos_nn, attn_nn=attn_nn)
+        self.add_self_loops = check_loops_flag(layer, add_self_loops)
         gen = _rng(rng)
         out = self.out_channels
         self.pos_nn = pos_nn if pos_nn is not None else Linear(3, out, dtype=dtype, rng=gen)
@@ -99,7 +98,6 @@ class PointTransformerConv(Module):
         self.lin = Linear(in_src, out, bias=False, dtype=dtype, rng=gen)
         self.lin_src = Linear(in_src, out, bias=False, dtype=dtype, rng=gen)
         self.lin_dst = Linear(in_dst, out, bias=False, dtype=dtype, rng=gen)
-        self.add_self_loops = bool(add_self_loops)
 
     def __call__(self, x: Any, pos: Any, edge_index: Any) -> Any:
         from arraygnn import ops
@@ -120,6 +118,9 @@ class PointTransformerConv(Module):
         get_namespace(x_src, x_dst, pos_src, pos_dst)  # one device
         loops = min(num_src, num_dst) if self.add_self_loops else None
         csr = point_csr(layer, edge_index, num_src, num_dst, loops)
+        split_net(layer, "lin", self.lin, int(x_src.shape[1]), "x_src")
+        split_net(layer, "lin_dst", self.lin_dst, int(x_dst.shape[1]), "x_dst")
+        split_net(layer, "pos_nn", self.pos_nn, int(pos_src.shape[1]), "pos_i - pos_j")
         value = self.lin(x_src)  # W_3 x
         a_src, a_dst = self.lin_src(x_src), self.lin_dst(x_dst)  # W_2 x, W_1 x
         pos_nn, attn_nn = self.pos_nn, self.attn_nn

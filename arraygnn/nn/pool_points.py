@@ -7,10 +7,13 @@ copied to the host, the int64 result back; stated here). ``batch`` vectors hold 
 example id of every point and must be sorted, as PyG requires; ids may skip values (an
 example with no points).
 
-RULE: ``fps`` with ``random_start=False`` gives torch_cluster's picks exactly (same start,
-same ``argmax`` tie rule, distances in the points' dtype); with ``random_start=True`` the
-start of every example is drawn from ``numpy.random.default_rng(seed)`` (torch_cluster
-uses C's ``rand()``): the same seed gives the same picks.
+RULE: ``fps`` with ``random_start=False`` gives torch_cluster's picks exactly for points
+of up to 4 coordinates (same start, same ``argmax`` tie rule, distances summed in order
+in the points' dtype; float16 points in float64). Longer rows torch sums in a blocked,
+vectorised order that depends on the CPU, so a near tie (an ulp apart) can go either
+way there. With ``random_start=True`` the start of every example is drawn from
+``numpy.random.default_rng(seed)`` (``seed`` keyword only; torch_cluster uses C's
+``rand()``): the same seed gives the same picks.
 
 >>> import numpy as np
 >>> pos = np.array([[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]])
@@ -35,13 +38,14 @@ from arraygnn.utils._checks import check_array_arg
 __all__ = ["fps", "nearest", "voxel_grid"]
 
 
-def _points(where: str, name: str, x: Any) -> np.ndarray:
-    """``x`` as a contiguous float host array ``[N, D]`` (1-D: one column), finite."""
+def _points(where: str, name: str, x: Any, flatten: bool = False) -> np.ndarray:
+    """``x`` as a contiguous float host array ``[N, D]`` (1-D: one column; with
+    ``flatten`` more dimensions are flattened per point, PyG's ``x.view(N, -1)``), finite."""
     check_array_arg(where, name, x)
     if x.dtype.kind != "f":
         raise TypeError(f"{where}: {name} must hold floating-point values, got {x.dtype}")
-    if x.ndim == 1:
-        x = x.reshape(-1, 1)
+    if x.ndim == 1 or (flatten and x.ndim > 2):
+        x = x.reshape(int(x.shape[0]), int(np.prod(x.shape[1:])))
     if x.ndim != 2:
         raise ValueError(f"{where}: {name} must be [N, D] (or 1-D), got shape {tuple(x.shape)}")
     host = np.ascontiguousarray(to_numpy(x))
@@ -53,23 +57,40 @@ def _points(where: str, name: str, x: Any) -> np.ndarray:
     return host
 
 
-def _example_ptr(where: str, name: str, batch: Any, n: int, top: int | None = None) -> Any:
+def _example_ptr(
+    where: str, name: str, batch: Any, n: int, batch_size: Any = None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Start of every example (``B + 1`` int64 entries; ``B`` from the largest id, or
-    ``top``) and the checked host batch (None when ``batch`` is None)."""
+    ``batch_size``, which must exceed it) and the checked host batch (None when ``batch``
+    is None; ``batch_size`` is then not read, as in PyG)."""
     from arraygnn.utils.knn import _batch
 
     b = _batch(where, name, batch, n)
     if b is None:
         return np.array([0, n], np.int64), None
-    size = top if top is not None else (int(b[-1]) + 1 if n else 0)
+    size = int(b[-1]) + 1 if n else 0
+    if batch_size is not None:
+        if isinstance(batch_size, (bool, np.bool_)) or not isinstance(
+            batch_size, (int, np.integer)
+        ):
+            raise TypeError(f"{where}: batch_size must be an int or None, got {batch_size!r}")
+        if int(batch_size) < size:
+            # PyG's index2ptr would drop the points of the examples from batch_size on
+            raise ValueError(
+                f"{where}: batch_size={int(batch_size)} but {name} holds example id "
+                f"{size - 1}; batch_size must exceed every id"
+            )
+        size = int(batch_size)
     return np.searchsorted(b, np.arange(size + 1)).astype(np.int64), b
 
 
 def fps(
-    pos: Any,
+    x: Any,
     batch: Any = None,
     ratio: float = 0.5,
     random_start: bool = True,
+    batch_size: int | None = None,
+    *,
     seed: Any = None,
 ) -> Any:
     """Farthest point sampling (PointNet++; torch_cluster's ``fps``).
@@ -77,10 +98,14 @@ def fps(
     Every example with ``n`` points gives ``ceil(n * ratio)`` picks (computed in float32,
     as torch_cluster): its start point (the first, or a random one with
     ``random_start``), then repeatedly the point farthest (squared Euclidean distance in
-    the points' dtype) from all picked so far, the lowest index on a tie. Returns the
+    the points' dtype; float16 points in float64) from all picked so far, the lowest
+    index on a tie. Points with more than two dimensions are flattened per point (PyG's
+    ``x.view(N, -1)``). ``batch_size`` is the number of examples (PyG's; it must exceed
+    every id in ``batch``, where PyG would drop the points beyond it). Returns the
     global int64 indices of the picks, example by example, each example's in pick order;
-    an empty example gives none. ``seed`` (an int or a ``numpy.random.Generator``) makes
-    random starts repeatable. Runs a Numba kernel, examples in parallel.
+    an empty example gives none. ``seed`` (keyword only: an int or a
+    ``numpy.random.Generator``) makes random starts repeatable. Runs a Numba kernel,
+    examples in parallel.
 
     >>> import numpy as np
     >>> pos = np.array([[0.0], [1.0], [5.0], [10.0], [0.0], [2.0]])
@@ -92,8 +117,8 @@ def fps(
     from arraygnn.nn.linear import _rng
 
     where = "fps"
-    xp = get_namespace(pos, batch)
-    src = _points(where, "pos", pos)
+    xp = get_namespace(x, batch)
+    src = _points(where, "x", x, flatten=True)
     if isinstance(ratio, (bool, np.bool_)) or not isinstance(ratio, numbers.Real):
         raise TypeError(f"{where}: ratio must be a real number in (0, 1], got {ratio!r}")
     if not 0.0 < float(ratio) <= 1.0:
@@ -101,7 +126,7 @@ def fps(
     if not isinstance(random_start, (bool, np.bool_)):
         raise TypeError(f"{where}: random_start must be True or False, got {random_start!r}")
     n = int(src.shape[0])
-    ptr, _ = _example_ptr(where, "batch", batch, n)
+    ptr, _ = _example_ptr(where, "batch", batch, n, batch_size)
     deg = np.diff(ptr)
     take = np.ceil(deg.astype(np.float32) * np.float32(ratio)).astype(np.int64)
     out_ptr = np.concatenate([[0], np.cumsum(take)]).astype(np.int64)
@@ -121,10 +146,12 @@ def nearest(x: Any, y: Any, batch_x: Any = None, batch_y: Any = None) -> Any:
     """For every point of ``x``, the index of its nearest point of ``y`` in the same
     example (torch_cluster's ``nearest``: a cluster id per point of ``x``).
 
-    int64 ``[N_x]``. Distances are Euclidean, computed in float64 (a k-d tree search,
-    :func:`arraygnn.utils.knn`); a tie goes to the lower index of ``y`` (torch_cluster's
-    CPU path ranks after rescaling the points to ``[0, 1]``, which can round a near tie
-    either way). The examples holding points must be the same in ``x`` and ``y``
+    int64 ``[N_x]``. Points with more than two dimensions are flattened per point (as
+    pyg-lib's ``nearest``). Distances are Euclidean, computed in float64 (a k-d tree search,
+    :func:`arraygnn.utils.knn`); a tie goes to the lower index of ``y`` (PyG 2.8.1's
+    pyg-lib kernel compares squared distances in the points' dtype and torch_cluster's CPU
+    path ranks after rescaling the points to ``[0, 1]``: a near tie can round either
+    way there). The examples holding points must be the same in ``x`` and ``y``
     (torch_cluster's ``ValueError`` otherwise); a missing batch vector means example 0.
 
     >>> import numpy as np
@@ -136,7 +163,7 @@ def nearest(x: Any, y: Any, batch_x: Any = None, batch_y: Any = None) -> Any:
 
     where = "nearest"
     xp = get_namespace(x, y, batch_x, batch_y)
-    xh, yh = _points(where, "x", x), _points(where, "y", y)
+    xh, yh = _points(where, "x", x, flatten=True), _points(where, "y", y, flatten=True)
     if xh.shape[1] != yh.shape[1]:
         raise ValueError(
             f"{where}: x and y must have one number of columns, got {xh.shape[1]} and {yh.shape[1]}"

@@ -35,13 +35,18 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module
-from arraygnn.nn._point_cloud import point_csr, point_pair, rows_of
-from arraygnn.nn.edge_conv import _split_first_linear
+from arraygnn.nn._point_cloud import (
+    aggr_name,
+    check_loops_flag,
+    check_nets,
+    point_csr,
+    point_pair,
+    rows_of,
+    split_net,
+)
 from arraygnn.nn.linear import matmul
 
 __all__ = ["PPFConv", "point_pair_features"]
-
-_AGGRS = {"add": "sum", "sum": "sum", "mean": "mean", "max": "max", "min": "min"}
 
 
 def _angle(xp: Any, a: Any, b: Any) -> Any:
@@ -111,22 +116,11 @@ class PPFConv(Module):
         aggr: str = "max",
     ) -> None:
         layer = type(self).__name__
-        for name, nn in (("local_nn", local_nn), ("global_nn", global_nn)):
-            if nn is not None and not isinstance(nn, Module):
-                raise TypeError(
-                    f"{layer}: {name} must be an arraygnn.nn Module or None, got "
-                    f"{type(nn).__name__} (wrap a function in arraygnn.nn.Sequential)"
-                )
-        if not isinstance(add_self_loops, (bool, np.bool_)):
-            raise TypeError(
-                f"{layer}: add_self_loops must be True or False, got {add_self_loops!r}"
-            )
-        if aggr not in _AGGRS:
-            raise ValueError(f"{layer}: aggr must be one of {sorted(_AGGRS)}, got {aggr!r}")
+        check_nets(layer, True, local_nn=local_nn, global_nn=global_nn)
+        self.add_self_loops = check_loops_flag(layer, add_self_loops)
+        self.aggr = aggr_name(layer, aggr)
         self.local_nn = local_nn
         self.global_nn = global_nn
-        self.add_self_loops = bool(add_self_loops)
-        self.aggr = _AGGRS[aggr]
 
     def __call__(self, x: Any, pos: Any, normal: Any, edge_index: Any) -> Any:
         from arraygnn import ops
@@ -155,9 +149,8 @@ class PPFConv(Module):
         csr = point_csr(layer, edge_index, num_src, num_dst, loops)
         xp = get_namespace(pos_src)
         width = 0 if x_src is None else int(x_src.shape[1])
-        split = None if self.local_nn is None else _split_first_linear(self.local_nn)
-        if split is not None and split[0].in_features != width + 4:
-            split = None  # let the net report its own width error
+        what = f"[x_j, ppf(i, j)] ({width} + 4 columns)"
+        split = split_net(layer, "local_nn", self.local_nn, width + 4, what)
         at_src = w_f = bias = None
         if split is not None:
             first, rest = split

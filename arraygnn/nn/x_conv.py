@@ -5,8 +5,9 @@ first) the layer lifts the offsets ``P_i - p_i`` with ``mlp1`` (``D -> C_delta``
 them to the neighbours' features, multiplies by a learnt ``K x K`` matrix ``mlp2(P_i -
 p_i)`` (the X-transform) and applies a depthwise convolution over the ``K`` neighbours
 followed by a ``Linear``. The neighbours are :func:`arraygnn.utils.knn` ``(pos, pos,
-K * dilation, batch, batch)`` (PyG's ``knn`` op; ties go to the lower index); with
-``dilation > 1`` every ``dilation``-th of them is kept (PyG's inference behaviour).
+K * dilation, batch, batch)`` (PyG's ``knn`` op; equidistant neighbours in index
+order, where pyg-lib's k-d tree may order exact ties otherwise); with ``dilation > 1``
+every ``dilation``-th of them is kept (as PyG, in training too).
 
 How it runs: XConv is dense per point by construction (``[N, K, C]`` neighbour features,
 ``[N, K, K]`` transforms), so those arrays are formed, as in PyG; the grouped ``Conv1d``
@@ -30,9 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, torch_hint
+from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import BatchNorm, Linear, Sequential, _rng, glorot
+from arraygnn.utils._checks import check_array_arg
 
 __all__ = ["XConv"]
 
@@ -183,16 +185,16 @@ class XConv(Module):
         )
 
     def __call__(self, x: Any, pos: Any, batch: Any = None) -> Any:
-        from arraygnn.utils.knn import knn
+        from arraygnn.utils.knn import _batch, knn
 
         layer = "XConv"
-        pos = _array(layer, "pos", pos, float_only=True)
+        pos = _float_array(layer, "pos", pos)
         pos = pos.reshape(-1, 1) if pos.ndim == 1 else pos
         if pos.ndim != 2 or int(pos.shape[1]) != self.dim:
             raise ValueError(f"{layer}: pos must be (N, {self.dim}), got shape {pos.shape}")
         n, k, c_in = int(pos.shape[0]), self.kernel_size, self.in_channels
         if x is not None:
-            x = _array(layer, "x", x, float_only=True)
+            x = _float_array(layer, "x", x)
             x = x.reshape(-1, 1) if x.ndim == 1 else x
             if x.ndim != 2 or tuple(x.shape) != (n, c_in):
                 raise ValueError(
@@ -201,7 +203,7 @@ class XConv(Module):
         elif c_in != 0:
             raise ValueError(f"{layer}: x is None but in_channels={c_in} (0 expected)")
         if batch is not None:
-            batch = _array(layer, "batch", batch, float_only=False)
+            _batch(layer, "batch", batch, n)  # the errors name XConv's argument, not knn's
         xp = get_namespace(pos, *(() if x is None else (x,)), *(() if batch is None else (batch,)))
         want = k * self.dilation
         try:
@@ -232,13 +234,10 @@ class XConv(Module):
         )
 
 
-def _array(layer: str, name: str, value: Any, float_only: bool) -> Any:
-    if not is_array(value):
-        raise TypeError(
-            f"{layer}: {name} must be a NumPy or CuPy array, got "
-            f"{type(value).__name__}{torch_hint(value)}"
-        )
-    if float_only and value.dtype.kind != "f":
+def _float_array(layer: str, name: str, value: Any) -> Any:
+    """``value``, a ``TypeError`` unless it is a floating-point NumPy / CuPy array."""
+    check_array_arg(layer, name, value)
+    if value.dtype.kind != "f":
         raise TypeError(f"{layer}: {name} must hold floating-point values, got {value.dtype}")
     return value
 

@@ -184,7 +184,7 @@ def test_point_net_conv_errors():
         conv(x, pos, np.array([[0, 9], [1, 2]]))
     with pytest.raises(ValueError, match="a CSR stands in for edge_index only"):
         conv(x, pos, ops.to_csr(ei, 4, 4))
-    with pytest.raises(ValueError, match="expected last dimension 5"):
+    with pytest.raises(ValueError, match="PointNetConv: local_nn takes 5 input features"):
         conv(np.ones((4, 3), np.float32), pos, ei)
     with pytest.raises(TypeError, match=r"x\[0\] \(x_src\) must be a NumPy or CuPy array"):
         conv(([1.0], None), (pos, pos), ei)

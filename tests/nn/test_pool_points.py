@@ -137,10 +137,8 @@ def test_fps_errors():
         fps(pos, ratio=1.5)
     with pytest.raises(TypeError, match="fps: ratio"):
         fps(pos, ratio=True)
-    with pytest.raises(TypeError, match="fps: pos"):
+    with pytest.raises(TypeError, match="fps: x"):
         fps(np.zeros((4, 2), np.int64))
-    with pytest.raises(ValueError, match="fps: pos"):
-        fps(np.zeros((4, 2, 2)))
     with pytest.raises(ValueError, match="non-finite"):
         fps(np.array([[0.0], [np.nan]]))
     with pytest.raises(ValueError, match="sorted"):

@@ -6,8 +6,9 @@ one is the point whose squared distance to the picks so far (the minimum over th
 largest, the first such point on a tie (``torch.argmax``). One pass per pick updates the
 distances to the last pick and finds the next maximum together: ``O(n * picks * D)`` per
 example, ``O(n)`` scratch. Distances are summed over the coordinates in order, in the
-points' dtype (torch_cluster's ``(x - x[i]).pow(2).sum(1)``). Compiled on first use
-(``cache=True``); examples run in parallel (``prange``), deterministic.
+points' dtype: torch_cluster's ``(x - x[i]).pow(2).sum(1)`` bit for bit for up to 4
+coordinates (torch sums longer rows in a blocked, vectorised order). Compiled on first
+use (``cache=True``); examples run in parallel (``prange``), deterministic.
 """
 
 from __future__ import annotations
