@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, repeat_counts
 from arraygnn.nn.linear import _check_features, matmul
 from arraygnn.ops._common import check_index
 
@@ -77,7 +77,8 @@ def torch_spgemm(
     CPU sparse CSR product returns it: every entry of the symbolic product kept (a value
     that cancels to 0 stays stored), each row's columns in order of first appearance
     (``a``'s entries in storage order, each expanding ``b``'s row in storage order), values
-    summed in that order. NumPy: a Numba kernel (``arraygnn.kernels.cpu.spgemm``); CuPy:
+    summed in that order. NumPy: a Numba kernel (``arraygnn.kernels.cpu.spgemm``; float16
+    accumulated in float32, PyTorch's CPU product has none); CuPy:
     vectorised over all products (one stable sort of their keys, one ``ops.segment`` sum).
     Returns ``(indptr, indices int64, data)``."""
     from arraygnn import ops
@@ -86,13 +87,15 @@ def torch_spgemm(
     b_ptr, b_col, b_val = b
     xp = get_namespace(a_ptr, b_ptr)
     dtype = np.result_type(a_val.dtype, b_val.dtype)
-    if xp is np:  # the Numba kernel (two passes, no sort)
+    if xp is np:  # the Numba kernel (two passes, no sort); float16 through float32
         from arraygnn.kernels.cpu.spgemm import spgemm_first_seen
 
-        return spgemm_first_seen(
-            a_ptr.astype(np.int64), a_col.astype(np.int64), a_val.astype(dtype),
-            b_ptr.astype(np.int64), b_col.astype(np.int64), b_val.astype(dtype), int(num_cols),
+        work = np.float32 if dtype == np.float16 else dtype  # Numba has no float16
+        ptr, col, val = spgemm_first_seen(
+            a_ptr.astype(np.int64), a_col.astype(np.int64), a_val.astype(work),
+            b_ptr.astype(np.int64), b_col.astype(np.int64), b_val.astype(work), int(num_cols),
         )  # fmt: skip
+        return ptr, col, val.astype(dtype, copy=False)
     a_ptr, b_ptr = a_ptr.astype(np.int64), b_ptr.astype(np.int64)
     a_len, b_len = xp.diff(a_ptr), xp.diff(b_ptr)
     count = b_len[a_col]  # products per entry of a
@@ -100,8 +103,8 @@ def torch_spgemm(
     indptr = xp.zeros(num_rows + 1, dtype=np.int64)
     if total == 0:
         return indptr, xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=dtype)
-    a_row = xp.repeat(xp.arange(num_rows, dtype=np.int64), a_len)
-    owner = xp.repeat(xp.arange(a_col.shape[0], dtype=np.int64), count)
+    a_row = repeat_counts(xp, xp.arange(num_rows, dtype=np.int64), a_len)
+    owner = repeat_counts(xp, xp.arange(a_col.shape[0], dtype=np.int64), count)
     start = xp.cumsum(count) - count
     slot = b_ptr[a_col][owner] + (xp.arange(total, dtype=np.int64) - start[owner])
     row = a_row[owner]

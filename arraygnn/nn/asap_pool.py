@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, repeat_counts
 from arraygnn.nn._graph_input import check_edge_weight
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn._pool_input import check_pool_input, torch_spgemm
@@ -181,7 +181,7 @@ class ASAPooling(Module):
         s_t = _sorted_csr(col[keep], src[keep], score[keep], k, n)
         a_s = torch_spgemm(a, s, n, k)
         ptr, cols, vals = torch_spgemm(s_t, a_s, k, k)
-        rows = xp.repeat(xp.arange(k, dtype=np.int64), xp.diff(ptr))
+        rows = repeat_counts(xp, xp.arange(k, dtype=np.int64), xp.diff(ptr))
         new_index = xp.stack([rows, cols])
         new_weight = vals.astype(x.dtype, copy=False)
         if self.add_self_loops:

@@ -35,10 +35,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from arraygnn._namespace import device_of, get_namespace, to_device, to_numpy
+from arraygnn._namespace import device_of, get_namespace, is_array, to_device, to_numpy
+from arraygnn.nn._graph_input import _check_edge_index
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn._pool_input import check_pool_input, pair_scores
 from arraygnn.nn.linear import Linear, _rng, get_activation
+from arraygnn.ops._common import check_index, check_size
 
 __all__ = ["EdgePooling", "UnpoolInfo", "contract_edges"]
 
@@ -68,13 +70,25 @@ def _score_sigmoid(raw: Any, edge_index: Any = None, num_nodes: int | None = Non
     return get_activation("sigmoid")(raw)
 
 
+def _check_score(where: str, score: Any, num_edges: int) -> None:
+    """``score`` must be a number array ``[E]`` (it indexes the edges inside Numba)."""
+    if not is_array(score) or tuple(score.shape) != (num_edges,):
+        raise ValueError(
+            f"{where}: edge_score must have shape ({num_edges},) (one per edge), got "
+            f"{tuple(getattr(score, 'shape', ()))}"
+        )
+    if score.dtype.kind not in "fiub":
+        raise TypeError(f"{where}: edge_score must hold numbers, got dtype {score.dtype}")
+
+
 def contract_edges(edge_index: Any, edge_score: Any, num_nodes: int) -> tuple[Any, Any, int]:
     """PyG's greedy contraction: ``(cluster [N] int64, contracted edge ids, clusters)``.
 
     Edges are visited in ``torch.argsort(edge_score, descending=True)``'s CPU order (ties
     included); each one whose two ends are both free is contracted. Contracted pairs are
     clusters ``0 .. k-1`` in visiting order, the free nodes follow in node order. Runs on
-    the host (a Numba kernel); results come back on ``edge_index``'s device.
+    the host (a Numba kernel; float16 scores sorted as float32, exact and in the same
+    order); results come back on ``edge_index``'s device.
 
     >>> import numpy as np
     >>> cluster, chosen, size = contract_edges(np.array([[0, 1], [1, 2]]), np.array([1.0, 2.0]), 3)
@@ -83,8 +97,15 @@ def contract_edges(edge_index: Any, edge_score: Any, num_nodes: int) -> tuple[An
     """
     from arraygnn.kernels.cpu.edge_contraction import greedy_contract, torch_sort_desc
 
+    where = "contract_edges"
+    num_nodes = check_size(f"{where}: num_nodes", num_nodes)
+    _check_edge_index(where, edge_index)
+    check_index(f"{where}: edge_index", edge_index.reshape(-1), num_nodes)  # before Numba
     device = device_of(edge_index)
+    _check_score(where, edge_score, int(edge_index.shape[1]))
     score = to_numpy(edge_score)
+    if score.dtype == np.float16 or score.dtype == np.bool_:  # Numba sorts neither;
+        score = score.astype(np.float32)  # float32 holds both exactly, in the same order
     src = to_numpy(edge_index[0]).astype(np.int64)
     dst = to_numpy(edge_index[1]).astype(np.int64)
     order = torch_sort_desc(np.ascontiguousarray(score))
@@ -165,6 +186,9 @@ class EdgePooling(Module):
         n = int(x.shape[0])
         raw = pair_scores(self.lin, x, edge_index[0], edge_index[1])
         score = self.compute_edge_score(raw, edge_index, n)
+        _check_score("EdgePooling", score, int(edge_index.shape[1]))  # a custom method's
+        if score.dtype.kind != "f":  # PyG: an integer / bool score + a float is float32
+            score = score.astype(np.float32)
         score = score + score.dtype.type(self.add_to_edge_score)
         cluster, chosen, size = contract_edges(edge_index, score, n)
         new_x = ops.scatter(x, cluster, size, reduce="sum")

@@ -32,12 +32,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._graph_input import parse_input
+from arraygnn._namespace import get_namespace, is_array, repeat_counts
+from arraygnn.nn._graph_input import _check_edge_index, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn._pool_input import torch_spgemm
 from arraygnn.nn.linear import Linear, _check_features, _rng, matmul
 from arraygnn.nn.pool import _SelectTopK, _TopKBase
+from arraygnn.ops._common import check_index, check_size
 
 __all__ = ["PANConv", "PANPooling", "METMatrix"]
 
@@ -93,11 +94,16 @@ class PANConv(Module):
         self.weight = np.full(self.filter_size + 1, 0.5, dtype=dtype)
 
     def met_matrix(self, edge_index: Any, num_nodes: int, dtype: Any) -> METMatrix:
-        """The MET matrix of ``edge_index`` (PyG's ``panentropy`` and normalisation)."""
+        """The MET matrix of ``edge_index`` ``[2, E]`` (ids in ``[0, num_nodes)``) in
+        ``dtype`` (PyG's ``panentropy`` and normalisation)."""
         from arraygnn.utils.coalesce import coalesce
 
+        where = "PANConv.met_matrix"
+        n = check_size(f"{where}: num_nodes", num_nodes)
+        _check_edge_index(where, edge_index)
+        check_index(f"{where}: edge_index", edge_index.reshape(-1), n)  # before Numba
+        dtype = np.dtype(dtype)
         xp = get_namespace(edge_index)
-        n = int(num_nodes)
         src, dst = edge_index[0].astype(np.int64), edge_index[1].astype(np.int64)
         order = xp.argsort(dst * max(n, 1) + src, kind="stable")  # adj_t rows = targets
         adj_ptr = xp.zeros(n + 1, dtype=np.int64)
@@ -110,7 +116,7 @@ class PANConv(Module):
         for i in range(1, self.filter_size + 1):
             ptr, col, val = torch_spgemm(tmp, adj, n, n)
             tmp = (ptr, col, val * w[i])
-            rows.append(xp.repeat(eye, xp.diff(ptr)))
+            rows.append(repeat_counts(xp, eye, xp.diff(ptr)))
             cols.append(col)
             vals.append(tmp[2])
         index, value = coalesce(
@@ -197,6 +203,8 @@ class PANPooling(_TopKBase):
         if not row.shape == col.shape == value.shape or row.ndim != 1:
             raise ValueError(f"{layer}: M's row, col and value must be 1-D of one length")
         n = int(x.shape[0])
+        check_index(f"{layer}: M's row", row, n)
+        check_index(f"{layer}: M's col", col, n)
         xp = get_namespace(x, row)
         score1 = matmul(x, self.p.reshape(-1, 1))[:, 0]
         score2 = ops.scatter(value, col, n, reduce="sum") if value.size else xp.zeros(n, x.dtype)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import device_of, get_namespace, is_array, to_device, to_numpy
-from arraygnn.ops._common import check_index
+from arraygnn.ops._common import check_index, check_size
 
 __all__ = [
     "graclus",
@@ -68,8 +68,8 @@ def graclus(
     xp = _edge_index(where, edge_index, None)
     if num_nodes is None:
         num_nodes = int(edge_index.max()) + 1 if edge_index.size else 0
-    check_index(f"{where}: edge_index", edge_index.reshape(-1), int(num_nodes))
-    n = int(num_nodes)
+    n = check_size(f"{where}: num_nodes", num_nodes)
+    check_index(f"{where}: edge_index", edge_index.reshape(-1), n)
     if weight is not None:
         if not is_array(weight) or tuple(weight.shape) != (edge_index.shape[1],):
             raise ValueError(f"{where}: weight must be an array of shape ({edge_index.shape[1]},)")
@@ -114,6 +114,15 @@ def _check_cluster(where: str, cluster: Any, n: int) -> Any:
     if n and int(cluster.min()) < 0:
         raise ValueError(f"{where}: cluster has a negative entry ({int(cluster.min())})")
     return get_namespace(cluster)
+
+
+def _check_rows(where: str, name: str, value: Any, rows: int) -> None:
+    """``data.<name>`` (when set) must be an array with ``rows`` rows."""
+    if value is not None and (not is_array(value) or value.ndim < 1 or value.shape[0] != rows):
+        raise ValueError(
+            f"{where}: data.{name} must have {rows} rows, got shape "
+            f"{tuple(getattr(value, 'shape', ()))}"
+        )
 
 
 def _pool_x(
@@ -179,18 +188,22 @@ def _pool_data(where: str, reduce: str, cluster: Any, data: Any, transform: Any)
     if n is None:
         raise ValueError(f"{where}: data has no num_nodes (and no x)")
     _check_cluster(where, cluster, int(n))
-    inv, last = consecutive_cluster(cluster)
-    size = int(last.shape[0])
-    x = getattr(data, "x", None)
-    x = None if x is None else ops.scatter(x, inv, size, reduce)
     edge_index = getattr(data, "edge_index", None)
     if edge_index is None:
         raise ValueError(f"{where}: data has no edge_index")
     _edge_index(where, edge_index, int(n))
-    index, attr = _pool_edge(inv, edge_index, getattr(data, "edge_attr", None))
-    batch = getattr(data, "batch", None)
+    x, pos, batch = (getattr(data, k, None) for k in ("x", "pos", "batch"))
+    edge_attr = getattr(data, "edge_attr", None)
+    for name, value, rows in (("x", x, n), ("pos", pos, n), ("batch", batch, n)):
+        _check_rows(where, name, value, int(rows))
+    _check_rows(where, "edge_attr", edge_attr, int(edge_index.shape[1]))
+    if batch is not None:
+        check_index(f"{where}: data.batch", batch, None)
+    inv, last = consecutive_cluster(cluster)
+    size = int(last.shape[0])
+    x = None if x is None else ops.scatter(x, inv, size, reduce)
+    index, attr = _pool_edge(inv, edge_index, edge_attr)
     batch = None if batch is None else batch[last]
-    pos = getattr(data, "pos", None)
     pos = None if pos is None else ops.scatter(pos, inv, size, "mean")
     attrs = {"batch": batch, "x": x, "edge_index": index, "edge_attr": attr, "pos": pos}
     out = Batch(**{k: v for k, v in attrs.items() if v is not None})
@@ -217,6 +230,7 @@ def _pool_neighbor(where: str, reduce: str, data: Any, flow: str) -> Any:
         )
     x, edge_index, n = data.x, data.edge_index, int(data.num_nodes)
     xp = _edge_index(where, edge_index, n)
+    _check_rows(where, "x", x, n)
     loops = xp.arange(n, dtype=edge_index.dtype)
     row = xp.concatenate([edge_index[0], loops])
     col = xp.concatenate([edge_index[1], loops])
