@@ -8,9 +8,9 @@ graph that would push the batch past ``max_num`` starts the next batch. A graph 
 length is undefined, as PyG's). Pass it as ``batch_sampler=`` to
 :class:`~arraygnn.loader.DataLoader`.
 
-RULE: every batch totals at most ``max_num`` (unless it is one too-big graph); each graph
-      is in at most one batch per epoch (exactly one without ``skip_too_big`` /
-      ``num_steps``).
+RULE: every batch totals at most ``max_num`` (unless it is one too-big graph, with any
+      graphs of size 0 just before it, as PyG's); each graph is in at most one batch per
+      epoch (exactly one without ``skip_too_big`` / ``num_steps``).
 RULE: sizes come from a ``PackedDataset``'s ``num_nodes`` / ``num_edges`` arrays (no graph
       is built; with a dataset ``transform``, graph by graph), else from ``dataset[i]``.
 Difference from PyG 2.8.1: with ``skip_too_big``, PyG miscounts the skipped graphs and
@@ -102,13 +102,15 @@ class DynamicBatchSampler:
             if steps >= self.max_steps:
                 return
             num = int(sizes[i]) if sizes is not None else self._size(i)
-            if samples and current + num > self.max_num:  # the batch is full
+            # PyG's test is on the running total, not on the batch being empty: graphs of
+            # size 0 do not start a batch of their own, a too-big graph joins them
+            if current > 0 and current + num > self.max_num:  # the batch is full
                 yield samples
                 steps += 1
                 samples, current = [], 0
                 if steps >= self.max_steps:
                     return
-            if not samples and num > self.max_num and self.skip_too_big:
+            if current == 0 and num > self.max_num and self.skip_too_big:
                 continue
             samples.append(i)
             current += num

@@ -168,6 +168,7 @@ class GraphSAINTSampler:
         ei = data.edge_index
         out = type(data)()
         out.num_nodes = int(node_idx.shape[0])
+        # a sorted subset: every local id is at most its global id, so the dtype holds it
         out.edge_index = np.stack([row, col]).astype(ei.dtype, copy=False)
         node, edge = set(self.levels.node), set(self.levels.edge)
         for key, value in data.items():
@@ -216,22 +217,24 @@ class GraphSAINTNodeSampler(GraphSAINTSampler):
 
 
 class GraphSAINTEdgeSampler(GraphSAINTSampler):
-    """GraphSAINT's edge sampler: ``batch_size`` distinct edges drawn with weights
-    ``in_degree(source) + out_degree(target)`` (PyG's code, Efraimidis-Spirakis keys
-    ``log(u) / weight``); the batch's nodes are their ends."""
+    """GraphSAINT's edge sampler: ``batch_size`` edges drawn independently, with
+    replacement (repeats possible, ``batch_size`` may exceed the edge count), each with
+    probability proportional to ``in_degree(source) + out_degree(target) + 1e-10``; the
+    batch's nodes are their ends. PyG draws each edge as the top-1 Efraimidis-Spirakis key
+    ``log(u) / (weight + 1e-10)`` of its own row of a ``[batch_size, E]`` matrix: that is
+    this distribution, drawn here without the matrix."""
 
     def _check_sampler(self, where: str) -> None:
-        if self.batch_size > self.E:
-            raise ValueError(
-                f"{where}: batch_size ({self.batch_size}) edges cannot be drawn from {self.E} edges"
-            )
+        if self.E == 0:
+            raise ValueError(f"{where}: the graph has no edges to draw")
         in_deg = np.bincount(self.col, minlength=self.N)
         out_deg = np.bincount(self.row, minlength=self.N)
-        self._prob = (in_deg[self.row] + out_deg[self.col]).astype(np.float64)
+        weight = (in_deg[self.row] + out_deg[self.col]).astype(np.float64) + 1e-10
+        self._cdf = np.cumsum(weight)  # inverse-CDF draws: O(batch_size log E) a batch
 
     def _sample_nodes(self, rng: np.random.Generator) -> np.ndarray:
-        keys = np.log(rng.random(self.E)) / (self._prob + 1e-10)
-        top = np.argpartition(-keys, self.batch_size - 1)[: self.batch_size]
+        u = rng.random(self.batch_size) * self._cdf[-1]
+        top = np.minimum(np.searchsorted(self._cdf, u, side="right"), self.E - 1)
         return np.concatenate([self.col[top], self.row[top]])
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
 from arraygnn.data import Data, check_index_range
 
@@ -648,9 +649,10 @@ class HeteroData:
         For each given node type, node attributes (arrays whose ``__cat_dim__`` length is the
         type's ``num_nodes``) are sliced, an explicit ``num_nodes`` is updated; an index array
         keeps its order (node ``subset[i]`` becomes node ``i``). An edge type with
-        ``edge_index`` keeps the edges whose both ends survive, relabelled (dtype kept), and
-        slices its edge attributes (arrays of ``num_edges`` rows, keys holding ``'index'``
-        aside); edge types touching no given node type share their arrays unchanged.
+        ``edge_index`` keeps the edges whose both ends survive, relabelled (dtype kept, int64
+        when it cannot hold the new ids), and slices its edge attributes (arrays of
+        ``num_edges`` rows, keys holding ``'index'`` aside); edge types touching no given
+        node type share their arrays unchanged.
         Raises ``KeyError`` (unknown node type), ``TypeError`` (float ids), ``ValueError``
         (mask of the wrong length, ids out of range or repeated, unknown ``num_nodes``).
 
@@ -712,7 +714,9 @@ class HeteroData:
                 keep = mapped >= 0 if keep is None else keep & (mapped >= 0)
             pos = xp.nonzero(keep)[0]
             new = out._edges[et]
-            new._mapping["edge_index"] = xp.stack([r[pos] for r in rows]).astype(ei.dtype)
+            top = max(int(plans[end][0].shape[0]) - 1 for end in (src, dst) if end in plans)
+            idt = ids_dtype_holding(ei.dtype, top)  # new ids widen to int64, never wrap
+            new._mapping["edge_index"] = xp.stack([r[pos] for r in rows]).astype(idt)
             for key, value in store._mapping.items():
                 if key == "edge_index" or "index" in key or not is_array(value) or value.ndim == 0:
                     continue

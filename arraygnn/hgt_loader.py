@@ -113,19 +113,25 @@ class HGTLoader(HeteroNeighborLoader):
             raise TypeError(f"{_WHERE}: data must be a HeteroData, got {type(data).__name__}")
         self.num_samples = _num_samples(num_samples, list(data.node_types))
         hops = len(next(iter(self.num_samples.values()))) if self.num_samples else 0
-        super().__init__(
-            data,
-            [0] * hops,
-            input_nodes=input_nodes,
-            batch_size=batch_size,
-            shuffle=shuffle,
-            drop_last=drop_last,
-            seed=seed,
-            node_attrs=node_attrs,
-            edge_attrs=edge_attrs,
-            exclude_keys=exclude_keys,
-            transform=transform,
-        )
+        try:
+            super().__init__(
+                data,
+                [0] * hops,
+                input_nodes=input_nodes,
+                batch_size=batch_size,
+                shuffle=shuffle,
+                drop_last=drop_last,
+                seed=seed,
+                node_attrs=node_attrs,
+                edge_attrs=edge_attrs,
+                exclude_keys=exclude_keys,
+                transform=transform,
+            )
+        except (TypeError, ValueError) as err:  # the checks are the base's: name this loader
+            head, _, rest = str(err).partition(": ")
+            if head != "NeighborLoader" or type(err) not in (TypeError, ValueError):
+                raise
+            raise type(err)(f"{_WHERE}: {rest}") from None
         if self.graph._xp() is not np:
             raise TypeError(f"{_WHERE}: HGT samples on the CPU; give NumPy arrays")
         self.num_hops = hops

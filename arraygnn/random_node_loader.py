@@ -144,9 +144,12 @@ class RandomNodeLoader(DataLoader):
         ids = xp.asarray(idx)
         store, out = data._store, data.copy()
         if kept is not None:
+            from arraygnn._ids import ids_dtype_holding
+
             ei = store["edge_index"]
-            local = xp.empty(self.num_nodes, dtype=ei.dtype)
-            local[ids] = xp.arange(ids.shape[0], dtype=ei.dtype)
+            idt = ids_dtype_holding(ei.dtype, int(ids.shape[0]) - 1)  # widen, never wrap
+            local = xp.empty(self.num_nodes, dtype=idt)
+            local[ids] = xp.arange(ids.shape[0], dtype=idt)
             out._store["edge_index"] = local[xp.take(ei, kept, axis=1)]
             for key in lv.edge:
                 out._store[key] = xp.take(store[key], kept, axis=0)

@@ -11,7 +11,8 @@ lays the subgraphs one after the other, PyG's layout:
 - ``batch`` [n] the subgraph of each node, ``ptr`` [B + 1] its node offsets,
   ``root_n_id`` [B] the position of each root in the batch;
 - ``edge_index`` [2, e] all edges among each subgraph's nodes, relabelled, sorted by
-  (source, target); its dtype is the input's;
+  (source, target); its dtype is the input's (int64 when that cannot hold the batch's
+  ids);
 - node attributes take the batch's nodes' rows, edge attributes the kept edges' rows,
   except a node attribute named ``y``, which keeps the roots' rows only (PyG's
   ``y[n_id][root_n_id]``); other values are kept.
@@ -41,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import ids_dtype_holding
 from arraygnn.batch import Batch
 from arraygnn.loader import DataLoader
 
@@ -150,9 +152,18 @@ class ShaDowKHopSampler(DataLoader):
         owners = np.concatenate([owner_all, owner_some])
         return owners, self._src[np.concatenate([slots_all, slots_some])]
 
-    def _make(self, idx: np.ndarray) -> Batch:  # type: ignore[override]
+    def _batches_of_indices(self) -> list[Any]:  # type: ignore[override]
+        """The epoch's root chunks, each with its own sampling seed, drawn now (in the
+        caller's thread): the draws never depend on how far a prefetch thread got."""
+        chunks = super()._batches_of_indices()
+        seeds = self._sample_rng.integers(2**63 - 1, size=len(chunks))
+        return list(zip(chunks, seeds.tolist()))
+
+    def _make(self, chunk: tuple[np.ndarray, int]) -> Batch:  # type: ignore[override]
         from arraygnn.dataset import _ranges
 
+        idx, seed = chunk
+        rng = np.random.default_rng(seed)
         roots = self.node_idx[idx]
         b, n = int(roots.shape[0]), max(self.num_nodes, 1)
         graph_of, nodes = np.arange(b, dtype=np.int64), roots
@@ -160,7 +171,7 @@ class ShaDowKHopSampler(DataLoader):
         for _ in range(self.depth):
             if nodes.shape[0] == 0:
                 break
-            owners, nodes = self._hop(nodes, self._sample_rng)
+            owners, nodes = self._hop(nodes, rng)
             graph_of = graph_of[owners]
             keys.append(graph_of * n + nodes)
         key = np.unique(np.concatenate(keys))
@@ -182,7 +193,8 @@ class ShaDowKHopSampler(DataLoader):
         data = self.data
         out = Batch(batch=batch_of, ptr=ptr)
         out.root_n_id = root_n_id
-        out.edge_index = np.stack([source, target]).astype(data.edge_index.dtype, copy=False)
+        idt = ids_dtype_holding(data.edge_index.dtype, int(key.shape[0]) - 1)  # never wrap
+        out.edge_index = np.stack([source, target]).astype(idt, copy=False)
         node, edge = set(self.levels.node), set(self.levels.edge)
         for k, v in data.items():
             if k in ("edge_index", "num_nodes", "batch", "ptr"):
