@@ -18,8 +18,9 @@ Which path runs:
   the push tolerance, not bit for bit), sparsified by ``'threshold'``.
 
 RULE: the dense paths compute in the weights' dtype (float32 without ``edge_attr``, as
-      PyG); ``topk`` breaks ties between equal weights by the lower index (PyG's torch
-      ``argsort`` leaves their order unspecified).
+      PyG; a float16 ``edge_attr`` is refused, ``numpy.linalg`` takes none); ``topk``
+      breaks ties between equal weights by the lower index (PyG's torch ``argsort``
+      leaves their order unspecified).
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -37,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, to_numpy
+from arraygnn._namespace import get_namespace, is_array, to_numpy
 from arraygnn.transforms._graph import edge_keys, refuse_other_edge_attrs
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
@@ -192,10 +193,11 @@ class GDC(BaseTransform):
         idtype = ei.dtype
         if "edge_attr" in data:
             weight = data.edge_attr
-            if weight.ndim != 1 or weight.dtype.kind != "f":
+            if weight.ndim != 1 or weight.dtype not in (np.float32, np.float64):
                 raise ValueError(
-                    f"{_WHERE}: edge_attr must be one float weight per edge ([E]), got "
-                    f"shape {tuple(weight.shape)} dtype {weight.dtype}"
+                    f"{_WHERE}: edge_attr must be one float weight per edge ([E], float32 or "
+                    f"float64: the dense linear algebra takes no float16), got shape "
+                    f"{tuple(weight.shape)} dtype {weight.dtype}"
                 )
             if not self.exact:
                 raise ValueError(f"{_WHERE}: exact=False ignores edge weights; drop edge_attr")
@@ -246,6 +248,8 @@ class GDC(BaseTransform):
             return out if xp is np else xp.asarray(out)
         if method == "coeff":
             coeffs = kwargs.get("coeffs")
+            if is_array(coeffs) and coeffs.ndim == 1:  # PyG indexes any sequence
+                coeffs = to_numpy(coeffs).tolist()
             if not isinstance(coeffs, (list, tuple)) or not coeffs:
                 raise ValueError(
                     f"{_WHERE}: 'coeff' diffusion needs a list of coeffs, got {coeffs!r}"

@@ -6,6 +6,7 @@ non-loop edge ``u -> v`` into a picked ``v`` is replaced by ``u -> s``, ``s -> v
 The edges come out as PyG's: the kept edges, the self-loops, then the three groups of new
 edges; ``slow_node_mask`` marks the new nodes.
 
+RULE: an integer or bool ``x`` comes out float32 (PyG's ``alpha * x`` promotes it).
 RULE: only ``x`` (and an explicit ``num_nodes``) grow with the new nodes, as PyG: other
       per-node arrays (``y``, masks) keep their rows, meant for ``out[~slow_node_mask]``.
 
@@ -73,8 +74,12 @@ class HalfHop(BaseTransform):
         to_hop, kept = ei[:, hop], ei[:, ~hop]
         m = int(to_hop.shape[1])
         slow = (xp.arange(m) + n).astype(ei.dtype)
-        x_slow = self.alpha * x[to_hop[0]] + (1 - self.alpha) * x[to_hop[1]]
-        data.x = xp.concatenate([x, x_slow.astype(x.dtype, copy=False)])
+        # PyG: a float x keeps its dtype; ``alpha * x`` of an integer / bool x is float32
+        # (torch's default) and ``torch.cat`` promotes x with it
+        fdtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
+        xf = x.astype(fdtype, copy=False)
+        x_slow = self.alpha * xf[to_hop[0]] + (1 - self.alpha) * xf[to_hop[1]]
+        data.x = xp.concatenate([xf, x_slow.astype(fdtype, copy=False)])
         data.edge_index = xp.concatenate(
             [
                 kept,

@@ -6,7 +6,9 @@ holds one value per edge, as PyG), as a SciPy sparse matrix; its largest-magnitu
 eigenvalue comes from ARPACK as in PyG: ``scipy.sparse.linalg.eigsh`` when
 ``is_undirected=True`` and ``normalization`` is not ``'rw'``, else ``eigs`` (real part).
 ARPACK needs ``N >= 3`` (``eigs``) / ``N >= 2`` (``eigsh``); smaller graphs (where PyG's
-ARPACK call fails) use the dense eigenvalues, and a graph without nodes gets 0.
+ARPACK call fails) use the dense eigenvalues, and a graph without nodes, or whose Laplacian
+is zero (no edges but self-loops; PyG's ARPACK call fails), gets 0. An ``edge_attr`` of
+one value per edge ([E] or [E, 1], PyG's ``numel() == num_edges``) is the weight.
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -59,6 +61,8 @@ class LaplacianLambdaMax(BaseTransform):
         weight = data.edge_attr if "edge_attr" in data else None
         if weight is not None and int(weight.size) != int(ei.shape[1]):
             weight = None  # PyG: only an edge_attr of one value per edge is a weight
+        if weight is not None:
+            weight = weight.reshape(-1)  # [E, 1] holds one value per edge too (as PyG)
         ei, weight = get_laplacian(
             to_numpy(ei),
             to_numpy(weight) if weight is not None else None,
@@ -67,8 +71,8 @@ class LaplacianLambdaMax(BaseTransform):
         )
         lap = to_scipy_sparse_matrix(ei, weight, n)
         symmetric = self.is_undirected and self.normalization != "rw"
-        if n == 0:
-            value = 0.0
+        if n == 0 or lap.count_nonzero() == 0:
+            value = 0.0  # the zero Laplacian (no edges but loops; ARPACK fails on it)
         elif n < (2 if symmetric else 3):
             dense = lap.toarray()
             vals = np.linalg.eigvalsh(dense) if symmetric else np.linalg.eigvals(dense)

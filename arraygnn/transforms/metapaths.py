@@ -5,7 +5,9 @@ ends of the paths along ``metapaths[j]``, and ``data.metapath_dict`` naming each
 :class:`AddMetaPaths` multiplies the adjacency matrices along the path (a SciPy sparse
 product; ``cupyx.scipy.sparse`` on CuPy): the new edges are the distinct pairs, sorted by
 ``(src, dst)``; with ``weighted=True`` their ``edge_weight`` is the number of paths (the
-product of the ``edge_weight`` arrays where given). PyG 2.8's ``EdgeIndex.matmul`` lists a
+product of the ``edge_weight`` arrays where given; a pair whose path weights sum to 0 stays,
+of weight 0, as in PyG: the pairs come from the product of the 0/1 structures, as SciPy's
+product drops zero sums). PyG 2.8's ``EdgeIndex.matmul`` lists a
 row's pairs in the order its product first reaches them, and some pairs several times when
 an input holds parallel edges; merged and sorted, its edges and summed weights are these
 (tested). :class:`AddRandomMetaPaths` walks the path at random instead
@@ -35,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, repeat_counts
 from arraygnn.interop.scipy import _sparse_module
 from arraygnn.ops.csr import sorted_segments
 from arraygnn.transforms._draws import device_generator, permutation, seed_arg
@@ -103,6 +105,35 @@ def postprocess(
         for node_type in data.node_types:
             if node_type not in connected:
                 del data[node_type]
+
+
+def _rows(mat: Any, xp: Any) -> Any:
+    """The row (int64) of each stored entry of CSR ``mat``, in storage order (CuPy-safe:
+    :func:`arraygnn._namespace.repeat_counts`)."""
+    counts = (mat.indptr[1:] - mat.indptr[:-1]).astype(np.int64)
+    return repeat_counts(xp, xp.arange(mat.shape[0], dtype=np.int64), counts)
+
+
+def _ones(mat: Any, xp: Any, sparse: Any) -> Any:
+    """The structure of CSR ``mat`` (every stored entry, explicit zeros too) valued 1."""
+    ones = xp.ones(int(mat.indices.shape[0]), dtype=np.float32)
+    return sparse.csr_matrix((ones, mat.indices, mat.indptr), shape=mat.shape)
+
+
+def _on_structure(struct: Any, values: Any, xp: Any) -> Any:
+    """``values`` (a CSR whose entries lie within ``struct``'s, zeros possibly dropped)
+    stored on every entry of ``struct`` (a product of positive counts: the pairs joined by
+    a path), 0 where ``values`` holds none."""
+    struct.sort_indices()
+    values = values.tocsr()
+    values.sort_indices()
+
+    def keys(m: Any) -> Any:
+        return _rows(m, xp) * int(m.shape[1]) + m.indices.astype(np.int64)
+
+    data = xp.zeros(int(struct.indices.shape[0]), dtype=values.dtype)
+    data[xp.searchsorted(keys(struct), keys(values))] = values.data
+    return type(struct)((data, struct.indices, struct.indptr), shape=struct.shape)
 
 
 class _MetaPathBase(BaseTransform):
@@ -186,13 +217,16 @@ class AddMetaPaths(_MetaPathBase):
             if gen is not None:  # PyG samples the first edge type's edge list as it is
                 mat = self._sample(mat, gen, xp, sparse)
             for key in keys[1:]:
-                mat = mat @ self._csr(data, key, xp, sparse)
+                nxt = self._csr(data, key, xp, sparse)
+                prod = mat @ nxt
+                if self.weighted:  # SciPy drops pairs whose weights sum to 0: PyG keeps them
+                    prod = _on_structure(_ones(mat, xp, sparse) @ _ones(nxt, xp, sparse), prod, xp)
+                mat = prod
                 mat.sort_indices()  # the product holds each pair once; sorted within rows
                 if gen is not None:
                     mat = self._sample(mat, gen, xp, sparse)
             new = (keys[0][0], f"metapath_{j}", keys[-1][-1])
-            counts = (mat.indptr[1:] - mat.indptr[:-1]).astype(np.int64)
-            row = xp.repeat(xp.arange(mat.shape[0], dtype=np.int64), counts)
+            row = _rows(mat, xp)
             data[new].edge_index = xp.stack([row, mat.indices]).astype(first_ei.dtype)
             if self.weighted:
                 data[new].edge_weight = mat.data
@@ -221,7 +255,7 @@ class AddMetaPaths(_MetaPathBase):
         (``d_i`` the row's entries; float32, as PyG's; one uniform draw per entry, in
         storage order)."""
         counts = (mat.indptr[1:] - mat.indptr[:-1]).astype(np.int64)
-        row = xp.repeat(xp.arange(mat.shape[0], dtype=np.int64), counts)
+        row = _rows(mat, xp)
         with np.errstate(divide="ignore"):
             prob = (np.float32(self.max_sample) * (np.float32(1.0) / counts.astype(np.float32)))[
                 row

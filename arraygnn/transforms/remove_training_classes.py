@@ -56,7 +56,9 @@ class RemoveTrainingClasses(BaseTransform):
                 f"{mask.dtype} {tuple(mask.shape)} and {tuple(y.shape)}"
             )
         xp = get_namespace(y, mask)
-        drop = xp.isin(y, xp.asarray(self.classes, dtype=y.dtype)) if self.classes else None
+        # the classes as int64, not y's dtype: a class y cannot hold (-1 for uint8) matches
+        # nothing, as PyG's ``y == i``
+        drop = xp.isin(y, xp.asarray(self.classes, dtype=np.int64)) if self.classes else None
         data.train_mask = mask.copy() if drop is None else mask & ~drop
         return data
 

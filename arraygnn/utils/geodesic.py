@@ -12,7 +12,9 @@ Normalisation (``norm=True``, as PyG): distances are divided by ``sqrt(area)`` o
 mesh (``max_distance`` is in normalised units too). With neither ``src`` nor ``dst`` the
 result is the full [N, N] matrix with 0 beyond ``max_distance`` (PyG's sparse
 ``local_gdist_matrix`` densified); with ``src`` the rows of those sources ([S, N], ``inf``
-beyond ``max_distance``); with ``src`` and ``dst`` the distance of each pair ([S]).
+beyond ``max_distance``); with ``src`` and ``dst`` the distance of each pair ([S]); with
+``dst`` alone (one id per node) the distance of each ``(i, dst[i])``, as PyG's
+``src = arange(N)``.
 
 >>> import numpy as np
 >>> pos = np.array([[0.0, 0, 0], [2, 0, 0], [0, 2, 0], [2, 2, 0]])
@@ -91,8 +93,14 @@ def geodesic_distance(
         or not max_distance > 0
     ):
         raise ValueError(f"{where}: max_distance must be a positive number, got {max_distance!r}")
-    if dst is not None and src is None:
-        raise ValueError(f"{where}: dst needs src (one distance per (src, dst) pair)")
+    if dst is not None and src is None:  # PyG: src = arange(N), pairs (i, dst[i])
+        check_int_array(where, "dst", dst)
+        if dst.ndim != 1 or int(dst.shape[0]) != n:
+            raise ValueError(
+                f"{where}: dst without src must hold one id per node ([{n}]; distance i is "
+                f"that of (i, dst[i])), got {tuple(dst.shape)}"
+            )
+        src = np.arange(n, dtype=np.int64)
     xp = get_namespace(pos)
     p = to_numpy(pos).astype(np.float64)
     f = to_numpy(face).astype(np.int64)

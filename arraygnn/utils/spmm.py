@@ -58,6 +58,10 @@ def spmm(src: Any, other: Any, reduce: str = "sum") -> Any:
             )
         return ops.spmm(src, other, reduce=reduce)
     coo = _coo(where, src)
+    if coo.data.dtype.kind not in "fiu":
+        raise TypeError(
+            f"{where}: src must hold numbers (float or int), got dtype {coo.data.dtype}"
+        )
     m, n = (int(s) for s in src.shape)
     if int(other.shape[0]) != n:
         raise ValueError(f"{where}: other has {int(other.shape[0])} rows, src has {n} columns")

@@ -242,7 +242,7 @@ def test_geodesic_distance_errors_and_dest():
         U.geodesic_distance(pos[:, :2], face)
     with pytest.raises(ValueError, match="out of range"):
         U.geodesic_distance(pos, face, src=np.array([9]))
-    with pytest.raises(ValueError, match="dst needs src"):
+    with pytest.raises(ValueError, match="dst without src must hold one id per node"):
         U.geodesic_distance(pos, face, dst=np.array([0]))
 
 
