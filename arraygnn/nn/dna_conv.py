@@ -82,7 +82,8 @@ class DNAConv(Module):
     Call as ``conv(x, edge_index, edge_weight=None)`` (or DGL's ``conv(graph, x)``); without
     ``normalize`` an ``edge_weight`` is required (PyG multiplies each message by it).
     ``cached`` keeps the normalised graph of the first call (PyG's, with ``normalize``
-    only; ``clear_cache()`` forgets it). ``dropout`` is kept for the record (inference).
+    only; ``clear_cache()`` forgets it; ``x`` of another node count is a ``ValueError``).
+    ``dropout`` is kept for the record (inference).
 
     Names (PyG): ``multi_head.lin_q.weight`` ``(groups, C / groups, C / groups)``,
     ``multi_head.lin_q.bias`` ``(C,)``, likewise ``lin_k`` / ``lin_v``.
@@ -139,6 +140,12 @@ class DNAConv(Module):
         from arraygnn.nn.graph_conv import gcn_graph
 
         if self.cached and self.normalize and self._cache is not None:
+            kept = self._cache[0].num_dst_nodes
+            if kept != inp.num_dst:
+                raise ValueError(
+                    f"{_WHERE}: cached=True keeps the first call's graph ({kept} nodes), got x "
+                    f"with {inp.num_dst} nodes; call clear_cache() for another graph"
+                )
             return self._cache
         if not self.normalize and edge_weight is None:
             raise ValueError(
@@ -148,8 +155,9 @@ class DNAConv(Module):
         if self.normalize:
             graph = gcn_graph(_WHERE, inp, edge_weight, True, False, self.add_self_loops, dtype)
         else:
-            graph = gcn_graph(_WHERE, inp, edge_weight.astype(dtype, copy=False), False, False,
-                              False, dtype)  # fmt: skip
+            if is_array(edge_weight):  # PyG scales by any numeric weight; others refused below
+                edge_weight = edge_weight.astype(dtype, copy=False)
+            graph = gcn_graph(_WHERE, inp, edge_weight, False, False, False, dtype)
         if self.cached and self.normalize:  # PyG caches the normalised graph only
             self._cache = graph
         return graph
@@ -161,10 +169,10 @@ class DNAConv(Module):
         x = inp.x_src
         if not is_array(x):
             raise TypeError(f"{_WHERE}: x must be a NumPy or CuPy array{torch_hint(x)}")
-        if x.ndim != 3 or x.shape[-1] != self.channels:
+        if x.ndim != 3 or x.shape[-1] != self.channels or x.shape[1] == 0:
             raise ValueError(
-                f"{_WHERE}: x must be [num_nodes, num_layers, {self.channels}], got shape "
-                f"{tuple(x.shape)}"
+                f"{_WHERE}: x must be [num_nodes, num_layers, {self.channels}] (num_layers >= "
+                f"1), got shape {tuple(x.shape)}"
             )
         if x.dtype.kind != "f":
             raise TypeError(f"{_WHERE}: x must be floating point, got dtype {x.dtype}")

@@ -24,13 +24,12 @@ RULE: ``batch`` is sorted (PyG's layout); ``None`` means one graph.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.linear import Linear, Sequential, _check_features, _rng, get_activation
+from arraygnn.nn.linear import Linear, Sequential, _check_features, _rng, resolve_act
 from arraygnn.nn.multihead_attention import MultiheadAttention
 
 __all__ = ["GPSConv", "from_pyg_module"]
@@ -131,13 +130,7 @@ class GPSConv(Module):
             from arraygnn.nn.performer_attention import PerformerAttention
 
             self.attn = PerformerAttention(c, heads, dtype=dtype, rng=gen, **(attn_kwargs or {}))
-        fn = get_activation(act) or _identity
-        if act_kwargs:
-            fn = partial(fn, **act_kwargs)
-            try:
-                fn(np.zeros(1, dtype))
-            except TypeError as err:
-                raise ValueError(f"{_WHERE}: act_kwargs {act_kwargs}: {err}") from None
+        fn = resolve_act(_WHERE, act, act_kwargs) or _identity  # PyG's activation_resolver
         self.mlp = Sequential(
             Linear(c, 2 * c, dtype=dtype, rng=gen),
             fn,
@@ -162,6 +155,10 @@ class GPSConv(Module):
         _check_features(x, self.channels, f"{_WHERE} node features", self.mlp[0].weight)
         if x.ndim != 2:
             raise ValueError(f"{_WHERE}: x must be [N, {self.channels}], got {tuple(x.shape)}")
+        try:  # PyG's layout of each graph's nodes; checks batch before conv / norms see it
+            dense, mask = to_dense_batch(x, batch)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{_WHERE}: {err}") from None
         with_batch = takes_batch(self.norm1)  # PyG: norm1's signature decides for all three
         hs = []
         if self.conv is not None:  # local message passing
@@ -171,7 +168,6 @@ class GPSConv(Module):
                     f"{_WHERE}: conv must keep x's shape {tuple(x.shape)}, got {tuple(h.shape)}"
                 )
             hs.append(self._normed(self.norm1, h + x, batch, with_batch))
-        dense, mask = to_dense_batch(x, batch)  # global attention within each graph
         if isinstance(self.attn, MultiheadAttention):
             h, _ = self.attn(dense, dense, dense, key_padding_mask=~mask, need_weights=False)
         else:  # PerformerAttention

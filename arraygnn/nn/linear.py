@@ -178,7 +178,7 @@ def matmul(a: Any, b: Any) -> Any:
 
         lead = a.shape[:-1]
         if a.ndim > 2:
-            a = a.reshape(-1, a.shape[-1])
+            a = a.reshape(int(np.prod(lead)), a.shape[-1])  # not -1: [.., 0] inputs
         with small_product(2.0 * a.size * b.shape[1]):
             out = a @ b
         return out.reshape(lead + (b.shape[1],)) if len(lead) > 1 else out

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, torch_hint
-from arraygnn.nn._dense_input import bmm, softmax
+from arraygnn.nn._dense_input import bmm, check_float_array, softmax
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import Linear, _rng, glorot, matmul
 
@@ -43,14 +43,8 @@ _WHERE = "MultiheadAttention"
 
 
 def _check_input(name: str, value: Any, width: int) -> None:
-    if not is_array(value):
-        raise TypeError(
-            f"{_WHERE}: {name} must be a NumPy or CuPy array, got {type(value).__name__}"
-            + torch_hint(value)
-        )
-    if value.dtype.kind != "f":
-        raise TypeError(f"{_WHERE}: {name} must be a floating-point array, got {value.dtype}")
-    if value.ndim not in (2, 3) or value.shape[-1] != width:
+    check_float_array(_WHERE, name, value, (2, 3))
+    if value.shape[-1] != width:
         raise ValueError(
             f"{_WHERE}: {name} must be [L, B, {width}] / [B, L, {width}] (batch_first) or "
             f"unbatched [L, {width}], got shape {tuple(value.shape)}"
@@ -79,6 +73,8 @@ def _safe_exp_(xp: Any, scores: Any) -> tuple[Any, Any]:
     denominator, with torch's ``_safe_softmax`` rule: a row that is all ``-inf`` keeps a 0
     shift, so its exponentials are 0 and its sum (0) becomes 1 (zero attention). A finite
     row's sum is at least 1 (its maximum)."""
+    if scores.shape[-1] == 0:  # no keys: zero attention
+        return scores, xp.ones(scores.shape[:-1] + (1,), dtype=scores.dtype)
     top = scores.max(axis=-1, keepdims=True)
     top[xp.isneginf(top)] = 0
     scores -= top
@@ -106,7 +102,7 @@ class MultiheadAttention(Module):
     attn_mask=None, average_attn_weights=True, is_causal=False)``; returns ``(output,
     weights)``, ``weights`` ``[B, L, S]`` (averaged over heads) or ``[B, H, L, S]``, ``None``
     without ``need_weights``. ``is_causal`` is torch's hint about ``attn_mask`` and changes
-    nothing.
+    nothing, but needs the mask, as torch's (``attn_mask=None`` is a ``ValueError``).
 
     Shapes:
         - input: ``query`` ``(L, B, E)``, ``key`` ``(S, B, kdim)``, ``value`` ``(S, B,
@@ -201,6 +197,11 @@ class MultiheadAttention(Module):
         average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple[Any, Any]:
+        if is_causal and attn_mask is None:
+            raise ValueError(
+                f"{_WHERE}: is_causal=True is torch's hint about attn_mask and needs the mask "
+                "itself (attn_mask=None given)"
+            )
         _check_input("query", query, self.embed_dim)
         _check_input("key", key, self.kdim)
         _check_input("value", value, self.vdim)
@@ -252,7 +253,7 @@ class MultiheadAttention(Module):
         scores = bmm(q, xp.swapaxes(k, -1, -2))  # [B, H, L, S']
         if attn_mask is not None:
             shape2, shape3 = (tgt, src), (b * h, tgt, src)
-            want = shape2 if attn_mask.ndim == 2 else shape3
+            want = shape2 if getattr(attn_mask, "ndim", None) == 2 else shape3
             bias = _mask_bias("attn_mask", attn_mask, want, dtype)
             bias = bias.reshape((1, 1) + shape2) if bias.ndim == 2 else bias.reshape(b, h, tgt, src)
             scores[..., :src] += bias

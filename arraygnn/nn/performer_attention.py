@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._dense_input import bmm, check_float_array
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import Linear, _rng, get_activation, matmul
@@ -78,6 +78,11 @@ class PerformerAttention(Module):
             if head_channels is None
             else layer_size(_WHERE, "head_channels", head_channels, 1)
         )
+        if int(d * np.log(d)) == 0:  # PyG fails building an empty projection
+            raise ValueError(
+                f"{_WHERE}: head_channels={d} gives int(d * ln d) = 0 random features; use "
+                "head_channels >= 2"
+            )
         self.kernel = get_activation(kernel)
         if self.kernel is None:
             raise ValueError(f"{_WHERE}: kernel must be an activation, got None")
@@ -107,8 +112,16 @@ class PerformerAttention(Module):
 
         q, k, v = heads_first(self.q), heads_first(self.k), heads_first(self.v)
         if mask is not None:
+            if not is_array(mask):
+                raise TypeError(
+                    f"{_WHERE}: mask must be a NumPy or CuPy bool array, got "
+                    f"{type(mask).__name__}{torch_hint(mask)}"
+                )
             if tuple(mask.shape) != (b, n) or mask.dtype != bool:
-                raise ValueError(f"{_WHERE}: mask must be a bool array of shape {(b, n)}")
+                raise ValueError(
+                    f"{_WHERE}: mask must be a bool array of shape {(b, n)}, got "
+                    f"{mask.dtype} {tuple(mask.shape)}"
+                )
             v = v * mask[:, None, :, None]
         qf, kf = self._features(q), self._features(k)  # [B, H, N, R]
         norm = bmm(qf, kf.sum(axis=-2)[..., None])  # [B, H, N, 1]

@@ -154,7 +154,7 @@ def test_gps_errors():
         )
     with pytest.raises(ValueError, match="GPSConv: norm must be None or one of"):
         agnn.GPSConv(C, None, norm="no_such_norm")
-    with pytest.raises(ValueError, match="GPSConv: act_kwargs"):
+    with pytest.raises(ValueError, match="GPSConv: act='relu' with act_kwargs"):
         agnn.GPSConv(C, None, act="relu", act_kwargs={"slope": 1.0})
     layer = agnn.GPSConv(C, agnn.GCNConv(C, 4, rng=0), rng=0)
     x = np.ones((4, C), np.float32)

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from arraygnn.nn._graph_input import check_float_features
+from arraygnn.nn._module import layer_size
 from arraygnn.nn.aggr.base import Aggregation, Groups
 
 __all__ = ["DenseAggregation", "dense_batch"]
@@ -35,13 +37,15 @@ def dense_batch(
     aligned with it), PyG's ``to_dense_batch`` with zeros as padding."""
     from arraygnn.utils.dense import to_dense_batch
 
-    groups.require_matrix(where)
+    groups.require_matrix("reading each group as a sequence")
     index = groups.index
     if index is not None and index.shape[0] > 1 and not bool((index[1:] >= index[:-1]).all()):
         raise ValueError(
             f"{where}: index must be sorted (non-decreasing): {where} reads each group as a "
             "sequence; sort edge_index by destination first (PyG: data.sort(sort_by_row=False))"
         )
+    if max_num_elements is not None:
+        max_num_elements = layer_size(where, "max_num_elements", max_num_elements)
     values = groups.x0 if values is None else values
     return to_dense_batch(values, groups.group_ids(), 0.0, max_num_elements, groups.size)
 
@@ -60,10 +64,15 @@ class DenseAggregation(Aggregation):
         max_num_elements: int | None = None,
     ) -> Any:
         groups = Groups(type(self).__name__, x, index, ptr, dim_size, dim)
-        return self._dense_forward(groups, max_num_elements)
+        return self._forward_checked(groups, max_num_elements)
 
     def _forward(self, groups: Groups) -> Any:
-        return self._dense_forward(groups, None)
+        return self._forward_checked(groups, None)
+
+    def _forward_checked(self, groups: Groups, max_num_elements: int | None) -> Any:
+        # learnt weights: integer x is refused, as PyG's (torch's dtype check)
+        check_float_features(type(self).__name__, groups.x, what="x")
+        return self._dense_forward(groups, max_num_elements)
 
     def _dense_forward(self, groups: Groups, max_num_elements: int | None) -> Any:
         raise NotImplementedError  # pragma: no cover - abstract

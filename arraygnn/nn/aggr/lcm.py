@@ -67,7 +67,7 @@ class LCMAggregation(DenseAggregation):
     def _dense_forward(self, groups: Groups, max_num_elements: int | None) -> Any:
         values = None
         if self.lin is not None:
-            groups.require_matrix(type(self).__name__)
+            groups.require_matrix("reading each group as a sequence")
             values = self.lin(groups.x0)
             values = groups.xp.maximum(values, values.dtype.type(0), out=values)
         dense, _ = self.dense(groups, values, max_num_elements)

@@ -94,6 +94,12 @@ class MLPAggregation(DenseAggregation):
         )
 
     def _dense_forward(self, groups: Groups, max_num_elements: int | None) -> Any:
+        if max_num_elements is not None and max_num_elements != self.max_num_elements:
+            raise TypeError(
+                f"MLPAggregation: max_num_elements is fixed at construction "
+                f"({self.max_num_elements}, the MLP's input width), got {max_num_elements!r} "
+                "at call (PyG's call takes none)"
+            )
         dense, _ = self.dense(groups, None, self.max_num_elements, need_steps=False)
         flat = dense.reshape(dense.shape[0], dense.shape[1] * dense.shape[2])
         return self.mlp(flat, groups.index, groups.size)

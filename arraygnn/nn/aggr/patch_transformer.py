@@ -70,6 +70,8 @@ class PositionalEncoding(Module):
         from arraygnn._namespace import get_namespace
 
         xp = get_namespace(x, self.frequency)
+        if x.dtype.kind != "f":  # integer positions: torch computes in the buffer's float
+            x = x.astype(self.frequency.dtype)
         if self.granularity != 1.0:
             x = x / self.granularity
         out = x.reshape(-1, 1) * self.frequency.reshape(1, -1)
@@ -132,7 +134,7 @@ class PatchTransformerAggregation(DenseAggregation):
 
     def _dense_forward(self, groups: Groups, max_num_elements: int | None) -> Any:
         where = type(self).__name__
-        groups.require_matrix(where)
+        groups.require_matrix("reading each group as a sequence")
         xp = groups.xp
         if max_num_elements is None:
             counts = groups.counts()
