@@ -20,7 +20,7 @@ from arraygnn._namespace import get_namespace, is_array, repeat_counts
 from arraygnn.nn.linear import _check_features, matmul
 from arraygnn.ops._common import check_index
 
-__all__ = ["check_pool_input", "pair_scores", "torch_spgemm"]
+__all__ = ["check_pool_input", "check_batch", "pair_scores", "torch_spgemm"]
 
 
 def check_pool_input(
@@ -56,6 +56,25 @@ def check_pool_input(
         raise ValueError(f"{layer}: batch has a negative entry ({int(batch.min())})")
     get_namespace(x, batch)
     return xp, batch
+
+
+def check_batch(layer: str, batch: Any, batch_size: Any, num_nodes: int) -> None:
+    """A ``batch`` array (a graph id per node) of shape ``(num_nodes,)`` with ids in
+    ``[0, batch_size)``, for a model read out per graph with ``global_*_pool(x, batch,
+    batch_size)``; ``batch_size`` is required with it (never ``batch.max() + 1``)."""
+    if batch_size is None:
+        raise ValueError(
+            f"{layer}: pass batch_size (the number of graphs) with batch; arraygnn never "
+            "infers it from batch.max() + 1"
+        )
+    from arraygnn.ops._common import check_size
+
+    check_index(f"{layer}: batch", batch, check_size(f"{layer}: batch_size", batch_size))
+    if tuple(batch.shape) != (num_nodes,):
+        raise ValueError(
+            f"{layer}: batch must have shape ({num_nodes},) (a graph id per node), got "
+            f"{tuple(batch.shape)}"
+        )
 
 
 def pair_scores(lin: Any, x: Any, src: Any, dst: Any) -> Any:

@@ -32,6 +32,7 @@ from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.linear import (
     GRUCell,
     Linear,
+    _check_features,
     _elu,
     _leaky_relu,
     _ModuleList,
@@ -149,8 +150,15 @@ class AttentiveFP(Module):
         batch: Any,
         batch_size: int | None = None,
     ) -> Any:
+        from arraygnn.nn._graph_input import check_float_features
+        from arraygnn.nn._pool_input import check_batch
+
+        _check_features(x, self.in_channels, "AttentiveFP node features")
+        check_float_features("AttentiveFP", x)
         xp = get_namespace(x)
         n = int(x.shape[0])
+        if batch is not None:
+            check_batch("AttentiveFP", batch, batch_size, n)
         x = _leaky_relu(self.lin1(x))
         h = _elu(self.gate_conv(x, edge_index, edge_attr))
         x = _relu(self.gru(h, x))

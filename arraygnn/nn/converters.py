@@ -78,6 +78,7 @@ DGL: dict[str, str] = {
     "EGNNConv": "arraygnn.nn.egnn_conv:from_dgl_module",
     "CFConv": "arraygnn.nn.dgl_cf_conv:from_dgl_module",
     "APPNPConv": "arraygnn.nn.appnp_conv:from_dgl_module",
+    "LabelPropagation": "arraygnn.nn.label_propagation:from_dgl_module",
     "DGNConv": "arraygnn.nn.dgn_conv:from_dgl_module",
     "PNAConv": "arraygnn.nn.dgn_conv:from_dgl_pna",
     "DenseChebConv": "arraygnn.nn.dense_cheb_conv:from_dgl_module",

@@ -13,7 +13,7 @@ the nodes outside ``mask``). One class takes both libraries' forms:
   reset=False)`` called as ``lp(graph, labels, mask=None)``: ``'sym'`` scales by
   ``out_deg(src)^-1/2`` and ``in_deg(dst)^-1/2``, ``'row'`` by ``in_deg(dst)^-1`` (edge
   counts clamped at 1); ``normalize`` divides each row by its L1 norm, ``reset`` puts the
-  known labels back after each step.
+  known labels back after each step. ``from_dgl`` reads these settings off DGL's module.
 
 ``norm_type=None`` (the default) picks ``'gcn'`` (PyG's) for the ``(y, edge_index)`` form
 and ``'sym'`` for the ``(graph, labels)`` form; name one to cross over. The labels follow
@@ -208,7 +208,7 @@ class LabelPropagation(Module):
         if post_step is not None and not callable(post_step):
             raise TypeError(f"{layer}: post_step must be callable, got {type(post_step).__name__}")
         if graph_form:
-            inp = propagation_input(layer, y_or_graph, labels)
+            inp = propagation_input(layer, y_or_graph, labels, edge_weight)
         else:
             inp = propagation_input(layer, labels, edge_index_or_labels, edge_weight)
         mask = check_mask(layer, mask, inp.num_src)
@@ -389,4 +389,22 @@ def from_pyg_module(module: Any, dtype: Any, convert: Callable[[Any], Any]) -> M
             module.autoscale,
             module.scale,
         )
-    return LabelPropagation(module.num_layers, module.alpha)
+    return LabelPropagation(module.num_layers, module.alpha, "gcn")  # PyG's in every form
+
+
+def from_dgl_module(module: Any, dtype: Any, convert: Callable[[Any], Any]) -> Module:
+    """DGL's ``LabelPropagation`` (no weights: ``k``, ``alpha``, ``norm_type``, ``clamp``,
+    ``normalize``, ``reset``)."""
+    norm_type = module.norm_type
+    if norm_type not in ("sym", "row"):  # DGL raises at forward time
+        raise ValueError(
+            f"from_dgl: LabelPropagation norm_type must be 'sym' or 'row', got {norm_type!r}"
+        )
+    return LabelPropagation(
+        alpha=module.alpha,
+        norm_type=norm_type,
+        clamp=module.clamp,
+        normalize=module.normalize,
+        reset=module.reset,
+        k=module.k,
+    )

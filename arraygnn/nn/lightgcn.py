@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, to_numpy
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.autoencoders import pair_scores
 from arraygnn.nn.dgl_hetero_linear import _Embedding
@@ -80,7 +80,7 @@ class LightGCN(Module):
         if alpha is None:
             alpha = 1.0 / (self.num_layers + 1)
         if is_array(alpha) or isinstance(alpha, (list, tuple)):
-            alpha = np.asarray(alpha)
+            alpha = np.asarray(to_numpy(alpha))  # a CuPy array refuses np.asarray
             if alpha.shape != (self.num_layers + 1,):
                 raise ValueError(
                     f"{layer}: alpha must hold num_layers + 1 = {self.num_layers + 1} values, "
@@ -165,7 +165,12 @@ def top_k_indices(scores: Any, k: int) -> Any:
     one pass per row keeping a sorted buffer of ``k`` (a parallel Numba kernel,
     ``arraygnn.kernels.cpu.topk``); CuPy: a partition and a stable sort per row."""
     xp = get_namespace(scores)
+    if scores.ndim != 2:
+        raise ValueError(f"top_k_indices: scores must be 2-D, got shape {tuple(scores.shape)}")
     rows, cols = scores.shape
+    k = layer_size("top_k_indices", "k", k)
+    if k > cols:  # the Numba kernel would read and write past each row
+        raise ValueError(f"top_k_indices: k={k} is more than the {cols} columns")
     out = xp.zeros((rows, k), dtype=np.int64)
     if k == 0 or rows == 0:
         return out
@@ -198,6 +203,10 @@ def from_pyg_module(module: Any, dtype: Any, convert: Callable[[Any], Any]) -> M
         if getattr(conv, "flow", "source_to_target") != "source_to_target":
             raise ValueError(f"from_pyg: LightGCN convs.{i} has flow={conv.flow!r}")
     alpha = module.alpha.detach().cpu().numpy()
+    # the table's dtype, not the first floating entry (alpha, which PyG casts to the table's)
+    from arraygnn.nn.weights import _dtype_of
+
+    dtype = _dtype_of(module.embedding)
     model = LightGCN(
         module.num_nodes,
         module.embedding_dim,

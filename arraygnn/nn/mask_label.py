@@ -82,6 +82,10 @@ class MaskLabel(Module):
             out = xp.zeros((n, self.out_channels), dtype=x.dtype)
             out[mask] = rows
             return xp.concatenate([x, out], axis=-1)
+        if x.dtype.kind != "f":  # PyG's in-place add fails too (float can't be cast to long)
+            raise TypeError(
+                f"MaskLabel: x must be floating point for method='add', got dtype {x.dtype}"
+            )
         if x.shape[1] != self.out_channels:
             raise ValueError(
                 f"MaskLabel: method='add' needs x with out_channels={self.out_channels} "
@@ -94,6 +98,11 @@ class MaskLabel(Module):
     @staticmethod
     def ratio_mask(mask: Any, ratio: float, rng: Any = None) -> Any:
         """``mask`` with each set entry kept with probability ``ratio`` (a new array)."""
+        if not is_array(mask) or mask.dtype != np.bool_ or mask.ndim != 1:
+            raise TypeError(
+                "MaskLabel.ratio_mask: mask must be a 1-D boolean array, got "
+                f"{getattr(mask, 'dtype', type(mask).__name__)}"
+            )
         xp = get_namespace(mask)
         out = mask.copy()
         n = int(mask.sum())

@@ -48,7 +48,14 @@ class DeepGCNLayer(Module):
 
     Call as ``layer(x, *args, **kwargs)``: ``args`` / ``kwargs`` go to ``conv``
     (``edge_index``, ``edge_attr``, ...).
+
+    ``from_pyg`` of a ``'res+'`` layer without a norm whose activation works in place
+    (``ReLU(inplace=True)``: PyG's activation then rewrites ``x`` itself, so the skip adds
+    ``act(x)``) gives PyG's output ``act(x) + conv(act(x))``, without changing ``x``.
     """
+
+    #: the skip of ``'res+'`` adds ``act(x)`` (PyG's in-place activation without a norm)
+    _skip_after_act = False
 
     def __init__(
         self,
@@ -82,7 +89,8 @@ class DeepGCNLayer(Module):
                 h = self.norm(h)
             if self.act is not None:
                 h = self.act(h)
-            return x + self.conv(h, *args, **kwargs)
+            skip = h if self._skip_after_act and self.norm is None else x
+            return skip + self.conv(h, *args, **kwargs)
         h = self.conv(x, *args, **kwargs)
         if self.norm is not None:
             h = self.norm(h)
@@ -192,5 +200,7 @@ def from_pyg_module(module: Any, dtype: Any, convert: Callable[[Any], Any]) -> M
             module.block,
             module.dropout,
         )
+        # PyG's in-place activation on h = x (no norm) rewrites x before the skip
+        layer._skip_after_act = bool(getattr(module.act, "inplace", False))
     layer.load_state_dict(module.state_dict(), format="pyg")
     return layer

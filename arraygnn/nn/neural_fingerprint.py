@@ -32,8 +32,9 @@ class NeuralFingerprint(Module):
 
     Args:
         in_channels, hidden_channels, out_channels: sizes.
-        num_layers: ``MFConv`` layers.
-        max_degree: ``MFConv``'s (default 10).
+        num_layers: ``MFConv`` layers (at least 1; PyG's sum over no layers is the
+            integer 0).
+        max_degree, bias: ``MFConv``'s (PyG's ``**kwargs``; defaults 10 and ``True``).
 
     Call as ``model(x, edge_index, batch=None, batch_size=None)`` -> ``(B, out_channels)``
     (``B``: ``batch_size``, or one graph when ``batch`` is ``None``).
@@ -50,6 +51,7 @@ class NeuralFingerprint(Module):
         out_channels: int,
         num_layers: int,
         max_degree: int = 10,
+        bias: bool = True,
         *,
         dtype: Any = np.float32,
         rng: Any = None,
@@ -58,7 +60,7 @@ class NeuralFingerprint(Module):
         self.in_channels = layer_size(name, "in_channels", in_channels)
         self.hidden_channels = layer_size(name, "hidden_channels", hidden_channels)
         self.out_channels = layer_size(name, "out_channels", out_channels)
-        self.num_layers = layer_size(name, "num_layers", num_layers)
+        self.num_layers = layer_size(name, "num_layers", num_layers, minimum=1)
         gen = _rng(rng)
         self.convs = _ModuleList(
             [
@@ -66,6 +68,7 @@ class NeuralFingerprint(Module):
                     self.in_channels if i == 0 else self.hidden_channels,
                     self.hidden_channels,
                     max_degree,
+                    bias,
                     dtype=dtype,
                     rng=gen,
                 )
@@ -82,6 +85,11 @@ class NeuralFingerprint(Module):
     def __call__(
         self, x: Any, edge_index: Any, batch: Any = None, batch_size: int | None = None
     ) -> Any:
+        from arraygnn._namespace import is_array
+        from arraygnn.nn._pool_input import check_batch
+
+        if is_array(batch) and is_array(x):  # a Batch object carries its num_graphs
+            check_batch("NeuralFingerprint", batch, batch_size, int(x.shape[0]))
         total = None
         for conv, lin in zip(self.convs, self.lins):
             x = _sigmoid(conv(x, edge_index))

@@ -34,6 +34,13 @@ BATCH_NORM_EPS = 1e-5
 def _batch_statistics_norm(x: Any) -> Any:
     """``BatchNorm1d(affine=False, track_running_stats=False)``: ``(x - mean) /
     sqrt(var + eps)`` over the rows (biased variance), in place on the layer's array."""
+    if x.shape[0] == 0:  # nothing to normalise (NumPy's mean would warn)
+        return x
+    if x.shape[0] == 1:  # torch: "Expected more than 1 value per channel when training"
+        raise ValueError(
+            "PMLP: batch normalisation uses the batch's own statistics (PyG builds it "
+            "without running statistics) and needs more than one node, got 1"
+        )
     xp = get_namespace(x)
     mean = x.mean(axis=0)
     var = ((x - mean) ** 2).mean(axis=0)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import Linear, _ModuleList, _relu, _rng
 from arraygnn.nn.signed_conv import SignedConv
@@ -46,7 +46,8 @@ class SignedGCN(Module):
             output is ``[pos, neg]`` halves).
         num_layers: ``SignedConv`` layers.
         lamb: the loss weight (kept; the losses are training-only).
-        bias: the convs' biases.
+        bias: accepted and ignored, as PyG's: PyG builds every ``SignedConv`` with its
+            default ``bias=True`` whatever this says (and ``lin`` always has a bias).
 
     Names: ``conv1.*``, ``convs.i.*`` (``SignedConv``'s), ``lin.weight`` ``(3, 2 hidden)``,
     ``lin.bias``.
@@ -70,12 +71,13 @@ class SignedGCN(Module):
         self.hidden_channels = layer_size(name, "hidden_channels", hidden_channels, minimum=2)
         self.num_layers = layer_size(name, "num_layers", num_layers, minimum=1)
         self.lamb = float(lamb)
+        del bias  # PyG's convs always have biases (the flag reaches none of them)
         gen = _rng(rng)
         half = self.hidden_channels // 2
-        self.conv1 = SignedConv(self.in_channels, half, True, bias, dtype=dtype, rng=gen)
+        self.conv1 = SignedConv(self.in_channels, half, True, dtype=dtype, rng=gen)
         self.convs = _ModuleList(
             [
-                SignedConv(half, half, False, bias, dtype=dtype, rng=gen)
+                SignedConv(half, half, False, dtype=dtype, rng=gen)
                 for _ in range(self.num_layers - 1)
             ]
         )
@@ -94,6 +96,13 @@ class SignedGCN(Module):
         from arraygnn.ops._common import check_index
 
         _check_edge_index("SignedGCN.discriminate", edge_index)
+        width = self.lin.in_features
+        if not is_array(z) or z.ndim != 2 or 2 * z.shape[1] != width:
+            raise ValueError(
+                f"SignedGCN.discriminate: z must be (N, {width // 2}) (lin takes pairs of "
+                f"rows, {width} wide), got {getattr(z, 'shape', type(z).__name__)}; an odd "
+                "hidden_channels gives narrower embeddings, which PyG's lin refuses too"
+            )
         n = int(z.shape[0])
         check_index("SignedGCN.discriminate: edge_index[0]", edge_index[0], n)
         check_index("SignedGCN.discriminate: edge_index[1]", edge_index[1], n)
@@ -111,11 +120,18 @@ class SignedGCN(Module):
         from scipy.sparse.linalg import svds
 
         from arraygnn._namespace import to_numpy
+        from arraygnn.nn._graph_input import _check_edge_index
+        from arraygnn.ops._common import check_index, check_size
 
+        where = "SignedGCN.create_spectral_features"
+        _check_edge_index(f"{where}: pos_edge_index", pos_edge_index)
+        _check_edge_index(f"{where}: neg_edge_index", neg_edge_index)
         pos, neg = to_numpy(pos_edge_index), to_numpy(neg_edge_index)
         edge_index = np.concatenate([pos, neg], axis=1).astype(np.int64)
         if num_nodes is None:
             num_nodes = int(edge_index.max()) + 1 if edge_index.size else 0
+        num_nodes = check_size(f"{where}: num_nodes", num_nodes)
+        check_index(f"{where}: edge ids", edge_index.reshape(-1), num_nodes)
         k = self.in_channels
         if not 0 < k < num_nodes:
             raise ValueError(
