@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, repeat_counts
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn._pool_input import check_pool_input, torch_spgemm
 from arraygnn.nn.graph_conv import GCNConv
@@ -47,7 +47,7 @@ def augment_adj(edge_index: Any, edge_weight: Any, num_nodes: int) -> tuple[Any,
     ptr[1:] = xp.cumsum(xp.bincount(edge_index[0], minlength=n))
     adj = (ptr, edge_index[1], edge_weight)
     out_ptr, col, val = torch_spgemm(adj, adj, n, n)
-    row = xp.repeat(xp.arange(n, dtype=np.int64), xp.diff(out_ptr))
+    row = repeat_counts(xp, xp.arange(n, dtype=np.int64), xp.diff(out_ptr))
     keep = row != col
     return xp.stack([row[keep], col[keep]]), val[keep]
 
