@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids
 from arraygnn._namespace import repeat_counts
 from arraygnn.graph.core import EID, NID, Graph, _as_ids, _check_range, check_graph
 from arraygnn.graph.subgraph import _gather_frame, _ids_for, _per_type, to_block
@@ -371,6 +372,19 @@ def _calc_redundancy(k_hat: int, num_edges: int, num_pairs: int, r: int = 3) -> 
     return float(np.real(roots[-1])) / k_hat - 1.0
 
 
+def _check_redundancy(where: str, redundancy: Any) -> float | None:
+    """``redundancy`` as given: ``None`` or a number ``>= 0``."""
+    if redundancy is None:
+        return None
+    if isinstance(redundancy, (bool, np.bool_)) or not isinstance(
+        redundancy, (int, float, np.number)
+    ):
+        raise TypeError(f"{where}: redundancy must be a number, got {redundancy!r}")
+    if not redundancy >= 0:
+        raise ValueError(f"{where}: redundancy must be >= 0, got {redundancy}")
+    return float(redundancy)
+
+
 def global_uniform_negative_sampling(
     g: Graph,
     num_samples: int,
@@ -419,20 +433,18 @@ def global_uniform_negative_sampling(
         if num_pairs > 2**62:
             raise ValueError(f"{where}: {n_u} x {n_v} node pairs do not fit int64 keys")
         return empty
+    redundancy = _check_redundancy(where, redundancy)
+    edge_keys = unique_ids(xp, rel.src.astype(xp.int64) * n_v + rel.dst.astype(xp.int64))
     if redundancy is None:
-        if rel.num_edges >= num_pairs:
+        # DGL's estimate from num_edges; with multi-edges there may be as many edges as
+        # pairs (where DGL's estimate breaks) and still non-edges: count distinct pairs then
+        num_edges = rel.num_edges if rel.num_edges < num_pairs else int(edge_keys.shape[0])
+        if num_edges >= num_pairs:
             return empty
-        redundancy = _calc_redundancy(int(num_samples), rel.num_edges, num_pairs)
-    elif isinstance(redundancy, (bool, np.bool_)) or not isinstance(
-        redundancy, (int, float, np.number)
-    ):
-        raise TypeError(f"{where}: redundancy must be a number, got {redundancy!r}")
-    elif not redundancy >= 0:
-        raise ValueError(f"{where}: redundancy must be >= 0, got {redundancy}")
+        redundancy = _calc_redundancy(int(num_samples), num_edges, num_pairs)
     draws = int(num_samples * (1 + redundancy))
     no_loops = bool(exclude_self_loops) and utype == vtype
     rng = _rng(g, seed)
-    edge_keys = xp.unique(rel.src.astype(xp.int64) * n_v + rel.dst.astype(xp.int64))
     u = xp.floor(rng.random((draws, 3)) * n_u).astype(xp.int64)
     v = xp.floor(rng.random((draws, 3)) * n_v).astype(xp.int64)
     keys = u * n_v + v
@@ -444,7 +456,7 @@ def global_uniform_negative_sampling(
     rows = xp.nonzero(hit)[0]
     keys = keys[rows, first]
     if not replace:
-        keys = xp.unique(keys)  # sorted by (src, dst), as DGL's sort + unique
+        keys = unique_ids(xp, keys)  # sorted by (src, dst), as DGL's sort + unique
     keys = keys[:num_samples]
     return (keys // n_v).astype(g.idtype), (keys % n_v).astype(g.idtype)
 
@@ -489,10 +501,20 @@ def sample_blocks(
     seed: Any = None,
     copy_ndata: bool = True,
     prob: str | None = None,
+    exclude_eids: Any = None,
+    edge_dir: str = "in",
 ) -> tuple[Any, Any, list[Graph]]:
     """Sample one block per fan-out, outermost layer first (DGL's ``sample_blocks``);
     ``prob`` names an edge feature of sampling weights (or a boolean mask), as
-    :func:`sample_neighbors`.
+    :func:`sample_neighbors`. ``exclude_eids`` (edge ids, or ``{etype: ids}``) are never
+    sampled on any layer (DGL's argument, used by edge prediction to hide the seed edges).
+
+    ``edge_dir='out'`` samples each node's out-edges; each block is then built over the
+    frontier turned around (edge ``(u, v)`` of type ``(s, e, d)`` becomes ``(v, u)`` of
+    type ``(d, e, s)``, as :func:`arraygnn.graph.reverse`), so a seed's messages come from
+    the nodes it points to and ``edata[EID]`` keeps the ids in ``g``. (DGL's own
+    ``NeighborSampler(edge_dir='out')`` hands the unreversed frontier to ``to_block``,
+    which fails because the sampled destinations are not seeds: dmlc/dgl#4519.)
 
     Returns ``(input_nodes, output_nodes, blocks)``: ``blocks[0].srcdata[NID]`` are the
     input nodes whose features feed the first layer; ``output_nodes`` the seeds as ids
@@ -500,13 +522,26 @@ def sample_blocks(
     Each block carries the node features of its nodes, gathered when it is built
     (``copy_ndata=False``: none, for callers that fetch features by ``input_nodes``).
     """
+    _edge_dir(edge_dir, "sample_blocks")
     rng = _rng(g, seed)
     current = seed_nodes
     blocks: list[Graph] = []
     for fanout in reversed(list(fanouts)):
         frontier = sample_neighbors(
-            g, current, fanout, replace=replace, seed=rng, copy_ndata=copy_ndata, prob=prob
+            g,
+            current,
+            fanout,
+            edge_dir=edge_dir,
+            replace=replace,
+            seed=rng,
+            copy_ndata=copy_ndata,
+            prob=prob,
+            exclude_edges=exclude_eids,
         )
+        if edge_dir == "out":
+            from arraygnn.graph.transform import reverse
+
+            frontier = reverse(frontier, copy_ndata=copy_ndata, copy_edata=True)
         block = to_block(frontier, current)
         current = block.srcdata[NID]  # ids in the frontier, which are the ids in g
         blocks.insert(0, block)
@@ -526,13 +561,17 @@ class NeighborSampler:
 
     Each call draws fresh randomness from one generator seeded once with ``seed``. ``prob``
     (an edge feature of sampling weights) or ``mask`` (a boolean edge feature: edges marked
-    False are never sampled) as DGL's; not both.
+    False are never sampled) as DGL's; not both. ``edge_dir='out'``: out-edges, blocks over
+    the turned-around frontier (see :func:`sample_blocks`). ``sample_blocks(g, seed_nodes,
+    exclude_eids=None)`` and ``sample`` (the same) take DGL's ``exclude_eids``, so the
+    sampler plugs into :func:`arraygnn.edge_prediction.as_edge_prediction_sampler`.
     """
 
     def __init__(
         self,
         fanouts: Sequence[int],
         *,
+        edge_dir: str = "in",
         replace: bool = False,
         seed: Any = None,
         copy_ndata: bool = True,
@@ -544,14 +583,18 @@ class NeighborSampler:
         for name, value in (("prob", prob), ("mask", mask)):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"NeighborSampler: {name} must name an edge feature, got {value!r}")
+        _edge_dir(edge_dir, "NeighborSampler")
         self.fanouts = list(fanouts)
+        self.edge_dir = edge_dir
         self.replace = replace
         self.copy_ndata = copy_ndata
         self.prob = prob if prob is not None else mask
         self._seed = seed
         self._rng: Any = None
 
-    def sample_blocks(self, g: Graph, seed_nodes: Any) -> tuple[Any, Any, list[Graph]]:
+    def sample_blocks(
+        self, g: Graph, seed_nodes: Any, exclude_eids: Any = None
+    ) -> tuple[Any, Any, list[Graph]]:
         if self._rng is None:
             self._rng = _rng(g, self._seed)
         return sample_blocks(
@@ -562,7 +605,15 @@ class NeighborSampler:
             seed=self._rng,
             copy_ndata=self.copy_ndata,
             prob=self.prob,
+            exclude_eids=exclude_eids,
+            edge_dir=self.edge_dir,
         )
+
+    def sample(
+        self, g: Graph, seed_nodes: Any, exclude_eids: Any = None
+    ) -> tuple[Any, Any, list[Graph]]:
+        """DGL's ``BlockSampler.sample``: the same as :meth:`sample_blocks`."""
+        return self.sample_blocks(g, seed_nodes, exclude_eids)
 
 
 class MultiLayerFullNeighborSampler(NeighborSampler):
@@ -577,7 +628,7 @@ class MultiLayerFullNeighborSampler(NeighborSampler):
     [2, 1]
     """
 
-    def __init__(self, num_layers: int, *, copy_ndata: bool = True) -> None:
+    def __init__(self, num_layers: int, *, copy_ndata: bool = True, edge_dir: str = "in") -> None:
         if isinstance(num_layers, (bool, np.bool_)) or not isinstance(
             num_layers, (int, np.integer)
         ):
@@ -588,7 +639,7 @@ class MultiLayerFullNeighborSampler(NeighborSampler):
             raise ValueError(
                 f"MultiLayerFullNeighborSampler: num_layers must be >= 1, got {num_layers}"
             )
-        super().__init__([-1] * int(num_layers), copy_ndata=copy_ndata)
+        super().__init__([-1] * int(num_layers), copy_ndata=copy_ndata, edge_dir=edge_dir)
 
 
 class NodeDataLoader:
@@ -660,19 +711,28 @@ class NodeDataLoader:
         return total // self.batch_size if self.drop_last else -(-total // self.batch_size)
 
     def __iter__(self) -> Any:
-        total = sum(self._counts)
-        order = self._rng.permutation(total) if self.shuffle else np.arange(total)
-        stop = (total // self.batch_size) * self.batch_size if self.drop_last else total
-        bounds = np.cumsum([0] + self._counts)
-        xp = self.g._xp()
-        for start in range(0, stop, self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            if not self._typed:
-                seeds: Any = self._ids[0][xp.asarray(chunk)]
-            else:  # positions in the concatenation of the types' ids; the drawn order kept
-                seeds = {}
-                for i, t in enumerate(self._types):
-                    inside = chunk[(chunk >= bounds[i]) & (chunk < bounds[i + 1])] - bounds[i]
-                    if inside.size:
-                        seeds[t] = self._ids[i][xp.asarray(inside)]
+        for seeds in _id_batches(self, self._types if self._typed else None):
             yield self.graph_sampler.sample_blocks(self.g, seeds)
+
+
+def _id_batches(loader: Any, keys: Sequence[Any] | None) -> Any:
+    """The batches of a loader over ids (``_ids``, ``_counts``, ``_rng``, ``batch_size``,
+    ``shuffle``, ``drop_last``, ``g``): one id array per batch (``keys=None``), else
+    ``{key: ids}`` over the positions in the concatenation of the keys' ids, each key's
+    ids in the drawn order (DGL's stable grouping by type); keys without ids left out."""
+    total = sum(loader._counts)
+    order = loader._rng.permutation(total) if loader.shuffle else np.arange(total)
+    stop = (total // loader.batch_size) * loader.batch_size if loader.drop_last else total
+    bounds = np.cumsum([0] + loader._counts)
+    xp = loader.g._xp()
+    for start in range(0, stop, loader.batch_size):
+        chunk = order[start : start + loader.batch_size]
+        if keys is None:
+            yield loader._ids[0][xp.asarray(chunk)]
+            continue
+        batch = {}
+        for i, key in enumerate(keys):
+            inside = chunk[(chunk >= bounds[i]) & (chunk < bounds[i + 1])] - bounds[i]
+            if inside.size:
+                batch[key] = loader._ids[i][xp.asarray(inside)]
+        yield batch

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids
 from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.function import BinaryMessage, CopyMessage, Reduce
 
@@ -610,7 +611,7 @@ def _receive(
     c = rel.canonical
     xp = np if isinstance(rel.src, np.ndarray) else _cupy()
     if receivers is None:
-        receivers = xp.unique(rel.dst[eids])
+        receivers = unique_ids(xp, rel.dst[eids], g._num_dst[c[2]])
     sub = Graph(
         {c: (rel.src[eids], rel.dst[eids])},
         g._num_src,
@@ -675,7 +676,7 @@ def pull(
     rel = g._rel(etype)
     nodes = g._check_node_ids(v, rel.canonical[2], "dst")
     xp = np if isinstance(rel.src, np.ndarray) else _cupy()
-    nodes = xp.unique(nodes).astype(g.idtype, copy=False)
+    nodes = unique_ids(xp, nodes, g._num_dst[rel.canonical[2]]).astype(g.idtype, copy=False)
     _check_message(message)
     _check_reduce(reduce)
     if nodes.shape[0] == 0:
@@ -698,7 +699,8 @@ def push(
     rel = g._rel(etype)
     nodes = g._check_node_ids(u, rel.canonical[0], "src")
     xp = np if isinstance(rel.src, np.ndarray) else _cupy()
-    eids = out_edges(g, xp.unique(nodes), "eid", etype)  # a repeated node sends once
+    senders = unique_ids(xp, nodes, g._num_src[rel.canonical[0]])  # a repeated node sends once
+    eids = out_edges(g, senders, "eid", etype)
     _check_message(message)
     _check_reduce(reduce)
     if eids.shape[0]:

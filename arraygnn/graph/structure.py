@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.graph.core import EID, NID, Canonical, Graph, _as_ids
 from arraygnn.graph.subgraph import _first_appearance_nodes
@@ -179,7 +180,7 @@ def _edge_side_subgraph(
     given = _nodes_per_type(where, "nodes", g, nodes)
     xp = g._xp()
     for t, ids in given.items():
-        if ids.shape[0] and xp.unique(ids).shape[0] != ids.shape[0]:
+        if ids.shape[0] and unique_ids(xp, ids).shape[0] != ids.shape[0]:
             raise ValueError(f"{where}: nodes of type {t!r} must be unique (DGL)")
     from arraygnn.graph.query import in_edges, out_edges
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids
 from arraygnn.graph.core import EID, NID, Canonical, Graph, _as_ids, _check_range, check_graph
 
 __all__ = ["node_subgraph", "edge_subgraph", "to_block"]
@@ -45,7 +46,11 @@ def _per_type(g: Graph, ids: Any, what: str, types: list[Any]) -> dict[Any, Any]
     return {types[0]: ids}
 
 
-def _ids_for(g: Graph, ids: Any, n: int, what: str, items: str = "nodes") -> Any:
+def _ids_for(
+    g: Graph, ids: Any, n: int, what: str, items: str = "nodes", unique: bool = True
+) -> Any:
+    """``ids`` (an id array, a list or a boolean mask) checked to lie in ``[0, n)`` (and,
+    with ``unique``, to hold no id twice), in ``g``'s idtype on its device."""
     xp = g._xp()
     if isinstance(ids, (list, tuple, range)):
         try:
@@ -61,7 +66,7 @@ def _ids_for(g: Graph, ids: Any, n: int, what: str, items: str = "nodes") -> Any
         ids = xp.nonzero(ids)[0]
     ids = _as_ids(ids, what)
     _check_range(ids, n, what, items)
-    if ids.size and xp.unique(ids).shape[0] != ids.shape[0]:
+    if unique and ids.size and unique_ids(xp, ids, n).shape[0] != ids.shape[0]:
         raise ValueError(f"{what}: ids must be unique")
     return ids.astype(g.idtype, copy=False)
 
@@ -77,6 +82,26 @@ def _gather_frame(src_frame: Any, dst_frame: Any, rows: Any) -> None:
     ops = _ops()
     for k, v in src_frame._data.items():
         dst_frame._data[k] = ops.gather(v, rows)
+
+
+def _kept_edges_by_index(xp: Any, rel: Any, kept_dst: Any, src_map: Any) -> Any:
+    """The ids (increasing) of ``rel``'s edges into ``kept_dst`` from kept sources, read
+    through the relation's cached in-edge CSR when it is built and the kept destinations
+    are few (under 1/8 of them): work in their in-degrees, not in every edge (a sampler's
+    induced subgraph of 6000 nodes of a 1M / 10M graph: 2.7 ms instead of 225 ms). None
+    otherwise (the caller scans every edge)."""
+    csr = rel._csr
+    if xp is not np or csr is None or kept_dst.shape[0] * 8 >= csr.num_dst_nodes:
+        return None
+    starts = csr.indptr[kept_dst].astype(np.int64)
+    counts = csr.indptr[kept_dst + 1].astype(np.int64) - starts
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.cumsum(counts) - counts  # each row's first position in the flat slot list
+    slots = np.repeat(starts - first, counts) + np.arange(total, dtype=np.int64)
+    cand = csr.perm[slots]
+    return np.sort(cand[src_map[csr.indices[slots]] >= 0])
 
 
 def node_subgraph(g: Graph, nodes: Any, *, store_ids: bool = True) -> Graph:
@@ -100,10 +125,13 @@ def node_subgraph(g: Graph, nodes: Any, *, store_ids: bool = True) -> Graph:
     rels, eids = {}, {}
     for c, rel in g._rels.items():
         s, _, d = c
-        ms, md = maps[s][rel.src], maps[d][rel.dst]
-        e = xp.nonzero((ms >= 0) & (md >= 0))[0].astype(g.idtype)
+        e = _kept_edges_by_index(xp, rel, keep[d], maps[s])
+        if e is None:  # one pass over every edge
+            ms, md = maps[s][rel.src], maps[d][rel.dst]
+            e = xp.nonzero((ms >= 0) & (md >= 0))[0]
+        e = e.astype(g.idtype)
         eids[c] = e
-        rels[c] = (ms[e].astype(g.idtype), md[e].astype(g.idtype))
+        rels[c] = (maps[s][rel.src[e]].astype(g.idtype), maps[d][rel.dst[e]].astype(g.idtype))
     new = Graph(rels, {t: int(ids.shape[0]) for t, ids in keep.items()}, validate=False)
     for t, ids in keep.items():
         _gather_frame(g._src_frames[t], new._src_frames[t], ids)
@@ -213,7 +241,9 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
         for t in g.ntypes:
             incoming = [r.dst for c, r in g._rels.items() if c[2] == t]
             dst[t] = (
-                xp.unique(xp.concatenate(incoming)) if incoming else xp.zeros(0, dtype=g.idtype)
+                unique_ids(xp, xp.concatenate(incoming), g._num_src[t])
+                if incoming
+                else xp.zeros(0, dtype=g.idtype)
             ).astype(g.idtype)
     else:
         given = _per_type(g, dst_nodes, "to_block", g.ntypes)
@@ -234,7 +264,11 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
     src = {}
     for t in g.ntypes:
         outgoing = [r.src for c, r in g._rels.items() if c[0] == t]
-        others = xp.unique(xp.concatenate(outgoing)) if outgoing else xp.zeros(0, dtype=g.idtype)
+        others = (
+            unique_ids(xp, xp.concatenate(outgoing), g._num_src[t])
+            if outgoing
+            else xp.zeros(0, dtype=g.idtype)
+        )
         if include_dst_in_src:
             others = others[dmaps[t][others] < 0]
             src[t] = xp.concatenate([dst[t], others.astype(g.idtype)])
