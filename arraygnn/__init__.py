@@ -28,6 +28,8 @@ from arraygnn.batch import Batch
 from arraygnn.data import Data
 from arraygnn.dataset import PackedDataset
 from arraygnn.datasets import load_molecules, powerlaw_graph
+from arraygnn.edge_data_loader import EdgeDataLoader
+from arraygnn.edge_prediction import EdgePredictionSampler, as_edge_prediction_sampler
 from arraygnn.graph import EID, NID, Graph, edge_subgraph, heterograph, node_subgraph, to_block
 from arraygnn.graph import graph as graph  # the constructor shadows the package name
 from arraygnn.graph_tensor import (
@@ -65,6 +67,7 @@ from arraygnn.io.schema import (
     write_schema,
 )
 from arraygnn.io.tfrecord import read_tfrecord, write_tfrecord
+from arraygnn.labor_sampler import LaborSampler, sample_labors
 from arraygnn.loader import (
     CachedLoader,
     DataListLoader,
@@ -91,6 +94,7 @@ from arraygnn.padding import (
     pad_to_total_sizes,
     satisfies_total_sizes,
 )
+from arraygnn.saint_sampler import SAINTSampler
 from arraygnn.sampling import (
     MultiLayerFullNeighborSampler,
     NeighborSampler,
@@ -182,7 +186,13 @@ __all__ = [
     "node2vec_random_walk",
     "NeighborSampler",
     "MultiLayerFullNeighborSampler",
+    "LaborSampler",
+    "sample_labors",
+    "SAINTSampler",
     "NodeDataLoader",
+    "EdgeDataLoader",
+    "EdgePredictionSampler",
+    "as_edge_prediction_sampler",
     "NID",
     "EID",
     # input pipeline

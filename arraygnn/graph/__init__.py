@@ -16,7 +16,8 @@ to_block), ``transform`` (add_self_loop, remove_self_loop, reverse, add_reverse_
 to_simple, to_bidirected), ``batching`` (batch, unbatch), ``readout`` (sum_nodes,
 mean_nodes, softmax_nodes, broadcast_nodes, ...), ``convert`` (Data / GraphTensor
 converters), ``knn`` (knn_graph, segmented_knn_graph), ``positional_encoding``
-(laplacian_pe / lap_pe, random_walk_pe, laplacian_lambda_max), ``homophily``
+(laplacian_pe / lap_pe, random_walk_pe, laplacian_lambda_max), ``shortest_dist``
+(DGL's shortest_dist with paths), ``homophily``
 (node_homophily, edge_homophily, linkx_homophily), ``ops`` (DGL's ``dgl.ops``: gspmm,
 gsddmm, edge_softmax, segment_reduce, segment_softmax, copy_u_sum, u_mul_e_sum, u_dot_v,
 ...), ``structure`` (in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
@@ -59,6 +60,7 @@ from arraygnn.graph.readout import (
     sum_edges,
     sum_nodes,
 )
+from arraygnn.graph.shortest_dist import shortest_dist
 from arraygnn.graph.structure import (
     add_edges,
     add_nodes,
@@ -129,6 +131,7 @@ __all__ = [
     "laplacian_pe",
     "lap_pe",
     "random_walk_pe",
+    "shortest_dist",
     "laplacian_lambda_max",
     "node_homophily",
     "edge_homophily",

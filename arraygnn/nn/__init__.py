@@ -20,9 +20,11 @@ from arraygnn.nn.asap_pool import ASAPooling
 from arraygnn.nn.atomic_conv import AtomicConv
 from arraygnn.nn.attentive_fp import AttentiveFP
 from arraygnn.nn.autoencoders import ARGA, ARGVA, GAE, VGAE, InnerProductDecoder
+from arraygnn.nn.biased_mha import BiasedMHA
 from arraygnn.nn.cg_conv import CGConv
 from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
 from arraygnn.nn.cluster_pool import ClusterPooling
+from arraygnn.nn.degree_encoder import DegreeEncoder
 from arraygnn.nn.dense_cheb_conv import DenseChebConv
 from arraygnn.nn.dense_conv import (
     DenseGATConv,
@@ -35,6 +37,9 @@ from arraygnn.nn.dense_pool import DMoNPooling, dense_diff_pool, dense_mincut_po
 from arraygnn.nn.dgl_cf_conv import DGLCFConv
 from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
+from arraygnn.nn.dgl_jumping_knowledge import DGLJumpingKnowledge
+from arraygnn.nn.dgl_sequential import DGLSequential
+from arraygnn.nn.dgl_set_transformer import SetTransformerDecoder, SetTransformerEncoder
 from arraygnn.nn.dgn_conv import DGLPNAConv, DGNConv
 from arraygnn.nn.dir_gnn_conv import DirGNNConv
 from arraygnn.nn.dna_conv import DNAConv
@@ -45,6 +50,8 @@ from arraygnn.nn.edge_weight_norm import EdgeWeightNorm
 from arraygnn.nn.eg_conv import EGConv
 from arraygnn.nn.egat_conv import EGATConv
 from arraygnn.nn.egnn_conv import EGNNConv
+from arraygnn.nn.egt_layer import EGTLayer
+from arraygnn.nn.encoding import PositionalEncoding, TemporalEncoding
 from arraygnn.nn.fa_conv import FAConv
 from arraygnn.nn.feast_conv import FeaStConv
 from arraygnn.nn.film_conv import FiLMConv
@@ -60,6 +67,7 @@ from arraygnn.nn.gmm_conv import DGLGMMConv, GMMConv
 from arraygnn.nn.gps_conv import GPSConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.graph_unet import GraphUNet
+from arraygnn.nn.graphormer_layer import GraphormerLayer
 from arraygnn.nn.grav_net_conv import GravNetConv
 from arraygnn.nn.han_conv import HANConv
 from arraygnn.nn.heat_conv import HEATConv
@@ -68,8 +76,10 @@ from arraygnn.nn.hetero_jumping_knowledge import HeteroJumpingKnowledge
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.hgt_conv import HGTConv
 from arraygnn.nn.hypergraph_conv import HypergraphConv
+from arraygnn.nn.kge import ComplEx, DistMult, KGEModel, RotatE, TransE
 from arraygnn.nn.knn_graph import KNNGraph, SegmentedKNNGraph
 from arraygnn.nn.label_propagation import CorrectAndSmooth, LabelPropagation
+from arraygnn.nn.lap_pos_encoder import LapPosEncoder
 from arraygnn.nn.le_conv import LEConv
 from arraygnn.nn.lg_conv import LGConv
 from arraygnn.nn.lightgcn import LightGCN
@@ -77,6 +87,8 @@ from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Li
 from arraygnn.nn.linkx import LINKX
 from arraygnn.nn.mask_label import MaskLabel
 from arraygnn.nn.mem_pool import MemPooling
+from arraygnn.nn.mesh_cnn_conv import MeshCNNConv
+from arraygnn.nn.metapath2vec import MetaPath2Vec
 from arraygnn.nn.mf_conv import MFConv
 from arraygnn.nn.mix_hop_conv import MixHopConv
 from arraygnn.nn.model_blocks import DeepGCNLayer, MetaLayer
@@ -84,6 +96,7 @@ from arraygnn.nn.models import GAT, GCN, GIN, PNA, EdgeCNN, GraphSAGE, JumpingKn
 from arraygnn.nn.multihead_attention import MultiheadAttention
 from arraygnn.nn.neural_fingerprint import NeuralFingerprint
 from arraygnn.nn.nn_conv import NNConv
+from arraygnn.nn.node2vec import Node2Vec
 from arraygnn.nn.norm import (
     DiffGroupNorm,
     GraphNorm,
@@ -94,6 +107,7 @@ from arraygnn.nn.norm import (
     PairNorm,
 )
 from arraygnn.nn.pan import PANConv, PANPooling
+from arraygnn.nn.path_encoder import PathEncoder
 from arraygnn.nn.pdn_conv import PDNConv
 from arraygnn.nn.performer_attention import PerformerAttention
 from arraygnn.nn.pmlp import PMLP
@@ -131,15 +145,19 @@ from arraygnn.nn.relation_groups import RelationGroups, group_relations
 from arraygnn.nn.rgat_conv import RGATConv
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.sage_conv import SAGEConv
+from arraygnn.nn.schnet import SchNet
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv, propagate_hops
 from arraygnn.nn.signed_conv import SignedConv
 from arraygnn.nn.signed_gcn import SignedGCN
 from arraygnn.nn.simple_conv import SimpleConv
+from arraygnn.nn.spatial_encoder import SpatialEncoder, SpatialEncoder3d
+from arraygnn.nn.spline_conv import SplineConv, spline_basis
 from arraygnn.nn.ssg_conv import SSGConv
 from arraygnn.nn.super_gat_conv import SuperGATConv
 from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.twirls_conv import TWIRLSConv
 from arraygnn.nn.weight_and_sum import WeightAndSum
+from arraygnn.nn.weight_basis import WeightBasis
 from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
 from arraygnn.nn.wl_conv import WLConv
 from arraygnn.nn.wl_conv_continuous import WLConvContinuous
@@ -242,6 +260,9 @@ __all__ = [
     "EGConv",
     "GMMConv",
     "DGLGMMConv",
+    "SplineConv",
+    "spline_basis",
+    "MeshCNNConv",
     "FAConv",
     "ARMAConv",
     "TransformerConv",
@@ -272,6 +293,19 @@ __all__ = [
     "DenseChebConv",
     "AtomicConv",
     "WeightAndSum",
+    "BiasedMHA",
+    "DegreeEncoder",
+    "DGLJumpingKnowledge",
+    "DGLSequential",
+    "SetTransformerEncoder",
+    "SetTransformerDecoder",
+    "EGTLayer",
+    "GraphormerLayer",
+    "LapPosEncoder",
+    "PathEncoder",
+    "SpatialEncoder",
+    "SpatialEncoder3d",
+    "WeightBasis",
     "TWIRLSConv",
     "HANConv",
     "HEATConv",
@@ -315,6 +349,16 @@ __all__ = [
     "DMoNPooling",
     "SortAggregation",
     "SortPooling",
+    "KGEModel",
+    "TransE",
+    "DistMult",
+    "ComplEx",
+    "RotatE",
+    "Node2Vec",
+    "MetaPath2Vec",
+    "PositionalEncoding",
+    "TemporalEncoding",
+    "SchNet",
     "from_pyg",
     "from_dgl",
     "from_torch",

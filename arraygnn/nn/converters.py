@@ -63,6 +63,17 @@ PYG: dict[str, str] = {
     "RGATConv": "arraygnn.nn.rgat_conv:from_pyg_module",
     "EGConv": "arraygnn.nn.eg_conv:from_pyg_module",
     "GMMConv": "arraygnn.nn.gmm_conv:from_pyg_module",
+    "SplineConv": "arraygnn.nn.spline_conv:from_pyg_module",
+    "MeshCNNConv": "arraygnn.nn.mesh_cnn_conv:from_pyg_module",
+    "TransE": "arraygnn.nn.kge.transe:from_pyg_module",
+    "DistMult": "arraygnn.nn.kge.distmult:from_pyg_module",
+    "ComplEx": "arraygnn.nn.kge.complex:from_pyg_module",
+    "RotatE": "arraygnn.nn.kge.rotate:from_pyg_module",
+    "Node2Vec": "arraygnn.nn.node2vec:from_pyg_module",
+    "MetaPath2Vec": "arraygnn.nn.metapath2vec:from_pyg_module",
+    "PositionalEncoding": "arraygnn.nn.encoding:from_pyg_module",
+    "TemporalEncoding": "arraygnn.nn.encoding:from_pyg_module",
+    "SchNet": "arraygnn.nn.schnet:from_pyg_module",
 }
 
 #: torch.nn class name (``from_torch``) -> "module:function"
@@ -86,6 +97,19 @@ DGL: dict[str, str] = {
     "WeightAndSum": "arraygnn.nn.weight_and_sum:from_dgl_module",
     "EdgeWeightNorm": "arraygnn.nn.edge_weight_norm:from_dgl_module",
     "TWIRLSConv": "arraygnn.nn.twirls_conv:from_dgl_module",
+    "DegreeEncoder": "arraygnn.nn.degree_encoder:from_dgl_module",
+    "SpatialEncoder": "arraygnn.nn.spatial_encoder:from_dgl_module",
+    "SpatialEncoder3d": "arraygnn.nn.spatial_encoder:from_dgl_module",
+    "PathEncoder": "arraygnn.nn.path_encoder:from_dgl_module",
+    "BiasedMHA": "arraygnn.nn.biased_mha:from_dgl_module",
+    "GraphormerLayer": "arraygnn.nn.graphormer_layer:from_dgl_module",
+    "EGTLayer": "arraygnn.nn.egt_layer:from_dgl_module",
+    "SetTransformerEncoder": "arraygnn.nn.dgl_set_transformer:from_dgl_module",
+    "SetTransformerDecoder": "arraygnn.nn.dgl_set_transformer:from_dgl_module",
+    "JumpingKnowledge": "arraygnn.nn.dgl_jumping_knowledge:from_dgl_module",
+    "WeightBasis": "arraygnn.nn.weight_basis:from_dgl_module",
+    "Sequential": "arraygnn.nn.dgl_sequential:from_dgl_module",
+    "LapPosEncoder": "arraygnn.nn.lap_pos_encoder:from_dgl_module",
 }
 
 
