@@ -32,7 +32,7 @@ from arraygnn.edge_prediction import EdgePredictionSampler, as_edge_prediction_s
 from arraygnn.graph.core import Graph, check_graph
 from arraygnn.graph.structure import _named_rel
 from arraygnn.graph.subgraph import _ids_for
-from arraygnn.sampling import _id_batches
+from arraygnn.sampling import _batch_size, _id_batches, _num_batches
 
 __all__ = ["EdgeDataLoader"]
 
@@ -91,15 +91,9 @@ class EdgeDataLoader:
                 f"{where}: graph_sampler must have sample(g, seed_edges) (see "
                 f"as_edge_prediction_sampler), got {type(graph_sampler).__name__}"
             )
-        if isinstance(batch_size, (bool, np.bool_)) or not isinstance(
-            batch_size, (int, np.integer)
-        ):
-            raise TypeError(f"{where}: batch_size must be an int, got {batch_size!r}")
-        if batch_size < 1:
-            raise ValueError(f"{where}: batch_size must be >= 1, got {batch_size}")
         self.g = g
         self.graph_sampler = graph_sampler
-        self.batch_size = int(batch_size)
+        self.batch_size = _batch_size(where, batch_size)
         self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
         self._rng = np.random.default_rng(seed)
         self._typed = isinstance(indices, Mapping)
@@ -125,8 +119,7 @@ class EdgeDataLoader:
         self._counts = [int(ids.shape[0]) for ids in self._ids]
 
     def __len__(self) -> int:
-        total = sum(self._counts)
-        return total // self.batch_size if self.drop_last else -(-total // self.batch_size)
+        return _num_batches(self)
 
     def __iter__(self) -> Any:
         for seeds in _id_batches(self, self._types if self._typed else None):

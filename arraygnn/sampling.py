@@ -404,8 +404,9 @@ def global_uniform_negative_sampling(
     ``replace`` the pairs are sorted by ``(src, dst)`` and made unique; the first
     ``num_samples`` are returned (so fewer can come back on a small or dense graph).
     ``redundancy=None`` uses DGL's estimate from the graph's density (DGL itself always
-    does, ignoring a given value). Vectorised: one membership test of all draws against
-    the sorted edge keys ``src * num_dst + dst``.
+    does, ignoring a given value; from the distinct pairs where multi-edges make as many
+    edges as node pairs, a case DGL's estimate cannot handle). Vectorised: one membership
+    test of all draws against the sorted edge keys ``src * num_dst + dst``.
 
     >>> import numpy as np
     >>> from arraygnn.graph import graph
@@ -617,8 +618,8 @@ class NeighborSampler:
 
 
 class MultiLayerFullNeighborSampler(NeighborSampler):
-    """Every in-edge on each of ``num_layers`` layers (DGL's ``MultiLayerFullNeighborSampler``):
-    the blocks of exact layer-wise inference.
+    """Every in-edge (out-edge with ``edge_dir='out'``) on each of ``num_layers`` layers
+    (DGL's ``MultiLayerFullNeighborSampler``): the blocks of exact layer-wise inference.
 
     >>> import numpy as np
     >>> from arraygnn.graph import graph
@@ -684,15 +685,9 @@ class NodeDataLoader:
                 f"{where}: graph_sampler must have sample_blocks(g, seed_nodes), got "
                 f"{type(graph_sampler).__name__}"
             )
-        if isinstance(batch_size, (bool, np.bool_)) or not isinstance(
-            batch_size, (int, np.integer)
-        ):
-            raise TypeError(f"{where}: batch_size must be an int, got {batch_size!r}")
-        if batch_size < 1:
-            raise ValueError(f"{where}: batch_size must be >= 1, got {batch_size}")
         self.g = g
         self.graph_sampler = graph_sampler
-        self.batch_size = int(batch_size)
+        self.batch_size = _batch_size(where, batch_size)
         self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
         self._rng = np.random.default_rng(seed)
         given = _per_type(g, indices, where, g.ntypes)
@@ -707,12 +702,26 @@ class NodeDataLoader:
         self._counts = [int(ids.shape[0]) for ids in self._ids]
 
     def __len__(self) -> int:
-        total = sum(self._counts)
-        return total // self.batch_size if self.drop_last else -(-total // self.batch_size)
+        return _num_batches(self)
 
     def __iter__(self) -> Any:
         for seeds in _id_batches(self, self._types if self._typed else None):
             yield self.graph_sampler.sample_blocks(self.g, seeds)
+
+
+def _batch_size(where: str, batch_size: Any) -> int:
+    """A loader's ``batch_size``: an int ``>= 1``."""
+    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)):
+        raise TypeError(f"{where}: batch_size must be an int, got {batch_size!r}")
+    if batch_size < 1:
+        raise ValueError(f"{where}: batch_size must be >= 1, got {batch_size}")
+    return int(batch_size)
+
+
+def _num_batches(loader: Any) -> int:
+    """Batches per epoch of a loader over ids (see :func:`_id_batches`), as DGL's."""
+    total = sum(loader._counts)
+    return total // loader.batch_size if loader.drop_last else -(-total // loader.batch_size)
 
 
 def _id_batches(loader: Any, keys: Sequence[Any] | None) -> Any:
