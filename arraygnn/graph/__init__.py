@@ -18,7 +18,9 @@ mean_nodes, softmax_nodes, broadcast_nodes, ...), ``convert`` (Data / GraphTenso
 converters), ``knn`` (knn_graph, segmented_knn_graph), ``positional_encoding``
 (laplacian_pe / lap_pe, random_walk_pe, laplacian_lambda_max), ``shortest_dist``
 (DGL's shortest_dist with paths), ``homophily``
-(node_homophily, edge_homophily, linkx_homophily), ``ops`` (DGL's ``dgl.ops``: gspmm,
+(node_homophily, edge_homophily, linkx_homophily), ``transform_modules`` /
+``diffusion_transforms`` (DGL's ``dgl.transforms`` classes: AddSelfLoop, AddReverse,
+DropNode, GCNNorm, PPR, SIGNDiffusion, LapPE, ...), ``ops`` (DGL's ``dgl.ops``: gspmm,
 gsddmm, edge_softmax, segment_reduce, segment_softmax, copy_u_sum, u_mul_e_sum, u_dot_v,
 ...), ``structure`` (in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
 line_graph, khop_graph, metapath_reachable_graph, compact_graphs, add_nodes, add_edges,
@@ -28,6 +30,7 @@ remove_nodes, remove_edges). DGL's ``from_scipy``,
 (``g.adj_external(...)`` gives the SciPy matrix back).
 """
 
+from arraygnn.graph.adj_graphs import adj_product_graph, adj_sum_graph
 from arraygnn.graph.batching import batch, unbatch
 from arraygnn.graph.convert import (
     data_to_graph,
@@ -36,16 +39,34 @@ from arraygnn.graph.convert import (
     graph_to_graph_tensor,
 )
 from arraygnn.graph.core import EID, NID, Graph, graph, heterograph
+from arraygnn.graph.diffusion_transforms import (
+    GDC,
+    PPR,
+    GCNNorm,
+    HeatKernel,
+    SIGNDiffusion,
+)
+from arraygnn.graph.drnl import double_radius_node_labeling
+from arraygnn.graph.etype_neighbors import sample_etype_neighbors
+from arraygnn.graph.generators import rand_bipartite, rand_graph
 from arraygnn.graph.homophily import edge_homophily, linkx_homophily, node_homophily
 from arraygnn.graph.knn import knn_graph, segmented_knn_graph
+from arraygnn.graph.merge import merge
 from arraygnn.graph.message_passing import EdgeBatch, NodeBatch
 from arraygnn.graph.ops import edge_softmax, gsddmm, gspmm, segment_reduce, segment_softmax
+from arraygnn.graph.pinsage import (
+    PinSAGESampler,
+    RandomWalkNeighborSampler,
+    select_pinsage_neighbors,
+)
 from arraygnn.graph.positional_encoding import (
     lap_pe,
     laplacian_lambda_max,
     laplacian_pe,
     random_walk_pe,
 )
+from arraygnn.graph.precision import to_double, to_float, to_half
+from arraygnn.graph.radius_graph import radius_graph
 from arraygnn.graph.readout import (
     broadcast_edges,
     broadcast_nodes,
@@ -60,7 +81,9 @@ from arraygnn.graph.readout import (
     sum_edges,
     sum_nodes,
 )
+from arraygnn.graph.reorder import reorder_graph
 from arraygnn.graph.shortest_dist import shortest_dist
+from arraygnn.graph.sort_by_tag import sort_csc_by_tag, sort_csr_by_tag
 from arraygnn.graph.structure import (
     add_edges,
     add_nodes,
@@ -76,6 +99,8 @@ from arraygnn.graph.structure import (
     remove_nodes,
 )
 from arraygnn.graph.subgraph import edge_subgraph, node_subgraph, to_block
+from arraygnn.graph.svd_pe import svd_pe
+from arraygnn.graph.to_heterogeneous import to_heterogeneous
 from arraygnn.graph.transform import (
     ETYPE,
     NTYPE,
@@ -86,6 +111,27 @@ from arraygnn.graph.transform import (
     to_bidirected,
     to_homogeneous,
     to_simple,
+)
+from arraygnn.graph.transform_modules import (
+    SVDPE,
+    AddEdge,
+    AddMetaPaths,
+    AddReverse,
+    AddSelfLoop,
+    BaseTransform,
+    Compose,
+    DropEdge,
+    DropNode,
+    FeatMask,
+    KHopGraph,
+    LapPE,
+    LineGraph,
+    NodeShuffle,
+    RandomWalkPE,
+    RemoveSelfLoop,
+    RowFeatNormalizer,
+    ToLevi,
+    ToSimple,
 )
 from arraygnn.interop.networkx import graph_from_networkx as from_networkx
 from arraygnn.interop.networkx import graph_to_networkx as to_networkx
@@ -126,6 +172,25 @@ __all__ = [
     "to_simple",
     "to_bidirected",
     "to_homogeneous",
+    "to_heterogeneous",
+    "merge",
+    "adj_product_graph",
+    "adj_sum_graph",
+    "sort_csr_by_tag",
+    "sort_csc_by_tag",
+    "reorder_graph",
+    "to_half",
+    "to_float",
+    "to_double",
+    "rand_graph",
+    "rand_bipartite",
+    "radius_graph",
+    "svd_pe",
+    "double_radius_node_labeling",
+    "sample_etype_neighbors",
+    "PinSAGESampler",
+    "RandomWalkNeighborSampler",
+    "select_pinsage_neighbors",
     "knn_graph",
     "segmented_knn_graph",
     "laplacian_pe",
@@ -160,4 +225,28 @@ __all__ = [
     "bipartite_from_scipy",
     "from_networkx",
     "to_networkx",
+    "BaseTransform",
+    "Compose",
+    "AddSelfLoop",
+    "RemoveSelfLoop",
+    "AddReverse",
+    "ToSimple",
+    "LineGraph",
+    "KHopGraph",
+    "AddMetaPaths",
+    "NodeShuffle",
+    "DropNode",
+    "DropEdge",
+    "AddEdge",
+    "FeatMask",
+    "RowFeatNormalizer",
+    "ToLevi",
+    "SVDPE",
+    "RandomWalkPE",
+    "LapPE",
+    "GCNNorm",
+    "PPR",
+    "HeatKernel",
+    "GDC",
+    "SIGNDiffusion",
 ]
