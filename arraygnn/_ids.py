@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ids_dtype_holding", "unique_ids"]
+__all__ = ["ids_dtype_holding", "unique_ids", "unique_ids_with"]
 
 
 def ids_dtype_holding(dtype: Any, top: int) -> np.dtype:
@@ -29,14 +29,35 @@ def ids_dtype_holding(dtype: Any, top: int) -> np.dtype:
     return np.dtype(np.int64)
 
 
+def _mask_span(ids: Any, num_ids: int | None) -> tuple[int, int] | None:
+    """``(low, span)`` when a mask over ``[low, low + span)`` holding every id of the (flat,
+    non-empty) ``ids`` is cheap (``span`` at most ``4 * ids.size + 65536``), else None.
+    Without ``num_ids`` the span is the ids' own range (one min / max pass)."""
+    size = int(ids.shape[0])
+    limit = 4 * size + 65536
+    if num_ids is not None:
+        return (0, int(num_ids)) if int(num_ids) <= limit else None
+    low, high = int(ids.min()), int(ids.max())
+    return (low, high - low + 1) if high - low < limit else None
+
+
+def _offsets(ids: Any, low: int) -> Any:
+    """``ids - low`` as intp positions into a mask (``ids`` all in ``[low, low + span)``)."""
+    if low == 0:
+        return ids if ids.dtype == np.intp else ids.astype(np.intp)
+    if ids.dtype.kind == "u":  # ids - low fits the unsigned dtype itself
+        return (ids - ids.dtype.type(low)).astype(np.intp, copy=False)
+    return ids.astype(np.int64) - low  # no wrap-around of a small signed dtype
+
+
 def unique_ids(xp: Any, ids: Any, num_ids: int | None = None) -> Any:
     """``xp.unique(ids)`` (the sorted distinct values, ``ids``' dtype) for integer ids.
 
     NumPy 2.4's ``np.unique`` hashes first and sorts after: 170-340 ms for 300k ids of
     100k nodes on the 2-core box, where a sort and a neighbour comparison take 27-39 ms
-    and, when every id is known to lie in ``[0, num_ids)`` with ``num_ids`` not much above
-    the number of ids, a mask over the ids 0.35 ms. Same values either way; other dtypes
-    and CuPy go to ``xp.unique``.
+    and, when every id lies in a range not much wider than the number of ids (``[0,
+    num_ids)`` when ``num_ids`` is given, else the ids' own min / max), a mask over that
+    range 0.35 ms. Same values either way; other dtypes and CuPy go to ``xp.unique``.
 
     >>> unique_ids(np, np.array([3, 1, 3, 0]), num_ids=4).tolist()
     [0, 1, 3]
@@ -47,12 +68,77 @@ def unique_ids(xp: Any, ids: Any, num_ids: int | None = None) -> Any:
     size = int(ids.shape[0])
     if size == 0:
         return ids.copy()
-    if num_ids is not None and int(num_ids) <= 4 * size + 65536:
-        mask = np.zeros(int(num_ids), dtype=bool)
-        mask[ids] = True
-        return np.flatnonzero(mask).astype(ids.dtype, copy=False)
+    span = _mask_span(ids, num_ids)
+    if span is not None:
+        low, width = span
+        mask = np.zeros(width, dtype=bool)
+        mask[_offsets(ids, low)] = True
+        found = np.flatnonzero(mask)
+        if low:
+            return found.astype(ids.dtype) + ids.dtype.type(low)
+        return found.astype(ids.dtype, copy=False)
     ordered = np.sort(ids)
     keep = np.empty(size, dtype=bool)
     keep[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
     return ordered[keep]
+
+
+def unique_ids_with(
+    xp: Any,
+    ids: Any,
+    num_ids: int | None = None,
+    *,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+) -> tuple[Any, ...]:
+    """``xp.unique(ids, return_index=..., return_inverse=..., return_counts=...)`` for
+    integer ids: the same tuple, values and dtypes (``index`` the first occurrence,
+    ``inverse`` shaped as ``ids``, both int64 / intp like ``counts``).
+
+    When every id lies in a range not much wider than the number of ids (``[0, num_ids)``
+    when ``num_ids`` is given, else the ids' own min / max) a mask over that range gives
+    the values, a running count of it the inverse, ``np.minimum.at`` the first
+    occurrences and ``np.bincount`` the counts: 0.8 ms for 300k int64 ids of 100k values
+    on the 2-core box where ``np.unique(..., return_inverse=True)`` takes 23-28 ms and
+    ``return_index=True`` 37-56 ms. Wider ranges, other dtypes and CuPy go to
+    ``xp.unique``.
+
+    >>> values, inverse = unique_ids_with(np, np.array([3, 1, 3, 0]), return_inverse=True)
+    >>> values.tolist(), inverse.tolist()
+    ([0, 1, 3], [2, 1, 2, 0])
+    """
+    if not (return_index or return_inverse or return_counts):
+        return (unique_ids(xp, ids, num_ids),)
+    flat = ids.ravel() if xp is np else None
+    span = None
+    if flat is not None and ids.dtype.kind in "iu" and flat.shape[0]:
+        span = _mask_span(flat, num_ids)
+    if span is None:
+        out = xp.unique(
+            ids,
+            return_index=return_index,
+            return_inverse=return_inverse,
+            return_counts=return_counts,
+        )
+        return tuple(out)
+    low, width = span
+    size = int(flat.shape[0])
+    at = _offsets(flat, low)
+    counts = np.bincount(at, minlength=width)
+    present = counts > 0
+    found = np.flatnonzero(present)
+    values = found.astype(ids.dtype) + ids.dtype.type(low) if low else found.astype(ids.dtype)
+    out = [values]
+    if return_index:
+        first = np.full(width, size, dtype=np.intp)
+        np.minimum.at(first, at, np.arange(size, dtype=np.intp))
+        out.append(first[found].astype(np.int64, copy=False))
+    if return_inverse:
+        relabel = np.cumsum(present, dtype=np.intp)
+        relabel -= 1
+        out.append(relabel[at].astype(np.int64, copy=False).reshape(ids.shape))
+    if return_counts:
+        out.append(counts[found].astype(np.int64, copy=False))
+    return tuple(out)

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids
 from arraygnn.data import Data
 
 __all__ = [
@@ -129,7 +130,7 @@ class GraphSAINTSampler:
 
     def _draw(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One sample: ``(node_idx sorted unique, edge_idx, local row, local col)``."""
-        node_idx = np.unique(self._sample_nodes(self._rng))
+        node_idx = unique_ids(np, self._sample_nodes(self._rng))
         local = np.full(self.N, -1, dtype=np.int64)
         local[node_idx] = np.arange(node_idx.shape[0])
         from arraygnn.dataset import _ranges

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids
 from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader, _edge_index
 
 __all__ = ["HGTLoader"]
@@ -191,7 +192,7 @@ class HGTLoader(HeteroNeighborLoader):
         parts = touched[t]
         if not parts or k == 0:
             return np.zeros(0, np.int64)
-        cand = np.unique(np.concatenate(parts))
+        cand = unique_ids(np, np.concatenate(parts))
         cand = cand[self._budget[t][cand] > 0]
         if k >= cand.shape[0]:
             return cand

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids_with
 from arraygnn.graph.core import NID, Graph, check_graph
 from arraygnn.graph.subgraph import to_block
 from arraygnn.sampling import (
@@ -211,7 +212,7 @@ def _labor_relation(
     with np.errstate(divide="ignore", invalid="ignore"):
         c = xp.where(ds > 0, fanout / ds, 0.0)
     if importance_sampling:
-        uniq, inv = xp.unique(nbr, return_inverse=True)
+        uniq, inv = unique_ids_with(xp, nbr, return_inverse=True)
         inv = inv.reshape(-1)
         c, hop = _importance(
             xp, importance_sampling, c, ds, deg_f, fanout, seg, inv, int(uniq.shape[0]), w

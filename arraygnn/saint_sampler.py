@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids
 from arraygnn.graph.core import Graph, check_graph
 from arraygnn.graph.subgraph import node_subgraph
 from arraygnn.random_walks import pack_traces, random_walk
@@ -144,15 +145,15 @@ class SAINTSampler:
                 return xp.zeros(0, dtype=g.idtype)
             roots = xp.floor(self._rng.random(num_roots) * n).astype(g.idtype)
             traces, types = random_walk(g, roots, length=length, seed=self._rng)
-            return xp.unique(pack_traces(traces, types)[0]).astype(g.idtype)
+            return unique_ids(xp, pack_traces(traces, types)[0]).astype(g.idtype)
         cdf = self._cdf(g)
         if cdf.shape[0] == 0 or self.budget == 0:
             return xp.zeros(0, dtype=g.idtype)
-        picks = xp.unique(_draw(xp, self._rng, cdf, self.budget))
+        picks = unique_ids(xp, _draw(xp, self._rng, cdf, self.budget))
         if self.mode == "node":
             return picks.astype(g.idtype)
         src, dst = g.edges()
-        return xp.unique(xp.concatenate([src[picks], dst[picks]])).astype(g.idtype)
+        return unique_ids(xp, xp.concatenate([src[picks], dst[picks]])).astype(g.idtype)
 
     def sample(self, g: Graph, indices: Any = None) -> Graph:
         where = "SAINTSampler"

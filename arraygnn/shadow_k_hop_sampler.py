@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._ids import ids_dtype_holding
+from arraygnn._ids import ids_dtype_holding, unique_ids
 from arraygnn.batch import Batch
 from arraygnn.loader import DataLoader
 
@@ -174,7 +174,7 @@ class ShaDowKHopSampler(DataLoader):
             owners, nodes = self._hop(nodes, rng)
             graph_of = graph_of[owners]
             keys.append(graph_of * n + nodes)
-        key = np.unique(np.concatenate(keys))
+        key = unique_ids(np, np.concatenate(keys))
         batch_of, n_id = key // n, key % n
         ptr = np.zeros(b + 1, dtype=np.int64)
         np.cumsum(np.bincount(batch_of, minlength=b), out=ptr[1:])

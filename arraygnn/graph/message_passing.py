@@ -452,7 +452,7 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
     deg = indptr[1:] - indptr[:-1]
     xp = np if isinstance(deg, np.ndarray) else _cupy()
     # the distinct degrees, copied to the host once (not one device read per bucket)
-    buckets = [b for b in to_numpy(xp.unique(deg)).tolist() if b > 0]
+    buckets = [b for b in to_numpy(unique_ids(xp, deg)).tolist() if b > 0]
     results: dict[str, Any] = {}
     if not buckets:  # learn the output shapes from an empty call
         nodes = xp.zeros(0, dtype=deg.dtype)

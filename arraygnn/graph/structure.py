@@ -639,7 +639,7 @@ def _removed_per_graph(counts: np.ndarray, removed: Any) -> np.ndarray:
     graphs hold ``counts`` consecutive ids."""
     from arraygnn._namespace import to_numpy
 
-    ids = np.unique(to_numpy(removed))
+    ids = unique_ids(np, to_numpy(removed))
     owner = np.searchsorted(np.cumsum(counts), ids, side="right")
     return np.bincount(owner, minlength=counts.shape[0]).astype(np.int64)
 

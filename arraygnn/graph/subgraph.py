@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._ids import unique_ids
+from arraygnn._ids import unique_ids, unique_ids_with
 from arraygnn.graph.core import EID, NID, Canonical, Graph, _as_ids, _check_range, check_graph
 
 __all__ = ["node_subgraph", "edge_subgraph", "to_block"]
@@ -148,7 +148,7 @@ def _first_appearance(xp: Any, ids: Any) -> Any:
     """The distinct values of ``ids`` in order of first appearance."""
     if ids.shape[0] == 0:
         return ids
-    uniq, first = xp.unique(ids, return_index=True)
+    uniq, first = unique_ids_with(xp, ids, return_index=True)
     return uniq[xp.argsort(first)]
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids_with
 from arraygnn._namespace import device_of, get_namespace, is_array, to_device, to_numpy
 from arraygnn.ops._common import check_index, check_size
 
@@ -101,7 +102,7 @@ def consecutive_cluster(cluster: Any) -> tuple[Any, Any]:
     from arraygnn import ops
 
     xp = get_namespace(cluster)
-    unique, inv = xp.unique(cluster, return_inverse=True)
+    unique, inv = unique_ids_with(xp, cluster, return_inverse=True)
     inv = inv.reshape(-1).astype(np.int64)
     last = ops.scatter(xp.arange(inv.shape[0], dtype=np.int64), inv, int(unique.shape[0]), "max")
     return inv, last

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids
 from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.utils._checks import check_array_arg
 
@@ -172,8 +173,8 @@ def nearest(x: Any, y: Any, batch_x: Any = None, batch_y: Any = None) -> Any:
     ptr_x, bx = _example_ptr(where, "batch_x", batch_x, nx)
     ptr_y, by = _example_ptr(where, "batch_y", batch_y, ny)
     if bx is not None or by is not None:
-        used_x = np.unique(bx) if bx is not None else np.zeros(min(nx, 1), np.int64)
-        used_y = np.unique(by) if by is not None else np.zeros(min(ny, 1), np.int64)
+        used_x = unique_ids(np, bx) if bx is not None else np.zeros(min(nx, 1), np.int64)
+        used_y = unique_ids(np, by) if by is not None else np.zeros(min(ny, 1), np.int64)
         if not np.array_equal(used_x, used_y):
             raise ValueError(
                 f"{where}: the examples holding points differ between x ({used_x.tolist()}) "

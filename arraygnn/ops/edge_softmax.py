@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids_with
 from arraygnn.ops._common import (
     check_index,
     check_size,
@@ -66,7 +67,7 @@ def edge_softmax(edge_index: Any, logits: Any, num_dst_nodes: int | None = None)
                     raise ValueError(
                         f"edge_index[1] (targets) has a negative entry ({int(dst.min())})"
                     )
-                dst = xp.unique(dst, return_inverse=True)[1].reshape(-1)
+                dst = unique_ids_with(xp, dst, return_inverse=True)[1].reshape(-1)
                 n_dst = int(dst.max()) + 1
         else:
             n_dst = check_size("num_dst_nodes", num_dst_nodes)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids_with
 from arraygnn._namespace import to_numpy
 from arraygnn.transforms._graph import (
     check_data,
@@ -84,7 +85,7 @@ class LargestConnectedComponents(SaidLevels, BaseTransform):
         count, component = connected_components(adj, connection=self.connection)
         if count <= self.num_components:
             return data
-        _, sizes = np.unique(component, return_counts=True)
+        _, sizes = unique_ids_with(np, component, count, return_counts=True)
         keep = np.isin(component, sizes.argsort()[-self.num_components :])
         xp = namespace_of(data)
         mask = xp.asarray(keep)

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids_with
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.transforms._draws import device_generator, permutation, seed_arg
 from arraygnn.transforms._graph import check_data, int_arg
@@ -316,7 +317,7 @@ class GridSampling(BaseTransform):
         if pos.shape[0] == 0:
             return data
         c = voxel_clusters(pos, self.size, batch, self.start, self.end)
-        uniq, inv = xp.unique(c, return_inverse=True)
+        uniq, inv = unique_ids_with(xp, c, return_inverse=True)
         inv = inv.reshape(-1)
         k = int(uniq.shape[0])
         for name in levels.node:

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import unique_ids
 from arraygnn.utils._checks import (
     batch_counts,
     bool_arg,
@@ -186,7 +187,7 @@ def dropout_path(
     traces = random_walk(g, start, length=length, seed=gen)[0].astype(np.int64)
     step_src, step_dst = traces[:, :-1].reshape(-1), traces[:, 1:].reshape(-1)
     taken = step_dst >= 0
-    walked = np.unique(step_src[taken] * n + step_dst[taken])
+    walked = unique_ids(np, step_src[taken] * n + step_dst[taken])
     edge_mask = ~np.isin(src * n + dst, walked)
     return edge_index[:, edge_mask], edge_mask
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._ids import ids_dtype_holding
+from arraygnn._ids import ids_dtype_holding, unique_ids_with
 from arraygnn.ops._common import check_size
 from arraygnn.utils._checks import (
     bool_arg,
@@ -259,7 +259,7 @@ def k_hop_subgraph(
         step = node_mask[row]
         walked |= step
         found.append(col[step])
-    subset, inverse = xp.unique(xp.concatenate(found), return_inverse=True)
+    subset, inverse = unique_ids_with(xp, xp.concatenate(found), return_inverse=True)
     mapping = inverse.reshape(-1)[: nodes.shape[0]].astype(np.int64, copy=False)
     node_mask[:] = False
     node_mask[subset] = True
