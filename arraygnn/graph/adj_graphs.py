@@ -18,7 +18,10 @@ RULE: the result has one edge per *structural* entry (an entry whose weights sum
       map's, unspecified). Weights are accumulated in DGL's order, from 0: a row's ``A``
       edges in edge-id order, each times its ``B`` row in edge-id order (for a sum: the
       graphs in turn), so the weights are DGL's bit for bit.
-RULE: only ``weight_name`` is carried; node features are not (as DGL).
+RULE: only ``weight_name`` is carried; node features are not (as DGL). When ``A``'s source
+      type is ``B``'s destination type, ``C`` has that one node type and ``A`` and ``B``
+      must agree on its count (DGL's square check). Host weights are float32 or float64
+      (DGL's CPU kernels); float16 only on CuPy.
 Path: NumPy: the engine's Gustavson kernel (``arraygnn.kernels.cpu.spgemm``, two serial
       passes with a column marker, O(products + rows + columns)); a sum is the product of
       the graphs side by side with stacked identities. CuPy: vectorised (expand the edge
@@ -48,6 +51,11 @@ def _one_relation(where: str, name: str, g: Any, weight_name: str) -> Any:
     w = rel.frame._data[weight_name]
     if w.ndim != 1 or w.dtype.kind != "f":
         raise TypeError(f"{where}: {name}.edata[{weight_name!r}] must be a 1-D float array")
+    if g.device == "cpu" and w.dtype not in (np.float32, np.float64):
+        raise TypeError(
+            f"{where}: {name}.edata[{weight_name!r}] is {w.dtype}; on the CPU the weights "
+            "must be float32 or float64 (as DGL's CPU kernels)"
+        )
     return rel, w
 
 
@@ -111,6 +119,12 @@ def adj_product_graph(A: Graph, B: Graph, weight_name: str, etype: str = "_E") -
         raise ValueError(
             f"{where}: A has {A.num_nodes(mid_a)} destination nodes but B has "
             f"{B.num_nodes(mid_b)} source nodes"
+        )
+    if srctype == dsttype and A.num_nodes(srctype) != B.num_nodes(dsttype):
+        # one node type for C (DGL's num_vtypes == 1): its adjacency must be square
+        raise ValueError(
+            f"{where}: C would have one node type {srctype!r}, but A has "
+            f"{A.num_nodes(srctype)} of them and B {B.num_nodes(dsttype)}"
         )
     if wa.dtype != wb.dtype:
         raise TypeError(f"{where}: A and B weights differ in dtype ({wa.dtype}, {wb.dtype})")

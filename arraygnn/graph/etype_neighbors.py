@@ -13,8 +13,9 @@ with ``edge_dir='out'``) of each type ``t``.
 >>> f.num_edges(), sorted(f.edata["_ID"].tolist())[1:]
 (3, [3, 4])
 
-RULE: per (seed, edge type): ``-1`` or at least as many edges as the fan-out keeps every
-      edge (with ``prob``: every positive-weight edge), else a uniform (or
+RULE: per (seed, edge type): ``-1`` (also with ``replace``, as DGL's per-type picker) or,
+      without ``replace``, at least as many edges as the fan-out keeps every edge (with
+      ``prob``: every positive-weight edge), else a uniform (or
       ``prob``-weighted) draw without replacement, or exactly ``fanout`` draws with
       ``replace``; the same laws as :func:`arraygnn.sampling.sample_neighbors` (whose
       per-row samplers run here, one call per edge type).
@@ -127,8 +128,9 @@ def sample_etype_neighbors(
         if f == 0 or seeds.shape[0] == 0:
             continue
         vrows = (seeds.astype(np.int64) * num_types + t).astype(g.idtype)
-        if weights is not None:
-            picked.append(S._sample_weighted(xp, indptr, perm, vrows, f, replace, weights, rng))
+        if weights is not None:  # -1: every positive edge once, even with replace (DGL)
+            draw = replace and f >= 0
+            picked.append(S._sample_weighted(xp, indptr, perm, vrows, f, draw, weights, rng))
         else:
             picked.append(S._sample_csr(xp, indptr, perm, vrows, f, replace, rng))
     chosen = xp.sort(xp.concatenate(picked)) if picked else xp.zeros(0, dtype=g.idtype)

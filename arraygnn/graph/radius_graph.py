@@ -10,8 +10,10 @@ RULE: distance ``<= r`` in the Minkowski ``p``-norm (``p >= 1``), as DGL (PyG's
       :func:`arraygnn.utils.radius_graph` uses ``< r``); edges sorted by source then
       destination (DGL's ``nonzero`` order); ``self_loop=True`` adds every ``(i, i)``.
 RULE: the search is an exact k-d tree (``scipy.spatial.cKDTree``) in float64, so
-      ``compute_mode`` (DGL's ``torch.cdist`` option) only is checked; distances come back
-      in ``x``'s floating dtype (float64 for integer points). CuPy points: one host round
+      ``compute_mode`` (DGL's ``torch.cdist`` option) only is checked; distances are
+      rounded to ``x``'s floating dtype (float64 for integer points) and compared there
+      with ``r`` cast to it, as DGL's ``cdist(x, x) <= r`` (a float32 lattice of spacing
+      ``r`` links its neighbours). CuPy points: one host round
       trip, as :mod:`arraygnn.utils.knn`.
 """
 
@@ -60,9 +62,18 @@ def radius_graph(
     if xh.shape[0] == 0:
         raise ValueError(f"{where}: x is an empty point set (DGL refuses it too)")
     n = xh.shape[0]
+    # DGL compares ``cdist(x, x) <= r`` in x's floating dtype (r cast to it): search a hair
+    # wider in float64, then keep the pairs whose distance, rounded to that dtype, is <= r
+    dtype = np.dtype(x.dtype) if x.dtype.kind == "f" else np.dtype(np.float64)
+    with np.errstate(over="ignore"):  # float16: a huge r is inf, as torch's cast
+        r_cast = dtype.type(r)
+    wide = float(np.nextafter(r_cast, dtype.type(np.inf)))
     tree = cKDTree(xh)
-    pairs = tree.sparse_distance_matrix(tree, r, p=float(p), output_type="ndarray")
+    pairs = tree.sparse_distance_matrix(tree, max(wide, r), p=float(p), output_type="ndarray")
     i, j, dist = pairs["i"].astype(np.int64), pairs["j"].astype(np.int64), pairs["v"]
+    dist = dist.astype(dtype)
+    keep = dist <= r_cast
+    i, j, dist = i[keep], j[keep], dist[keep]
     if not self_loop:  # the ndarray output holds every pair, zero distances included
         keep = i != j
         i, j, dist = i[keep], j[keep], dist[keep]
@@ -75,5 +86,4 @@ def radius_graph(
     ).to(device)
     if not get_distances:
         return g
-    dtype = x.dtype if x.dtype.kind == "f" else np.float64
-    return g, to_device(dist.astype(dtype)[:, None], device)
+    return g, to_device(dist[:, None], device)

@@ -17,8 +17,10 @@ CSR data array) and edge features are gathered; node features are shared.
 
 RULE: ``tag_offset[u, t]`` is the offset, from the start of ``u``'s row, of its first edge
       with tag ``t``; ``tag_offset[u, num_tags]`` is ``u``'s degree; ``num_tags`` is
-      ``tag.max() + 1`` (0 for an empty tag array). ``tag_type='node'`` tags each edge
-      with the tag of its other end; ``'edge'`` gives one tag per edge.
+      the largest *edge* tag + 1 (with ``tag_type='node'``: over the tags of the nodes at
+      the edges' other ends, as DGL), 0 for a graph without edges (DGL raises there).
+      ``tag_type='node'`` tags each edge with the tag of its other end; ``'edge'`` gives
+      one tag per edge.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def _sort(where: str, g: Any, tag: Any, name: str, tag_type: str, by_src: bool) 
     if tag.size and int(tag.min()) < 0:
         raise ValueError(f"{where}: tag holds negative value {int(tag.min())}")
     etag = (tag[other] if tag_type == "node" else tag).astype(np.int64)
-    num_tags = int(tag.max()) + 1 if tag.size else 0
+    num_tags = int(etag.max()) + 1 if etag.size else 0  # DGL: max of the edges' tags
     order = xp.lexsort(xp.stack([etag, row.astype(np.int64)])) if rel.num_edges else row[:0]
     idtype = g.idtype
     counts = xp.zeros(n_rows * num_tags, dtype=np.int64)

@@ -15,6 +15,8 @@ triple that occurs.
 
 RULE: nodes of one type are numbered in their homogeneous id order, edges of one canonical
       type stay in edge-id order; ``ndata[NID]`` / ``edata[EID]`` hold the homogeneous ids.
+RULE: ``ndata[NID]`` / ``edata[EID]`` are int64 whatever ``G.idtype`` (DGL stores NumPy's
+      int64 argsort / nonzero output); the structure keeps ``G.idtype``.
 RULE: every other feature is gathered per type (``ntype_field``, ``etype_field`` and an
       existing ``NID`` / ``EID`` are not carried, as in DGL).
 RULE: ``metagraph`` (a networkx ``MultiDiGraph`` with keyed edges ``(src, dst, etype)``)
@@ -87,9 +89,9 @@ def to_heterogeneous(
     counts = np.bincount(
         np.asarray(ntype_ids.get() if xp is not np else ntype_ids), minlength=len(ntypes)
     )
-    order = xp.argsort(ntype_ids, kind="stable")
+    order = xp.argsort(ntype_ids, kind="stable").astype(np.int64, copy=False)
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    node_groups = [order[offsets[i] : offsets[i + 1]].astype(idtype) for i in range(len(ntypes))]
+    node_groups = [order[offsets[i] : offsets[i + 1]] for i in range(len(ntypes))]  # int64
     local = xp.zeros(ntype_ids.shape[0], dtype=idtype)
     for grp in node_groups:
         local[grp] = xp.arange(grp.shape[0], dtype=idtype)
@@ -121,7 +123,7 @@ def to_heterogeneous(
         c = (ntypes[s_id], etypes[e_id], ntypes[d_id])
         if c in data:
             raise ValueError(f"{where}: canonical edge type {c!r} appears twice")
-        e = xp.nonzero(code == t)[0].astype(idtype)
+        e = xp.nonzero(code == t)[0].astype(np.int64)
         groups[c] = e
         data[c] = (local[src[e]], local[dst[e]])
     hg = Graph(data, {t: int(n) for t, n in zip(ntypes, counts)}, validate=False)

@@ -362,7 +362,7 @@ def test_adj_sum_graph_errors():
 def _dgl_sort_by_tag(rows, other, n_rows, tag, tag_type):
     """DGL csr_sort.cc CSRSortByTag over a CSR (rows, edge-id order within a row)."""
     etag = tag[other] if tag_type == "node" else tag
-    num_tags = int(tag.max()) + 1 if tag.size else 0
+    num_tags = int(etag.max()) + 1  # DGL: tag = tag[dst] (csr) first, then the max
     indptr, eids = _dgl_csr(rows, n_rows)
     pos = np.zeros((n_rows, num_tags + 1), dtype=np.int64)
     out = np.empty_like(eids)
@@ -412,7 +412,7 @@ def test_sort_by_tag_matches_dgl(idtype, tag_type, seed):
 def test_sort_by_tag_errors_and_empty():
     g = graph((np.zeros(0, np.int64), np.zeros(0, np.int64)), num_nodes=3)
     out = sort_csr_by_tag(g, np.array([0, 2, 1]))
-    assert out.ndata["_TAG_OFFSET"].shape == (3, 4) and not out.ndata["_TAG_OFFSET"].any()
+    assert out.ndata["_TAG_OFFSET"].shape == (3, 1) and not out.ndata["_TAG_OFFSET"].any()
     with pytest.raises(ValueError, match="sort_csr_by_tag: tag has 2 entries"):
         sort_csr_by_tag(g, np.array([0, 1]))
     with pytest.raises(ValueError, match="sort_csc_by_tag: tag_type"):
