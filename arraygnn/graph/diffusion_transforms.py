@@ -15,6 +15,8 @@ RULE: ``GCNNorm`` gives each edge ``u -> v`` of an edge type with one node type 
       ends the weight ``w_uv / sqrt(d_u d_v)`` (``d`` the in-degree, or the summed incoming
       ``eweight_name`` weights when present; ``1 / sqrt(0)`` is taken as 0), as DGL: the
       *in*-degree is used at both ends. Computed with two ``ops`` scatters / gathers.
+      Integer weights give float32 (the degree summed as integers), as DGL; so do they in
+      ``PPR`` / ``HeatKernel`` / ``GDC``.
 RULE: ``PPR`` / ``HeatKernel`` / ``GDC`` build the dense float32 ``N x N`` diffusion matrix
       ``S`` (``A[v, u]`` = the weight of the last edge ``u -> v``), then keep the entries
       ``>= eps`` (or, with ``eps=None``, the ``avg_degree * N`` largest, ties included; all
@@ -35,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import to_numpy
 from arraygnn.graph import ops as _gops
 from arraygnn.graph.core import Graph
 from arraygnn.graph.transform_modules import (
@@ -60,26 +63,32 @@ def _number(where: str, name: str, x: Any) -> float:
     return float(x)
 
 
-def _edge_weight(where: str, g: Graph, rel: Any, name: str) -> Any:
+def _edge_weight(where: str, g: Graph, rel: Any, name: str, integer_ok: bool = False) -> Any:
+    """``rel``'s weights ``name``: float, or (``integer_ok``: DGL's GCNNorm / PPR /
+    HeatKernel / GDC compute with them in float32) integer."""
     w = rel.frame._data[name]
     if w.ndim != 1 and not (w.ndim == 2 and w.shape[1] == 1):
         raise ValueError(
             f"{where}: edge feature {name!r} must hold one weight per edge, got {w.shape}"
         )
-    if w.dtype.kind != "f":
-        raise TypeError(f"{where}: edge feature {name!r} is {w.dtype}; it must be float")
+    if w.dtype.kind != "f" and not (integer_ok and w.dtype.kind in "iu"):
+        what = "float or integer" if integer_ok else "float"
+        raise TypeError(f"{where}: edge feature {name!r} is {w.dtype}; it must be {what}")
     return w
 
 
-def gcn_norm_weights(g: Graph, c: Any, eweight_name: str) -> Any:
-    """DGL's ``GCNNorm`` weights of edge type ``c`` (one node type at both ends)."""
+def gcn_norm_weights(g: Graph, c: Any, eweight_name: str | None) -> Any:
+    """DGL's ``GCNNorm`` weights of edge type ``c`` (one node type at both ends; unweighted
+    when ``eweight_name`` is ``None`` or absent)."""
     ops = _ops()
     rel = g._rels[c]
     n = g._num_src[c[0]]
     xp = g._xp()
-    if eweight_name in rel.frame._data:
-        w = _edge_weight("GCNNorm", g, rel, eweight_name)
+    if eweight_name is not None and eweight_name in rel.frame._data:
+        w = _edge_weight("GCNNorm", g, rel, eweight_name, integer_ok=True)
         deg = ops.scatter(w, rel.dst, n, "sum")
+        if w.dtype.kind != "f":  # DGL: the degree summed as integers, then float32
+            deg, w = deg.astype(np.float32), w.astype(np.float32)
     else:
         w = None
         deg = ops.scatter(xp.ones(rel.num_edges, dtype=np.float32), rel.dst, n, "sum")
@@ -119,9 +128,12 @@ def _dense_adjacency(where: str, g: Graph, eweight_name: str, scale: float) -> n
     if not g.canonical_etypes:
         return a
     rel = g._rels[g.canonical_etypes[0]]
-    src, dst = np.asarray(rel.src, dtype=np.int64), np.asarray(rel.dst, dtype=np.int64)
+    src = to_numpy(rel.src).astype(np.int64, copy=False)
+    dst = to_numpy(rel.dst).astype(np.int64, copy=False)
     if eweight_name in rel.frame._data:
-        w = np.asarray(_edge_weight(where, g, rel, eweight_name)).reshape(-1)
+        w = to_numpy(_edge_weight(where, g, rel, eweight_name, integer_ok=True)).reshape(-1)
+        if w.dtype.kind != "f":  # DGL: scale * integer weights is a float32 tensor
+            w = w.astype(np.float32)
         a[dst, src] = scale * w
     else:
         a[dst, src] = np.float32(scale) * np.ones(src.shape[0], dtype=np.float32)
@@ -186,7 +198,7 @@ def _is_bidirected(g: Graph) -> bool:
     ``(dst, src)`` with the ends swapped."""
     if not g.canonical_etypes:
         return True
-    src, dst = (np.asarray(x, dtype=np.int64) for x in g.edges())
+    src, dst = (to_numpy(x).astype(np.int64, copy=False) for x in g.edges())
     a = np.lexsort((dst, src))
     b = np.lexsort((src, dst))
     return bool(np.array_equal(src[a], dst[b]) and np.array_equal(src[b], dst[a]))
@@ -284,7 +296,7 @@ class SIGNDiffusion(BaseTransform):
             and self.eweight_name in rel.frame._data
         )
         if self.diffuse_op in ("gcn", "ppr"):
-            w = None if empty else gcn_norm_weights(g, rel.canonical, self.eweight_name or "\0none")
+            w = None if empty else gcn_norm_weights(g, rel.canonical, self.eweight_name)
         elif has_w:
             w = _edge_weight(where, g, rel, self.eweight_name)
         else:

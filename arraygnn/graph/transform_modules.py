@@ -37,6 +37,7 @@ from arraygnn.graph import structure as _structure
 from arraygnn.graph import transform as _transform
 from arraygnn.graph.core import Canonical, Graph, check_graph
 from arraygnn.graph.positional_encoding import laplacian_pe, random_walk_pe
+from arraygnn.utils._checks import bool_arg as _flag
 
 __all__ = [
     "BaseTransform",
@@ -77,13 +78,8 @@ def _rebuilt(
 ) -> Graph:
     """DGL's ``update_graph_structure``: ``relations`` over ``g``'s node types and counts,
     ``g``'s node features, and ``edge_data``."""
-    new = Graph(dict(relations), g._num_src, validate=False)
+    new = _transform._build(g, dict(relations), dict(edge_data or {}), copy_ndata=True)
     new._device = g._device
-    for t, f in g._src_frames.items():
-        new._src_frames[t]._data.update(f._data)
-    for c, data in (edge_data or {}).items():
-        if c in new._rels:
-            new._rels[c].frame._data.update(data)
     return new
 
 
@@ -117,12 +113,6 @@ def _names(where: str, name: str, names: Any) -> list[str]:
     if isinstance(names, str) or not isinstance(names, Sequence):
         raise TypeError(f"{where}: {name} must be a list of feature names, got {names!r}")
     return list(names)
-
-
-def _flag(where: str, name: str, value: Any) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{where}: {name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _rng(seed: Any) -> np.random.Generator:
@@ -215,14 +205,18 @@ class AddSelfLoop(BaseTransform):
 
 
 class RemoveSelfLoop(BaseTransform):
-    """Remove every self-loop of the edge types whose two ends are one node type."""
+    """Remove every self-loop of the edge types whose two ends are one node type (as
+    DGL, by removing their edge ids: the batch information is recounted)."""
 
     def __call__(self, g: Graph) -> Graph:
         _check_graph("RemoveSelfLoop", g)
         out = copy_graph(g)
+        xp = g._xp()
         for c in g.canonical_etypes:
             if c[0] == c[2]:
-                out = _transform.remove_self_loop(out, etype=c)
+                rel = out._rels[c]
+                loops = xp.nonzero(rel.src == rel.dst)[0].astype(g.idtype)
+                out = _structure.remove_edges(out, loops, etype=c)
         return out
 
 
@@ -296,10 +290,15 @@ class LineGraph(BaseTransform):
 
 
 class KHopGraph(BaseTransform):
-    """An edge ``u -> v`` per ``k``-hop walk (:func:`~arraygnn.graph.khop_graph`)."""
+    """An edge ``u -> v`` per ``k``-hop walk (:func:`~arraygnn.graph.khop_graph`; ``k=0``
+    gives one self-loop per node, as DGL)."""
 
     def __init__(self, k: int) -> None:
-        self.k = _positive_int("KHopGraph", "k", k)
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"KHopGraph: k must be a non-negative int, got {k!r}")
+        if k < 0:
+            raise ValueError(f"KHopGraph: k must be a non-negative int, got {k!r}")
+        self.k = int(k)
 
     def __call__(self, g: Graph) -> Graph:
         _check_graph("KHopGraph", g, homogeneous=True)

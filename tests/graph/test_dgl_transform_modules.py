@@ -687,7 +687,7 @@ def test_bad_input_errors():
     with pytest.raises(ValueError, match="AddEdge: ratio"):
         AddEdge(ratio=-1)
     with pytest.raises(ValueError, match="KHopGraph: k"):
-        KHopGraph(0)
+        KHopGraph(-1)  # k=0 is A ** 0 (self-loops), as DGL
     with pytest.raises(TypeError, match="SVDPE: k"):
         SVDPE(2.5)
     with pytest.raises(ValueError, match="SIGNDiffusion: diffuse_op"):
@@ -730,5 +730,5 @@ def test_bad_input_errors():
             t(hg)
     with pytest.raises(TypeError, match="PPR: edge feature 'w'"):
         bad = graph((np.array([0]), np.array([1])))
-        bad.edata["w"] = np.array([1])
+        bad.edata["w"] = np.array([True])  # integers are taken as float32, as DGL
         PPR()(bad)
