@@ -1,6 +1,7 @@
 """Shared pieces of PyG's random-walk embedding models (``Node2Vec``, ``MetaPath2Vec``):
 context windows of walks, the skip-gram loss, the batch loader and the logistic-regression
-``test``. Private: the models expose them as methods.
+``test``, and ``SkipGramMethods`` (their ``sample``, ``loader``, ``loss`` and ``test``).
+Private: the models expose them as methods.
 
 >>> import numpy as np
 >>> context_windows(np.array([[0, 1, 2, 3]]), 2).tolist()
@@ -17,7 +18,13 @@ import numpy as np
 from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.nn.linear import _sigmoid
 
-__all__ = ["context_windows", "skipgram_loss", "WalkLoader", "logistic_regression_test"]
+__all__ = [
+    "context_windows",
+    "skipgram_loss",
+    "WalkLoader",
+    "logistic_regression_test",
+    "SkipGramMethods",
+]
 
 EPS = 1e-15
 
@@ -130,3 +137,64 @@ def seeded(seed: Any) -> np.random.Generator:
     ):
         raise TypeError(f"seed must be an int, a numpy Generator or None, got {seed!r}")
     return np.random.default_rng(seed)
+
+
+class SkipGramMethods:
+    """PyG's ``sample``, ``loader``, ``loss`` and ``test`` of a random-walk embedding model.
+    A subclass sets ``_where`` (its name, for messages), ``embedding`` and
+    ``_loader_nodes`` (how many start nodes ``loader`` batches), and defines
+    ``pos_sample`` / ``neg_sample``."""
+
+    _where = "SkipGram"
+    embedding: Any
+
+    def _loader_nodes(self) -> int:  # pragma: no cover - every model defines it
+        raise NotImplementedError
+
+    def pos_sample(self, batch: Any, seed: Any = None) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def neg_sample(self, batch: Any, seed: Any = None) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def sample(self, batch: Any, seed: Any = None) -> tuple[Any, Any]:
+        """``(pos_sample(batch), neg_sample(batch))``, both drawn from ``seed``."""
+        gen = seeded(seed)
+        return self.pos_sample(batch, gen), self.neg_sample(batch, gen)
+
+    def loader(
+        self,
+        batch_size: int = 1,
+        shuffle: bool = False,
+        drop_last: bool = False,
+        seed: Any = None,
+    ) -> WalkLoader:
+        """``sample`` over all start nodes in batches (PyG's ``loader``)."""
+        return WalkLoader(
+            self._loader_nodes(),
+            self.sample,
+            batch_size,
+            shuffle,
+            drop_last,
+            seed,
+            f"{self._where}.loader",
+        )
+
+    def loss(self, pos_rw: Any, neg_rw: Any) -> Any:
+        """PyG's skip-gram loss of positive and negative walks (a 0-d array)."""
+        return skipgram_loss(self.embedding.weight, pos_rw, neg_rw, f"{self._where}.loss")
+
+    def test(
+        self,
+        train_z: Any,
+        train_y: Any,
+        test_z: Any,
+        test_y: Any,
+        solver: str = "lbfgs",
+        *args: Any,
+        **kwargs: Any,
+    ) -> float:
+        """Logistic-regression accuracy of the embeddings (scikit-learn)."""
+        return logistic_regression_test(
+            train_z, train_y, test_z, test_y, solver, args, kwargs, self._where
+        )

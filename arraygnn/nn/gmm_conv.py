@@ -32,14 +32,9 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._dgl_common import check_edge_feat
-from arraygnn.nn._graph_input import (
-    check_float_features,
-    check_zero_in_degree,
-    csr_of,
-    parse_input,
-)
+from arraygnn.nn._graph_input import check_zero_in_degree, csr_of
 from arraygnn.nn._module import Module, channels_pair, layer_size
+from arraygnn.nn._pseudo_input import pseudo_inputs, pyg_pseudo_sizes
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, glorot, matmul
 from arraygnn.nn.nn_conv import CHUNK_BYTES
 
@@ -89,20 +84,9 @@ class _GaussianBase(Module):
     kernels: int
 
     def _inputs(self, first: Any, second: Any, pseudo: Any, size: Any) -> tuple[Any, Any]:
-        name = self._layer
-        inp = parse_input(name, first, second, size)
-        for feat, what in ((inp.x_src, "source"), (inp.x_dst, "destination")):
-            if feat is not None and feat.ndim != 2:  # both references view rows as [K, M]
-                raise ValueError(
-                    f"{name}: {what} features must be [num_nodes, channels], got shape "
-                    f"{list(feat.shape)}"
-                )
-        check_float_features(name, inp.x_src, inp.x_dst)
-        _check_features(inp.x_src, self.in_src, f"{name} source features", self.mu)
-        if pseudo is None:
-            raise ValueError(f"{name}: {self._pseudo} (the pseudo-coordinates) is required")
-        pseudo = check_edge_feat(name, self._pseudo, pseudo, inp.num_edges, self.dim, inp.x_src)
-        return inp, pseudo
+        return pseudo_inputs(  # both references view feature rows as [K, M]
+            self._layer, first, second, pseudo, size, self.in_src, self.dim, self.mu, self._pseudo
+        )
 
     def _kernel_spmm(self, csr: Any, h: Any, weights: Any, reduce: str) -> Any:
         """``sum_k reduce_e(w[e, k] * h[src, k, :])``: one SpMM with ``[E, K]`` weights."""
@@ -368,20 +352,8 @@ def from_pyg_module(module: Any, dtype: Any, convert: Any) -> GMMConv:
 
     kind = "GMMConv"
     aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
-    g = module.g
-    if type(g).__name__ == "UninitializedParameter":
-        raise ValueError(
-            "from_pyg: GMMConv was built with lazy sizes (in_channels=-1) and its weights "
-            "are not initialised yet; run the module once on data before converting it"
-        )
-    in_src = int(g.shape[0])  # PyG keeps rel_in_channels=-1 after sizing a lazy layer
-    sizes: Any = in_src
-    if isinstance(module.in_channels, (tuple, list)):
-        root = getattr(module, "root", None) if module.root_weight else None
-        in_dst = module.in_channels[1]
-        if root is not None:
-            in_dst = int(root.weight.shape[1])
-        sizes = (in_src, in_src if in_dst == -1 else in_dst)
+    root = getattr(module, "root", None) if module.root_weight else None
+    sizes = pyg_pseudo_sizes(kind, module, module.g, 0, root)  # g: (in, M * K)
     layer = GMMConv(
         sizes,
         module.out_channels,

@@ -33,14 +33,7 @@ import numpy as np
 
 from arraygnn._namespace import to_numpy
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn._skipgram import (
-    WalkLoader,
-    context_windows,
-    fill_dead_ends,
-    logistic_regression_test,
-    seeded,
-    skipgram_loss,
-)
+from arraygnn.nn._skipgram import SkipGramMethods, context_windows, fill_dead_ends, seeded
 from arraygnn.nn.dgl_hetero_linear import _Embedding
 from arraygnn.nn.linear import _rng
 from arraygnn.nn.node2vec import check_start
@@ -48,7 +41,7 @@ from arraygnn.nn.node2vec import check_start
 __all__ = ["MetaPath2Vec"]
 
 
-class MetaPath2Vec(Module):
+class MetaPath2Vec(SkipGramMethods, Module):
     """PyG's ``MetaPath2Vec(edge_index_dict, embedding_dim, metapath, walk_length,
     context_size, walks_per_node=1, num_negative_samples=1, num_nodes_dict=None,
     sparse=False)``.
@@ -64,6 +57,7 @@ class MetaPath2Vec(Module):
     """
 
     _child_names = ("embedding",)
+    _where = "MetaPath2Vec"
 
     def __init__(
         self,
@@ -192,42 +186,8 @@ class MetaPath2Vec(Module):
         rw = np.stack(cols, axis=1) + self.offset[None, :]
         return context_windows(rw.astype(starts.dtype, copy=False), self.context_size)
 
-    def sample(self, batch: Any, seed: Any = None) -> tuple[Any, Any]:
-        """``(pos_sample(batch), neg_sample(batch))``, both drawn from ``seed``."""
-        gen = seeded(seed)
-        return self.pos_sample(batch, gen), self.neg_sample(batch, gen)
-
-    def loader(
-        self,
-        batch_size: int = 1,
-        shuffle: bool = False,
-        drop_last: bool = False,
-        seed: Any = None,
-    ) -> WalkLoader:
-        """``sample`` over all nodes of ``metapath[0]``'s source type (PyG's ``loader``)."""
-        n = self.num_nodes_dict[self.metapath[0][0]]
-        return WalkLoader(
-            n, self.sample, batch_size, shuffle, drop_last, seed, "MetaPath2Vec.loader"
-        )
-
-    def loss(self, pos_rw: Any, neg_rw: Any) -> Any:
-        """PyG's skip-gram loss of positive and negative walks (a 0-d array)."""
-        return skipgram_loss(self.embedding.weight, pos_rw, neg_rw, "MetaPath2Vec.loss")
-
-    def test(
-        self,
-        train_z: Any,
-        train_y: Any,
-        test_z: Any,
-        test_y: Any,
-        solver: str = "lbfgs",
-        *args: Any,
-        **kwargs: Any,
-    ) -> float:
-        """Logistic-regression accuracy of the embeddings (scikit-learn)."""
-        return logistic_regression_test(
-            train_z, train_y, test_z, test_y, solver, args, kwargs, "MetaPath2Vec"
-        )
+    def _loader_nodes(self) -> int:
+        return self.num_nodes_dict[self.metapath[0][0]]
 
     def extra_repr(self) -> str:
         return f"{self.dummy_idx}, {self.embedding_dim}"

@@ -31,14 +31,7 @@ import numpy as np
 
 from arraygnn._namespace import to_numpy
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn._skipgram import (
-    WalkLoader,
-    context_windows,
-    fill_dead_ends,
-    logistic_regression_test,
-    seeded,
-    skipgram_loss,
-)
+from arraygnn.nn._skipgram import SkipGramMethods, context_windows, fill_dead_ends, seeded
 from arraygnn.nn.dgl_hetero_linear import _Embedding
 from arraygnn.nn.linear import _rng
 
@@ -55,7 +48,7 @@ def check_start(where: str, batch: Any, num_nodes: int) -> np.ndarray:
     return to_numpy(batch)
 
 
-class Node2Vec(Module):
+class Node2Vec(SkipGramMethods, Module):
     """PyG's ``Node2Vec(edge_index, embedding_dim, walk_length, context_size,
     walks_per_node=1, p=1.0, q=1.0, num_negative_samples=1, num_nodes=None,
     sparse=False)``.
@@ -73,6 +66,7 @@ class Node2Vec(Module):
     """
 
     _child_names = ("embedding",)
+    _where = "Node2Vec"
 
     def __init__(
         self,
@@ -160,41 +154,8 @@ class Node2Vec(Module):
         rw = np.concatenate([starts[:, None], rest.astype(starts.dtype)], axis=1)
         return context_windows(rw, self.context_size)
 
-    def sample(self, batch: Any, seed: Any = None) -> tuple[Any, Any]:
-        """``(pos_sample(batch), neg_sample(batch))``, both drawn from ``seed``."""
-        gen = seeded(seed)
-        return self.pos_sample(batch, gen), self.neg_sample(batch, gen)
-
-    def loader(
-        self,
-        batch_size: int = 1,
-        shuffle: bool = False,
-        drop_last: bool = False,
-        seed: Any = None,
-    ) -> WalkLoader:
-        """``sample`` over all nodes in batches (PyG's ``loader``)."""
-        return WalkLoader(
-            self.num_nodes, self.sample, batch_size, shuffle, drop_last, seed, "Node2Vec.loader"
-        )
-
-    def loss(self, pos_rw: Any, neg_rw: Any) -> Any:
-        """PyG's skip-gram loss of positive and negative walks (a 0-d array)."""
-        return skipgram_loss(self.embedding.weight, pos_rw, neg_rw, "Node2Vec.loss")
-
-    def test(
-        self,
-        train_z: Any,
-        train_y: Any,
-        test_z: Any,
-        test_y: Any,
-        solver: str = "lbfgs",
-        *args: Any,
-        **kwargs: Any,
-    ) -> float:
-        """Logistic-regression accuracy of the embeddings (scikit-learn)."""
-        return logistic_regression_test(
-            train_z, train_y, test_z, test_y, solver, args, kwargs, "Node2Vec"
-        )
+    def _loader_nodes(self) -> int:
+        return self.num_nodes
 
     def extra_repr(self) -> str:
         return f"{self.num_nodes}, {self.embedding_dim}"

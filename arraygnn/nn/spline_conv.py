@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._dgl_common import check_edge_feat
-from arraygnn.nn._graph_input import check_float_features, csr_of, parse_input
+from arraygnn.nn._graph_input import csr_of
 from arraygnn.nn._module import Module, channels_pair, layer_size
+from arraygnn.nn._pseudo_input import pseudo_inputs, pyg_pseudo_sizes
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias
 from arraygnn.nn.nn_conv import CHUNK_BYTES
 
@@ -235,18 +235,9 @@ class SplineConv(Module):
         from arraygnn import ops
 
         name = "SplineConv"
-        inp = parse_input(name, x, edge_index, size)
-        for feat, what in ((inp.x_src, "source"), (inp.x_dst, "destination")):
-            if feat is not None and feat.ndim != 2:
-                raise ValueError(
-                    f"{name}: {what} features must be [num_nodes, channels], got shape "
-                    f"{list(feat.shape)}"
-                )
-        check_float_features(name, inp.x_src, inp.x_dst)
-        _check_features(inp.x_src, self.in_src, f"{name} source features", self.weight)
-        if edge_attr is None:
-            raise ValueError(f"{name}: edge_attr (the pseudo-coordinates) is required")
-        pseudo = check_edge_feat(name, "edge_attr", edge_attr, inp.num_edges, self.dim, inp.x_src)
+        inp, pseudo = pseudo_inputs(
+            name, x, edge_index, edge_attr, size, self.in_src, self.dim, self.weight
+        )
         _check_pseudo(name, pseudo)
         xp = get_namespace(inp.x_src)
         dtype = np.result_type(inp.x_src.dtype, self.weight.dtype)
@@ -340,19 +331,8 @@ def from_pyg_module(module: Any, dtype: Any, convert: Any) -> SplineConv:
 
     kind = "SplineConv"
     aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
-    weight = module.weight
-    if type(weight).__name__ == "UninitializedParameter":
-        raise ValueError(
-            "from_pyg: SplineConv was built with lazy sizes (in_channels=-1) and its weights "
-            "are not initialised yet; run the module once on data before converting it"
-        )
-    in_src = int(weight.shape[1])
-    sizes: Any = in_src
-    if isinstance(module.in_channels, (tuple, list)):
-        in_dst = module.in_channels[1]
-        if module.root_weight:
-            in_dst = int(module.lin.weight.shape[1])
-        sizes = (in_src, in_src if in_dst == -1 else in_dst)
+    root = module.lin if module.root_weight else None
+    sizes = pyg_pseudo_sizes(kind, module, module.weight, 1, root)  # weight: (K, in, M)
     layer = SplineConv(
         sizes,
         module.out_channels,
