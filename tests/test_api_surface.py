@@ -264,6 +264,7 @@ PUBLIC = {
         "MemPooling",
         "MeshCNNConv",
         "MessageNorm",
+        "MessagePassing",
         "MetaLayer",
         "MetaPath2Vec",
         "MixHopConv",

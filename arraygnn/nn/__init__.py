@@ -88,6 +88,7 @@ from arraygnn.nn.linkx import LINKX
 from arraygnn.nn.mask_label import MaskLabel
 from arraygnn.nn.mem_pool import MemPooling
 from arraygnn.nn.mesh_cnn_conv import MeshCNNConv
+from arraygnn.nn.message_passing import MessagePassing
 from arraygnn.nn.metapath2vec import MetaPath2Vec
 from arraygnn.nn.mf_conv import MFConv
 from arraygnn.nn.mix_hop_conv import MixHopConv
@@ -167,6 +168,7 @@ __all__ = [
     "aggr",
     "norm",
     "Linear",
+    "MessagePassing",
     "BatchNorm",
     "LayerNorm",
     "InstanceNorm",
