@@ -24,6 +24,7 @@ from arraygnn.nn.biased_mha import BiasedMHA
 from arraygnn.nn.cg_conv import CGConv
 from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
 from arraygnn.nn.cluster_pool import ClusterPooling
+from arraygnn.nn.deepwalk import DeepWalk
 from arraygnn.nn.degree_encoder import DegreeEncoder
 from arraygnn.nn.dense_cheb_conv import DenseChebConv
 from arraygnn.nn.dense_conv import (
@@ -45,7 +46,9 @@ from arraygnn.nn.dir_gnn_conv import DirGNNConv
 from arraygnn.nn.dna_conv import DNAConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
+from arraygnn.nn.edge_gat_conv import EdgeGATConv
 from arraygnn.nn.edge_pool import EdgePooling
+from arraygnn.nn.edge_predictor import EdgePredictor
 from arraygnn.nn.edge_weight_norm import EdgeWeightNorm
 from arraygnn.nn.eg_conv import EGConv
 from arraygnn.nn.egat_conv import EGATConv
@@ -128,6 +131,7 @@ from arraygnn.nn.pool_cluster import (
 )
 from arraygnn.nn.pool_points import fps, nearest, voxel_grid
 from arraygnn.nn.ppf_conv import PPFConv
+from arraygnn.nn.radius_graph_module import RadiusGraph
 from arraygnn.nn.readout import (
     AttentionalAggregation,
     AvgPooling,
@@ -156,6 +160,7 @@ from arraygnn.nn.spline_conv import SplineConv, spline_basis
 from arraygnn.nn.ssg_conv import SSGConv
 from arraygnn.nn.super_gat_conv import SuperGATConv
 from arraygnn.nn.transformer_conv import TransformerConv
+from arraygnn.nn.transr import TransR
 from arraygnn.nn.twirls_conv import TWIRLSConv
 from arraygnn.nn.weight_and_sum import WeightAndSum
 from arraygnn.nn.weight_basis import WeightBasis
@@ -285,6 +290,11 @@ __all__ = [
     "HGTConv",
     "DGLHGTConv",
     "EGATConv",
+    "EdgeGATConv",
+    "EdgePredictor",
+    "TransR",
+    "DeepWalk",
+    "RadiusGraph",
     "GatedGCNConv",
     "EGNNConv",
     "DGLCFConv",

@@ -110,6 +110,11 @@ DGL: dict[str, str] = {
     "WeightBasis": "arraygnn.nn.weight_basis:from_dgl_module",
     "Sequential": "arraygnn.nn.dgl_sequential:from_dgl_module",
     "LapPosEncoder": "arraygnn.nn.lap_pos_encoder:from_dgl_module",
+    "EdgeGATConv": "arraygnn.nn.edge_gat_conv:from_dgl_module",
+    "EdgePredictor": "arraygnn.nn.edge_predictor:from_dgl_module",
+    "TransR": "arraygnn.nn.transr:from_dgl_module",
+    "DeepWalk": "arraygnn.nn.deepwalk:from_dgl_module",
+    "RadiusGraph": "arraygnn.nn.radius_graph_module:from_dgl_module",
 }
 
 
