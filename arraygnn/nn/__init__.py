@@ -12,7 +12,7 @@ arithmetic goes through :mod:`arraygnn.ops`.
 (3, 2)
 """
 
-from arraygnn.nn import aggr, norm
+from arraygnn.nn import aggr, functional, norm
 from arraygnn.nn.antisymmetric_conv import AntiSymmetricConv
 from arraygnn.nn.appnp_conv import APPNPConv
 from arraygnn.nn.arma_conv import ARMAConv
@@ -24,6 +24,7 @@ from arraygnn.nn.biased_mha import BiasedMHA
 from arraygnn.nn.cg_conv import CGConv
 from arraygnn.nn.cluster_gcn_conv import ClusterGCNConv
 from arraygnn.nn.cluster_pool import ClusterPooling
+from arraygnn.nn.deep_graph_infomax import DeepGraphInfomax
 from arraygnn.nn.deepwalk import DeepWalk
 from arraygnn.nn.degree_encoder import DegreeEncoder
 from arraygnn.nn.dense_cheb_conv import DenseChebConv
@@ -58,6 +59,7 @@ from arraygnn.nn.encoding import PositionalEncoding, TemporalEncoding
 from arraygnn.nn.fa_conv import FAConv
 from arraygnn.nn.feast_conv import FeaStConv
 from arraygnn.nn.film_conv import FiLMConv
+from arraygnn.nn.functional import bro, gini
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_gcn_conv import GatedGCNConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
@@ -149,6 +151,7 @@ from arraygnn.nn.rect import RECT_L
 from arraygnn.nn.relation_groups import RelationGroups, group_relations
 from arraygnn.nn.rgat_conv import RGATConv
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
+from arraygnn.nn.rgcn_conv import RGCNConv as FastRGCNConv  # PyG's name, same layer
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.schnet import SchNet
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv, propagate_hops
@@ -162,6 +165,7 @@ from arraygnn.nn.super_gat_conv import SuperGATConv
 from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.transr import TransR
 from arraygnn.nn.twirls_conv import TWIRLSConv
+from arraygnn.nn.unpool import knn_interpolate
 from arraygnn.nn.weight_and_sum import WeightAndSum
 from arraygnn.nn.weight_basis import WeightBasis
 from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
@@ -172,6 +176,12 @@ from arraygnn.nn.x_conv import XConv
 __all__ = [
     "aggr",
     "norm",
+    "functional",
+    "DeepGraphInfomax",
+    "FastRGCNConv",
+    "bro",
+    "gini",
+    "knn_interpolate",
     "Linear",
     "MessagePassing",
     "BatchNorm",

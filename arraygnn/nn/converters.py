@@ -74,6 +74,7 @@ PYG: dict[str, str] = {
     "PositionalEncoding": "arraygnn.nn.encoding:from_pyg_module",
     "TemporalEncoding": "arraygnn.nn.encoding:from_pyg_module",
     "SchNet": "arraygnn.nn.schnet:from_pyg_module",
+    "DeepGraphInfomax": "arraygnn.nn.deep_graph_infomax:from_pyg_module",
 }
 
 #: torch.nn class name (``from_torch``) -> "module:function"

@@ -55,6 +55,8 @@ from arraygnn.transforms.pseudo_coords import (
 from arraygnn.transforms.remove_training_classes import RemoveTrainingClasses
 from arraygnn.transforms.rooted_subgraph import RootedEgoNets, RootedRWSubgraph
 from arraygnn.transforms.sign import SIGN
+from arraygnn.transforms.to_device import ToDevice
+from arraygnn.transforms.to_sparse_tensor import ToSparseTensor
 from arraygnn.transforms.two_hop import TwoHop
 from arraygnn.transforms.undirected import RemoveDuplicatedEdges, ToUndirected
 from arraygnn.transforms.virtual_node import VirtualNode
@@ -81,6 +83,8 @@ __all__ = [
     "SVDFeatureReduction",
     "TargetIndegree",
     "ToDense",
+    "ToDevice",
+    "ToSparseTensor",
     "ToUndirected",
     "TwoHop",
     "VirtualNode",

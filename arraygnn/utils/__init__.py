@@ -61,6 +61,7 @@ from arraygnn.utils.homophily import assortativity, homophily
 from arraygnn.utils.isolated import contains_isolated_nodes, remove_isolated_nodes
 from arraygnn.utils.knn import knn, knn_graph, radius, radius_graph
 from arraygnn.utils.laplacian import get_laplacian
+from arraygnn.utils.logsumexp import segment_logsumexp
 from arraygnn.utils.loops import (
     add_remaining_self_loops,
     add_self_loops,
@@ -144,6 +145,7 @@ __all__ = [
     "remove_self_loops",
     "scatter",
     "segment",
+    "segment_logsumexp",
     "segregate_self_loops",
     "select",
     "shuffle_node",
