@@ -27,7 +27,13 @@ from arraygnn._namespace import device_of, get_namespace, to_device, to_numpy
 from arraygnn.batch import Batch
 from arraygnn.data import Data
 from arraygnn.dataset import PackedDataset
-from arraygnn.datasets import load_molecules, powerlaw_graph
+from arraygnn.datasets import (
+    Dataset,
+    InMemoryDataset,
+    OnDiskDataset,
+    load_molecules,
+    powerlaw_graph,
+)
 from arraygnn.edge_data_loader import EdgeDataLoader
 from arraygnn.edge_prediction import EdgePredictionSampler, as_edge_prediction_sampler
 from arraygnn.graph import EID, NID, Graph, edge_subgraph, heterograph, node_subgraph, to_block
@@ -126,6 +132,9 @@ __all__ = [
     "HeteroData",
     "HeteroBatch",
     "PackedDataset",
+    "Dataset",
+    "InMemoryDataset",
+    "OnDiskDataset",
     "DataLoader",
     "NeighborLoader",
     "LinkNeighborLoader",

@@ -4,6 +4,9 @@
   target, as a :class:`arraygnn.dataset.PackedDataset`; needs only NumPy.
 - :func:`load_molecule_arrays`: the same molecules as a dict of packed arrays.
 - :func:`powerlaw_graph`: a large random graph with power-law degrees, vectorised and seeded.
+- PyG's dataset base classes, for datasets of your own: :class:`Dataset`,
+  :class:`InMemoryDataset`, :class:`OnDiskDataset`, and :func:`download_url`,
+  :func:`extract_zip` / ``tar`` / ``gz`` / ``bz2``, :func:`makedirs`.
 
 >>> from arraygnn.datasets import load_molecule_arrays
 >>> arrays = load_molecule_arrays()
@@ -11,6 +14,17 @@
 4991
 """
 
+from arraygnn.datasets.base import Dataset
+from arraygnn.datasets.download import (
+    download_google_url,
+    download_url,
+    extract_bz2,
+    extract_gz,
+    extract_tar,
+    extract_zip,
+    makedirs,
+)
+from arraygnn.datasets.in_memory import InMemoryDataset
 from arraygnn.datasets.molecules import (
     ATOM_FEATURES,
     BOND_FEATURES,
@@ -19,6 +33,7 @@ from arraygnn.datasets.molecules import (
     load_molecule_arrays,
     load_molecules,
 )
+from arraygnn.datasets.on_disk import OnDiskDataset
 from arraygnn.datasets.synthetic import powerlaw_graph
 
 __all__ = [
@@ -26,6 +41,16 @@ __all__ = [
     "BOND_FEATURES",
     "BOND_TYPES",
     "HYBRIDIZATIONS",
+    "Dataset",
+    "InMemoryDataset",
+    "OnDiskDataset",
+    "download_google_url",
+    "download_url",
+    "extract_bz2",
+    "extract_gz",
+    "extract_tar",
+    "extract_zip",
+    "makedirs",
     "load_molecule_arrays",
     "load_molecules",
     "powerlaw_graph",

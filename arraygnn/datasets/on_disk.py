@@ -1,0 +1,246 @@
+"""``OnDiskDataset``: PyG's on-disk dataset (``torch_geometric.data.OnDiskDataset``) on
+SQLite, for datasets larger than memory.
+
+Each graph is one row of a SQLite table (``processed/sqlite.db``, the standard library's
+``sqlite3``): its arrays and values in the arrays format of
+:mod:`arraygnn.datasets._codec` (raw array bytes behind a JSON header; no pickle).
+``get`` reads one row, ``multi_get`` many in one query.
+
+>>> import numpy as np, tempfile
+>>> from arraygnn.data import Data
+>>> from arraygnn.datasets import OnDiskDataset
+>>> ds = OnDiskDataset(tempfile.mkdtemp())
+>>> ds.extend([Data(x=np.full((n, 2), float(n)), y=n) for n in (1, 2, 3)])
+>>> ds.append(Data(x=np.zeros((4, 2)), y=4))
+>>> len(ds), ds[2], ds.multi_get([3, 0])[1].x.tolist()
+(4, Data(x=[3, 2], y=3), [[1.0, 1.0]])
+>>> ds.close()
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import to_numpy
+from arraygnn.datasets import _codec
+from arraygnn.datasets.base import Dataset
+
+__all__ = ["OnDiskDataset"]
+
+
+class OnDiskDataset(Dataset):
+    """Dataset base class for graphs kept in a SQLite database, as PyG's ``OnDiskDataset``
+    with the ``"sqlite"`` backend.
+
+    A subclass's ``process()`` fills the database with :meth:`append` / :meth:`extend`
+    (it runs when ``processed/sqlite.db`` is missing); :meth:`serialize` /
+    :meth:`deserialize` convert a graph to and from what a row stores (by default the
+    graph itself: a ``Data`` or ``HeteroData`` of a module-level class, a dict, ...).
+
+    Args:
+        root: the folder holding ``processed/sqlite.db``.
+        transform: applied on access (``ds[i]`` and :meth:`multi_get`).
+        pre_filter: for ``process()`` to apply (PyG's argument).
+        backend: ``"sqlite"`` (PyG's ``"rocksdb"`` is not provided).
+        schema: PyG's column schema; any value is accepted, but with anything other than
+            ``object`` the subclass must override :meth:`serialize` / :meth:`deserialize`
+            (PyG's rule). Rows are stored in the arrays format whatever it says.
+        log: print while processing.
+
+    RULE: row ``i`` holds graph ``i``; ``append`` / ``extend`` add at the end.
+    RULE: one connection per dataset, guarded by a lock, usable from the loader's
+      prefetch thread; ``close()`` ends it (the next access opens it again).
+    """
+
+    BACKENDS = ("sqlite",)
+
+    def __init__(
+        self,
+        root: str | os.PathLike,
+        transform: Callable[[Any], Any] | None = None,
+        pre_filter: Callable[[Any], Any] | None = None,
+        backend: str = "sqlite",
+        schema: Any = object,
+        log: bool = True,
+    ) -> None:
+        if backend not in self.BACKENDS:
+            raise ValueError(
+                f"Database backend must be one of {set(self.BACKENDS)} (got '{backend}')"
+            )
+        if root is None:
+            raise ValueError(f"{type(self).__name__}: root is required (the database folder)")
+        self.backend = backend
+        self.schema = schema
+        self._db: _SQLiteTable | None = None
+        self._numel: int | None = None
+        super().__init__(root, transform, pre_filter=pre_filter, log=log)
+
+    @property
+    def processed_file_names(self) -> str:
+        return f"{self.backend}.db"
+
+    @property
+    def db(self) -> _SQLiteTable:
+        """The SQLite table (opened on first use)."""
+        if self._db is None:
+            os.makedirs(self.processed_dir, exist_ok=True)
+            self._db = _SQLiteTable(self.processed_paths[0], type(self).__name__)
+            self._numel = len(self._db)
+        return self._db
+
+    def close(self) -> None:
+        """Close the database connection."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def serialize(self, data: Any) -> Any:
+        """The value stored for ``data`` (the graph itself with the default schema)."""
+        if self.schema is object:
+            return data
+        raise NotImplementedError(
+            f"`{type(self).__name__}.serialize()` needs to be overridden in case a "
+            "non-default schema was passed"
+        )
+
+    def deserialize(self, data: Any) -> Any:
+        """The graph of a stored value (the value itself with the default schema)."""
+        if self.schema is object:
+            return data
+        raise NotImplementedError(
+            f"`{type(self).__name__}.deserialize()` needs to be overridden in case a "
+            "non-default schema was passed"
+        )
+
+    def append(self, data: Any) -> None:
+        """Add ``data`` as the last graph."""
+        db = self.db
+        db.insert([len(self)], [self._encode(data)])
+        self._numel = (self._numel or 0) + 1
+
+    def extend(self, data_list: Sequence[Any], batch_size: int | None = None) -> None:
+        """Add the graphs of ``data_list`` at the end (one transaction per
+        ``batch_size`` graphs; all in one by default)."""
+        db = self.db
+        start = len(self)
+        rows = [self._encode(d) for d in data_list]
+        step = len(rows) if not batch_size else int(batch_size)
+        for a in range(0, len(rows), max(step, 1)):
+            db.insert(range(start + a, start + min(a + step, len(rows))), rows[a : a + step])
+        self._numel = start + len(rows)
+
+    def get(self, idx: int) -> Any:
+        """The graph stored at ``idx`` (no ``transform``)."""
+        n = self.len()
+        if not 0 <= idx < n:
+            raise IndexError(f"{type(self).__name__}: graph {idx} out of range for {n} graphs")
+        return self.deserialize(self._decode(self.db.get([int(idx)])[0]))
+
+    def multi_get(self, indices: Any, batch_size: int | None = None) -> list[Any]:
+        """The graphs stored at ``indices`` (ints, a range, a slice or an int array), in
+        that order, ``transform`` applied (as PyG). ``batch_size`` is accepted for PyG's
+        signature; rows are fetched in one query."""
+        del batch_size
+        n = self.len()
+        if isinstance(indices, slice):
+            ids = np.arange(n, dtype=np.int64)[indices]
+        else:
+            ids = np.asarray(to_numpy(indices)).reshape(-1)
+            if ids.size == 0:
+                ids = ids.astype(np.int64)
+            if ids.dtype.kind not in "iu":
+                raise TypeError(
+                    f"{type(self).__name__}.multi_get: indices must be integers, got {ids.dtype}"
+                )
+        if ids.size and (ids.min() < 0 or ids.max() >= n):
+            bad = int(ids[(ids < 0) | (ids >= n)][0])
+            raise IndexError(f"{type(self).__name__}: graph {bad} out of range for {n} graphs")
+        blobs = self.db.get(ids.tolist())
+        out = [self.deserialize(self._decode(b)) for b in blobs]
+        if self.transform is not None:
+            out = [self.transform(d) for d in out]
+        return out
+
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        return self.multi_get(indices)
+
+    def len(self) -> int:
+        if self._numel is None:
+            self._numel = len(self.db)
+        return self._numel
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)})"
+
+    def _encode(self, data: Any) -> bytes:
+        return _codec.dumps(self.serialize(data), f"{type(self).__name__}.append")
+
+    def _decode(self, blob: bytes) -> Any:
+        return _codec.loads(blob, type(self).__name__)
+
+
+class _SQLiteTable:
+    """One SQLite table ``(id INTEGER PRIMARY KEY, data BLOB)``: rows by id."""
+
+    def __init__(self, path: str, name: str) -> None:
+        import sqlite3
+
+        if not name.isidentifier():
+            name = "dataset"
+        self.path, self.name = path, name
+        self._lock = threading.Lock()
+        self._con = sqlite3.connect(path, check_same_thread=False)
+        with self._lock:
+            self._con.execute(
+                f"CREATE TABLE IF NOT EXISTS {name} (id INTEGER PRIMARY KEY, data BLOB NOT NULL)"
+            )
+            self._con.commit()
+
+    def insert(self, ids: Iterable[int], blobs: Sequence[bytes]) -> None:
+        with self._lock:
+            self._con.executemany(
+                f"INSERT INTO {self.name} (id, data) VALUES (?, ?)", zip(ids, blobs)
+            )
+            self._con.commit()
+
+    def get(self, ids: list[int]) -> list[bytes]:
+        """Rows ``ids`` in that order (repeats allowed)."""
+        with self._lock:
+            if len(ids) == 1:
+                row = self._con.execute(
+                    f"SELECT data FROM {self.name} WHERE id = ?", (ids[0],)
+                ).fetchone()
+                if row is None:
+                    raise IndexError(f"{self.name}: no row {ids[0]}")
+                return [row[0]]
+            # a temporary table of the wanted ids joined on the table, ordered by position
+            # (PyG's approach: no long IN clause, rows in the asked order)
+            join = f"{self.name}__join"
+            cur = self._con.cursor()
+            cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {join} (id INTEGER, pos INTEGER)")
+            cur.execute(f"DELETE FROM {join}")
+            cur.executemany(
+                f"INSERT INTO {join} (id, pos) VALUES (?, ?)", zip(ids, range(len(ids)))
+            )
+            rows = cur.execute(
+                f"SELECT t.data FROM {join} j JOIN {self.name} t ON t.id = j.id ORDER BY j.pos"
+            ).fetchall()
+            cur.execute(f"DELETE FROM {join}")
+            self._con.commit()
+        if len(rows) != len(ids):
+            raise IndexError(f"{self.name}: {len(ids) - len(rows)} of the asked rows are missing")
+        return [r[0] for r in rows]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._con.execute(f"SELECT COUNT(*) FROM {self.name}").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._con.commit()
+            self._con.close()
