@@ -25,6 +25,9 @@ from arraygnn import ops
 from arraygnn._config import config, settings
 from arraygnn._namespace import device_of, get_namespace, to_device, to_numpy
 from arraygnn.batch import Batch
+from arraygnn.cluster_data import ClusterData
+from arraygnn.cluster_gcn_sampler import ClusterGCNSampler
+from arraygnn.cluster_loader import ClusterLoader
 from arraygnn.data import Data
 from arraygnn.dataset import PackedDataset
 from arraygnn.datasets import (
@@ -152,6 +155,8 @@ __all__ = [
     "HGTLoader",
     "CachedLoader",
     "PrefetchLoader",
+    "ClusterData",
+    "ClusterLoader",
     # TF-GNN face
     "GraphTensor",
     "GraphTensorSpec",
@@ -198,6 +203,7 @@ __all__ = [
     "LaborSampler",
     "sample_labors",
     "SAINTSampler",
+    "ClusterGCNSampler",
     "NodeDataLoader",
     "EdgeDataLoader",
     "EdgePredictionSampler",

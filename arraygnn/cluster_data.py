@@ -1,0 +1,368 @@
+"""``ClusterData``: PyG's Cluster-GCN partition of one graph ("Cluster-GCN: An Efficient
+Algorithm for Training Deep and Large Graph Convolutional Networks").
+
+The nodes are cut into ``num_parts`` parts by METIS (the optional ``pymetis`` package:
+``pip install 'arraygnn[metis]'``) or by a given ``partition=`` (a [N] array of part ids,
+ours: no METIS needed). From there on, exactly PyG's steps:
+
+- the nodes are renumbered part by part (``node_perm``: a stable sort of the part ids, so
+  a part keeps its nodes in id order), ``partptr`` [num_parts + 1] bounding each part;
+- the relabelled edges are sorted by (source, target) (``sparse_format='csr'``) or by
+  (target, source) (``'csc'``), ties in edge order (``edge_perm``), held as ``indptr`` /
+  ``index``;
+- ``data`` (the attribute :attr:`ClusterData.data`) is the input with its node arrays
+  permuted by ``node_perm``, its edge arrays by ``edge_perm``, and no ``edge_index``.
+
+``cluster_data[i]`` is part ``i``: its nodes, and its edges (both ends in the part,
+relabelled), or with ``keep_inter_cluster_edges=True`` every edge leaving its rows, the
+other end left as a global (permuted) id, as PyG. :class:`~arraygnn.cluster_loader.ClusterLoader`
+batches several parts.
+
+RULE: every node is in exactly one part; parts may be empty.
+RULE: a ``Data``'s node / edge / graph arrays are named by ``node_attrs`` / ``edge_attrs``
+      / ``graph_attrs`` (defaults ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` /
+      none; :mod:`arraygnn.transforms.attrs`), never guessed from lengths as PyG does.
+RULE: CPU (NumPy) graphs, as METIS; ``edge_index`` keeps its dtype (int32 stays int32;
+      one too narrow for ``N - 1`` widens to int64).
+RULE: METIS expects an undirected graph (both directions of every edge), as PyG notes;
+      it runs on the CSR PyG hands it (the ``sparse_format`` order), k-way unless
+      ``recursive=True``.
+
+>>> import numpy as np
+>>> from arraygnn.data import Data
+>>> data = Data(x=np.arange(4.0)[:, None], edge_index=np.array([[0, 1, 2, 3], [1, 0, 3, 2]]))
+>>> cd = ClusterData(data, num_parts=2, partition=np.array([1, 0, 1, 0]), log=False)
+>>> cd.partition.partptr.tolist(), cd.partition.node_perm.tolist()
+([0, 2, 4], [1, 3, 0, 2])
+>>> cd[0].x[:, 0].tolist(), cd[0].edge_index.tolist()
+([1.0, 3.0], [[], []])
+"""
+
+from __future__ import annotations
+
+import os
+import os.path as osp
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ClusterData", "Partition", "metis_partition"]
+
+_FORMATS = ("csr", "csc")
+
+
+@dataclass(frozen=True)
+class Partition:
+    """PyG's ``Partition`` record, NumPy arrays: the permuted graph's CSR (``indptr``
+    [N + 1], ``index`` [E], by source for ``'csr'``, by target for ``'csc'``), the part
+    bounds ``partptr`` [num_parts + 1], and ``node_perm`` [N] / ``edge_perm`` [E] (new
+    position -> old id)."""
+
+    indptr: np.ndarray
+    index: np.ndarray
+    partptr: np.ndarray
+    node_perm: np.ndarray
+    edge_perm: np.ndarray
+    sparse_format: str
+
+
+def _lex_csr(
+    major: np.ndarray, minor: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(indptr, minor sorted, perm)``: edges sorted by (major, minor), ties in edge order
+    (PyG's ``sort_edge_index`` order): two fused O(E) stable counting sorts
+    (:mod:`arraygnn.kernels.cpu.lex_csr`); ``minor``'s dtype kept, ``indptr`` / ``perm``
+    int64."""
+    from arraygnn.kernels.cpu.lex_csr import lex_csr
+
+    num = int(major.shape[0])
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    index = np.empty(num, dtype=minor.dtype)
+    perm = np.empty(num, dtype=np.int64)
+    if num:
+        lex_csr(np.ascontiguousarray(major), np.ascontiguousarray(minor), indptr, index, perm)
+    return indptr, index, perm
+
+
+def metis_partition(
+    indptr: np.ndarray,
+    index: np.ndarray,
+    num_parts: int,
+    recursive: bool = False,
+    vweights: np.ndarray | None = None,
+    *,
+    where: str = "metis_partition",
+) -> np.ndarray:
+    """METIS part ids (int64 [N]) of the graph with CSR ``indptr`` [N + 1] / ``index``,
+    by ``pymetis`` (k-way, or recursive bisection with ``recursive=True``); ``vweights``:
+    optional vertex weights [N] or [N, ncon] (multi-constraint balance). One part (or no
+    node) needs no METIS: all zeros. ``ImportError`` naming the ``metis`` extra without
+    ``pymetis``."""
+    try:
+        import pymetis
+    except ImportError as err:
+        raise ImportError(
+            f"{where}: METIS partitioning needs the optional 'pymetis' package: "
+            "pip install 'arraygnn[metis]' (or pass partition=, a [N] array of part ids)"
+        ) from err
+    n = int(indptr.shape[0]) - 1
+    if n == 0 or num_parts == 1:
+        return np.zeros(n, dtype=np.int64)
+    xadj = np.ascontiguousarray(indptr, dtype=np.int64)
+    adjncy = np.ascontiguousarray(index, dtype=np.int64)
+    kwargs: dict[str, Any] = {"recursive": bool(recursive)}  # pymetis' None: recursive <= 8
+    if vweights is not None:
+        kwargs["vweights"] = np.ascontiguousarray(vweights, dtype=np.int64).reshape(-1)
+    if hasattr(pymetis, "CSRAdjacency"):  # pymetis >= 2025.2
+        result = pymetis.part_graph(num_parts, pymetis.CSRAdjacency(xadj, adjncy), **kwargs)
+    else:  # pragma: no cover - older pymetis
+        result = pymetis.part_graph(num_parts, xadj=xadj, adjncy=adjncy, **kwargs)
+    return np.asarray(result[1], dtype=np.int64).reshape(n)
+
+
+def _check_partition(where: str, partition: Any, n: int, num_parts: int) -> np.ndarray:
+    from arraygnn.utils._checks import check_int_array
+
+    if not isinstance(partition, np.ndarray):
+        raise TypeError(
+            f"{where}: partition must be a NumPy integer array of part ids, "
+            f"got {type(partition).__name__}"
+        )
+    check_int_array(where, "partition", partition)
+    if partition.shape != (n,):
+        raise ValueError(
+            f"{where}: partition must have shape [num_nodes] = ({n},), got {partition.shape}"
+        )
+    if partition.size and int(partition.min()) < 0:
+        raise ValueError(f"{where}: partition has a negative part id ({int(partition.min())})")
+    if partition.size and int(partition.max()) >= num_parts:
+        raise ValueError(
+            f"{where}: partition has part id {int(partition.max())}, out of range for "
+            f"num_parts={num_parts}"
+        )
+    return partition.astype(np.int64, copy=False)
+
+
+class ClusterData:
+    """PyG's ``ClusterData(data, num_parts, recursive=False, save_dir=None, filename=None,
+    log=True, keep_inter_cluster_edges=False, sparse_format='csr')``.
+
+    Args:
+        data: a ``Data`` with ``edge_index`` (NumPy) and a known ``num_nodes``.
+        num_parts: the number of parts (>= 1).
+        recursive: METIS' recursive bisection instead of k-way.
+        save_dir: if set, the partition is stored in (and, when there, read back from)
+            ``save_dir/part_{num_parts}[_recursive]/{filename or 'metis.npz'}`` (an
+            ``.npz``; PyG's ``metis.pt`` is a torch file).
+        filename: the stored file's name.
+        log: print ``Computing METIS partitioning...`` / ``Done!`` to stderr.
+        keep_inter_cluster_edges: ``self[i]`` keeps edges leaving part ``i`` (not batches).
+        sparse_format: ``'csr'`` (edges grouped by source) or ``'csc'`` (by target).
+        partition: ours: a [N] integer array of part ids in ``[0, num_parts)`` used
+            instead of METIS.
+        node_attrs / edge_attrs / graph_attrs: the arrays by level (see above).
+
+    Attributes: ``partition`` (:class:`Partition`), ``data`` (the permuted attributes),
+    ``num_parts``, ``recursive``, ``keep_inter_cluster_edges``, ``sparse_format``.
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        num_parts: int,
+        recursive: bool = False,
+        save_dir: str | None = None,
+        filename: str | None = None,
+        log: bool = True,
+        keep_inter_cluster_edges: bool = False,
+        sparse_format: str = "csr",
+        *,
+        partition: np.ndarray | None = None,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+    ) -> None:
+        from arraygnn.interop._handoff import is_data_like
+        from arraygnn.neighbor_loader import _check_int
+        from arraygnn.transforms.attrs import attribute_levels
+        from arraygnn.utils._checks import check_ids, edge_index_arg
+
+        where = "ClusterData"
+        if not is_data_like(data):
+            raise TypeError(f"{where}: data must be a Data, got {type(data).__name__}")
+        self.num_parts = _check_int(where, "num_parts", num_parts, 1)
+        if sparse_format not in _FORMATS:
+            raise ValueError(
+                f"{where}: sparse_format must be 'csr' or 'csc', got {sparse_format!r}"
+            )
+        ei = data._store.get("edge_index")
+        if ei is None:
+            raise ValueError(f"{where}: data has no edge_index")
+        if not isinstance(ei, np.ndarray):
+            raise TypeError(f"{where}: Cluster-GCN partitions on the CPU; give NumPy arrays")
+        edge_index_arg(where, ei)
+        if data.num_nodes is None:
+            raise ValueError(
+                f"{where}: num_nodes is unknown (give x or num_nodes=; it is never guessed "
+                "from edge_index.max() + 1)"
+            )
+        n = int(data.num_nodes)
+        check_ids(where, "edge_index", ei, n)
+        self.levels = attribute_levels(where, data, node_attrs, edge_attrs, graph_attrs)
+        if partition is not None:
+            partition = _check_partition(where, partition, n, self.num_parts)
+        self.recursive = bool(recursive)
+        self.keep_inter_cluster_edges = bool(keep_inter_cluster_edges)
+        self.sparse_format = sparse_format
+        self.num_nodes = n
+
+        root_dir = osp.join(
+            save_dir or "", f"part_{self.num_parts}{'_recursive' if self.recursive else ''}"
+        )
+        path = osp.join(root_dir, filename or "metis.npz")
+        if save_dir is not None and osp.exists(path):
+            self.partition = self._load(path, ei)
+        else:
+            log = bool(log) and partition is None  # PyG's messages: METIS runs
+            if log:
+                print("Computing METIS partitioning...", file=sys.stderr)
+            cluster = self._metis(ei, n) if partition is None else partition
+            self.partition = self._partition(ei, cluster)
+            if save_dir is not None:
+                os.makedirs(root_dir, exist_ok=True)
+                self._save(path)
+            if log:
+                print("Done!", file=sys.stderr)
+        self.data = self._permute_data(data)
+
+    # ------------------------------------------------------------------ partitioning
+    def _csr(self, ei: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        major, minor = (ei[0], ei[1]) if self.sparse_format == "csr" else (ei[1], ei[0])
+        return _lex_csr(major, minor, n)
+
+    def _metis(self, ei: np.ndarray, n: int) -> np.ndarray:
+        """PyG's ``_metis``: METIS on the graph's CSR (or CSC) with sorted neighbours."""
+        indptr, index, _ = self._csr(ei, n)
+        return metis_partition(indptr, index, self.num_parts, self.recursive, where="ClusterData")
+
+    def _partition(self, ei: np.ndarray, cluster: np.ndarray) -> Partition:
+        """PyG's ``_partition``: node order by part (stable), edges relabelled and sorted."""
+        from arraygnn._ids import ids_dtype_holding
+        from arraygnn.ops.csr import sorted_segments
+
+        n = int(cluster.shape[0])
+        partptr, node_perm = sorted_segments(np, cluster, self.num_parts)
+        node_perm = node_perm.astype(np.int64, copy=False)
+        idt = ids_dtype_holding(ei.dtype, max(n - 1, 0))  # widen (uint8, 300 nodes), never wrap
+        new_id = np.empty(n, dtype=idt)
+        new_id[node_perm] = np.arange(n, dtype=idt)
+        relabelled = new_id[ei]
+        indptr, index, edge_perm = self._csr(relabelled, n)
+        return Partition(
+            indptr, index, partptr.astype(np.int64), node_perm, edge_perm, self.sparse_format
+        )
+
+    def _save(self, path: str) -> None:
+        p = self.partition
+        with open(path, "wb") as f:
+            np.savez(
+                f,
+                indptr=p.indptr,
+                index=p.index,
+                partptr=p.partptr,
+                node_perm=p.node_perm,
+                edge_perm=p.edge_perm,
+                sparse_format=np.array(p.sparse_format),
+            )
+
+    def _load(self, path: str, ei: np.ndarray) -> Partition:
+        where = "ClusterData"
+        with np.load(path, allow_pickle=False) as f:
+            p = Partition(
+                f["indptr"],
+                f["index"],
+                f["partptr"],
+                f["node_perm"],
+                f["edge_perm"],
+                str(f["sparse_format"]),
+            )
+        n, e = self.num_nodes, int(ei.shape[1])
+        fits = (
+            p.partptr.shape == (self.num_parts + 1,)
+            and p.node_perm.shape == (n,)
+            and p.indptr.shape == (n + 1,)
+            and p.edge_perm.shape == (e,)
+            and p.index.shape == (e,)
+        )
+        if not fits or p.sparse_format != self.sparse_format:
+            raise ValueError(
+                f"{where}: the stored partition {path!r} does not fit this graph "
+                f"({n} nodes, {e} edges, num_parts={self.num_parts}, "
+                f"sparse_format={self.sparse_format!r}); remove it or pick another save_dir"
+            )
+        return p
+
+    def _permute_data(self, data: Any) -> Any:
+        """PyG's ``_permute_data``: node arrays by ``node_perm``, edge arrays by
+        ``edge_perm``, the rest as they are; no ``edge_index``."""
+        p = self.partition
+        node, edge = set(self.levels.node), set(self.levels.edge)
+        out = data.copy()
+        del out["edge_index"]
+        for key, value in data.items():
+            if key in node:
+                out[key] = np.take(value, p.node_perm, axis=0)
+            elif key in edge:
+                out[key] = np.take(value, p.edge_perm, axis=0)
+        if out.num_nodes != self.num_nodes:
+            out.num_nodes = self.num_nodes
+        return out
+
+    # ------------------------------------------------------------------ parts
+    def __len__(self) -> int:
+        return int(self.partition.partptr.shape[0]) - 1
+
+    def __getitem__(self, idx: int) -> Any:
+        from arraygnn.neighbor_loader import _check_int
+
+        num = len(self)
+        idx = _check_int("ClusterData", "idx", idx, -num)
+        if idx >= num:
+            raise IndexError(f"ClusterData: part {idx} out of range for {num} parts")
+        idx %= num
+        p = self.partition
+        start, end = int(p.partptr[idx]), int(p.partptr[idx + 1])
+        e0, e1 = int(p.indptr[start]), int(p.indptr[end])
+        major = np.repeat(
+            np.arange(end - start, dtype=p.index.dtype), np.diff(p.indptr[start : end + 1])
+        )
+        minor = p.index[e0:e1]
+        epos = np.arange(e0, e1)
+        if not self.keep_inter_cluster_edges:
+            keep = (minor >= start) & (minor < end)
+            major, minor, epos = major[keep], minor[keep] - start, epos[keep]
+        pair = (major, minor) if self.sparse_format == "csr" else (minor, major)
+        return self._part_data(np.arange(start, end), epos, np.stack(pair))
+
+    def _part_data(self, nodes: np.ndarray, epos: np.ndarray, edge_index: np.ndarray) -> Any:
+        """The batch ``Data``: node arrays at (permuted) ``nodes``, edge arrays at (sorted)
+        edge positions ``epos``, the given ``edge_index``, the rest as they are."""
+        data = self.data
+        node, edge = set(self.levels.node), set(self.levels.edge)
+        out = data.copy()
+        for key, value in data.items():
+            if key in node:
+                out[key] = np.take(value, nodes, axis=0)
+            elif key in edge:
+                out[key] = np.take(value, epos, axis=0)
+        out.edge_index = edge_index
+        size = int(nodes.shape[0])
+        if "num_nodes" in data._store or out.num_nodes != size:
+            out.num_nodes = size
+        return out
+
+    def __repr__(self) -> str:
+        return f"ClusterData({self.num_parts})"
