@@ -121,6 +121,7 @@ from arraygnn.nn.pna_conv import PNAConv
 from arraygnn.nn.point_gnn_conv import PointGNNConv
 from arraygnn.nn.point_net_conv import PointNetConv
 from arraygnn.nn.point_transformer_conv import PointTransformerConv
+from arraygnn.nn.polynormer import Polynormer, PolynormerAttention
 from arraygnn.nn.pool import SAGPooling, TopKPooling
 from arraygnn.nn.pool_cluster import (
     avg_pool,
@@ -133,6 +134,7 @@ from arraygnn.nn.pool_cluster import (
 )
 from arraygnn.nn.pool_points import fps, nearest, voxel_grid
 from arraygnn.nn.ppf_conv import PPFConv
+from arraygnn.nn.qformer import QFormer
 from arraygnn.nn.radius_graph_module import RadiusGraph
 from arraygnn.nn.readout import (
     AttentionalAggregation,
@@ -155,6 +157,7 @@ from arraygnn.nn.rgcn_conv import RGCNConv as FastRGCNConv  # PyG's name, same l
 from arraygnn.nn.sage_conv import SAGEConv
 from arraygnn.nn.schnet import SchNet
 from arraygnn.nn.sgc import APPNP, ChebConv, SGConv, TAGConv, propagate_hops
+from arraygnn.nn.sgformer import SGFormer, SGFormerAttention
 from arraygnn.nn.signed_conv import SignedConv
 from arraygnn.nn.signed_gcn import SignedGCN
 from arraygnn.nn.simple_conv import SimpleConv
@@ -198,6 +201,11 @@ __all__ = [
     "GRUCell",
     "MultiheadAttention",
     "PerformerAttention",
+    "SGFormerAttention",
+    "PolynormerAttention",
+    "QFormer",
+    "SGFormer",
+    "Polynormer",
     "Sequential",
     "MLP",
     "GCN",
