@@ -183,9 +183,11 @@ def total_sizes(graph: Any) -> tuple[int, dict[str, int], dict[str, int]]:
     return _num_components(graph), nodes, edges
 
 
-def _incident_node_sets(graph: Any, edge_set_name: str) -> tuple[str, str]:
+def _incident_node_sets(graph: Any, edge_set_name: str) -> tuple[str, ...]:
+    """``(source, target)`` node set names; every tag's name, in tag order, for a
+    HyperAdjacency."""
     adj = graph.edge_sets[edge_set_name].adjacency
-    return adj.source_name, adj.target_name
+    return tuple(name for name, _ in adj.get_indices_dict().values())
 
 
 def _check_constraints_cover(graph: Any, constraints: SizeConstraints) -> None:
@@ -237,7 +239,7 @@ def size_violations(
     num_components: int,
     nodes: Mapping[str, int],
     edges: Mapping[str, int],
-    incident: Mapping[str, tuple[str, str]],
+    incident: Mapping[str, tuple[str, ...]],
     constraints: SizeConstraints,
 ) -> list[str]:
     """:func:`satisfies_total_sizes` on plain totals (``incident[edge set] = (src, tgt)``)."""
@@ -272,7 +274,9 @@ def size_violations(
                     "no room for a padding component"
                 )
                 continue
-            for role, ns in zip(("source", "target"), incident[name]):
+            ends = incident[name]
+            roles = ("source", "target") if len(ends) == 2 else ("incident",) * len(ends)
+            for role, ns in zip(roles, ends):
                 if first_pad_nodes.get(ns, 0) < 1:
                     out.append(
                         f"edge set {name!r}: padding edges need a padding node in {role} "
@@ -445,21 +449,17 @@ def _pad_adjacency(
     first_pad_node: Mapping[str, tuple[int, int]],
     total_nodes: Mapping[str, int],
 ) -> Any:
-    from arraygnn.graph_tensor import Adjacency
-
-    src, tgt = adjacency.source, adjacency.target
-    xp = get_namespace(src, tgt)
-    new = []
-    for idx, name in ((src, adjacency.source_name), (tgt, adjacency.target_name)):
+    ends = adjacency.get_indices_dict()  # {SOURCE: .., TARGET: ..}; any tags if hyper
+    xp = get_namespace(*[idx for _, idx in ends.values()])
+    new = {}
+    for tag, (name, idx) in ends.items():
         start, count = first_pad_node[name]
         # a small index dtype widens (as merging does) rather than wrap past its range;
         # decided by the constraint's total, so equal constraints give equal dtypes
         dtype = ids_dtype_holding(idx.dtype, total_nodes[name] - 1)
         fake = _spread_indices(xp, dtype, num_pad_edges, start, count)
-        new.append(xp.concatenate([idx.astype(dtype, copy=False), fake]))
-    return Adjacency.from_indices(
-        source=(adjacency.source_name, new[0]), target=(adjacency.target_name, new[1])
-    )
+        new[tag] = (name, xp.concatenate([idx.astype(dtype, copy=False), fake]))
+    return adjacency._with_indices(new)
 
 
 def _pad_edge_set(

@@ -25,6 +25,20 @@ from arraygnn.graph_tensor.broadcast_pool import (
     pool_edges_to_node,
     pool_nodes_to_context,
 )
+from arraygnn.graph_tensor.checks import (
+    DEFAULT_STATE_NAME,
+    SIZE_NAME,
+    SOURCE_NAME,
+    TARGET_NAME,
+    assert_satisfies_size_constraints,
+    assert_satisfies_total_sizes,
+    check_homogeneous_graph_tensor,
+    check_scalar_graph_tensor,
+    get_homogeneous_node_and_edge_set_name,
+    graph_tensor_to_values,
+    reverse_tag,
+    satisfies_size_constraints,
+)
 from arraygnn.graph_tensor.convert import (
     EDGE_SET_NAME,
     NODE_SET_NAME,
@@ -48,6 +62,12 @@ from arraygnn.graph_tensor.graph_ops import (
     softmax,
     softmax_edges_per_node,
 )
+from arraygnn.graph_tensor.homogeneous import homogeneous
+from arraygnn.graph_tensor.hyper_adjacency import (
+    HyperAdjacency,
+    HyperAdjacencySpec,
+    HyperEdgeSetSpec,
+)
 from arraygnn.graph_tensor.line_graph import convert_to_line_graph
 from arraygnn.graph_tensor.pieces import (
     CONTEXT,
@@ -63,12 +83,20 @@ from arraygnn.graph_tensor.pieces import (
     NodeSet,
 )
 from arraygnn.graph_tensor.ragged import Ragged
+from arraygnn.graph_tensor.random import random_graph_tensor
 from arraygnn.graph_tensor.spec import (
     ContextSpec,
     EdgeSetSpec,
     FeatureSpec,
     GraphTensorSpec,
     NodeSetSpec,
+)
+from arraygnn.io.schema_validation import (
+    ValidationError,
+    check_required_features,
+    iter_features,
+    iter_sets,
+    validate_schema,
 )
 
 __all__ = [
@@ -123,4 +151,26 @@ __all__ = [
     "data_to_graph_tensor",
     "graph_tensor_to_batch",
     "graph_tensor_to_data",
+    "HyperAdjacency",
+    "HyperAdjacencySpec",
+    "HyperEdgeSetSpec",
+    "homogeneous",
+    "random_graph_tensor",
+    "DEFAULT_STATE_NAME",
+    "SIZE_NAME",
+    "SOURCE_NAME",
+    "TARGET_NAME",
+    "assert_satisfies_size_constraints",
+    "assert_satisfies_total_sizes",
+    "check_homogeneous_graph_tensor",
+    "check_scalar_graph_tensor",
+    "get_homogeneous_node_and_edge_set_name",
+    "graph_tensor_to_values",
+    "reverse_tag",
+    "satisfies_size_constraints",
+    "ValidationError",
+    "check_required_features",
+    "iter_features",
+    "iter_sets",
+    "validate_schema",
 ]

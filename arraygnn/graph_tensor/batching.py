@@ -401,17 +401,17 @@ def merge_batch_to_components(graph: GraphTensor) -> GraphTensor:
     edge_sets = {}
     for n, es in graph.edge_sets.items():
         a = es.adjacency
-        splits = a.source.row_splits
+        splits = a._source.row_splits  # any tag's (a HyperAdjacency may lack SOURCE)
         gid = _row_ids(splits, len(a))
-        ends = []
-        for name, idx in ((a.source_name, a.source), (a.target_name, a.target)):
+        ends = {}
+        for tag, (name, idx) in a.get_indices_dict().items():
             offsets = node_offsets[name]
             top = graph.node_sets[name].total_size - 1  # known on the host: no device sync
             vals = idx.values.astype(ids_dtype_holding(idx.values.dtype, top), copy=False)
-            ends.append((name, vals + offsets[gid].astype(vals.dtype)))
+            ends[tag] = (name, vals + offsets[gid].astype(vals.dtype))
         edge_sets[n] = EdgeSet.from_fields(
             sizes=es.sizes.values,
-            adjacency=Adjacency.from_indices(source=ends[0], target=ends[1]),
+            adjacency=a._with_indices(ends),
             features={f: v.values for f, v in es.features.items()},
         )
     return GraphTensor.from_pieces(context, node_sets, edge_sets, validate=False)

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.graph_tensor.pieces import CONTEXT, SOURCE, TARGET, GraphTensor
+from arraygnn.graph_tensor.pieces import CONTEXT, GraphTensor
 from arraygnn.graph_tensor.ragged import Ragged
 
 __all__ = [
@@ -102,8 +102,13 @@ def _node_set(graph: GraphTensor, name: Any, op: str) -> Any:
 
 
 def _check_tag(tag: Any, op: str) -> None:
-    if isinstance(tag, bool) or tag not in (SOURCE, TARGET):
-        raise ValueError(f"{op}: node tag must be SOURCE (0) or TARGET (1), got {tag!r}")
+    """A node tag is an int >= 0 (TF-GNN's ``IncidentNodeTag``): ``SOURCE``, ``TARGET`` or,
+    for a ``HyperAdjacency``, any other tag it has (the edge set's adjacency says which)."""
+    if isinstance(tag, bool) or not isinstance(tag, (int, np.integer)) or tag < 0:
+        raise ValueError(
+            f"{op}: node tag must be SOURCE (0) or TARGET (1) (or another int >= 0 of a "
+            f"HyperAdjacency), got {tag!r}"
+        )
 
 
 def _value(piece: Any, where: str, feature_value: Any, feature_name: Any, op: str) -> Any:

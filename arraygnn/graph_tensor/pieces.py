@@ -563,6 +563,32 @@ class Adjacency(_SlotsPickle):
         s = self._source
         return int(s.values.shape[0]) if isinstance(s, Ragged) else int(s.shape[0])
 
+    def get_indices_dict(self) -> dict[int, tuple[str, Any]]:
+        """``{tag: (node_set_name, indices)}`` (TF-GNN's ``get_indices_dict``), a new dict."""
+        return {
+            SOURCE: (self._source_name, self._source),
+            TARGET: (self._target_name, self._target),
+        }
+
+    # generic hooks used by EdgeSet / GraphTensor; HyperAdjacency overrides them
+    def _roles(self) -> tuple[tuple[int, str], ...]:
+        """``(tag, name of that end in messages)`` for each node tag."""
+        return ((SOURCE, "source"), (TARGET, "target"))
+
+    def _edge_set_spec(self, features: dict[str, FeatureSpec]) -> EdgeSetSpec:
+        return EdgeSetSpec(self._source_name, self._target_name, features)
+
+    def _mapped(self, fn: Any) -> Adjacency:
+        """The same adjacency with ``fn`` applied to every index array."""
+        return self._with_indices({t: (n, fn(i)) for t, (n, i) in self.get_indices_dict().items()})
+
+    def _with_indices(self, indices: dict[int, tuple[str, Any]]) -> Adjacency:
+        """An adjacency of the same kind from ``{tag: (node_set_name, indices)}``."""
+        return Adjacency.from_indices(source=indices[SOURCE], target=indices[TARGET])
+
+    def _ends(self) -> str:
+        return f"{self._source_name} -> {self._target_name}"
+
     def __repr__(self) -> str:
         return (
             f"Adjacency(source=({self._source_name!r}, ...), target=({self._target_name!r}, ...),"
@@ -598,7 +624,7 @@ class EdgeSet(_Piece):
         self = cls.__new__(cls)
         self._adjacency = adjacency
         self._init(_as_sizes(sizes, where), _frozen_features(features, where), where)
-        if isinstance(adjacency.source, Ragged) != (self._rank == 1):
+        if isinstance(adjacency._source, Ragged) != (self._rank == 1):
             raise ValueError(f"{where}: adjacency must be Ragged over the batch iff sizes are")
         if self._rank == 0:
             if len(adjacency) != self._total:
@@ -606,15 +632,15 @@ class EdgeSet(_Piece):
                     f"{where}: adjacency has {len(adjacency)} edges but sizes sum to {self._total}"
                 )
         else:
-            lengths = adjacency.source.row_lengths()
+            lengths = adjacency._source.row_lengths()
             xp = get_namespace(lengths)
             totals = self._totals_per_graph()
-            if adjacency.source.nrows != self._sizes.nrows or bool(xp.any(lengths != totals)):
+            if adjacency._source.nrows != self._sizes.nrows or bool(xp.any(lengths != totals)):
                 raise ValueError(
                     f"{where}: adjacency edges per graph {to_numpy(lengths).tolist()} disagree "
                     f"with sizes {to_numpy(totals).tolist()}"
                 )
-        _namespace_of(where, [self._sizes, adjacency.source])
+        _namespace_of(where, [self._sizes, adjacency._source])
         return self
 
     @property
@@ -623,9 +649,7 @@ class EdgeSet(_Piece):
 
     @property
     def spec(self) -> EdgeSetSpec:
-        return EdgeSetSpec(
-            self._adjacency.source_name, self._adjacency.target_name, self.feature_specs()
-        )
+        return self._adjacency._edge_set_spec(self.feature_specs())
 
     def replace_features(self, features: Mapping[str, Any]) -> EdgeSet:
         return EdgeSet.from_fields(sizes=self._sizes, adjacency=self._adjacency, features=features)
@@ -728,7 +752,7 @@ class GraphTensor(_SlotsPickle):
 
     def _check_adjacency(self, name: str, es: EdgeSet, check_range: bool) -> None:
         adj = es.adjacency
-        for tag, role in ((SOURCE, "source"), (TARGET, "target")):
+        for tag, role in adj._roles():
             set_name = adj.node_set_name(tag)
             if set_name not in self._node_sets:
                 raise ValueError(
@@ -911,9 +935,7 @@ class GraphTensor(_SlotsPickle):
             a = p.adjacency
             edges[n] = EdgeSet.from_fields(
                 sizes=mv(p.sizes),
-                adjacency=Adjacency.from_indices(
-                    source=(a.source_name, mv(a.source)), target=(a.target_name, mv(a.target))
-                ),
+                adjacency=a._mapped(mv),
                 features={k: mv(v) for k, v in p.features.items()},
             )
         return GraphTensor.from_pieces(ctx, nodes, edges, validate=False)
@@ -925,7 +947,7 @@ class GraphTensor(_SlotsPickle):
             lines.append(f"  node set {n!r}: {p!r},")
         for n, p in self._edge_sets.items():
             a = p.adjacency
-            lines.append(f"  edge set {n!r} ({a.source_name} -> {a.target_name}): {p!r},")
+            lines.append(f"  edge set {n!r} ({a._ends()}): {p!r},")
         return "\n".join(lines) + "\n)"
 
 

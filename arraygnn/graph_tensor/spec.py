@@ -163,6 +163,10 @@ class EdgeSetSpec(_ThawedPickle):
             and _eq_maps(self.features, other.features)
         )
 
+    def _ends(self) -> str:
+        """The incident node sets, for messages (HyperEdgeSetSpec: every tag's)."""
+        return f"{self.source_name!r} -> {self.target_name!r}"
+
     def __repr__(self) -> str:
         return (
             f"EdgeSetSpec(source_name={self.source_name!r}, target_name={self.target_name!r}, "
@@ -210,14 +214,8 @@ class GraphTensorSpec(_ThawedPickle):
                 out.append(f"{kind} {name!r} missing in this spec")
             for name in sorted(set(mine) & set(theirs)):
                 a, b = mine[name], theirs[name]
-                if kind == "edge set" and (a.source_name, a.target_name) != (
-                    b.source_name,
-                    b.target_name,
-                ):
-                    out.append(
-                        f"edge set {name!r}: joins {a.source_name!r} -> {a.target_name!r} vs "
-                        f"{b.source_name!r} -> {b.target_name!r}"
-                    )
+                if kind == "edge set" and a._ends() != b._ends():
+                    out.append(f"edge set {name!r}: joins {a._ends()} vs {b._ends()}")
                 out += _feature_diffs(f"{kind} {name!r}", a.features, b.features)
         return out
 
