@@ -362,6 +362,7 @@ PUBLIC = {
         "TransformerConv",
         "TypedLinear",
         "VGAE",
+        "ViSNet",
         "WLConv",
         "WLConvContinuous",
         "WeightAndSum",

@@ -169,6 +169,7 @@ from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.transr import TransR
 from arraygnn.nn.twirls_conv import TWIRLSConv
 from arraygnn.nn.unpool import knn_interpolate
+from arraygnn.nn.visnet import ViSNet
 from arraygnn.nn.weight_and_sum import WeightAndSum
 from arraygnn.nn.weight_basis import WeightBasis
 from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
@@ -389,6 +390,7 @@ __all__ = [
     "PositionalEncoding",
     "TemporalEncoding",
     "SchNet",
+    "ViSNet",
     "from_pyg",
     "from_dgl",
     "from_torch",

@@ -80,6 +80,8 @@ PYG: dict[str, str] = {
     "TemporalEncoding": "arraygnn.nn.encoding:from_pyg_module",
     "SchNet": "arraygnn.nn.schnet:from_pyg_module",
     "DeepGraphInfomax": "arraygnn.nn.deep_graph_infomax:from_pyg_module",
+    "ViSNet": "arraygnn.nn.visnet:from_pyg_module",
+    "ViSNetBlock": "arraygnn.nn.visnet:from_pyg_module",
 }
 
 #: torch.nn class name (``from_torch``) -> "module:function"
