@@ -43,6 +43,7 @@ from __future__ import annotations
 import os
 import os.path as osp
 import sys
+import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -98,9 +99,23 @@ def metis_partition(
 ) -> np.ndarray:
     """METIS part ids (int64 [N]) of the graph with CSR ``indptr`` [N + 1] / ``index``,
     by ``pymetis`` (k-way, or recursive bisection with ``recursive=True``); ``vweights``:
-    optional vertex weights [N] or [N, ncon] (multi-constraint balance). One part (or no
-    node) needs no METIS: all zeros. ``ImportError`` naming the ``metis`` extra without
-    ``pymetis``."""
+    optional non-negative integer vertex weights [N] (one balance constraint: pymetis
+    passes no more). One part (or no node) needs no METIS: all zeros. ``ImportError``
+    naming the ``metis`` extra without ``pymetis``.
+
+    RULE: the CSR (NumPy integer arrays) and ``vweights`` are checked first: METIS reads
+          them unchecked in C (an id out of range is a segfault, a short ``vweights`` is
+          read past its end)."""
+    from arraygnn.neighbor_loader import _check_int
+
+    num_parts = _check_int(where, "num_parts", num_parts, 1)
+    n = _check_csr(where, indptr, index)
+    if vweights is not None:
+        _check_np_int(where, "vweights", vweights)
+        if vweights.shape != (n,):
+            raise ValueError(f"{where}: vweights must have shape ({n},), got {vweights.shape}")
+        if n and int(vweights.min()) < 0:
+            raise ValueError(f"{where}: vweights has a negative entry ({int(vweights.min())})")
     try:
         import pymetis
     except ImportError as err:
@@ -108,30 +123,101 @@ def metis_partition(
             f"{where}: METIS partitioning needs the optional 'pymetis' package: "
             "pip install 'arraygnn[metis]' (or pass partition=, a [N] array of part ids)"
         ) from err
-    n = int(indptr.shape[0]) - 1
     if n == 0 or num_parts == 1:
         return np.zeros(n, dtype=np.int64)
     xadj = np.ascontiguousarray(indptr, dtype=np.int64)
     adjncy = np.ascontiguousarray(index, dtype=np.int64)
     kwargs: dict[str, Any] = {"recursive": bool(recursive)}  # pymetis' None: recursive <= 8
     if vweights is not None:
-        kwargs["vweights"] = np.ascontiguousarray(vweights, dtype=np.int64).reshape(-1)
+        kwargs["vweights"] = np.ascontiguousarray(vweights, dtype=np.int64)
     if hasattr(pymetis, "CSRAdjacency"):  # pymetis >= 2025.2
         result = pymetis.part_graph(num_parts, pymetis.CSRAdjacency(xadj, adjncy), **kwargs)
     else:  # pragma: no cover - older pymetis
         result = pymetis.part_graph(num_parts, xadj=xadj, adjncy=adjncy, **kwargs)
-    return np.asarray(result[1], dtype=np.int64).reshape(n)
+    part = np.asarray(result[1], dtype=np.int64).reshape(n)
+    if int(part.min()) < 0 or int(part.max()) >= num_parts:  # they go to a Numba sort next
+        raise RuntimeError(
+            f"{where}: METIS returned part ids outside [0, {num_parts}) "
+            f"({int(part.min())}..{int(part.max())})"
+        )
+    return part
+
+
+def _check_np_int(where: str, name: str, value: Any) -> None:
+    """A NumPy integer array (METIS runs on the CPU)."""
+    from arraygnn.utils._checks import check_int_array
+
+    if not isinstance(value, np.ndarray):
+        raise TypeError(
+            f"{where}: {name} must be a NumPy integer array, got {type(value).__name__}"
+        )
+    check_int_array(where, name, value)
+
+
+def _check_csr(where: str, indptr: Any, index: Any) -> int:
+    """The number of rows of a valid CSR (``indptr`` from 0, non-decreasing, ending at
+    ``len(index)``; ``index`` in ``[0, N)``)."""
+    from arraygnn.utils._checks import check_ids
+
+    _check_np_int(where, "indptr", indptr)
+    _check_np_int(where, "index", index)
+    if indptr.ndim != 1 or indptr.shape[0] == 0:
+        raise ValueError(f"{where}: indptr must have shape [N + 1], got {indptr.shape}")
+    if index.ndim != 1:
+        raise ValueError(f"{where}: index must be 1-D, got shape {index.shape}")
+    if int(indptr[0]) != 0:
+        raise ValueError(f"{where}: indptr must start at 0, got {int(indptr[0])}")
+    if bool((indptr[1:] < indptr[:-1]).any()):  # not np.diff: unsigned wraps
+        raise ValueError(f"{where}: indptr must be non-decreasing")
+    if int(indptr[-1]) != index.shape[0]:
+        raise ValueError(
+            f"{where}: indptr must end at len(index) = {index.shape[0]}, got {int(indptr[-1])}"
+        )
+    n = int(indptr.shape[0]) - 1
+    check_ids(where, "index", index, n)
+    return n
+
+
+def _check_part_ids(where: str, name: str, ids: Any, num: int) -> tuple[np.ndarray, np.ndarray]:
+    """A batch's part ids (int64) and the mask of the parts in it: integers in
+    ``[0, num)``, each part at most once."""
+    parts = np.asarray(ids).reshape(-1)
+    if parts.dtype.kind not in "iu":
+        raise TypeError(f"{where}: {name} must be integers, got dtype {parts.dtype}")
+    parts = parts.astype(np.int64, copy=False)
+    if parts.size and (int(parts.min()) < 0 or int(parts.max()) >= num):
+        raise ValueError(f"{where}: {name} must be in [0, {num}), got {parts.tolist()}")
+    seen = np.zeros(num, dtype=bool)
+    seen[parts] = True
+    if int(seen.sum()) != parts.shape[0]:
+        raise ValueError(f"{where}: {name} holds a part twice: {parts.tolist()}")
+    return parts, seen
+
+
+def _is_permutation(perm: np.ndarray, size: int) -> bool:
+    """``perm`` (an integer array of ``size`` entries) holds every id of ``[0, size)``."""
+    if perm.shape != (size,):
+        return False
+    if size == 0:
+        return True
+    if int(perm.min()) < 0 or int(perm.max()) >= size:
+        return False
+    return bool((np.bincount(perm, minlength=size) == 1).all())
+
+
+def _is_offsets(ptr: np.ndarray, total: int) -> bool:
+    """``ptr`` runs from 0 to ``total``, non-decreasing."""
+    return (
+        ptr.ndim == 1
+        and ptr.shape[0] >= 1
+        and int(ptr[0]) == 0
+        and int(ptr[-1]) == total
+        and not bool((ptr[1:] < ptr[:-1]).any())
+    )
 
 
 def _check_partition(where: str, partition: Any, n: int, num_parts: int) -> np.ndarray:
-    from arraygnn.utils._checks import check_int_array
-
-    if not isinstance(partition, np.ndarray):
-        raise TypeError(
-            f"{where}: partition must be a NumPy integer array of part ids, "
-            f"got {type(partition).__name__}"
-        )
-    check_int_array(where, "partition", partition)
+    _check_np_int(where, "partition", partition)
     if partition.shape != (n,):
         raise ValueError(
             f"{where}: partition must have shape [num_nodes] = ({n},), got {partition.shape}"
@@ -156,7 +242,9 @@ class ClusterData:
         recursive: METIS' recursive bisection instead of k-way.
         save_dir: if set, the partition is stored in (and, when there, read back from)
             ``save_dir/part_{num_parts}[_recursive]/{filename or 'metis.npz'}`` (an
-            ``.npz``; PyG's ``metis.pt`` is a torch file).
+            ``.npz``; PyG's ``metis.pt`` is a torch file). A stored file is checked, in
+            O(N + E), to be a partition of this very graph (its edges in this order):
+            ``ValueError`` otherwise (PyG reads it unchecked).
         filename: the stored file's name.
         log: print ``Computing METIS partitioning...`` / ``Done!`` to stderr.
         keep_inter_cluster_edges: ``self[i]`` keeps edges leaving part ``i`` (not batches).
@@ -211,6 +299,8 @@ class ClusterData:
             )
         n = int(data.num_nodes)
         check_ids(where, "edge_index", ei, n)
+        if not ei.dtype.isnative:  # the Numba kernel takes native byte order only
+            ei = ei.astype(ei.dtype.newbyteorder("="))
         self.levels = attribute_levels(where, data, node_attrs, edge_attrs, graph_attrs)
         if partition is not None:
             partition = _check_partition(where, partition, n, self.num_parts)
@@ -279,31 +369,71 @@ class ClusterData:
             )
 
     def _load(self, path: str, ei: np.ndarray) -> Partition:
-        where = "ClusterData"
-        with np.load(path, allow_pickle=False) as f:
-            p = Partition(
-                f["indptr"],
-                f["index"],
-                f["partptr"],
-                f["node_perm"],
-                f["edge_perm"],
-                str(f["sparse_format"]),
-            )
+        """The stored partition, checked to be this graph's (see :meth:`_fits`)."""
+        from arraygnn._ids import ids_dtype_holding
+
         n, e = self.num_nodes, int(ei.shape[1])
-        fits = (
-            p.partptr.shape == (self.num_parts + 1,)
-            and p.node_perm.shape == (n,)
-            and p.indptr.shape == (n + 1,)
-            and p.edge_perm.shape == (e,)
-            and p.index.shape == (e,)
-        )
-        if not fits or p.sparse_format != self.sparse_format:
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                fields = [f[k] for k in ("indptr", "index", "partptr", "node_perm", "edge_perm")]
+                fmt = str(f["sparse_format"])
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):  # cut short
+            fields, fmt = [], ""
+        if fmt != self.sparse_format or not self._fits(ei, *fields):
             raise ValueError(
-                f"{where}: the stored partition {path!r} does not fit this graph "
+                f"ClusterData: the stored partition {path!r} does not fit this graph "
                 f"({n} nodes, {e} edges, num_parts={self.num_parts}, "
                 f"sparse_format={self.sparse_format!r}); remove it or pick another save_dir"
             )
-        return p
+        indptr, index, partptr, node_perm, edge_perm = fields
+        idt = ids_dtype_holding(ei.dtype, max(n - 1, 0))  # as _partition gives
+        return Partition(
+            indptr.astype(np.int64, copy=False),
+            index.astype(idt, copy=False),
+            partptr.astype(np.int64, copy=False),
+            node_perm.astype(np.int64, copy=False),
+            edge_perm.astype(np.int64, copy=False),
+            self.sparse_format,
+        )
+
+    def _fits(self, ei: np.ndarray, *fields: np.ndarray) -> bool:
+        """Whether stored arrays are what :meth:`_partition` gives this graph for some part
+        ids: integer arrays of the right sizes, ``partptr`` / ``indptr`` offsets,
+        ``node_perm`` / ``edge_perm`` permutations (a part's nodes increasing), and the
+        graph's edges, relabelled, in sorted order (ties in edge order) at ``edge_perm``.
+        O(N + E): a stale file (another graph of as many nodes and edges, or the same edges
+        listed in another order) is caught, not silently used."""
+        if len(fields) != 5 or any(a.dtype.kind not in "iu" or a.ndim != 1 for a in fields):
+            return False
+        indptr, index, partptr, node_perm, edge_perm = (
+            a.astype(np.int64, copy=False) for a in fields
+        )
+        n, e = self.num_nodes, int(ei.shape[1])
+        if not (
+            partptr.shape == (self.num_parts + 1,)
+            and _is_offsets(partptr, n)
+            and indptr.shape == (n + 1,)
+            and _is_offsets(indptr, e)
+            and index.shape == (e,)
+            and _is_permutation(node_perm, n)
+            and _is_permutation(edge_perm, e)
+        ):
+            return False
+        part_of = np.repeat(np.arange(self.num_parts), np.diff(partptr))
+        if n > 1 and bool(((np.diff(node_perm) < 0) & (part_of[1:] == part_of[:-1])).any()):
+            return False  # a part's nodes in id order (the stable sort)
+        new_id = np.empty(n, dtype=np.int64)
+        new_id[node_perm] = np.arange(n)
+        major, minor = (ei[0], ei[1]) if self.sparse_format == "csr" else (ei[1], ei[0])
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        if not (
+            np.array_equal(new_id[major[edge_perm]], rows)
+            and np.array_equal(new_id[minor[edge_perm]], index)
+        ):
+            return False
+        key = rows * max(n, 1) + index  # sorted by (major, minor), ties in edge order
+        step = np.diff(key)
+        return not bool(((step < 0) | ((step == 0) & (np.diff(edge_perm) < 0))).any())
 
     def _permute_data(self, data: Any) -> Any:
         """PyG's ``_permute_data``: node arrays by ``node_perm``, edge arrays by
@@ -329,8 +459,8 @@ class ClusterData:
         from arraygnn.neighbor_loader import _check_int
 
         num = len(self)
-        idx = _check_int("ClusterData", "idx", idx, -num)
-        if idx >= num:
+        idx = _check_int("ClusterData", "idx", idx, -(2**63))
+        if not -num <= idx < num:
             raise IndexError(f"ClusterData: part {idx} out of range for {num} parts")
         idx %= num
         p = self.partition

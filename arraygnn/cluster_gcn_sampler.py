@@ -4,8 +4,11 @@ union of the given parts' nodes.
 
 The parts come from METIS (the optional ``pymetis`` package, ``pip install
 'arraygnn[metis]'``), run as DGL's ``metis_partition_assignment`` on the graph made
-symmetric (each node pair once, self-loops dropped: METIS' input), k-way or recursive
-(``mode``), balancing node counts, or in-degrees with ``balance_edges=True``; or from
+symmetric, k-way or recursive (``mode``), balancing node counts, or in-degrees with
+``balance_edges=True``. Not DGL's exact partition: DGL's symmetric graph keeps self-loops
+and repeated edges and goes to its own METIS build with its options (one refinement
+iteration, one initial partition, edge dropping); ours gives METIS each node pair once,
+without self-loops, with METIS' default options. Or the parts come from
 ``partition=`` (ours: a [N] array of part ids, no METIS). ``balance_ntypes`` with more than
 one type (a weight per type: METIS' multi-constraint mode) raises ``NotImplementedError``:
 pymetis reads one vertex weight per node. The nodes are then grouped by part
@@ -28,18 +31,26 @@ RULE: the subgraph is :func:`arraygnn.graph.node_subgraph` of the parts' nodes, 
       ``ndata[NID]`` and ``edata[EID]``.
 RULE: the cache holds ``(partition_offset, partition_node_ids)`` as a NumPy ``.npz``
       archive (DGL pickles torch tensors); it is read instead of partitioning when it
-      exists and must fit ``k`` and the graph (``ValueError`` otherwise, DGL's checks).
-      ``cache_path=None`` (ours) keeps nothing on disk.
+      exists and must fit ``k`` and the graph (``ValueError`` otherwise, DGL's checks;
+      ours also: offsets from 0 to N, every node once). ``cache_path=None`` (ours) keeps
+      nothing on disk.
 """
 
 from __future__ import annotations
 
 import os
+import zipfile
 from typing import Any
 
 import numpy as np
 
-from arraygnn.cluster_data import _check_partition, metis_partition
+from arraygnn.cluster_data import (
+    _check_part_ids,
+    _check_partition,
+    _is_offsets,
+    _is_permutation,
+    metis_partition,
+)
 from arraygnn.graph.core import Graph, check_graph
 from arraygnn.graph.subgraph import node_subgraph
 from arraygnn.shadow_sampler import _check_feature_names, _check_output_device
@@ -150,7 +161,9 @@ class ClusterGCNSampler:
             try:
                 with np.load(cache_path, allow_pickle=False) as f:
                     offset, node_ids = f["partition_offset"], f["partition_node_ids"]
-            except (OSError, KeyError, ValueError) as err:
+                if offset.ndim != 1 or node_ids.ndim != 1:
+                    raise ValueError("not 1-D")
+            except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as err:
                 raise ValueError(
                     f"{where}: the contents in the cache file {cache_path} are invalid. Please "
                     f"remove the cache file {cache_path} or specify another path."
@@ -165,6 +178,21 @@ class ClusterGCNSampler:
                     f"{where}: the number of nodes in the cache does not match the graph "
                     f"({n}). Please remove the cache file {cache_path} or specify another path."
                 )
+            # ours: DGL indexes with whatever it unpickled; a part's bounds and the nodes
+            # are checked here, before they slice and relabel
+            if (
+                offset.dtype.kind not in "iu"
+                or node_ids.dtype.kind not in "iu"
+                or not _is_offsets(offset, n)
+                or not _is_permutation(node_ids, n)
+            ):
+                raise ValueError(
+                    f"{where}: the contents in the cache file {cache_path} are invalid (part "
+                    "offsets from 0 to the number of nodes, and every node once). Please "
+                    f"remove the cache file {cache_path} or specify another path."
+                )
+            offset = offset.astype(np.int64, copy=False)
+            node_ids = node_ids.astype(np.int64, copy=False)
         else:
             if partition is None:
                 partition = _metis_assignment(g, k, balance_ntypes, balance_edges, mode, where)
@@ -192,14 +220,7 @@ class ClusterGCNSampler:
                 f"{where}: the graph has {g.num_nodes()} nodes, the partition "
                 f"{self.partition_node_ids.shape[0]}"
             )
-        parts = np.asarray(partition_ids).reshape(-1)
-        if parts.dtype.kind not in "iu":
-            raise TypeError(f"{where}: partition_ids must be integers, got dtype {parts.dtype}")
-        parts = parts.astype(np.int64, copy=False)
-        if parts.size and (int(parts.min()) < 0 or int(parts.max()) >= self.k):
-            raise ValueError(
-                f"{where}: partition_ids must be in [0, {self.k}), got {parts.tolist()}"
-            )
+        parts, _ = _check_part_ids(where, "partition_ids", partition_ids, self.k)
         start = self.partition_offset[parts]
         pos = _ranges(start, self.partition_offset[parts + 1] - start)
         g.csr(g.canonical_etypes[0])  # node_subgraph reads the kept nodes' in-edges

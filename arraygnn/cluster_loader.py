@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.cluster_data import ClusterData
+from arraygnn.cluster_data import ClusterData, _check_part_ids
 from arraygnn.loader import DataLoader
 
 __all__ = ["ClusterLoader"]
@@ -90,18 +90,8 @@ class ClusterLoader(DataLoader):
         """PyG's ``_collate`` of the part ids ``batch``."""
         from arraygnn.dataset import _exclusive_cumsum, _ranges
 
-        where = "ClusterLoader"
         num = len(self.cluster_data)
-        parts = np.asarray(batch).reshape(-1)
-        if parts.dtype.kind not in "iu":
-            raise TypeError(f"{where}: part ids must be integers, got dtype {parts.dtype}")
-        parts = parts.astype(np.int64, copy=False)
-        if parts.size and (int(parts.min()) < 0 or int(parts.max()) >= num):
-            raise ValueError(f"{where}: part ids must be in [0, {num}), got {parts.tolist()}")
-        seen = np.zeros(num, dtype=bool)
-        seen[parts] = True
-        if int(seen.sum()) != parts.shape[0]:
-            raise ValueError(f"{where}: a batch holds a part twice: {parts.tolist()}")
+        parts, seen = _check_part_ids("ClusterLoader", "part ids", batch, num)
         p = self.cluster_data.partition
         start, end = p.partptr[parts], p.partptr[parts + 1]
         sizes = end - start
