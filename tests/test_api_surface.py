@@ -222,6 +222,8 @@ PUBLIC = {
         "DenseGraphConv",
         "DenseSAGEConv",
         "DiffGroupNorm",
+        "DimeNet",
+        "DimeNetPlusPlus",
         "DirGNNConv",
         "DistMult",
         "DotGatConv",

@@ -43,6 +43,7 @@ from arraygnn.nn.dgl_jumping_knowledge import DGLJumpingKnowledge
 from arraygnn.nn.dgl_sequential import DGLSequential
 from arraygnn.nn.dgl_set_transformer import SetTransformerDecoder, SetTransformerEncoder
 from arraygnn.nn.dgn_conv import DGLPNAConv, DGNConv
+from arraygnn.nn.dimenet import DimeNet, DimeNetPlusPlus
 from arraygnn.nn.dir_gnn_conv import DirGNNConv
 from arraygnn.nn.dna_conv import DNAConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
@@ -391,6 +392,8 @@ __all__ = [
     "TemporalEncoding",
     "SchNet",
     "ViSNet",
+    "DimeNet",
+    "DimeNetPlusPlus",
     "from_pyg",
     "from_dgl",
     "from_torch",

@@ -79,6 +79,8 @@ PYG: dict[str, str] = {
     "PositionalEncoding": "arraygnn.nn.encoding:from_pyg_module",
     "TemporalEncoding": "arraygnn.nn.encoding:from_pyg_module",
     "SchNet": "arraygnn.nn.schnet:from_pyg_module",
+    "DimeNet": "arraygnn.nn.dimenet:from_pyg_module",
+    "DimeNetPlusPlus": "arraygnn.nn.dimenet:from_pyg_module",
     "DeepGraphInfomax": "arraygnn.nn.deep_graph_infomax:from_pyg_module",
     "ViSNet": "arraygnn.nn.visnet:from_pyg_module",
     "ViSNetBlock": "arraygnn.nn.visnet:from_pyg_module",
