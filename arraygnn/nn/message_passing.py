@@ -18,22 +18,33 @@ Which path runs (RULE: all three give the same numbers):
 - A class that keeps PyG's default ``message`` (``x_j``) and ``aggregate`` with a
   ``'sum'`` / ``'mean'`` / ``'max'`` / ``'min'`` aggregation: one fused
   :func:`arraygnn.ops.spmm`, no ``[E, F]`` message array (an arraygnn extension; hooks on
-  ``message`` / ``aggregate``, ``explain`` or ``decomposed_layers > 1`` turn it off).
+  ``message`` / ``aggregate``, a ``message`` set on the instance, ``explain`` or
+  ``decomposed_layers > 1`` turn it off).
 - ``edge_index`` a SciPy / cupyx sparse matrix holds PyG's *transposed* adjacency
   ``adj_t`` (``[num_targets, num_sources]``, row = target, as a ``SparseTensor``): a class
   that implements ``message_and_aggregate(adj_t, ...)`` with ``aggr`` one of ``'sum'``,
   ``'add'``, ``'mean'``, ``'min'``, ``'max'`` (or ``None``) gets that call instead of
-  ``message`` + ``aggregate``, as in PyG. Its stored values fill ``edge_weight`` /
-  ``edge_type`` (and ``edge_attr`` for a 2-D value) when those are not given.
+  ``message`` + ``aggregate``, as in PyG. Otherwise ``message`` + ``aggregate`` run over
+  its stored entries (a COO matrix in its stored order, other formats in CSR order), and
+  its values fill the first of ``edge_weight`` / ``edge_attr`` / ``edge_type`` that they
+  take, when ``None`` or not given (``edge_attr`` gets ``None``: SciPy values are scalars).
 
-Weights: sub-layers assigned as attributes (``self.lin = Linear(...)``) and arrays declared
-with :meth:`MessagePassing.register_parameter` are the layer's weights, named as in PyTorch,
-so ``layer.load_state_dict(pyg_layer.state_dict())`` loads a PyG layer's trained weights.
+Weights: sub-layers assigned as attributes (``self.lin = Linear(...)``, any name) and arrays
+declared with :meth:`MessagePassing.register_parameter` / :meth:`~MessagePassing.register_buffer`
+are the layer's weights, named as in PyTorch, so
+``layer.load_state_dict(pyg_layer.state_dict())`` loads a PyG layer's trained weights.
 
-Differences from PyG, all on input PyG would mishandle: an argument of ``message`` that
-``propagate`` was not given receives its default (PyG passes ``inspect.Parameter.empty``)
-and a required one raises ``TypeError`` naming it; an out-of-range id raises ``IndexError``
-before anything is gathered (also for a sparse ``adj_t``); ``edge_updater`` honours ``size``.
+Arguments are collected as PyG's generated (jinja) ``propagate`` does, which PyG runs
+unless ``decomposed_layers > 1`` or ``explain`` (then its Python ``_collect``; arraygnn keeps
+one behaviour): an argument ``propagate`` was not given takes its default, shared over
+``message`` / ``aggregate`` / ``update``; a pair gives ``x_j`` from ``x[0]`` and ``x_i`` from
+``x[1]`` and sets ``size[0]`` / ``size[1]`` for either flow (so with
+``'target_to_source'`` a bipartite layer has ``len(x[0])`` outputs, as in PyG); a lifted
+argument that is not an array is ``None``; a pre-hook's replacement arguments reach the later
+steps too. Differences, all on input PyG mishandles: a required argument that is missing
+raises ``TypeError`` naming it; an out-of-range id raises ``IndexError`` before anything is
+gathered; ``decomposed_layers`` that splits the features into fewer blocks than asked still
+runs (PyG: ``IndexError``).
 
 >>> import numpy as np
 >>> from arraygnn.nn import Linear, MessagePassing
@@ -66,7 +77,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn import ops
-from arraygnn._namespace import get_namespace, is_array, torch_hint
+from arraygnn._namespace import get_namespace, is_array, repeat_counts, torch_hint
 from arraygnn.nn._module import Module
 from arraygnn.nn.aggr import (
     Aggregation,
@@ -76,6 +87,8 @@ from arraygnn.nn.aggr import (
     SumAggregation,
     aggregation_resolver,
 )
+from arraygnn.nn.aggr.base import _checked_index
+from arraygnn.nn.linear import _sigmoid
 from arraygnn.ops.csr import CSR
 
 __all__ = ["MessagePassing", "RemovableHandle"]
@@ -91,6 +104,8 @@ _SPMM_REDUCES: dict[type, str] = {
 }
 _FLOWS = ("source_to_target", "target_to_source")
 _EMPTY = inspect.Parameter.empty
+#: the functions whose arguments PyG collects together (one flat signature, shared defaults)
+_FLAT = ("message", "aggregate", "update")
 
 
 class RemovableHandle:
@@ -136,15 +151,22 @@ class _Graph:
                 )
             if edge_index.ndim != 2:
                 raise ValueError(f"{name}: a sparse adj_t must be 2-D, got {edge_index.ndim}-D")
-            csr = edge_index.tocsr()
-            self.xp = get_namespace(csr.indptr)
             n_dst, n_src = (int(s) for s in edge_index.shape)
-            counts = csr.indptr[1:] - csr.indptr[:-1]
-            dst = self.xp.repeat(self.xp.arange(n_dst, dtype=csr.indices.dtype), counts)
-            self.rows = (csr.indices.copy(), dst)
-            self.ptr = csr.indptr.copy()
+            if getattr(edge_index, "format", None) == "coo":
+                # the stored order (PyG's COO adj_t: edges as given, no ptr); tocsr() would
+                # reorder them and sum duplicates, so per-edge arrays would no longer match
+                self.xp = get_namespace(edge_index.row)
+                self.rows = (edge_index.col.copy(), edge_index.row.copy())
+                self.values = edge_index.data.copy()
+            else:
+                csr = edge_index.tocsr()
+                self.xp = get_namespace(csr.indptr)
+                counts = csr.indptr[1:] - csr.indptr[:-1]
+                dst = repeat_counts(self.xp, self.xp.arange(n_dst, dtype=csr.indices.dtype), counts)
+                self.rows = (csr.indices.copy(), dst)
+                self.ptr = csr.indptr.copy()
+                self.values = csr.data.copy()
             self.sparse = edge_index
-            self.values = csr.data.copy()
             self.size = [n_src, n_dst]
         elif is_array(edge_index):
             self.xp = get_namespace(edge_index)
@@ -196,10 +218,30 @@ class _Graph:
                 f"{self.layer.node_dim}, but expected size {self.size[dim]}"
             )
 
-    def lift(self, value: Any, dim: int, arg: str) -> Any:
-        """``value`` gathered at each edge's side ``dim`` (0 = ``edge_index[0]``)."""
-        axis = self.axis(value, arg)
-        n = int(value.shape[axis])
+    def pick(self, data: Any, side_j: bool, arg: str) -> Any:
+        """The array an ``{arg}_j`` (``side_j``) or ``{arg}_i`` argument lifts, recording node
+        counts as PyG's jinja ``collect``: a pair gives element 0 to ``_j`` and element 1 to
+        ``_i`` and sizes ``size[0]`` / ``size[1]`` whatever the flow; anything that is not an
+        array (``None``, a scalar) gives ``None``."""
+        if isinstance(data, (tuple, list)):
+            if len(data) != 2:
+                raise ValueError(
+                    f"{type(self.layer).__name__}: '{arg}' must be an array or a pair "
+                    f"(source, target), got a sequence of {len(data)}"
+                )
+            for k in (0, 1):
+                if is_array(data[k]):
+                    self.set_size(k, data[k], arg)
+            value = data[0] if side_j else data[1]
+            return value if is_array(value) else None
+        if is_array(data):
+            self.set_size(self.j if side_j else self.i, data, arg)
+            return data
+        return None
+
+    def check(self, dim: int, n: int, arg: str) -> None:
+        """PyG's ``IndexError`` for ids of side ``dim`` outside ``[0, n)`` (``n`` rows of
+        ``arg``), checked once per ``(dim, n)``."""
         index = self.rows[dim]
         if (dim, n) not in self._checked and index.shape[0]:
             lo, hi = int(index.min()), int(index.max())
@@ -214,6 +256,12 @@ class _Graph:
                     f"{n - 1} (got {hi}); all indices must lie in [0, {n}) for '{arg}'"
                 )
             self._checked.add((dim, n))
+
+    def lift(self, value: Any, dim: int, arg: str) -> Any:
+        """``value`` gathered at each edge's side ``dim`` (0 = ``edge_index[0]``)."""
+        axis = self.axis(value, arg)
+        self.check(dim, int(value.shape[axis]), arg)
+        index = self.rows[dim]
         if get_namespace(value) is not self.xp:
             raise TypeError(
                 f"{type(self.layer).__name__}: '{arg}' and edge_index are on different "
@@ -278,13 +326,44 @@ def _params(func: Callable, exclude: tuple[int | str, ...] = ()) -> list[inspect
     ]
 
 
+def _flat_defaults(name: str, signatures: list[list[inspect.Parameter]]) -> dict[str, Any]:
+    """PyG's ``Inspector.get_flat_param_dict`` defaults: an argument's default is the first
+    one given by ``message`` / ``aggregate`` / ``update``; two different ones raise."""
+    out: dict[str, Any] = {}
+    for params in signatures:
+        for p in params:
+            known = out.get(p.name, _EMPTY)
+            if p.default is _EMPTY:
+                continue
+            if known is _EMPTY:
+                out[p.name] = p.default
+            elif known is not p.default and not _same(known, p.default):
+                raise ValueError(
+                    f"{name}: found inconsistent defaults for argument '{p.name}'. Expected "
+                    f"'{known}' but found '{p.default}' (as PyG)"
+                )
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # arrays and other objects without one truth value
+        return False
+
+
 def _chunks(value: Any, parts: int) -> list[Any]:
-    """``torch.chunk`` along the last dimension: pieces of ``ceil(F / parts)`` columns."""
+    """``torch.chunk`` along the last dimension: pieces of ``ceil(F / parts)`` columns; a
+    pair is split element by element (``None`` elements kept); ``[]`` when the elements of a
+    pair split into different numbers of pieces."""
     if isinstance(value, (tuple, list)):
         pieces = [_chunks(v, parts) if is_array(v) else None for v in value]
-        count = max((len(p) for p in pieces if p is not None), default=0)
+        counts = {len(p) for p in pieces if p is not None}
+        if len(counts) != 1:
+            return []
         return [
-            tuple(p[k] if p is not None else v for p, v in zip(pieces, value)) for k in range(count)
+            tuple(p[k] if p is not None else v for p, v in zip(pieces, value))
+            for k in range(counts.pop())
         ]
     width = int(value.shape[-1])
     step = max(-(-width // parts), 1)
@@ -352,6 +431,7 @@ class MessagePassing(Module):
         # instance copies of the class's names, extended as weights are assigned / registered
         self.__dict__.setdefault("_param_names", tuple(type(self)._param_names))
         self.__dict__.setdefault("_child_names", tuple(type(self)._child_names))
+        self.__dict__.setdefault("_buffer_names", tuple(type(self)._buffer_names))
         if aggr is None:
             self.aggr = None
         elif isinstance(aggr, (str, Aggregation)):
@@ -377,6 +457,7 @@ class MessagePassing(Module):
             "edge_update": _params(cls.edge_update),
             "explain_message": _params(cls.explain_message, (0,)),
         }
+        self._flat_defaults = _flat_defaults(name, [self._signatures[f] for f in _FLAT])
         self.fuse = cls.message_and_aggregate is not MessagePassing.message_and_aggregate
         if self.aggr is not None:
             self.fuse = self.fuse and isinstance(self.aggr, str) and self.aggr in FUSE_AGGRS
@@ -398,7 +479,7 @@ class MessagePassing(Module):
 
     # ---- weights: sub-layers and registered arrays, named as in PyTorch ----------------
     def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, Module) and not name.startswith("_"):
+        if isinstance(value, Module):  # any name, a leading "_" too, as torch.nn.Module
             children = self.__dict__.get("_child_names", tuple(type(self)._child_names))
             if name not in children:
                 object.__setattr__(self, "_child_names", (*children, name))
@@ -407,19 +488,29 @@ class MessagePassing(Module):
     def register_parameter(self, name: str, value: Any) -> None:
         """Make array ``value`` (or ``None``) the weight ``name``: it appears in
         ``state_dict()`` and ``load_state_dict`` fills it (PyTorch's method)."""
+        self._add_array("register_parameter", "_param_names", name, value)
+
+    def register_buffer(self, name: str, value: Any, persistent: bool = True) -> None:
+        """Make array ``value`` (or ``None``) the buffer ``name`` (PyTorch's method): with
+        ``persistent=True`` it is in ``state_dict()`` and ``load_state_dict`` fills it, so a
+        PyG layer's buffers load by name; otherwise it is a plain attribute."""
+        self._add_array("register_buffer", "_buffer_names" if persistent else None, name, value)
+
+    def _add_array(self, method: str, registry: str | None, name: str, value: Any) -> None:
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(
-                f"{type(self).__name__}: parameter name must be an identifier, got {name!r}"
+                f"{type(self).__name__}.{method}: the name must be an identifier, got {name!r}"
             )
         if value is not None and not is_array(value):
             raise TypeError(
-                f"{type(self).__name__}.register_parameter({name!r}): value must be a NumPy / "
-                f"CuPy array or None, got {type(value).__name__}{torch_hint(value)}"
+                f"{type(self).__name__}.{method}({name!r}): value must be a NumPy / CuPy "
+                f"array or None, got {type(value).__name__}{torch_hint(value)}"
             )
         object.__setattr__(self, name, value)
-        params = self.__dict__.get("_param_names", tuple(type(self)._param_names))
-        if name not in params:
-            object.__setattr__(self, "_param_names", (*params, name))
+        if registry is not None:
+            names = self.__dict__.get(registry, tuple(getattr(type(self), registry)))
+            if name not in names:
+                object.__setattr__(self, registry, (*names, name))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
@@ -449,9 +540,7 @@ class MessagePassing(Module):
             raise ValueError(
                 f"{type(self).__name__}: decomposed_layers must be an int >= 1, got {value!r}"
             )
-        if value > 1 and self._explain:
-            raise ValueError(f"{type(self).__name__}: decomposed_layers > 1 needs explain off")
-        self._decomposed_layers = int(value)
+        self._decomposed_layers = int(value)  # while explain is on, PyG runs one layer
 
     @property
     def explain(self) -> bool | None:
@@ -515,16 +604,20 @@ class MessagePassing(Module):
         self, edge_index: Any, size: tuple[int, int] | None = None, **kwargs: Any
     ) -> Any:
         """Compute per-edge values with :meth:`edge_update` (PyG's ``edge_updater``): its
-        arguments are collected like ``message``'s (``x_i`` / ``x_j`` lifted)."""
-        for hook in self._edge_update_forward_pre_hooks.values():
-            res = hook(self, (edge_index, size, kwargs))
-            if res is not None:
-                edge_index, size, kwargs = res
+        arguments are collected like ``message``'s (``x_i`` / ``x_j`` lifted). As PyG's
+        template, the hooks see ``(edge_index, size, edge_update_kwargs)``: the collected
+        arguments, which a pre-hook may replace."""
         graph = _Graph(self, edge_index, size)
         coll = self._collect("edge_update", graph, kwargs)
-        out = self.edge_update(**self._bind("edge_update", coll))
+        ek = self._bind("edge_update", coll)
+        for hook in self._edge_update_forward_pre_hooks.values():
+            res = hook(self, (edge_index, size, ek))
+            if res is not None:
+                edge_index, size, new = res
+                ek = self._hooked("edge_update", coll, new)
+        out = self.edge_update(**ek)
         for hook in self._edge_update_forward_hooks.values():
-            res = hook(self, (edge_index, size, kwargs), out)
+            res = hook(self, (edge_index, size, ek), out)
             if res is not None:
                 out = res
         return out
@@ -543,7 +636,7 @@ class MessagePassing(Module):
             )
         xp = get_namespace(inputs)
         if self._apply_sigmoid:
-            mask = 1.0 / (1.0 + xp.exp(-mask))
+            mask = _sigmoid(mask)  # no overflow warning for a very negative entry
         axis = self.node_dim % inputs.ndim
         if inputs.shape[axis] != mask.shape[0]:
             if dim_size is None or self._loop_mask is None:
@@ -562,9 +655,14 @@ class MessagePassing(Module):
         return inputs * mask.reshape(shape)
 
     # ---- internals ------------------------------------------------------------------------
-    def _collect(self, *funcs_and_args: Any) -> dict[str, Any]:
-        """Values for the parameters of ``funcs`` (names), lifting ``*_i`` / ``*_j``."""
+    def _collect(self, *funcs_and_args: Any, fused: bool = False) -> dict[str, Any]:
+        """Values for the parameters of ``funcs`` (names), as PyG's jinja ``collect``:
+        ``*_i`` / ``*_j`` lifted, the special arguments, a sparse ``adj_t``'s values in the
+        first of ``edge_weight`` / ``edge_attr`` / ``edge_type`` asked for (not for
+        ``message_and_aggregate``, which PyG calls with the arguments as given). A value
+        ``propagate`` was not given is ``_EMPTY`` (:meth:`_bind` fills in defaults)."""
         *funcs, graph, kwargs = funcs_and_args
+        name = type(self).__name__
         names: list[str] = []
         wanted: set[str] = set()
         for func in funcs:
@@ -572,64 +670,85 @@ class MessagePassing(Module):
                 wanted.add(p.name)
                 if p.name not in names and p.name not in self.special_args:
                     names.append(p.name)
+        if not fused:
+            if graph.sparse is not None and "edge_index" in wanted:
+                raise ValueError(
+                    f"{name}: cannot collect 'edge_index' for a sparse adj_t (as PyG); "
+                    "pass the [2, E] edge_index or ask for adj_t / edge_index_i / edge_index_j"
+                )
+            if graph.sparse is None and "adj_t" in wanted:
+                raise ValueError(
+                    f"{name}: cannot collect 'adj_t' for an edge_index (as PyG); pass a "
+                    "SciPy / cupyx sparse adj_t or ask for edge_index"
+                )
         out: dict[str, Any] = {}
-        for name in names:
-            suffix = name[-2:]
-            if suffix not in ("_i", "_j"):
-                out[name] = kwargs.get(name, _EMPTY)
+        for arg in names:
+            if arg[-2:] not in ("_i", "_j"):
+                out[arg] = kwargs.get(arg, _EMPTY)
                 continue
-            dim = graph.j if suffix == "_j" else graph.i
-            base = name[:-2]
-            data = kwargs.get(base, _EMPTY)
-            if isinstance(data, (tuple, list)):
-                if len(data) != 2:
-                    raise ValueError(
-                        f"{type(self).__name__}: '{base}' must be an array or a pair "
-                        f"(source, target), got a sequence of {len(data)}"
-                    )
-                if is_array(data[1 - dim]):
-                    graph.set_size(1 - dim, data[1 - dim], base)
-                data = data[dim]
-            if is_array(data):
-                graph.set_size(dim, data, base)
-                data = graph.lift(data, dim, base)
-            out[name] = data
+            data = kwargs.get(arg[:-2], _EMPTY)
+            if data is _EMPTY:
+                out[arg] = _EMPTY
+                continue
+            side_j = arg.endswith("_j")
+            value = graph.pick(data, side_j, arg[:-2])
+            dim = graph.j if side_j else graph.i
+            out[arg] = None if value is None else graph.lift(value, dim, arg[:-2])
         out.update(graph.specials(wanted))
-        if graph.sparse is not None:
+        if graph.sparse is not None and not fused:
             values = graph.values
-            for key, value in (
-                ("edge_weight", values),
-                ("edge_attr", None if values.ndim == 1 else values),
-                ("edge_type", values),
-            ):
-                given = out.get(key, _EMPTY)
-                if given is None or given is _EMPTY:
-                    out[key] = value
+            for key in ("edge_weight", "edge_attr", "edge_type"):
+                if key in wanted:
+                    given = out.get(key, _EMPTY)
+                    if given is None or given is _EMPTY:
+                        out[key] = None if key == "edge_attr" and values.ndim == 1 else values
+                    break
         return out
 
     def _bind(self, func: str, coll: dict[str, Any]) -> dict[str, Any]:
+        """``func``'s keyword arguments from ``coll``; one not collected takes its default,
+        shared over ``message`` / ``aggregate`` / ``update`` as PyG's flat signature."""
         out = {}
         for p in self._signatures[func]:
             value = coll.get(p.name, _EMPTY)
             if value is _EMPTY:
-                if p.default is _EMPTY:
+                default = p.default
+                if func in _FLAT and default is _EMPTY:
+                    default = self._flat_defaults.get(p.name, _EMPTY)
+                if default is _EMPTY:
                     raise TypeError(
                         f"{type(self).__name__}.{func}() needs '{p.name}', which propagate() "
                         f"was not given (pass {p.name.removesuffix('_i').removesuffix('_j')}="
                         "... to propagate)"
                     )
-                value = p.default
+                value = default
             out[p.name] = value
         return out
 
+    def _hooked(self, func: str, coll: dict[str, Any], res: Any) -> dict[str, Any]:
+        """What a ``func`` pre-hook returned (a dict, or a 1-tuple of one), as PyG's template:
+        ``func``'s arguments are read from it (extra keys ignored) and replace the collected
+        ones, so the later steps see them too."""
+        new = res[0] if isinstance(res, tuple) else res
+        try:
+            args = {p.name: new[p.name] for p in self._signatures[func]}
+        except KeyError as err:
+            raise KeyError(
+                f"{type(self).__name__}: a {func} pre-hook returned arguments without "
+                f"{err.args[0]!r}"
+            ) from None
+        coll.update(args)
+        return args
+
     def _fused(self, graph: _Graph, kwargs: dict[str, Any]) -> Any:
-        coll = self._collect("message_and_aggregate", "update", graph, kwargs)
+        coll = self._collect("message_and_aggregate", "update", graph, kwargs, fused=True)
         adj_t = graph.sparse
         mk = self._bind("message_and_aggregate", coll)
         for hook in self._message_and_aggregate_forward_pre_hooks.values():
             res = hook(self, (adj_t, mk))
             if res is not None:
-                adj_t, mk = res
+                adj_t, new = res
+                mk = self._hooked("message_and_aggregate", coll, new)
         out = self.message_and_aggregate(adj_t, **mk)
         for hook in self._message_and_aggregate_forward_hooks.values():
             res = hook(self, (adj_t, mk), out)
@@ -639,11 +758,13 @@ class MessagePassing(Module):
 
     def _spmm_path(self, graph: _Graph, kwargs: dict[str, Any]) -> Any:
         """The default message (``x_j``) with a sum / mean / max / min aggregation: one fused
-        ``ops.spmm``; ``None`` when anything asks for the messages themselves."""
-        cls = type(self)
+        ``ops.spmm``; ``None`` when anything asks for the messages themselves (a ``message``
+        or ``aggregate`` of the class or set on the instance, hooks, explain, decomposition).
+        Sizes, ids and errors are those of the message path (the same ``pick`` / ``check``
+        and the aggregation's ``dim_size`` check)."""
         if (
-            cls.message is not MessagePassing.message
-            or cls.aggregate is not MessagePassing.aggregate
+            getattr(self.message, "__func__", None) is not MessagePassing.message
+            or getattr(self.aggregate, "__func__", None) is not MessagePassing.aggregate
             or type(self.aggr_module) not in _SPMM_REDUCES
             or self._explain
             or self._decomposed_layers > 1
@@ -654,78 +775,67 @@ class MessagePassing(Module):
         ):
             return None
         data = kwargs.get("x", _EMPTY)
-        j, i = graph.j, graph.i
-        if isinstance(data, (tuple, list)) and len(data) == 2:
-            other, data = data[i], data[j]
-            if is_array(other):
-                graph.set_size(i, other, "x")
-        if not is_array(data) or data.dtype.kind != "f" or data.ndim < 1:
+        if data is _EMPTY:
             return None
-        if self.node_dim % data.ndim != 0:
+        data = graph.pick(data, True, "x")
+        if data is None or data.dtype.kind != "f" or self.node_dim % data.ndim != 0:
             return None
-        graph.set_size(j, data, "x")
         if get_namespace(data) is not graph.xp:
-            return None  # the unfused path names the device mismatch
+            return None  # the message path names the device mismatch
+        j, i = graph.j, graph.i
+        graph.check(j, int(data.shape[0]), "x")
         coll = self._collect("update", graph, kwargs)
         n_dst = coll["dim_size"]
+        _checked_index(type(self.aggr_module).__name__, graph.rows[i], graph.num_edges, n_dst)
         reduce = _SPMM_REDUCES[type(self.aggr_module)]
         if isinstance(graph.edge_index, CSR) and j == 0:
             out = ops.spmm(graph.edge_index, data, reduce=reduce)
         else:
             pair = graph.xp.stack([graph.rows[j], graph.rows[i]])
-            self._check_ids(graph, pair, int(data.shape[0]), n_dst)
             out = ops.spmm(pair, data, reduce=reduce, num_dst_nodes=n_dst)
         return self.update(out, **self._bind("update", coll))
 
-    def _check_ids(self, graph: _Graph, pair: Any, n_src: int, n_dst: int) -> None:
-        """PyG's ``IndexError`` wording for ids outside the node arrays (spmm path)."""
-        if not pair.shape[1]:
-            return
-        for row, n in ((0, n_src), (1, n_dst)):
-            lo, hi = int(pair[row].min()), int(pair[row].max())
-            if lo < 0:
-                raise IndexError(
-                    f"{type(self).__name__}: found negative indices in 'edge_index' (got "
-                    f"{lo}); all indices must lie in [0, {n}) for 'x'"
-                )
-            if hi >= n:
-                raise IndexError(
-                    f"{type(self).__name__}: found indices in 'edge_index' larger than {n - 1} "
-                    f"(got {hi}); all indices must lie in [0, {n}) for 'x'"
-                )
+    def _decompose(self, kwargs: dict[str, Any], parts: int) -> list[dict[str, Any]]:
+        """PyG's feature decomposition: every argument whose ``*_j`` is asked for, split into
+        ``torch.chunk`` column blocks; one ``kwargs`` per block."""
+        names = {
+            p.name[:-2]
+            for func in _FLAT
+            for p in self._signatures[func]
+            if p.name.endswith("_j") and p.name not in self.special_args
+        }
+        pieces = {
+            a: _chunks(kwargs[a], parts)
+            for a in sorted(names)
+            if is_array(kwargs.get(a))
+            or (isinstance(kwargs.get(a), (tuple, list)) and any(is_array(v) for v in kwargs[a]))
+        }
+        counts = {a: len(p) for a, p in pieces.items()}
+        if len(set(counts.values())) > 1 or 0 in counts.values():
+            raise ValueError(
+                f"{type(self).__name__}: decomposed_layers={parts} splits the arguments into "
+                f"different numbers of column blocks ({counts}); each block must meet its "
+                "partners (PyG fails with an IndexError)"
+            )
+        rounds = next(iter(counts.values()), 1)
+        return [{**kwargs, **{a: p[k] for a, p in pieces.items()}} for k in range(rounds)]
 
     def _unfused(self, graph: _Graph, kwargs: dict[str, Any]) -> Any:
-        parts = self._decomposed_layers
-        if parts > 1:
-            decomp = {
-                p.name[:-2]
-                for p in self._signatures["message"]
-                + self._signatures["aggregate"]
-                + self._signatures["update"]
-                if p.name.endswith("_j")
-                and (
-                    is_array(kwargs.get(p.name[:-2]))
-                    or isinstance(kwargs.get(p.name[:-2]), (tuple, list))
-                )
-            }
-            pieces = {a: _chunks(kwargs[a], parts) for a in decomp}
-            rounds = min((len(p) for p in pieces.values()), default=1)
-        else:
-            decomp, pieces, rounds = set(), {}, 1
+        parts = 1 if self._explain else self._decomposed_layers
+        rounds = self._decompose(kwargs, parts) if parts > 1 else [kwargs]
+        funcs = ["message", "aggregate", "update"]
+        if self._explain:
+            funcs.append("explain_message")
         outs = []
-        for k in range(rounds):
-            round_kwargs = dict(kwargs)
-            for a in decomp:
-                round_kwargs[a] = pieces[a][k]
-            funcs = ["message", "aggregate", "update"]
-            if self._explain:
-                funcs.append("explain_message")
+        for round_kwargs in rounds:
             coll = self._collect(*funcs, graph, round_kwargs)
+            for func in _FLAT:  # defaults once, shared by the three as in PyG's collect
+                coll.update(self._bind(func, coll))
             mk = self._bind("message", coll)
             for hook in self._message_forward_pre_hooks.values():
                 res = hook(self, (mk,))
                 if res is not None:
-                    mk = res[0] if isinstance(res, tuple) else res
+                    mk = self._hooked("message", coll, res)
             out = self.message(**mk)
             for hook in self._message_forward_hooks.values():
                 res = hook(self, (mk,), out)
@@ -737,7 +847,7 @@ class MessagePassing(Module):
             for hook in self._aggregate_forward_pre_hooks.values():
                 res = hook(self, (ak,))
                 if res is not None:
-                    ak = res[0] if isinstance(res, tuple) else res
+                    ak = self._hooked("aggregate", coll, res)
             out = self.aggregate(out, **ak)
             for hook in self._aggregate_forward_hooks.values():
                 res = hook(self, (ak,), out)
@@ -766,7 +876,8 @@ class MessagePassing(Module):
         return self._register(self._propagate_forward_hooks, hook)
 
     def register_message_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """``hook(module, (message_kwargs,))`` before ``message``."""
+        """``hook(module, (message_kwargs,))`` before ``message``; may return new arguments
+        (a dict or a 1-tuple of one), which ``aggregate`` / ``update`` then see too."""
         return self._register(self._message_forward_pre_hooks, hook)
 
     def register_message_forward_hook(self, hook: Callable) -> RemovableHandle:
@@ -774,7 +885,8 @@ class MessagePassing(Module):
         return self._register(self._message_forward_hooks, hook)
 
     def register_aggregate_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """``hook(module, (aggregate_kwargs,))`` before ``aggregate``."""
+        """``hook(module, (aggregate_kwargs,))`` before ``aggregate``; may return new
+        arguments, as for ``message``."""
         return self._register(self._aggregate_forward_pre_hooks, hook)
 
     def register_aggregate_forward_hook(self, hook: Callable) -> RemovableHandle:
@@ -790,9 +902,11 @@ class MessagePassing(Module):
         return self._register(self._message_and_aggregate_forward_hooks, hook)
 
     def register_edge_update_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """``hook(module, (edge_index, size, kwargs))`` before ``edge_update``."""
+        """``hook(module, (edge_index, size, edge_update_kwargs))`` before ``edge_update``,
+        with the collected arguments (``x_i`` / ``x_j``, ...); may return replacements."""
         return self._register(self._edge_update_forward_pre_hooks, hook)
 
     def register_edge_update_forward_hook(self, hook: Callable) -> RemovableHandle:
-        """``hook(module, inputs, output)`` after ``edge_update``."""
+        """``hook(module, (edge_index, size, edge_update_kwargs), output)`` after
+        ``edge_update``; may return a new output."""
         return self._register(self._edge_update_forward_hooks, hook)
