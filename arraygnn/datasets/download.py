@@ -107,9 +107,13 @@ def extract_zip(path: str, folder: str, log: bool = True) -> None:
         f.extractall(folder)
 
 
-def _extract_stream(path: str, folder: str, log: bool, opener: object) -> None:
+def _extract_stream(path: str, folder: str, log: bool, opener: object, where: str) -> None:
     _log(log, f"Extracting {path}")
-    name = osp.basename(path).rpartition(".")[0] or osp.basename(path)
+    name = osp.basename(path).rpartition(".")[0]
+    if not name:  # the output would be named as the archive: it could overwrite it
+        raise ValueError(
+            f"{where}: {osp.basename(path)!r} has no extension to strip for the output name"
+        )
     with opener(path, "rb") as r, open(osp.join(folder, name), "wb") as w:  # type: ignore[operator]
         shutil.copyfileobj(r, w, _CHUNK)
 
@@ -121,7 +125,7 @@ def extract_bz2(path: str, folder: str, log: bool = True) -> None:
     place when the archive lies in ``folder``, the usual case)."""
     import bz2
 
-    _extract_stream(path, folder, log, bz2.open)
+    _extract_stream(path, folder, log, bz2.open, "extract_bz2")
 
 
 def extract_gz(path: str, folder: str, log: bool = True) -> None:
@@ -129,7 +133,7 @@ def extract_gz(path: str, folder: str, log: bool = True) -> None:
     :func:`extract_bz2` for the one difference from PyG)."""
     import gzip
 
-    _extract_stream(path, folder, log, gzip.open)
+    _extract_stream(path, folder, log, gzip.open, "extract_gz")
 
 
 def makedirs(path: str) -> None:

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 __all__ = ["InMemoryDataset"]
 
 _FORMAT = "arraygnn.InMemoryDataset"
+_KINDS = ("cat", "stack", "scalar", "npscalar", "list", "num_nodes")  # see _Layout
 
 
 class InMemoryDataset(Dataset):
@@ -209,7 +210,8 @@ class InMemoryDataset(Dataset):
         self, path: str | os.PathLike, data_cls: type | None = None, *, mmap: bool = False
     ) -> None:
         """Read ``path`` (written by :meth:`save`) into ``data`` / ``slices``. The stored
-        ``Data`` class is imported again; ``data_cls`` stands in when it cannot be.
+        ``Data`` class is looked up among the modules already imported (a file never makes
+        the reader import a module); ``data_cls`` stands in when it is not there.
 
         ``mmap=True`` maps the file instead of reading it (as ``torch.load(mmap=True)``):
         loading costs only the header, pages are read when first touched and shared
@@ -217,14 +219,25 @@ class InMemoryDataset(Dataset):
         stay in this process)."""
         where = f"{type(self).__name__}.load"
         value = _codec.load(path, where, fallback=data_cls, mmap=mmap)
+        where = f"{where} {os.fspath(path)!r}"
         if not (isinstance(value, dict) and value.get("format") == _FORMAT):
-            raise ValueError(f"{where}: {os.fspath(path)!r} does not hold an InMemoryDataset")
-        data = value["data"]
-        layout = value.get("layout")
+            raise ValueError(f"{where}: the file does not hold an InMemoryDataset")
+        data, slices, layout = value.get("data"), value.get("slices"), value.get("layout")
+        from arraygnn.hetero_data import HeteroData
+
+        ok = isinstance(data, Data) or (slices is None and isinstance(data, HeteroData))
+        if not ok or not (slices is None or isinstance(slices, dict)):
+            raise ValueError(f"{where}: the file holds no Data and slices")
         if layout is not None:
+            if not isinstance(layout, dict) or not all(
+                isinstance(v, list) and len(v) == 2 for v in layout.values()
+            ):
+                raise ValueError(f"{where}: the file holds a malformed layout")
             data._layout = {k: (kind, cat) for k, (kind, cat) in layout.items()}
+        if slices is not None:  # checked against the arrays here (vectorised, no lists)
+            _Layout(data, slices, where, lists=False)
         self.data = data
-        self.slices = value["slices"]
+        self.slices = slices
 
     def copy(self, idx: Any = None) -> InMemoryDataset:
         """A new dataset holding its own arrays: all graphs of ``indices()``, or those at
@@ -236,12 +249,16 @@ class InMemoryDataset(Dataset):
             raise ValueError(f"{type(self).__name__}.copy: no graphs selected")
         dataset = copy.copy(self)
         dataset._indices = None
-        if self._slices is None:  # one graph
-            dataset.data, dataset.slices = copy.copy(self._data), None
+        if self._slices is None:  # one graph, maybe repeated (collated as PyG)
+            with _named(f"{type(self).__name__}.copy"):
+                dataset.data, dataset.slices = _collate([self.get(0) for _ in positions])
             return dataset
         if self._view is None:
             self._view = _Layout(self._data, self._slices, type(self).__name__)
-        dataset.data, dataset.slices = _gather(self._view, positions)
+        data, slices = _gather(self._view, positions)
+        if positions.shape[0] == 1:  # one graph is kept as the graph (PyG's collate)
+            data, slices = _Layout(data, slices, type(self).__name__).take(0), None
+        dataset.data, dataset.slices = data, slices
         return dataset
 
     def to_on_disk_dataset(
@@ -357,6 +374,11 @@ def _collate(data_list: Sequence[Any]) -> tuple[Any, dict[str, np.ndarray] | Non
                     f"InMemoryDataset.collate: key 'num_nodes' in graph 0 must be an int, "
                     f"got {v0!r}"
                 )
+            if counts.size and int(counts.min()) < 0:
+                i = int(np.argmin(counts))
+                raise ValueError(
+                    f"InMemoryDataset.collate: key 'num_nodes' in graph {i} is {counts[i]}"
+                )
             sl = _ptr(counts.astype(np.int64))
             store[key], slices[key], layout[key] = int(sl[-1]), sl, ("num_nodes", 0)
         elif is_array(v0):
@@ -397,9 +419,15 @@ def _collate(data_list: Sequence[Any]) -> tuple[Any, dict[str, np.ndarray] | Non
 class _Layout:
     """How graph ``i`` is cut out of a storage: one ``(key, kind, value, boundaries,
     leading slices)`` entry per key, the boundaries as Python ints (the cut of a graph is a
-    few list reads and array views). ``kind`` is as in ``Batch._kind_dict``."""
+    few list reads and array views). ``kind`` is as in ``Batch._kind_dict``.
 
-    def __init__(self, data: Any, slices: dict[str, Any] | None, name: str) -> None:
+    RULE: the slices are checked first (integer [G + 1], not decreasing, ending at the
+      array's length; known kinds), so a bad storage never cuts the wrong rows;
+      ``lists=False`` only checks (what ``load`` runs, before any graph is read)."""
+
+    def __init__(
+        self, data: Any, slices: dict[str, Any] | None, name: str, lists: bool = True
+    ) -> None:
         if not isinstance(data, Data):
             raise TypeError(f"{name}: data must be an arraygnn Data, got {type(data).__name__}")
         if not isinstance(slices, dict):
@@ -412,25 +440,49 @@ class _Layout:
         for key, sl in slices.items():
             if key not in data:
                 continue  # PyG separates the keys present in both
-            sl = np.asarray(to_numpy(sl), dtype=np.int64)
+            sl = np.asarray(to_numpy(sl))
+            if sl.dtype.kind not in "iu" or sl.ndim != 1 or sl.shape[0] == 0:
+                raise ValueError(
+                    f"{name}: slices[{key!r}] must be a [G + 1] integer array, got "
+                    f"{sl.dtype} of shape {list(sl.shape)}"
+                )
+            sl = sl.astype(np.int64, copy=False)
             if g is None:
                 g = sl.shape[0] - 1
-            if sl.ndim != 1 or sl.shape[0] != g + 1:
+            if sl.shape[0] != g + 1:
                 raise ValueError(
                     f"{name}: slices[{key!r}] has shape {list(sl.shape)}, expected [{g + 1}]"
                 )
             value = data[key]
             kind, cat = layout.get(key) or _pyg_rule(data, key, value, name)
+            if kind not in _KINDS or (kind == "cat" and not (type(cat) is int and cat >= 0)):
+                raise ValueError(f"{name}: key {key!r} has an unknown layout {kind!r}, {cat!r}")
+            if kind in ("cat", "num_nodes") and sl.shape[0]:
+                steps = np.diff(sl)
+                if int(sl[0]) < 0:
+                    raise ValueError(f"{name}: slices[{key!r}] starts at {int(sl[0])}")
+                if steps.size and int(steps.min()) < 0:
+                    at = int(np.flatnonzero(steps < 0)[0])
+                    raise ValueError(
+                        f"{name}: slices[{key!r}] decreases at graph {at} "
+                        f"({int(sl[at])} then {int(sl[at + 1])})"
+                    )
             if kind == "cat":
+                if not is_array(value) or value.ndim == 0:
+                    raise ValueError(f"{name}: data.{key} is not an array of graphs")
                 cat = cat if cat < value.ndim else 0
                 if value.shape[cat] != int(sl[-1]):
                     raise ValueError(
                         f"{name}: slices[{key!r}] ends at {int(sl[-1])} but data.{key} has "
                         f"{value.shape[cat]} entries along dimension {cat}"
                     )
-            elif kind != "num_nodes" and len(value) != g:
-                raise ValueError(f"{name}: data.{key} has {len(value)} entries for {g} graphs")
-            self.plan.append((key, kind, value, sl.tolist(), sl, cat))
+            elif kind != "num_nodes" and (
+                not (is_array(value) or isinstance(value, (list, tuple)))
+                or getattr(value, "ndim", 1) == 0
+                or len(value) != g
+            ):
+                raise ValueError(f"{name}: data.{key} does not hold one entry per graph ({g})")
+            self.plan.append((key, kind, value, sl.tolist() if lists else [], sl, cat))
         self.g = g or 0
 
     def take(self, i: int) -> Any:

@@ -86,7 +86,10 @@ class OnDiskDataset(Dataset):
 
     @property
     def db(self) -> _SQLiteTable:
-        """The SQLite table (opened on first use)."""
+        """The SQLite table (opened on first use, and again in a forked child process:
+        a connection is never used by two processes)."""
+        if self._db is not None and self._db.pid != os.getpid():
+            self._db = None  # inherited through fork: leave the parent's connection alone
         if self._db is None:
             os.makedirs(self.processed_dir, exist_ok=True)
             self._db = _SQLiteTable(self.processed_paths[0], type(self).__name__)
@@ -96,8 +99,15 @@ class OnDiskDataset(Dataset):
     def close(self) -> None:
         """Close the database connection."""
         if self._db is not None:
-            self._db.close()
+            if self._db.pid == os.getpid():
+                self._db.close()
             self._db = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its connection (a spawned loader worker opens its own)."""
+        state = dict(self.__dict__)
+        state["_db"] = None
+        return state
 
     def serialize(self, data: Any) -> Any:
         """The value stored for ``data`` (the graph itself with the default schema)."""
@@ -139,7 +149,7 @@ class OnDiskDataset(Dataset):
         n = self.len()
         if not 0 <= idx < n:
             raise IndexError(f"{type(self).__name__}: graph {idx} out of range for {n} graphs")
-        return self.deserialize(self._decode(self.db.get([int(idx)])[0]))
+        return self.deserialize(self._decode(self.db.get([int(idx)])[0], int(idx)))
 
     def multi_get(self, indices: Any, batch_size: int | None = None) -> list[Any]:
         """The graphs stored at ``indices`` (ints, a range, a slice or an int array), in
@@ -161,13 +171,24 @@ class OnDiskDataset(Dataset):
             bad = int(ids[(ids < 0) | (ids >= n)][0])
             raise IndexError(f"{type(self).__name__}: graph {bad} out of range for {n} graphs")
         blobs = self.db.get(ids.tolist())
-        out = [self.deserialize(self._decode(b)) for b in blobs]
+        out = [self.deserialize(self._decode(b, i)) for b, i in zip(blobs, ids.tolist())]
         if self.transform is not None:
             out = [self.transform(d) for d in out]
         return out
 
     def __getitems__(self, indices: list[int]) -> list[Any]:
-        return self.multi_get(indices)
+        """``[self[i] for i in indices]`` in one query (what torch's ``DataLoader`` calls):
+        positions in this dataset, mapped through ``indices()`` for a view.
+
+        Differs from PyG: PyG reads the storage rows ``indices`` whatever the view."""
+        own = self.indices()
+        n = len(own)
+        pos = np.asarray(indices, dtype=np.int64).reshape(-1)
+        if pos.size and (pos.min() < -n or pos.max() >= n):
+            bad = int(pos[(pos < -n) | (pos >= n)][0])
+            raise IndexError(f"{type(self).__name__}: index {bad} out of range for {n} graphs")
+        pos = np.where(pos < 0, pos + n, pos)
+        return self.multi_get(pos if self._indices is None else np.asarray(own, np.int64)[pos])
 
     def len(self) -> int:
         if self._numel is None:
@@ -180,8 +201,8 @@ class OnDiskDataset(Dataset):
     def _encode(self, data: Any) -> bytes:
         return _codec.dumps(self.serialize(data), f"{type(self).__name__}.append")
 
-    def _decode(self, blob: bytes) -> Any:
-        return _codec.loads(blob, type(self).__name__)
+    def _decode(self, blob: bytes, idx: int) -> Any:
+        return _codec.loads(blob, f"{type(self).__name__} row {idx}")
 
 
 class _SQLiteTable:
@@ -192,12 +213,16 @@ class _SQLiteTable:
 
         if not name.isidentifier():
             name = "dataset"
-        self.path, self.name = path, name
+        # quoted: a class named like an SQL keyword (Order, Select, ...) is a valid table
+        self.path, self.table, self.name = path, name, f'"{name}"'
+        self._join = f'"{name}__join"'
+        self.pid = os.getpid()
         self._lock = threading.Lock()
         self._con = sqlite3.connect(path, check_same_thread=False)
         with self._lock:
             self._con.execute(
-                f"CREATE TABLE IF NOT EXISTS {name} (id INTEGER PRIMARY KEY, data BLOB NOT NULL)"
+                f"CREATE TABLE IF NOT EXISTS {self.name} "
+                "(id INTEGER PRIMARY KEY, data BLOB NOT NULL)"
             )
             self._con.commit()
 
@@ -216,11 +241,11 @@ class _SQLiteTable:
                     f"SELECT data FROM {self.name} WHERE id = ?", (ids[0],)
                 ).fetchone()
                 if row is None:
-                    raise IndexError(f"{self.name}: no row {ids[0]}")
+                    raise IndexError(f"{self.table}: no row {ids[0]}")
                 return [row[0]]
             # a temporary table of the wanted ids joined on the table, ordered by position
             # (PyG's approach: no long IN clause, rows in the asked order)
-            join = f"{self.name}__join"
+            join = self._join
             cur = self._con.cursor()
             cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {join} (id INTEGER, pos INTEGER)")
             cur.execute(f"DELETE FROM {join}")
@@ -233,7 +258,7 @@ class _SQLiteTable:
             cur.execute(f"DELETE FROM {join}")
             self._con.commit()
         if len(rows) != len(ids):
-            raise IndexError(f"{self.name}: {len(ids) - len(rows)} of the asked rows are missing")
+            raise IndexError(f"{self.table}: {len(ids) - len(rows)} of the asked rows are missing")
         return [r[0] for r in rows]
 
     def __len__(self) -> int:
