@@ -154,7 +154,7 @@ class DeepWalk(DGLModule):
         walk reaches a node without out-edges): DGL's ``collate_fn``."""
         from arraygnn.random_walks import random_walk
 
-        starts = check_start("DeepWalk.sample", indices, self.num_nodes)
+        starts = check_start("DeepWalk.sample", indices, self.num_nodes, "indices")
         return random_walk(self.g, starts, length=self.walk_length - 1, seed=seeded(seed))[0]
 
     def __call__(self, batch_walk: Any, seed: Any = None, negatives: Any = None) -> Any:

@@ -165,6 +165,12 @@ class EdgeGATConv(DGLModule, GraphAttention):
         like = self.attn_l
         _check_features(inp.x_src, self.in_src, f"{name} source features", like)
         _check_features(x_dst, self.in_dst, f"{name} destination features", like)
+        for what, value in (("source", inp.x_src), ("destination", x_dst)):
+            if value.ndim != 2:
+                raise ValueError(
+                    f"{name}: {what} features must be 2-D (N, in_feats); DGL's extra "
+                    f"middle dimensions are not taken, got shape {tuple(value.shape)}"
+                )
         check_float_features(name, inp.x_src, x_dst)  # DGL's Linears refuse integers
         edge_feat = check_edge_feat(
             name, "edge_feat", edge_feat, inp.num_edges, self.edge_feats, inp.x_src

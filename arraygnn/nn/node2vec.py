@@ -38,13 +38,14 @@ from arraygnn.nn.linear import _rng
 __all__ = ["Node2Vec"]
 
 
-def check_start(where: str, batch: Any, num_nodes: int) -> np.ndarray:
-    """Start nodes: a 1-D integer host array with ids in ``[0, num_nodes)``."""
+def check_start(where: str, batch: Any, num_nodes: int, name: str = "batch") -> np.ndarray:
+    """Start nodes: a 1-D integer host array with ids in ``[0, num_nodes)``; errors name
+    the argument ``name``."""
     from arraygnn.ops._common import check_index
 
     if isinstance(batch, (list, tuple)):
         batch = np.asarray(batch, dtype=np.int64)
-    check_index(f"{where}: batch", batch, num_nodes)
+    check_index(f"{where}: {name}", batch, num_nodes)
     return to_numpy(batch)
 
 

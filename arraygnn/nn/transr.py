@@ -79,6 +79,12 @@ class TransR(DGLModule):
         weight = self.rel_emb.weight
         _check_features(h_head, self.nfeats, f"{name} h_head", weight)
         _check_features(h_tail, self.nfeats, f"{name} h_tail", weight)
+        for what, value in (("h_head", h_head), ("h_tail", h_tail)):
+            if value.ndim != 2:
+                raise ValueError(
+                    f"{name}: {what} must be (E, nfeats={self.nfeats}), got shape "
+                    f"{tuple(value.shape)}"
+                )
         check_float_features(name, h_head, h_tail, what="h_head and h_tail")
         check_index(f"{name}: rels", rels, self.num_rels)
         n = {int(h_head.shape[0]), int(h_tail.shape[0]), int(rels.shape[0])}

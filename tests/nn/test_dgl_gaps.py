@@ -559,7 +559,7 @@ def test_deepwalk_sample_and_errors():
         match="DeepWalk: negatives must hold 140 positions in the flattened walks, got 3",
     ):
         model(walks[:2].clip(0), negatives=np.zeros(3, np.int64))
-    with pytest.raises(ValueError, match="DeepWalk.sample: batch has entry 12"):
+    with pytest.raises(ValueError, match="DeepWalk.sample: indices has entry 12"):
         model.sample([N])
     with pytest.raises(ValueError, match="DeepWalk: walk_length must be >= window_size \\+ 1"):
         agnn.DeepWalk(g, walk_length=3, window_size=3)
