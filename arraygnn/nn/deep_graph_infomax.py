@@ -13,8 +13,9 @@ computed in the arrays' dtype. ``test`` fits scikit-learn's ``LogisticRegression
 
 The encoder is any arraygnn layer / model (``from_pyg`` converts a PyG one) or a callable
 on arrays; ``summary`` and ``corruption`` are callables on arrays (PyG's are torch
-functions). ``from_pyg`` converts the encoder (and a ``summary`` that is a torch module),
-loads ``weight``, and leaves a plain torch ``summary`` / ``corruption`` function as a
+functions). ``from_pyg`` converts the encoder (and a ``summary`` / ``corruption`` that is
+a torch module it knows), loads ``weight``, and leaves a plain torch ``summary`` /
+``corruption`` function (or a module without weights that it cannot convert) as a
 placeholder that says to set an array one: assign ``model.summary`` /
 ``model.corruption``.
 
@@ -185,9 +186,14 @@ def from_pyg_module(module: Any, dtype: Any, convert: Callable[[Any], Any]) -> M
 
     def part(name: str) -> Any:
         sub = getattr(module, name)
-        if isinstance(sub, torch.nn.Module):
+        if not isinstance(sub, torch.nn.Module):
+            return _NotConverted(name, sub)
+        if len(sub.state_dict()) or name == "encoder":  # weights to carry over
             return convert_part(module, name, convert)
-        return _NotConverted(name, sub)
+        try:  # a module without weights: converted when from_pyg knows it, else a function
+            return convert(sub)
+        except (TypeError, ValueError):
+            return _NotConverted(name, sub)
 
     model = DeepGraphInfomax(
         module.hidden_channels,

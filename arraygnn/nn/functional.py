@@ -16,8 +16,9 @@ entry, 0 the count of non-zero entries), ``'fro'`` or ``'nuc'`` (the sum of sing
 values).
 
 RULE: ``batch`` is sorted (PyG splits ``x`` into consecutive runs by the counts of
-``unique(batch)``, which assumes it); ids may skip values, and graphs without nodes do not
-count in the mean (PyG averages over the ids present).
+``unique(batch)``, which assumes it); ids may skip values (by any amount: the runs are
+renumbered ``0 .. G - 1`` first), and graphs without nodes do not count in the mean (PyG
+averages over the ids present).
 RULE: both return a 0-d result in the input's floating dtype, on its device.
 
 >>> import numpy as np
@@ -135,10 +136,15 @@ def bro(x: Any, batch: Any, p: int | float | str = 2) -> Any:
             "consecutive runs"
         )
     xp = get_namespace(x)
-    dense, mask = to_dense_batch(x, batch)  # [B, N_max, F]; ids absent give empty graphs
-    gram = matmul(dense, xp.swapaxes(dense, 1, 2))  # [B, N_max, N_max]
+    # the runs of equal ids numbered 0 .. G - 1 (PyG's unique counts): ids that skip
+    # values, however large, size nothing
+    starts = xp.zeros(int(batch.shape[0]), dtype=np.int64)
+    starts[1:] = batch[1:] != batch[:-1]
+    graph = xp.cumsum(starts)
+    num_graphs = int(graph[-1]) + 1
+    dense, mask = to_dense_batch(x, graph, batch_size=num_graphs)  # [G, N_max, F]
+    gram = matmul(dense, xp.swapaxes(dense, 1, 2))  # [G, N_max, N_max]
     diag = xp.arange(int(gram.shape[1]))
     gram[:, diag, diag] -= mask.astype(gram.dtype)
-    present = mask[:, 0]  # a graph with at least one node
-    norms = _norms(where, gram[present], p)
-    return norms.sum() / x.dtype.type(int(present.sum()))
+    norms = _norms(where, gram, p)
+    return norms.sum() / x.dtype.type(num_graphs)

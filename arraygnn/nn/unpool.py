@@ -10,8 +10,9 @@ squared distances summed over the ``D`` coordinates), the numerator one weighted
 ``[E, F]`` message array is formed.
 
 RULE: as PyG, the weights are computed in the coordinates' dtype and the quotient is taken
-after both sums (``sum(w f) / sum(w)``); the result has ``x``'s dtype (an integer ``x``:
-the coordinates' float dtype, torch's promotion).
+after both sums (``sum(w f) / sum(w)``); the result has torch's promoted dtype of ``x``
+and the weights (``x``'s when it is the wider float; an integer or bool ``x``: the
+coordinates' float dtype).
 RULE: a point of ``y`` without neighbours (its example holds no point of ``x``) gets NaN,
 PyG's ``0 / 0``. An example with fewer than ``k`` points of ``x`` averages those it has.
 RULE: the neighbour search runs on the host (see :mod:`arraygnn.utils.knn`); the
@@ -61,7 +62,7 @@ def knn_interpolate(
     (PyG's ``knn_interpolate``).
 
     Args:
-        x: features ``[N, F]`` of the points ``pos_x`` (float or integer).
+        x: features ``[N, F]`` of the points ``pos_x`` (float, integer or bool).
         pos_x: coordinates ``[N, D]`` (1-D: one coordinate), floating point.
         pos_y: coordinates ``[M, D]`` of the points to interpolate at.
         batch_x, batch_y: sorted example ids ``[N]`` / ``[M]`` (``None``: one example).
@@ -76,8 +77,8 @@ def knn_interpolate(
     [[3.0]]
     """
     check_array_arg(_WHERE, "x", x)
-    if x.dtype.kind not in "fiu":
-        raise TypeError(f"{_WHERE}: x must hold numbers (float or int), got dtype {x.dtype}")
+    if x.dtype.kind not in "fiub":
+        raise TypeError(f"{_WHERE}: x must hold numbers (float, int or bool), got dtype {x.dtype}")
     if x.ndim != 2:
         raise ValueError(f"{_WHERE}: x must be [N, F], got shape {tuple(x.shape)}")
     _float_coords("pos_x", pos_x)
@@ -97,9 +98,10 @@ def knn_interpolate(
     diff = ops.gather(px, x_idx).astype(wdtype, copy=False)
     diff -= ops.gather(py, y_idx)
     squared = (diff * diff).sum(axis=-1)
-    weights = 1 / xp.maximum(squared, wdtype.type(1e-16))
+    with np.errstate(divide="ignore"):  # float16: 1e-16 rounds to 0, a coincident point inf
+        weights = 1 / xp.maximum(squared, wdtype.type(1e-16))
     num_y = int(pos_y.shape[0])
-    feats = x if x.dtype.kind == "f" else x.astype(wdtype)  # torch: int * float -> float
+    feats = x if x.dtype.kind == "f" else x.astype(wdtype)  # torch: int/bool * float -> float
     top = ops.spmm((x_idx, y_idx), feats, weights, reduce="sum", num_dst_nodes=num_y)
     bottom = ops.scatter(weights, y_idx, num_y, reduce="sum")
     out_dtype = np.result_type(feats.dtype, wdtype)

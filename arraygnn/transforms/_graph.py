@@ -103,14 +103,14 @@ def edge_stores(where: str, data: Any) -> list[tuple[Any, Any, int | None, int |
     return [(data, None, n, n)]
 
 
-def hetero_edge_keys(where: str, store: Any) -> list[str]:
+def hetero_edge_keys(where: str, store: Any, skip: tuple[str, ...] = ()) -> list[str]:
     """The per-edge arrays of a ``HeteroData`` edge store: every array but those whose key
-    holds ``'index'`` (``edge_index``, ``edge_label_index``: the name rule of DESIGN.md);
-    ``ValueError`` unless each has ``num_edges`` rows."""
+    holds ``'index'`` (``edge_index``, ``edge_label_index``: the name rule of DESIGN.md) or
+    is in ``skip``; ``ValueError`` unless each has ``num_edges`` rows."""
     keys = []
     num_edges = store.num_edges
     for key, value in store.items():
-        if "index" in key or not is_array(value):
+        if "index" in key or key in skip or not is_array(value):
             continue
         if value.ndim == 0 or int(value.shape[0]) != num_edges:
             raise ValueError(

@@ -4,7 +4,9 @@ device (``'cpu'``, ``'cuda'``, ``'cuda:N'``) by :func:`arraygnn.to_device`.
 NumPy arrays go to CuPy on ``'cuda'`` and CuPy arrays to NumPy on ``'cpu'``; arrays already
 there are shared, not copied. SciPy sparse matrices (``ToSparseTensor``'s ``adj_t``) move
 too: to ``cupyx.scipy.sparse`` on a GPU and back to ``scipy.sparse`` on ``'cpu'`` (PyG's
-``SparseTensor`` moves with ``data.to`` as well). Other values (ints, strings) stay.
+``SparseTensor`` moves with ``data.to`` as well). Arrays inside lists, tuples and dicts
+move too, in new containers, as PyG's ``recursive_apply`` moves them (a tuple stays a
+tuple here; PyG's comes back as a list). Other values (ints, strings) stay.
 
 RULE: ``attrs`` (PyG's ``data.to(device, *attrs)``) moves only the named keys, in every store
 of a ``HeteroData``; a name no store holds is skipped, as PyG.
@@ -25,7 +27,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from arraygnn._namespace import _check_device, import_cupy, is_array, to_device
+from arraygnn._namespace import _check_device, import_cupy, is_array, map_container, to_device
 from arraygnn.hetero_data import HeteroData
 from arraygnn.transforms._graph import check_data
 from arraygnn.transforms.base import BaseTransform
@@ -35,7 +37,10 @@ __all__ = ["ToDevice"]
 
 
 def _device(value: Any) -> str:
-    """PyG's ``device``: a string, or an int ``N`` for ``'cuda:N'`` (torch's meaning)."""
+    """PyG's ``device``: a string, an int ``N`` for ``'cuda:N'`` (torch's meaning), or a
+    ``torch.device`` (read by its name, as PyG documents the argument)."""
+    if type(value).__name__ == "device" and type(value).__module__.startswith("torch"):
+        value = str(value)
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 0:
             raise ValueError(f"ToDevice: device must be a GPU number >= 0, got {value}")
@@ -60,6 +65,12 @@ def _move_sparse(value: Any, device: str) -> Any:
     cupy = import_cupy()
     import cupyx.scipy.sparse
 
+    if value.dtype.char not in "?fdFD":  # cupyx refuses other dtypes deep inside
+        raise TypeError(
+            f"ToDevice: a sparse matrix of dtype {value.dtype} cannot move to {device}: cupyx "
+            "sparse matrices hold bool, float32, float64 or complex values only (cast it first)"
+        )
+
     index = int(device.split(":")[1]) if ":" in device else cupy.cuda.Device().id
     if on_gpu and value.data.device.id == index:
         return value
@@ -73,11 +84,14 @@ def _move_sparse(value: Any, device: str) -> Any:
 
 
 def _move(value: Any, device: str) -> Any:
+    """``value`` on ``device``; the arrays inside lists, tuples and dicts too, in new
+    containers (:func:`arraygnn._namespace.map_container`); the caller's are not changed."""
     if is_array(value):
         return to_device(value, device)
     if _is_sparse_matrix(value):
         return _move_sparse(value, device)
-    return value
+    moved = map_container(value, lambda _, item: _move(item, device))
+    return value if moved is NotImplemented else moved
 
 
 def _mappings(data: Any) -> list[dict[str, Any]]:
@@ -91,7 +105,8 @@ class ToDevice(BaseTransform):
     """Move the arrays of a graph to ``device`` (PyG's ``ToDevice``).
 
     Args:
-        device: ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or an int ``N`` (``'cuda:N'``).
+        device: ``'cpu'``, ``'cuda'``, ``'cuda:N'``, an int ``N`` (``'cuda:N'``) or a
+            ``torch.device`` of those.
         attrs: move only these keys (default: every array).
         non_blocking: accepted for PyG compatibility (no effect).
 

@@ -3,10 +3,11 @@
 
 ``adj_t[t, s]`` is the edge ``s -> t``: ``num_dst x num_src``, rows are the targets, as
 PyG's ``adj_t``. Its values are the array named by ``attr`` (default ``edge_weight``,
-when present; one number per edge) or ones (float32). As PyG's ``torch.sparse_csr`` /
-``sparse_coo`` result the matrix is coalesced: entries sorted by ``(target, source)``,
-parallel edges merged into one entry whose value is the **sum** of their weights, or 1
-without weights (PyG coalesces the bare ``edge_index`` before it makes the ones).
+when present; one number per edge, in its dtype) or ones (float32). As PyG's
+``torch.sparse_csr`` / ``sparse_coo`` result the matrix is coalesced: entries sorted by
+``(target, source)``, parallel edges merged into one entry whose value is the **sum** of
+their weights (bool weights: any of them True, torch's sum of bools), or 1 without weights
+(PyG coalesces the bare ``edge_index`` before it makes the ones).
 
 The graph side follows PyG: the edges are first sorted by ``(target, source)`` (a stable
 sort; parallel edges keep their order) and every per-edge array goes with them; with
@@ -26,6 +27,8 @@ an array no level names is a ``ValueError`` (see :mod:`arraygnn.transforms.attrs
 ``edge_label`` (PyG skips ``edge_label`` too: it belongs to ``edge_label_index``).
 RULE: an ``attr`` array with more than one number per edge is a ``ValueError`` (PyG makes
 a hybrid ``torch.sparse_coo`` tensor; SciPy matrices hold scalars).
+RULE: on CuPy the weights must be bool, float32, float64 or complex (``cupyx`` sparse
+matrices hold no other dtype; a ``TypeError`` says so).
 RULE: ``layout``: ``None`` or ``'csr'`` (``torch.sparse_csr`` too) gives a ``csr_matrix``,
 ``'coo'`` (``torch.sparse_coo``) a ``coo_matrix``. ``fill_cache`` is accepted and does
 nothing (the CSR is built already; PyG fills ``torch_sparse`` caches).
@@ -47,7 +50,13 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.interop.scipy import _sparse_module
-from arraygnn.transforms._graph import check_data, edge_index_of, edge_keys, edge_stores
+from arraygnn.transforms._graph import (
+    check_data,
+    edge_index_of,
+    edge_keys,
+    edge_stores,
+    hetero_edge_keys,
+)
 from arraygnn.transforms.attrs import with_edge_attr
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.undirected import _sizes
@@ -75,22 +84,6 @@ def _layout(layout: Any) -> str:
     )
 
 
-def _hetero_edge_keys(store: Any) -> list[str]:
-    """The per-edge arrays of a ``HeteroData`` edge store (``index`` keys and
-    ``edge_label`` left out), each checked to have one row per edge."""
-    keys = []
-    for key, value in store.items():
-        if "index" in key or key == "edge_label" or not is_array(value):
-            continue
-        if value.ndim == 0 or int(value.shape[0]) != store.num_edges:
-            raise ValueError(
-                f"{_WHERE}: edge type {store._key!r}: {key!r} must have {store.num_edges} rows "
-                f"(one per edge; an edge store holds per-edge values), got {tuple(value.shape)}"
-            )
-        keys.append(key)
-    return keys
-
-
 def _adjacency(ei: Any, weight: Any, n_src: int, n_dst: int, layout: str) -> Any:
     """The coalesced ``[n_dst, n_src]`` matrix of the edges ``ei`` (sorted by target)."""
     xp = get_namespace(ei)
@@ -99,6 +92,9 @@ def _adjacency(ei: Any, weight: Any, n_src: int, n_dst: int, layout: str) -> Any
     if weight is None:
         flipped = coalesce(flipped, num_nodes=size)
         values = xp.ones(int(flipped.shape[1]), dtype=np.float32)
+    elif weight.dtype == np.bool_:  # torch sums bools as logical or: any edge True
+        flipped, values = coalesce(flipped, weight.reshape(-1).astype(np.int64), num_nodes=size)
+        values = values != 0
     else:
         flipped, values = coalesce(flipped, weight.reshape(-1), num_nodes=size)
     sparse = _sparse_module(xp)
@@ -161,7 +157,7 @@ class ToSparseTensor(BaseTransform):
             what = "" if key is None else f"edge type {key!r}: "
             if hetero:
                 n_src, n_dst = _sizes(_WHERE, key, n_src, n_dst)
-                keys = _hetero_edge_keys(store)
+                keys = hetero_edge_keys(_WHERE, store, skip=("edge_label",))
             else:
                 said = self.edge_attrs
                 if self.attr is not None:
@@ -173,6 +169,17 @@ class ToSparseTensor(BaseTransform):
                 weight = store[self.attr]
                 if not is_array(weight) or self.attr not in keys:
                     raise ValueError(f"{_WHERE}: {what}{self.attr!r} must be a per-edge array")
+                if weight.dtype.kind not in "fiub":
+                    raise TypeError(
+                        f"{_WHERE}: {what}{self.attr!r} must hold numbers (float, int or "
+                        f"bool), got dtype {weight.dtype}"
+                    )
+                if weight.dtype.char not in "?fdFD" and get_namespace(weight) is not np:
+                    raise TypeError(
+                        f"{_WHERE}: {what}{self.attr!r} has dtype {weight.dtype}: cupyx "
+                        "sparse matrices hold bool, float32, float64 or complex values only "
+                        "(cast the weights first)"
+                    )
                 if weight.ndim > 1 and int(np.prod(weight.shape[1:])) != 1:
                     raise ValueError(
                         f"{_WHERE}: {what}{self.attr!r} has shape {tuple(weight.shape)}: one "

@@ -62,6 +62,7 @@ def segment_logsumexp(src: Any, ptr: Any, dim: int) -> Any:
             f"{tuple(ptr.shape)}"
         )
     length = int(src.shape[dim])
+    ptr = ptr.astype(np.int64, copy=False)  # unsigned: a step down must not wrap around
     counts = ptr[1:] - ptr[:-1]
     if bool((counts < 0).any()):
         raise ValueError(f"{where}: ptr must be non-decreasing")

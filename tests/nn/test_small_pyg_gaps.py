@@ -143,7 +143,7 @@ def test_knn_interpolate_errors():
     with pytest.raises(TypeError, match="knn_interpolate: x must be a NumPy or CuPy array"):
         agnn.knn_interpolate(x.tolist(), pos, pos)
     with pytest.raises(TypeError, match="knn_interpolate: x must hold numbers"):
-        agnn.knn_interpolate(np.ones((4, 2), bool), pos, pos)
+        agnn.knn_interpolate(np.ones((4, 2), complex), pos, pos)
     with pytest.raises(ValueError, match="knn: k must be >= 1"):
         agnn.knn_interpolate(x, pos, pos, k=0)
     with pytest.raises(ValueError, match="knn: batch_x must be sorted"):
