@@ -23,6 +23,10 @@ target, so its CSR slots are the edges and nothing is permuted):
 
 RULE: with ``batch``, ``batch_size`` (the number of molecules) is required; arraygnn never
       reads it off ``batch.max() + 1``. Without ``batch`` the atoms are one molecule.
+RULE: the radius graph keeps each atom's ``max_num_neighbors`` nearest atoms (its
+      self-loop among them); PyG's kernels keep the first ones they find (CPU: an
+      unspecified subset, CUDA: the lowest indices, which can drop the self-loop), so
+      outputs differ where an atom has more neighbours within ``cutoff`` than that.
 RULE: ``derivative=True`` (forces as ``-dE/dpos``) needs autograd: a
       ``NotImplementedError``. The model returns ``(energies, None)`` as PyG's does without
       it.
@@ -79,7 +83,11 @@ __all__ = [
     "Atomref",
 ]
 
-_REDUCE = {"sum": "sum", "add": "sum", "mean": "mean", "max": "max", "min": "min"}
+#: PyG's reduce_op names (torch_geometric.utils.scatter's) -> ops.scatter's
+_REDUCE = {
+    "sum": "sum", "add": "sum", "mean": "mean", "max": "max", "amax": "max", "min": "min",
+    "amin": "min", "mul": "prod",
+}  # fmt: skip
 
 
 def _sum_at_targets(csr: Any, values: Any) -> Any:
@@ -211,6 +219,8 @@ class ViS_MP(Module):  # noqa: N801 - PyG's name
         name = type(self).__name__
         csr = _csr(name, x, edge_index)
         n, e, hid = int(x.shape[0]), csr.num_edges, self.hidden_channels
+        if x.ndim != 2 or x.shape[1] != hid:
+            raise ValueError(f"{name}: x must be [{n}, {hid}], got {tuple(x.shape)}")
         if vec.ndim != 3 or vec.shape[0] != n or vec.shape[1] not in (3, 8) or vec.shape[2] != hid:
             raise ValueError(f"{name}: vec must be [{n}, 3 or 8, {hid}], got {tuple(vec.shape)}")
         check_edge_feat(name, "f_ij", f_ij, e, hid, x)
@@ -316,7 +326,7 @@ def _check_molecules(
     name: str, z: Any, pos: Any, batch: Any, batch_size: Any, num_z: int, dtype: Any
 ) -> tuple[Any, Any, int]:
     """Checked ``(batch or None, batch or zeros, batch_size)`` for ``z`` ``(N,)`` ids in
-    ``[0, num_z)``, ``pos`` ``(N, 3)`` of the model's dtype and a sorted ``batch``."""
+    ``[0, num_z)``, finite ``pos`` ``(N, 3)`` of the model's dtype and a sorted ``batch``."""
     from arraygnn.nn._pool_input import check_batch
     from arraygnn.ops._common import check_index
 
@@ -330,6 +340,8 @@ def _check_molecules(
         )
     if pos.dtype != dtype:
         raise TypeError(f"{name}: pos must be {dtype} (the model's), got {pos.dtype}")
+    if n and not bool(xp.isfinite(pos).all()):  # the radius graph needs finite positions
+        raise ValueError(f"{name}: pos has non-finite (NaN or infinite) coordinates")
     if batch is None:
         if batch_size not in (None, 1):
             raise ValueError(f"{name}: without batch the atoms are one molecule")
@@ -466,13 +478,20 @@ class ViSNet(Module):
             ``lmax`` 1 or 2; ``vecnorm_type`` None or ``'max_min'``.
         atomref: ``(num_z,)`` or ``(num_z, 1)`` single-atom references added per atom
             (zeros when None).
-        reduce_op: ``'sum'`` (or ``'add'``), ``'mean'``, ``'max'``, ``'min'``.
+        reduce_op: ``'sum'`` (or ``'add'``), ``'mean'``, ``'max'`` (``'amax'``), ``'min'``
+            (``'amin'``) or ``'mul'`` (PyG's ``scatter`` names; a molecule without atoms
+            gives 0, for ``'mul'`` 1, before ``mean`` is added). PyG's ``'any'`` (an
+            arbitrary atom's value) is refused.
         mean, std: ``y = reduce(x * std + atomref[z]) + mean``.
         derivative: must be False (forces need autograd: ``NotImplementedError``).
 
     Call as ``model(z, pos, batch=None, batch_size=None)`` with ``z`` ``(N,)`` atomic
     numbers in ``[0, max_z)``, ``pos`` ``(N, 3)`` in the model's dtype and ``batch``
-    sorted -> ``(y (B, 1), None)``.
+    sorted -> ``(y (B, 1), None)``. Where an atom has more than ``max_num_neighbors``
+    atoms within ``cutoff`` (itself included), the nearest are kept, ties to the lower
+    index, so its self-loop stays; PyG's pyg-lib / torch_cluster kernels keep the first
+    they find (CPU: an unspecified subset; CUDA: the lowest indices, which can drop the
+    self-loop), and the outputs then differ.
 
     Names (PyG's): ``representation_model.*`` (:class:`ViSNetBlock`),
     ``output_model.output_network.{0,1}.*``, ``prior_model.initial_atomref``,
@@ -545,7 +564,12 @@ class ViSNet(Module):
         x = x * self.std
         if self.prior_model is not None:
             x = self.prior_model(x, z)
-        y = ops.scatter(x, index, size, _REDUCE[self.reduce_op])
+        reduce = _REDUCE[self.reduce_op]
+        y = ops.scatter(x, index, size, reduce)
+        if reduce == "prod":  # PyG's product starts from ones: an empty molecule gives 1
+            xp = get_namespace(y)
+            atoms = ops.scatter(xp.ones((int(x.shape[0]), 1), x.dtype), index, size)
+            y = xp.where(atoms > 0, y, xp.ones_like(y))
         return y + self.mean, None
 
     def extra_repr(self) -> str:

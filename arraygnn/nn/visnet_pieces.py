@@ -8,7 +8,8 @@ Vector features are ``[N, L, H]`` as PyG's: ``L = (lmax + 1)^2 - 1`` spherical-h
 components (3 for ``lmax=1``, 8 for ``lmax=2``) of ``H`` channels.
 ``Distance`` links atoms of one molecule closer than ``cutoff``
 (:func:`arraygnn.utils.radius_graph`, each atom's self-loop included and counted among its
-``max_num_neighbors``: the nearest, ties to the lower index). ``NeighborEmbedding`` sums
+``max_num_neighbors``: the nearest, ties to the lower index; PyG keeps the first ones its
+kernel finds, see :class:`Distance`). ``NeighborEmbedding`` sums
 ``embedding(z)_j * distance_proj(rbf_ji) * C(d_ji)`` over each atom's edges (self-loops
 left out) in one SpMM with the ``[E, H]`` filters as per-channel edge weights.
 
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.nn._dgl_common import silu
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.dgl_hetero_linear import _Embedding
@@ -122,6 +123,10 @@ class Sphere(Module):
 
     def __call__(self, edge_vec: Any) -> Any:
         xp = get_namespace(edge_vec)
+        if edge_vec.ndim < 1 or edge_vec.shape[-1] != 3:
+            raise ValueError(
+                f"Sphere: edge_vec must be (*, 3) (3-D vectors), got {tuple(edge_vec.shape)}"
+            )
         x, y, z = edge_vec[..., 0], edge_vec[..., 1], edge_vec[..., 2]
         if self.lmax == 1:
             return xp.stack([x, y, z], axis=-1)
@@ -205,6 +210,12 @@ class Distance(Module):
     radius graph's edges (sorted by target), their lengths and ``pos[src] - pos[dst]``
     (self-loops: length 0, vector 0).
 
+    RULE: where more than ``max_num_neighbors`` atoms (the atom itself included) lie
+          within ``cutoff``, the nearest are kept, ties to the lower index, so an atom keeps
+          its own self-loop (unless more than ``max_num_neighbors`` atoms share its place).
+          PyG's kernels (pyg-lib, as torch_cluster) keep the first ones they find instead: the
+          CPU kernel an unspecified subset (its k-d tree order), the CUDA kernel the lowest
+          indices, either of which can drop the atom's self-loop; outputs then differ.
     RULE: lengths are in ``pos``' dtype. (PyG's float64 model stores them in torch's default
     dtype, float32 unless changed; arraygnn keeps float64.)
     """
@@ -278,10 +289,21 @@ class NeighborEmbedding(Module):
         self.cutoff = CosineCutoff(cutoff)
 
     def __call__(self, z: Any, x: Any, edge_index: Any, edge_weight: Any, edge_attr: Any) -> Any:
+        from arraygnn.nn._dgl_common import check_edge_feat
         from arraygnn.ops._common import check_index
 
-        csr = _csr("NeighborEmbedding", x, edge_index)
-        check_index("NeighborEmbedding: z", z, self.max_z)
+        name = "NeighborEmbedding"
+        csr = _csr(name, x, edge_index)
+        check_index(f"{name}: z", z, self.max_z)
+        n, e = int(x.shape[0]), csr.num_edges
+        if tuple(z.shape) != (n,):
+            raise ValueError(
+                f"{name}: z must have shape ({n},) (an atomic number per row of x), got "
+                f"{tuple(z.shape)}"
+            )
+        edge_weight = check_edge_feat(name, "edge_weight", edge_weight, e, 1, x).reshape(-1)
+        rbf = int(self.distance_proj.weight.shape[1])
+        edge_attr = check_edge_feat(name, "edge_attr", edge_attr, e, rbf, x)
         return self.forward_csr(z, x, csr, edge_weight, edge_attr)
 
     def forward_csr(self, z: Any, x: Any, csr: Any, edge_weight: Any, edge_attr: Any) -> Any:
@@ -310,8 +332,11 @@ class EdgeEmbedding(Module):
 
     def __call__(self, edge_index: Any, edge_attr: Any, x: Any) -> Any:
         from arraygnn import ops
+        from arraygnn.nn._dgl_common import check_edge_feat
 
         csr = _csr("EdgeEmbedding", x, edge_index)
+        rbf = int(self.edge_proj.weight.shape[1])
+        edge_attr = check_edge_feat("EdgeEmbedding", "edge_attr", edge_attr, csr.num_edges, rbf, x)
         return ops.sddmm(csr, x, x, op="add") * self.edge_proj(edge_attr)
 
 
@@ -350,6 +375,13 @@ class GatedEquivariantBlock(Module):
 
     def __call__(self, x: Any, v: Any) -> tuple[Any, Any]:
         xp = get_namespace(x, v)
+        name, hid = "GatedEquivariantBlock", int(self.vec1_proj.weight.shape[1])
+        if x.ndim != 2 or x.shape[1] != hid:
+            raise ValueError(f"{name}: x must be [N, {hid}], got {tuple(x.shape)}")
+        if v.ndim != 3 or v.shape[0] != x.shape[0] or v.shape[2] != hid:
+            raise ValueError(
+                f"{name}: v must be [{int(x.shape[0])}, L, {hid}] (x's rows), got {tuple(v.shape)}"
+            )
         p = self.vec1_proj(v)
         vec1 = xp.sqrt((p * p).sum(axis=-2))
         vec2 = self.vec2_proj(v)
@@ -395,7 +427,7 @@ class Atomref(Module):
         if atomref is None:
             ref = np.zeros((layer_size("Atomref", "max_z", max_z, minimum=1), 1), dtype=dtype)
         else:
-            ref = np.asarray(atomref, dtype=dtype)
+            ref = np.asarray(to_numpy(atomref), dtype=dtype)  # a CuPy table too
             if ref.ndim == 1:
                 ref = ref.reshape(-1, 1)
             if ref.ndim != 2 or ref.shape[1] != 1 or ref.shape[0] == 0:

@@ -28,9 +28,10 @@ from arraygnn.nn.visnet import (  # noqa: E402
 
 
 def torch_radius_graph(x, r, batch=None, loop=False, max_num_neighbors=32, flow=None, **kw):
-    """torch_cluster's ``radius_graph`` in plain torch: for every centre ``i`` the points
-    of its example closer than ``r`` (itself with ``loop``), at most ``max_num_neighbors``
-    of them, the nearest first and ties to the lower index; ``[neighbour, centre]`` rows."""
+    """PyG's ``radius_graph`` in plain torch with arraygnn's neighbour limit: for every
+    centre ``i`` the points of its example closer than ``r`` (itself with ``loop``), at most
+    ``max_num_neighbors`` of them, the nearest first and ties to the lower index (pyg-lib's
+    kernels keep the first they find instead); ``[neighbour, centre]`` rows."""
     n = x.shape[0]
     if batch is None:
         batch = torch.zeros(n, dtype=torch.long)
@@ -263,7 +264,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="divisible by num_heads"):
         ViSNet(hidden_channels=10, num_heads=4)
     with pytest.raises(ValueError, match="ViSNet: reduce_op"):
-        ViSNet(reduce_op="mul")
+        ViSNet(reduce_op="any")
     with pytest.raises(ValueError, match="VecLayerNorm: norm_type"):
         ViSNet(vecnorm_type="rms")
     with pytest.raises(ValueError, match="ViSNetBlock: cutoff"):
