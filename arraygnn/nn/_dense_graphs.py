@@ -11,9 +11,9 @@ RULE: the padded rows are computed as PyG computes them (zeros going through the
       other graphs of the batch, exactly as in PyG.
 
 >>> import numpy as np
->>> import numpy as np
->>> layout = DenseGraphs("Model", np.array([1, 0, 1]), 3)
->>> dense, mask = layout.pack(np.arange(3.0)[:, None])
+>>> x = np.arange(3.0)[:, None]
+>>> layout = DenseGraphs("Model", np.array([1, 0, 1]), x)
+>>> dense, mask = layout.pack(x)
 >>> dense[..., 0].tolist(), mask.tolist()
 ([[1.0, 0.0], [0.0, 2.0]], [[True, False], [True, True]])
 >>> layout.unpack(dense)[:, 0].tolist()
@@ -25,15 +25,17 @@ from __future__ import annotations
 from typing import Any
 
 from arraygnn._namespace import get_namespace
-from arraygnn.utils._checks import check_int_array
+from arraygnn.utils._checks import check_int_array, same_device
 
 __all__ = ["DenseGraphs"]
 
 
 class DenseGraphs:
-    """``batch`` ``[N]`` graph ids (any order; ``None``: one graph) for ``N`` rows."""
+    """``batch`` ``[N]`` graph ids (any order; ``None``: one graph) for the ``N`` rows of
+    ``x`` (checked to be on ``x``'s device; the rows packed later are ``x`` or computed
+    from it)."""
 
-    def __init__(self, where: str, batch: Any, num_rows: int) -> None:
+    def __init__(self, where: str, batch: Any, x: Any) -> None:
         self.where = where
         self.batch = batch
         self.order: Any = None
@@ -42,6 +44,8 @@ class DenseGraphs:
         if batch is None:
             return
         check_int_array(where, "batch", batch)
+        same_device(where, x=x, batch=batch)
+        num_rows = int(x.shape[0])
         if batch.ndim != 1 or batch.shape[0] != num_rows:
             raise ValueError(
                 f"{where}: batch must have shape ({num_rows},), one graph id per node, got "

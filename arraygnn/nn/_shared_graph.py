@@ -49,17 +49,26 @@ class SharedGraph:
 
     def propagate(self, conv: Any, x: Any) -> Any:
         """``conv(x, edge_index)``; a normalising ``GCNConv`` reuses this graph's normalised
-        weights (its projection, one SpMM, its bias), any other layer gets the CSR."""
-        if not (isinstance(conv, GCNConv) and conv.normalize and not conv.cached):
+        weights (its projection, one SpMM, its bias; normalised in the projection's dtype, as
+        the layer's own call), any other layer (and one whose zero-in-degree check could
+        fire: no self-loops added, not allowed) gets the CSR."""
+        shared = (
+            isinstance(conv, GCNConv)
+            and conv.normalize
+            and not conv.cached
+            and (conv.add_self_loops or conv.allow_zero_in_degree)
+        )
+        if not shared:
             return conv(x, self.csr)
         from arraygnn.ops.slot_order import spmm_slots
 
-        key = (conv.improved, conv.add_self_loops, x.dtype)
+        h = conv.lin(x)
+        key = (conv.improved, conv.add_self_loops, h.dtype)
         if key not in self._gcn:
             self._gcn[key] = normalized_slots(
                 self.input.edge_index, None, self.num_nodes, conv.improved,
-                conv.add_self_loops, x.dtype,
+                conv.add_self_loops, h.dtype,
             )  # fmt: skip
         csr, w = self._gcn[key]
-        out = spmm_slots(csr, conv.lin(x), w)
+        out = spmm_slots(csr, h, w)
         return out if conv.bias is None else add_bias(out, conv.bias)

@@ -288,7 +288,7 @@ class Polynormer(Module):
                 "use the local stage (use_global=False) or heads=1"
             )
         graph = SharedGraph(_WHERE, x, edge_index)
-        layout = DenseGraphs(_WHERE, batch, int(x.shape[0])) if use_global else None
+        layout = DenseGraphs(_WHERE, batch, x) if use_global else None
         x_local = self._local(x, graph)
         if layout is None:
             return _log_softmax(self.pred_local(x_local))

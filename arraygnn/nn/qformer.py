@@ -102,6 +102,11 @@ def from_pyg_module(module: Any, dtype: Any, convert: Any) -> QFormer:
     if module.encoder.norm is not None:
         raise ValueError("from_pyg: QFormer with a final encoder norm is not supported")
     theirs = list(module.encoder.layers)
+    if not theirs:
+        raise ValueError(
+            "from_pyg: QFormer with num_layers=0 is not supported (PyG's forward fails on it: "
+            "torch's TransformerEncoder reads its first layer)"
+        )
     first = theirs[0]
     act = _activation(first.activation, "from_pyg: QFormer activation")
     model = QFormer(

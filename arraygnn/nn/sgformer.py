@@ -219,7 +219,7 @@ class SGFormer(Module):
         gnn_layers = layer_size(_WHERE, "gnn_num_layers", gnn_num_layers)
         if aggregate not in ("add", "cat"):
             raise ValueError(f"{_WHERE}: aggregate must be 'add' or 'cat', got {aggregate!r}")
-        if hidden % heads:
+        if layers and hidden % heads:  # PyG's check sits in SGFormerAttention
             raise ValueError(
                 f"{_WHERE}: hidden_channels={hidden} must be divisible by trans_num_heads={heads}"
             )
@@ -236,7 +236,7 @@ class SGFormer(Module):
         check_float_array(_WHERE, "x", x, (2,))
         _check_features(x, self.in_channels, f"{_WHERE} x", self.fc.weight)
         graph = SharedGraph(_WHERE, x, edge_index)
-        layout = DenseGraphs(_WHERE, batch, int(x.shape[0]))
+        layout = DenseGraphs(_WHERE, batch, x)
         dense, mask = layout.pack(x)
         x1 = layout.unpack(self.trans_conv(dense, mask))
         x2 = self.graph_conv(x, graph)
@@ -270,8 +270,15 @@ def attention_from_pyg_module(module: Any, dtype: Any, convert: Any) -> SGFormer
 
 def from_pyg_module(module: Any, dtype: Any, convert: Any) -> SGFormer:
     """PyG's ``SGFormer`` -> ours: sizes read from its layers, every sub-layer converted
-    through ``convert`` (norm ``eps`` values included)."""
+    through ``convert`` (norm ``eps`` values included), the branches' ``activation``
+    attributes checked to be ReLU."""
+    from arraygnn.nn.weights import _activation
+
     trans, gnn = module.trans_conv, module.graph_conv
+    for name, branch in (("trans_conv", trans), ("graph_conv", gnn)):
+        where = f"from_pyg: SGFormer {name}.activation"
+        if _activation(branch.activation, where) != "relu":  # forward calls the attribute
+            raise ValueError(f"{where}: only ReLU (PyG's F.relu) is supported")
     first = trans.fcs[0]
     heads = trans.attns[0].heads if len(trans.attns) else 1
     model = SGFormer(
