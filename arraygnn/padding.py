@@ -583,7 +583,7 @@ def remove_padding(graph: Any, mask: Any) -> Any:
     order come back exactly; a dtype padding widened (int8 ids past their range, a string
     feature grown for a longer padding value) stays widened.
     """
-    from arraygnn.graph_tensor import Adjacency, Context, EdgeSet, GraphTensor, NodeSet
+    from arraygnn.graph_tensor import Context, EdgeSet, GraphTensor, NodeSet
 
     m = np.asarray(mask.get() if hasattr(mask, "get") else mask, dtype=bool)
     if m.shape != (int(graph.num_components),):
@@ -605,12 +605,9 @@ def remove_padding(graph: Any, mask: Any) -> Any:
     for name, es in graph.edge_sets.items():
         sizes = es.sizes[:k]
         e = _int(sizes)
-        adj = es.adjacency
         edge_sets[name] = EdgeSet.from_fields(
             sizes=sizes,
-            adjacency=Adjacency.from_indices(
-                source=(adj.source_name, adj.source[:e]), target=(adj.target_name, adj.target[:e])
-            ),
+            adjacency=es.adjacency._mapped(lambda idx, e=e: idx[:e]),  # every node tag
             features={f: _slice_rows(v, e) for f, v in es.features.items()},
         )
     ctx = graph.context

@@ -40,7 +40,6 @@ import numpy as np
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.graph_tensor.pieces import (
-    Adjacency,
     Context,
     EdgeSet,
     GraphTensor,
@@ -99,7 +98,8 @@ def _signature(g: GraphTensor) -> tuple:
             [
                 (
                     n,
-                    es._adjacency._source_name,
+                    type(es._adjacency),  # a two-tag HyperAdjacency is no plain Adjacency
+                    es._adjacency._source_name,  # a HyperAdjacency: ((tag, name), ...)
                     es._adjacency._target_name,
                     _features_signature(es._features),
                 )
@@ -194,17 +194,13 @@ def merge_graphs_to_components(graphs: Sequence[GraphTensor]) -> GraphTensor:
         pieces = [g.edge_sets[name] for g in graphs]
         edge_totals = [p.total_size for p in pieces]
         adj = es.adjacency
-        source = _shift(
-            [p.adjacency.source for p in pieces], node_totals[adj.source_name], edge_totals
-        )
-        target = _shift(
-            [p.adjacency.target for p in pieces], node_totals[adj.target_name], edge_totals
-        )
+        ends = {  # every node tag (a HyperAdjacency may have more than SOURCE / TARGET)
+            tag: (ns, _shift([p.adjacency[tag] for p in pieces], node_totals[ns], edge_totals))
+            for tag, (ns, _) in adj.get_indices_dict().items()
+        }
         edge_sets[name] = EdgeSet.from_fields(
             sizes=_concat([p.sizes for p in pieces]),
-            adjacency=Adjacency.from_indices(
-                source=(adj.source_name, source), target=(adj.target_name, target)
-            ),
+            adjacency=adj._with_indices(ends),
             features={f: _concat([p.features[f] for p in pieces]) for f in es.features},
         )
     return GraphTensor.from_pieces(context, node_sets, edge_sets, validate=False)
@@ -256,14 +252,11 @@ def split_components(
 
     ctx_splits = group_splits
     node_splits = {n: item_splits(p) for n, p in graph.node_sets.items()}
-    local_adj: dict[str, tuple[Any, Any]] = {}
+    local_adj: dict[str, dict[int, tuple[str, Any]]] = {}
     for name, es in graph.edge_sets.items():
         esplits = item_splits(es)
-        ends = []
-        for tag_name, idx in (
-            (es.adjacency.source_name, es.adjacency.source),
-            (es.adjacency.target_name, es.adjacency.target),
-        ):
+        ends = {}
+        for tag, (tag_name, idx) in es.adjacency.get_indices_dict().items():
             xp = get_namespace(idx)
             nsplits = xp.asarray(node_splits[tag_name])
             gid = _row_ids(xp.asarray(esplits), es.total_size)
@@ -276,8 +269,8 @@ def split_components(
                     f"{op}: edge set {name!r}: edge {e} joins node {int(to_numpy(idx[e]))} of "
                     f"node set {tag_name!r}, outside its own graph {int(to_numpy(gid[e]))}"
                 )
-            ends.append(local)
-        local_adj[name] = (ends[0], ends[1])
+            ends[tag] = (tag_name, local)
+        local_adj[name] = ends
 
     # every part below is a slice of a validated graph: build the pieces without re-checking
     edge_splits = {n: item_splits(es) for n, es in graph.edge_sets.items()}
@@ -299,9 +292,9 @@ def split_components(
         edge_sets = {}
         for n, es in graph.edge_sets.items():
             lo, hi = int(edge_splits[n][k]), int(edge_splits[n][k + 1])
-            src, tgt = local_adj[n]
-            a = es.adjacency
-            adjacency = Adjacency._trusted((a.source_name, src[lo:hi]), (a.target_name, tgt[lo:hi]))
+            adjacency = es.adjacency._trusted_with(
+                {t: (ns, idx[lo:hi]) for t, (ns, idx) in local_adj[n].items()}
+            )
             edge_sets[n] = EdgeSet._trusted(
                 es.sizes[c0:c1],
                 {f: _slice_field(v, lo, hi) for f, v in es.features.items()},
@@ -364,13 +357,13 @@ def _batched_from_merged(merged: GraphTensor, ncomp: np.ndarray) -> GraphTensor:
         sizes, splits = batched(es)
         gid = _row_ids(splits, es.total_size)
         a = es.adjacency
-        ends = []
-        for name, idx in ((a.source_name, a.source), (a.target_name, a.target)):
+        ends = {}
+        for tag, (name, idx) in a.get_indices_dict().items():
             local = idx - node_item_splits[name][gid].astype(idx.dtype)
-            ends.append((name, Ragged(local, splits)))
+            ends[tag] = (name, Ragged(local, splits))
         edge_sets[n] = EdgeSet.from_fields(
             sizes=sizes,
-            adjacency=Adjacency.from_indices(source=ends[0], target=ends[1]),
+            adjacency=a._with_indices(ends),
             features={f: rag(v, splits) for f, v in es.features.items()},
         )
     return GraphTensor.from_pieces(context, node_sets, edge_sets, validate=False)

@@ -111,6 +111,18 @@ def _check_tag(tag: Any, op: str) -> None:
         )
 
 
+def _incident(es: Any, edge_set_name: str, tag: Any, op: str) -> tuple[str, Any]:
+    """``(node set name, indices)`` of ``edge_set_name`` at node tag ``tag``; a tag its
+    adjacency lacks is a ``ValueError`` naming ``op``, the edge set and the tag."""
+    ends = es.adjacency.get_indices_dict()
+    if tag not in ends:
+        raise ValueError(
+            f"{op}: edge set {edge_set_name!r} has no node tag {tag!r} (tags: {sorted(ends)}); "
+            "a node tag must be SOURCE (0) or TARGET (1), or another tag of a HyperAdjacency"
+        )
+    return ends[tag]
+
+
 def _value(piece: Any, where: str, feature_value: Any, feature_name: Any, op: str) -> Any:
     """The value to move: exactly one of ``feature_value`` / ``feature_name``."""
     if (feature_value is None) == (feature_name is None):
@@ -214,11 +226,11 @@ def broadcast_node_to_edges(
     _check_graph(graph, op)
     _check_tag(node_tag, op)
     es = _edge_set(graph, edge_set_name, op)
-    ns_name = es.adjacency.node_set_name(node_tag)
+    ns_name, index = _incident(es, edge_set_name, node_tag, op)
     value = _value(
         graph.node_sets[ns_name], f"node set {ns_name!r}", feature_value, feature_name, op
     )
-    return _gather(value, es.adjacency[node_tag])
+    return _gather(value, index)
 
 
 def pool_edges_to_node(
@@ -238,10 +250,10 @@ def pool_edges_to_node(
     _check_graph(graph, op)
     _check_tag(node_tag, op)
     es = _edge_set(graph, edge_set_name, op)
+    ns_name, index = _incident(es, edge_set_name, node_tag, op)
     value = _value(es, f"edge set {edge_set_name!r}", feature_value, feature_name, op)
     names = _reduce_types(reduce_type, value, op)
-    num_nodes = graph.node_sets[es.adjacency.node_set_name(node_tag)].total_size
-    index = es.adjacency[node_tag]
+    num_nodes = graph.node_sets[ns_name].total_size
     return _pooled(
         value,
         names,
@@ -512,13 +524,14 @@ def grouped_items(
             raise ValueError(f"{op}: at SOURCE/TARGET pass edge_set_name= (and no node_set_name=)")
         kind = "edge set"
         pieces = [_edge_set(graph, n, op) for n in names]
-        ends = {p.adjacency.node_set_name(tag) for p in pieces}
+        incident = [_incident(p, n, tag, op) for p, n in zip(pieces, names)]
+        ends = {ns for ns, _ in incident}
         if len(ends) > 1:
             raise ValueError(
                 f"{op}: edge sets {list(names)} end in different node sets {sorted(ends)} at "
                 f"tag {tag}; they must share one"
             )
-        index = [p.adjacency[tag] for p in pieces]
+        index = [i for _, i in incident]
         size = graph.node_sets[ends.pop()].total_size
     got = [
         _value(p, f"{kind} {n!r}", v, feature_name, op) for p, n, v in zip(pieces, names, values)

@@ -46,6 +46,7 @@ from arraygnn.graph_tensor.broadcast_pool import (
     _check_tag,
     _edge_set,
     _gather,
+    _incident,
     _node_set,
     _ops,
     _reduce_types,
@@ -218,8 +219,8 @@ def node_degree(graph: GraphTensor, edge_set_name: str, node_tag: int) -> Any:
     _check_graph(graph, op)
     _check_tag(node_tag, op)
     es = _edge_set(graph, edge_set_name, op)
-    index = es.adjacency[node_tag]
-    n = graph.node_sets[es.adjacency.node_set_name(node_tag)].total_size
+    ns_name, index = _incident(es, edge_set_name, node_tag, op)
+    n = graph.node_sets[ns_name].total_size
     xp = get_namespace(index)
     return xp.bincount(index, minlength=n).astype(index.dtype, copy=False)
 
@@ -564,7 +565,7 @@ _SPMM_REDUCE = ("sum", "mean", "max", "min")
 
 
 def _incident_node_set(graph: GraphTensor, names: list[str], tag: Any, what: str, op: str) -> str:
-    sets = sorted({_edge_set(graph, n, op).adjacency.node_set_name(tag) for n in names})
+    sets = sorted({_incident(_edge_set(graph, n, op), n, tag, op)[0] for n in names})
     if len(sets) != 1:
         raise ValueError(
             f"{op}: edge sets {names} must share the {what}={tag} node set, got {sets}"
@@ -591,7 +592,12 @@ def pool_neighbors_to_node(
     op = "pool_neighbors_to_node()"
     _check_graph(graph, op)
     _check_tag(to_tag, op)
-    if from_tag is None:
+    if from_tag is None:  # TF-GNN: reverse_tag(to_tag), only for SOURCE / TARGET
+        if to_tag not in (SOURCE, TARGET):
+            raise ValueError(
+                f"{op}: from_tag defaults to reverse_tag(to_tag), which needs to_tag SOURCE "
+                f"(0) or TARGET (1); pass from_tag= with to_tag={to_tag!r}"
+            )
         from_tag = 1 - to_tag
     _check_tag(from_tag, op)
     listed = isinstance(edge_set_name, (list, tuple))

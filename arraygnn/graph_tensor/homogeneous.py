@@ -106,7 +106,8 @@ def homogeneous(
             )
         },
         context=Context.from_fields(
-            features=context_features, sizes=xp.ones_like(node_sizes, dtype=np.int64)
+            features=context_features,
+            sizes=xp.ones_like(node_sizes),  # TF-GNN: same dtype
         ),
     )
 

@@ -165,8 +165,10 @@ def convert_to_line_graph(
     of the node it passes through.
     """
     _check_graph(graph, _OP)
-    _check_tag(connect_from, _OP)
-    _check_tag(connect_to, _OP)
+    for tag in (connect_from, connect_to):  # line graphs join source / target pairs only
+        _check_tag(tag, _OP)
+        if tag not in (SOURCE, TARGET):
+            raise ValueError(f"{_OP}: node tag must be SOURCE (0) or TARGET (1), got {tag!r}")
     _check_aux(graph, connect_with_original_nodes)
     nodes: dict[str, NodeSet] = {}
     edges: dict[str, EdgeSet] = {}

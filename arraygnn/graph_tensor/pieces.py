@@ -586,6 +586,10 @@ class Adjacency(_SlotsPickle):
         """An adjacency of the same kind from ``{tag: (node_set_name, indices)}``."""
         return Adjacency.from_indices(source=indices[SOURCE], target=indices[TARGET])
 
+    def _trusted_with(self, indices: dict[int, tuple[str, Any]]) -> Adjacency:
+        """As ``_with_indices`` without checks (slices of a validated adjacency)."""
+        return Adjacency._trusted(indices[SOURCE], indices[TARGET])
+
     def _ends(self) -> str:
         return f"{self._source_name} -> {self._target_name}"
 

@@ -76,8 +76,9 @@ def typed_random_values(size: int, dtype: Any, *, rng: Any = None) -> np.ndarray
             return rng.integers(100, 999, size).astype(dtype)
         info = np.iinfo(dtype)
         return rng.integers(max(10, info.min), min(100, info.max), size).astype(dtype)
-    if dtype.kind == "f":
-        return rng.random(size, dtype=np.float64).astype(dtype)
+    if dtype.kind == "f":  # [0, 1) as tf.random.uniform: rounding must not reach 1
+        below_one = np.nextafter(dtype.type(1), dtype.type(0))
+        return np.minimum(rng.random(size, dtype=np.float64).astype(dtype), below_one)
     if dtype.kind == "b":
         return rng.random(size) > 0.5
     if dtype.kind in "US":
