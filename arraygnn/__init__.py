@@ -117,6 +117,8 @@ from arraygnn.sampling import (
     sample_neighbors,
     select_topk,
 )
+from arraygnn.temporal_data import TemporalData
+from arraygnn.temporal_data_loader import TemporalDataLoader
 
 __version__ = "0.1.0"
 
@@ -146,6 +148,8 @@ __all__ = [
     "DenseDataLoader",
     "DataListLoader",
     "ZipLoader",
+    "TemporalData",
+    "TemporalDataLoader",
     "ImbalancedSampler",
     "DynamicBatchSampler",
     "GraphSAINTSampler",

@@ -166,6 +166,14 @@ from arraygnn.nn.spatial_encoder import SpatialEncoder, SpatialEncoder3d
 from arraygnn.nn.spline_conv import SplineConv, spline_basis
 from arraygnn.nn.ssg_conv import SSGConv
 from arraygnn.nn.super_gat_conv import SuperGATConv
+from arraygnn.nn.tgn import (
+    IdentityMessage,
+    LastAggregator,
+    LastNeighborLoader,
+    MeanAggregator,
+    TGNMemory,
+    TimeEncoder,
+)
 from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.transr import TransR
 from arraygnn.nn.twirls_conv import TWIRLSConv
@@ -390,6 +398,12 @@ __all__ = [
     "MetaPath2Vec",
     "PositionalEncoding",
     "TemporalEncoding",
+    "TGNMemory",
+    "IdentityMessage",
+    "LastAggregator",
+    "MeanAggregator",
+    "TimeEncoder",
+    "LastNeighborLoader",
     "SchNet",
     "ViSNet",
     "DimeNet",

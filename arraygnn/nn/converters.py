@@ -84,6 +84,7 @@ PYG: dict[str, str] = {
     "DeepGraphInfomax": "arraygnn.nn.deep_graph_infomax:from_pyg_module",
     "ViSNet": "arraygnn.nn.visnet:from_pyg_module",
     "ViSNetBlock": "arraygnn.nn.visnet:from_pyg_module",
+    "TGNMemory": "arraygnn.nn.tgn:from_pyg_module",
 }
 
 #: torch.nn class name (``from_torch``) -> "module:function"
