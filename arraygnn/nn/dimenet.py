@@ -92,7 +92,8 @@ def triplets(edge_index: Any, num_nodes: int) -> tuple[Any, ...]:
     e = int(row.shape[0])
     order = xp.argsort(col * max(n, 1) + row, kind="stable")  # edges by (target, source)
     indptr = xp.zeros(n + 1, np.int64)
-    indptr[1:] = xp.cumsum(xp.bincount(col, minlength=n))
+    if e:  # CuPy's bincount reads col.max(): it fails on no edges
+        indptr[1:] = xp.cumsum(xp.bincount(col, minlength=n))
     counts = indptr[row + 1] - indptr[row]  # edges k -> j for each edge j -> i
     idx_ji = repeat_counts(xp, xp.arange(e, dtype=np.int64), counts)
     first = xp.cumsum(counts) - counts  # each edge's first triplet
@@ -122,7 +123,8 @@ class DimeNet(Module):
     Call as ``model(z, pos, batch=None, batch_size=None)`` with ``z`` ``(N,)`` atomic
     numbers in ``[0, 95)`` and ``pos`` ``(N, 3)`` in the model's dtype -> ``(B,
     out_channels)``, or ``(out_channels,)`` without ``batch``. A molecule without atoms
-    gives a zero row; an atom with no neighbour within ``cutoff`` adds nothing.
+    gives a zero row; an atom with no neighbour within ``cutoff`` adds only its output
+    blocks' biases (passed through their layers), as in PyG.
 
     Names (PyG's): ``rbf.freq``, ``emb.*``, ``output_blocks.b.*``,
     ``interaction_blocks.b.*``.
@@ -157,10 +159,17 @@ class DimeNet(Module):
         self.num_blocks = layer_size(name, "num_blocks", num_blocks)
         if layer_size(name, "num_spherical", num_spherical) < 2:
             raise ValueError(f"{name}: num_spherical must be at least 2, got {num_spherical}")
+        if isinstance(cutoff, (bool, np.bool_)) or not isinstance(cutoff, (int, float, np.number)):
+            raise TypeError(f"{name}: cutoff must be a number, got {cutoff!r}")
         self.cutoff = float(cutoff)
         if not self.cutoff > 0:
             raise ValueError(f"{name}: cutoff must be positive, got {cutoff}")
         self.max_num_neighbors = layer_size(name, "max_num_neighbors", max_num_neighbors, 1)
+        for what, value in (
+            ("num_before_skip", num_before_skip), ("num_after_skip", num_after_skip),
+            ("num_output_layers", num_output_layers),
+        ):  # fmt: skip
+            layer_size(name, what, value)  # PyG's range(-1) builds none silently
         self.act = _act(name, act)
         gen = _rng(rng)
         self.rbf = BesselBasisLayer(num_radial, cutoff, envelope_exponent, dtype=dtype)

@@ -16,11 +16,12 @@ keeps them (so the coefficients agree with PyG's); ``N_ln = sqrt(2) / |j_(l+1)(z
 ``j_l(t) = f_l(1/t) sin t + g_l(1/t) cos t`` with integer polynomials ``f_l``, ``g_l``
 from the recurrence ``j_(l+1) = (2l + 1) j_l / t - j_(l-1)`` (Rayleigh's closed form,
 the same functions as PyG's expressions); ``Y_l^0 = sqrt((2l + 1) / (4 pi)) P_l(cos
-angle)`` with Legendre's ``P_l``. The radial and angular functions are evaluated in
-float64 and cast to the input's dtype (no sympy, no per-function Python callables);
-the envelope and the products run in the input's dtype, as PyG's. In float32 the closed
-forms lose digits to cancellation for small ``t`` (a high order at a short distance), in
-PyG as here: there the two agree to float32 noise, not to the last bit.
+angle)`` with Legendre's ``P_l``. No sympy, no per-function Python callables: the radial
+functions, the envelope and the products run in the input's dtype, term by term as PyG's
+generated code; the angular ones in float64, cast to the input's dtype. Any
+``num_spherical`` / ``num_radial`` (the tables are computed, not stored). In float32
+the closed forms lose digits to cancellation for small ``t`` (a high order at a short
+distance), in PyG as here: there the two agree to float32 noise, not to the last bit.
 
 >>> import numpy as np
 >>> sbf = SphericalBasisLayer(num_spherical=3, num_radial=2, cutoff=5.0)
@@ -159,7 +160,18 @@ class SphericalBasisLayer(Module):
 
     def __call__(self, dist: Any, angle: Any, idx_kj: Any) -> Any:
         from arraygnn import ops
+        from arraygnn.nn._gt_input import check_floats
+        from arraygnn.ops._common import check_index
 
+        layer = "SphericalBasisLayer"
+        check_floats(layer, "dist", dist, (None,))
+        check_floats(layer, "angle", angle, (None,))
+        check_index(f"{layer}: idx_kj", idx_kj, int(dist.shape[0]))
+        if idx_kj.shape != angle.shape:
+            raise ValueError(
+                f"{layer}: idx_kj must have angle's shape {tuple(angle.shape)} (one edge k -> j "
+                f"per triplet), got {tuple(idx_kj.shape)}"
+            )
         rbf = self.radial(dist)
         cbf = self.angular(angle)
         n, k = self.num_spherical, self.num_radial

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn._dgl_common import silu
+from arraygnn.nn._gt_input import check_floats
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.dgl_hetero_linear import _Embedding
 from arraygnn.nn.linear import Linear, _ModuleList, _rng, add_bias, matmul, resolve_act
@@ -83,7 +84,15 @@ class EmbeddingBlock(Module):
 
     def __call__(self, z: Any, rbf: Any, i: Any, j: Any) -> Any:
         from arraygnn import ops
+        from arraygnn.ops._common import check_index
 
+        layer = "EmbeddingBlock"
+        check_index(f"{layer}: z", z, NUM_ELEMENTS)
+        check_index(f"{layer}: i", i, int(z.shape[0]))
+        check_index(f"{layer}: j", j, int(z.shape[0]))
+        if j.shape != i.shape:
+            raise ValueError(f"{layer}: i and j must have one shape, got {i.shape} and {j.shape}")
+        check_floats(layer, "rbf", rbf, (int(i.shape[0]), int(self.lin_rbf.weight.shape[1])))
         h = self.hidden_channels
         w = self.lin.weight
         x = ops.gather(self.emb.weight, z)
@@ -126,6 +135,44 @@ class _SkipLayers(Module):
             [ResidualLayer(hidden, act, dtype=dtype, rng=gen) for _ in range(after)]
         )
 
+    def _triplet_input(
+        self, x: Any, rbf: Any, sbf: Any, idx_kj: Any, idx_ji: Any, csr: Any, widths: tuple
+    ) -> tuple[int, Any]:
+        """Checks the inputs of an interaction block (``widths``: ``rbf``'s and ``sbf``'s
+        columns), each error naming the block and the argument; ``(E, csr)`` with the
+        triplet graph's CSR built here when the caller keeps none (the ids are checked
+        then; a given CSR must have the sizes, the block reads only it)."""
+        from arraygnn import ops
+        from arraygnn.ops._common import check_index
+
+        layer = type(self).__name__
+        hid = int(self.lin.weight.shape[1])
+        check_floats(layer, "x", x, (None, hid))  # the edge messages
+        e = int(x.shape[0])
+        check_floats(layer, "rbf", rbf, (e, widths[0]))
+        size = e if csr is None else None
+        check_index(f"{layer}: idx_kj", idx_kj, size)
+        check_index(f"{layer}: idx_ji", idx_ji, size)
+        t = int(idx_kj.shape[0])
+        if tuple(idx_ji.shape) != (t,):
+            raise ValueError(
+                f"{layer}: idx_ji must have idx_kj's shape ({t},), got {tuple(idx_ji.shape)}"
+            )
+        check_floats(layer, "sbf", sbf, (t, widths[1]))
+        if csr is None:
+            return e, ops.to_csr((idx_kj, idx_ji), e, e)
+        sizes = (
+            (csr.num_src_nodes, csr.num_dst_nodes, csr.num_edges)
+            if isinstance(csr, ops.CSR)
+            else None
+        )
+        if sizes != (e, e, t):
+            raise ValueError(
+                f"{layer}: csr must be the triplet graph ops.to_csr((idx_kj, idx_ji), {e}, "
+                f"{e}) ({t} triplets), got {csr!r}"
+            )
+        return e, csr
+
     def _skip(self, h: Any, x: Any) -> Any:
         for layer in self.layers_before_skip:
             h = layer(h)
@@ -133,12 +180,6 @@ class _SkipLayers(Module):
         for layer in self.layers_after_skip:
             h = layer(h)
         return h
-
-
-def _triplet_csr(csr: Any, idx_kj: Any, idx_ji: Any, num_edges: int) -> Any:
-    from arraygnn import ops
-
-    return csr if csr is not None else ops.to_csr((idx_kj, idx_ji), num_edges, num_edges)
 
 
 class InteractionBlock(_SkipLayers):
@@ -188,14 +229,14 @@ class InteractionBlock(_SkipLayers):
     ) -> Any:
         from arraygnn import ops
 
-        e = int(x.shape[0])
+        widths = (int(self.lin_rbf.weight.shape[1]), int(self.lin_sbf.weight.shape[1]))
+        e, csr = self._triplet_input(x, rbf, sbf, idx_kj, idx_ji, csr, widths)
         hid, nb = int(self.W.shape[0]), int(self.W.shape[1])
         x_ji = self.act(self.lin_ji(x))
         x_kj = self.act(self.lin_kj(x)) * self.lin_rbf(rbf)
         # y[e, b, o] = sum_l x_kj[e, l] W[o, b, l]: the bilinear layer on the edges
         w = self.W.transpose(2, 1, 0).reshape(hid, nb * hid)
         y = matmul(x_kj, w).reshape(e, nb, hid)
-        csr = _triplet_csr(csr, idx_kj, idx_ji, e)
         agg = ops.spmm(csr, y, edge_weight=self.lin_sbf(sbf), num_dst_nodes=e).sum(axis=1)
         return self._skip(x_ji + agg, x)
 
@@ -247,12 +288,12 @@ class InteractionPPBlock(_SkipLayers):
     ) -> Any:
         from arraygnn import ops
 
-        e = int(x.shape[0])
+        widths = (int(self.lin_rbf1.weight.shape[1]), int(self.lin_sbf1.weight.shape[1]))
+        _, csr = self._triplet_input(x, rbf, sbf, idx_kj, idx_ji, csr, widths)
         x_ji = self.act(self.lin_ji(x))
         x_kj = self.act(self.lin_kj(x)) * self.lin_rbf2(self.lin_rbf1(rbf))
         x_kj = self.act(self.lin_down(x_kj))
         sbf = self.lin_sbf2(self.lin_sbf1(sbf))
-        csr = _triplet_csr(csr, idx_kj, idx_ji, e)
         # the messages x_kj[k -> j] * sbf in the CSR's slot order, summed per contiguous
         # row (3x faster here than an SpMM with one "head" per channel: sbf is [T, F]
         # already, the message is one more)
@@ -308,8 +349,15 @@ class OutputBlock(Module):
 
     def __call__(self, x: Any, rbf: Any, i: Any, num_nodes: int) -> Any:
         from arraygnn import ops
+        from arraygnn.ops._common import check_index, check_size
 
-        x = ops.scatter(self.lin_rbf(rbf) * x, i, num_nodes)
+        layer = type(self).__name__
+        n = check_size(f"{layer}: num_nodes", num_nodes)
+        check_index(f"{layer}: i", i, n)
+        e, (hid, width) = int(i.shape[0]), self.lin_rbf.weight.shape
+        check_floats(layer, "x", x, (e, int(hid)))
+        check_floats(layer, "rbf", rbf, (e, int(width)))
+        x = ops.scatter(self.lin_rbf(rbf) * x, i, n)
         if self._up is not None:
             x = self.lin_up(x)
         for lin in self.lins:
