@@ -27,7 +27,6 @@ from arraygnn._namespace import device_of, get_namespace, to_device, to_numpy
 from arraygnn.batch import Batch
 from arraygnn.cluster_data import ClusterData
 from arraygnn.cluster_gcn_sampler import ClusterGCNSampler
-from arraygnn.cluster_loader import ClusterLoader
 from arraygnn.data import Data
 from arraygnn.dataset import PackedDataset
 from arraygnn.datasets import (
@@ -78,8 +77,10 @@ from arraygnn.io.schema import (
 )
 from arraygnn.io.tfrecord import read_tfrecord, write_tfrecord
 from arraygnn.labor_sampler import LaborSampler, sample_labors
+from arraygnn.link_loader import LinkLoader
 from arraygnn.loader import (
     CachedLoader,
+    ClusterLoader,
     DataListLoader,
     DataLoader,
     DenseDataLoader,
@@ -97,6 +98,7 @@ from arraygnn.loader import (
     ShaDowKHopSampler,
     ZipLoader,
 )
+from arraygnn.node_loader import NodeLoader
 from arraygnn.padding import (
     SizeConstraints,
     find_tight_size_constraints,
@@ -144,6 +146,8 @@ __all__ = [
     "DataLoader",
     "NeighborLoader",
     "LinkNeighborLoader",
+    "NodeLoader",
+    "LinkLoader",
     "RandomNodeLoader",
     "DenseDataLoader",
     "DataListLoader",

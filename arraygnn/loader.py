@@ -30,6 +30,8 @@ from arraygnn.neighbor_loader import NeighborLoader
 
 __all__ = [
     "CachedLoader",
+    "ClusterData",
+    "ClusterLoader",
     "DataListLoader",
     "DataLoader",
     "DenseDataLoader",
@@ -40,11 +42,14 @@ __all__ = [
     "GraphSAINTSampler",
     "HGTLoader",
     "ImbalancedSampler",
+    "LinkLoader",
     "LinkNeighborLoader",
     "NeighborLoader",
+    "NodeLoader",
     "PrefetchLoader",
     "RandomNodeLoader",
     "ShaDowKHopSampler",
+    "TemporalDataLoader",
     "ZipLoader",
 ]
 
@@ -203,6 +208,8 @@ class DataLoader:
 
 # The loaders below subclass DataLoader, so they are imported once it exists.
 from arraygnn.cached_loader import CachedLoader  # noqa: E402
+from arraygnn.cluster_data import ClusterData  # noqa: E402
+from arraygnn.cluster_loader import ClusterLoader  # noqa: E402
 from arraygnn.data_list_loader import DataListLoader  # noqa: E402
 from arraygnn.dense_data_loader import DenseDataLoader  # noqa: E402
 from arraygnn.dynamic_batch_sampler import DynamicBatchSampler  # noqa: E402
@@ -214,7 +221,10 @@ from arraygnn.graph_saint import (  # noqa: E402
 )
 from arraygnn.hgt_loader import HGTLoader  # noqa: E402
 from arraygnn.imbalanced_sampler import ImbalancedSampler  # noqa: E402
+from arraygnn.link_loader import LinkLoader  # noqa: E402
+from arraygnn.node_loader import NodeLoader  # noqa: E402
 from arraygnn.prefetch_loader import PrefetchLoader  # noqa: E402
 from arraygnn.random_node_loader import RandomNodeLoader  # noqa: E402
 from arraygnn.shadow_k_hop_sampler import ShaDowKHopSampler  # noqa: E402
+from arraygnn.temporal_data_loader import TemporalDataLoader  # noqa: E402
 from arraygnn.zip_loader import ZipLoader  # noqa: E402

@@ -1,0 +1,361 @@
+"""``NodeLoader``: PyG's generic node-level loader around any :class:`BaseSampler`.
+
+Each batch of ``batch_size`` input nodes becomes a :class:`NodeSamplerInput`, goes to
+``node_sampler.sample_from_nodes`` and comes back as a :class:`SamplerOutput` (a ``Data``)
+or :class:`HeteroSamplerOutput` (a ``HeteroData``), which the loader *filters*, as PyG's
+``filter_data`` / ``filter_hetero_data``: node attributes gathered by ``node``, edge
+attributes by ``edge`` (through ``edge_permutation`` when the sampler has one),
+``edge_index = [row, col]``, and ``n_id``, ``e_id``, ``batch``, ``num_sampled_nodes`` /
+``num_sampled_edges``, ``input_id`` (``metadata[0]``), ``seed_time`` (``metadata[1]``) and
+``batch_size`` (the length of ``input_id``); a field the sampler left ``None`` is absent.
+
+RULE: which attributes are per node and per edge is said, never guessed from lengths (as
+      :class:`~arraygnn.neighbor_loader.NeighborLoader`): ``x`` / ``pos`` and
+      ``edge_attr`` / ``edge_weight`` by default, every other array named in
+      ``node_attrs`` / ``edge_attrs`` / ``exclude_keys`` (PyG classifies by length).
+RULE: a sampler that leaves ``metadata`` ``None`` gets the input's ``input_id`` and
+      ``time`` read back (PyG requires the sampler to return them).
+
+>>> import numpy as np
+>>> from arraygnn.data import Data
+>>> from arraygnn.sampler import NeighborSampler
+>>> ring = np.array([[0, 1, 2, 3, 4], [1, 2, 3, 4, 0]])
+>>> data = Data(x=np.arange(5.0)[:, None], edge_index=ring)
+>>> batch = next(iter(NodeLoader(data, NeighborSampler(data, [1, 1]), batch_size=2)))
+>>> batch.n_id.tolist(), batch.batch_size, batch.edge_index.tolist(), batch.x[:, 0].tolist()
+([0, 1, 4, 3], 2, [[0, 2, 3], [1, 0, 2]], [0.0, 1.0, 4.0, 3.0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import is_array
+from arraygnn.neighbor_loader import _DEFAULT_EDGE, _DEFAULT_NODE, _check_int, check_transform
+from arraygnn.sampler.base import (
+    BaseSampler,
+    HeteroSamplerOutput,
+    NodeSamplerInput,
+    SamplerOutput,
+)
+
+__all__ = ["NodeLoader"]
+
+
+class Filter:
+    """The attribute placement of a ``Data`` / ``HeteroData`` (said, checked once) and the
+    batch a sampler output makes (PyG's ``filter_data`` / ``filter_hetero_data``)."""
+
+    def __init__(
+        self,
+        where: str,
+        data: Any,
+        node_attrs: Iterable[str] | None,
+        edge_attrs: Iterable[str] | None,
+        exclude_keys: Iterable[str],
+    ) -> None:
+        from arraygnn.hetero_data import HeteroData
+        from arraygnn.hetero_neighbor_loader import _node_counts
+        from arraygnn.interop._handoff import is_data_like
+
+        self.where, self.data = where, data
+        excluded = set(exclude_keys)
+        self.hetero = isinstance(data, HeteroData)
+        if self.hetero:
+            from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
+
+            # the hetero loader's placement, on a holder of what it reads and sets
+            holder = SimpleNamespace(num_nodes_dict=_node_counts(data))
+            HeteroNeighborLoader._place_attrs(holder, data, node_attrs, edge_attrs, excluded)
+            self.place = holder
+            return
+        if not is_data_like(data):
+            raise TypeError(
+                f"{where}: data must be a Data or HeteroData, got {type(data).__name__}"
+            )
+        keys = list(data.keys())
+        node = [k for k in _DEFAULT_NODE if k in keys] if node_attrs is None else list(node_attrs)
+        edge = [k for k in _DEFAULT_EDGE if k in keys] if edge_attrs is None else list(edge_attrs)
+        own = ("edge_index", "num_nodes")
+        for name in node + edge:
+            if name not in keys:
+                raise ValueError(f"{where}: data has no attribute {name!r} (has {sorted(keys)})")
+            if name in own:
+                raise ValueError(f"{where}: {name!r} is the batch's own field, not an attribute")
+        loose = [
+            k for k in keys
+            if k not in set(node) | set(edge) | excluded | set(own) and is_array(data[k])
+        ]  # fmt: skip
+        if loose:
+            raise ValueError(
+                f"{where}: data attribute(s) {loose} are neither node nor edge attributes: "
+                "name them in node_attrs= or edge_attrs=, or leave them out with exclude_keys="
+            )
+        self.node_attrs, self.edge_attrs = node, edge
+        self.keep = {
+            k: data[k] for k in keys
+            if k not in set(node) | set(edge) | excluded | set(own)
+        }  # fmt: skip
+
+    def __call__(self, out: Any, perm: Any) -> Any:
+        if isinstance(out, SamplerOutput) and not self.hetero:
+            return self._data(out, perm)
+        if isinstance(out, HeteroSamplerOutput) and self.hetero:
+            return self._hetero(out, perm or {})
+        kind = "HeteroData" if self.hetero else "Data"
+        raise TypeError(
+            f"{self.where}: the sampler returned a {type(out).__name__} for a {kind} "
+            "(SamplerOutput goes with Data, HeteroSamplerOutput with HeteroData)"
+        )
+
+    def _data(self, out: SamplerOutput, perm: Any) -> Any:
+        from arraygnn import ops
+        from arraygnn.data import Data
+
+        xp = _xp(out.node)
+        node = xp.asarray(out.node).astype(np.int64, copy=False)
+        values = dict(self.keep)
+        for name in self.node_attrs:
+            values[name] = ops.gather(self.data[name], node)
+        edge = _edge_ids(xp, out.edge, perm)
+        if edge is not None:
+            for name in self.edge_attrs:
+                values[name] = ops.gather(self.data[name], edge)
+        batch = Data(edge_index=_stack(xp, out.row, out.col), **values)
+        batch.num_nodes = int(node.shape[0])
+        batch.n_id = out.node
+        if edge is not None:
+            batch.e_id = edge
+        _set(batch, "batch", out.batch)
+        _set(batch, "num_sampled_nodes", out.num_sampled_nodes)
+        _set(batch, "num_sampled_edges", out.num_sampled_edges)
+        if out.orig_row is not None and out.orig_col is not None:
+            batch._orig_edge_index = _stack(xp, out.orig_row, out.orig_col)
+        return batch
+
+    def _hetero(self, out: HeteroSamplerOutput, perm: dict) -> Any:
+        from arraygnn import ops
+        from arraygnn.hetero_data import HeteroData
+
+        place, data = self.place, self.data
+        xp = _xp(*out.node.values(), *out.row.values())
+        empty = xp.zeros(0, dtype=np.int64)
+        batch = HeteroData()
+        for key, value in place._global.items():
+            setattr(batch, key, value)
+        for t in data.node_types:
+            given = out.node.get(t)
+            node = empty if given is None else xp.asarray(given).astype(np.int64, copy=False)
+            store, source = batch.get_node_store(t), data._nodes[t]
+            for key, value in place._keep[t].items():
+                store[key] = value
+            for key in place._slice[t]:
+                store[key] = ops.gather(source[key], node)
+            store.num_nodes = int(node.shape[0])
+            store.n_id = node if given is None else given
+            for field in ("batch", "num_sampled_nodes"):
+                _set(store, field, (getattr(out, field) or {}).get(t))
+        edges = out.edge or {}
+        for et in data.edge_types:
+            store, source = batch.get_edge_store(*et), data._edges[et]
+            for key, value in place._keep[et].items():
+                store[key] = value
+            store.edge_index = _stack(xp, out.row.get(et, empty), out.col.get(et, empty))
+            given = edges.get(et, None if out.edge else empty)
+            if et not in out.row and out.edge is not None:
+                given = empty
+            edge = _edge_ids(xp, given, perm.get(et))
+            if edge is not None:
+                for key in place._slice[et]:
+                    store[key] = ops.gather(source[key], edge)
+                store.e_id = edge
+            _set(store, "num_sampled_edges", (out.num_sampled_edges or {}).get(et))
+            if out.orig_row is not None and out.orig_col is not None and et in out.orig_row:
+                store._orig_edge_index = _stack(xp, out.orig_row[et], out.orig_col[et])
+        return batch
+
+
+def _xp(*arrays: Any) -> Any:
+    from arraygnn._namespace import get_namespace
+
+    arrays = tuple(a for a in arrays if is_array(a))
+    return get_namespace(*arrays) if arrays else np
+
+
+def _stack(xp: Any, row: Any, col: Any) -> Any:
+    return xp.stack([xp.asarray(row), xp.asarray(col)]).astype(np.int64, copy=False)
+
+
+def _edge_ids(xp: Any, edge: Any, perm: Any) -> Any:
+    """The graph's ids of a sampler's edges (``perm[edge]`` where it renumbered them)."""
+    if edge is None:
+        return None
+    edge = xp.asarray(edge).astype(np.int64, copy=False)
+    return edge if perm is None else xp.asarray(perm)[edge]
+
+
+def _set(store: Any, name: str, value: Any) -> None:
+    if value is not None:  # PyG: a None attribute is no attribute
+        setattr(store, name, value)
+
+
+def check_sampler(where: str, sampler: Any, method: str) -> Any:
+    if not isinstance(sampler, BaseSampler) and not callable(getattr(sampler, method, None)):
+        raise TypeError(
+            f"{where}: the sampler must be a BaseSampler (with {method}), got "
+            f"{type(sampler).__name__}"
+        )
+    return sampler
+
+
+def order_args(where: str, kwargs: dict) -> tuple[int, bool, bool, Any]:
+    """``(batch_size, shuffle, drop_last, seed)`` from the torch ``DataLoader`` keywords
+    (``num_workers`` & co. are accepted and unused: batches are made in this process)."""
+    batch_size = _check_int(where, "batch_size", kwargs.pop("batch_size", 1), 1)
+    shuffle, drop_last = bool(kwargs.pop("shuffle", False)), bool(kwargs.pop("drop_last", False))
+    seed = kwargs.pop("seed", None)
+    for name in ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor",
+                 "timeout", "worker_init_fn", "dataset", "collate_fn"):  # fmt: skip
+        kwargs.pop(name, None)
+    if kwargs:
+        raise TypeError(f"{where}: unexpected keyword argument(s) {sorted(kwargs)}")
+    return batch_size, shuffle, drop_last, seed
+
+
+def batches(count: int, batch_size: int, shuffle: bool, drop_last: bool, rng: Any) -> Iterator:
+    """The positions of one epoch's batches (PyG's torch ``DataLoader`` over ``range``)."""
+    order = rng.permutation(count) if shuffle else np.arange(count)
+    stop = (count // batch_size) * batch_size if drop_last else count
+    for start in range(0, stop, batch_size):
+        yield order[start : start + batch_size]
+
+
+def _input_nodes(where: str, data: Any, input_nodes: Any, input_id: Any) -> tuple:
+    """``(input_type, nodes, input_id)`` as PyG's ``get_input_nodes``: a mask becomes its
+    node ids, which are also the ``input_id`` unless one is given."""
+    from arraygnn.hetero_neighbor_loader import _input_nodes as hetero_input_nodes
+    from arraygnn.hetero_neighbor_loader import _node_counts
+    from arraygnn.neighbor_loader import NeighborLoader
+
+    if hasattr(data, "node_types"):
+        counts = _node_counts(data)
+        xp = _xp(*(s.get("x") for _, s in data.node_items()))
+        node_type, nodes = hetero_input_nodes(data, input_nodes, counts, xp)
+        given = input_nodes[1] if isinstance(input_nodes, tuple) else None
+    else:
+        n = data.num_nodes
+        xp = _xp(data.edge_index)
+        node_type, given = None, input_nodes
+        nodes = NeighborLoader._input_nodes(SimpleNamespace(num_nodes=n), where, input_nodes, xp)
+    mask = given is not None and xp.asarray(given).dtype.kind == "b"
+    if input_id is not None:
+        input_id = xp.asarray(input_id)
+        if input_id.shape != nodes.shape:
+            raise ValueError(
+                f"{where}: input_id must have one entry per input node ({nodes.shape[0]}), "
+                f"got shape {tuple(input_id.shape)}"
+            )
+    elif mask:
+        input_id = nodes
+    return node_type, nodes, input_id
+
+
+class NodeLoader:
+    """PyG's ``NodeLoader``: node-level mini-batches from any sampler.
+
+    Args:
+        data: a :class:`~arraygnn.data.Data` or :class:`~arraygnn.hetero_data.HeteroData`.
+        node_sampler: a :class:`~arraygnn.sampler.BaseSampler` (``sample_from_nodes``).
+        input_nodes: seed ids, a boolean mask, ``None`` (every node); for a ``HeteroData``
+            ``(node_type, ids | mask | None)`` or a node type name.
+        input_time: one time per input node, handed to the sampler (``index.time``).
+        transform: applied to every filtered batch.
+        transform_sampler_output: applied to every sampler output before filtering.
+        filter_per_worker / custom_cls: accepted for PyG's signature and unused (no worker
+            processes, no remote stores).
+        input_id: the input nodes' ids handed to the sampler (default: their positions,
+            or the node ids for a mask, as PyG).
+        batch_size / shuffle / drop_last: torch ``DataLoader``'s; ``seed`` for shuffling.
+        node_attrs / edge_attrs / exclude_keys: the attribute placement (module RULE).
+
+    ``loader(index)`` makes the batch of the input positions ``index``; ``len(loader)`` is
+    the number of batches per epoch.
+    """
+
+    _where = "NodeLoader"
+
+    def __init__(
+        self,
+        data: Any,
+        node_sampler: BaseSampler,
+        input_nodes: Any = None,
+        input_time: Any = None,
+        transform: Callable[[Any], Any] | None = None,
+        transform_sampler_output: Callable[[Any], Any] | None = None,
+        filter_per_worker: bool | None = None,
+        custom_cls: Any = None,
+        input_id: Any = None,
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        exclude_keys: Iterable[str] = (),
+        **kwargs: Any,
+    ) -> None:
+        where = self._where
+        self.data = data
+        self.node_sampler = check_sampler(where, node_sampler, "sample_from_nodes")
+        self.transform = check_transform(transform)
+        self.transform_sampler_output = check_transform(transform_sampler_output)
+        self.filter_per_worker, self.custom_cls = filter_per_worker, custom_cls
+        self.batch_size, self.shuffle, self.drop_last, seed = order_args(where, kwargs)
+        self._rng = np.random.default_rng(seed)
+        self._filter = Filter(where, data, node_attrs, edge_attrs, exclude_keys)
+        input_type, nodes, input_id = _input_nodes(where, data, input_nodes, input_id)
+        if input_time is not None:
+            input_time = _xp(nodes).asarray(input_time)
+            if input_time.shape != nodes.shape:
+                raise ValueError(
+                    f"{where}: input_time must have one entry per input node "
+                    f"({nodes.shape[0]}), got shape {tuple(input_time.shape)}"
+                )
+        self.input_data = NodeSamplerInput(input_id, nodes, input_time, input_type)
+
+    def __len__(self) -> int:
+        count = int(self.input_data.node.shape[0])
+        return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
+
+    def __iter__(self) -> Iterator[Any]:
+        count = int(self.input_data.node.shape[0])
+        for positions in batches(count, self.batch_size, self.shuffle, self.drop_last, self._rng):
+            yield self(positions)
+
+    def __call__(self, index: Any) -> Any:
+        """The batch of the input positions ``index`` (sampled, then filtered)."""
+        inputs = self.input_data[index]
+        return self.filter_fn(self.node_sampler.sample_from_nodes(inputs), inputs)
+
+    def filter_fn(self, out: Any, inputs: NodeSamplerInput | None = None) -> Any:
+        """The batch of a sampler output (PyG's ``filter_fn``)."""
+        if self.transform_sampler_output is not None:
+            out = self.transform_sampler_output(out)
+        batch = self._filter(out, self.node_sampler.edge_permutation)
+        meta = out.metadata
+        if meta is None and inputs is not None:
+            meta = (inputs.input_id, inputs.time)
+        if meta is None or meta[0] is None:
+            raise ValueError(
+                f"{self._where}: the sampler's output has no metadata; return "
+                "metadata=(index.input_id, index.time) from sample_from_nodes (PyG's contract)"
+            )
+        store = batch if not self._filter.hetero else batch[self.input_data.input_type]
+        store.input_id = meta[0]
+        _set(store, "seed_time", meta[1])
+        store.batch_size = int(meta[0].shape[0])
+        return batch if self.transform is None else self.transform(batch)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"

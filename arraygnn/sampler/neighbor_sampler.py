@@ -1,0 +1,274 @@
+"""``NeighborSampler``: arraygnn's neighbour sampling as a :class:`BaseSampler`.
+
+The sampler behind :class:`~arraygnn.neighbor_loader.NeighborLoader` and
+:class:`~arraygnn.link_neighbor_loader.LinkNeighborLoader` (their kernels, streams and
+numbering), returning :class:`SamplerOutput` / :class:`HeteroSamplerOutput` for the generic
+:class:`~arraygnn.node_loader.NodeLoader` / :class:`~arraygnn.link_loader.LinkLoader`:
+``NodeLoader(data, NeighborSampler(data, k, seed=s), batch_size=b)`` yields the batches of
+``NeighborLoader(data, k, batch_size=b, seed=s)`` (unshuffled input, index input nodes), and
+``LinkLoader(data, NeighborSampler(data, k, seed=s), neg_sampling=...)`` those of
+``LinkNeighborLoader(data, k, neg_sampling=..., seed=s)`` for the default label edges.
+
+RULE: negatives are true negatives: pairs that are no edge of the graph (and ``u != v``),
+      drawn uniformly (as ``LinkNeighborLoader``; PyG's sampler draws random nodes).
+      ``src_weight`` / ``dst_weight`` are not provided.
+
+>>> import numpy as np
+>>> from arraygnn.data import Data
+>>> from arraygnn.sampler.base import NodeSamplerInput
+>>> ring = np.array([[0, 1, 2, 3, 4], [1, 2, 3, 4, 0]])
+>>> sampler = NeighborSampler(Data(edge_index=ring, num_nodes=5), [1, 1])
+>>> out = sampler.sample_from_nodes(NodeSamplerInput(None, np.array([0, 1]))[[0, 1]])
+>>> out.node.tolist(), out.row.tolist(), out.col.tolist(), out.num_sampled_nodes
+([0, 1, 4, 3], [0, 2, 3], [1, 0, 2], [2, 1, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from types import MethodType
+from typing import Any
+
+import numpy as np
+
+from arraygnn._namespace import is_array
+from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
+from arraygnn.link_neighbor_loader import LinkNeighborLoader
+from arraygnn.sampler.base import (
+    BaseSampler,
+    EdgeSamplerInput,
+    HeteroSamplerOutput,
+    NegativeSampling,
+    NodeSamplerInput,
+    SamplerOutput,
+)
+
+__all__ = ["NeighborSampler"]
+
+_WHERE = "NeighborSampler"
+
+
+class _Core(LinkNeighborLoader):
+    """The homogeneous loaders' sampling with :class:`SamplerOutput` for batches."""
+
+    def _assemble(self, n_id, e_id, row, col, num_sampled_nodes, num_sampled_edges):  # type: ignore[override]
+        return SamplerOutput(n_id, row, col, e_id, None, num_sampled_nodes, num_sampled_edges)
+
+
+class _Store:
+    """An attribute bag standing in for a batch store while the hetero loaders' code
+    writes a :class:`HeteroSamplerOutput`; a node store's ``batch`` is ``out.batch[t]``."""
+
+    def __init__(self, out: HeteroSamplerOutput, node_type: str | None) -> None:
+        object.__setattr__(self, "_at", (out, node_type))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        out, node_type = self._at
+        if name == "batch" and node_type is not None:
+            out.batch = {} if out.batch is None else out.batch
+            out.batch[node_type] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:  # only for names not set on the bag
+        out, node_type = object.__getattribute__(self, "_at")
+        if name == "batch" and node_type is not None and out.batch:
+            return out.batch[node_type]
+        raise AttributeError(name)
+
+
+class _HeteroOut(HeteroSamplerOutput):
+    def _store(self, key: Any, node_type: str | None) -> _Store:
+        stores = self.__dict__.setdefault("_stores", {})
+        if key not in stores:
+            stores[key] = _Store(self, node_type)
+        return stores[key]
+
+    def get_node_store(self, node_type: str) -> _Store:
+        return self._store(("node", node_type), node_type)
+
+    def get_edge_store(self, *edge_type: str) -> _Store:
+        return self._store(edge_type, None)
+
+
+class _HeteroCore(HeteroNeighborLoader):
+    """The hetero loader's sampling with :class:`HeteroSamplerOutput` for batches."""
+
+    _own_seed_time = False  # seed times come with each NodeSamplerInput
+
+    def _assemble(self, n_ids, edges, num_sampled_nodes, num_sampled_edges):  # type: ignore[override]
+        return _HeteroOut(
+            dict(n_ids), {et: e[0] for et, e in edges.items()},
+            {et: e[1] for et, e in edges.items()}, {et: e[2] for et, e in edges.items()},
+            None, num_sampled_nodes, num_sampled_edges,
+        )  # fmt: skip
+
+
+class NeighborSampler(BaseSampler):
+    """PyG's ``NeighborSampler`` (``torch_geometric.sampler``) on arrays.
+
+    Args:
+        data: a :class:`~arraygnn.data.Data` or :class:`~arraygnn.hetero_data.HeteroData`.
+        num_neighbors: in-edges per node and hop (``-1``: all); a dict per edge type for
+            a ``HeteroData``, as :class:`~arraygnn.neighbor_loader.NeighborLoader`.
+        subgraph_type: ``'directional'`` (the one provided).
+        replace / disjoint / temporal_strategy / time_attr: as ``NeighborLoader``; a
+            homogeneous node time is named in ``node_attrs``, an edge time in
+            ``edge_attrs`` (said, never guessed); the other array attributes are ignored.
+        seed: the sampling streams' seed (the loaders' ``seed``).
+
+    Both methods run for both graph kinds (a ``HeteroData``'s links: ``index.input_type``
+    names their edge type; negatives avoid that type's edges, as
+    :class:`~arraygnn.hetero_link_neighbor_loader.HeteroLinkNeighborLoader`).
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        num_neighbors: Sequence[int] | dict,
+        subgraph_type: str = "directional",
+        replace: bool = False,
+        disjoint: bool = False,
+        temporal_strategy: str = "uniform",
+        time_attr: str | None = None,
+        seed: Any = None,
+        node_attrs: Iterable[str] = (),
+        edge_attrs: Iterable[str] = (),
+    ) -> None:
+        from arraygnn.hetero_data import HeteroData
+
+        common = dict(
+            replace=replace, subgraph_type=subgraph_type, seed=seed, disjoint=disjoint,
+            temporal_strategy=temporal_strategy, time_attr=time_attr,
+        )  # fmt: skip
+        self.is_hetero = isinstance(data, HeteroData)
+        if self.is_hetero:
+            excluded = {k for _, s in data.node_items() + data.edge_items() for k in s}
+            excluded |= set(data._global)
+            excluded -= {"num_nodes", "edge_index", time_attr}
+            self._core: Any = _HeteroCore(
+                data, num_neighbors, data.node_types[0], node_attrs=[], edge_attrs=[],
+                exclude_keys=excluded, **common,
+            )  # fmt: skip
+            # link sampling: one hetero link core per (edge type, mode), made when first
+            # asked for, with the arguments it needs (the same seed: the loader's streams)
+            self._link_args = dict(
+                data=data, num_neighbors=num_neighbors, node_attrs=[], edge_attrs=[],
+                exclude_keys=excluded, **common,
+            )  # fmt: skip
+            self._link_cores: dict[Any, Any] = {}
+            return
+        node_attrs, edge_attrs = list(node_attrs), list(edge_attrs)
+        keys = list(data.keys()) if hasattr(data, "keys") else []
+        excluded = {k for k in keys if is_array(data[k])} - set(node_attrs) - set(edge_attrs)
+        excluded -= {"edge_index"}
+        label_time = None
+        if time_attr is not None:  # the link core wants label times with time_attr:
+            # the default label edges' (never read: every call brings its own)
+            label_time = np.zeros(int(data.edge_index.shape[1]), dtype=np.int64)
+        self._core = _Core(
+            data, num_neighbors, node_attrs=node_attrs, edge_attrs=edge_attrs,
+            exclude_keys=excluded, edge_label_time=label_time, **common,
+        )  # fmt: skip
+        self._core.edge_label_time = None
+        self._graph_edges = self._core.edge_label_index
+        self._prepared: set[str] = set()
+
+    def sample_from_nodes(
+        self, index: NodeSamplerInput, **kwargs: Any
+    ) -> SamplerOutput | HeteroSamplerOutput:
+        core = self._core
+        xp = core.graph._xp()
+        seeds = xp.asarray(index.node).astype(np.int64)
+        if self.is_hetero:
+            if index.input_type not in core.num_nodes_dict:
+                raise ValueError(
+                    f"{_WHERE}: input_type {index.input_type!r} is not a node type of the "
+                    f"graph (node types: {core.node_types})"
+                )
+            core.input_type = index.input_type
+            if index.time is None and core._node_time and index.input_type not in core._node_time:
+                raise ValueError(
+                    f"{_WHERE}: the input node type {index.input_type!r} has no time; pass "
+                    "input_time="
+                )
+        out = core._subgraph(seeds, core._seed_times(seeds, index.time))
+        out.metadata = (index.input_id, index.time)
+        return out
+
+    def sample_from_edges(
+        self, index: EdgeSamplerInput, neg_sampling: NegativeSampling | None = None
+    ) -> SamplerOutput | HeteroSamplerOutput:
+        neg = NegativeSampling.cast(neg_sampling)
+        if neg is not None and (neg.src_weight is not None or neg.dst_weight is not None):
+            raise ValueError(f"{_WHERE}: weighted negative sampling is not provided")
+        mode = None if neg is None else (neg.mode.value, float(neg.amount))
+        if self.is_hetero:
+            return self._hetero_edges(index, mode)
+        core = self._core
+        xp = core.graph._xp()
+        if mode is not None and mode[0] not in self._prepared:
+            core.edge_label_index, core.neg_sampling = self._graph_edges, mode
+            core._prepare_negatives(xp)  # the pairs no negative may be: the graph's edges
+            self._prepared.add(mode[0])
+        core.neg_sampling = mode
+        core.edge_label_index = xp.stack([xp.asarray(index.row), xp.asarray(index.col)])
+        core.edge_label_index = core.edge_label_index.astype(np.int64)
+        core.edge_label, core.edge_label_time = index.label, index.time
+        count = int(core.edge_label_index.shape[1])
+        out = core._batch(xp.arange(count, dtype=np.int64))
+        get = out.__dict__.get
+        if mode is not None and mode[0] == "triplet":
+            seed_time = get("seed_time")
+            out.metadata = (
+                index.input_id, out.src_index, out.dst_pos_index, out.dst_neg_index, seed_time,
+            )  # fmt: skip
+        else:
+            out.metadata = (
+                index.input_id, out.edge_label_index, get("edge_label"), get("edge_label_time"),
+            )  # fmt: skip
+        return out
+
+    def _hetero_edges(self, index: EdgeSamplerInput, mode: Any) -> HeteroSamplerOutput:
+        """``HeteroLinkNeighborLoader``'s batch around the links of ``index.input_type``."""
+        from arraygnn.hetero_link_neighbor_loader import HeteroLinkNeighborLoader
+
+        data = self._link_args["data"]
+        try:
+            et = data._to_canonical(*index.input_type)
+        except (KeyError, TypeError):
+            et = None
+        if et not in data.edge_types:
+            raise ValueError(
+                f"{_WHERE}: input_type {index.input_type!r} is not an edge type of the graph "
+                f"(edge types: {data.edge_types})"
+            )
+        key = (et, None if mode is None else mode[0])
+        core = self._link_cores.get(key)
+        if core is None:
+            args = dict(self._link_args)
+            if args["time_attr"] is not None:  # as the homogeneous core (never read)
+                count = int(data[et].edge_index.shape[1])
+                args["edge_label_time"] = np.zeros(count, dtype=np.int64)
+            core = HeteroLinkNeighborLoader(edge_label_index=(et, None), neg_sampling=mode, **args)
+            core._sampler._assemble = MethodType(_HeteroCore._assemble, core._sampler)
+            self._link_cores[key] = core
+        xp = core.graph._xp()
+        core.neg_sampling = mode
+        core.edge_label_index = xp.stack([xp.asarray(index.row), xp.asarray(index.col)])
+        core.edge_label_index = core.edge_label_index.astype(np.int64)
+        core.edge_label, core.edge_label_time = index.label, index.time
+        out = core._batch(xp.arange(int(core.edge_label_index.shape[1]), dtype=np.int64))
+        store = out.get_edge_store(*et)
+        if mode is not None and mode[0] == "triplet":
+            src, dst = out.get_node_store(et[0]), out.get_node_store(et[2])
+            out.metadata = (
+                index.input_id, src.src_index, dst.dst_pos_index, dst.dst_neg_index,
+                src.__dict__.get("seed_time"),
+            )  # fmt: skip
+        else:
+            get = store.__dict__.get
+            out.metadata = (
+                index.input_id, store.edge_label_index, get("edge_label"), get("edge_label_time"),
+            )  # fmt: skip
+        return out
