@@ -70,6 +70,7 @@ from arraygnn.nn.gen_conv import GENConv
 from arraygnn.nn.general_conv import GeneralConv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.gmm_conv import DGLGMMConv, GMMConv
+from arraygnn.nn.gnnff import GNNFF
 from arraygnn.nn.gps_conv import GPSConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.graph_unet import GraphUNet
@@ -137,6 +138,7 @@ from arraygnn.nn.pool_points import fps, nearest, voxel_grid
 from arraygnn.nn.ppf_conv import PPFConv
 from arraygnn.nn.qformer import QFormer
 from arraygnn.nn.radius_graph_module import RadiusGraph
+from arraygnn.nn.re_net import RENet
 from arraygnn.nn.readout import (
     AttentionalAggregation,
     AvgPooling,
@@ -152,6 +154,7 @@ from arraygnn.nn.readout import (
 )
 from arraygnn.nn.rect import RECT_L
 from arraygnn.nn.relation_groups import RelationGroups, group_relations
+from arraygnn.nn.rev_gnn import GroupAddRev, GroupRevRes
 from arraygnn.nn.rgat_conv import RGATConv
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
 from arraygnn.nn.rgcn_conv import RGCNConv as FastRGCNConv  # PyG's name, same layer
@@ -408,6 +411,10 @@ __all__ = [
     "ViSNet",
     "DimeNet",
     "DimeNetPlusPlus",
+    "GroupAddRev",
+    "GroupRevRes",
+    "RENet",
+    "GNNFF",
     "from_pyg",
     "from_dgl",
     "from_torch",

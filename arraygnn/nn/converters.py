@@ -85,6 +85,9 @@ PYG: dict[str, str] = {
     "ViSNet": "arraygnn.nn.visnet:from_pyg_module",
     "ViSNetBlock": "arraygnn.nn.visnet:from_pyg_module",
     "TGNMemory": "arraygnn.nn.tgn:from_pyg_module",
+    "GroupAddRev": "arraygnn.nn.rev_gnn:from_pyg_module",
+    "RENet": "arraygnn.nn.re_net:from_pyg_module",
+    "GNNFF": "arraygnn.nn.gnnff:from_pyg_module",
 }
 
 #: torch.nn class name (``from_torch``) -> "module:function"
@@ -126,6 +129,7 @@ DGL: dict[str, str] = {
     "TransR": "arraygnn.nn.transr:from_dgl_module",
     "DeepWalk": "arraygnn.nn.deepwalk:from_dgl_module",
     "RadiusGraph": "arraygnn.nn.radius_graph_module:from_dgl_module",
+    "GroupRevRes": "arraygnn.nn.rev_gnn:from_dgl_module",
 }
 
 
