@@ -151,10 +151,11 @@ class TemporalData:
         return self.num_events
 
     def __call__(self, *args: str) -> Iterator[tuple[str, Any]]:
-        """``(key, value)`` pairs, only ``args`` keys when given."""
-        for key, value in self._store.items():
-            if not args or key in args:
-                yield key, value
+        """``(key, value)`` pairs; with ``args``, those keys that are set, in ``args``
+        order (PyG's)."""
+        for key in args or list(self._store):
+            if key in self._store:
+                yield key, self._store[key]
 
     def keys(self) -> list[str]:
         """The keys, in insertion order."""
@@ -269,15 +270,22 @@ class TemporalData:
     ) -> tuple[TemporalData, TemporalData, TemporalData]:
         """Split by time as PyG's: with ``q = numpy.quantile(t, [1 - val - test, 1 - test])``
         the three parts are ``self[:a]``, ``self[a:b]``, ``self[b:]`` where ``a`` / ``b``
-        count the events with ``t <= q`` (events are expected in time order)."""
+        count the events with ``t <= q`` (events are expected in time order).
+
+        RULE: ``t <= q`` is compared as PyG's torch comparison of the tensor ``t`` with a
+          float: in float32 (torch's default dtype) for integer ``t``, in ``t``'s own dtype
+          for floating ``t``. Integer seconds beyond 2**24 (Unix times) are rounded to
+          float32 first, so events a few seconds apart can land in the same part."""
         t = self._store.get("t")
         if t is None:
             raise ValueError("TemporalData.train_val_test_split needs t")
         val_time, test_time = np.quantile(
             to_numpy(t), [1.0 - val_ratio - test_ratio, 1.0 - test_ratio]
         )
-        val_idx = int((t <= val_time).sum())
-        test_idx = int((t <= test_time).sum())
+        cast = np.dtype(t.dtype if t.dtype.kind == "f" else np.float32)
+        t_cmp = t.astype(cast, copy=False)
+        val_idx = int((t_cmp <= cast.type(val_time)).sum())
+        test_idx = int((t_cmp <= cast.type(test_time)).sum())
         return self[:val_idx], self[val_idx:test_idx], self[test_idx:]
 
     def __repr__(self) -> str:

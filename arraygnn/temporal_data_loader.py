@@ -27,7 +27,18 @@ __all__ = ["TemporalDataLoader"]
 # torch DataLoader keywords PyG's loader drops itself (PyTorch Lightning passes them)
 _DROPPED = ("dataset", "collate_fn", "shuffle")
 # torch DataLoader keywords that change nothing here (single process, no pinning)
-_ACCEPTED = ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "timeout")
+_ACCEPTED = (
+    "num_workers",
+    "pin_memory",
+    "persistent_workers",
+    "prefetch_factor",
+    "timeout",
+    "worker_init_fn",
+    "multiprocessing_context",
+    "generator",
+    "pin_memory_device",
+    "in_order",
+)
 
 
 class TemporalDataLoader:

@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from arraygnn import ops
-from arraygnn._namespace import get_namespace, repeat_counts, to_device
+from arraygnn._namespace import get_namespace, is_array, repeat_counts, to_device
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import GRUCell, Linear
-from arraygnn.ops._common import check_index
+from arraygnn.ops._common import check_index, check_size
 
 __all__ = [
     "IdentityMessage",
@@ -54,6 +54,34 @@ def _ids(where: str, name: str, value: Any, num_nodes: int) -> Any:
     """``value`` checked as a 1-D integer array of node ids in ``[0, num_nodes)``."""
     check_index(f"{where}: {name}", value, num_nodes)
     return value
+
+
+def _aggr_inputs(layer: str, msg: Any, index: Any, t: Any, dim_size: Any) -> int:
+    """An aggregator's ``(msg, index, t, dim_size)`` checked, naming ``layer``; ``t`` is
+    checked when given (``LastAggregator`` reads it, ``MeanAggregator`` does not)."""
+    dim_size = check_size(f"{layer}: dim_size", dim_size)
+    check_index(f"{layer}: index", index, dim_size)
+    if not is_array(msg) or msg.ndim < 1:
+        raise TypeError(f"{layer}: msg must be an array with one row per message")
+    if index.shape[0] != msg.shape[0]:
+        raise ValueError(
+            f"{layer}: index has {index.shape[0]} entries but msg has {msg.shape[0]} rows"
+        )
+    if t is not None and (
+        not is_array(t) or t.shape != (msg.shape[0],) or t.dtype.kind not in "iuf"
+    ):
+        raise ValueError(
+            f"{layer}: t must be [{msg.shape[0]}] integer or float timestamps, got "
+            f"{_shape_dtype(t)}"
+        )
+    return dim_size
+
+
+def _shape_dtype(value: Any) -> str:
+    """Shape and dtype of an array, else its type (for error messages)."""
+    if is_array(value):
+        return f"{list(value.shape)} {value.dtype}"
+    return str(type(value))
 
 
 def _ranges(xp: Any, starts: Any, counts: Any) -> Any:
@@ -88,6 +116,8 @@ class TimeEncoder(Module):
         self.lin = Linear(1, self.out_channels, dtype=dtype, rng=rng)
 
     def __call__(self, t: Any) -> Any:
+        if not is_array(t):
+            raise TypeError(f"TimeEncoder: t must be an array of timestamps, got {type(t)}")
         xp = get_namespace(t)
         return xp.cos(self.lin(t.reshape(-1, 1)))
 
@@ -148,6 +178,7 @@ class LastAggregator(Module):
     """
 
     def __call__(self, msg: Any, index: Any, t: Any, dim_size: int) -> Any:
+        dim_size = _aggr_inputs("LastAggregator", msg, index, t, dim_size)
         xp = get_namespace(msg, index, t)
         perm, ptr = _sorted_segments(xp, index, dim_size)
         last, has = _last_in_segments(xp, t[perm], ptr)
@@ -160,6 +191,7 @@ class MeanAggregator(Module):
     """PyG's ``MeanAggregator``: per node, the mean of its messages (zeros for none)."""
 
     def __call__(self, msg: Any, index: Any, t: Any, dim_size: int) -> Any:
+        dim_size = _aggr_inputs("MeanAggregator", msg, index, None, dim_size)
         return ops.scatter(msg, index, dim_size, "mean")
 
 
@@ -263,7 +295,12 @@ class TGNMemory(Module):
     RULE: duplicate ids in a training-mode ``memory(n_id)`` all get the node's row (PyG
       computes only the last duplicate's row and gives the others a zero message).
     Ties for ``LastAggregator``: see its RULE (the last message in PyG's order: the
-    node's source-side messages in event order, then its destination-side ones).
+    node's source-side messages in event order, then its destination-side ones; PyG
+    stores a batch in ``torch.sort`` order, which keeps event order for up to 16 events
+    and leaves the order of ties open beyond).
+    ``LastAggregator`` / ``MeanAggregator`` themselves run the shortcuts of the module
+    docstring; any other aggregator (subclasses of those two included) is called as PyG
+    calls it, ``aggr(msg, index, t, dim_size)`` over every formed message.
 
     Shapes:
         - ``src``, ``dst``, ``t``: ``[E]``; ``raw_msg``: ``[E, raw_msg_dim]``
@@ -371,15 +408,15 @@ class TGNMemory(Module):
             raise ValueError(
                 f"TGNMemory.update_state: src has {n} events but dst has {dst.shape[0]}"
             )
-        if not hasattr(t, "dtype") or t.ndim != 1 or t.shape[0] != n or t.dtype.kind not in "iuf":
+        if not is_array(t) or t.ndim != 1 or t.shape[0] != n or t.dtype.kind not in "iuf":
             raise ValueError(
                 f"TGNMemory.update_state: t must be [{n}] integer or float timestamps, got "
-                f"{getattr(t, 'shape', type(t))}"
+                f"{_shape_dtype(t)}"
             )
-        if not hasattr(raw_msg, "dtype") or tuple(raw_msg.shape) != (n, self.raw_msg_dim):
+        if not is_array(raw_msg) or tuple(raw_msg.shape) != (n, self.raw_msg_dim):
             raise ValueError(
                 f"TGNMemory.update_state: raw_msg must be [{n}, {self.raw_msg_dim}], got "
-                f"{getattr(raw_msg, 'shape', type(raw_msg))}"
+                f"{_shape_dtype(raw_msg)}"
             )
         if n == 0:
             return
@@ -423,7 +460,7 @@ class TGNMemory(Module):
         tmax = ops.segment(t, ptr, "max") if t.shape[0] else xp.zeros(n_id.shape[0], tdtype)
         num = n_id.shape[0]
         width = self.gru.input_size
-        if isinstance(self.aggr_module, LastAggregator):
+        if type(self.aggr_module) is LastAggregator:  # a subclass may override the call
             aggr = xp.zeros((num, width), dtype=self.memory.dtype)
             if t.shape[0]:
                 last, has = _last_in_segments(xp, t, ptr)
@@ -447,7 +484,7 @@ class TGNMemory(Module):
                 msg[s_pos] = self._messages("s", self._s_store, s_rows)
             if d_rows.shape[0]:
                 msg[d_pos] = self._messages("d", self._d_store, d_rows)
-            if isinstance(self.aggr_module, MeanAggregator):
+            if type(self.aggr_module) is MeanAggregator:
                 aggr = ops.segment(msg, ptr, "mean")
             else:  # a user aggregator, called as PyG's: (msg, index, t, dim_size)
                 index = repeat_counts(xp, xp.arange(num, dtype=np.int64), counts)
@@ -479,8 +516,9 @@ class LastNeighborLoader:
     RULE: when a node gets more than ``size`` new interactions in one ``insert``, the
       ones kept are PyG's: the last ``size`` in the order (the node as destination, in
       event order; then the node as source, in event order), merged with the old ones
-      by event id. (PyG's sort is stable there for large inputs; its small-input sort
-      is not, which leaves PyG's choice open for short batches.)
+      by event id. (That is PyG's choice for batches of up to 8 events, whose 16 sort
+      entries torch sorts stably on the CPU; beyond that its sort is not stable and
+      PyG's choice is open.)
     """
 
     def __init__(self, num_nodes: int, size: int, device: str | None = None) -> None:
@@ -551,12 +589,23 @@ class LastNeighborLoader:
 
 
 # ---------------------------------------------------------------- conversion
-def from_pyg_module(module: Any, dtype: Any, convert: Callable[[Any], Any]) -> TGNMemory:
+def from_pyg_module(module: Any, dtype: Any, convert: Callable[[Any], Any]) -> Module:
     """PyG's ``TGNMemory`` with its weights and its state: memory, ``last_update``,
     both message stores and the training flag. Message module: ``IdentityMessage``;
-    aggregator: ``LastAggregator`` or ``MeanAggregator``."""
-    from arraygnn.nn.weights import _dtype_of
+    aggregator: ``LastAggregator`` or ``MeanAggregator``. Those parts and ``TimeEncoder``
+    (which PyG's TGN example shares with its embedding module) convert on their own too."""
+    from arraygnn.nn.weights import _dtype_of, _load
 
+    part = type(module).__name__
+    if part == "TimeEncoder":
+        layer = TimeEncoder(module.out_channels, dtype=_dtype_of(module))
+        return _load(layer, module, "pyg")
+    if part == "IdentityMessage":  # PyG keeps only the sum of the three widths
+        return IdentityMessage(module.out_channels, 0, 0)
+    if part == "LastAggregator":
+        return LastAggregator()
+    if part == "MeanAggregator":
+        return MeanAggregator()
     dtype = _dtype_of(module)
     kind = type(module.msg_s_module).__name__
     if kind != "IdentityMessage":
