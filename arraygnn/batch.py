@@ -326,7 +326,11 @@ class Batch(Data):
         """The ``idx``-th graph, exactly as it was collated (views where possible)."""
         g = self.num_graphs
         if not self._kind_dict or g is None:
-            raise ValueError("this Batch has no slice records (it was not collated)")
+            raise ValueError(
+                "this Batch has no slice records: it was not collated, or a transform "
+                "changed it so that its graphs can no longer be split (see "
+                "docs/transforms.md, 'Transforms on a Batch')"
+            )
         if not isinstance(idx, (int, np.integer)) or isinstance(idx, bool):
             raise TypeError(f"get_example: index must be an int, got {type(idx).__name__}")
         i = int(idx)

@@ -9,6 +9,14 @@ refuse an array attribute none of them names, so no array is left silently out o
 A ``HeteroData`` needs no such lists: its node stores hold per-node values and its edge
 stores per-edge values.
 
+Inside a transform called on a :class:`~arraygnn.batch.Batch` (:func:`on_batch`), the
+batch's own vectors are placed by what the batch records, not by their lengths
+(:func:`batch_vectors`): ``batch`` is a node attribute, a ``follow_batch`` vector
+``<key>_batch`` has the level of ``<key>`` (``edge_index_batch``: edge), and the pointers
+``ptr`` / ``<key>_ptr`` are structure, recomputed after the transform
+(:mod:`arraygnn.transforms._on_batch`). Elsewhere (``Data.subgraph`` of a ``Batch``),
+where nothing recomputes them, they must be named as before.
+
 >>> import numpy as np
 >>> from arraygnn.data import Data
 >>> d = Data(x=np.ones((3, 2)), y=np.zeros(3), edge_index=np.array([[0], [1]]))
@@ -22,7 +30,9 @@ ValueError: Demo: data attribute(s) ['y'] are neither node, edge nor graph attri
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +42,8 @@ __all__ = [
     "AttributeLevels",
     "SaidLevels",
     "attribute_levels",
+    "batch_vectors",
+    "on_batch",
     "with_edge_attr",
     "DEFAULT_NODE_ATTRS",
     "DEFAULT_EDGE_ATTRS",
@@ -66,6 +78,78 @@ def _names(where: str, what: str, value: Any) -> list[str]:
     return names
 
 
+def batch_vectors(data: Any) -> tuple[dict[str, str | None], dict[str, str]]:
+    """The vectors a :class:`~arraygnn.batch.Batch` keeps of its own, read from its records
+    (no length is looked at): ``(vectors, pointers)``. ``vectors`` maps ``'batch'`` to
+    ``None`` (it follows the nodes) and each ``follow_batch`` vector ``'<key>_batch'`` to
+    ``'<key>'``; ``pointers`` maps ``'ptr'`` / ``'<key>_ptr'`` to the vector they point
+    into. A key with a slice record of its own is a collated attribute, never one of
+    these. Empty for anything but a ``Batch``."""
+    from arraygnn.batch import Batch  # lazy: arraygnn.batch is not needed by plain Data
+
+    if not isinstance(data, Batch):
+        return {}, {}
+    store, kinds = data._store, data._kind_dict
+    vectors: dict[str, str | None] = {}
+    if "batch" in store and "batch" not in kinds:
+        vectors["batch"] = None
+    for key in kinds:
+        name = key + "_batch"
+        if name in store and name not in kinds:
+            vectors[name] = key
+    pointers: dict[str, str] = {}
+    for v in vectors:
+        p = "ptr" if v == "batch" else v[: -len("_batch")] + "_ptr"
+        if p in store and p not in kinds:
+            pointers[p] = v
+    return vectors, pointers
+
+
+#: set while a transform runs on a ``Batch`` (BaseTransform.__call__), which then fixes
+#: the pointers and records of its result
+_ON_BATCH: ContextVar[bool] = ContextVar("arraygnn_transform_on_batch", default=False)
+
+
+@contextmanager
+def on_batch() -> Iterator[None]:
+    """Within it, :func:`attribute_levels` places a ``Batch``'s own vectors itself (run
+    by a transform's call on a ``Batch``, whose result then gets its ``ptr`` and records
+    fixed)."""
+    token = _ON_BATCH.set(True)
+    try:
+        yield
+    finally:
+        _ON_BATCH.reset(token)
+
+
+def _place_batch_vectors(
+    where: str, data: Any, node: list[str], edge: list[str], graph: list[str]
+) -> set[str]:
+    """Add a ``Batch``'s own vectors the caller did not name to their levels (in place);
+    return its pointers (structure, like ``edge_index``). Only within :func:`on_batch`."""
+    if not _ON_BATCH.get():
+        return set()
+    vectors, pointers = batch_vectors(data)
+    named = set(node) | set(edge) | set(graph)
+    for p in pointers:
+        if p in node or p in edge:  # in graph_attrs it is left alone, as a pointer is
+            raise ValueError(
+                f"{where}: {p!r} is the Batch's pointer, recomputed from "
+                f"{pointers[p]!r} after the transform, not a node or edge attribute"
+            )
+    for v, key in vectors.items():
+        if v in named:
+            continue
+        if key is None or key in node:
+            node.append(v)
+        elif key == "edge_index" or key in edge:
+            edge.append(v)
+        elif key in graph or data._kind_dict.get(key) != "cat":
+            graph.append(v)  # the follow vector of a per-graph value: one entry per graph
+        # else: ``key`` itself is unplaced, and the error below names it
+    return set(pointers)
+
+
 def attribute_levels(
     where: str,
     data: Any,
@@ -76,7 +160,9 @@ def attribute_levels(
     """Every array attribute of ``data`` (a ``Data``) placed at one level, checked: each
     named attribute exists, is named once, and has ``num_nodes`` / ``num_edges`` rows; an
     array attribute left unnamed is a ``ValueError`` naming it (``where`` leads every
-    message). ``edge_index`` and ``num_nodes`` are the structure, never attributes."""
+    message). ``edge_index`` and ``num_nodes`` are the structure, never attributes; within
+    :func:`on_batch` so are a ``Batch``'s pointers, and its ``batch`` / ``follow_batch``
+    vectors join the level of what they follow (:func:`batch_vectors`) unless named."""
     keys = list(data.keys())
     node = (
         [k for k in DEFAULT_NODE_ATTRS if k in keys]
@@ -89,6 +175,7 @@ def attribute_levels(
         else _names(where, "edge_attrs", edge_attrs)
     )
     graph = _names(where, "graph_attrs", graph_attrs)
+    own = _place_batch_vectors(where, data, node, edge, graph)
     seen: dict[str, str] = {}
     for level, names in (("node", node), ("edge", edge), ("graph", graph)):
         for name in names:
@@ -101,7 +188,9 @@ def attribute_levels(
                     f"{where}: {name!r} named as a {seen[name]} and as a {level} attribute"
                 )
             seen[name] = level
-    unplaced = [k for k in keys if k not in seen and k not in _OWN and is_array(data[k])]
+    unplaced = [
+        k for k in keys if k not in seen and k not in _OWN and k not in own and is_array(data[k])
+    ]
     if unplaced:
         raise ValueError(
             f"{where}: data attribute(s) {unplaced} are neither node, edge nor graph "

@@ -9,6 +9,8 @@ RULE: nothing the caller passed is modified: ``forward`` receives a shallow copy
       key set, the caller's arrays) and replaces arrays instead of writing into them.
 RULE: which ``Data`` attributes are per node and per edge is said, never guessed from their
       lengths (:func:`arraygnn.transforms.attrs.attribute_levels`).
+RULE: called on a ``Batch``, a transform's result has its ``ptr`` recomputed and its
+      records updated or dropped (:mod:`arraygnn.transforms._on_batch`).
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -27,6 +29,9 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from arraygnn.batch import Batch
+from arraygnn.transforms.attrs import on_batch
+
 __all__ = ["BaseTransform", "Compose", "ComposeFilters"]
 
 
@@ -35,7 +40,13 @@ class BaseTransform:
     :meth:`forward`; calling the transform runs it on a shallow copy of the input."""
 
     def __call__(self, data: Any) -> Any:
-        return self.forward(copy.copy(data))
+        if not isinstance(data, Batch):
+            return self.forward(copy.copy(data))
+        from arraygnn.transforms._on_batch import finish_batch
+
+        with on_batch():  # the batch's own vectors are placed, then fixed
+            out = self.forward(copy.copy(data))
+        return finish_batch(self, data, out)
 
     def forward(self, data: Any) -> Any:
         """The transformed ``data`` (a shallow copy the transform may set attributes on)."""

@@ -26,6 +26,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.transforms._draws import device_generator, seed_arg
+from arraygnn.transforms._on_batch import refuse_batch
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
 
@@ -56,6 +57,11 @@ class HalfHop(BaseTransform):
 
     def forward(self, data: Any) -> Any:
         where = "HalfHop"
+        refuse_batch(
+            where,
+            data,
+            "its slow nodes have no graph id: PyG leaves 'batch' a row per slow node short",
+        )
         ei, n = checked_graph(where, data)
         if "edge_weight" in data or "edge_attr" in data:
             raise ValueError(

@@ -15,6 +15,7 @@ from typing import Any
 
 from arraygnn import ops
 from arraygnn._namespace import get_namespace, repeat_counts
+from arraygnn.transforms._on_batch import refuse_batch
 from arraygnn.transforms.attrs import SaidLevels
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
@@ -64,6 +65,11 @@ class LineGraph(SaidLevels, BaseTransform):
 
     def forward(self, data: Any) -> Any:
         where = "LineGraph"
+        refuse_batch(
+            where,
+            data,
+            "its nodes are the edges, which PyG leaves without a graph id ('batch' stale)",
+        )
         ei, n = checked_graph(where, data)
         levels = self.levels(where, data)
         others = [k for k in levels.node if k != "x"] + [k for k in levels.edge if k != "edge_attr"]

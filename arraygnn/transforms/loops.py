@@ -65,6 +65,11 @@ class _LoopTransform(BaseTransform):
         self.fill_value = fill_value
         self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
 
+    @property
+    def edge_outputs(self) -> tuple[str, ...]:
+        """The per-edge array it fills (a ``Batch`` keeps records for it)."""
+        return (self.attr,)
+
     def forward(self, data: Any) -> Any:
         where = type(self).__name__
         check_data(where, data)
@@ -143,6 +148,8 @@ class RemoveSelfLoops(BaseTransform):
     ) -> None:
         self.attr = _attr_name("RemoveSelfLoops", attr)
         self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
+
+    edge_outputs = _LoopTransform.edge_outputs
 
     def forward(self, data: Any) -> Any:
         where = "RemoveSelfLoops"

@@ -41,6 +41,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array, to_numpy
 from arraygnn.transforms._draws import device_generator, seed_arg
 from arraygnn.transforms._graph import int_arg
+from arraygnn.transforms._on_batch import refuse_batch
 from arraygnn.transforms._points import normalize_rows, point_array
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.utils._checks import bool_arg
@@ -119,6 +120,9 @@ class GenerateMeshNormals(BaseTransform):
     [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]
     """
 
+    #: the per-node array it adds (a ``Batch`` keeps records for it)
+    node_outputs = ("norm",)
+
     def forward(self, data: Any) -> Any:
         where = "GenerateMeshNormals"
         pos = point_array(where, data, "pos")
@@ -163,6 +167,7 @@ class SamplePoints(BaseTransform):
 
     def forward(self, data: Any) -> Any:
         where = "SamplePoints"
+        refuse_batch(where, data, "the sampled points have no graph id: PyG leaves 'batch' stale")
         pos = point_array(where, data, "pos")
         if pos.shape[1] != 3:
             raise ValueError(f"{where}: pos must be [N, 3], got {tuple(pos.shape)}")

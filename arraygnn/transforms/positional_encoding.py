@@ -77,6 +77,11 @@ class AddLaplacianEigenvectorPE(BaseTransform):
         self.rng = seed_arg("AddLaplacianEigenvectorPE", seed)
         self.kwargs = kwargs
 
+    @property
+    def node_outputs(self) -> tuple[str, ...]:
+        """The per-node array it adds (a ``Batch`` keeps records for it)."""
+        return () if self.attr_name is None else (self.attr_name,)
+
     def forward(self, data: Any) -> Any:
         where = "AddLaplacianEigenvectorPE"
         ei, n = checked_graph(where, data)
@@ -124,6 +129,11 @@ class AddRandomWalkPE(BaseTransform):
     def __init__(self, walk_length: int, attr_name: str | None = "random_walk_pe") -> None:
         self.walk_length = int_arg("AddRandomWalkPE", "walk_length", walk_length, 1)
         self.attr_name = attr_name
+
+    @property
+    def node_outputs(self) -> tuple[str, ...]:
+        """The per-node array it adds (a ``Batch`` keeps records for it)."""
+        return () if self.attr_name is None else (self.attr_name,)
 
     def forward(self, data: Any) -> Any:
         where = "AddRandomWalkPE"

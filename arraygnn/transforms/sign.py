@@ -42,6 +42,11 @@ class SIGN(BaseTransform):
     def __init__(self, K: int) -> None:
         self.K = int_arg("SIGN", "K", K)
 
+    @property
+    def node_outputs(self) -> tuple[str, ...]:
+        """The per-node arrays it adds (a ``Batch`` keeps records for them)."""
+        return tuple(f"x{i}" for i in range(1, self.K + 1))
+
     def forward(self, data: Any) -> Any:
         where = "SIGN"
         ei, n = checked_graph(where, data)

@@ -62,8 +62,8 @@ class VirtualNode(SaidLevels, BaseTransform):
         new_type = xp.full((n,), top + 1, dtype=edge_type.dtype)
         for k in levels.node:
             value = data[k]
-            if k == "batch":
-                pad = value[:1].copy()
+            if k == "batch" and value.shape[0]:
+                pad = value[:1].copy()  # PyG: the graph of node 0 (no node: graph 0)
             else:
                 pad = xp.zeros((1,) + value.shape[1:], dtype=value.dtype)
             data[k] = xp.concatenate([value, pad])
