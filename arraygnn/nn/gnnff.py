@@ -164,7 +164,11 @@ class GNNFF(Module):
             "GNNFF", "hidden_edge_channels", hidden_edge_channels, 2
         )
         self.num_layers = layer_size("GNNFF", "num_layers", num_layers)
+        if isinstance(cutoff, (bool, np.bool_)) or not isinstance(cutoff, (int, float, np.number)):
+            raise TypeError(f"GNNFF: cutoff must be a number, got {cutoff!r}")
         self.cutoff = float(cutoff)
+        if not self.cutoff > 0:  # radius_graph links nothing (PyG) or refuses (ours)
+            raise ValueError(f"GNNFF: cutoff must be positive, got {cutoff}")
         self.max_num_neighbors = layer_size("GNNFF", "max_num_neighbors", max_num_neighbors, 1)
         gen = _rng(rng)
         kw = {"dtype": dtype, "rng": gen}
@@ -234,14 +238,11 @@ class GNNFF(Module):
 
 def from_pyg_module(module: Any, dtype: Any, convert: Any) -> GNNFF:
     """PyG's ``GNNFF`` with its weights and batch-norm running statistics."""
-    from arraygnn.nn.weights import _dtype_of
-
     bns = [m for m in module.modules() if type(m).__name__ == "BatchNorm1d"]
     if any(not m.track_running_stats for m in bns):
         raise ValueError(
             "from_pyg: GNNFF batch norms without running statistics cannot run at inference"
         )
-    dtype = _dtype_of(module)
     model = GNNFF(
         module.node_emb[0].embedding_dim,
         module.edge_emb.offset.shape[0],

@@ -218,7 +218,9 @@ class RENet(Module):
         """Mean reciprocal rank and hits at 1 / 3 / 10 of the true entities ``y`` ``(B,)``
         under ``logits`` ``(B, num_nodes)`` (rank 1 the highest score; a ``y`` outside
         ``[0, num_nodes)`` is never found: it counts in no hit and not in the MRR) ->
-        float32 ``[mrr, hits1, hits3, hits10]``."""
+        float32 ``[mrr, hits1, hits3, hits10]``. Equal scores rank by entity id, the
+        lowest first (PyG's ``torch.sort(descending=True)`` leaves the order of ties to
+        its sorting algorithm, so results with ties can differ from PyG's)."""
         if not is_array(logits) or logits.ndim != 2:
             raise ValueError("RENet.test: logits must be a (B, num_nodes) array")
         if not is_array(y) or y.dtype.kind not in "iu" or y.shape != (logits.shape[0],):
@@ -227,7 +229,10 @@ class RENet(Module):
         if batch_size == 0:
             raise ValueError("RENet.test: no events (B = 0)")
         xp = get_namespace(logits, y)
-        perm = xp.argsort(-logits, axis=1, kind="stable")
+        # descending and stable: sort the columns reversed ascending, then reverse both
+        # back (NaN, last ascending, comes first as in torch; unsigned scores need no -x)
+        num = int(logits.shape[1])
+        perm = num - 1 - xp.argsort(logits[:, ::-1], axis=1, kind="stable")[:, ::-1]
         mask = y.reshape(-1, 1) == perm
         _, ranks = xp.nonzero(mask)
         mrr = (1.0 / (ranks + 1).astype(np.float32)).mean() if ranks.size else np.nan

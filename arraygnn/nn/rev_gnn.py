@@ -1,9 +1,11 @@
 """Grouped reversible residual blocks (Li et al., "Training Graph Neural Networks with 1000
 Layers", 2021) at inference: PyG's ``GroupAddRev`` and DGL's ``GroupRevRes``.
 
-The input features ``X`` are split into ``C`` equal groups ``X_1 .. X_C`` along a feature
-dimension, and ``C`` copies of a GNN layer ``f_1 .. f_C`` (each with its own weights) run
-one after another::
+The input features ``X`` are split into ``C`` groups ``X_1 .. X_C`` along a feature
+dimension (as ``torch.chunk``: pieces of ``ceil(F / C)``, the last smaller when ``C`` does
+not divide ``F``; such unequal groups work with 2 groups and layers of matching sizes, a
+``ValueError`` otherwise), and ``C`` copies of a GNN layer ``f_1 .. f_C`` (each with its
+own weights) run one after another::
 
     X'_0 = X_2 + ... + X_C
     X'_i = f_i(X'_{i-1}, graph, *args_i) + X_i        (i = 1 .. C)
@@ -60,8 +62,10 @@ def _layers(name: str, first: Any, groups: int | None, what: str) -> list[Module
 
 
 def _split(name: str, x: Any, groups: int, axis: int, what: str) -> list[Any]:
-    """``x`` cut into ``groups`` equal pieces along ``axis`` (``torch.chunk``); the size
-    must divide evenly (the groups add up, so unequal pieces cannot work)."""
+    """``x`` cut into ``groups`` pieces along ``axis`` as ``torch.chunk`` does: pieces of
+    ``ceil(size / groups)``, the last one smaller when the size does not divide (an empty
+    dimension gives ``groups`` empty pieces); a size that ``torch.chunk`` cuts into fewer
+    pieces (6 into 4: three pieces of 2) is a ``ValueError``."""
     if not is_array(x):
         raise TypeError(f"{name}: {what} must be a NumPy or CuPy array, got {type(x).__name__}")
     try:
@@ -70,11 +74,37 @@ def _split(name: str, x: Any, groups: int, axis: int, what: str) -> list[Any]:
         raise ValueError(
             f"{name}: {what} has {x.ndim} dimension(s), no dimension {axis} to split"
         ) from None
-    if size % groups:
+    piece = -(-size // groups)
+    if size and -(-size // piece) < groups:
         raise ValueError(
-            f"{name}: {what} dimension {axis} has size {size}, not divisible into {groups} groups"
+            f"{name}: {what} dimension {axis} has size {size}: torch.chunk cuts it into "
+            f"{-(-size // piece)} pieces, fewer than the {groups} groups"
         )
-    return get_namespace(x).split(x, groups, axis=axis)
+    return get_namespace(x).split(x, [piece * k for k in range(1, groups)], axis=axis)
+
+
+def _fit(name: str, i: int, group: Any, out: Any) -> None:
+    """Group ``i``'s layer output must have the shape of the group it is added to."""
+    shape = getattr(out, "shape", None)
+    if shape is None or tuple(shape) != tuple(group.shape):
+        got = "no array" if shape is None else f"shape {tuple(shape)}"
+        raise ValueError(
+            f"{name}: group {i}'s layer returned {got}, its group has shape {tuple(group.shape)}"
+        )
+
+
+def _sum(name: str, pieces: list[Any], what: str) -> Any:
+    """The sum of the groups ``pieces`` (which must have one shape)."""
+    shapes = [tuple(p.shape) for p in pieces]
+    if len(set(shapes)) > 1:
+        raise ValueError(
+            f"{name}: the groups of {what} have shapes {shapes}, which cannot be summed "
+            "(unequal groups need exactly 2 groups)"
+        )
+    total = pieces[0]
+    for piece in pieces[1:]:
+        total = total + piece
+    return total
 
 
 def _chunk_args(
@@ -98,22 +128,24 @@ def _chunk_args(
 
 
 def _run_forward(
+    name: str,
     layers: Sequence[Callable[..., Any]],
     xs: list[Any],
     call: Callable[[Callable[..., Any], Any, tuple[Any, ...]], Any],
     args: list[tuple[Any, ...]],
 ) -> list[Any]:
-    y_in = xs[1]
-    for piece in xs[2:]:
-        y_in = y_in + piece
+    y_in = _sum(name, xs[1:], "x")
     ys = []
     for i, layer in enumerate(layers):
-        y_in = xs[i] + call(layer, y_in, args[i])
+        out = call(layer, y_in, args[i])
+        _fit(name, i, xs[i], out)
+        y_in = xs[i] + out
         ys.append(y_in)
     return ys
 
 
 def _run_inverse(
+    name: str,
     layers: Sequence[Callable[..., Any]],
     ys: list[Any],
     call: Callable[[Callable[..., Any], Any, tuple[Any, ...]], Any],
@@ -121,13 +153,11 @@ def _run_inverse(
 ) -> list[Any]:
     xs: list[Any] = []
     for i in range(len(layers) - 1, -1, -1):
-        if i:
-            y_in = ys[i - 1]
-        else:  # xs holds X_C .. X_2 here
-            y_in = xs[0]
-            for piece in xs[1:]:
-                y_in = y_in + piece
-        xs.append(ys[i] - call(layers[i], y_in, args[i]))
+        # xs holds X_C .. X_2 at i = 0 (summed in that order, as the references)
+        y_in = ys[i - 1] if i else _sum(name, xs, "the recovered x")
+        out = call(layers[i], y_in, args[i])
+        _fit(name, i, ys[i], out)
+        xs.append(ys[i] - out)
     return xs[::-1]
 
 
@@ -150,8 +180,9 @@ class GroupAddRev(Module):
     *args_i)``; an array in ``args`` whose size along ``split_dim`` equals ``x``'s is split
     into the groups like ``x`` (as PyG's), anything else goes whole to every group (an
     ``edge_weight`` of length ``E``, unless ``E`` happens to equal the channel count, as
-    in PyG). ``block.inverse(y, edge_index, *args)`` undoes it. ``x``'s size along
-    ``split_dim`` must divide into the groups (else a ``ValueError``).
+    in PyG). ``block.inverse(y, edge_index, *args)`` undoes it. Group ``i``'s layer must
+    return the shape of group ``i`` (a ``ValueError`` naming the group otherwise; PyG
+    would broadcast a group of size 1).
 
     Names (PyG's): ``convs.0.*``, ``convs.1.*``, ...
     """
@@ -188,7 +219,7 @@ class GroupAddRev(Module):
         def call(conv: Callable[..., Any], h: Any, extra: tuple[Any, ...]) -> Any:
             return conv(h, edge_index, *extra)
 
-        ys = _run_forward(list(self.convs), xs, call, parts)
+        ys = _run_forward("GroupAddRev", list(self.convs), xs, call, parts)
         return get_namespace(x).concatenate(ys, axis=self.split_dim)
 
     def inverse(self, y: Any, edge_index: Any, *args: Any) -> Any:
@@ -198,7 +229,7 @@ class GroupAddRev(Module):
         def call(conv: Callable[..., Any], h: Any, extra: tuple[Any, ...]) -> Any:
             return conv(h, edge_index, *extra)
 
-        xs = _run_inverse(list(self.convs), ys, call, parts)
+        xs = _run_inverse("GroupAddRev", list(self.convs), ys, call, parts)
         return get_namespace(y).concatenate(xs, axis=self.split_dim)
 
     def extra_repr(self) -> str:
@@ -216,8 +247,8 @@ class GroupRevRes(Module):
         groups: the number of groups (at least 2).
 
     Call as ``block(graph, x, *args)``: ``x`` and every array in ``args`` (edge features,
-    ...) are split into ``groups`` equal pieces along their last dimension (DGL's
-    ``torch.chunk(arg, groups, dim=-1)``); group ``i`` runs ``gnn_modules[i](graph, h,
+    ...) are split into ``groups`` pieces along their last dimension as DGL's
+    ``torch.chunk(arg, groups, dim=-1)``; group ``i`` runs ``gnn_modules[i](graph, h,
     *args_i)``. ``block.inverse(graph, y, *args)`` undoes it.
 
     Names (DGL's): ``gnn_modules.0.*``, ``gnn_modules.1.*``, ... (each layer's DGL names).
@@ -243,13 +274,13 @@ class GroupRevRes(Module):
 
     def __call__(self, graph: Any, x: Any, *args: Any) -> Any:
         xs, parts = self._pieces(x, args, "x")
-        ys = _run_forward(list(self.gnn_modules), xs, self._caller(graph), parts)
+        ys = _run_forward("GroupRevRes", list(self.gnn_modules), xs, self._caller(graph), parts)
         return get_namespace(x).concatenate(ys, axis=-1)
 
     def inverse(self, graph: Any, y: Any, *args: Any) -> Any:
         """The input ``x`` whose output is ``y``."""
         ys, parts = self._pieces(y, args, "y")
-        xs = _run_inverse(list(self.gnn_modules), ys, self._caller(graph), parts)
+        xs = _run_inverse("GroupRevRes", list(self.gnn_modules), ys, self._caller(graph), parts)
         return get_namespace(y).concatenate(xs, axis=-1)
 
     def _each_child(self, values: dict[str, Any], to_native: bool) -> dict[str, Any]:
