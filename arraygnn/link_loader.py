@@ -96,6 +96,34 @@ def _per_edge(what: str, value: Any, count: int) -> Any:
     return value
 
 
+def _check_metadata(meta: tuple, triplet: bool, num_src: int, num_dst: int) -> None:
+    """The sampler's batch positions in ``meta`` are integers inside the batch's nodes of
+    their type (checked before a model indexes with them; PyG checks nothing)."""
+    from arraygnn.ops._common import check_index
+
+    def positions(what: str, value: Any, size: int) -> None:
+        if value is not None:
+            check_index(f"{_WHERE}: the sampler's metadata {what}", value, size,
+                        ndim=getattr(value, "ndim", 1))  # fmt: skip
+
+    if triplet:
+        positions("src_index", meta[1], num_src)
+        positions("dst_pos_index", meta[2], num_dst)
+        positions("dst_neg_index", meta[3], num_dst)
+        return
+    index = meta[1]
+    if index is None:
+        return
+    if not is_array(index) or index.ndim != 2 or int(index.shape[0]) != 2:
+        what = tuple(index.shape) if is_array(index) else type(index).__name__
+        raise ValueError(
+            f"{_WHERE}: the sampler's metadata edge_label_index must be a [2, L] array of "
+            f"batch positions, got {what}"
+        )
+    positions("edge_label_index[0]", index[0], num_src)
+    positions("edge_label_index[1]", index[1], num_dst)
+
+
 class LinkLoader:
     """PyG's ``LinkLoader``: link-level mini-batches from any sampler.
 
@@ -203,6 +231,9 @@ class LinkLoader:
             )
         edge_type = self.input_data.input_type
         label = batch if edge_type is None else batch[edge_type]
+        src = batch if edge_type is None else batch[edge_type[0]]
+        dst = batch if edge_type is None else batch[edge_type[-1]]
+        _check_metadata(meta, triplet, int(src.num_nodes), int(dst.num_nodes))
         label.input_id = meta[0]
         if not triplet:
             for name, value in zip(
@@ -210,8 +241,6 @@ class LinkLoader:
             ):
                 _set(label, name, value)
         else:
-            src = batch if edge_type is None else batch[edge_type[0]]
-            dst = batch if edge_type is None else batch[edge_type[-1]]
             src.src_index, dst.dst_pos_index, dst.dst_neg_index = meta[1], meta[2], meta[3]
             _set(src, "seed_time", meta[4])
             _set(dst, "seed_time", meta[4])

@@ -15,6 +15,11 @@ RULE: which attributes are per node and per edge is said, never guessed from len
       ``node_attrs`` / ``edge_attrs`` / ``exclude_keys`` (PyG classifies by length).
 RULE: a sampler that leaves ``metadata`` ``None`` gets the input's ``input_id`` and
       ``time`` read back (PyG requires the sampler to return them).
+RULE: the sampler's output is checked before anything is indexed (PyG checks nothing):
+      integer ``node`` ids in ``[0, num_nodes)``, ``row`` / ``col`` positions in ``[0,
+      len(node))`` (of their node types), ``edge`` ids (one per ``row`` entry) in ``[0,
+      num_edges)`` or in the ``edge_permutation``'s range, ``batch`` one per node; an id
+      outside raises ``ValueError`` naming the loader and the field (never wrapped).
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -41,6 +46,8 @@ from arraygnn.sampler.base import (
     HeteroSamplerOutput,
     NodeSamplerInput,
     SamplerOutput,
+    _checked_ids,
+    _named,
 )
 
 __all__ = ["NodeLoader"]
@@ -69,8 +76,9 @@ class Filter:
             from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
 
             # the hetero loader's placement, on a holder of what it reads and sets
-            holder = SimpleNamespace(num_nodes_dict=_node_counts(data))
-            HeteroNeighborLoader._place_attrs(holder, data, node_attrs, edge_attrs, excluded)
+            with _named(where):
+                holder = SimpleNamespace(num_nodes_dict=_node_counts(data))
+                HeteroNeighborLoader._place_attrs(holder, data, node_attrs, edge_attrs, excluded)
             self.place = holder
             return
         if not is_data_like(data):
@@ -116,67 +124,110 @@ class Filter:
         from arraygnn import ops
         from arraygnn.data import Data
 
-        xp = _xp(out.node)
-        node = xp.asarray(out.node).astype(np.int64, copy=False)
+        xp = _xp(out.node, out.row, out.col)
+        data, ids = self.data, self._ids
+        node = ids("node", out.node, data.num_nodes, xp)
+        k = int(node.shape[0])
+        row = ids("row", out.row, k, xp)
+        col = ids("col", out.col, k, xp, length=row.shape[0])
+        edge_index = getattr(data, "edge_index", None)
+        num_edges = 0 if edge_index is None else int(edge_index.shape[1])
+        edge = self._edge_ids(xp, "edge", out.edge, perm, num_edges, row.shape[0])
         values = dict(self.keep)
         for name in self.node_attrs:
-            values[name] = ops.gather(self.data[name], node)
-        edge = _edge_ids(xp, out.edge, perm)
+            values[name] = ops.gather(data[name], node)
         if edge is not None:
             for name in self.edge_attrs:
-                values[name] = ops.gather(self.data[name], edge)
-        batch = Data(edge_index=_stack(xp, out.row, out.col), **values)
-        batch.num_nodes = int(node.shape[0])
+                values[name] = ops.gather(data[name], edge)
+        batch = Data(edge_index=xp.stack([row, col]), **values)
+        batch.num_nodes = k
         batch.n_id = out.node
         if edge is not None:
             batch.e_id = edge
-        _set(batch, "batch", out.batch)
+        if out.batch is not None:  # checked, kept as given (PyG)
+            ids("batch", out.batch, None, xp, length=k)
+            batch.batch = xp.asarray(out.batch)
         _set(batch, "num_sampled_nodes", out.num_sampled_nodes)
         _set(batch, "num_sampled_edges", out.num_sampled_edges)
         if out.orig_row is not None and out.orig_col is not None:
-            batch._orig_edge_index = _stack(xp, out.orig_row, out.orig_col)
+            orig_row = ids("orig_row", out.orig_row, k, xp)
+            orig_col = ids("orig_col", out.orig_col, k, xp, length=orig_row.shape[0])
+            batch._orig_edge_index = xp.stack([orig_row, orig_col])
         return batch
 
     def _hetero(self, out: HeteroSamplerOutput, perm: dict) -> Any:
         from arraygnn import ops
         from arraygnn.hetero_data import HeteroData
+        from arraygnn.hetero_neighbor_loader import _num_edges
 
-        place, data = self.place, self.data
+        place, data, ids = self.place, self.data, self._ids
         xp = _xp(*out.node.values(), *out.row.values())
         empty = xp.zeros(0, dtype=np.int64)
         batch = HeteroData()
         for key, value in place._global.items():
             setattr(batch, key, value)
+        counts: dict[str, int] = {}
         for t in data.node_types:
             given = out.node.get(t)
-            node = empty if given is None else xp.asarray(given).astype(np.int64, copy=False)
+            node = empty
+            if given is not None:
+                node = ids(f"node[{t!r}]", given, place.num_nodes_dict[t], xp)
+            counts[t] = int(node.shape[0])
             store, source = batch.get_node_store(t), data._nodes[t]
             for key, value in place._keep[t].items():
                 store[key] = value
             for key in place._slice[t]:
                 store[key] = ops.gather(source[key], node)
-            store.num_nodes = int(node.shape[0])
+            store.num_nodes = counts[t]
             store.n_id = node if given is None else given
-            for field in ("batch", "num_sampled_nodes"):
-                _set(store, field, (getattr(out, field) or {}).get(t))
+            if (out.batch or {}).get(t) is not None:  # checked, kept as given (PyG)
+                ids(f"batch[{t!r}]", out.batch[t], None, xp, length=counts[t])
+                store.batch = xp.asarray(out.batch[t])
+            _set(store, "num_sampled_nodes", (out.num_sampled_nodes or {}).get(t))
         edges = out.edge or {}
         for et in data.edge_types:
             store, source = batch.get_edge_store(*et), data._edges[et]
             for key, value in place._keep[et].items():
                 store[key] = value
-            store.edge_index = _stack(xp, out.row.get(et, empty), out.col.get(et, empty))
+            row = ids(f"row[{et!r}]", out.row.get(et, empty), counts[et[0]], xp)
+            col = ids(f"col[{et!r}]", out.col.get(et, empty), counts[et[2]], xp,
+                      length=row.shape[0])  # fmt: skip
+            store.edge_index = xp.stack([row, col])
             given = edges.get(et, None if out.edge else empty)
             if et not in out.row and out.edge is not None:
                 given = empty
-            edge = _edge_ids(xp, given, perm.get(et))
+            edge = self._edge_ids(
+                xp, f"edge[{et!r}]", given, perm.get(et), _num_edges(data, et), row.shape[0]
+            )
             if edge is not None:
                 for key in place._slice[et]:
                     store[key] = ops.gather(source[key], edge)
                 store.e_id = edge
             _set(store, "num_sampled_edges", (out.num_sampled_edges or {}).get(et))
             if out.orig_row is not None and out.orig_col is not None and et in out.orig_row:
-                store._orig_edge_index = _stack(xp, out.orig_row[et], out.orig_col[et])
+                orig_row = ids(f"orig_row[{et!r}]", out.orig_row[et], counts[et[0]], xp)
+                orig_col = ids(f"orig_col[{et!r}]", out.orig_col[et], counts[et[2]], xp,
+                               length=orig_row.shape[0])  # fmt: skip
+                store._orig_edge_index = xp.stack([orig_row, orig_col])
         return batch
+
+    def _ids(self, what: str, value: Any, size: int | None, xp: Any, length: Any = None) -> Any:
+        """A sampler output's ids as int64, checked (module RULE) before any indexing."""
+        per = "node" if what.startswith("batch") else "sampled edge, as row"
+        name = f"{self.where}: the sampler's output {what}"
+        return _checked_ids(xp, name, value, size, length, per)
+
+    def _edge_ids(self, xp: Any, what: str, edge: Any, perm: Any, num_edges: int,
+                  length: Any) -> Any:  # fmt: skip
+        """The graph's ids of a sampler's edges (``perm[edge]`` where it renumbered them),
+        checked; ``None`` for no edge ids."""
+        if edge is None:
+            return None
+        if perm is None:
+            return self._ids(what, edge, num_edges, xp, length=length)
+        perm = xp.asarray(perm)
+        edge = self._ids(what, edge, int(perm.shape[0]), xp, length=length)
+        return self._ids(f"edge_permutation[{what}]", perm[edge], num_edges, xp)
 
 
 def _xp(*arrays: Any) -> Any:
@@ -184,18 +235,6 @@ def _xp(*arrays: Any) -> Any:
 
     arrays = tuple(a for a in arrays if is_array(a))
     return get_namespace(*arrays) if arrays else np
-
-
-def _stack(xp: Any, row: Any, col: Any) -> Any:
-    return xp.stack([xp.asarray(row), xp.asarray(col)]).astype(np.int64, copy=False)
-
-
-def _edge_ids(xp: Any, edge: Any, perm: Any) -> Any:
-    """The graph's ids of a sampler's edges (``perm[edge]`` where it renumbered them)."""
-    if edge is None:
-        return None
-    edge = xp.asarray(edge).astype(np.int64, copy=False)
-    return edge if perm is None else xp.asarray(perm)[edge]
 
 
 def _set(store: Any, name: str, value: Any) -> None:
@@ -242,9 +281,12 @@ def _input_nodes(where: str, data: Any, input_nodes: Any, input_id: Any) -> tupl
     from arraygnn.neighbor_loader import NeighborLoader
 
     if hasattr(data, "node_types"):
-        counts = _node_counts(data)
-        xp = _xp(*(s.get("x") for _, s in data.node_items()))
-        node_type, nodes = hetero_input_nodes(data, input_nodes, counts, xp)
+        if isinstance(input_nodes, list) and len(input_nodes) == 2:
+            input_nodes = tuple(input_nodes)  # PyG takes a list or a tuple
+        with _named(where):
+            counts = _node_counts(data)
+            xp = _xp(*(s.get("x") for _, s in data.node_items()))
+            node_type, nodes = hetero_input_nodes(data, input_nodes, counts, xp)
         given = input_nodes[1] if isinstance(input_nodes, tuple) else None
     else:
         n = data.num_nodes

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -54,6 +56,39 @@ __all__ = [
 ]
 
 
+@contextmanager
+def _named(where: str) -> Iterator[None]:
+    """Errors of the neighbour loaders' code run on behalf of ``where`` (a generic loader,
+    the sampler) name ``where`` instead of the loader."""
+    try:
+        yield
+    except (TypeError, ValueError) as err:
+        text = str(err)
+        for prefix in ("LinkNeighborLoader: ", "NeighborLoader: "):
+            if text.startswith(prefix):
+                raise type(err)(f"{where}: {text[len(prefix) :]}") from None
+        raise
+
+
+def _checked_ids(
+    xp: Any, name: str, value: Any, size: int | None, length: Any = None, per: str = "entry"
+) -> Any:
+    """``value`` as 1-D int64 ids of ``xp``, every entry in ``[0, size)`` (``None``: any)
+    and ``length`` entries if given; errors start with ``name`` (Numba does not
+    bounds-check, CuPy wraps: ids are checked before anything indexes with them)."""
+    from arraygnn.ops._common import check_index
+
+    value = xp.asarray(value)
+    if value.size == 0 and value.dtype.kind == "f":  # [] reads as float64
+        value = value.astype(np.int64)
+    check_index(name, value, size)
+    if length is not None and int(value.shape[0]) != int(length):
+        raise ValueError(
+            f"{name} has {value.shape[0]} entries, expected {int(length)} (one per {per})"
+        )
+    return value.astype(np.int64, copy=False)
+
+
 def _take(value: Any, index: Any) -> Any:
     return None if value is None else value[index]
 
@@ -69,8 +104,33 @@ def _index(index: Any, like: Any) -> Any:
     return xp.asarray(np.asarray(index, dtype=np.int64))
 
 
+class _CastMixin:
+    """PyG's ``CastMixin``: ``cls.cast(None | instance | tuple | dict | *args)`` and
+    iteration over the fields (``input_id, node, time, input_type = index``)."""
+
+    @classmethod
+    def cast(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs:
+            value = args[0]
+            if value is None or isinstance(value, _CastMixin):
+                return value
+            if isinstance(value, tuple):
+                return cls(*value)
+            if isinstance(value, dict):
+                return cls(**value)
+        return cls(*args, **kwargs)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(v for k, v in self.__dict__.items() if not k.startswith("_"))
+
+
+def _global(node: Any, local: Any) -> Any:
+    """Global ids of batch positions (PyG's ``local_to_global_node_idx``)."""
+    return None if local is None else node[local]
+
+
 @dataclass(init=False)
-class NodeSamplerInput:
+class NodeSamplerInput(_CastMixin):
     """One mini-batch of seed nodes (PyG's ``NodeSamplerInput``).
 
     Args:
@@ -100,7 +160,7 @@ class NodeSamplerInput:
 
 
 @dataclass(init=False)
-class EdgeSamplerInput:
+class EdgeSamplerInput(_CastMixin):
     """One mini-batch of seed links (PyG's ``EdgeSamplerInput``).
 
     Args:
@@ -140,7 +200,7 @@ class EdgeSamplerInput:
 
 
 @dataclass
-class SamplerOutput:
+class SamplerOutput(_CastMixin):
     """A sampled subgraph of a homogeneous graph (PyG's ``SamplerOutput``).
 
     Args:
@@ -164,9 +224,31 @@ class SamplerOutput:
     orig_col: Any = None
     metadata: Any = None
 
+    @property
+    def global_row(self) -> Any:
+        """``node[row]``: the edges' sources as global ids (PyG's)."""
+        return _global(self.node, self.row)
+
+    @property
+    def global_col(self) -> Any:
+        return _global(self.node, self.col)
+
+    @property
+    def seed_node(self) -> Any:
+        """``node[batch]``: each node's seed as a global id, or ``None`` without ``batch``."""
+        return _global(self.node, self.batch)
+
+    @property
+    def global_orig_row(self) -> Any:
+        return _global(self.node, self.orig_row)
+
+    @property
+    def global_orig_col(self) -> Any:
+        return _global(self.node, self.orig_col)
+
 
 @dataclass
-class HeteroSamplerOutput:
+class HeteroSamplerOutput(_CastMixin):
     """A sampled subgraph of a heterogeneous graph (PyG's ``HeteroSamplerOutput``): the
     fields of :class:`SamplerOutput` as dicts, ``node`` / ``batch`` /
     ``num_sampled_nodes`` per node type, ``row`` / ``col`` / ``edge`` /
@@ -184,6 +266,33 @@ class HeteroSamplerOutput:
     orig_col: dict | None = None
     metadata: Any = None
 
+    def _by_type(self, local: dict | None, end: int | None) -> dict | None:
+        if local is None:
+            return None
+        return {k: _global(self.node[k if end is None else k[end]], v) for k, v in local.items()}
+
+    @property
+    def global_row(self) -> dict:
+        """Per edge type ``node[src][row]`` (PyG's); ``global_col`` / ``seed_node`` /
+        ``global_orig_row`` / ``global_orig_col`` likewise."""
+        return self._by_type(self.row, 0)
+
+    @property
+    def global_col(self) -> dict:
+        return self._by_type(self.col, 2)
+
+    @property
+    def seed_node(self) -> dict | None:
+        return self._by_type(self.batch, None)
+
+    @property
+    def global_orig_row(self) -> dict | None:
+        return self._by_type(self.orig_row, 0)
+
+    @property
+    def global_orig_col(self) -> dict | None:
+        return self._by_type(self.orig_col, 2)
+
 
 class NegativeSamplingMode(Enum):
     """``'binary'``: random negative links; ``'triplet'``: negative destinations per link."""
@@ -193,7 +302,7 @@ class NegativeSamplingMode(Enum):
 
 
 @dataclass(init=False)
-class NegativeSampling:
+class NegativeSampling(_CastMixin):
     """PyG's negative-sampling configuration of ``sample_from_edges``.
 
     Args:
@@ -233,9 +342,12 @@ class NegativeSampling:
         self.amount, self.src_weight, self.dst_weight = amount, src_weight, dst_weight
 
     @classmethod
-    def cast(cls, value: Any) -> NegativeSampling | None:
+    def cast(cls, *args: Any, **kwargs: Any) -> NegativeSampling | None:
         """PyG's ``CastMixin.cast``: ``None``, an instance, a mode name, a ``(mode,
-        amount)`` tuple / list or a dict of the arguments."""
+        amount)`` tuple / list, a dict of the arguments, or the arguments themselves."""
+        if len(args) != 1 or kwargs:
+            return cls(*args, **kwargs)
+        value = args[0]
         if value is None or isinstance(value, cls):
             return value
         if isinstance(value, (tuple, list)):
@@ -254,10 +366,14 @@ class NegativeSampling:
 
     def sample(self, num_samples: int, endpoint: str, num_nodes: int | None = None,
                rng: Any = None) -> Any:  # fmt: skip
-        """``num_samples`` node ids (NumPy): uniform below ``num_nodes``, or drawn with
+        """``num_samples`` node ids (NumPy int64): uniform below ``num_nodes``, or drawn with
         replacement in proportion to ``src_weight`` / ``dst_weight`` (PyG's ``sample``,
-        which may give edges of the graph: "approximate" negatives)."""
+        which may give edges of the graph: "approximate" negatives). Weights must be 1-D,
+        finite and non-negative with a positive sum (CuPy weights are read on the host)."""
+        from arraygnn._namespace import to_numpy
+
         rng = np.random.default_rng(rng)
+        name = "src_weight" if endpoint == "src" else "dst_weight"
         weight = self.src_weight if endpoint == "src" else self.dst_weight
         if weight is None:
             if num_nodes is None:
@@ -266,13 +382,24 @@ class NegativeSampling:
                     "'num_nodes' argument"
                 )
             return rng.integers(0, num_nodes, num_samples, dtype=np.int64)
-        p = np.asarray(weight, dtype=np.float64)
+        p = np.asarray(to_numpy(weight), dtype=np.float64)
         if num_nodes is not None and p.size != num_nodes:
             raise ValueError(
                 f"The 'weight' attribute in 'NegativeSampling' needs to match the number of "
                 f"nodes {num_nodes} (got {p.size})"
             )
-        return rng.choice(p.size, num_samples, replace=True, p=p / p.sum()).astype(np.int64)
+        if p.ndim != 1:
+            raise ValueError(
+                f"NegativeSampling: {name} must be 1-D (one weight per node), got shape {p.shape}"
+            )
+        if not np.isfinite(p).all():
+            raise ValueError(f"NegativeSampling: {name} must be finite")
+        if p.size and p.min() < 0:
+            raise ValueError(f"NegativeSampling: {name} holds a negative weight ({p.min()})")
+        total = p.sum()
+        if not total > 0:
+            raise ValueError(f"NegativeSampling: {name} must have a positive sum, got {total}")
+        return rng.choice(p.size, num_samples, replace=True, p=p / total).astype(np.int64)
 
 
 class BaseSampler(ABC):

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import is_array
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
 from arraygnn.link_neighbor_loader import LinkNeighborLoader
 from arraygnn.sampler.base import (
@@ -41,6 +41,8 @@ from arraygnn.sampler.base import (
     NegativeSampling,
     NodeSamplerInput,
     SamplerOutput,
+    _checked_ids,
+    _named,
 )
 
 __all__ = ["NeighborSampler"]
@@ -104,6 +106,13 @@ class _HeteroCore(HeteroNeighborLoader):
         )  # fmt: skip
 
 
+def _seeds(xp: Any, what: str, value: Any, n: int, length: int | None = None) -> Any:
+    """Seed ids as a fresh int64 array of ``xp`` (the caller's is never shared), checked in
+    ``[0, n)`` before any sampling kernel."""
+    ids = _checked_ids(xp, f"{_WHERE}: {what}", value, n, length, "link, as index.row")
+    return ids.copy() if ids is value else ids
+
+
 class NeighborSampler(BaseSampler):
     """PyG's ``NeighborSampler`` (``torch_geometric.sampler``) on arrays.
 
@@ -115,7 +124,11 @@ class NeighborSampler(BaseSampler):
         replace / disjoint / temporal_strategy / time_attr: as ``NeighborLoader``; a
             homogeneous node time is named in ``node_attrs``, an edge time in
             ``edge_attrs`` (said, never guessed); the other array attributes are ignored.
-        seed: the sampling streams' seed (the loaders' ``seed``).
+        weight_attr / is_sorted / share_memory / directed / sample_direction: PyG's, in its
+            positions: ``weight_attr`` must be ``None`` and ``sample_direction``
+            ``'forward'``; ``directed=False`` means ``subgraph_type='induced'`` (refused);
+            the two hints are unused.
+        seed: the sampling streams' seed (the loaders' ``seed``; keyword only).
 
     Both methods run for both graph kinds (a ``HeteroData``'s links: ``index.input_type``
     names their edge type; negatives avoid that type's edges, as
@@ -131,10 +144,39 @@ class NeighborSampler(BaseSampler):
         disjoint: bool = False,
         temporal_strategy: str = "uniform",
         time_attr: str | None = None,
+        weight_attr: str | None = None,
+        is_sorted: bool = False,
+        share_memory: bool = False,
+        directed: bool = True,
+        sample_direction: str = "forward",
+        *,
         seed: Any = None,
         node_attrs: Iterable[str] = (),
         edge_attrs: Iterable[str] = (),
     ) -> None:
+        if weight_attr is not None:
+            raise ValueError(
+                f"{_WHERE}: weight_attr={weight_attr!r} (biased sampling) is not provided"
+            )
+        if sample_direction != "forward":
+            raise ValueError(
+                f"{_WHERE}: sample_direction={sample_direction!r} is not provided; only "
+                "'forward' (PyG's default)"
+            )
+        if not directed:  # PyG's deprecated spelling of subgraph_type='induced'
+            subgraph_type = "induced"
+        self.is_sorted, self.share_memory = is_sorted, share_memory  # hints, unused
+        with _named(_WHERE):
+            self._setup(
+                data, num_neighbors, subgraph_type, replace, disjoint, temporal_strategy,
+                time_attr, seed, node_attrs, edge_attrs,
+            )  # fmt: skip
+
+    def _setup(
+        self, data: Any, num_neighbors: Any, subgraph_type: Any, replace: bool, disjoint: bool,
+        temporal_strategy: str, time_attr: str | None, seed: Any, node_attrs: Iterable[str],
+        edge_attrs: Iterable[str],
+    ) -> None:  # fmt: skip
         from arraygnn.hetero_data import HeteroData
 
         common = dict(
@@ -165,7 +207,8 @@ class NeighborSampler(BaseSampler):
         label_time = None
         if time_attr is not None:  # the link core wants label times with time_attr:
             # the default label edges' (never read: every call brings its own)
-            label_time = np.zeros(int(data.edge_index.shape[1]), dtype=np.int64)
+            xp = get_namespace(data.edge_index)  # on the graph's device (CuPy too)
+            label_time = xp.zeros(int(data.edge_index.shape[1]), dtype=np.int64)
         self._core = _Core(
             data, num_neighbors, node_attrs=node_attrs, edge_attrs=edge_attrs,
             exclude_keys=excluded, edge_label_time=label_time, **common,
@@ -177,27 +220,40 @@ class NeighborSampler(BaseSampler):
     def sample_from_nodes(
         self, index: NodeSamplerInput, **kwargs: Any
     ) -> SamplerOutput | HeteroSamplerOutput:
+        with _named(_WHERE):
+            return self._from_nodes(index)
+
+    def _from_nodes(self, index: NodeSamplerInput) -> SamplerOutput | HeteroSamplerOutput:
         core = self._core
         xp = core.graph._xp()
-        seeds = xp.asarray(index.node).astype(np.int64)
         if self.is_hetero:
             if index.input_type not in core.num_nodes_dict:
                 raise ValueError(
                     f"{_WHERE}: input_type {index.input_type!r} is not a node type of the "
                     f"graph (node types: {core.node_types})"
                 )
+            n = core.num_nodes_dict[index.input_type]
+            seeds = _seeds(xp, f"index.node (node type {index.input_type!r})", index.node, n)
             core.input_type = index.input_type
             if index.time is None and core._node_time and index.input_type not in core._node_time:
                 raise ValueError(
                     f"{_WHERE}: the input node type {index.input_type!r} has no time; pass "
                     "input_time="
                 )
+        else:
+            seeds = _seeds(xp, "index.node", index.node, core.num_nodes)
         out = core._subgraph(seeds, core._seed_times(seeds, index.time))
         out.metadata = (index.input_id, index.time)
         return out
 
     def sample_from_edges(
         self, index: EdgeSamplerInput, neg_sampling: NegativeSampling | None = None
+    ) -> SamplerOutput | HeteroSamplerOutput:
+        with _named(_WHERE):
+            return self._from_edges(index, neg_sampling)
+
+    def _from_edges(
+        self, index: EdgeSamplerInput, neg_sampling: NegativeSampling | None
     ) -> SamplerOutput | HeteroSamplerOutput:
         neg = NegativeSampling.cast(neg_sampling)
         if neg is not None and (neg.src_weight is not None or neg.dst_weight is not None):
@@ -211,9 +267,10 @@ class NeighborSampler(BaseSampler):
             core.edge_label_index, core.neg_sampling = self._graph_edges, mode
             core._prepare_negatives(xp)  # the pairs no negative may be: the graph's edges
             self._prepared.add(mode[0])
+        row = _seeds(xp, "index.row", index.row, core.num_nodes)
+        col = _seeds(xp, "index.col", index.col, core.num_nodes, len(row))
         core.neg_sampling = mode
-        core.edge_label_index = xp.stack([xp.asarray(index.row), xp.asarray(index.col)])
-        core.edge_label_index = core.edge_label_index.astype(np.int64)
+        core.edge_label_index = xp.stack([row, col])
         core.edge_label, core.edge_label_time = index.label, index.time
         count = int(core.edge_label_index.shape[1])
         out = core._batch(xp.arange(count, dtype=np.int64))
@@ -248,15 +305,19 @@ class NeighborSampler(BaseSampler):
         if core is None:
             args = dict(self._link_args)
             if args["time_attr"] is not None:  # as the homogeneous core (never read)
-                count = int(data[et].edge_index.shape[1])
-                args["edge_label_time"] = np.zeros(count, dtype=np.int64)
+                edges = data[et].edge_index  # on the graph's device (CuPy too)
+                args["edge_label_time"] = get_namespace(edges).zeros(
+                    int(edges.shape[1]), dtype=np.int64
+                )
             core = HeteroLinkNeighborLoader(edge_label_index=(et, None), neg_sampling=mode, **args)
             core._sampler._assemble = MethodType(_HeteroCore._assemble, core._sampler)
             self._link_cores[key] = core
         xp = core.graph._xp()
+        counts = core.num_nodes_dict
+        row = _seeds(xp, f"index.row (node type {et[0]!r})", index.row, counts[et[0]])
+        col = _seeds(xp, f"index.col (node type {et[2]!r})", index.col, counts[et[2]], len(row))
         core.neg_sampling = mode
-        core.edge_label_index = xp.stack([xp.asarray(index.row), xp.asarray(index.col)])
-        core.edge_label_index = core.edge_label_index.astype(np.int64)
+        core.edge_label_index = xp.stack([row, col])
         core.edge_label, core.edge_label_time = index.label, index.time
         out = core._batch(xp.arange(int(core.edge_label_index.shape[1]), dtype=np.int64))
         store = out.get_edge_store(*et)
