@@ -38,6 +38,7 @@ from arraygnn.nn.linear import (
     Sequential,
     _ModuleList,
     _rng,
+    add_bias,
     get_activation,
 )
 from arraygnn.nn.multihead_attention import MultiheadAttention
@@ -45,6 +46,7 @@ from arraygnn.nn.multihead_attention import MultiheadAttention
 __all__ = ["LapPosEncoder", "TransformerEncoderLayer", "from_dgl_module"]
 
 _WHERE = "LapPosEncoder"
+_RELU = get_activation("relu")
 
 
 class TransformerEncoderLayer(Module):
@@ -76,19 +78,28 @@ class TransformerEncoderLayer(Module):
         self.activation = get_activation(activation)
         self.norm_first = bool(norm_first)
 
-    def _sa(self, x: Any, mask: Any) -> Any:
-        return self.self_attn(x, x, x, key_padding_mask=mask, need_weights=False)[0]
+    def _sa(self, x: Any, mask: Any, residual: Any) -> Any:
+        """The attention block on ``x`` plus ``residual``, added in place to the new array."""
+        out = self.self_attn(x, x, x, key_padding_mask=mask, need_weights=False)[0]
+        return add_bias(out, residual)
 
-    def _ff(self, x: Any) -> Any:
-        return self.linear2(self.activation(self.linear1(x)))
+    def _ff(self, x: Any, residual: Any) -> Any:
+        """The feed-forward block on ``x`` plus ``residual`` (relu and the residual in
+        place on the arrays made here)."""
+        h = self.linear1(x)
+        if self.activation is _RELU:
+            h = get_namespace(h).maximum(h, h.dtype.type(0), out=h)
+        else:
+            h = self.activation(h)
+        return add_bias(self.linear2(h), residual)
 
     def __call__(self, src: Any, src_key_padding_mask: Any = None) -> Any:
         x = src
         if self.norm_first:
-            x = x + self._sa(self.norm1(x), src_key_padding_mask)
-            return x + self._ff(self.norm2(x))
-        x = self.norm1(x + self._sa(x, src_key_padding_mask))
-        return self.norm2(x + self._ff(x))
+            x = self._sa(self.norm1(x), src_key_padding_mask, x)
+            return self._ff(self.norm2(x), x)
+        x = self.norm1(self._sa(x, src_key_padding_mask, x))
+        return self.norm2(self._ff(x, x))
 
 
 def _mlp(widths: list[int], dtype: Any, gen: Any) -> list[Any]:

@@ -5,7 +5,12 @@ parameter names (``in_proj_weight`` / ``q_proj_weight`` / ``k_proj_weight`` /
 
 The attention is dense, as torch's: per batch entry and head the scores ``[L, S]`` come from
 one batched matrix product, masked, soft-maxed and applied to the values with a second
-(``[B, H, L, S]`` scores in memory, never per-pair features).
+(``[B, H, L, S]`` scores in memory, never per-pair features). How it runs on NumPy: the
+input projections go straight into the heads' ``[B, H, T, d]`` layout (one stacked product,
+one for ``q``, ``k``, ``v`` together when they are one array), so both attention products
+are BLAS products on contiguous blocks; the key-padding mask, the softmax and (with
+``need_weights``) the normalisation are one Numba pass per score row
+(:mod:`arraygnn.kernels.cpu.dense_softmax`).
 
 RULE: masks follow torch: a boolean ``key_padding_mask`` ``[B, S]`` / ``attn_mask``
 ``[L, S]`` or ``[B * num_heads, L, S]`` is True where attention is *not* allowed; a float
@@ -35,7 +40,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._dense_input import bmm, check_float_array, softmax
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.linear import Linear, _rng, glorot, matmul
+from arraygnn.nn.linear import Linear, _rng, glorot
 
 __all__ = ["MultiheadAttention", "from_torch_module"]
 
@@ -169,21 +174,35 @@ class MultiheadAttention(Module):
             return self.in_proj_weight[part * e : (part + 1) * e]
         return (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)[part]
 
-    def _project(self, x: Any, part: int) -> Any:
-        out = matmul(x, self._weights(part).T)
+    def _head_projection(self, xp: Any, x: Any, parts: tuple[int, ...], dtype: Any) -> Any:
+        """``x`` ``[B, T, in]`` through the projections ``parts`` (0 q, 1 k, 2 v), straight
+        into the heads' layout: ``[B, len(parts) * H, T, d]``, C-contiguous. One stacked
+        product ``x[:, None] @ W`` with the weights as ``[len(parts) * H, in, d]`` blocks:
+        every ``(batch, head)`` block is a BLAS product, and no ``[B, T, H, d] -> [B, H,
+        T, d]`` copy follows (a transposed copy of the flat product cost 8x the product)."""
+        h, d, e = self.num_heads, self.head_dim, self.embed_dim
+        w = xp.concatenate([self._weights(p) for p in parts]) if len(parts) > 1 else None
+        w = self._weights(parts[0]) if w is None else w
+        w = xp.ascontiguousarray(w.reshape(len(parts) * h, d, -1).transpose(0, 2, 1), dtype)
+        out = bmm(x[:, None], w)
         if self.in_proj_bias is not None:
-            e = self.embed_dim
-            out += self.in_proj_bias[part * e : (part + 1) * e]
+            bias = xp.concatenate([self.in_proj_bias[p * e : (p + 1) * e] for p in parts])
+            out += bias.astype(dtype, copy=False).reshape(len(parts) * h, 1, d)
         return out
 
-    def _in_projections(self, query: Any, key: Any, value: Any) -> tuple[Any, Any, Any]:
-        if self.in_proj_weight is not None and query is key and key is value:
-            qkv = matmul(query, self.in_proj_weight.T)  # self-attention: one product
-            if self.in_proj_bias is not None:
-                qkv += self.in_proj_bias
-            e = self.embed_dim
-            return qkv[..., :e], qkv[..., e : 2 * e], qkv[..., 2 * e :]
-        return self._project(query, 0), self._project(key, 1), self._project(value, 2)
+    def _in_projections(self, xp: Any, query: Any, key: Any, value: Any) -> tuple[Any, Any, Any]:
+        """``q``, ``k``, ``v`` as ``[B, H, T, d]`` blocks; one product for the inputs that
+        are the same array (self-attention: one ``[3 H, in, d]`` product)."""
+        h, dtype = self.num_heads, query.dtype
+        if query is key and key is value:
+            qkv = self._head_projection(xp, query, (0, 1, 2), dtype)
+            return qkv[:, :h], qkv[:, h : 2 * h], qkv[:, 2 * h :]
+        q = self._head_projection(xp, query, (0,), dtype)
+        if key is value:
+            kv = self._head_projection(xp, key, (1, 2), dtype)
+            return q, kv[:, :h], kv[:, h:]
+        k = self._head_projection(xp, key, (1,), dtype)
+        return q, k, self._head_projection(xp, value, (2,), dtype)
 
     # ---- call --------------------------------------------------------------------------
     def __call__(
@@ -234,39 +253,56 @@ class MultiheadAttention(Module):
         b, tgt, _ = query.shape
         src = key.shape[1]
         h, d = self.num_heads, self.head_dim
-        q, k, v = self._in_projections(query, key, value)
+        q, k, v = self._in_projections(xp, query, key, value)  # [B, H, L | S, d]
         extra = 0
         if self.bias_k is not None:
-            k = xp.concatenate([k, xp.broadcast_to(self.bias_k.astype(dtype), (b, 1, h * d))], 1)
-            v = xp.concatenate([v, xp.broadcast_to(self.bias_v.astype(dtype), (b, 1, h * d))], 1)
+            bk, bv = (
+                xp.broadcast_to(t.astype(dtype).reshape(1, h, 1, d), (b, h, 1, d))
+                for t in (self.bias_k, self.bias_v)
+            )
+            k, v = xp.concatenate([k, bk], 2), xp.concatenate([v, bv], 2)
             extra += 1
-        # [B, H, L, d], [B, H, S, d]
-        q = q.reshape(b, tgt, h, d).transpose(0, 2, 1, 3)
-        k = k.reshape(b, src + extra, h, d).transpose(0, 2, 1, 3)
-        v = v.reshape(b, src + extra, h, d).transpose(0, 2, 1, 3)
         if self.add_zero_attn:
             zeros = xp.zeros((b, h, 1, d), dtype=dtype)
             k = xp.concatenate([k, zeros], 2)
             v = xp.concatenate([v, zeros], 2)
             extra += 1
         q *= dtype.type(1.0 / np.sqrt(d))  # q is an array made here
-        scores = bmm(q, xp.swapaxes(k, -1, -2))  # [B, H, L, S']
+        scores = bmm(q, xp.swapaxes(k, -1, -2))  # [B, H, L, S'], C-contiguous
         if attn_mask is not None:
             shape2, shape3 = (tgt, src), (b * h, tgt, src)
             want = shape2 if getattr(attn_mask, "ndim", None) == 2 else shape3
             bias = _mask_bias("attn_mask", attn_mask, want, dtype)
             bias = bias.reshape((1, 1) + shape2) if bias.ndim == 2 else bias.reshape(b, h, tgt, src)
             scores[..., :src] += bias
+        padding = None
         if key_padding_mask is not None:
             shape = (b, src) if batched else (src,)
-            bias = _mask_bias("key_padding_mask", key_padding_mask, shape, dtype)
-            scores[..., :src] += bias.reshape(b, 1, 1, src)
+            padding = _mask_bias("key_padding_mask", key_padding_mask, shape, dtype)
+            padding = padding.reshape(b, src)
+            if extra:  # the appended keys are never padding
+                padding = xp.concatenate([padding, xp.zeros((b, extra), dtype=dtype)], 1)
+        if isinstance(scores, np.ndarray):  # mask, softmax (and division): one pass
+            from arraygnn.kernels.cpu.dense_softmax import softmax_rows_
+
+            total = softmax_rows_(
+                scores.reshape(b * h * tgt, src + extra),
+                None if padding is None else np.ascontiguousarray(padding),
+                h * tgt,
+                safe=not need_weights,
+                normalise=need_weights,
+            ).reshape(b, h, tgt, 1)
+        else:
+            if padding is not None:
+                scores += padding.reshape(b, 1, 1, src + extra)
+            total = None
         if need_weights:  # torch's explicit softmax (NaN in a fully masked row)
-            attn = softmax(scores, -1, inplace=True)
+            attn = softmax(scores, -1, inplace=True) if total is None else scores
             out = bmm(attn, v)
         else:  # torch's SDPA: normalised after the product ([L, d] < [L, S])
-            e, total = _safe_exp_(xp, scores)
-            out = bmm(e, v)
+            if total is None:
+                scores, total = _safe_exp_(xp, scores)
+            out = bmm(scores, v)
             out /= total
         out = out.transpose(0, 2, 1, 3).reshape(b, tgt, h * d)  # [B, L, E]
         out = self.out_proj(out)

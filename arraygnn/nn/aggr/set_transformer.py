@@ -32,7 +32,7 @@ from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.aggr.base import Groups
 from arraygnn.nn.aggr.dense import DenseAggregation
-from arraygnn.nn.linear import LayerNorm, Linear, _ModuleList, _rng, glorot
+from arraygnn.nn.linear import LayerNorm, Linear, _ModuleList, _rng, add_bias, glorot
 from arraygnn.nn.multihead_attention import MultiheadAttention
 
 __all__ = [
@@ -89,7 +89,7 @@ class MultiheadAttentionBlock(Module):
         out += x
         if self.layer_norm1 is not None:
             out = self.layer_norm1(out)
-        out = out + _relu(self.lin(out))
+        out = add_bias(_relu(self.lin(out)), out)  # the residual, in place
         if self.layer_norm2 is not None:
             out = self.layer_norm2(out)
         return out
