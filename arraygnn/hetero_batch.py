@@ -180,7 +180,10 @@ class HeteroBatch(HeteroData):
         """The ``idx``-th graph, exactly as it was collated (views where possible)."""
         g = self._num_graphs
         if g is None or not self._kind_dict:
-            raise ValueError("this HeteroBatch has no slice records (it was not collated)")
+            raise ValueError(
+                "this HeteroBatch has no slice records: it was not collated, or a transform "
+                "changed its nodes or edges (see docs/transforms.md, 'Transforms on a Batch')"
+            )
         if not isinstance(idx, (int, np.integer)) or isinstance(idx, bool):
             raise TypeError(f"get_example: index must be an int, got {type(idx).__name__}")
         i = int(idx)

@@ -82,9 +82,10 @@ def batch_vectors(data: Any) -> tuple[dict[str, str | None], dict[str, str]]:
     """The vectors a :class:`~arraygnn.batch.Batch` keeps of its own, read from its records
     (no length is looked at): ``(vectors, pointers)``. ``vectors`` maps ``'batch'`` to
     ``None`` (it follows the nodes) and each ``follow_batch`` vector ``'<key>_batch'`` to
-    ``'<key>'``; ``pointers`` maps ``'ptr'`` / ``'<key>_ptr'`` to the vector they point
-    into. A key with a slice record of its own is a collated attribute, never one of
-    these. Empty for anything but a ``Batch``."""
+    ``'<key>'`` (also where a transform dropped the records: ``_follow_vectors``);
+    ``pointers`` maps ``'ptr'`` / ``'<key>_ptr'`` to the vector they point into. A key
+    with a slice record of its own is a collated attribute, never one of these. Empty for
+    anything but a ``Batch``."""
     from arraygnn.batch import Batch  # lazy: arraygnn.batch is not needed by plain Data
 
     if not isinstance(data, Batch):
@@ -96,6 +97,10 @@ def batch_vectors(data: Any) -> tuple[dict[str, str | None], dict[str, str]]:
     for key in kinds:
         name = key + "_batch"
         if name in store and name not in kinds:
+            vectors[name] = key
+    # those a transform found before it dropped the records (_on_batch.finish_batch)
+    for name, key in getattr(data, "_follow_vectors", {}).items():
+        if name in store and name not in kinds and name not in vectors:
             vectors[name] = key
     pointers: dict[str, str] = {}
     for v in vectors:

@@ -10,7 +10,8 @@ RULE: nothing the caller passed is modified: ``forward`` receives a shallow copy
 RULE: which ``Data`` attributes are per node and per edge is said, never guessed from their
       lengths (:func:`arraygnn.transforms.attrs.attribute_levels`).
 RULE: called on a ``Batch``, a transform's result has its ``ptr`` recomputed and its
-      records updated or dropped (:mod:`arraygnn.transforms._on_batch`).
+      records updated or dropped (:mod:`arraygnn.transforms._on_batch`); on a
+      ``HeteroBatch``, its records kept where its node and edge sets stayed, else dropped.
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -30,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arraygnn.batch import Batch
+from arraygnn.hetero_batch import HeteroBatch
 from arraygnn.transforms.attrs import on_batch
 
 __all__ = ["BaseTransform", "Compose", "ComposeFilters"]
@@ -40,10 +42,12 @@ class BaseTransform:
     :meth:`forward`; calling the transform runs it on a shallow copy of the input."""
 
     def __call__(self, data: Any) -> Any:
-        if not isinstance(data, Batch):
+        if not isinstance(data, (Batch, HeteroBatch)):
             return self.forward(copy.copy(data))
         from arraygnn.transforms._on_batch import finish_batch
 
+        if isinstance(data, HeteroBatch):  # records kept only where they still hold
+            return finish_batch(self, data, self.forward(copy.copy(data)))
         with on_batch():  # the batch's own vectors are placed, then fixed
             out = self.forward(copy.copy(data))
         return finish_batch(self, data, out)
