@@ -134,8 +134,15 @@ class PointTransformerConv(Module):
             score = score + delta
             if attn_nn is not None:
                 score = attn_nn(score)
+                if getattr(score, "ndim", 0) == 0 or score.shape[0] != part.num_edges:
+                    raise ValueError(
+                        f"{layer}: attn_nn must give one row per edge ({part.num_edges} "
+                        f"here), got shape {tuple(getattr(score, 'shape', ()))}"
+                    )
             if isinstance(score, np.ndarray) and score.dtype == np.float32 and score.ndim == 2:
-                alpha = segment_softmax_f32_(part.indptr, np.ascontiguousarray(score))
+                # in place: score + delta or attn_nn's output (copied when read-only)
+                score = np.require(score, requirements=("C", "W"))
+                alpha = segment_softmax_f32_(part.indptr, score)
             else:
                 alpha = edge_softmax_slots(part, score)
             out = spmm_slots(part, value, alpha)

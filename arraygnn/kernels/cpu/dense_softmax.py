@@ -21,7 +21,9 @@ float32's smallest normal number) is 0.
 RULE: a row whose entries are all ``-inf`` follows torch: with ``safe`` (torch's
 ``scaled_dot_product_attention``) it keeps a 0 shift, so its exponentials are 0 and its
 sum becomes 1 (zero attention); without (``torch.softmax``) the shift is ``-inf`` and the
-row is NaN. A NaN score makes its row NaN either way. ``S = 0``: nothing to do, sums 1.
+row is NaN. A NaN score makes its row's sum NaN either way (also beside ``-inf`` only), so
+the row is NaN once divided. ``S = 0``: nothing to do, sums 1. Float16 scores run in
+float32 (Numba has no float16).
 
 >>> import numpy as np
 >>> s = np.array([[0.0, 0.0], [-np.inf, -np.inf]], np.float32)
@@ -120,6 +122,15 @@ def _exp_f32(x):  # pragma: no cover - compiled
     return y if x == x else x
 
 
+@njit(cache=True, nogil=True)
+def _has_nan(row):  # pragma: no cover - compiled
+    """Does ``row`` hold a NaN?"""
+    for j in range(row.shape[0]):
+        if row[j] != row[j]:
+            return True
+    return False
+
+
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _row_sum(row):  # pragma: no cover - compiled
     """Sum of ``row`` (reassociated into SIMD partial sums)."""
@@ -142,8 +153,8 @@ def _softmax_rows_f32(s, bias, group, safe, normalise, total, r0, r1):  # pragma
             for j in range(n):
                 row[j] += mask[j]
         top = _row_max(row)
-        if top == -np.inf:
-            if not safe:  # torch.softmax: -inf - -inf, NaN
+        if top == -np.inf:  # every entry -inf, or -inf and NaN (the maximum skips a NaN)
+            if not safe or _has_nan(row):  # torch.softmax: -inf - -inf, NaN; a NaN score
                 row[:] = nan
                 total[r] = nan
                 continue
@@ -208,12 +219,21 @@ def softmax_rows_(
     """Exponentiate C-contiguous ``scores`` ``[R, S]`` in place (bias added, row maximum
     subtracted; divided by the row sums with ``normalise``); returns the row sums ``[R,
     1]`` (1 for a fully masked row with ``safe``). ``bias``: ``None`` or a C-contiguous
-    ``[R // group, S]`` array of the scores' dtype."""
+    ``[R // group, S]`` array of the scores' dtype. Float16 runs in float32 (rounded once
+    at the end); floats Numba does not take (longdouble) take the NumPy reference."""
     from arraygnn.kernels.cpu._threads import serialised, start_threads
 
     rows, n = scores.shape
     if n == 0 or rows == 0:
         return np.ones((rows, 1), dtype=scores.dtype)
+    if scores.dtype == np.float16:  # no float16 in Numba: float32, rounded once (torch's half)
+        work = scores.astype(np.float32)
+        half_bias = None if bias is None else bias.astype(np.float32)
+        total = softmax_rows_(work, half_bias, group, safe=safe, normalise=normalise)
+        scores[...] = work
+        return total.astype(scores.dtype)
+    if scores.dtype != np.float32 and scores.dtype != np.float64:  # longdouble, byte-swapped
+        return softmax_rows_reference(scores, bias, group, safe=safe, normalise=normalise)
     b = np.empty((0, n), dtype=scores.dtype) if bias is None else bias
     serial = scores.size <= SERIAL_WORK
     if not serial:
