@@ -172,8 +172,10 @@ class SAINTSampler:
             self._rng = _rng(g, self._seed)
         # the in-edge CSR (built once, cached on g) lets node_subgraph read the sampled
         # nodes' edges instead of scanning every edge: 128 -> 5 ms per 6000-node
-        # subgraph of a 1M / 10M graph
-        g.csr(g.canonical_etypes[0])
+        # subgraph of a 1M / 10M graph. NumPy graphs only: node_subgraph scans on CuPy,
+        # where the CSR would hold three id arrays of E in device memory for nothing
+        if g.device == "cpu":
+            g.csr(g.canonical_etypes[0])
         return node_subgraph(g, self._node_ids(g))
 
     sample_blocks = sample
