@@ -32,13 +32,25 @@ def ids_dtype_holding(dtype: Any, top: int) -> np.dtype:
 def _mask_span(ids: Any, num_ids: int | None) -> tuple[int, int] | None:
     """``(low, span)`` when a mask over ``[low, low + span)`` holding every id of the (flat,
     non-empty) ``ids`` is cheap (``span`` at most ``4 * ids.size + 65536``), else None.
-    Without ``num_ids`` the span is the ids' own range (one min / max pass)."""
+    The span is ``[0, num_ids)`` when every id lies there (no offset to subtract), else the
+    ids' own range: ``num_ids`` is never trusted to index the mask (a negative id would
+    wrap around). One min / max pass (0.07 ms for 300k ids)."""
     size = int(ids.shape[0])
     limit = 4 * size + 65536
-    if num_ids is not None:
-        return (0, int(num_ids)) if int(num_ids) <= limit else None
     low, high = int(ids.min()), int(ids.max())
+    if num_ids is not None and 0 <= low and high < int(num_ids) <= limit:
+        return 0, int(num_ids)
     return (low, high - low + 1) if high - low < limit else None
+
+
+def _shifted(found: Any, dtype: Any, low: int) -> Any:
+    """The mask positions ``found`` as ids of ``dtype`` (byte order kept, as ``np.unique``):
+    ``found + low``, added in ``dtype`` itself (wraps back into range for a small dtype)."""
+    if not low:
+        return found.astype(dtype, copy=False)
+    values = found.astype(dtype)  # a new array: ``found`` is read again by the caller
+    values += np.dtype(dtype).type(low)
+    return values
 
 
 def _offsets(ids: Any, low: int) -> Any:
@@ -56,8 +68,9 @@ def unique_ids(xp: Any, ids: Any, num_ids: int | None = None) -> Any:
     NumPy 2.4's ``np.unique`` hashes first and sorts after: 170-340 ms for 300k ids of
     100k nodes on the 2-core box, where a sort and a neighbour comparison take 27-39 ms
     and, when every id lies in a range not much wider than the number of ids (``[0,
-    num_ids)`` when ``num_ids`` is given, else the ids' own min / max), a mask over that
-    range 0.35 ms. Same values either way; other dtypes and CuPy go to ``xp.unique``.
+    num_ids)`` when ``num_ids`` is given and holds every id, else the ids' own min / max),
+    a mask over that range 0.35 ms. Same values either way, for any ids (``num_ids`` is a
+    hint, checked); other dtypes and CuPy go to ``xp.unique``.
 
     >>> unique_ids(np, np.array([3, 1, 3, 0]), num_ids=4).tolist()
     [0, 1, 3]
@@ -73,10 +86,7 @@ def unique_ids(xp: Any, ids: Any, num_ids: int | None = None) -> Any:
         low, width = span
         mask = np.zeros(width, dtype=bool)
         mask[_offsets(ids, low)] = True
-        found = np.flatnonzero(mask)
-        if low:
-            return found.astype(ids.dtype) + ids.dtype.type(low)
-        return found.astype(ids.dtype, copy=False)
+        return _shifted(np.flatnonzero(mask), ids.dtype, low)
     ordered = np.sort(ids)
     keep = np.empty(size, dtype=bool)
     keep[0] = True
@@ -98,9 +108,9 @@ def unique_ids_with(
     ``inverse`` shaped as ``ids``, both int64 / intp like ``counts``).
 
     When every id lies in a range not much wider than the number of ids (``[0, num_ids)``
-    when ``num_ids`` is given, else the ids' own min / max) a mask over that range gives
-    the values, a running count of it the inverse, ``np.minimum.at`` the first
-    occurrences and ``np.bincount`` the counts: 0.8 ms for 300k int64 ids of 100k values
+    when ``num_ids`` is given and holds every id, else the ids' own min / max) a mask over
+    that range gives the values, a running count of it the inverse, ``np.minimum.at`` the
+    first occurrences and ``np.bincount`` the counts: 0.8 ms for 300k int64 ids of 100k values
     on the 2-core box where ``np.unique(..., return_inverse=True)`` takes 23-28 ms and
     ``return_index=True`` 37-56 ms. Wider ranges, other dtypes and CuPy go to
     ``xp.unique``.
@@ -129,14 +139,14 @@ def unique_ids_with(
     counts = np.bincount(at, minlength=width)
     present = counts > 0
     found = np.flatnonzero(present)
-    values = found.astype(ids.dtype) + ids.dtype.type(low) if low else found.astype(ids.dtype)
-    out = [values]
+    out = [_shifted(found, ids.dtype, low)]
     if return_index:
         first = np.full(width, size, dtype=np.intp)
         np.minimum.at(first, at, np.arange(size, dtype=np.intp))
         out.append(first[found].astype(np.int64, copy=False))
     if return_inverse:
-        relabel = np.cumsum(present, dtype=np.intp)
+        relabel = present.astype(np.intp)  # a bool cumsum into intp casts per element: 10x
+        np.cumsum(relabel, out=relabel)
         relabel -= 1
         out.append(relabel[at].astype(np.int64, copy=False).reshape(ids.shape))
     if return_counts:
