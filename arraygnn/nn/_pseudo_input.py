@@ -43,8 +43,9 @@ def pyg_pseudo_sizes(kind: str, module: Any, weight: Any, axis: int, root: Any) 
     """``from_pyg``'s ``in_channels`` for a PyG layer: the source size from ``weight``'s
     ``axis`` (PyG keeps ``-1`` after sizing a lazy layer), the destination size from the
     ``root`` Linear (``None`` without one) or the declared pair; refuses uninitialised
-    (lazy) weights."""
-    if type(weight).__name__ == "UninitializedParameter":
+    (lazy) weights, the root's included (``in_channels=(n, -1)`` before the first call)."""
+    lazy = (weight, None if root is None else root.weight)
+    if any(type(w).__name__ == "UninitializedParameter" for w in lazy):
         raise ValueError(
             f"from_pyg: {kind} was built with lazy sizes (in_channels=-1) and its weights "
             "are not initialised yet; run the module once on data before converting it"

@@ -91,7 +91,12 @@ class WalkLoader:
         self.batch_size = layer_size(where, "batch_size", batch_size, minimum=1)
         self.shuffle = bool(shuffle)
         self.drop_last = bool(drop_last)
-        self._rng = np.random.default_rng(seed)
+        try:  # default_rng's seeds (ints, sequences, SeedSequence, Generator, None)
+            self._rng = np.random.default_rng(seed)
+        except (TypeError, ValueError) as err:
+            raise type(err)(
+                f"{where}: seed must be a non-negative int, a numpy Generator or None, got {seed!r}"
+            ) from err
 
     def __len__(self) -> int:
         full, rest = divmod(self.num_nodes, self.batch_size)
@@ -128,14 +133,18 @@ def logistic_regression_test(
     return float(clf.score(to_numpy(test_z), to_numpy(test_y)))
 
 
-def seeded(seed: Any) -> np.random.Generator:
-    """A NumPy ``Generator`` from an int, a ``Generator`` (used as is) or ``None``."""
+def seeded(seed: Any, where: str | None = None) -> np.random.Generator:
+    """A NumPy ``Generator`` from a non-negative int, a ``Generator`` (used as is) or
+    ``None``; errors name ``where`` (the model's method)."""
     if isinstance(seed, np.random.Generator):
         return seed
+    prefix = f"{where}: " if where else ""
     if seed is not None and (
         isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
     ):
-        raise TypeError(f"seed must be an int, a numpy Generator or None, got {seed!r}")
+        raise TypeError(f"{prefix}seed must be an int, a numpy Generator or None, got {seed!r}")
+    if seed is not None and seed < 0:
+        raise ValueError(f"{prefix}seed must be non-negative, got {seed}")
     return np.random.default_rng(seed)
 
 
@@ -159,7 +168,7 @@ class SkipGramMethods:
 
     def sample(self, batch: Any, seed: Any = None) -> tuple[Any, Any]:
         """``(pos_sample(batch), neg_sample(batch))``, both drawn from ``seed``."""
-        gen = seeded(seed)
+        gen = seeded(seed, f"{self._where}.sample")
         return self.pos_sample(batch, gen), self.neg_sample(batch, gen)
 
     def loader(

@@ -155,7 +155,9 @@ class DeepWalk(DGLModule):
         from arraygnn.random_walks import random_walk
 
         starts = check_start("DeepWalk.sample", indices, self.num_nodes, "indices")
-        return random_walk(self.g, starts, length=self.walk_length - 1, seed=seeded(seed))[0]
+        return random_walk(
+            self.g, starts, length=self.walk_length - 1, seed=seeded(seed, "DeepWalk.sample")
+        )[0]
 
     def __call__(self, batch_walk: Any, seed: Any = None, negatives: Any = None) -> Any:
         """The skip-gram loss of the walks ``batch_walk`` ``(B, walk_length)``."""
@@ -206,7 +208,7 @@ class DeepWalk(DGLModule):
                     f"{where}: negatives must hold {count} {what}, got {negatives.shape[0]}"
                 )
             return flat[negatives] if self.fast_neg else negatives.astype(np.int64)
-        gen = seeded(seed)
+        gen = seeded(seed, where)
         if self.fast_neg:  # DGL: shuffle negative_size * 2 * window_size copies, cut
             copies = self.negative_size * self.window_size * 2
             picks = gen.permutation(np.tile(np.arange(size, dtype=np.int64), copies))[:count]

@@ -166,7 +166,10 @@ class MetaPath2Vec(SkipGramMethods, Module):
         steps = [self.metapath[i % len(self.metapath)] for i in range(self.walk_length)]
         if steps:
             traces, _ = random_walk(
-                self._graph, starts.astype(np.int64), metapath=steps, seed=seeded(seed)
+                self._graph,
+                starts.astype(np.int64),
+                metapath=steps,
+                seed=seeded(seed, "MetaPath2Vec.pos_sample"),
             )
         else:
             traces = starts.astype(np.int64)[:, None]
@@ -178,7 +181,7 @@ class MetaPath2Vec(SkipGramMethods, Module):
         """Windows of uniformly random nodes of each step's type (global rows)."""
         starts = self._starts("MetaPath2Vec.neg_sample", batch)
         starts = np.tile(starts, self.walks_per_node * self.num_negative_samples)
-        gen = seeded(seed)
+        gen = seeded(seed, "MetaPath2Vec.neg_sample")
         cols = [starts.astype(np.int64)]
         for i in range(self.walk_length):
             t = self.metapath[i % len(self.metapath)][-1]

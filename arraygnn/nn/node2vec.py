@@ -43,8 +43,10 @@ def check_start(where: str, batch: Any, num_nodes: int, name: str = "batch") -> 
     the argument ``name``."""
     from arraygnn.ops._common import check_index
 
-    if isinstance(batch, (list, tuple)):
-        batch = np.asarray(batch, dtype=np.int64)
+    if isinstance(batch, (list, tuple)):  # integers only: no silent cast of floats / bools
+        batch = np.asarray(batch)
+        if batch.size == 0 or batch.dtype.kind in "iu":
+            batch = batch.astype(np.int64)
     check_index(f"{where}: {name}", batch, num_nodes)
     return to_numpy(batch)
 
@@ -143,14 +145,14 @@ class Node2Vec(SkipGramMethods, Module):
         """Windows of random walks from each node of ``batch`` (``walks_per_node`` each)."""
         starts = check_start("Node2Vec.pos_sample", batch, self.num_nodes)
         starts = np.tile(starts, self.walks_per_node)
-        rw = self._walks(starts.astype(np.int64), seeded(seed))
+        rw = self._walks(starts.astype(np.int64), seeded(seed, "Node2Vec.pos_sample"))
         return context_windows(rw.astype(starts.dtype, copy=False), self.context_size)
 
     def neg_sample(self, batch: Any, seed: Any = None) -> Any:
         """Windows of uniformly random nodes after each node of ``batch``."""
         starts = check_start("Node2Vec.neg_sample", batch, self.num_nodes)
         starts = np.tile(starts, self.walks_per_node * self.num_negative_samples)
-        gen = seeded(seed)
+        gen = seeded(seed, "Node2Vec.neg_sample")
         rest = gen.integers(0, max(self.num_nodes, 1), (starts.shape[0], self.walk_length))
         rw = np.concatenate([starts[:, None], rest.astype(starts.dtype)], axis=1)
         return context_windows(rw, self.context_size)
