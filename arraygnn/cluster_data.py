@@ -105,7 +105,10 @@ def metis_partition(
 
     RULE: the CSR (NumPy integer arrays) and ``vweights`` are checked first: METIS reads
           them unchecked in C (an id out of range is a segfault, a short ``vweights`` is
-          read past its end)."""
+          read past its end).
+    RULE: the graph must be undirected (every stored edge ``(i, j)`` has its reverse
+          ``(j, i)``, as often): METIS assumes it, and pymetis crashed the process on a
+          directed one; a ``ValueError`` names an edge without its reverse."""
     from arraygnn.neighbor_loader import _check_int
 
     num_parts = _check_int(where, "num_parts", num_parts, 1)
@@ -125,6 +128,7 @@ def metis_partition(
         ) from err
     if n == 0 or num_parts == 1:
         return np.zeros(n, dtype=np.int64)
+    _check_symmetric(where, indptr, index, n)
     xadj = np.ascontiguousarray(indptr, dtype=np.int64)
     adjncy = np.ascontiguousarray(index, dtype=np.int64)
     kwargs: dict[str, Any] = {"recursive": bool(recursive)}  # pymetis' None: recursive <= 8
@@ -141,6 +145,24 @@ def metis_partition(
             f"({int(part.min())}..{int(part.max())})"
         )
     return part
+
+
+def _check_symmetric(where: str, indptr: np.ndarray, index: np.ndarray, n: int) -> None:
+    """Every stored edge ``(i, j)`` also stored as ``(j, i)``, as often (one sort of the
+    pair codes each way; METIS needs it and does not check)."""
+    rows = np.repeat(np.arange(n, dtype=np.int64), (indptr[1:] - indptr[:-1]).astype(np.int64))
+    cols = index.astype(np.int64, copy=False)
+    forward = np.sort(rows * n + cols)
+    backward = np.sort(cols * n + rows)
+    if not np.array_equal(forward, backward):
+        k = int(np.flatnonzero(forward != backward)[0])
+        code = int(forward[k]) if k < forward.shape[0] else int(backward[k])
+        raise ValueError(
+            f"{where}: METIS needs an undirected graph, but edge ({code // n}, {code % n}) is "
+            "not matched by its reverse as often; make the graph undirected first "
+            "(arraygnn.transforms.ToUndirected / arraygnn.utils.to_undirected) or pass "
+            "partition="
+        )
 
 
 def _check_np_int(where: str, name: str, value: Any) -> None:
