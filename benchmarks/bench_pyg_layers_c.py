@@ -13,24 +13,10 @@ alternating within each repeat; the ratio is PyG's best over ours (above 1: ours
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import warnings
 
 import numpy as np
-
-
-def _times(fns, repeat):
-    """``(best, median)`` ms of each function, run in turn within every repeat."""
-    for fn in fns:
-        fn()
-    out = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, times in zip(fns, out):
-            t0 = time.perf_counter()
-            fn()
-            times.append(1e3 * (time.perf_counter() - t0))
-    return [(min(t), statistics.median(t)) for t in out]
+from _timing import times as _times
 
 
 def _first(out):

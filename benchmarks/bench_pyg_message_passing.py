@@ -16,22 +16,9 @@ over ours (above 1: ours faster).
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
-
-
-def _times(fns, repeat):
-    for fn in fns:
-        fn()
-    out = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, times in zip(fns, out):
-            t0 = time.perf_counter()
-            fn()
-            times.append(1e3 * (time.perf_counter() - t0))
-    return [(min(t), statistics.median(t)) for t in out]
+from _timing import times as _times
 
 
 def _layers(torch, PyGMP):

@@ -196,7 +196,11 @@ class _Graph:
         i, j = (1, 0) if layer.flow == "source_to_target" else (0, 1)
         self.i, self.j = i, j
         self.num_edges = int(self.rows[0].shape[0])
-        self._checked: set[tuple[int, int]] = set()
+        # (side, rows) pairs whose ids are known to lie in [0, rows): a CSR's were checked
+        # against its own sizes when it was built, so its ids are never scanned again
+        self._checked: set[tuple[int, int]] = (
+            {(0, self.size[0]), (1, self.size[1])} if isinstance(edge_index, CSR) else set()
+        )
 
     # ---- sizes and lifting ------------------------------------------------------------
     def axis(self, value: Any, arg: str) -> int:
@@ -786,7 +790,8 @@ class MessagePassing(Module):
         graph.check(j, int(data.shape[0]), "x")
         coll = self._collect("update", graph, kwargs)
         n_dst = coll["dim_size"]
-        _checked_index(type(self.aggr_module).__name__, graph.rows[i], graph.num_edges, n_dst)
+        if (i, n_dst) not in graph._checked:  # the aggregation's dim_size check
+            _checked_index(type(self.aggr_module).__name__, graph.rows[i], graph.num_edges, n_dst)
         reduce = _SPMM_REDUCES[type(self.aggr_module)]
         if isinstance(graph.edge_index, CSR) and j == 0:
             out = ops.spmm(graph.edge_index, data, reduce=reduce)
