@@ -135,7 +135,8 @@ class Batch(Data):
 
     Besides the collated values, a batch holds ``batch`` (the graph of each node, [N])
     and ``ptr`` ([num_graphs + 1] node offsets) when every graph's ``num_nodes`` is known,
-    ``<key>_batch`` for each key in ``follow_batch``, and ``num_graphs``.
+    ``<key>_batch`` (the graph of each row) and ``<key>_ptr`` ([num_graphs + 1] row
+    offsets, PyG 2.5+) for each key in ``follow_batch``, and ``num_graphs``.
 
     Records (as PyG): ``_slice_dict[key]`` [G + 1] int64 boundaries along the
     concatenation dimension; ``_inc_dict[key]`` [G, ...] the increment added to each graph;
@@ -184,7 +185,9 @@ class Batch(Data):
 
         Args:
             data_list: ``Data`` objects (all with the same keys).
-            follow_batch: keys that get a ``<key>_batch`` vector (graph id per row).
+            follow_batch: keys that get a ``<key>_batch`` vector (graph id per row) and a
+                ``<key>_ptr`` vector (row offsets of the graphs); a scalar or non-array key
+                has one row per graph, as in PyG.
             exclude_keys: keys left out of the batch.
 
         Raises ``ValueError`` / ``TypeError`` naming the key and graph index for an empty
@@ -501,7 +504,9 @@ def _collate(
     xp_seen: ModuleType | None = None
     graph_range = np.arange(g + 1, dtype=np.int64)
     arena = _Arena()
-    plans: list[tuple[str, list[Any], int | None, np.ndarray, np.ndarray, int, int | None]] = []
+    plans: list[
+        tuple[str, list[Any], int | None, np.ndarray, np.ndarray, int, tuple[int, int] | None]
+    ] = []
     # pass 1: sizes and output shapes of every key; scalars and objects done here
     for key, values in zip(keys, columns):
         v0 = values[0]
@@ -529,11 +534,14 @@ def _collate(
             handle = arena.reserve(shape, v0.dtype) if xp is np else -1
             follow_handle = None
             if key in follow:
-                follow_handle = arena.reserve((int(sl[-1]),), np.int64)
+                follow_handle = (
+                    arena.reserve((int(sl[-1]),), np.int64),
+                    arena.reserve((g + 1,), np.int64),
+                )
             store[key] = None  # keeps the key order; filled in pass 2
             slices[key] = incs[key] = cat_dims[key] = kinds[key] = None
             if key in follow:
-                store[key + "_batch"] = None
+                store[key + "_batch"] = store[key + "_ptr"] = None
             plans.append((key, values, cat, sizes, sl, handle, follow_handle))
         elif isinstance(v0, _SCALARS):
             arr = _scalar_array(key, values)
@@ -546,6 +554,7 @@ def _collate(
             kinds[key] = "npscalar" if isinstance(v0, np.generic) else "scalar"
             if key in follow:
                 store[key + "_batch"] = np.arange(g, dtype=np.int64)
+                store[key + "_ptr"] = np.arange(g + 1, dtype=np.int64)
         else:
             for i, v in enumerate(values):
                 if is_array(v) or isinstance(v, _SCALARS):
@@ -568,8 +577,9 @@ def _collate(
             store[key] = list(values)
             slices[key], incs[key] = graph_range, np.zeros(g, np.int64)
             cat_dims[key], kinds[key] = None, "list"
-            if key in follow:
-                raise ValueError(f"Batch.from_data_list: follow_batch key {key!r} is not an array")
+            if key in follow:  # one entry per graph (PyG)
+                store[key + "_batch"] = np.arange(g, dtype=np.int64)
+                store[key + "_ptr"] = np.arange(g + 1, dtype=np.int64)
     xp = xp_seen or np
     batch_handle = ptr_handle = None
     node_ptr = _ptr(node_counts) if node_counts is not None else None
@@ -596,9 +606,11 @@ def _collate(
         slices[key], incs[key], cat_dims[key] = sl, inc, cat
         kinds[key] = "cat" if cat is not None else "stack"
         if follow_handle is not None:
-            ids = arena.get(follow_handle)
+            ids, ptr = arena.get(follow_handle[0]), arena.get(follow_handle[1])
             ids[...] = np.repeat(np.arange(g, dtype=np.int64), sizes)
+            ptr[...] = sl
             store[key + "_batch"] = ids if xp is np else xp.asarray(ids)
+            store[key + "_ptr"] = ptr if xp is np else xp.asarray(ptr)
     if node_counts is not None and node_ptr is not None:
         if batch_handle is not None:
             vec = arena.get(batch_handle)
@@ -732,7 +744,7 @@ def _plan_array(
         raise _diagnose(key, values, None, TypeError("mixed value types"))
     # concatenation dimension
     if default_hooks:
-        cat: int | None = None if v0.ndim == 0 else (1 if _is_index_key(key) else 0)
+        cat: int | None = None if v0.ndim == 0 else (v0.ndim - 1 if _is_index_key(key) else 0)
     else:
         cats = [d.__cat_dim__(key, v) for d, v in zip(data_list, values)]
         cat = cats[0]

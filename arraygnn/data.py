@@ -186,9 +186,13 @@ class Data:
         return 0
 
     def __cat_dim__(self, key: str, value: Any, *args: Any, **kwargs: Any) -> int | None:
-        """Default: ``1`` if ``'index' in key or 'face' in key`` else ``0``."""
+        """Default: ``-1`` (the last dim: columns of a [2, E] ``edge_index``, the only dim of
+        a 1-D ``center_index``) if ``'index' in key or 'face' in key`` else ``0``.
+
+        The seed shows ``1``, PyG 2.x returns ``-1``: they agree on 2-D index arrays, and
+        ``-1`` also collates 1-D and 3-D ones as PyG does."""
         if _is_index_key(key):
-            return 1
+            return -1
         return 0
 
     # ------------------------------------------------------------------ copies

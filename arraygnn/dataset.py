@@ -449,7 +449,10 @@ class PackedDataset:
         follow_handles = {}
         for key, *_ in jobs:
             if key in follow:
-                follow_handles[key] = arena.reserve((jobs_size(jobs, key),), np.int64)
+                follow_handles[key] = (
+                    arena.reserve((jobs_size(jobs, key),), np.int64),
+                    arena.reserve((b + 1,), np.int64),
+                )
         batch_handle = arena.reserve((rows.shape[0],), np.int64)
         arena.allocate()
         # pass 2: gather
@@ -469,9 +472,10 @@ class PackedDataset:
             store[key] = out
             slices[key], incs[key], cat_dims[key], kinds[key] = sl, inc, cat, kind
             if key in follow:
-                ids = arena.get(follow_handles[key])
+                ids, ptr = (arena.get(h) for h in follow_handles[key])
                 ids[...] = np.repeat(np.arange(b, dtype=np.int64), sizes)
-                store[key + "_batch"] = ids
+                ptr[...] = sl
+                store[key + "_batch"], store[key + "_ptr"] = ids, ptr
         if not self.node_features and "num_nodes" not in exclude:
             store["num_nodes"] = int(node_ptr[-1])
             slices["num_nodes"], incs["num_nodes"] = node_ptr, zeros

@@ -88,8 +88,8 @@ class HeteroBatch(HeteroData):
     """Heterogeneous graphs collated into one ``HeteroData``, with the records to split them.
 
     Besides the collated values, each node store holds ``batch`` and ``ptr`` (when the
-    type's ``num_nodes`` is known), every store ``<key>_batch`` for each key in
-    ``follow_batch`` it holds, and the batch knows ``num_graphs``.
+    type's ``num_nodes`` is known), every store ``<key>_batch`` and ``<key>_ptr`` for each
+    key in ``follow_batch`` it holds, and the batch knows ``num_graphs``.
 
     Records, per store (``None`` for graph-level attributes, else the node / edge type)
     and key, as PyG's: ``_slice_dict[store][key]`` [G + 1] boundaries along the
@@ -137,8 +137,8 @@ class HeteroBatch(HeteroData):
 
         Args:
             data_list: the graphs.
-            follow_batch: keys that get a ``<key>_batch`` vector (graph id per row) in every
-                store holding them.
+            follow_batch: keys that get ``<key>_batch`` (graph id per row) and
+                ``<key>_ptr`` (row offsets) in every store holding them.
             exclude_keys: keys left out of every store.
 
         Raises ``ValueError`` / ``TypeError`` naming the node / edge type, the key and the
@@ -503,10 +503,13 @@ class _Collation:
             follow_handle = None
             if key in self.follow:
                 self.followed.add(key)
-                follow_handle = self.arena.reserve((int(sl[-1]),), np.int64)
+                follow_handle = (
+                    self.arena.reserve((int(sl[-1]),), np.int64),
+                    self.arena.reserve((g + 1,), np.int64),
+                )
             target[key] = None  # keeps the key order; filled in pass 2
             if key in self.follow:
-                target[key + "_batch"] = None
+                target[key + "_batch"] = target[key + "_ptr"] = None
             self._record(skey, key, sl, None, cat, "cat" if cat is not None else "stack")
             self.plans.append(
                 (skey, key, values, objs, cat, sizes, sl, shape, handle, follow_handle, target)
@@ -536,6 +539,7 @@ class _Collation:
             if key in self.follow:
                 self.followed.add(key)
                 target[key + "_batch"] = np.arange(g, dtype=np.int64)
+                target[key + "_ptr"] = np.arange(g + 1, dtype=np.int64)
             return
         for i, v in enumerate(values):
             if is_array(v) or isinstance(v, _SCALARS):
@@ -555,10 +559,12 @@ class _Collation:
                     "arrays (convert it first, e.g. arraygnn.interop.from_torch)",
                     TypeError,
                 )
-        if key in self.follow:
-            raise ValueError(f"{_PREFIX}follow_batch key {key!r} is not an array")
         target[key] = list(values)
         self._record(skey, key, self.graph_range, np.zeros(g, np.int64), None, "list")
+        if key in self.follow:  # one entry per graph (PyG)
+            self.followed.add(key)
+            target[key + "_batch"] = np.arange(g, dtype=np.int64)
+            target[key + "_ptr"] = np.arange(g + 1, dtype=np.int64)
 
     def _cat_dim(
         self, skey: StoreKey | None, key: str, values: list[Any], objs: list[Any] | None
@@ -637,9 +643,11 @@ class _Collation:
             target[key] = out
             self.out._inc_dict[skey][key] = inc
             if follow_handle is not None:
-                ids = self.arena.get(follow_handle)
+                ids, ptr = (self.arena.get(h) for h in follow_handle)
                 ids[...] = np.repeat(np.arange(g, dtype=np.int64), sizes)
+                ptr[...] = sl
                 target[key + "_batch"] = ids if xp is np else xp.asarray(ids)
+                target[key + "_ptr"] = ptr if xp is np else xp.asarray(ptr)
 
     def _increase_edge_ids(
         self,

@@ -298,11 +298,6 @@ def g(n=3, **kw):
         ([g(y=np.ones(1)), g(y=3.0)], TypeError, "key 'y' in graph 1: is a float"),
         ([g(), "not data"], TypeError, "graph 1 is a str"),
         ([Data(edge_index=np.array([[0], [1]]))], ValueError, "graph 0: is increased by num_nodes"),
-        (
-            [g(node_index=np.array([0, 1]))],
-            ValueError,
-            r"key 'node_index' in graph 0: has shape \[2\] but __cat_dim__ returns 1",
-        ),
     ],
 )
 def test_bad_input_names_key_and_graph(graphs, exc, pattern):
@@ -378,3 +373,24 @@ def test_narrow_index_dtype_never_wraps(cls):
     assert_batch_invariants(batch)
     for i in (0, 99, 100, 399):
         assert_data_equal(batch.get_example(i), early[i])
+
+
+def test_one_and_three_dim_index_keys_collate_along_the_last_dim_as_pyg():
+    # PyG 2.x's __cat_dim__ is -1 for index keys (the seed's 1 is the same dim for a
+    # [2, E] edge_index): a 1-D center_index is concatenated and increased
+    a = Data(x=np.zeros((3, 1)), center_index=np.array([0, 2]), t_index=np.zeros((2, 2, 3), int))
+    b = Data(x=np.zeros((2, 1)), center_index=np.array([1]), t_index=np.ones((2, 2, 1), int))
+    out = Batch.from_data_list([a, b], follow_batch=["center_index"])
+    assert out.center_index.tolist() == [0, 2, 4]
+    assert out.center_index_batch.tolist() == [0, 0, 1]
+    assert out.center_index_ptr.tolist() == [0, 2, 3]
+    assert out.t_index.shape == (2, 2, 4) and out.t_index[..., 3].tolist() == [[4, 4], [4, 4]]
+    back = out.get_example(1)
+    assert back.center_index.tolist() == [1] and back.t_index.tolist() == [[[1], [1]], [[1], [1]]]
+    torch = pytest.importorskip("torch")
+    pyg = pytest.importorskip("torch_geometric.data")
+    pa = pyg.Data(x=torch.zeros(3, 1), center_index=torch.tensor([0, 2]))
+    pb = pyg.Data(x=torch.zeros(2, 1), center_index=torch.tensor([1]))
+    theirs = pyg.Batch.from_data_list([pa, pb], follow_batch=["center_index"])
+    for key in ("center_index", "center_index_batch", "center_index_ptr"):
+        assert out[key].tolist() == theirs[key].tolist(), key

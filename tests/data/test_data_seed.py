@@ -45,7 +45,8 @@ def test_default_hooks_are_the_seeds():
     d = Data(x=np.zeros((3, 2)), edge_index=np.zeros((2, 0), np.int64))
     for key in ("edge_index", "face", "edge_index_s", "my_index_key", "faces"):
         assert d.__inc__(key, None) == 3
-        assert d.__cat_dim__(key, None) == 1
+        # the seed shows 1, PyG 2.x returns -1: the same dim for a [2, E] edge_index
+        assert d.__cat_dim__(key, None) == -1
     for key in ("x", "edge_attr", "y", "pos", "edge_weight"):
         assert d.__inc__(key, None) == 0
         assert d.__cat_dim__(key, None) == 0
@@ -92,12 +93,15 @@ def test_pair_data_follow_batch_through_loader():
         "x_s": [10, 16],
         "edge_index_s": [2, 8],
         "x_s_batch": [10],
+        "x_s_ptr": [3],
         "x_t": [8, 16],
         "edge_index_t": [2, 6],
         "x_t_batch": [8],
+        "x_t_ptr": [3],
     }
     assert batch.x_s_batch.tolist() == [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]
     assert batch.x_t_batch.tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert batch.x_s_ptr.tolist() == [0, 5, 10] and batch.x_t_ptr.tolist() == [0, 4, 8]
     assert batch.edge_index_s.tolist() == [[0, 0, 0, 0, 5, 5, 5, 5], [1, 2, 3, 4, 6, 7, 8, 9]]
     parts = batch.to_data_list()
     assert "x_s_batch" not in parts[0]
