@@ -324,6 +324,11 @@ class LayerNorm(Module):
 
     def __call__(self, x: Any) -> Any:
         _check_features(x, self.normalized_shape, "LayerNorm input", self.weight)
+        if isinstance(x, np.ndarray):  # NumPy float32 / float64: one fused Numba kernel
+            from arraygnn.kernels.cpu import layer_norm as kernels
+
+            if kernels.fits(x, self.weight, self.bias):
+                return kernels.layer_norm_rows(x, self.eps, self.weight, self.bias)
         xp = get_namespace(x)
         centred = x - x.mean(axis=-1, keepdims=True)
         var = (centred * centred).mean(axis=-1, keepdims=True)

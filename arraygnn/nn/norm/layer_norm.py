@@ -1,9 +1,12 @@
 """PyG's ``LayerNorm`` (modes ``'graph'`` and ``'node'``) and ``HeteroLayerNorm``.
 
-``mode='graph'`` normalises each graph over all its rows and channels together: with
-``batch`` the per-graph mean and biased variance come from :func:`arraygnn.ops.scatter`
-(``y = (x - mean) / sqrt(var + eps)``); without ``batch`` the whole input is one graph and
-PyG divides by ``std + eps`` instead. ``mode='node'`` is torch's row-wise layer norm.
+``mode='graph'`` normalises each graph over all its rows and channels together (the
+per-graph mean and biased variance, ``y = (x - mean) / sqrt(var + eps)``); without
+``batch`` the whole input is one graph and PyG divides by ``std + eps`` instead.
+``mode='node'`` is torch's row-wise layer norm. NumPy float32 / float64 input runs the
+fused Numba kernels of :mod:`arraygnn.kernels.cpu.layer_norm` (no ``[N, F]`` temporaries,
+deterministic); CuPy and float16 the array code (per-graph sums by
+:func:`arraygnn.ops.scatter`).
 ``HeteroLayerNorm`` is the row-wise norm with one ``weight`` / ``bias`` row per type.
 
 >>> import numpy as np
@@ -75,6 +78,16 @@ class LayerNorm(Module):
         where = "LayerNorm"
         check_input(where, x, self.in_channels, self.weight)
         xp = get_namespace(x)
+        if isinstance(x, np.ndarray):  # NumPy float32 / float64: fused Numba kernels
+            from arraygnn.kernels.cpu import layer_norm as kernels
+
+            if kernels.fits(x, self.weight, self.bias):
+                if self.mode == "node":
+                    return kernels.layer_norm_rows(x, self.eps, self.weight, self.bias)
+                size = 1
+                if batch is not None:
+                    batch, size = graph_ids(where, x, batch, batch_size)
+                return kernels.layer_norm_graphs(x, batch, size, self.eps, self.weight, self.bias)
         if self.mode == "node":
             out = row_norm(x, self.eps)
         elif batch is None:
