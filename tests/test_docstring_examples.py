@@ -20,6 +20,7 @@ ROOT = pathlib.Path(arraygnn.__file__).parent
 # Module -> the optional package its examples import.
 NEEDS = {
     "arraygnn.interop.torch": "torch",
+    "arraygnn.interop.torch_sparse": "torch",
     "arraygnn.interop.jax": "jax",
     "arraygnn.interop.pyg": "torch_geometric",
     "arraygnn.interop.networkx": "networkx",

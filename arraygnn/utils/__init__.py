@@ -6,8 +6,9 @@ their device (NumPy in, NumPy out; CuPy in, CuPy out); the reductions run the
 ``arraygnn.ops`` kernels. Every function checks its arguments and raises ``TypeError`` /
 ``ValueError`` naming the function and the argument; nothing passed in is modified.
 
-PyG's converters ``to_scipy_sparse_matrix``, ``from_scipy_sparse_matrix``, ``to_networkx``
-and ``from_networkx`` are here too (they live in :mod:`arraygnn.interop`).
+PyG's converters ``to_scipy_sparse_matrix``, ``from_scipy_sparse_matrix``, ``to_networkx``,
+``from_networkx`` and the torch sparse / nested tensor ones (``to_torch_coo_tensor``, ...,
+``to_nested_tensor``) are here too (they live in :mod:`arraygnn.interop`).
 
 RULE: where PyG infers a size from the data (``num_nodes = edge_index.max() + 1``, the
 number of graphs in a batch, ...), so do these functions, and say so in their docstrings:
@@ -29,6 +30,16 @@ int64, as PyG's.
 
 from arraygnn.interop.networkx import from_networkx, to_networkx
 from arraygnn.interop.scipy import from_scipy_sparse_matrix, to_scipy_sparse_matrix
+from arraygnn.interop.torch_sparse import (
+    from_nested_tensor,
+    is_sparse,
+    is_torch_sparse_tensor,
+    to_nested_tensor,
+    to_torch_coo_tensor,
+    to_torch_csc_tensor,
+    to_torch_csr_tensor,
+    to_torch_sparse_tensor,
+)
 from arraygnn.utils.arrays import (
     cumsum,
     group_argsort,
@@ -115,6 +126,7 @@ __all__ = [
     "dropout_node",
     "dropout_path",
     "erdos_renyi_graph",
+    "from_nested_tensor",
     "from_networkx",
     "from_scipy_sparse_matrix",
     "get_laplacian",
@@ -127,6 +139,8 @@ __all__ = [
     "homophily",
     "index_sort",
     "index_to_mask",
+    "is_sparse",
+    "is_torch_sparse_tensor",
     "is_undirected",
     "k_hop_subgraph",
     "knn",
@@ -158,8 +172,13 @@ __all__ = [
     "to_dense_adj",
     "to_dense_batch",
     "to_edge_index",
+    "to_nested_tensor",
     "to_networkx",
     "to_scipy_sparse_matrix",
+    "to_torch_coo_tensor",
+    "to_torch_csc_tensor",
+    "to_torch_csr_tensor",
+    "to_torch_sparse_tensor",
     "to_undirected",
     "unbatch",
     "unbatch_edge_index",
