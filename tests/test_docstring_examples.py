@@ -21,6 +21,8 @@ ROOT = pathlib.Path(arraygnn.__file__).parent
 NEEDS = {
     "arraygnn.interop.torch": "torch",
     "arraygnn.interop.torch_sparse": "torch",
+    "arraygnn.utils.smiles": "rdkit",
+    "arraygnn.utils.tree_decomposition": "rdkit",
     "arraygnn.interop.jax": "jax",
     "arraygnn.interop.pyg": "torch_geometric",
     "arraygnn.interop.networkx": "networkx",

@@ -99,11 +99,13 @@ from arraygnn.utils.random_graphs import (
     stochastic_blockmodel_graph,
 )
 from arraygnn.utils.scatter import scatter, softmax
+from arraygnn.utils.smiles import from_rdmol, from_smiles, to_rdmol, to_smiles
 from arraygnn.utils.sort import sort_edge_index
 from arraygnn.utils.sparse import to_edge_index
 from arraygnn.utils.spmm import spmm
 from arraygnn.utils.subgraph import bipartite_subgraph, k_hop_subgraph, subgraph
 from arraygnn.utils.train_test_split_edges import train_test_split_edges
+from arraygnn.utils.tree_decomposition import tree_decomposition
 from arraygnn.utils.trim_to_layer import trim_to_layer
 from arraygnn.utils.trimesh_convert import from_trimesh, to_trimesh
 from arraygnn.utils.undirected import is_undirected, to_undirected
@@ -193,4 +195,9 @@ __all__ = [
     "to_trimesh",
     "train_test_split_edges",
     "trim_to_layer",
+    "from_rdmol",
+    "from_smiles",
+    "to_rdmol",
+    "to_smiles",
+    "tree_decomposition",
 ]
