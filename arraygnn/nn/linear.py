@@ -249,7 +249,9 @@ class Linear(Module):
 class BatchNorm(Module):
     """Batch normalisation at inference time (running statistics), PyTorch names.
 
-    ``y = (x - running_mean) / sqrt(running_var + eps) * weight + bias``
+    ``y = (x - running_mean) / sqrt(running_var + eps) * weight + bias``, computed as torch's
+    CPU kernel does: the statistics folded into one per-column scale and shift
+    (``x * scale + shift``, two passes over ``x`` and no temporaries besides the output).
 
     Shapes:
         - input / output: ``(N, num_features)``
@@ -277,9 +279,14 @@ class BatchNorm(Module):
     def __call__(self, x: Any) -> Any:
         _check_features(x, self.num_features, "BatchNorm input", self.running_mean)
         xp = get_namespace(x)
-        out = (x - self.running_mean) / xp.sqrt(self.running_var + self.eps)
+        scale = 1 / xp.sqrt(self.running_var + self.eps)
         if self.weight is not None:
-            out = out * self.weight + self.bias
+            scale = scale * self.weight
+        shift = -self.running_mean * scale
+        if self.bias is not None:
+            shift = shift + self.bias
+        out = x * scale
+        out += shift.astype(out.dtype, copy=False)
         return out
 
     def extra_repr(self) -> str:
