@@ -123,6 +123,7 @@ def test_sddmm_dot_groups(monkeypatch, case, dtype, depth):
     """The experimental group-per-output dot (``_launch.SDDMM_DOT_GROUPS``) against the
     reference, with heads, over u -> v and e -> u; it really runs the group kernel."""
     monkeypatch.setattr(_launch, "SDDMM_DOT_GROUPS", True)
+    monkeypatch.setattr(_launch, "SDDMM_DOT_GROUPS_MIN_DEPTH", 1)
     started = _launched_kernels(monkeypatch)
     case, _ = case_csr(*case)
     rng = np.random.default_rng(5)
@@ -146,6 +147,7 @@ def test_sddmm_dot_groups_same_bits_for_launch_sizes(monkeypatch):
     from arraygnn._config import settings
 
     monkeypatch.setattr(_launch, "SDDMM_DOT_GROUPS", True)
+    monkeypatch.setattr(_launch, "SDDMM_DOT_GROUPS_MIN_DEPTH", 1)
     case, _ = case_csr("unsorted", np.int64)
     rng = np.random.default_rng(6)
     lhs = rng.standard_normal((case.num_src_nodes, 1, 8)).astype(np.float32)
@@ -161,6 +163,25 @@ def test_sddmm_dot_groups_same_bits_for_launch_sizes(monkeypatch):
         )
         results.append(to_host(out).tobytes())
     assert results[0] == results[1] == results[2]
+
+
+@pytest.mark.parametrize("depth,grouped", [(16, False), (31, False), (32, True), (40, True)])
+def test_sddmm_dot_default_kernel_by_depth(monkeypatch, depth, grouped):
+    """By default (H200 timings of 2026-11-27) dots of depth 32 and more run the lane-group
+    kernel, shallower ones one thread per edge."""
+    started = _launched_kernels(monkeypatch)
+    case, _ = case_csr("multi-edges", np.int32)
+    rng = np.random.default_rng(7)
+    lhs = rng.standard_normal((case.num_src_nodes, 1, depth)).astype(np.float32)
+    rhs = rng.standard_normal((case.num_dst_nodes, 1, depth)).astype(np.float32)
+    args = (case.src, case.dst, lhs, rhs)
+    expected = reference.sddmm_coo(
+        *args, np.empty((case.num_edges, 1, 1), np.float32), "dot", "u", "v"
+    )
+    out = poisoned((case.num_edges, 1, 1), np.float32)
+    sddmm.sddmm_coo(*(to_dev(a) for a in args), out, "dot", "u", "v")
+    assert_close(out, expected, np.float32)
+    assert (sddmm._dot_groups_kernel in started) is grouped
 
 
 def test_sddmm_dot_group_lanes():

@@ -39,8 +39,14 @@ def _both(monkeypatch, run):
 
 
 def _same_bits(a, b):
+    """The same bits, NaN payloads aside: on the card the general kernel's ``x - 0.0``
+    canonicalises a NaN and the lean kernel passes it through (both NaN; the H200 run of
+    2026-11-27 showed exactly this difference and no other)."""
     assert a.dtype == b.dtype and a.shape == b.shape
-    assert np.array_equal(a.view(np.uint8), b.view(np.uint8)), np.nanmax(np.abs(a - b))
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    assert np.array_equal(nan_a, nan_b)
+    ok = ~nan_a
+    assert np.array_equal(a[ok].view(np.uint8), b[ok].view(np.uint8)), np.nanmax(np.abs(a - b))
 
 
 @pytest.mark.parametrize("reduce", REDUCES)

@@ -57,15 +57,20 @@ NARROW_GROUPS = False
 
 #: SpMM / segment / scatter rows through the kernels of ``_row_reduce_lean`` (specialised at
 #: compile time, flat arrays, unsigned offsets, four slots' loads in flight) where they
-#: cover the call; the same bits. Off until a GPU run (``tools/gpu_check.py --variants``)
-#: shows it is faster.
-LEAN_ROWS = False
+#: cover the call; the same bits. On since the H200 run of 2026-11-27 (1M / 10M power-law
+#: graph, float32 SpMM sum: F = 16 / 64 / 256 in 0.95 / 1.75 / 2.95 ms against the general
+#: kernel's 2.07 / 2.62 / 7.40; benchmarks/RESULTS.md).
+LEAN_ROWS = True
 
 #: ``dot`` in SDDMM by a group of lanes per output with coalesced row reads and a fixed
 #: tree over the lanes (``sddmm._dot_groups_kernel``) instead of one thread walking each
-#: row. Other bits than the default; off until a GPU run (``tools/gpu_check.py
-#: --variants``) shows it is faster.
-SDDMM_DOT_GROUPS = False
+#: row (other bits than the thread-per-edge kernel). On since the H200 run of 2026-11-27
+#: for depths from ``SDDMM_DOT_GROUPS_MIN_DEPTH``: 1M / 10M, float32 u.v, F = 64 / 256 in
+#: 6.9 / 9.4 ms against 9.5 / 68.1 ms; at F = 16 it was slower (3.1 against 2.2 ms).
+SDDMM_DOT_GROUPS = True
+#: the lane groups take ``dot`` from this depth on (H200, 1M / 10M: slower at 16, faster
+#: from 64 on); shallower dots keep one thread per edge
+SDDMM_DOT_GROUPS_MIN_DEPTH = 32
 #: Numba synchronises the stream named in every ``__cuda_array_interface__`` argument
 #: before a launch (``NUMBA_CUDA_ARRAY_INTERFACE_SYNC``): a host-side wait for all the
 #: work queued so far. Our kernels run on CuPy's current stream (:func:`_current_stream`),

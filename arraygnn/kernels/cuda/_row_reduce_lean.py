@@ -18,8 +18,9 @@ Same slots, same order of operations, same accumulator type as the general kerne
 bits (tested under the simulator on every labelled case), so which kernel runs is a speed
 choice only. One exception, NaN payloads: on a card the general kernel's ``x - 0.0``
 returns the canonical NaN, while a lean max / min that needs no widening passes an input
-NaN through as it is (NaN either way). Off by default (``_launch.LEAN_ROWS``) until
-``tools/gpu_check.py --variants`` has timed it on a card.
+NaN through as it is (NaN either way; the H200 run of 2026-11-27 showed exactly this and
+no other difference). On by default (``_launch.LEAN_ROWS``) since that run timed it at
+1.5-2.5x the general kernel (kernels/cuda/NOTES.md, benchmarks/RESULTS.md).
 
 Not cached on disk: Numba keys a closure's cache entry by its pickled cells (here the device
 functions), which differ between processes (checked with ``@njit`` closures: every process

@@ -7,8 +7,9 @@ Size-1 dimensions of ``lhs`` / ``rhs`` broadcast (NumPy rules, after the caller 
 aligned ranks to [rows, G, K]). Edge-parallel, one thread per output element, no
 reduction across threads: deterministic. ``dot`` accumulates in float32 for float16.
 
-Experimental, off by default (``_launch.SDDMM_DOT_GROUPS``, timed by
-``tools/gpu_check.py --variants``): a ``dot`` with both sides of full depth D taken by a
+By default from depth 32 on (``_launch.SDDMM_DOT_GROUPS`` and
+``SDDMM_DOT_GROUPS_MIN_DEPTH``, chosen on the H200 timings of ``tools/gpu_check.py
+--variants``, 2026-11-27): a ``dot`` with both sides of full depth D taken by a
 group of ``L = min(32, next power of two >= D)`` lanes per output, lane ``l`` summing
 ``d = l, l + L, ...`` (neighbouring lanes read neighbouring features of one row:
 coalesced, where one thread per output walks a whole row alone), then the ``L`` partial
@@ -173,7 +174,12 @@ def sddmm_coo(
     """
     zero = _launch.accumulator_zero(out.dtype)
     depth = int(lhs.shape[2])
-    grouped = _launch.SDDMM_DOT_GROUPS and op == "dot" and out.dtype.itemsize >= 4
+    grouped = (
+        _launch.SDDMM_DOT_GROUPS
+        and op == "dot"
+        and out.dtype.itemsize >= 4
+        and depth >= _launch.SDDMM_DOT_GROUPS_MIN_DEPTH
+    )
     if grouped and depth > 1 and depth == rhs.shape[2]:  # float16: the default kernel
         _, threads = _launch.blocks_for(1)
         lanes = dot_group_lanes(depth, threads)
