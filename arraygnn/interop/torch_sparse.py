@@ -12,11 +12,20 @@ merging, so a parallel edge counts once), COO indices int64, CSR / CSC ids int32
 ``torch.nested`` tensor. ``from_torch_sparse`` (and :func:`arraygnn.utils.to_edge_index`)
 goes back from a torch sparse tensor to ``(edge_index, edge_attr)``.
 
-The sorting and merging run on arraygnn's arrays (:func:`arraygnn.utils.coalesce`, the
-counting-sort CSR kernel and the segment reduction); torch receives the finished arrays
-through :func:`arraygnn.interop.to_torch` (``torch.from_numpy`` on the CPU, DLPack for
-CuPy): a part whose array is the caller's own (already coalesced edges) is *shared*, not
-copied. Read-only NumPy inputs are copied (a torch tensor is always writable; no warning).
+The sorting and merging run on arraygnn's arrays: on NumPy one fused pass of two stable
+counting sorts (:mod:`arraygnn.kernels.cpu.lex_csr`, O(E + N)) that writes the CSR / CSC
+pointer and the sorted ids at once, then the runs of parallel edges summed as segments
+(the bits of :func:`arraygnn.utils.coalesce`, which runs instead on CuPy and for ids far
+sparser than the edges). torch receives the finished arrays through
+:func:`arraygnn.interop.to_torch` (``torch.from_numpy`` on the CPU, DLPack for CuPy).
+
+RULE: memory is shared with the caller exactly where PyG shares it: with
+``is_coalesced=True`` the caller's ``edge_index`` (int64 for COO, the output id dtype and
+C-contiguous for CSR / CSC) and ``edge_attr`` *are* the tensor's parts, so an in-place
+torch op on the result writes into them (as in PyG); with ``is_coalesced=False`` (the
+default; PyG's ``coalesce`` returns new tensors) every part is new, even for edges that
+are already coalesced. Read-only NumPy inputs are copied (a torch tensor is always
+writable; no warning).
 
 RULE: ``size=None`` (or a ``None`` in the pair) is ``edge_index.max() + 1`` as in PyG: one
 reduction, a device-to-host sync on CuPy; an ``edge_index`` without edges needs ``size``.
@@ -31,7 +40,10 @@ here against ``size`` first.
 >>> adj = to_torch_csr_tensor(ei, np.array([1.0, 2.0, 3.0, 4.0]), size=3)
 >>> adj.crow_indices().tolist(), adj.col_indices().tolist(), adj.values().tolist()
 ([0, 1, 3, 4], [1, 0, 2, 1], [1.0, 2.0, 3.0, 4.0])
->>> adj.col_indices().data_ptr() == ei[1].ctypes.data  # shared, not copied
+>>> adj.col_indices().data_ptr() == ei[1].ctypes.data  # a new array, as PyG's
+False
+>>> adj = to_torch_csr_tensor(ei, size=3, is_coalesced=True)
+>>> adj.col_indices().data_ptr() == ei[1].ctypes.data  # the caller's, as PyG's
 True
 """
 
@@ -115,10 +127,9 @@ def to_torch_coo_tensor(
     (``edge_index.max() + 1``); ``is_coalesced=True`` promises sorted ``(row, col)`` pairs
     without duplicates (checked). NumPy gives CPU tensors, CuPy CUDA tensors.
 
-    Shared / copied: ``indices`` *is* ``edge_index`` (strides kept) when it is int64 and
-    already coalesced, else a new int64 array (cast from another dtype, or sorted);
-    ``values`` *is* ``edge_attr`` when the edges were already coalesced, else the
-    sorted / summed copy; ones are new.
+    Shared / copied (as PyG): with ``is_coalesced=True``, ``indices`` *is* ``edge_index``
+    (strides kept) when it is int64 (else an int64 cast) and ``values`` *is*
+    ``edge_attr``; with ``is_coalesced=False`` both are new arrays; ones are new.
 
     >>> import numpy as np
     >>> adj = to_torch_coo_tensor(np.array([[1, 0, 1], [0, 1, 0]]), size=(2, 3))
@@ -137,10 +148,10 @@ def to_torch_csr_tensor(
     """A ``torch.sparse_csr`` adjacency ``[N, M, *]`` of ``edge_index`` [2, E] (PyG's
     ``to_torch_csr_tensor``); arguments as :func:`to_torch_coo_tensor`.
 
-    Shared / copied: ``crow_indices`` is new (a count of each row's edges);
-    ``col_indices`` *is* ``edge_index[1]`` and ``values`` *is* ``edge_attr`` when the edges
-    were already coalesced and the arrays C-contiguous (torch's CSR kernels ignore
-    strides) in the output id dtype (int32 for int32 ids, else int64); otherwise new.
+    Shared / copied (as PyG): ``crow_indices`` is new (a count of each row's edges); with
+    ``is_coalesced=True``, ``col_indices`` *is* ``edge_index[1]`` and ``values`` *is*
+    ``edge_attr`` when the arrays are C-contiguous (torch's CSR kernels ignore strides)
+    and in the output id dtype (int32 for int32 ids, else int64); otherwise new.
 
     >>> import numpy as np
     >>> adj = to_torch_csr_tensor(np.array([[1, 0, 1], [0, 1, 0]], dtype=np.int32), size=2)
@@ -161,7 +172,8 @@ def to_torch_csc_tensor(
     :func:`to_torch_coo_tensor` (``is_coalesced=True`` promises ``(col, row)`` order).
 
     Shared / copied: ``ccol_indices`` is new; ``row_indices`` *is* ``edge_index[0]`` and
-    ``values`` *is* ``edge_attr`` under the conditions of :func:`to_torch_csr_tensor`.
+    ``values`` *is* ``edge_attr`` under the conditions of :func:`to_torch_csr_tensor`
+    (``is_coalesced=True`` among them).
 
     >>> import numpy as np
     >>> adj = to_torch_csc_tensor(np.array([[1, 0, 1], [0, 1, 0]]), size=2)
@@ -217,21 +229,44 @@ def _to_sparse(
     check_ids(where, "edge_index[1]", edge_index[1], m)
 
     by_row = kind != "csc"
-    if not _is_coalesced(xp, edge_index, by_row):
-        if is_coalesced:
-            order = "(row, col)" if by_row else "(col, row)"
-            raise ValueError(
-                f"{where}: is_coalesced=True but edge_index is not sorted by {order} without "
-                "duplicates; pass is_coalesced=False to coalesce it"
+    # COO ids are int64; CSR / CSC ids int32 for int32 edge_index (as PyG), else int64
+    small = kind != "coo" and edge_index.dtype == np.int32 and edge_index.shape[1] < 2**31
+    idt = np.dtype(np.int32 if small else np.int64)
+    n_major, n_minor = (n, m) if by_row else (m, n)
+    if _is_coalesced(xp, edge_index, by_row):
+        if not is_coalesced:  # PyG's coalesce returns new tensors: nothing is shared
+            if edge_index.dtype == idt:  # (other id dtypes are cast: new arrays anyway)
+                edge_index = edge_index.copy()
+            edge_attr = None if edge_attr is None else edge_attr.copy()
+        major, minor = (edge_index[0], edge_index[1]) if by_row else (edge_index[1], edge_index[0])
+        ptr = None
+    elif is_coalesced:
+        order = "(row, col)" if by_row else "(col, row)"
+        raise ValueError(
+            f"{where}: is_coalesced=True but edge_index is not sorted by {order} without "
+            "duplicates; pass is_coalesced=False to coalesce it"
+        )
+    else:
+        major, minor = (edge_index[0], edge_index[1]) if by_row else (edge_index[1], edge_index[0])
+        ptr, minor, edge_attr = _compressed(xp, major, minor, edge_attr, n_major, n_minor, idt)
+        if ptr is None:  # CuPy, or ids far sparser than the edges: arraygnn's coalesce
+            edge_index, edge_attr = coalesce(edge_index, edge_attr, max(n, m), sort_by_row=by_row)
+            major, minor = (
+                (edge_index[0], edge_index[1]) if by_row else (edge_index[1], edge_index[0])
             )
-        edge_index, edge_attr = coalesce(edge_index, edge_attr, max(n, m), sort_by_row=by_row)
-    num_edges = int(edge_index.shape[1])
+    num_edges = int(minor.shape[0])
 
     if kind == "coo":
-        ids = to_torch(edge_index.astype(np.int64, copy=False))
-        values = _values(torch, edge_attr, num_edges, ids.device)
+        if ptr is None:
+            ids = edge_index.astype(np.int64, copy=False)
+        else:  # rows expanded from the pointer (by_row: COO is row-major)
+            ids = xp.empty((2, num_edges), dtype=np.int64)
+            ids[0] = xp.repeat(xp.arange(n_major, dtype=np.int64), xp.diff(ptr))
+            ids[1] = minor
+        ids_t = to_torch(ids)
+        values = _values(torch, edge_attr, num_edges, ids_t.device)
         return torch.sparse_coo_tensor(
-            ids,
+            ids_t,
             values,
             size=(n, m) + tuple(values.shape[1:]),
             is_coalesced=True,
@@ -239,14 +274,11 @@ def _to_sparse(
         )
 
     # CSR / CSC: torch's compressed kernels read these arrays as C-contiguous
-    small = edge_index.dtype == np.int32 and num_edges < 2**31
-    idt = np.dtype(np.int32 if small else np.int64)
-    major, minor = (edge_index[0], edge_index[1]) if by_row else (edge_index[1], edge_index[0])
-    num_major = n if by_row else m
-    ptr = xp.zeros(num_major + 1, dtype=idt)
-    if num_edges:
-        counts = xp.bincount(major.astype(np.int64, copy=False), minlength=num_major)
-        xp.cumsum(counts, dtype=idt, out=ptr[1:])
+    if ptr is None:
+        ptr = xp.zeros(n_major + 1, dtype=idt)
+        if num_edges:
+            counts = xp.bincount(major.astype(np.int64, copy=False), minlength=n_major)
+            xp.cumsum(counts, dtype=idt, out=ptr[1:])
     ptr_t = to_torch(ptr)
     minor_t = to_torch(xp.ascontiguousarray(minor.astype(idt, copy=False)))
     if edge_attr is not None:
@@ -257,6 +289,54 @@ def _to_sparse(
     with warnings.catch_warnings():  # torch's one-time "support is in beta" notice
         warnings.filterwarnings("ignore", message="Sparse CS. tensor support is in beta")
         return build(ptr_t, minor_t, values, size=shape, check_invariants=False)
+
+
+def _compressed(
+    xp: ModuleType,
+    major: Any,
+    minor: Any,
+    edge_attr: Any,
+    n_major: int,
+    n_minor: int,
+    idt: np.dtype,
+) -> tuple[Any, Any, Any]:
+    """``(ptr [n_major + 1], minor [E'], edge_attr [E', ...])`` of unsorted edges (ids
+    validated): sorted by ``(major, minor)``, parallel edges merged and their features
+    summed in edge order (the bits of :func:`arraygnn.utils.coalesce`). NumPy: one fused
+    pass of two stable counting sorts (:mod:`arraygnn.kernels.cpu.lex_csr`, O(E + N)),
+    then the runs of equal edges reduced as segments. ``(None, minor, edge_attr)`` on CuPy
+    or where the ids are far sparser than the edges (the caller coalesces then)."""
+    from arraygnn import ops
+    from arraygnn.kernels.cpu.lex_csr import lex_csr
+    from arraygnn.ops._common import kernel_index
+    from arraygnn.utils.scatter import segment_rows
+
+    num_edges = int(major.shape[0])
+    size = max(n_major, n_minor)
+    if xp is not np or size > 2 * num_edges + 1024:
+        return None, minor, edge_attr
+    indptr = np.empty(size + 1, dtype=idt)
+    index = np.empty(num_edges, dtype=idt)
+    perm = np.empty(num_edges, dtype=np.int64)
+    lex_csr(kernel_index(np, major), kernel_index(np, minor), indptr, index, perm)
+    ptr = indptr[: n_major + 1]
+    new = np.empty(num_edges, dtype=bool)  # first slot of a run of equal edges
+    new[:1] = True
+    np.not_equal(index[1:], index[:-1], out=new[1:])
+    starts = ptr[:-1]
+    new[starts[starts < num_edges]] = True
+    if edge_attr is not None:
+        edge_attr = ops.gather(edge_attr, perm)
+    if not bool(new.all()):
+        keep = np.flatnonzero(new)
+        before = np.zeros(num_edges + 1, dtype=np.int64)  # runs started before each slot
+        np.cumsum(new, out=before[1:])
+        ptr = before[ptr].astype(idt)
+        index = index[keep]
+        if edge_attr is not None:
+            seg = np.append(keep, num_edges)
+            edge_attr = segment_rows(np, edge_attr, seg, "sum")
+    return ptr, index, edge_attr
 
 
 def _values(torch: ModuleType, edge_attr: Any, num_edges: int, device: Any) -> Any:
@@ -312,8 +392,10 @@ def _size_pair(where: str, edge_index: Any, size: Any) -> tuple[int, int]:
 
 def from_torch_sparse(adj: Any, *, where: str = "from_torch_sparse") -> tuple[Any, Any]:
     """``(edge_index [2, nnz] int64, edge_attr [nnz, ...])`` of a torch sparse tensor
-    (layout ``sparse_coo``, ``sparse_csr`` or ``sparse_csc``, two sparse dimensions): PyG's
-    ``to_edge_index``, with NumPy results for a CPU tensor and CuPy for a CUDA one.
+    (layout ``sparse_coo``, ``sparse_csr`` or ``sparse_csc``, two sparse dimensions, dense
+    feature dimensions allowed, no batch dimensions: ``ValueError``, where PyG fails inside
+    torch): PyG's ``to_edge_index``, with NumPy results for a CPU tensor and CuPy for a
+    CUDA one.
 
     The entries come in storage order, as PyG's: a COO tensor's as stored (coalesced or
     not; PyG marks the input coalesced, this leaves it as it is), CSR row by row, CSC
@@ -339,6 +421,11 @@ def from_torch_sparse(adj: Any, *, where: str = "from_torch_sparse") -> tuple[An
         raise ValueError(
             f"{where}: adj must have two sparse dimensions (an adjacency matrix), got "
             f"{adj.sparse_dim()}"
+        )
+    if adj.dim() - adj.dense_dim() != 2:  # CSR / CSC with batch dimensions
+        raise ValueError(
+            f"{where}: adj must be a 2-D adjacency (plus dense feature dimensions), got "
+            f"shape {tuple(adj.shape)} with {adj.dim() - adj.dense_dim() - 2} batch dimension(s)"
         )
     adj = adj.detach()
     if layout == torch.sparse_coo:
@@ -447,7 +534,8 @@ def from_nested_tensor(x: Any, return_batch: bool = False) -> Any:
     NumPy results for a CPU tensor, CuPy for a CUDA one. Shared / copied: the rows *are*
     the nested tensor's buffer when it is contiguous (``x.contiguous().values()``, as PyG),
     else a compacted copy; ``batch`` is new. Pieces that differ beyond their first
-    dimension raise ``ValueError`` (as PyG).
+    dimension raise ``ValueError`` (as PyG), also for a jagged tensor ragged in a later
+    dimension (transposed; equal pieces are stacked, a copy).
 
     >>> import torch
     >>> nt = torch.nested.nested_tensor([torch.ones(2, 3), torch.zeros(0, 3), torch.ones(1, 3)])
@@ -468,12 +556,16 @@ def from_nested_tensor(x: Any, return_batch: bool = False) -> Any:
     if x.size(0) == 0:  # no pieces: no rows, and no trailing shape to read
         sizes = np.zeros(0, dtype=np.int64)
         out = torch.empty(0, dtype=x.dtype, device=x.device)
-    elif x.layout == torch.jagged:
+    elif x.layout == torch.jagged and x._ragged_idx == 1:
         offsets = x.offsets().cpu().numpy()
         sizes = offsets[1:] - offsets[:-1]
         out = x.values()
     else:
-        table = x._nested_tensor_size().cpu().numpy().reshape(x.size(0), -1)
+        if x.layout == torch.jagged:  # ragged beyond the first dimension (transposed)
+            pieces = x.unbind()
+            table = np.array([tuple(p.shape) for p in pieces], dtype=np.int64)
+        else:
+            table = x._nested_tensor_size().cpu().numpy().reshape(x.size(0), -1)
         if table.shape[1] == 0:
             raise ValueError(f"{where}: x holds 0-dimensional pieces (no rows to stack)")
         sizes, trailing = table[:, 0], table[0, 1:]
@@ -483,7 +575,10 @@ def from_nested_tensor(x: Any, return_batch: bool = False) -> Any:
                     f"{where}: not all nested tensors have the same size in dimension "
                     f"{dim + 1} (expected size {int(trailing[dim])} for all tensors)"
                 )
-        out = x.values().view(-1, *trailing.tolist())
+        if x.layout == torch.jagged:
+            out = torch.cat(pieces)
+        else:
+            out = x.values().view(-1, *trailing.tolist())
     rows = from_torch(out)
     if is_torch_tensor(rows):
         raise TypeError(f"{where}: x has dtype {x.dtype}, which NumPy cannot hold")

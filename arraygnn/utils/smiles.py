@@ -39,6 +39,7 @@ import numpy as np
 
 from arraygnn._namespace import is_array, to_numpy, torch_hint
 from arraygnn.data import Data
+from arraygnn.utils._checks import bool_arg
 
 __all__ = ["e_map", "from_rdmol", "from_smiles", "to_rdmol", "to_smiles", "x_map"]
 
@@ -189,9 +190,8 @@ def from_smiles(smiles: str, with_hydrogen: bool = False, kekulize: bool = False
     where = "from_smiles"
     if not isinstance(smiles, str):
         raise TypeError(f"{where}: smiles must be a str, got {type(smiles).__name__}")
-    for name, flag in (("with_hydrogen", with_hydrogen), ("kekulize", kekulize)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"{where}: {name} must be True or False, got {flag!r}")
+    with_hydrogen = bool_arg(where, "with_hydrogen", with_hydrogen)
+    kekulize = bool_arg(where, "kekulize", kekulize)
     Chem = _rdkit(where)
     from rdkit import rdBase
 
@@ -259,8 +259,7 @@ def to_rdmol(data: Data, kekulize: bool = False) -> Any:
 def _to_rdmol(data: Data, kekulize: bool, where: str) -> Any:
     if not isinstance(data, Data):
         raise TypeError(f"{where}: data must be an arraygnn Data, got {type(data).__name__}")
-    if not isinstance(kekulize, (bool, np.bool_)):
-        raise TypeError(f"{where}: kekulize must be True or False, got {kekulize!r}")
+    kekulize = bool_arg(where, "kekulize", kekulize)
     x = _host_int(where, data, "x", "[N, 9]")
     edge_index = _host_int(where, data, "edge_index", "[2, E]")
     edge_attr = _host_int(where, data, "edge_attr", "[E, 3]")

@@ -62,19 +62,16 @@ def tree_decomposition(mol: Any, return_vocab: bool = False) -> tuple[Any, ...]:
 
     The molecule is not modified.
     """
-    where = "tree_decomposition"
-    try:
-        from rdkit import Chem
-    except ImportError:
-        raise ImportError(
-            f"{where} needs the optional 'rdkit' package (pip install arraygnn[rdkit])"
-        ) from None
     from scipy.sparse.csgraph import minimum_spanning_tree
 
+    from arraygnn.utils._checks import bool_arg
+    from arraygnn.utils.smiles import _rdkit
+
+    where = "tree_decomposition"
+    Chem = _rdkit(where)
     if not isinstance(mol, Chem.Mol):
         raise TypeError(f"{where}: mol must be an rdkit.Chem.Mol, got {type(mol).__name__}")
-    if not isinstance(return_vocab, (bool, np.bool_)):
-        raise TypeError(f"{where}: return_vocab must be True or False, got {return_vocab!r}")
+    return_vocab = bool_arg(where, "return_vocab", return_vocab)
     num_atoms = mol.GetNumAtoms()
 
     # rings, then the bonds outside rings

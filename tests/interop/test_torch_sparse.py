@@ -212,26 +212,27 @@ def _addr(a):
 def test_coalesced_int64_input_is_shared_not_copied(attr_dtype):
     ei = coalesce(random_graph(8, 8, 30, seed=1).astype(np.int64), num_nodes=8)
     w = np.arange(ei.shape[1]).astype(attr_dtype)
-    coo = to_torch_coo_tensor(ei, w, size=8)
+    # shared with is_coalesced=True, as PyG (is_coalesced=False copies, as PyG's coalesce)
+    coo = to_torch_coo_tensor(ei, w, size=8, is_coalesced=True)
     assert coo._indices().data_ptr() == _addr(ei) and coo._values().data_ptr() == _addr(w)
-    csr = to_torch_csr_tensor(ei, w, size=8)
+    csr = to_torch_csr_tensor(ei, w, size=8, is_coalesced=True)
     assert csr.col_indices().data_ptr() == _addr(ei[1])
     assert csr.values().data_ptr() == _addr(w)
     # writes go through: the tensor is a view of the caller's arrays
     csr.values()[0] = 42
     assert w[0] == 42
     ei_c, w_c = coalesce(ei, w, 8, sort_by_row=False)
-    csc = to_torch_csc_tensor(ei_c, w_c, size=8)
+    csc = to_torch_csc_tensor(ei_c, w_c, size=8, is_coalesced=True)
     assert csc.row_indices().data_ptr() == _addr(ei_c[0])
     assert csc.values().data_ptr() == _addr(w_c)
 
 
 def test_int32_csr_shares_ids_and_coo_casts():
     ei = coalesce(random_graph(8, 8, 30, seed=2).astype(np.int32), num_nodes=8)
-    csr = to_torch_csr_tensor(ei, size=8)
+    csr = to_torch_csr_tensor(ei, size=8, is_coalesced=True)
     assert csr.col_indices().dtype == torch.int32
     assert csr.col_indices().data_ptr() == _addr(ei[1])
-    coo = to_torch_coo_tensor(ei, size=8)
+    coo = to_torch_coo_tensor(ei, size=8, is_coalesced=True)
     assert coo._indices().dtype == torch.int64
     assert not np.shares_memory(coo._indices().numpy(), ei)
 
