@@ -38,8 +38,10 @@ from arraygnn.datasets import (
 )
 from arraygnn.edge_data_loader import EdgeDataLoader
 from arraygnn.edge_prediction import EdgePredictionSampler, as_edge_prediction_sampler
+from arraygnn.feature_store import FeatureStore, TensorAttr
 from arraygnn.graph import EID, NID, Graph, edge_subgraph, heterograph, node_subgraph, to_block
 from arraygnn.graph import graph as graph  # the constructor shadows the package name
+from arraygnn.graph_store import EdgeAttr, EdgeLayout, GraphStore
 from arraygnn.graph_tensor import (
     CONTEXT,
     HIDDEN_STATE,
@@ -166,6 +168,11 @@ __all__ = [
     "PrefetchLoader",
     "ClusterData",
     "ClusterLoader",
+    "FeatureStore",
+    "TensorAttr",
+    "GraphStore",
+    "EdgeAttr",
+    "EdgeLayout",
     # TF-GNN face
     "GraphTensor",
     "GraphTensorSpec",

@@ -174,7 +174,9 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
         _check_label_time(edge_label_time, time_attr)
         excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label", "edge_label_time")
         # no input nodes of their own: the seeds are given per batch (_SeedsPerType)
-        types = getattr(data, "node_types", None)
+        from arraygnn._remote_backend import is_remote, node_types
+
+        types = node_types(data) if is_remote(data) else getattr(data, "node_types", None)
         no_inputs = (types[0], np.zeros(0, dtype=np.int64)) if types else None
         try:  # HeteroNeighborLoader's checks and structure, named as this loader
             sampler = _SeedsPerType(
@@ -190,7 +192,7 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
         sampler.input_type = None  # seeds of several types (see _SeedsPerType)
         sampler.input_nodes = None
         self._sampler = sampler
-        self.data, self.graph = data, sampler.graph
+        self.data, self.graph = sampler.data, sampler.graph  # (a pair's structure-only graph)
         self.batch_size, self.shuffle = sampler.batch_size, sampler.shuffle
         self.drop_last, self.replace = sampler.drop_last, sampler.replace
         self.num_neighbors, self.num_hops = sampler.num_neighbors, sampler.num_hops

@@ -79,10 +79,13 @@ class HeteroNeighborLoader(NeighborLoader):
 
     Args:
         data: a ``HeteroData``; every node type needs a known ``num_nodes`` (``x`` or an
-            explicit ``num_nodes``), every edge type an integer ``edge_index`` ``[2, E]``.
+            explicit ``num_nodes``), every edge type an integer ``edge_index`` ``[2, E]``;
+            or a ``(FeatureStore, GraphStore)`` pair whose edge types are ``(src, rel, dst)``.
         num_neighbors: fan-outs per hop, first hop first (``-1``: all in-edges): a list for
             every edge type alike, or ``{(src, rel, dst): [...]}`` naming every edge type
-            (the shorthands ``'rel'`` / ``(src, dst)`` of ``HeteroData`` work as keys).
+            (the shorthands ``'rel'`` / ``(src, dst)`` of ``HeteroData`` work as keys), or a
+            :class:`~arraygnn.sampler.NumNeighbors` (its ``default`` fills the types its
+            dict leaves out).
         input_nodes: ``(node_type, ids)``, ``(node_type, boolean_mask)``,
             ``(node_type, None)`` or ``node_type`` (every node of that type).
         batch_size, shuffle, drop_last, replace, subgraph_type, seed: as for a ``Data``.
@@ -129,10 +132,15 @@ class HeteroNeighborLoader(NeighborLoader):
         transform: Callable[[Any], Any] | None = None,
     ) -> None:
         self.transform = check_transform(transform)
+        from arraygnn._remote_backend import resolve_hetero
         from arraygnn.graph.core import Graph
         from arraygnn.hetero_data import HeteroData
         from arraygnn.neighbor_loader import _input_time, _temporal_args
 
+        # a (FeatureStore, GraphStore) pair: its structure here, its features per batch
+        data, node_attrs, edge_attrs, self._remote = resolve_hetero(
+            _WHERE, data, node_attrs, edge_attrs, exclude_keys, time_attr
+        )
         if not isinstance(data, HeteroData):
             raise TypeError(f"{_WHERE}: data must be a HeteroData, got {type(data).__name__}")
         if subgraph_type != "directional":
@@ -387,6 +395,8 @@ class HeteroNeighborLoader(NeighborLoader):
                 store[key] = ops.gather(source[key], e_id)
             store.e_id = e_id
             store.num_sampled_edges = num_sampled_edges[et]
+        if getattr(self, "_remote", None) is not None:  # the remote features, one read
+            self._remote.fill(out, n_ids, {et: edges[et][2] for et in self.edge_types})
         return out
 
     def _sample(self, seeds: Any, nodes: dict[str, list[Any]]) -> tuple[dict, dict, dict]:
@@ -539,7 +549,11 @@ def _fanouts(what: str, value: Any) -> list[int]:
 
 
 def _num_neighbors(data: Any, num_neighbors: Any, edge_types: list) -> dict[Any, list[int]]:
-    """``{edge_type: fan-outs}`` for every edge type, each with the same number of hops."""
+    """``{edge_type: fan-outs}`` for every edge type, each with the same number of hops
+    (a :class:`~arraygnn.sampler.NumNeighbors`: its ``get_values(edge_types)``)."""
+    from arraygnn.sampler.num_neighbors import as_fanouts
+
+    num_neighbors = as_fanouts(_WHERE, num_neighbors, edge_types)
     if not isinstance(num_neighbors, Mapping):
         fanouts = _fanouts("num_neighbors", num_neighbors)
         return {et: list(fanouts) for et in edge_types}

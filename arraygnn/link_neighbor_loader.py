@@ -289,9 +289,10 @@ class LinkNeighborLoader(_NeighborSampling):
         # --- HeteroData dispatch (arraygnn/hetero_link_neighbor_loader.py) --------------
         # PyG's one LinkNeighborLoader name takes both graph kinds: a HeteroData builds the
         # hetero subclass, whose __init__ then runs with the same arguments.
+        from arraygnn._remote_backend import is_hetero_remote
         from arraygnn.hetero_data import HeteroData
 
-        if isinstance(data, HeteroData):
+        if isinstance(data, HeteroData) or is_hetero_remote(data):
             from arraygnn.hetero_link_neighbor_loader import HeteroLinkNeighborLoader
 
             cls = hetero_class(cls, LinkNeighborLoader, HeteroLinkNeighborLoader)

@@ -109,9 +109,14 @@ class _NeighborSampling:
         temporal_strategy: str = "uniform",
         time_attr: str | None = None,
     ) -> None:
+        from arraygnn._remote_backend import resolve
         from arraygnn.graph.convert import data_to_graph
         from arraygnn.interop._handoff import is_data_like
 
+        # a (FeatureStore, GraphStore) pair: its structure here, its features per batch
+        data, node_attrs, edge_attrs, self._remote = resolve(
+            where, data, node_attrs, edge_attrs, exclude_keys, time_attr
+        )
         if not is_data_like(data):
             raise TypeError(f"{where}: data must be a Data, got {type(data).__name__}")
         if subgraph_type != "directional":
@@ -119,6 +124,9 @@ class _NeighborSampling:
                 f"{where}: subgraph_type={subgraph_type!r} is not provided; only "
                 "'directional' (PyG's default)"
             )
+        from arraygnn.sampler.num_neighbors import as_fanouts
+
+        num_neighbors = as_fanouts(where, num_neighbors)  # a NumNeighbors: its list
         if isinstance(num_neighbors, (str, bytes)) or not isinstance(num_neighbors, Sequence):
             raise TypeError(f"{where}: num_neighbors must be a list of ints, got {num_neighbors!r}")
         self.num_neighbors = [
@@ -290,6 +298,8 @@ class _NeighborSampling:
         batch.e_id = e_id
         batch.num_sampled_nodes = num_sampled_nodes
         batch.num_sampled_edges = num_sampled_edges
+        if getattr(self, "_remote", None) is not None:  # the remote features, one read
+            self._remote.fill(batch, n_id, e_id)
         return batch
 
     def _sample(self, seeds: Any, nodes: list[Any]) -> tuple[list, list, list, list, list]:
@@ -359,8 +369,12 @@ class NeighborLoader(_NeighborSampling):
     """PyG's ``NeighborLoader`` over a homogeneous :class:`~arraygnn.data.Data`.
 
     Args:
-        data: a ``Data`` with ``edge_index`` ``[2, E]`` and a known ``num_nodes``.
-        num_neighbors: in-edges sampled per node and hop, first hop first (``-1``: all).
+        data: a ``Data`` with ``edge_index`` ``[2, E]`` and a known ``num_nodes``, or a
+            ``(FeatureStore, GraphStore)`` pair (PyG's remote backend: the structure from
+            the graph store, each batch's features read with one ``multi_get_tensor``;
+            :mod:`arraygnn.remote_backend`, docs/input_pipelines.md).
+        num_neighbors: in-edges sampled per node and hop, first hop first (``-1``: all);
+            a list or a :class:`~arraygnn.sampler.NumNeighbors` holding one.
         input_nodes: the seeds: node ids, a boolean mask of length ``num_nodes``, or
             ``None`` (every node).
         batch_size: seeds per batch.
@@ -417,7 +431,9 @@ class NeighborLoader(_NeighborSampling):
                 f"{cls.__name__}: data is a torch_geometric {type(data).__name__}; convert it "
                 "first with arraygnn.interop.from_pyg"
             )
-        if isinstance(data, HeteroData):
+        from arraygnn._remote_backend import is_hetero_remote
+
+        if isinstance(data, HeteroData) or is_hetero_remote(data):
             from arraygnn.hetero_neighbor_loader import HeteroNeighborLoader
 
             cls = hetero_class(cls, NeighborLoader, HeteroNeighborLoader)

@@ -12,15 +12,21 @@ from arraygnn.sampler.base import (
     NodeSamplerInput,
     SamplerOutput,
 )
+from arraygnn.sampler.bidirectional_neighbor_sampler import BidirectionalNeighborSampler
+from arraygnn.sampler.hgt_sampler import HGTSampler
 from arraygnn.sampler.neighbor_sampler import NeighborSampler
+from arraygnn.sampler.num_neighbors import NumNeighbors
 
 __all__ = [
     "BaseSampler",
+    "BidirectionalNeighborSampler",
     "EdgeSamplerInput",
+    "HGTSampler",
     "HeteroSamplerOutput",
     "NegativeSampling",
     "NegativeSamplingMode",
     "NeighborSampler",
     "NodeSamplerInput",
+    "NumNeighbors",
     "SamplerOutput",
 ]

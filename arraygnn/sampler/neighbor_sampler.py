@@ -44,6 +44,7 @@ from arraygnn.sampler.base import (
     _checked_ids,
     _named,
 )
+from arraygnn.sampler.num_neighbors import NumNeighbors
 
 __all__ = ["NeighborSampler"]
 
@@ -119,7 +120,8 @@ class NeighborSampler(BaseSampler):
     Args:
         data: a :class:`~arraygnn.data.Data` or :class:`~arraygnn.hetero_data.HeteroData`.
         num_neighbors: in-edges per node and hop (``-1``: all); a dict per edge type for
-            a ``HeteroData``, as :class:`~arraygnn.neighbor_loader.NeighborLoader`.
+            a ``HeteroData``, or a :class:`~arraygnn.sampler.NumNeighbors`, as
+            :class:`~arraygnn.neighbor_loader.NeighborLoader`.
         subgraph_type: ``'directional'`` (the one provided).
         replace / disjoint / temporal_strategy / time_attr: as ``NeighborLoader``; a
             homogeneous node time is named in ``node_attrs``, an edge time in
@@ -138,7 +140,7 @@ class NeighborSampler(BaseSampler):
     def __init__(
         self,
         data: Any,
-        num_neighbors: Sequence[int] | dict,
+        num_neighbors: Sequence[int] | dict | NumNeighbors,
         subgraph_type: str = "directional",
         replace: bool = False,
         disjoint: bool = False,
