@@ -72,6 +72,7 @@ from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.gmm_conv import DGLGMMConv, GMMConv
 from arraygnn.nn.gnnff import GNNFF
 from arraygnn.nn.gps_conv import GPSConv
+from arraygnn.nn.gpse import GPSE, GPSENodeEncoder
 from arraygnn.nn.graph_conv import GCNConv, GraphConv, add_remaining_self_loops, gcn_norm
 from arraygnn.nn.graph_unet import GraphUNet
 from arraygnn.nn.graphormer_layer import GraphormerLayer
@@ -154,6 +155,7 @@ from arraygnn.nn.readout import (
 )
 from arraygnn.nn.rect import RECT_L
 from arraygnn.nn.relation_groups import RelationGroups, group_relations
+from arraygnn.nn.reshape import Reshape
 from arraygnn.nn.rev_gnn import GroupAddRev, GroupRevRes
 from arraygnn.nn.rgat_conv import RGATConv
 from arraygnn.nn.rgcn_conv import RelGraphConv, RGCNConv, TypedLinear
@@ -168,6 +170,7 @@ from arraygnn.nn.simple_conv import SimpleConv
 from arraygnn.nn.spatial_encoder import SpatialEncoder, SpatialEncoder3d
 from arraygnn.nn.spline_conv import SplineConv, spline_basis
 from arraygnn.nn.ssg_conv import SSGConv
+from arraygnn.nn.summary import summary
 from arraygnn.nn.super_gat_conv import SuperGATConv
 from arraygnn.nn.tgn import (
     IdentityMessage,
@@ -177,6 +180,8 @@ from arraygnn.nn.tgn import (
     TGNMemory,
     TimeEncoder,
 )
+from arraygnn.nn.to_hetero import to_hetero
+from arraygnn.nn.to_hetero_with_bases import to_hetero_with_bases
 from arraygnn.nn.transformer_conv import TransformerConv
 from arraygnn.nn.transr import TransR
 from arraygnn.nn.twirls_conv import TWIRLSConv
@@ -291,6 +296,8 @@ __all__ = [
     "MixHopConv",
     "DirGNNConv",
     "GPSConv",
+    "GPSE",
+    "GPSENodeEncoder",
     "DNAConv",
     "AntiSymmetricConv",
     "SignedConv",
@@ -314,6 +321,8 @@ __all__ = [
     "RelationGroups",
     "HeteroConv",
     "HeteroGraphConv",
+    "to_hetero",
+    "to_hetero_with_bases",
     "HeteroLinear",
     "HeteroDictLinear",
     "DGLHeteroLinear",
@@ -415,6 +424,8 @@ __all__ = [
     "GroupRevRes",
     "RENet",
     "GNNFF",
+    "Reshape",
+    "summary",
     "from_pyg",
     "from_dgl",
     "from_torch",

@@ -29,6 +29,8 @@ PYG: dict[str, str] = {
     "MemPooling": "arraygnn.nn.mem_pool:from_pyg_module",
     "ClusterPooling": "arraygnn.nn.cluster_pool:from_pyg_module",
     "GPSConv": "arraygnn.nn.gps_conv:from_pyg_module",
+    "GPSE": "arraygnn.nn.gpse:from_pyg_module",
+    "GPSENodeEncoder": "arraygnn.nn.gpse:encoder_from_pyg_module",
     "DNAConv": "arraygnn.nn.dna_conv:from_pyg_module",
     "PerformerAttention": "arraygnn.nn.performer_attention:from_pyg_module",
     "SGFormerAttention": "arraygnn.nn.sgformer:attention_from_pyg_module",
@@ -92,6 +94,12 @@ PYG: dict[str, str] = {
     "GroupAddRev": "arraygnn.nn.rev_gnn:from_pyg_module",
     "RENet": "arraygnn.nn.re_net:from_pyg_module",
     "GNNFF": "arraygnn.nn.gnnff:from_pyg_module",
+    "EquilibriumAggregation": "arraygnn.nn.aggr.equilibrium:from_pyg_module",
+    "Reshape": "arraygnn.nn.reshape:from_pyg_module",
+    "Sequential": "arraygnn.nn.graph_sequential:from_pyg_module",
+    "GraphModule": "arraygnn.nn.fx_program:from_pyg_graph_module",
+    "HeteroBasisConv": "arraygnn.nn.to_hetero_with_bases:basis_conv_from_pyg",
+    "LinearAlign": "arraygnn.nn.to_hetero_with_bases:linear_align_from_pyg",
 }
 
 #: torch.nn class name (``from_torch``) -> "module:function"

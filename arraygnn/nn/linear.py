@@ -572,6 +572,15 @@ class Sequential(Module):
     ['0.bias', '0.weight', '2.bias', '2.weight']
     """
 
+    def __new__(cls, *steps: Any, **kwargs: Any) -> Sequential:
+        """PyG's form ``Sequential('x, edge_index', [...])`` builds a ``GraphSequential``
+        (``arraygnn.nn.graph_sequential``)."""
+        from arraygnn.nn.graph_sequential import GraphSequential, is_graph_signature
+
+        if cls is Sequential and is_graph_signature(steps):
+            cls = GraphSequential
+        return super().__new__(cls)
+
     def __init__(self, *steps: Module | str | Callable[[Any], Any]) -> None:
         self.steps: list[Any] = []
         children = []

@@ -354,6 +354,8 @@ def from_pyg(module: Any) -> Module:
     """
     _check_module("from_pyg", module, _require_torch("torch"))
     _require_torch("pyg")
+    if isinstance(module, _require_torch("torch").fx.GraphModule):  # to_hetero's output
+        return converter("pyg", "GraphModule")(module, np.float32, from_pyg)  # type: ignore[misc]
     if not _is_pyg(module):
         return from_torch(module)
     kind = type(module).__name__

@@ -10,6 +10,7 @@ dataset's / loader's ``transform``.
 []
 """
 
+from arraygnn.transforms.add_gpse import AddGPSE
 from arraygnn.transforms.attrs import AttributeLevels, attribute_levels
 from arraygnn.transforms.base import BaseTransform, Compose, ComposeFilters
 from arraygnn.transforms.components import LargestConnectedComponents
@@ -64,6 +65,7 @@ from arraygnn.transforms.virtual_node import VirtualNode
 __all__ = [
     "AddLaplacianEigenvectorPE",
     "AddRandomWalkPE",
+    "AddGPSE",
     "AddRemainingSelfLoops",
     "AddSelfLoops",
     "Constant",

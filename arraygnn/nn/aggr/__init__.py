@@ -18,6 +18,8 @@ groups, the same layouts, learnt ``t`` / ``p`` and ``Linear`` weights under PyG'
   :class:`LSTMAggregation`, :class:`GRUAggregation`, :class:`MLPAggregation`,
   :class:`LCMAggregation`, :class:`SetTransformerAggregation`,
   :class:`GraphMultisetTransformer`, :class:`PatchTransformerAggregation`
+- :class:`EquilibriumAggregation` (momentum descent on a learnt energy, gradient in closed
+  form)
 - :func:`aggregation_resolver` (names such as ``'sum'``, ``'softmax'``, ``'median'``)
 - the readouts :class:`AttentionalAggregation`, :class:`Set2Set`,
   :class:`SortAggregation` (``arraygnn.nn.readout``), also under their PyG home here
@@ -44,6 +46,7 @@ from arraygnn.nn.aggr.basic import (
     VarAggregation,
 )
 from arraygnn.nn.aggr.degree_scaler import DegreeScalerAggregation
+from arraygnn.nn.aggr.equilibrium import EquilibriumAggregation
 from arraygnn.nn.aggr.lcm import LCMAggregation
 from arraygnn.nn.aggr.mlp_aggr import DeepSetsAggregation, MLPAggregation
 from arraygnn.nn.aggr.multi import MultiAggregation
@@ -60,6 +63,7 @@ __all__ = [
     "AttentionalAggregation",
     "DeepSetsAggregation",
     "DegreeScalerAggregation",
+    "EquilibriumAggregation",
     "GRUAggregation",
     "GraphMultisetTransformer",
     "LCMAggregation",

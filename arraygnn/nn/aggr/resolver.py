@@ -30,6 +30,7 @@ from arraygnn.nn.aggr.basic import (
     VarAggregation,
 )
 from arraygnn.nn.aggr.degree_scaler import DegreeScalerAggregation
+from arraygnn.nn.aggr.equilibrium import EquilibriumAggregation
 from arraygnn.nn.aggr.lcm import LCMAggregation
 from arraygnn.nn.aggr.mlp_aggr import DeepSetsAggregation, MLPAggregation
 from arraygnn.nn.aggr.multi import MultiAggregation
@@ -68,6 +69,7 @@ _CLASSES: tuple[type, ...] = (
     SetTransformerAggregation,
     GraphMultisetTransformer,
     PatchTransformerAggregation,
+    EquilibriumAggregation,
 )
 _ALIASES = {"add": SumAggregation}
 
