@@ -15,6 +15,7 @@ arithmetic goes through :mod:`arraygnn.ops`.
 from arraygnn.nn import aggr, functional, norm
 from arraygnn.nn.antisymmetric_conv import AntiSymmetricConv
 from arraygnn.nn.appnp_conv import APPNPConv
+from arraygnn.nn.ar_link_predictor import ARLinkPredictor
 from arraygnn.nn.arma_conv import ARMAConv
 from arraygnn.nn.asap_pool import ASAPooling
 from arraygnn.nn.atomic_conv import AtomicConv
@@ -93,6 +94,7 @@ from arraygnn.nn.lg_conv import LGConv
 from arraygnn.nn.lightgcn import LightGCN
 from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
 from arraygnn.nn.linkx import LINKX
+from arraygnn.nn.lpformer import LPFormer
 from arraygnn.nn.mask_label import MaskLabel
 from arraygnn.nn.mem_pool import MemPooling
 from arraygnn.nn.mesh_cnn_conv import MeshCNNConv
@@ -243,6 +245,8 @@ __all__ = [
     "CorrectAndSmooth",
     "LightGCN",
     "LINKX",
+    "ARLinkPredictor",
+    "LPFormer",
     "DeepGCNLayer",
     "MetaLayer",
     "MaskLabel",

@@ -60,6 +60,8 @@ PYG: dict[str, str] = {
     "RECT_L": "arraygnn.nn.rect:from_pyg_module",
     "NeuralFingerprint": "arraygnn.nn.neural_fingerprint:from_pyg_module",
     "SignedGCN": "arraygnn.nn.signed_gcn:from_pyg_module",
+    "ARLinkPredictor": "arraygnn.nn.ar_link_predictor:from_pyg_module",
+    "LPFormer": "arraygnn.nn.lpformer:from_pyg_module",
     "GraphUNet": "arraygnn.nn.graph_unet:from_pyg_module",
     "AttentiveFP": "arraygnn.nn.attentive_fp:from_pyg_module",
     "PointTransformerConv": "arraygnn.nn.point_transformer_conv:from_pyg_module",
