@@ -20,3 +20,24 @@ def times(fns: Sequence[Callable[[], object]], repeat: int) -> list[tuple[float,
             fn()
             samples.append(1e3 * (time.perf_counter() - t0))
     return [(min(t), statistics.median(t)) for t in out]
+
+
+def limit_threads(threads: int) -> None:
+    """Run Numba, torch (when installed) and NumPy's BLAS (through threadpoolctl, when
+    installed) on ``threads`` threads each: a BLAS left on its default beside one-thread
+    torch skews a one-thread ratio (seen up to 30x on the loaded 2-core box)."""
+    import numba
+
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        import torch
+
+        torch.set_num_threads(threads)
+    except ImportError:
+        pass
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        print("threadpoolctl missing: NumPy's BLAS keeps its default threads")
+        return
+    threadpool_limits(threads)  # process-wide until restored: nothing else to keep

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _timing import limit_threads
 from _timing import times as _times
 
 
@@ -39,10 +40,7 @@ def main():
     import arraygnn.nn as agnn
 
     if args.threads:
-        from threadpoolctl import threadpool_limits
-
-        torch.set_num_threads(args.threads)
-        threadpool_limits(args.threads)
+        limit_threads(args.threads)
 
     rng = np.random.default_rng(0)
     b, n, f, k = args.graphs, args.nodes, args.features, 16

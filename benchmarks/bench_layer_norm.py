@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from _timing import times
+from _timing import limit_threads, times
 
 
 def main():
@@ -26,9 +26,7 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
 
-    import numba
-
-    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    limit_threads(args.threads)
     from arraygnn.nn.linear import LayerNorm as RowLayerNorm
     from arraygnn.nn.norm import LayerNorm as PygStyleLayerNorm
 
@@ -43,7 +41,6 @@ def main():
     except ImportError:
         torch = pnn = None
     if torch is not None:
-        torch.set_num_threads(args.threads)
         tx, tb = torch.from_numpy(x), torch.from_numpy(batch)
     ours_ln = RowLayerNorm(args.features)
     ours_ln.weight = rng.uniform(0.5, 2, args.features).astype(np.float32)

@@ -16,6 +16,7 @@ import argparse
 import warnings
 
 import numpy as np
+from _timing import limit_threads
 from _timing import times as _times
 
 
@@ -175,10 +176,7 @@ def main():
     from arraygnn.nn import from_pyg
 
     if args.threads:
-        import numba
-
-        torch.set_num_threads(args.threads)
-        numba.set_num_threads(args.threads)
+        limit_threads(args.threads)
     warnings.filterwarnings("ignore", category=UserWarning)  # torch's sparse-CSR beta notes
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")

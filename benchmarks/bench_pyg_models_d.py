@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _timing import limit_threads
 from _timing import times as _times
 
 
@@ -49,10 +50,7 @@ def main():
     from arraygnn.nn import from_pyg
 
     if args.threads:
-        import numba
-
-        torch.set_num_threads(args.threads)
-        numba.set_num_threads(args.threads)
+        limit_threads(args.threads)
     rng = np.random.default_rng(0)
     n, e, d = args.nodes, args.edges, args.dim
     x = rng.standard_normal((n, d)).astype(np.float32)

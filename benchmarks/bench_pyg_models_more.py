@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _timing import limit_threads
 from _timing import times as _times
 
 
@@ -36,10 +37,7 @@ def main():
     from arraygnn.nn import LabelPropagation, from_pyg
 
     if args.threads:
-        import numba
-
-        torch.set_num_threads(args.threads)
-        numba.set_num_threads(args.threads)
+        limit_threads(args.threads)
     rng = np.random.default_rng(0)
     n, e = args.nodes, args.edges
     ei = rng.integers(0, n, (2, e))

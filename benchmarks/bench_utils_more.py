@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from _timing import limit_threads
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -59,8 +60,7 @@ def main() -> None:
     import torch_geometric.utils as P
 
     if args.threads:
-        torch.set_num_threads(args.threads)
-        numba.set_num_threads(args.threads)
+        limit_threads(args.threads)
 
     n, e = (10_000, 100_000) if args.quick else (100_000, 1_000_000)
     rng = np.random.default_rng(0)
