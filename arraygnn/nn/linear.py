@@ -251,7 +251,8 @@ class BatchNorm(Module):
 
     ``y = (x - running_mean) / sqrt(running_var + eps) * weight + bias``, computed as torch's
     CPU kernel does: the statistics folded into one per-column scale and shift
-    (``x * scale + shift``, two passes over ``x`` and no temporaries besides the output).
+    (``x * scale + shift``: one Numba pass for NumPy float32 / float64, else two array
+    passes; no temporaries besides the output).
 
     Shapes:
         - input / output: ``(N, num_features)``
@@ -285,6 +286,11 @@ class BatchNorm(Module):
         shift = -self.running_mean * scale
         if self.bias is not None:
             shift = shift + self.bias
+        if isinstance(x, np.ndarray) and x.ndim >= 1:  # one fused pass (NumPy float32 / 64)
+            from arraygnn.kernels.cpu import layer_norm as kernels
+
+            if kernels.fits(x, scale, shift):
+                return kernels.column_affine(x, scale, shift)
         out = x * scale
         out += shift.astype(out.dtype, copy=False)
         return out

@@ -144,3 +144,33 @@ def test_pyg_layer_norm_same_as_pyg(mode, dtype):
         got = ours(x, bb)
         assert got.dtype == dtype
         np.testing.assert_allclose(got.astype(np.float64), want.detach().numpy(), atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(0, 4), (1, 1), (3000, 64), (7, 5, 3)])
+def test_column_affine_matches_numpy(dtype, shape):
+    from arraygnn.kernels.cpu.layer_norm import column_affine
+
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape).astype(dtype)
+    scale = rng.standard_normal(shape[-1]).astype(dtype)
+    shift = rng.standard_normal(shape[-1]).astype(dtype)
+    got = column_affine(x, scale, shift)
+    assert got.dtype == dtype and got.shape == x.shape
+    tol = 1e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(got, x * scale + shift, rtol=tol, atol=tol)
+
+
+def test_batch_norm_eval_same_as_torch():
+    torch = pytest.importorskip("torch")
+    from arraygnn.nn import from_torch
+
+    bn = torch.nn.BatchNorm1d(16).eval()
+    with torch.no_grad():
+        for t in (bn.weight, bn.bias, bn.running_mean):
+            t.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+    x = np.random.default_rng(0).standard_normal((5000, 16)).astype(np.float32)
+    with torch.no_grad():
+        want = bn(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(from_torch(bn)(x), want, atol=2e-6)

@@ -1,11 +1,12 @@
-"""Layer normalisation: arraygnn's ``nn.LayerNorm`` (torch's row-wise maths) and PyG-style
-``nn.norm.LayerNorm`` (``mode='node'`` and ``mode='graph'``, with and without ``batch``)
-against ``torch.nn.functional.layer_norm`` and PyG's ``LayerNorm`` on the same float32
+"""Normalisation layers: arraygnn's ``nn.LayerNorm`` (torch's row-wise maths), PyG-style
+``nn.norm.LayerNorm`` (``mode='node'`` and ``mode='graph'``, with and without ``batch``),
+``GraphNorm`` (sorted batch) and ``BatchNorm`` (eval) against
+``torch.nn.functional.layer_norm`` and PyG's layers (weights through ``from_pyg``) on the same float32
 ``[--rows, --features]`` input (same weights, outputs compared first), plus a NumPy copy of
 the input as the memory-bandwidth yardstick; best and median of ``--repeat`` warm runs, the
 sides alternating within each repeat. Prints ms and the ratio anchor / ours.
 
-    python benchmarks/bench_layer_norm.py [--rows 100000] [--features 64] [--graphs 100]
+    python benchmarks/bench_norm.py [--rows 100000] [--features 64] [--graphs 100]
         [--repeat 20] [--threads 1]
 """
 
@@ -71,6 +72,36 @@ def main():
             diff = np.abs(ours(x, bb) - theirs().numpy()).max()
             assert diff < 1e-4, (label, diff)
         cases.append((label, lambda ours=ours, bb=bb: ours(x, bb), theirs))
+    # GraphNorm (sorted batch: the fused kernel) and BatchNorm at inference
+    from arraygnn.nn import from_pyg
+
+    sorted_batch = np.sort(batch)
+    for label, make, with_batch in (
+        ("norm.GraphNorm sorted batch", lambda: pnn.GraphNorm(args.features), True),
+        ("norm.BatchNorm (eval)", lambda: pnn.BatchNorm(args.features), False),
+    ):
+        if pnn is None:
+            break
+        ref = make().eval()
+        with torch.no_grad():
+            for prm in ref.parameters():
+                prm.uniform_(0.5, 1.5)
+            for name, buf in ref.named_buffers():
+                if name.endswith(("running_mean", "running_var")):
+                    buf.uniform_(0.5, 1.5)
+        ours = from_pyg(ref)
+        tsb = torch.from_numpy(sorted_batch)
+
+        def theirs(ref=ref, with_batch=with_batch):
+            with torch.no_grad():
+                return ref(tx, tsb) if with_batch else ref(tx)
+
+        def mine(ours=ours, with_batch=with_batch):
+            return ours(x, sorted_batch) if with_batch else ours(x)
+
+        diff = np.abs(mine() - theirs().numpy()).max()
+        assert diff < 1e-4, (label, diff)
+        cases.append((label, mine, theirs))
     print(f"rows={args.rows} features={args.features} graphs={args.graphs} threads={args.threads}")
     ((copy_best, _),) = times([rows[0][1]], args.repeat)
     print(f"{'numpy copy (yardstick)':34s} {copy_best:8.2f} ms")
