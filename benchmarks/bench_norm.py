@@ -1,10 +1,10 @@
 """Normalisation layers: arraygnn's ``nn.LayerNorm`` (torch's row-wise maths), PyG-style
 ``nn.norm.LayerNorm`` (``mode='node'`` and ``mode='graph'``, with and without ``batch``),
 ``GraphNorm`` (sorted batch) and ``BatchNorm`` (eval) against
-``torch.nn.functional.layer_norm`` and PyG's layers (weights through ``from_pyg``) on the same float32
-``[--rows, --features]`` input (same weights, outputs compared first), plus a NumPy copy of
-the input as the memory-bandwidth yardstick; best and median of ``--repeat`` warm runs, the
-sides alternating within each repeat. Prints ms and the ratio anchor / ours.
+``torch.nn.functional.layer_norm`` and PyG's layers (weights through ``from_pyg``) on the
+same float32 ``[--rows, --features]`` input (outputs compared first), plus a NumPy copy of
+the input as the memory-bandwidth yardstick; best and median of ``--repeat`` warm runs,
+the sides alternating within each repeat. Prints ms and the ratio anchor / ours.
 
     python benchmarks/bench_norm.py [--rows 100000] [--features 64] [--graphs 100]
         [--repeat 20] [--threads 1]
@@ -92,7 +92,7 @@ def main():
         ours = from_pyg(ref)
         tsb = torch.from_numpy(sorted_batch)
 
-        def theirs(ref=ref, with_batch=with_batch):
+        def theirs(ref=ref, with_batch=with_batch, tsb=tsb):
             with torch.no_grad():
                 return ref(tx, tsb) if with_batch else ref(tx)
 

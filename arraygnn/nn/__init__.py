@@ -15,6 +15,7 @@ arithmetic goes through :mod:`arraygnn.ops`.
 from arraygnn.nn import aggr, functional, norm
 from arraygnn.nn.antisymmetric_conv import AntiSymmetricConv
 from arraygnn.nn.appnp_conv import APPNPConv
+from arraygnn.nn.approx_knn import approx_knn, approx_knn_graph
 from arraygnn.nn.ar_link_predictor import ARLinkPredictor
 from arraygnn.nn.arma_conv import ARMAConv
 from arraygnn.nn.asap_pool import ASAPooling
@@ -87,6 +88,14 @@ from arraygnn.nn.hgt_conv import HGTConv
 from arraygnn.nn.hypergraph_conv import HypergraphConv
 from arraygnn.nn.kge import ComplEx, DistMult, KGEModel, RotatE, TransE
 from arraygnn.nn.knn_graph import KNNGraph, SegmentedKNNGraph
+from arraygnn.nn.knn_index import (
+    ApproxL2KNNIndex,
+    ApproxMIPSKNNIndex,
+    KNNIndex,
+    KNNOutput,
+    L2KNNIndex,
+    MIPSKNNIndex,
+)
 from arraygnn.nn.label_propagation import CorrectAndSmooth, LabelPropagation
 from arraygnn.nn.lap_pos_encoder import LapPosEncoder
 from arraygnn.nn.le_conv import LEConv
@@ -288,6 +297,14 @@ __all__ = [
     "PDNConv",
     "KNNGraph",
     "SegmentedKNNGraph",
+    "KNNIndex",
+    "KNNOutput",
+    "L2KNNIndex",
+    "MIPSKNNIndex",
+    "ApproxL2KNNIndex",
+    "ApproxMIPSKNNIndex",
+    "approx_knn",
+    "approx_knn_graph",
     "SGConv",
     "APPNP",
     "TAGConv",
