@@ -27,8 +27,9 @@ pymetis reads one vertex weight per node. The nodes are then grouped by part
 RULE: homogeneous CPU graphs, as DGL; a part keeps its nodes in id order (a stable sort:
       DGL's ``np.argsort`` leaves that order unspecified).
 RULE: the subgraph is :func:`arraygnn.graph.node_subgraph` of the parts' nodes, in the
-      given part order: every edge of ``g`` between them (edge-id order), the features,
-      ``ndata[NID]`` and ``edata[EID]``.
+      given part order: every edge of ``g`` between them, grouped by (new) source, each
+      source's in edge-id order (DGL's node subgraph), the features, ``ndata[NID]`` and
+      ``edata[EID]``.
 RULE: the cache holds ``(partition_offset, partition_node_ids)`` as a NumPy ``.npz``
       archive (DGL pickles torch tensors); it is read instead of partitioning when it
       exists and must fit ``k`` and the graph (``ValueError`` otherwise, DGL's checks;

@@ -21,7 +21,8 @@ The sampled ids are made unique (increasing) and induce the subgraph.
 
 RULE: graphs with one node type and one edge type (DGL's sampler uses them whole);
       ``sample``'s second argument is a placeholder, as DGL's (a loader's batch).
-RULE: the subgraph keeps every edge of ``g`` between the sampled nodes, its features,
+RULE: the subgraph keeps every edge of ``g`` between the sampled nodes, grouped by
+      source, each source's in edge-id order (DGL's node subgraph), its features,
       ``ndata[NID]`` and ``edata[EID]``; at most ``budget`` nodes (``2 * budget`` for
       ``'edge'``, ``num_roots * (walk_length + 1)`` for ``'walk'``).
 RULE: with ``cache`` the sampling probabilities are computed on the first call and

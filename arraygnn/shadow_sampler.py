@@ -21,8 +21,9 @@ RULE: each hop is :func:`arraygnn.sampling.sample_neighbors` of the previous hop
       the seeds first (``input_nodes[:len(output_nodes)] == output_nodes``), then the
       others in the order the hops found them (``to_block``'s order).
 RULE: the subgraph keeps every edge of ``g`` between its nodes (not only the sampled
-      ones), its features, ``ndata[NID]`` / ``edata[EID]``; ``exclude_eids`` are left out
-      of both the expansion and the subgraph, as DGL.
+      ones), grouped by (new) source, each source's in edge-id order (DGL's node
+      subgraph), its features, ``ndata[NID]`` / ``edata[EID]``; ``exclude_eids`` are left
+      out of both the expansion and the subgraph (the rest keep that order), as DGL.
 RULE: the same ``seed`` gives the same subgraphs.
 """
 

@@ -12,12 +12,16 @@ for better memory locality.
 >>> r.ndata["_ID"].tolist(), r.edges()[0].tolist()
 ([2, 1, 0], [0, 1, 2])
 
-RULE: new node ``i`` is old node ``nodes_perm[i]`` (DGL's ``node_subgraph``); the edges
-      then follow ``edge_permute_algo``: ``'src'`` / ``'dst'`` sort by the new source /
-      destination id, ties kept in edge-id order (DGL's ``np.argsort`` leaves ties in an
-      unspecified order); ``'custom'`` takes ``permute_config['edges_perm']`` as ids of
-      ``g``'s edges. ``store_ids`` gives ``ndata[NID]`` / ``edata[EID]`` (old ids);
-      without it no id field is added (DGL leaves a stray ``'__orig__'`` field).
+RULE: new node ``i`` is old node ``nodes_perm[i]`` (DGL's ``node_subgraph``, whose edges
+      come grouped by new source, each source's in edge-id order; with no node
+      permutation DGL clones ``g``: edge-id order); the edges then follow
+      ``edge_permute_algo``: ``'src'`` / ``'dst'`` sort that order by the new source /
+      destination id, ties kept in that order (a stable sort: DGL's ``np.argsort`` leaves
+      ties unspecified; so ``'dst'`` after a node permutation breaks ties by new source,
+      then edge id); ``'custom'`` takes ``permute_config['edges_perm']`` as ids of
+      ``g``'s edges (DGL maps them back through ``'__orig__'``). ``edata[EID]`` holds
+      each edge's id in ``g``. ``store_ids`` gives ``ndata[NID]`` / ``edata[EID]`` (old
+      ids); without it no id field is added (DGL leaves a stray ``'__orig__'`` field).
 RULE: ``'rcmk'`` is ``scipy.sparse.csgraph.reverse_cuthill_mckee`` of the source-row
       adjacency (DGL's ``rcmk_perm``); ``'metis'`` needs METIS, which arraygnn lacks: it
       raises ``ValueError``.
@@ -61,6 +65,15 @@ def _perm(where: str, name: str, value: Any, n: int, what: str) -> np.ndarray:
     if n and not np.array_equal(np.sort(ids), np.arange(n)):
         raise ValueError(f"{where}: {name} is not a permutation of 0..{n - 1}")
     return ids.astype(np.int64)
+
+
+def _stable_order(xp: Any, keys: Any, n: int) -> Any:
+    """The stable sort of ``keys`` (ids in ``[0, n)``): a counting sort on NumPy / CuPy."""
+    if keys.shape[0] < 2:
+        return xp.arange(keys.shape[0])
+    from arraygnn.ops.csr import sorted_segments
+
+    return sorted_segments(xp, keys, n)[1]
 
 
 def reorder_graph(
@@ -109,10 +122,14 @@ def reorder_graph(
     inverse = xp.empty(n, dtype=np.int64)
     inverse[perm_x] = xp.arange(n, dtype=np.int64)
     src, dst = inverse[rel.src], inverse[rel.dst]  # every edge kept, in edge-id order
-    if edge_permute_algo == "src":
-        edges_perm = xp.argsort(src, kind="stable")
+    if edge_permute_algo == "src":  # node_subgraph's order, or g's sorted by source
+        edges_perm = _stable_order(xp, src, n)
     elif edge_permute_algo == "dst":
-        edges_perm = xp.argsort(dst, kind="stable")
+        if node_permute_algo is None:  # DGL sorts a clone of g
+            edges_perm = _stable_order(xp, dst, n)
+        else:  # DGL sorts node_subgraph's edges (grouped by new source)
+            base = _stable_order(xp, src, n)
+            edges_perm = base[_stable_order(xp, dst[base], n)]
     else:
         if "edges_perm" not in config:
             raise ValueError(

@@ -25,7 +25,9 @@ RULE: orders follow DGL's C++ / Python source: ``in_subgraph`` / ``out_subgraph`
       edge-id order (DGL's CSC / CSR lookup); relabelled nodes are numbered in order of
       first appearance (DGL's ``Relabel_`` / hash map: per edge type in turn, its sources
       then its destinations; ``compact_graphs`` puts ``always_preserve`` first), except
-      the k-hop subgraphs, whose nodes are sorted (DGL's ``unique``); ``line_graph``
+      the k-hop subgraphs, whose nodes are sorted (DGL's ``unique``); ``remove_nodes``
+      and the k-hop subgraphs are DGL's node subgraph, whose edges come grouped by
+      (new) source, each source's in edge-id order (its out-CSR slice); ``line_graph``
       lists its edges ``(i, j)`` sorted by ``i`` then ``j``; ``khop_graph`` /
       ``metapath_reachable_graph`` take their edges from SciPy's sparse product (cupyx
       on CuPy), as DGL.
@@ -49,7 +51,7 @@ import numpy as np
 from arraygnn._ids import unique_ids
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.graph.core import EID, NID, Canonical, Graph, _as_ids
-from arraygnn.graph.subgraph import _first_appearance_nodes
+from arraygnn.graph.subgraph import _first_appearance_nodes, _keep_edges, node_subgraph
 from arraygnn.graph.transform import _check_flag, _check_input
 
 __all__ = [
@@ -148,24 +150,6 @@ def _edge_ids(xp: Any, mask: Any, idtype: Any) -> Any:
     return xp.nonzero(mask)[0].astype(idtype)
 
 
-def _keep_edges(g: Graph, chosen: Mapping[Canonical, Any], store_ids: bool) -> Graph:
-    """``g`` with every node (features shared) and, per edge type, the edges ``chosen``
-    (features gathered; ``edata[EID]`` when ``store_ids``): DGL's subgraph without
-    relabelling."""
-    rels = {c: (r.src[chosen[c]], r.dst[chosen[c]]) for c, r in g._rels.items()}
-    new = Graph(rels, g._num_src, validate=False)
-    for t, f in g._src_frames.items():
-        new._src_frames[t]._data.update(f._data)
-    ops = _ops()
-    for c, r in g._rels.items():
-        e = chosen[c]
-        frame = new._rels[c].frame._data
-        frame.update({k: ops.gather(v, e) for k, v in r.frame._data.items()})
-        if store_ids:
-            frame[EID] = e.astype(g.idtype, copy=False)
-    return new
-
-
 def _to_device(g: Graph, output_device: Any) -> Graph:
     return g if output_device is None else g.to(output_device)
 
@@ -260,16 +244,8 @@ def _khop(
             reached[t] |= nxt[t]
         frontier = nxt
     keep = {t: _edge_ids(xp, m, g.idtype) for t, m in reached.items()}
-    if relabel_nodes:
-        from arraygnn.graph.subgraph import node_subgraph
-
-        sub = node_subgraph(g, keep, store_ids=store_ids)
-    else:
-        chosen = {
-            c: _edge_ids(xp, reached[c[0]][r.src] & reached[c[2]][r.dst], g.idtype)
-            for c, r in g._rels.items()
-        }
-        sub = _keep_edges(g, chosen, store_ids)
+    # DGL: node_subgraph(relabel_nodes=...) of the sorted nodes, both ways in its order
+    sub = node_subgraph(g, keep, relabel_nodes=relabel_nodes, store_ids=store_ids)
     sub = _to_device(sub, output_device)
     if not relabel_nodes:
         return sub
@@ -297,8 +273,9 @@ def khop_in_subgraph(
     edges into them (all edge types). ``relabel_nodes=True`` returns ``(subgraph,
     inverse)``: the kept nodes in increasing id order with ``ndata[NID]``, and each seed's
     new id (int64; a dict for dict ``nodes``). ``False`` returns the subgraph over all
-    nodes (features shared, no ``NID``). Edges stay in edge-id order; ``store_ids``
-    writes ``edata[EID]``."""
+    nodes (features shared, no ``NID``). Either way the edges come grouped by source,
+    each source's in edge-id order (DGL's node subgraph); ``store_ids`` writes
+    ``edata[EID]``."""
     return _khop("khop_in_subgraph", True, g, nodes, k, relabel_nodes, store_ids, output_device)
 
 
@@ -671,9 +648,10 @@ def remove_edges(g: Graph, eids: Any, etype: Any = None, store_ids: bool = False
 
 def remove_nodes(g: Graph, nids: Any, ntype: str | None = None, store_ids: bool = False) -> Graph:
     """``g`` without the nodes ``nids`` of ``ntype`` (repeats allowed) and their edges; the
-    rest are relabelled in id order (DGL's node subgraph: features gathered, edges in
-    edge-id order). ``store_ids`` writes ``ndata[NID]`` / ``edata[EID]`` on every type.
-    Batch information is recounted."""
+    rest are relabelled in id order (DGL's node subgraph: features gathered; on every
+    edge type, even one whose nodes all stay, the edges come grouped by source, each
+    source's in edge-id order). ``store_ids`` writes ``ndata[NID]`` / ``edata[EID]`` on
+    every type. Batch information is recounted."""
     where = "remove_nodes"
     _check_input(where, g)
     _check_flag(where, "store_ids", store_ids)
@@ -683,8 +661,6 @@ def remove_nodes(g: Graph, nids: Any, ntype: str | None = None, store_ids: bool 
     nids = _ids(where, "nids", g, nids, g._num_src[t])
     if nids.shape[0] == 0:
         return _same(g)
-    from arraygnn.graph.subgraph import node_subgraph
-
     xp = g._xp()
     keep = {u: xp.arange(n, dtype=g.idtype) for u, n in g._num_src.items()}
     keep[t] = _edge_ids(xp, ~_mask(xp, nids, g._num_src[t]), g.idtype)

@@ -426,12 +426,15 @@ def test_sort_by_tag_errors_and_empty():
 # ---------------------------------------------------------------- reorder_graph
 def _dgl_reorder(src, dst, n, nodes_perm, edge_algo, edges_perm=None):
     inv = np.empty(n, dtype=np.int64)
-    inv[nodes_perm] = np.arange(n)
-    s, d = inv[src], inv[dst]  # node_subgraph over all nodes keeps edge-id order
+    inv[np.arange(n) if nodes_perm is None else nodes_perm] = np.arange(n)
+    s, d = inv[src], inv[dst]
+    # DGL's node_subgraph (any node permutation) groups the edges by new source (stable);
+    # without one DGL clones g (edge-id order); then a stable sort stands for np.argsort
+    base = np.arange(len(s)) if nodes_perm is None else np.argsort(s, kind="stable")
     if edge_algo == "src":
-        ep = np.argsort(s, kind="stable")
+        ep = base[np.argsort(s[base], kind="stable")]
     elif edge_algo == "dst":
-        ep = np.argsort(d, kind="stable")
+        ep = base[np.argsort(d[base], kind="stable")]
     else:
         ep = np.asarray(edges_perm)
     return s[ep], d[ep], ep
@@ -459,7 +462,8 @@ def test_reorder_graph_matches_dgl(idtype, node_algo, edge_algo):
         nodes_perm = np.arange(n)
     edges_perm = rng.permutation(m)
     config = {"nodes_perm": nodes_perm, "edges_perm": edges_perm}
-    ws, wd, ep = _dgl_reorder(s, d, n, nodes_perm, edge_algo, edges_perm)
+    given = None if node_algo is None else nodes_perm
+    ws, wd, ep = _dgl_reorder(s, d, n, given, edge_algo, edges_perm)
     r = reorder_graph(g, node_algo, edge_algo, permute_config=config)
     np.testing.assert_array_equal(r.edges()[0], ws)
     np.testing.assert_array_equal(r.edges()[1], wd)
