@@ -59,9 +59,9 @@ def gather_mm(a: Any, b: Any, *, idx_b: Any) -> Any:
     Shapes: ``a`` [N, K] float, ``b`` [R, K, M] float, ``idx_b`` [N] int32 / int64 in
     ``[0, R)`` -> [N, M] in ``result_type(a, b)`` on the inputs' device (float16 summed in
     float32). Each output element sums its ``K`` products in ascending ``k``: the same bits
-    on every run and thread count (CUDA rounds each product on its own, as the CPU does, but
-    an H200 check gave other bits than the CPU: docs/ops.md). Rows that share an index
-    reuse ``b[idx]`` from cache when they are adjacent.
+    on every run, thread count and device (CUDA rounds each product on its own, as the CPU
+    does; an H200 run agreed bit for bit). Rows that share an index reuse ``b[idx]`` from
+    cache when they are adjacent.
     """
     dtype = _check_operands("gather_mm", a, b)
     xp = namespace(a=a, b=b, idx_b=idx_b)
