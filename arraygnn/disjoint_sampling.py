@@ -59,14 +59,12 @@ class Csc:
     """One relation's in-edges by destination (private to the loaders).
 
     ``indptr`` ``[num_dst + 1]``; ``perm`` the edge ids in CSC order; ``src`` their source
-    ids; ``time`` their neighbour / edge times in that order, or ``None`` (no constraint);
-    ``slots`` ``arange(E)`` (the Numba sampler's identity map, made once)."""
+    ids; ``time`` their neighbour / edge times in that order, or ``None`` (no constraint)."""
 
     indptr: Any
     perm: Any
     src: Any
     time: Any = None
-    slots: Any = None
 
 
 def csc(xp: Any, src: Any, dst: Any, num_dst: int, time: Any = None) -> Csc:
@@ -91,7 +89,6 @@ def csc(xp: Any, src: Any, dst: Any, num_dst: int, time: Any = None) -> Csc:
         perm=perm,
         src=src[perm],
         time=None if time is None else time[perm],
-        slots=np.arange(perm.shape[0], dtype=np.int64) if xp is np else None,
     )
 
 
@@ -223,7 +220,7 @@ def _draw(
     if xp is not np:
         return _draw_by_keys(xp, start, deg, fanout, rng)
     # Floyd's O(k) per range: the Numba kernel of arraygnn.sampling over [start, end) pairs
-    # (its "indptr" holds each range's two ends; its "perm" the identity on positions)
+    # (its "indptr" holds each range's two ends; it returns positions)
     from arraygnn.kernels.cpu.sampling import _sample
 
     bounds = np.stack([start, start + deg], axis=1).reshape(-1)
@@ -231,7 +228,7 @@ def _draw(
     counts = np.minimum(deg, fanout)
     pos = np.empty(int(counts.sum()), dtype=np.int64)
     seed = int(rng.integers(2**32))  # Numba's generator keeps 32 bits of a seed
-    _sample(bounds, rel.slots, pairs, int(fanout), seed, pos)
+    _sample(bounds, pairs, int(fanout), seed, pos)
     return np.repeat(np.arange(start.shape[0], dtype=np.int64), counts), pos
 
 

@@ -22,6 +22,10 @@ RULE: which attributes are per node and per edge is said, never guessed from len
 RULE: uniform sampling over each node's in-edges of each edge type, reproducible from
       ``seed``; one CSR per edge type, built when the loader is made; per hop one
       vectorised sampler call per edge type (the kernels of the homogeneous loader).
+RULE: the order is pyg-lib's (one thread): per hop edge type by edge type, each one's
+      edges grouped by the ``dst`` node they were sampled for, in batch order (in edge-id
+      order when all its in-edges are taken, draw order otherwise); a node is numbered
+      where it is first seen. Full fan-outs give PyG's ids and ``edge_index`` exactly.
 RULE: ``disjoint=True`` or ``time_attr`` gives one tree per seed (PyG's disjoint and
       temporal sampling); the time's level is the kind of store holding it.
 
@@ -440,7 +444,8 @@ class HeteroNeighborLoader(NeighborLoader):
         ``nodes`` / ``num_sampled_nodes``. ``copies`` = the input seeds' local ids when a seed is
         listed twice: its later copies get the first copy's hop-0 edges.
         Returns ``({edge_type: (rows, cols, eids)}, {edge_type: edges per hop})``."""
-        from arraygnn.sampling import _sample_relation
+        from arraygnn._namespace import repeat_counts
+        from arraygnn.sampling import _sample_grouped
 
         g = self.graph
         xp = g._xp()
@@ -456,10 +461,11 @@ class HeteroNeighborLoader(NeighborLoader):
                 if targets is None or targets.shape[0] == 0 or fanout == 0:
                     num_sampled_edges[et].append(0)
                     continue
-                eid = _sample_relation(g, et, targets, fanout, self.replace, self._sample_rng)
-                rel = g._rel(et)
-                src = rel.src[eid]
-                col = local[dst_type][rel.dst[eid]]
+                # pyg-lib's order: grouped by target node, in frontier order
+                eid, src, counts = _sample_grouped(
+                    g, et, targets, fanout, self.replace, self._sample_rng
+                )
+                col = repeat_counts(xp, local[dst_type][targets], counts)
                 if hop == 0 and copies is not None:
                     # a seed listed twice: its later copies get the first copy's edges too
                     src, col, eid = _edges_for_copies(xp, copies, src, col, eid)

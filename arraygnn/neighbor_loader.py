@@ -16,6 +16,11 @@ RULE: which attributes are per node and per edge is said, never guessed from len
       :func:`arraygnn.graph.data_to_graph`. Non-array attributes are kept as they are.
 RULE: sampling is uniform over each node's in-edges (``-1``: all of them), reproducible
       from ``seed``; the graph's CSR is built once, when the loader is made.
+RULE: the order is pyg-lib's: each hop's edges grouped by the node they were sampled for,
+      in batch order; a node's in-edges in edge-id order when all of them are taken
+      (``-1``, or a fan-out >= its in-degree without replacement), in draw order otherwise;
+      a node is numbered where it is first seen. Full fan-outs give PyG's ``n_id``,
+      ``edge_index`` and ``e_id`` exactly.
 RULE: ``disjoint=True`` or a ``time_attr`` gives each seed its own tree (PyG's disjoint
       and temporal sampling, with ``batch``); ``time_attr`` is a node time when named in
       ``node_attrs``, an edge time when named in ``edge_attrs`` (said, never guessed).
@@ -32,7 +37,7 @@ Each batch carries, as PyG's: ``n_id`` (the batch's nodes, global ids, seeds fir
 >>> data = Data(x=np.arange(5.0)[:, None], edge_index=ring)
 >>> batch = next(iter(NeighborLoader(data, num_neighbors=[1, 1], batch_size=2)))
 >>> batch.n_id.tolist(), batch.batch_size, batch.edge_index.tolist()
-([0, 1, 4, 3], 2, [[0, 2, 3], [1, 0, 2]])
+([0, 1, 4, 3], 2, [[2, 0, 3], [0, 1, 2]])
 >>> batch.x[:, 0].tolist(), batch.num_sampled_nodes
 ([0.0, 1.0, 4.0, 3.0], [2, 1, 1])
 """
@@ -306,10 +311,11 @@ class _NeighborSampling:
         """The hops around ``seeds``: ``(rows, cols, eids, nodes per hop, edges per hop)``;
         ``nodes`` gets the distinct seeds, then each hop's new nodes (the entries set in
         ``self._local``, which the caller resets)."""
-        from arraygnn.graph.core import EID
-        from arraygnn.sampling import _rng, sample_neighbors
+        from arraygnn._namespace import repeat_counts
+        from arraygnn.sampling import _rng, _sample_grouped
 
         g = self.graph
+        (rel_type,) = g._rels  # the one relation of a homogeneous graph
         xp = g._xp()
         if self._sample_rng is None:
             self._sample_rng = _rng(g, self._sample_seed)
@@ -328,13 +334,13 @@ class _NeighborSampling:
                 num_sampled_nodes.append(0)
                 num_sampled_edges.append(0)
                 continue
-            sampled = sample_neighbors(
-                g, frontier, fanout, replace=self.replace, seed=self._sample_rng,
-                copy_ndata=False, copy_edata=False,
-            )  # fmt: skip
-            src, dst = sampled.edges()
-            eid = sampled.edata[EID]
-            col = local[dst]
+            if fanout == 0:
+                eid = src = col = xp.zeros(0, dtype=np.int64)
+            else:  # pyg-lib's order: grouped by frontier node, in frontier order
+                eid, src, counts = _sample_grouped(
+                    g, rel_type, frontier, fanout, self.replace, self._sample_rng
+                )
+                col = repeat_counts(xp, local[frontier], counts)
             if not rows and int(first.shape[0]) < int(seeds.shape[0]):
                 # a seed listed twice: its later copies get the first copy's edges too,
                 # so every one of the first batch_size rows is that seed's output
@@ -555,7 +561,9 @@ def _input_time(where: str, xp: Any, input_time: Any, time_attr: Any, nodes: Any
 def _edges_for_copies(xp: Any, first_of: Any, src: Any, col: Any, eid: Any) -> tuple[Any, Any, Any]:
     """The first hop's edges plus, for every later copy ``p`` of a repeated seed (whose first
     copy is at position ``first_of[p]``), a copy of each edge into ``first_of[p]`` with
-    ``p`` as its target. ``col`` holds the edges' target positions."""
+    ``p`` as its target. ``col`` holds the edges' target positions (grouped by position,
+    as the sampler gives them); the result is grouped by position too, each copy's edges
+    in its first copy's order."""
     from arraygnn._namespace import repeat_counts
 
     copies = xp.flatnonzero(first_of != xp.arange(first_of.shape[0]))
@@ -570,10 +578,12 @@ def _edges_for_copies(xp: Any, first_of: Any, src: Any, col: Any, eid: Any) -> t
     offsets = xp.arange(total) - repeat_counts(xp, xp.cumsum(counts) - counts, counts)
     picked = order[starts + offsets]
     new_col = repeat_counts(xp, copies, counts).astype(col.dtype)
+    col = xp.concatenate([col, new_col])
+    by_position = xp.argsort(col, kind="stable")  # the copies' edges at their positions
     return (
-        xp.concatenate([src, src[picked]]),
-        xp.concatenate([col, new_col]),
-        xp.concatenate([eid, eid[picked]]),
+        xp.concatenate([src, src[picked]])[by_position],
+        col[by_position],
+        xp.concatenate([eid, eid[picked]])[by_position],
     )
 
 

@@ -28,7 +28,7 @@ RULE: the sampler's output is checked before anything is indexed (PyG checks not
 >>> data = Data(x=np.arange(5.0)[:, None], edge_index=ring)
 >>> batch = next(iter(NodeLoader(data, NeighborSampler(data, [1, 1]), batch_size=2)))
 >>> batch.n_id.tolist(), batch.batch_size, batch.edge_index.tolist(), batch.x[:, 0].tolist()
-([0, 1, 4, 3], 2, [[0, 2, 3], [1, 0, 2]], [0.0, 1.0, 4.0, 3.0])
+([0, 1, 4, 3], 2, [[2, 0, 3], [0, 1, 2]], [0.0, 1.0, 4.0, 3.0])
 """
 
 from __future__ import annotations

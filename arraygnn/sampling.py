@@ -60,10 +60,18 @@ def _rng(g: Graph, seed: Any) -> Any:
     return cupy.random.default_rng(seed)
 
 
-def _sample_relation(g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, rng: Any) -> Any:
-    """Sampled edge ids (increasing) of relation ``c`` into ``seeds``."""
-    indptr, perm = _relation_csr(g, c, "in")
-    return _sample_csr(g._xp(), indptr, perm, seeds, fanout, replace, rng)
+def _sample_grouped(
+    g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, rng: Any
+) -> tuple[Any, Any, Any]:
+    """``(edge ids, sources, counts)`` of the in-edges of relation ``c`` sampled into
+    ``seeds`` (distinct), in pyg-lib's order: grouped by seed in the order of ``seeds``, a
+    seed taken whole in edge-id order (CSR slot order), a sampled one in draw order;
+    ``counts`` the edges per seed. The draws are :func:`_sample_csr`'s. The ids and
+    sources are read at the CSR slots, which lie together per seed (no gather by edge id
+    over the whole edge list)."""
+    csr = g.csr(c)
+    slots, counts = _sample_slots(g._xp(), csr.indptr, seeds, fanout, replace, rng)
+    return csr.perm[slots], csr.indices[slots], counts
 
 
 def _relation_csr(g: Graph, c: Any, edge_dir: str) -> tuple[Any, Any]:
@@ -81,23 +89,32 @@ def _sample_csr(
     xp: Any, indptr: Any, perm: Any, seeds: Any, fanout: int, replace: bool, rng: Any
 ) -> Any:
     """Uniformly sampled edge ids (increasing) of the CSR rows ``seeds``."""
+    return xp.sort(perm[_sample_slots(xp, indptr, seeds, fanout, replace, rng)[0]])
+
+
+def _sample_slots(
+    xp: Any, indptr: Any, seeds: Any, fanout: int, replace: bool, rng: Any
+) -> tuple[Any, Any]:
+    """``(slots, counts)``: uniformly sampled CSR slots of the rows ``seeds``, grouped by
+    row in the order of ``seeds`` (a row taken whole in slot order, a sampled one in draw
+    order), and how many each row got."""
     start = indptr[seeds]
     deg = indptr[1:][seeds] - start  # no arithmetic on the ids: nothing can wrap
     if fanout < 0 or (not replace and (deg.size == 0 or int(deg.max()) <= fanout)):
         total = int(deg.sum())
         seg_start = xp.cumsum(deg) - deg
         pos = repeat_counts(xp, start, deg) + (xp.arange(total) - repeat_counts(xp, seg_start, deg))
-        return xp.sort(perm[pos])
+        return pos, deg
     if replace:
         has = xp.nonzero(deg > 0)[0]
         owner = xp.repeat(has, fanout)
         offset = xp.floor(rng.random(owner.shape[0]) * deg[owner]).astype(indptr.dtype)
-        return xp.sort(perm[start[owner] + offset])
+        return start[owner] + offset, xp.where(deg > 0, fanout, 0)
     if xp is np:  # O(fanout) per seed (Floyd), not a sort of every in-edge
-        from arraygnn.kernels.cpu.sampling import sample_without_replacement
+        from arraygnn.kernels.cpu.sampling import sample_slots
 
         seed = int(rng.integers(2**32))  # Numba's generator keeps 32 bits of a seed
-        return sample_without_replacement(indptr, perm, seeds, fanout, seed)
+        return sample_slots(indptr, seeds, fanout, seed)
     total = int(deg.sum())
     seg = repeat_counts(xp, xp.arange(seeds.shape[0]), deg)
     seg_start = xp.cumsum(deg) - deg
@@ -106,8 +123,7 @@ def _sample_csr(
     keys = rng.random(total)
     order = xp.lexsort(xp.stack([keys, seg]))  # by seed, then random key
     rank = local  # seg is sorted, so position - segment start is the rank after sorting
-    picked = pos[order][rank < fanout]
-    return xp.sort(perm[picked])
+    return pos[order][rank < fanout], xp.minimum(deg, fanout)
 
 
 def sample_neighbors(

@@ -94,6 +94,9 @@ sampling.sample_without_replacement(indptr, perm, seeds, fanout, seed) -> edge i
     min(fanout, deg) uniformly drawn in-edges per seed of a destination CSR, sorted; CPU
     only and random (checked by distribution tests, not against a reference; on CuPy
     ``arraygnn.sampling`` ranks random keys with CuPy functions instead).
+sampling.sample_slots(indptr, seeds, fanout, seed) -> (slots, counts)
+    the same draws as CSR slots grouped by seed in seed order (a seed taken whole in slot
+    order, a sampled one in draw order: pyg-lib's order, for the neighbour loaders).
 
 A missing module on either device makes the op fall back to ``reference`` (same name).
 

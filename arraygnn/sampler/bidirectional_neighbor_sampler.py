@@ -46,7 +46,6 @@ from typing import Any
 import numpy as np
 
 from arraygnn.neighbor_loader import _first_occurrences, number_new
-from arraygnn.ops.csr import sorted_segments
 from arraygnn.sampler.base import (
     BaseSampler,
     EdgeSamplerInput,
@@ -221,10 +220,9 @@ class BidirectionalNeighborSampler(BaseSampler):
                     out = core._subgraph(frontier)
                     tree = roots[out.batch] if self.disjoint else None
                     keys = out.node if tree is None else tree * n + out.node
-                    # pyg-lib's order: edges grouped by frontier node (the sampler gives
-                    # them in edge-id order), new nodes numbered as they first appear there
-                    by_seed = sorted_segments(xp, out.col, size)[1]  # stable counting sort
-                    row, col, edge = out.row[by_seed], out.col[by_seed], out.edge[by_seed]
+                    # pyg-lib's order, as the sampler gives it: edges grouped by frontier
+                    # node, new nodes numbered as they first appear there
+                    row, col, edge = out.row, out.col, out.edge
                     nodes.add(keys[:size])  # new only for the seeds, at hop 0
                     if not backward:
                         hop_start = nodes.total

@@ -20,7 +20,7 @@ RULE: negatives are true negatives: pairs that are no edge of the graph (and ``u
 >>> sampler = NeighborSampler(Data(edge_index=ring, num_nodes=5), [1, 1])
 >>> out = sampler.sample_from_nodes(NodeSamplerInput(None, np.array([0, 1]))[[0, 1]])
 >>> out.node.tolist(), out.row.tolist(), out.col.tolist(), out.num_sampled_nodes
-([0, 1, 4, 3], [0, 2, 3], [1, 0, 2], [2, 1, 1])
+([0, 1, 4, 3], [2, 0, 3], [0, 1, 2], [2, 1, 1])
 """
 
 from __future__ import annotations

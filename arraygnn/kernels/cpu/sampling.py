@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["sample_without_replacement", "number_new_nodes", "FLOYD_MAX"]
+__all__ = ["sample_slots", "sample_without_replacement", "number_new_nodes", "FLOYD_MAX"]
 
 #: fan-outs above this use a partial Fisher-Yates shuffle of the seed's slots (O(d) memory
 #: and work) instead of Floyd's duplicate checks (O(k^2))
@@ -26,7 +26,7 @@ FLOYD_MAX = 64
 
 
 @njit(cache=True, nogil=True)
-def _sample(indptr, perm, seeds, fanout, seed, out):  # pragma: no cover - compiled
+def _sample(indptr, seeds, fanout, seed, out):  # pragma: no cover - compiled
     np.random.seed(seed)
     pos = 0
     for i in range(seeds.shape[0]):
@@ -34,7 +34,7 @@ def _sample(indptr, perm, seeds, fanout, seed, out):  # pragma: no cover - compi
         d = indptr[seeds[i] + 1] - start
         if d <= fanout:
             for j in range(d):
-                out[pos + j] = perm[start + j]
+                out[pos + j] = start + j
             pos += d
             continue
         if fanout > FLOYD_MAX:  # a partial Fisher-Yates shuffle of the slots, O(d)
@@ -42,32 +42,42 @@ def _sample(indptr, perm, seeds, fanout, seed, out):  # pragma: no cover - compi
             for j in range(fanout):
                 t = np.random.randint(j, d)
                 slots[j], slots[t] = slots[t], slots[j]
-                out[pos + j] = perm[start + slots[j]]
+                out[pos + j] = start + slots[j]
             pos += fanout
             continue
         first = pos
         for j in range(d - fanout, d):  # Floyd: j + 1 candidates, one new slot per step
             t = np.random.randint(0, j + 1)
             for q in range(first, pos):
-                if out[q] == perm[start + t]:
+                if out[q] == start + t:
                     t = j  # t was drawn before: take j, which cannot have been
                     break
-            out[pos] = perm[start + t]
+            out[pos] = start + t
             pos += 1
     return pos
+
+
+def sample_slots(indptr: Any, seeds: Any, fanout: int, seed: int) -> tuple[np.ndarray, Any]:
+    """``(slots, counts)``: CSR slots of ``min(fanout, deg)`` uniformly drawn in-edges per
+    seed (seed ``s``'s slots are ``indptr[s]:indptr[s + 1]``), grouped by seed in the order
+    of ``seeds`` (a seed taken whole in slot order, a sampled one in draw order: pyg-lib's
+    order), and how many each seed got. ``seed`` seeds Numba's generator, which keeps 32
+    bits of it."""
+    starts = indptr[seeds]
+    counts = np.minimum(indptr[seeds + 1] - starts, fanout)
+    out = np.empty(int(counts.sum()), dtype=indptr.dtype)
+    filled = _sample(indptr, seeds, int(fanout), int(seed), out)
+    assert filled == out.shape[0]
+    return out, counts
 
 
 def sample_without_replacement(
     indptr: Any, perm: Any, seeds: Any, fanout: int, seed: int
 ) -> np.ndarray:
     """Edge ids (sorted) of ``min(fanout, deg)`` uniformly drawn in-edges per seed: seed
-    ``s``'s in-edges are ``perm[indptr[s]:indptr[s + 1]]`` (a destination CSR). ``seed``
-    seeds Numba's generator, which keeps 32 bits of it."""
-    starts = indptr[seeds]
-    counts = np.minimum(indptr[seeds + 1] - starts, fanout)
-    out = np.empty(int(counts.sum()), dtype=perm.dtype)
-    filled = _sample(indptr, perm, seeds, int(fanout), int(seed), out)
-    assert filled == out.shape[0]
+    ``s``'s in-edges are ``perm[indptr[s]:indptr[s + 1]]`` (a destination CSR); the draws
+    of :func:`sample_slots`. ``seed`` seeds Numba's generator, which keeps 32 bits of it."""
+    out = perm[sample_slots(indptr, seeds, fanout, seed)[0]]
     out.sort()
     return out
 
