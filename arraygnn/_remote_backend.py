@@ -104,6 +104,13 @@ def _time(where: str, fs: Any, attrs: list[Any], time_attr: str) -> list[tuple[A
     return [(a, as_array(v)) for a, v in zip(found, values)]
 
 
+def _coo(where: str, gs: Any, et: Any) -> Any:
+    try:
+        return coo(gs, et)
+    except ValueError as err:  # (a bad CSR / CSC pointer) name the loader, keep the reason
+        raise ValueError(f"{where}: {err}") from None
+
+
 def _num_nodes(where: str, fs: Any, gs: Any, node_type: Any) -> int:
     try:
         return num_nodes(fs, gs, node_type)
@@ -134,11 +141,11 @@ class RemoteFeatures:
         dicts per type for a heterogeneous one) in one ``multi_get_tensor`` call."""
         if not self.attrs:
             return
-        if not self.hetero:
-            n_ids, e_ids = {None: n_ids}, {HOMOGENEOUS_EDGES: e_ids}
         requests = []
         for attr, kind in self.attrs:
-            ids = (n_ids if kind == "node" else e_ids)[attr.group_name]
+            ids = n_ids if kind == "node" else e_ids
+            if self.hetero:  # (a homogeneous store's node groups all read n_id, as PyG)
+                ids = ids[attr.group_name]
             requests.extend(with_index([attr], self._index(ids)))
         values = self.feature_store.multi_get_tensor(requests)
         for (attr, kind), value in zip(self.attrs, values):
@@ -172,14 +179,21 @@ def resolve(
         raise TypeError(f"{where}: the graph store holds edge types; it is a heterogeneous graph")
     if not gs.get_all_edge_attrs():
         raise ValueError(f"{where}: the graph store holds no edge index")
-    struct = Data(edge_index=coo(gs, None), num_nodes=_num_nodes(where, fs, gs, None))
+    struct = Data(edge_index=_coo(where, gs, None), num_nodes=_num_nodes(where, fs, gs, None))
     nodes, edges = split_attrs(fs, hetero=False)
+    edges = [a for a in edges if a.group_name == HOMOGENEOUS_EDGES]  # (its edges only)
     excluded = set(exclude_keys)
     own_nodes: list[str] = []
     own_edges: list[str] = []
     if time_attr is not None:
         excluded.add(time_attr)
-        for attr, value in _time(where, fs, nodes + edges, time_attr)[:1]:
+        found = _time(where, fs, nodes + edges, time_attr)
+        if len(found) > 1:  # PyG: 'did not find any temporal data' (len != 1)
+            raise ValueError(
+                f"{where}: time_attr={time_attr!r} is held both as a node and as an edge "
+                "attribute in the feature store; keep one"
+            )
+        for attr, value in found:
             struct[time_attr] = value
             (own_edges if isinstance(attr.group_name, tuple) else own_nodes).append(time_attr)
     attrs = [(a, "node") for a in _wanted(where, nodes, node_attrs, excluded, "node")]
@@ -212,7 +226,7 @@ def resolve_hetero(
     for t in node_types(data):
         struct.get_node_store(t).num_nodes = _num_nodes(where, fs, gs, t)
     for et in types:
-        struct.get_edge_store(*et).edge_index = coo(gs, et)
+        struct.get_edge_store(*et).edge_index = _coo(where, gs, et)
     excluded = set(exclude_keys)
     if time_attr is not None:
         excluded.add(time_attr)

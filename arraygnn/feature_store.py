@@ -282,6 +282,7 @@ class FeatureStore(ABC):
         """The shape of a stored tensor (an unset ``index`` means all rows), or ``None``."""
         attr = self._tensor_attr_cls.cast(*args, **kwargs)
         if not attr.is_set("index"):
+            attr = copy.copy(attr)  # (PyG writes index=None into the caller's attr)
             attr.index = None
         return self._get_tensor_size(attr)
 

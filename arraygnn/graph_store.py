@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, repeat_counts
+from arraygnn._namespace import get_namespace, is_array, is_torch_tensor, repeat_counts
 from arraygnn.feature_store import CastMixin
 
 __all__ = ["EdgeAttr", "EdgeLayout", "GraphStore", "InMemoryGraphStore"]
@@ -87,10 +87,12 @@ class EdgeAttr(CastMixin):
 
 
 def ptr2index(ptr: Any) -> Any:
-    """Segment ids from a pointer array: ``[0, 2, 3] -> [0, 0, 1]`` (int64)."""
+    """Segment ids from a pointer array: ``[0, 2, 3] -> [0, 0, 1]``, in ``ptr``'s dtype
+    (PyG's ``ptr2index``)."""
     xp = get_namespace(ptr)
     n = int(ptr.shape[0]) - 1
-    return repeat_counts(xp, xp.arange(n, dtype=np.int64), xp.diff(ptr).astype(np.int64))
+    ids = repeat_counts(xp, xp.arange(n, dtype=np.int64), xp.diff(ptr).astype(np.int64))
+    return ids.astype(ptr.dtype, copy=False)
 
 
 def index2ptr(index: Any, size: int) -> Any:
@@ -179,21 +181,25 @@ class GraphStore(ABC):
         self, attr: EdgeAttr, layout: EdgeLayout, store: bool = False
     ) -> tuple[Any, Any, Any]:
         (row, col), perm = self.get_edge_index(attr), None
+        if attr.layout != layout and (is_torch_tensor(row) or is_torch_tensor(col)):
+            from arraygnn.remote_backend import as_array  # (a user's torch store)
+
+            row, col = as_array(row), as_array(col)  # converted on NumPy
         if layout == EdgeLayout.COO:
             if attr.layout == EdgeLayout.CSR:
-                row = ptr2index(row)
+                row = _expanded(attr, row, col)
             elif attr.layout == EdgeLayout.CSC:
-                col = ptr2index(col)
+                col = _expanded(attr, col, row)
         elif layout == EdgeLayout.CSR:
             if attr.layout == EdgeLayout.CSC:
-                col = ptr2index(col)
+                col = _expanded(attr, col, row)
             if attr.layout != EdgeLayout.CSR:
                 n = _side(attr, 0, "CSR")
                 perm = get_namespace(row).argsort(row, kind="stable")
                 row, col = index2ptr(row[perm], n), col[perm]
         else:
             if attr.layout == EdgeLayout.CSR:
-                row = ptr2index(row)
+                row = _expanded(attr, row, col)
             if attr.layout != EdgeLayout.CSC:
                 n = _side(attr, 1, "CSC")
                 if not attr.is_sorted:
@@ -237,6 +243,16 @@ class GraphStore(ABC):
                 attr, layout, store
             )
         return rows, cols, perms
+
+
+def _expanded(attr: EdgeAttr, ptr: Any, other: Any) -> Any:
+    """:func:`ptr2index` of a stored CSR / CSC pointer, checked first (from 0 to the
+    number of edges, non-decreasing; ``ValueError`` naming the edge type and layout)."""
+    from arraygnn.utils.scatter import checked_ptr  # (lazy: import stays light)
+
+    where = f"GraphStore: the {attr.layout.name} edge index of {attr.edge_type!r}"
+    checked_ptr(where, ptr, int(other.shape[0]), "row" if attr.layout == EdgeLayout.CSC else "col")
+    return ptr2index(ptr)
 
 
 def _side(attr: EdgeAttr, axis: int, layout: str) -> int:

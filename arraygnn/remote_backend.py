@@ -184,14 +184,15 @@ def to_stores(
 
 def num_nodes(feature_store: FeatureStore, graph_store: GraphStore, node_type: Any) -> int:
     """The number of nodes of ``node_type`` (``None``: a homogeneous graph) in a remote
-    backend, PyG's rule: the ``size`` of an edge index touching it, else the rows of one of
-    its features; ``ValueError`` when neither tells."""
+    backend, PyG's rule: the ``size`` of an edge index touching it (a homogeneous graph:
+    the larger side, PyG's ``max(size)``), else the rows of one of its features;
+    ``ValueError`` when neither tells."""
     for attr in graph_store.get_all_edge_attrs():
         if attr.size is None:
             continue
         et = attr.edge_type
         if et is None and node_type is None:
-            return int(attr.size[0])
+            return max(int(s) for s in attr.size)
         if isinstance(et, tuple) and et[0] == node_type:
             return int(attr.size[0])
         if isinstance(et, tuple) and et[-1] == node_type:
@@ -210,13 +211,14 @@ def num_nodes(feature_store: FeatureStore, graph_store: GraphStore, node_type: A
 
 def split_attrs(feature_store: FeatureStore, hetero: bool) -> tuple[list, list]:
     """The store's ``(node attrs, edge attrs)``: a tuple group name is an edge type, any
-    other a node type (``None`` only in a homogeneous store)."""
+    other a node type (a heterogeneous store: ``None`` is none; a homogeneous one: every
+    group is its nodes', as PyG's ``filter_custom_store`` reads them all)."""
     nodes, edges = [], []
     for attr in feature_store.get_all_tensor_attrs():
         group = attr.group_name
         if isinstance(group, tuple):
             edges.append(attr)
-        elif (group is None) != hetero:
+        elif not hetero or group is not None:
             nodes.append(attr)
     return nodes, edges
 

@@ -103,6 +103,8 @@ class ARLinkPredictor(Module):
                 f"{_NAME}: x must be a 2-D NumPy or CuPy array (N, in_channels), got "
                 f"{getattr(x, 'shape', type(x).__name__)}{torch_hint(x)}"
             )
+        if x.dtype.kind != "f":
+            raise TypeError(f"{_NAME}: x must hold floating-point values, got dtype {x.dtype}")
         if x.shape[1] != self.in_channels:
             raise ValueError(
                 f"{_NAME}: x has {x.shape[1]} features, expected in_channels={self.in_channels}"

@@ -24,7 +24,9 @@ target pairs ``batch`` ``[2, B]``:
    as PyG's sparse ops do). PyG reads the scores through sparse-tensor
    offsets (``(p * t + t - t) / t`` for a neighbour of type ``t``, ``p + sign(q) - 1``
    for a >1-hop node); the same float operations are done here, so the thresholds cut
-   at the same entries.
+   at the same entries. As in PyG, the >1-hop candidates are the entries of the PPR rows
+   ``a`` and ``b`` with the pair's neighbours' scores zeroed (scored ``-1``: kept only
+   when ``thresh_non1hop <= -1``).
 3. **Relative positional encodings** ``enc(p_a, p_b) + enc(p_b, p_a)`` with one encoder
    MLP per node type.
 4. **Attention over each pair's nodes** (``att_layers.0``, PyG's ``LPAttLayer``): per
@@ -138,7 +140,8 @@ class LPFormer(Module):
         gnn_dropout, transformer_dropout: ignored (inference).
         num_transformer_layers, num_heads: must be 1 (what PyG 2.8.1 runs).
         ppr_thresholds: ``[thresh_cn, thresh_1hop, thresh_non1hop]`` (default
-            ``[0, 1e-4, 1e-2]``), each in ``[0, 1]`` and ``thresh_non1hop < 1``.
+            ``[0, 1e-4, 1e-2]``); any numbers (PyG's comparisons), but
+            ``thresh_non1hop != 1``.
         gcn_cache: ignored (nothing is cached across calls).
 
     Call as ``model(batch, x, edge_index, ppr)``: ``batch`` ``(2, B)`` int, the pairs
@@ -205,12 +208,12 @@ class LPFormer(Module):
             raise ValueError(
                 f"{_NAME}: num_transformer_layers={num_transformer_layers} is not supported; "
                 "PyG 2.8.1's LPFormer runs only 1 (with more its constructor reads an "
-                "undefined self.num_layers)"
+                "undefined self.num_layers; with 0 pairwise_lin gets the wrong width)"
             )
         if num_heads != 1:
             raise ValueError(
                 f"{_NAME}: num_heads={num_heads} is not supported; PyG 2.8.1's LPFormer runs "
-                "only 1 (its post_att_norm has the width of one head)"
+                "only 1 (with more, its post_att_norm has the width of one head)"
             )
 
     def _set_thresholds(self, ppr_thresholds: Any) -> None:
@@ -218,9 +221,12 @@ class LPFormer(Module):
             ppr_thresholds = [0, 1e-4, 1e-2]
         if len(ppr_thresholds) != 3:
             raise ValueError(f"{_NAME}: argument 'ppr_thresholds' must only be length 3!")
-        values = [float(t) for t in ppr_thresholds]
-        if not all(0 <= t <= 1 for t in values):
-            raise ValueError(f"{_NAME}: ppr_thresholds must lie in [0, 1], got {values}")
+        try:
+            values = [float(t) for t in ppr_thresholds]
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{_NAME}: ppr_thresholds must be three numbers, got {ppr_thresholds!r}"
+            ) from None
         if values[2] == 1:
             raise ValueError(
                 f"{_NAME}: ppr_thresholds[2] (thresh_non1hop) = 1 is not supported; PyG 2.8.1's "
@@ -266,7 +272,7 @@ class LPFormer(Module):
         sorted by ``(pair, node)`` as PyG's coalesced sparse rows."""
         pair_ids = xp.arange(a.shape[0], dtype=np.int64)
         adj_keys, _ = _sorted_keys(xp, n, edge_index, None, a, b)
-        ppr_keys, ppr_vals = _sorted_keys(xp, n, ppr[0], ppr[1].astype(dt), a, b)
+        ppr_keys, ppr_vals = _sorted_keys(xp, n, ppr[0], ppr[1].astype(dt, copy=False), a, b)
 
         # CNs and 1-hop nodes: the union of A's rows a and b (in both: a CN, type 2)
         near, in_a, in_b = _sorted_union(
@@ -290,12 +296,16 @@ class LPFormer(Module):
         keys_a, slot_a = _row_keys(xp, n, ppr_keys, a, pair_ids)
         keys_b, slot_b = _row_keys(xp, n, ppr_keys, b, pair_ids)
         far, in_a, in_b = _sorted_union(xp, keys_a, keys_b)
-        p_a = _take(xp, ppr_vals[slot_a], in_a)
-        p_b = _take(xp, ppr_vals[slot_b], in_b)
+        # PyG zeroes the scores of the pair's neighbours (they stay entries: with
+        # thresh_non1hop <= -1 they are kept, at -1)
+        neighbour = _contains(xp, near, far)
+        zero = dt.type(0)
+        p_a = xp.where(neighbour, zero, _take(xp, ppr_vals[slot_a], in_a))
+        p_b = xp.where(neighbour, zero, _take(xp, ppr_vals[slot_b], in_b))
         one_ = dt.type(1)
         s_a = (p_a + xp.sign(p_b)) - one_  # PyG's "+ sign(other) - 1" alignment
         s_b = (p_b + xp.sign(p_a)) - one_
-        keep = (s_a >= th_far) & (s_b >= th_far) & ~_contains(xp, near, far)
+        keep = (s_a >= th_far) & (s_b >= th_far)
         far = far[keep]
         out.append((far // n, far % n, s_a[keep], s_b[keep]))
         return out
@@ -310,8 +320,7 @@ class LPFormer(Module):
         zero = dt.type(0)
 
         def count(owner: Any, keep: Any = None) -> Any:
-            owner = owner if keep is None else owner[keep]
-            return xp.bincount(owner, minlength=num_pairs)[:num_pairs]
+            return _bincount(xp, owner if keep is None else owner[keep], num_pairs)
 
         num_cn = count(cn_o, (cn_a >= th_cn) & (cn_b >= th_cn))
         num_1hop = count(one_o, (one_a >= th_1hop) & (one_b >= th_1hop))
@@ -376,7 +385,7 @@ def _sorted_keys(xp: Any, n: int, index: Any, weight: Any, a: Any, b: Any) -> tu
     needed[a] = True
     needed[b] = True
     sel = needed[index[0]]
-    keys = index[0][sel].astype(np.int64) * n + index[1][sel]
+    keys = index[0][sel].astype(np.int64) * n + index[1][sel].astype(np.int64)
     order = xp.argsort(keys)
     keys = keys[order]
     weight = None if weight is None else weight[sel][order]
@@ -417,7 +426,7 @@ def _sorted_union(xp: Any, ka: Any, kb: Any) -> tuple[Any, Any, Any]:
     hit_a = xp.zeros(na, dtype=np.int64)
     hit_a[below[hit_b]] = 1
     # kb entries not in ka below ka[i]: those with below <= i, less the shared ones
-    b_le = xp.cumsum(xp.bincount(below, minlength=na + 1))[:na]
+    b_le = xp.cumsum(_bincount(xp, below, na + 1))[:na]
     pos_a = xp.arange(na, dtype=np.int64) + b_le - xp.cumsum(hit_a)
     rest = xp.nonzero(~hit_b)[0]
     pos_r = xp.arange(rest.shape[0], dtype=np.int64) + below[rest]
@@ -431,6 +440,14 @@ def _sorted_union(xp: Any, ka: Any, kb: Any) -> tuple[Any, Any, Any]:
     in_b[pos_a[below[hit_b]]] = xp.nonzero(hit_b)[0]
     in_b[pos_r] = rest
     return keys, in_a, in_b
+
+
+def _bincount(xp: Any, index: Any, size: int) -> Any:
+    """``bincount(index, minlength=size)[:size]``; zeros for an empty ``index`` (CuPy's
+    ``bincount`` takes the max of its input, which fails on an empty array)."""
+    if index.shape[0] == 0:
+        return xp.zeros(size, dtype=np.int64)
+    return xp.bincount(index, minlength=size)[:size]
 
 
 def _take(xp: Any, values: Any, index: Any) -> Any:

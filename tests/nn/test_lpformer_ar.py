@@ -274,7 +274,6 @@ def test_lpformer_errors():
         (dict(num_heads=2), "num_heads"),
         (dict(ppr_thresholds=[0, 1e-4, 1]), "thresh_non1hop"),
         (dict(ppr_thresholds=[0, 1e-4]), "ppr_thresholds"),
-        (dict(ppr_thresholds=[-0.5, 0, 0]), "ppr_thresholds"),
     ):
         with pytest.raises(ValueError, match=rf"LPFormer.*{name}"):
             agnn.LPFormer(5, 8, **kwargs)
