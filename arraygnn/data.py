@@ -50,8 +50,8 @@ class Data:
     - ``__inc__(key, value)``: how much ``value`` is increased per preceding graph in a
       batch. Default: ``self.num_nodes`` if ``'index' in key or 'face' in key``, else ``0``.
     - ``__cat_dim__(key, value)``: the dimension along which values are concatenated.
-      Default: ``1`` if ``'index' in key or 'face' in key``, else ``0``. ``None`` stacks the
-      values along a new leading batch dimension.
+      Default: ``-1`` (the last dimension, PyG 2.x) if ``'index' in key or 'face' in key``,
+      else ``0``. ``None`` stacks the values along a new leading batch dimension.
 
     RULE: ``num_nodes`` is an explicit ``num_nodes=`` value if given, else ``x.shape[0]``,
       else ``None``; it is never guessed from ``edge_index.max() + 1``.

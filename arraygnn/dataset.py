@@ -30,6 +30,7 @@ from arraygnn.batch import (
     Batch,
     _add_increments,
     _Arena,
+    _check_local_ids,
     _exclusive_cumsum,
     _ptr,
     add_scalar_increments,
@@ -74,6 +75,10 @@ class PackedDataset:
     :mod:`arraygnn.transforms` never do.
 
     RULE: every ``edge_index`` entry of graph i lies in ``[0, num_nodes[i])`` (checked once).
+    RULE: other id keys (``'index'`` / ``'face'`` in the name) hold each graph's own ids; a
+      1-D one is range-checked and increased in a batch as ``Batch.from_data_list`` does,
+      one of two or more dimensions (which ``Batch`` concatenates along its last dimension)
+      makes ``collate`` go graph by graph.
     """
 
     def __init__(
@@ -237,8 +242,20 @@ class PackedDataset:
             sl = batch._slice_dict[key]
             value = batch[key]
             want = num_nodes if key in node_keys else num_edges if key in edge_keys else None
+            if kind == "cat" and _is_index_key(key) and batch._cat_dim_dict[key] == 0:
+                # a 1-D id key (PyG's -1 is its dim 0) was increased by the batch: keep
+                # each graph's own ids, in their own dtype
+                inc = np.asarray(batch._inc_dict[key])
+                if inc.any():
+                    value = value - np.repeat(inc, np.diff(sl)).astype(value.dtype)
+                if key in narrow:
+                    value = value.astype(narrow[key])
             if want is not None:
-                if kind != "cat" or not np.array_equal(np.diff(sl), want):
+                if (
+                    kind != "cat"
+                    or batch._cat_dim_dict[key] != 0
+                    or not np.array_equal(np.diff(sl), want)
+                ):
                     i = int(np.argmax(np.diff(sl) != want)) if kind == "cat" else 0
                     what = "node" if key in node_keys else "edge"
                     raise ValueError(
@@ -253,7 +270,11 @@ class PackedDataset:
                 local = value - inc.astype(value.dtype) if inc.any() else value
                 graphs[key] = local.astype(narrow[key]) if key in narrow else local
                 scalars[key] = kind
-            elif kind == "cat" and np.array_equal(np.diff(sl), np.ones(g, np.int64)):
+            elif (
+                kind == "cat"
+                and batch._cat_dim_dict[key] == 0
+                and np.array_equal(np.diff(sl), np.ones(g, np.int64))
+            ):
                 graphs[key] = value
             else:
                 raise ValueError(
@@ -399,7 +420,14 @@ class PackedDataset:
             raise ValueError("PackedDataset.collate: no indices (a batch needs a graph)")
         exclude = set(exclude_keys or ())
         follow = list(follow_batch or ())
-        if not self._default_hooks or self.transform is not None:
+        # an id key of 2 or more dims besides edge_index is concatenated along its last dim
+        # by Batch (PyG's -1), not along the rows gathered here: graph by graph
+        wide_ids = any(
+            _is_index_key(k) and v.ndim > 1 and k not in exclude and k not in self.graph_scalars
+            for feats in (self.node_features, self.edge_features, self.graph_features)
+            for k, v in feats.items()
+        )
+        if not self._default_hooks or self.transform is not None or wide_ids:
             return Batch.from_data_list([self.get(int(i)) for i in idx], follow, exclude)
         for k in follow:
             if k not in self.keys() or k in exclude:
@@ -425,9 +453,15 @@ class PackedDataset:
             shape[axis] = index.shape[0]
             jobs.append((key, v, index, axis, arena.reserve(shape, v.dtype), extra))
 
+        ids_inc = node_ptr[:-1].copy()  # the increment of an id key, per graph
+
+        def inc_of(key: str) -> np.ndarray:
+            # a 1-D id key is increased by Batch (dim 0 is PyG's -1 there)
+            return ids_inc if _is_index_key(key) else zeros
+
         for key, v in self.node_features.items():
             if key not in exclude:
-                plan(key, v, rows, 0, (node_ptr, zeros, 0, "cat", nn))
+                plan(key, v, rows, 0, (node_ptr, inc_of(key), 0, "cat", nn))
         if self.edge_index is not None and "edge_index" not in exclude:
             plan(
                 "edge_index",
@@ -438,13 +472,16 @@ class PackedDataset:
             )
         for key, v in self.edge_features.items():
             if key not in exclude:
-                plan(key, v, cols, 0, (edge_ptr, zeros, 0, "cat", ne))
+                plan(key, v, cols, 0, (edge_ptr, inc_of(key), 0, "cat", ne))
         for key, v in self.graph_features.items():
             if key not in exclude:
                 kind = self.graph_scalars.get(key)
                 cat = None if kind is not None else 0
                 # an integer index key holding one number per graph is increased (as Batch)
-                inc = node_ptr[:-1].copy() if _increased_scalar(key, v, kind) else zeros
+                if kind is None:
+                    inc = inc_of(key)
+                else:
+                    inc = ids_inc if _increased_scalar(key, v, kind) else zeros
                 plan(key, v, idx, 0, (graph_ptr, inc, cat, kind or "cat", ones))
         follow_handles = {}
         for key, *_ in jobs:
@@ -462,6 +499,11 @@ class PackedDataset:
             if key == "edge_index" and out.size:
                 # Batch.from_data_list's increment: same values, same overflow error
                 _add_increments(key, out, node_ptr[:-1], ne, 1, np, int(node_ptr[-1]) - 1)
+            elif key != "edge_index" and cat == 0 and inc is not zeros:
+                # a 1-D id key: Batch's range check, increment and overflow check
+                _check_local_ids(key, out, sizes, sl, nn, 0, np)
+                if node_ptr[-1] != 0:
+                    _add_increments(key, out, inc, sizes, 0, np, int(node_ptr[-1]) - 1)
             elif key != "edge_index" and inc is not zeros and inc.any():
                 # an increased index key: Batch's increment and overflow check (0-d id
                 # arrays were range-checked against their graph; Python numbers were not)

@@ -250,9 +250,9 @@ class BatchNorm(Module):
     """Batch normalisation at inference time (running statistics), PyTorch names.
 
     ``y = (x - running_mean) / sqrt(running_var + eps) * weight + bias``, computed as torch's
-    CPU kernel does: the statistics folded into one per-column scale and shift
-    (``x * scale + shift``: one Numba pass for NumPy float32 / float64, else two array
-    passes; no temporaries besides the output).
+    CPU kernel does: the statistics folded into one per-column scale and shift, in the
+    result's dtype (``x * scale + shift``: one Numba pass for NumPy float32 / float64, else
+    two array passes; no temporaries besides the output).
 
     Shapes:
         - input / output: ``(N, num_features)``
@@ -280,12 +280,17 @@ class BatchNorm(Module):
     def __call__(self, x: Any) -> Any:
         _check_features(x, self.num_features, "BatchNorm input", self.running_mean)
         xp = get_namespace(x)
-        scale = 1 / xp.sqrt(self.running_var + self.eps)
-        if self.weight is not None:
-            scale = scale * self.weight
-        shift = -self.running_mean * scale
-        if self.bias is not None:
-            shift = shift + self.bias
+        # scale and shift in the result's dtype: a float64 x with float32 statistics keeps
+        # float64's digits where x * scale + shift cancels (x near a large running_mean)
+        params = (self.running_mean, self.running_var, self.weight, self.bias)
+        dt = np.result_type(x.dtype, *(p.dtype for p in params if p is not None))
+        mean, var, weight, bias = (None if p is None else p.astype(dt, copy=False) for p in params)
+        scale = 1 / xp.sqrt(var + self.eps)
+        if weight is not None:
+            scale = scale * weight
+        shift = -mean * scale
+        if bias is not None:
+            shift = shift + bias
         if isinstance(x, np.ndarray) and x.ndim >= 1:  # one fused pass (NumPy float32 / 64)
             from arraygnn.kernels.cpu import layer_norm as kernels
 

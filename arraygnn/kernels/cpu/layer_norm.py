@@ -33,6 +33,7 @@ mixed dtypes that NumPy would promote) is for the caller's array code.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -92,6 +93,17 @@ def _rows_kernel(x, eps, one, weight, bias, out, nblocks):  # pragma: no cover -
         _rows(x, eps, one, weight, bias, out, (rows * b) // nblocks, (rows * (b + 1)) // nblocks)
 
 
+def _as_rows(x: np.ndarray) -> np.ndarray:
+    """``x`` ``(*, F)`` as a C-contiguous ``(rows, F)`` array (``F`` may be 0, where
+    ``reshape(-1, F)`` fails; a 0-d ``x`` is one row of one)."""
+    x = np.ascontiguousarray(x)
+    if x.ndim == 2:
+        return x
+    if x.ndim == 0:
+        return x.reshape(1, 1)
+    return x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+
+
 def _empty_like_param(x: np.ndarray, p: Any) -> np.ndarray:
     return np.empty(0, dtype=x.dtype) if p is None else np.ascontiguousarray(p)
 
@@ -99,8 +111,8 @@ def _empty_like_param(x: np.ndarray, p: Any) -> np.ndarray:
 def layer_norm_rows(x: np.ndarray, eps: float, weight: Any, bias: Any) -> np.ndarray:
     """Row-wise layer norm of ``x`` ``(*, F)`` over its last dimension (see the module)."""
     shape = x.shape
-    f = shape[-1] if x.ndim else 1
-    x2 = np.ascontiguousarray(x).reshape(-1, f) if x.ndim != 2 else np.ascontiguousarray(x)
+    x2 = _as_rows(x)
+    f = x2.shape[1]
     out = np.empty(x2.shape, dtype=x.dtype)
     one = x.dtype.type(1)
     w, b = _empty_like_param(x, weight), _empty_like_param(x, bias)
@@ -180,10 +192,14 @@ def layer_norm_graphs(
     x: np.ndarray, batch: Any, size: int, eps: float, weight: Any, bias: Any
 ) -> np.ndarray:
     """PyG's graph-mode layer norm of ``x`` ``(N, F)`` (see the module). ``batch`` is a
-    checked integer array of graph ids below ``size``, or ``None`` (one graph)."""
+    checked integer array (any integer dtype and byte order) of graph ids below ``size``,
+    or ``None`` (one graph)."""
     x = np.ascontiguousarray(x)
     rows, f = x.shape
     ids = np.empty(0, dtype=np.int64) if batch is None else np.ascontiguousarray(batch)
+    if ids.dtype not in (np.int32, np.int64) or not ids.dtype.isnative:
+        # Numba takes native arrays only, and unifies uint64 with int64 to a float index
+        ids = ids.astype(np.int64)
     graphs = 1 if batch is None else int(size)
     work = x.size
     sums = np.empty(rows, dtype=np.float64)
@@ -236,8 +252,7 @@ def column_affine(x: np.ndarray, scale: np.ndarray, shift: np.ndarray) -> np.nda
     """``x * scale + shift`` for ``x`` ``(*, F)`` and ``(F,)`` parameters of ``x``'s dtype
     (see the module; a fused multiply-add where the CPU has one)."""
     shape = x.shape
-    f = shape[-1]
-    x2 = np.ascontiguousarray(x).reshape(-1, f)
+    x2 = _as_rows(x)
     out = np.empty(x2.shape, dtype=x.dtype)
     args = (x2, np.ascontiguousarray(scale), np.ascontiguousarray(shift), out)
     _run(_affine, _affine_kernel, x2.size, x2.shape[0], *args)
