@@ -302,8 +302,8 @@ def test_gen_conv_own_multi_aggregation_round_trip():
 
 
 def test_gen_conv_from_pyg_refuses_other_aggregations():
-    with pytest.raises(ValueError, match="GENConv aggregation EquilibriumAggregation"):
-        agnn.from_pyg(pyg_nn.GENConv(4, 4, aggr=pyg_nn.aggr.EquilibriumAggregation(4, 4, [8])))
+    # EquilibriumAggregation converts since 2026-11-27 (tests/nn/test_equilibrium_aggr.py)
+    agnn.from_pyg(pyg_nn.GENConv(4, 4, aggr=pyg_nn.aggr.EquilibriumAggregation(4, 4, [8])))
     module = pyg_nn.GENConv(
         4,
         4,
