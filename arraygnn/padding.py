@@ -883,6 +883,8 @@ def pad_batch(
     ``node_keys`` (default ``x``, ``pos`` when present), ``edge_keys`` (default
     ``edge_attr``, ``edge_weight``), ``graph_keys`` (default none, e.g. ``("y",)``). Any other
     array key raises ``ValueError`` naming it. ``edge_index`` must be the ``[2, E]`` default.
+    ``follow_batch``'s ``<key>_batch`` / ``<key>_ptr`` are rebuilt for the padded batch (the
+    padding rows in the padding graphs), not stated.
 
     RULE: real graphs keep their rows; padding rows are zeros unless ``padding_values``.
 
@@ -913,7 +915,14 @@ def pad_batch(
     node_keys = _present_keys(batch, _DEFAULT_NODE_KEYS) if node_keys is None else list(node_keys)
     edge_keys = _present_keys(batch, _DEFAULT_EDGE_KEYS) if edge_keys is None else list(edge_keys)
     graph_keys = list(graph_keys)
+    from arraygnn.transforms.attrs import batch_vectors
+
+    # follow_batch's <key>_batch / <key>_ptr: rebuilt below for the padded batch
+    vectors, pointers = batch_vectors(batch)
+    follow = {v: k for v, k in vectors.items() if k is not None}
+    follow_ptrs = {p: follow[v] for p, v in pointers.items() if v in follow}
     stated = set(node_keys) | set(edge_keys) | set(graph_keys) | set(_BATCH_STRUCTURE)
+    stated |= set(follow) | set(follow_ptrs)
     for k in keys:
         if k not in stated and is_array(batch[k]):
             raise ValueError(
@@ -1030,6 +1039,29 @@ def pad_batch(
     if "num_nodes" in keys:
         values["num_nodes"] = num_nodes
         slices["num_nodes"] = new_ptr
+    # follow vectors: a padded node / edge key's padding rows belong to the first padding
+    # graph (as its padding rows do), a graph key has one row per padding graph
+    pads = {**{k: pad_n for k in node_keys}, **{k: pad_e for k in edge_keys}}
+    if edge_index is not None:
+        pads["edge_index"] = pad_e
+    for name, key in follow.items():
+        old_ids = batch[name]
+        if key in pads:
+            fill = xp.full(pads[key], g, dtype=old_ids.dtype)
+        elif key in graph_keys or key in list_keys:
+            fill = xp.arange(g, num_graphs, dtype=old_ids.dtype)
+        else:  # a key left unpadded: its rows and graph ids stay
+            fill = xp.zeros(0, dtype=old_ids.dtype)
+        values[name] = xp.concatenate([old_ids, fill])
+    for name, key in follow_ptrs.items():
+        old_ptr = np.asarray(to_numpy(batch[name]), dtype=np.int64)
+        if key in pads:
+            new = _pad_ptr(old_ptr, pads[key], pad_g)
+        elif key in graph_keys or key in list_keys:
+            new = np.concatenate([old_ptr, old_ptr[-1] + np.arange(1, pad_g + 1)])
+        else:
+            new = _pad_ptr(old_ptr, 0, pad_g)
+        values[name] = xp.asarray(new.astype(batch[name].dtype, copy=False))
     values["batch"] = xp.concatenate([gid, xp.full(pad_n, g, dtype=gid.dtype)])
     values["ptr"] = new_ptr
     values["node_mask"] = xp.arange(num_nodes) < n
