@@ -51,6 +51,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace, to_device
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn._shared_graph import SharedGraph
+from arraygnn.nn.aggr.multi import torch_promoted
 from arraygnn.nn.gated_graph_conv import ResGatedGraphConv
 from arraygnn.nn.linear import (
     BatchNorm,
@@ -63,6 +64,7 @@ from arraygnn.nn.linear import (
 )
 from arraygnn.nn.readout import global_add_pool, global_max_pool, global_mean_pool
 from arraygnn.nn.sage_conv import l2_normalize
+from arraygnn.ops._common import check_index, check_size
 
 __all__ = [
     "GPSE",
@@ -379,7 +381,7 @@ class GNNInductiveHybridMultiHead(Module):
     def _stack(self, xp: Any, nodes: Any, graphs: Any) -> Any:
         nodes = nodes.reshape(nodes.shape[0], -1)
         graphs = graphs.reshape(graphs.shape[0], -1)
-        dtype = np.result_type(nodes.dtype, graphs.dtype)
+        dtype = torch_promoted([nodes[:0], graphs[:0]])[0].dtype  # torch's vstack (PyG)
         top = xp.zeros((nodes.shape[0], nodes.shape[1] + self.graph_target_dim), dtype)
         top[:, : nodes.shape[1]] = nodes
         bottom = xp.zeros((graphs.shape[0], self.node_target_dim + graphs.shape[1]), dtype)
@@ -636,11 +638,20 @@ class GPSE(Module):
                 f"{_WHERE}: batch must have shape ({x.shape[0]},), got "
                 f"{getattr(batch, 'shape', type(batch).__name__)}"
             )
-        if batch is not None and num_graphs is None and not isinstance(self.post_mp, IdentityHead):
-            raise ValueError(
-                f"{_WHERE}: pass num_graphs with batch (the number of graphs is never inferred "
-                "from batch.max() + 1)"
-            )
+        if not isinstance(self.post_mp, IdentityHead):  # the hybrid head reads them
+            if batch is not None:
+                if num_graphs is None:
+                    raise ValueError(
+                        f"{_WHERE}: pass num_graphs with batch (the number of graphs is never "
+                        "inferred from batch.max() + 1)"
+                    )
+                size = check_size(f"{_WHERE}: num_graphs", num_graphs)
+                check_index(f"{_WHERE}: batch", batch, size)
+            if y is not None and tuple(getattr(y, "shape", ()))[:1] != (x.shape[0],):
+                raise ValueError(
+                    f"{_WHERE}: y must have {x.shape[0]} rows (one per node), got "
+                    f"{getattr(y, 'shape', type(y).__name__)}"
+                )
         h = x
         if self.pre_mp is not None:
             h = self.pre_mp(h)
@@ -792,7 +803,9 @@ class GPSENodeEncoder(Module):
         pe = self.raw_norm(pos_enc) if self.raw_norm is not None else pos_enc
         pe = self.pe_encoder(pe)
         h = self.linear_x(x) if self.linear_x is not None else x
-        return get_namespace(h, pe).concatenate([h, pe.astype(h.dtype, copy=False)], axis=1)
+        # torch.cat's promotion (PyG): integer x beside float encodings is float, not the
+        # encodings cast to integers; float32 x beside float64 encodings is float64
+        return get_namespace(h, pe).concatenate(torch_promoted([h, pe]), axis=1)
 
     def extra_repr(self) -> str:
         return f"dim_emb={self.dim_emb}, dim_pe_in={self.dim_pe_in}, dim_pe_out={self.dim_pe_out}"
@@ -819,12 +832,8 @@ def random_features(
     """
     if rand_type not in _RAND_TYPES:
         raise ValueError(f"{_WHERE}: rand_type must be one of {_RAND_TYPES}, got {rand_type!r}")
-    if rng is None:
-        gen: Any = np.random
-    elif isinstance(rng, (np.random.Generator, np.random.RandomState)):
-        gen = rng
-    else:
-        gen = np.random.default_rng(rng)
+    source = _draw_source(rng)
+    gen: Any = np.random if source is None else source
     size = (int(num_nodes), int(dim_in))
     if rand_type == "NormalSE":
         rand = gen.normal(loc=0, scale=1.0, size=size)
@@ -833,6 +842,16 @@ def random_features(
         if rand_type == "BernoulliSE":
             rand = rand < bernoulli_thresh
     return rand.astype(np.float32)
+
+
+def _draw_source(rng: Any) -> Any:
+    """``rng`` as what the random inputs are drawn from: ``None`` (NumPy's global legacy
+    generator, PyG's source), a ``Generator`` / ``RandomState`` as given, anything else a
+    seed of a new ``np.random.default_rng``. Callers drawing several times (a transform,
+    a precomputation over batches) convert once, so a seed starts one stream of draws."""
+    if rng is None or isinstance(rng, (np.random.Generator, np.random.RandomState)):
+        return rng
+    return np.random.default_rng(rng)
 
 
 def _check_model(where: str, model: Any) -> GPSE:
@@ -926,7 +945,14 @@ def precompute_GPSE(  # noqa: N802 - PyG's name
     of ``Data``), ``batch_size`` graphs per forward pass with one virtual node each
     (``use_vn``). Returns new ``Data`` objects (shallow copies) with ``pestat_GPSE``; the
     dataset is not changed (PyG rewrites it in place). Same draws as PyG's loop over a
-    ``DataLoader(dataset, batch_size, shuffle=False)``.
+    ``DataLoader(dataset, batch_size, shuffle=False)``; a seed ``rng`` is one generator for
+    all batches. As PyG, a dataset's ``transform`` is set aside: the encodings are computed
+    on, and stored with, the untransformed graphs (on a shallow copy of the dataset).
+
+    RULE: ``use_vn=False`` leaves every input row random. PyG 2.8.1's ``precompute_GPSE``
+    does not pass its ``use_vn`` on to ``gpse_process_batch``, so there the last real node
+    of each graph gets a zero input row even without virtual nodes; this one does what
+    ``gpse_process_batch(..., use_vn=False)`` does.
     """
     import copy
 
@@ -937,6 +963,10 @@ def precompute_GPSE(  # noqa: N802 - PyG's name
 
     _check_model("precompute_GPSE", model)
     size = layer_size("precompute_GPSE", "batch_size", batch_size, minimum=1)
+    rng = _draw_source(rng)
+    if getattr(dataset, "transform", None) is not None:
+        dataset = copy.copy(dataset)
+        dataset.transform = None
     graphs = list(dataset)
     vn = VirtualNode()
     out = []

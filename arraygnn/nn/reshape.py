@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._module import Module
 
 __all__ = ["Reshape", "from_pyg_module"]
@@ -41,7 +41,9 @@ class Reshape(Module):
             raise ValueError(
                 f"Reshape: cannot view x of shape {tuple(x.shape)} as {self.shape}: {err}"
             ) from None
-        if out.size and not xp.may_share_memory(out, x):
+        # NumPy / CuPy copy silently where torch's view refuses; other arrays (JAX: no
+        # strides, immutable) have no view to keep
+        if out.size and is_array(x) and not xp.may_share_memory(out, x):
             raise ValueError(
                 f"Reshape: x of shape {tuple(x.shape)} and strides {tuple(x.strides)} cannot be "
                 f"viewed as {self.shape} without a copy (as torch's view); make it contiguous "

@@ -1,13 +1,14 @@
 """PyG's ``summary(model, *args, max_depth=3, leaf_module='MessagePassing', **kwargs)``: a
 table of an arraygnn model's layers with their input / output shapes and weight counts.
 
-The layers are the model and its sub-layers (``_child_names``, in the order they were set),
+The layers are the model and its sub-layers (``_child_names``, in the order they were set,
+then the layers of a keyed container such as HeteroConv's ``convs`` under PyG's keys),
 depth first, as PyG lists ``module._modules``; each row is ``(name)ClassName`` with PyG's
 tree prefixes (``├─``, ``│    └─``), the shapes of the array positional arguments and of
 the output (or outputs) of the layer's first call while ``model(*args, **kwargs)`` runs
-(``--`` for a layer not called), and its weight count (``_param_names`` of it and its
-sub-layers, each array counted once; buffers such as running statistics are not counted,
-as PyG counts ``parameters()``). The table is ``tabulate``'s ``psql`` format when
+(``--`` for a layer not called), and its weight count (the weights of its state dict, each
+array counted once; buffers such as running statistics are not counted, as PyG counts
+``parameters()``). The table is ``tabulate``'s ``psql`` format when
 ``tabulate`` is installed (what PyG calls, and needs), else the same layout drawn here.
 
 RULE: rows follow arraygnn's layers, not torch's modules: what arraygnn keeps as a plain
@@ -15,8 +16,10 @@ function (activations, dropout, ``Identity``) or inside one layer (PyG ``BatchNo
 ``BatchNorm1d``) has no row; everything else matches PyG's summary of the original model
 (a private container class such as ``_ModuleList`` shows as ``ModuleList``; an aggregation's
 input is ``x`` alone, as PyG's hook sees it). A layer that arraygnn computes in closed form
-without calling its sub-layers (``EquilibriumAggregation``'s potential) shows ``--`` for
-their shapes.
+or on a fused path without calling its sub-layers (``EquilibriumAggregation``'s potential;
+with ``leaf_module=None``, ``SAGEConv``'s ``lin_l`` or ``EdgeConv``'s ``nn``) shows ``--``
+for their shapes, and a message-passing layer's aggregation module, when arraygnn keeps
+none, has no row.
 RULE: the leaves by default (``leaf_module='MessagePassing'``) are arraygnn's
 :class:`~arraygnn.nn.MessagePassing` layers and the layers named as one of PyG's
 ``MessagePassing`` classes (``GCNConv``, ``SAGEConv``, ...): their sub-layers are not listed.
@@ -39,6 +42,7 @@ another thread meanwhile.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -46,7 +50,7 @@ from typing import Any
 
 from arraygnn.nn._module import Module
 
-__all__ = ["summary", "PYG_MESSAGE_PASSING"]
+__all__ = ["summary", "PYG_MESSAGE_PASSING", "PYG_AGGREGATIONS"]
 
 #: the classes of PyG (2.8) that subclass ``MessagePassing``: arraygnn layers of these names
 #: are leaves of the default summary, as PyG's are
@@ -59,6 +63,19 @@ PYG_MESSAGE_PASSING = frozenset(
     PNAConv PPFConv PointGNNConv PointNetConv PointTransformerConv RGATConv RGCNConv
     ResGatedGraphConv SAGEConv SGConv SSGConv SignedConv SimpleConv SparseLinear SplineConv
     SuperGATConv TAGConv TransformerConv ViS_MP ViS_MP_Vertex WLConvContinuous""".split()
+)
+
+#: the classes of PyG (2.8) that subclass ``Aggregation``: PyG's ``Aggregation.__call__``
+#: hands all but ``x`` to ``forward`` by keyword, so their rows show ``x``'s shape alone
+#: (arraygnn's ``AttentionalAggregation``, ``Set2Set``, ... are no ``Aggregation`` subclasses)
+PYG_AGGREGATIONS = frozenset(
+    """AttentionalAggregation DeepSetsAggregation DegreeScalerAggregation
+    EquilibriumAggregation FusedAggregation GRUAggregation GraphMultisetTransformer
+    LCMAggregation LSTMAggregation MLPAggregation MaxAggregation MeanAggregation
+    MedianAggregation MinAggregation MulAggregation MultiAggregation
+    PatchTransformerAggregation PowerMeanAggregation QuantileAggregation Set2Set
+    SetTransformerAggregation SoftmaxAggregation SortAggregation StdAggregation
+    SumAggregation VarAggregation VariancePreservingAggregation""".split()
 )
 
 _HEADERS = ["Layer", "Input Shape", "Output Shape", "#Param"]
@@ -131,41 +148,72 @@ def summary(
 
 
 # ---- the tree ----------------------------------------------------------------------------
+#: arraygnn classes standing for a torch class of another name (PyG's to_hetero output is
+#: a torch.fx ``GraphModule``; JumpingKnowledge's bidirectional ``LSTM``)
+_TORCH_NAMES = {"FxProgram": "GraphModule", "BiLSTM": "LSTM"}
+
+
 def _class_name(layer: Any) -> str:
-    return type(layer).__name__.lstrip("_")
+    """The class name PyG shows: private containers without their ``_`` (``ModuleList``),
+    arraygnn's ``PyG``-prefixed twins of DGL names as PyG's (``PyGGraphConv``)."""
+    name = type(layer).__name__.lstrip("_")
+    if name.startswith("PyG") and name[3:] in PYG_MESSAGE_PASSING:
+        return name[3:]
+    return _TORCH_NAMES.get(name, name)
 
 
 def _children(layer: Module) -> list[tuple[str, Module]]:
+    """The sub-layers named in ``_child_names``, then those of a keyed container (a
+    ``ModuleDict`` such as HeteroConv's ``convs``, a to_hetero program's modules: PyG's
+    keys)."""
     out = []
     for name in layer._child_names:
         sub = getattr(layer, name, None)
         if isinstance(sub, Module):
             out.append((name, sub))
-    return out
-
-
-def _walk(layer: Module, seen: set[int] | None = None) -> list[tuple[str, Module, int]]:
-    """Every layer under ``layer`` (itself included), once each."""
-    seen = set() if seen is None else seen
-    if id(layer) in seen:
-        return []
-    seen.add(id(layer))
-    out = [("", layer, 0)]
-    for _, sub in _children(layer):
-        out += _walk(sub, seen)
+    # a program's modules (FxProgram: to_hetero's ModuleDicts) are a keyed tree
+    tree = getattr(layer, "_modules_tree", layer)
+    items = getattr(tree, "_items", None)
+    if isinstance(items, dict):
+        out += [(str(key), sub) for key, sub in items.items() if isinstance(sub, Module)]
     return out
 
 
 def _count(layer: Module) -> str:
+    """PyG's ``sum(p.numel() for p in module.parameters())``: every weight of ``layer`` and
+    its sub-layers once (as its state dict lists them, so layers keeping weights outside
+    ``_param_names``, a bidirectional LSTM or convs by edge type, count too), buffers not."""
+    buffers = _buffer_ids(layer)
     seen: set[int] = set()
     total = 0
-    for _, sub, _ in _walk(layer):
-        for name in sub._param_names:
-            value = getattr(sub, name, None)
-            if value is not None and id(value) not in seen:
-                seen.add(id(value))
-                total += int(value.size)
+    for _, value in layer._named_arrays():
+        if id(value) not in seen and id(value) not in buffers:
+            seen.add(id(value))
+            total += int(getattr(value, "size", 0))
     return f"{total:,}" if total > 0 else "--"
+
+
+def _buffer_ids(layer: Module) -> set[int]:
+    """The ids of the buffers (``_buffer_names``: running statistics) of ``layer`` and of
+    every layer it holds (as attributes, or in dicts / lists / tuples)."""
+    ids: set[int] = set()
+    seen: set[int] = set()
+    stack = [layer]
+    while stack:
+        sub = stack.pop()
+        if id(sub) in seen:
+            continue
+        seen.add(id(sub))
+        for name in sub._buffer_names:
+            value = getattr(sub, name, None)
+            if value is not None:
+                ids.add(id(value))
+        for value in getattr(sub, "__dict__", {}).values():
+            if isinstance(value, dict):
+                value = list(value.values())
+            items = value if isinstance(value, (list, tuple)) else (value,)
+            stack += [item for item in items if isinstance(item, Module)]
+    return ids
 
 
 def _leaf_test(leaf_module: Any) -> Callable[[Module], bool]:
@@ -180,7 +228,7 @@ def _leaf_test(leaf_module: Any) -> Callable[[Module], bool]:
         from arraygnn.nn.message_passing import MessagePassing
 
         return lambda layer: (
-            isinstance(layer, MessagePassing) or type(layer).__name__ in PYG_MESSAGE_PASSING
+            isinstance(layer, MessagePassing) or _class_name(layer) in PYG_MESSAGE_PASSING
         )
     classes = tuple(leaf_module) if isinstance(leaf_module, (list, tuple)) else (leaf_module,)
     if not all(isinstance(c, type) for c in classes):
@@ -219,9 +267,17 @@ class _recording:
 
         active: set[int] = set()
         hooked = self.hooked
-        x_only = {key for key, layer in self.layers.items() if isinstance(layer, Aggregation)}
+        x_only = {
+            key
+            for key, layer in self.layers.items()
+            if isinstance(layer, Aggregation) or type(layer).__name__ in PYG_AGGREGATIONS
+        }
 
         def wrap(call: Any) -> Any:
+            # functools.wraps keeps the call's signature visible (inspect follows
+            # __wrapped__): a layer reading a sub-layer's signature while it runs (GPSConv
+            # asks whether its norm takes batch) computes the same under summary
+            @functools.wraps(call)
             def recorded(layer: Any, *args: Any, **kwargs: Any) -> Any:
                 key = id(layer)
                 if key not in hooked or key in active:  # a super().__call__ of the same call

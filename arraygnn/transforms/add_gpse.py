@@ -66,9 +66,7 @@ class AddGPSE(BaseTransform):
         rng: Any = None,
         attr_name: str = "pestat_GPSE",
     ) -> None:
-        import numpy as np
-
-        from arraygnn.nn.gpse import _RAND_TYPES, IdentityHead, _check_model
+        from arraygnn.nn.gpse import _RAND_TYPES, IdentityHead, _check_model, _draw_source
 
         self.model = _check_model(_WHERE, model)
         if not isinstance(model.post_mp, IdentityHead):
@@ -84,8 +82,7 @@ class AddGPSE(BaseTransform):
         self.use_vn = bool(use_vn)
         self.rand_type = rand_type
         self.attr_name = attr_name
-        is_gen = isinstance(rng, (np.random.Generator, np.random.RandomState))
-        self.rng = rng if rng is None or is_gen else np.random.default_rng(rng)
+        self.rng = _draw_source(rng)
 
     @property
     def node_outputs(self) -> tuple[str, ...]:
