@@ -10,7 +10,8 @@ converted to arrays), ``call_module`` (each submodule converted once through ``f
 ``log_softmax`` / ``normalize``, dropout as the identity (inference), the helpers PyG's
 transformers insert, and tensor methods such as ``.relu()``, ``.view()``, ``.size()``),
 and ``output``. Any other target is a ``ValueError`` naming the fx node and its target,
-raised when the program is built, never midway through a call. The arithmetic is plain
+raised when the program is built (a container method on an array, ``.values`` of
+anything but ``max`` / ``min``'s pair, is named when it runs). The arithmetic is plain
 array code; the graph layers run their own kernels.
 
 State-dict names are the GraphModule's (``conv1.paper__cites__paper.lin_l.weight``), so
@@ -30,6 +31,7 @@ State-dict names are the GraphModule's (``conv1.paper__cites__paper.lin_l.weight
 from __future__ import annotations
 
 import importlib
+import math
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
@@ -70,12 +72,21 @@ def _reduce(name: str) -> Callable[..., Any]:
     def run(x: Any, *args: Any, **kwargs: Any) -> Any:
         dim = _dim(kwargs, args, 0)
         keep = bool(kwargs.get("keepdim", args[1] if len(args) > 1 else False))
+        if kwargs.get("dtype") is not None:  # torch casts first
+            x = x.astype(kwargs["dtype"], copy=False)
         xp = get_namespace(x)
         return getattr(xp, name)(
             x, axis=tuple(dim) if isinstance(dim, list) else dim, keepdims=keep
         )
 
     return run
+
+
+class _ValuesIndices(NamedTuple):
+    """torch's ``(values, indices)`` of ``max`` / ``min`` along a dim."""
+
+    values: Any
+    indices: Any
 
 
 def _extreme(name: str) -> Callable[..., Any]:
@@ -94,13 +105,25 @@ def _extreme(name: str) -> Callable[..., Any]:
         keep = bool(kwargs.get("keepdim", args[1] if len(args) > 1 else False))
         values = getattr(xp, name)(x, axis=dim, keepdims=keep)
         index = getattr(xp, arg)(x, axis=dim)
-        return values, (xp.expand_dims(index, dim) if keep else index)
+        return _ValuesIndices(values, xp.expand_dims(index, dim) if keep else index)
 
     return run
 
 
 def _binary(fn: Callable[[Any, Any], Any]) -> Callable[..., Any]:
-    def run(a: Any, b: Any, *, alpha: Any = None, rounding_mode: Any = None) -> Any:
+    """``torch.add(input, other, alpha=...)``, ``x.div(other, rounding_mode=...)``, ... (the
+    second operand positional or named, as torch takes it: ``other`` / ``exponent``)."""
+
+    def run(
+        a: Any,
+        b: Any = None,
+        *,
+        alpha: Any = None,
+        rounding_mode: Any = None,
+        other: Any = None,
+        exponent: Any = None,
+    ) -> Any:
+        b = next((v for v in (b, other, exponent) if v is not None), None)
         if alpha is not None:
             b = b * alpha
         out = fn(a, b)
@@ -123,23 +146,42 @@ def _stack(tensors: Any, dim: int = 0) -> Any:
     return get_namespace(*tensors).stack(tensors, axis=dim)
 
 
+def _softmax_input(x: Any, dim: Any, dtype: Any, third: Any = None) -> tuple[Any, int]:
+    """torch's ``softmax`` / ``log_softmax`` arguments: ``dtype`` casts the input first
+    (``torch.softmax`` / ``x.softmax`` take it third, where ``F.softmax`` has its
+    ``_stacklevel``); ``dim=None`` is torch's legacy implicit dim (0 for 0-, 1- and 3-D
+    inputs, else 1)."""
+    if dtype is None and isinstance(third, np.dtype):
+        dtype = third
+    if dtype is not None:
+        x = x.astype(dtype, copy=False)
+    if dim is None:
+        dim = 0 if x.ndim in (0, 1, 3) else 1
+    return x, dim
+
+
 def _softmax(x: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
     from arraygnn.nn._dense_input import softmax
 
-    return softmax(x, axis=-1 if dim is None else dim)
+    x, dim = _softmax_input(x, dim, dtype, _stacklevel)
+    return softmax(x, axis=dim)
 
 
 def _log_softmax(x: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
+    x, dim = _softmax_input(x, dim, dtype, _stacklevel)
+    if x.shape[dim] == 0:  # nothing to normalise (and no max to take)
+        return x.copy()
     xp = get_namespace(x)
-    axis = -1 if dim is None else dim
-    shifted = x - x.max(axis=axis, keepdims=True)
-    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    shifted = x - x.max(axis=dim, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
 
 def _normalize(x: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Any:
+    """``F.normalize``: ``x / max(||x||_p, eps)`` along ``dim`` (torch's vector p-norm:
+    ``p=inf`` the largest magnitude, ``-inf`` the smallest, ``0`` the non-zero count)."""
     xp = get_namespace(x)
-    norm = (xp.abs(x) ** p).sum(axis=dim, keepdims=True) ** (1.0 / p)
-    return x / xp.maximum(norm, eps)
+    norm = xp.linalg.norm(x, ord=p, axis=dim, keepdims=True)
+    return x / xp.maximum(norm, eps).astype(norm.dtype, copy=False)
 
 
 def _act(fn: Callable[..., Any], *names: str) -> Callable[..., Any]:
@@ -151,11 +193,21 @@ def _act(fn: Callable[..., Any], *names: str) -> Callable[..., Any]:
         params.update({k: v for k, v in kwargs.items() if k in names})
         if "inplace" in params:
             del params["inplace"]
-        if kwargs.get("approximate", "none") != "none":
-            raise ValueError("gelu(approximate='tanh') is not supported; use the exact gelu")
         return fn(x, **params)
 
     return run
+
+
+def _gelu_any(x: Any, approximate: str = "none") -> Any:
+    """``F.gelu``: exact, or torch's ``approximate='tanh'`` form
+    ``x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))``."""
+    if approximate == "none":
+        return _gelu(x)
+    if approximate != "tanh":
+        raise ValueError(f"F.gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    xp = get_namespace(x)
+    inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
+    return 0.5 * x * (1.0 + xp.tanh(inner))
 
 
 def _flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
@@ -163,10 +215,15 @@ def _flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     if nd == 0:
         return x.reshape(1)
     s, e = start_dim % nd, end_dim % nd
-    return x.reshape(x.shape[:s] + (-1,) + x.shape[e + 1 :])
+    merged = math.prod(x.shape[s : e + 1])  # not -1: ambiguous for an empty array
+    return x.reshape(x.shape[:s] + (merged,) + x.shape[e + 1 :])
 
 
-def _shape(args: tuple[Any, ...]) -> tuple[int, ...]:
+def _shape(args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> tuple[int, ...]:
+    """torch's ``*shape`` / ``*dims`` argument: ints, one sequence, or named (``size=``,
+    ``shape=``, ``dims=``)."""
+    if not args and kwargs:
+        args = (next(iter(kwargs.values())),)
     return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
 
 
@@ -183,18 +240,25 @@ def _t(x: Any) -> Any:
 
 
 def _squeeze(x: Any, dim: Any = None) -> Any:
+    """torch's ``squeeze``: the size-1 dims among ``dim`` (one or a tuple) go, others stay."""
     if dim is None:
         return get_namespace(x).squeeze(x)
-    return get_namespace(x).squeeze(x, axis=dim) if x.shape[dim] == 1 else x
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    ones = tuple(d for d in dims if x.shape[d] == 1)
+    return get_namespace(x).squeeze(x, axis=ones) if ones else x
 
 
 def _get_dict(mapping: Any) -> Any:  # PyG's to_hetero_transformer.get_dict
     return mapping if mapping is not None else {}
 
 
+#: attributes ``getattr`` may read (``values`` / ``indices`` of ``max`` / ``min``'s pair)
+_ATTRIBUTES = ("shape", "ndim", "dtype", "T", "values", "indices")
+
+
 def _getattr(obj: Any, name: str, *default: Any) -> Any:
-    if name not in ("shape", "ndim", "dtype", "T"):
-        raise ValueError(f"getattr(..., {name!r}) is not supported")
+    if name in ("values", "indices") and not isinstance(obj, _ValuesIndices):
+        raise ValueError(f"getattr(..., {name!r}) is supported on max / min results only")
     return getattr(obj, name, *default)
 
 
@@ -219,8 +283,8 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "sqrt": lambda x: get_namespace(x).sqrt(x),
     "abs": lambda x: get_namespace(x).abs(x),
     "neg": operator.neg,
-    "view": lambda x, *shape: x.reshape(_shape(shape)),
-    "reshape": lambda x, *shape: x.reshape(_shape(shape)),
+    "view": lambda x, *shape, **named: x.reshape(_shape(shape, named)),
+    "reshape": lambda x, *shape, **named: x.reshape(_shape(shape, named)),
     "flatten": _flatten,
     "sum": _reduce("sum"),
     "mean": _reduce("mean"),
@@ -228,7 +292,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "min": _extreme("min"),
     "t": _t,
     "transpose": _transpose,
-    "permute": lambda x, *dims: x.transpose(_shape(dims)),
+    "permute": lambda x, *dims, **named: x.transpose(_shape(dims, named)),
     "unsqueeze": lambda x, dim: get_namespace(x).expand_dims(x, dim),
     "squeeze": _squeeze,
     "size": _size,
@@ -285,7 +349,7 @@ def _function_table(torch: Any) -> dict[Any, Callable[..., Any]]:
         F.relu: _act(_relu),
         F.elu: _act(_elu, "alpha"),
         F.leaky_relu: _act(_leaky_relu, "negative_slope"),
-        F.gelu: _act(_gelu),
+        F.gelu: _act(_gelu_any, "approximate"),
         F.sigmoid: _sigmoid,
         F.tanh: _tanh,
         F.softmax: _softmax,
@@ -342,7 +406,21 @@ def step_from_torch(fn: Any, convert: Callable[[Any], Any], where: str) -> Any:
                 act = False
             if act is not False:
                 return _identity if act is None else _as_callable(act)
-        return convert(fn)
+        try:
+            return convert(fn)
+        except (TypeError, ValueError) as err:
+            kind = TypeError if isinstance(err, TypeError) else ValueError
+            if not type(fn).__module__.startswith("torch.nn."):
+                raise kind(f"{where}: {err}") from err
+            # a torch module arraygnn has no layer for (Softmax, LogSoftmax, Flatten, ...):
+            # its traced forward, when every operation in it is on the whitelist
+            try:
+                traced = from_graph_module(
+                    torch.fx.symbolic_trace(fn), convert, state_names=fn.state_dict()
+                )
+            except Exception:
+                raise kind(f"{where}: {err}") from err
+            return traced
     try:
         act = _activation(fn, where)
         return _identity if act is None else _as_callable(act)
@@ -357,8 +435,8 @@ def step_from_torch(fn: Any, convert: Callable[[Any], Any], where: str) -> Any:
         raise ValueError(
             f"{where}: cannot translate {_describe(fn)}; torch.fx cannot trace it ({err})"
         ) from err
-    try:
-        return from_graph_module(graph_module, convert)
+    try:  # a plain function holds no weights: what it captured is constant
+        return from_graph_module(graph_module, convert, state_names=())
     except ValueError as err:
         raise ValueError(f"{where}: cannot translate {_describe(fn)}: {err}") from err
 
@@ -403,8 +481,10 @@ def _to_plain(value: Any) -> Any:
         return as_array(value, "constant")
     if isinstance(value, torch.dtype):
         return np.dtype(str(value).replace("torch.", ""))
-    if isinstance(value, (tuple, list)):
-        return type(value)(_to_plain(v) for v in value)
+    if isinstance(value, list):  # fx's immutable_list too: a plain list, no torch type kept
+        return [_to_plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_to_plain(v) for v in value)
     if isinstance(value, dict):
         return {k: _to_plain(v) for k, v in value.items()}
     if isinstance(value, slice):
@@ -414,9 +494,14 @@ def _to_plain(value: Any) -> Any:
     return value
 
 
-def from_graph_module(graph_module: Any, convert: Callable[[Any], Any]) -> FxProgram:
+def from_graph_module(
+    graph_module: Any, convert: Callable[[Any], Any], state_names: Any = None
+) -> FxProgram:
     """A ``torch.fx.GraphModule`` as an :class:`FxProgram` (submodules through
-    ``convert``); a ``ValueError`` names the first fx node arraygnn cannot run."""
+    ``convert``); a ``ValueError`` names the first fx node arraygnn cannot run.
+    ``get_attr`` tensors named in ``state_names`` (default: the GraphModule's state dict)
+    are weights; others are constants, in no state dict (a traced function's captured
+    tensors, which fx stores as buffers of the GraphModule)."""
     import torch
 
     functions = _function_table(torch)
@@ -424,6 +509,8 @@ def from_graph_module(graph_module: Any, convert: Callable[[Any], Any]) -> FxPro
     inputs: list[tuple[str, Any]] = []
     modules: dict[str, Any] = {}
     attrs: dict[str, Any] = {}
+    constants: dict[str, Any] = {}  # fx's captured tensors: in no state dict, as torch's
+    state_names = set(graph_module.state_dict() if state_names is None else state_names)
 
     def refs(value: Any) -> Any:
         return _to_plain(torch.fx.node.map_arg(value, lambda n: _Ref(n.name)))
@@ -439,7 +526,8 @@ def from_graph_module(graph_module: Any, convert: Callable[[Any], Any]) -> FxPro
         if node.op == "get_attr":
             value = _fetch_attr(graph_module, node.target)
             if isinstance(value, torch.Tensor):
-                attrs[node.target] = as_array(value.detach(), node.target).copy()
+                kept = attrs if node.target in state_names else constants
+                kept[node.target] = as_array(value.detach(), node.target).copy()
             else:
                 raise ValueError(f"{label}: attribute of type {type(value).__name__}")
             target: Any = node.target
@@ -453,6 +541,12 @@ def from_graph_module(graph_module: Any, convert: Callable[[Any], Any]) -> FxPro
                 target = functions.get(node.target)
             except TypeError:  # unhashable target
                 target = None
+            if target is _getattr and (len(node.args) < 2 or node.args[1] not in _ATTRIBUTES):
+                raise ValueError(
+                    f"from_pyg: {label}: arraygnn cannot read attribute "
+                    f"{node.args[1] if len(node.args) > 1 else '?'!r} (supported: "
+                    f"{', '.join(_ATTRIBUTES)})"
+                )
             if target is None:
                 raise ValueError(
                     f"from_pyg: {label}: arraygnn cannot run function "
@@ -472,7 +566,7 @@ def from_graph_module(graph_module: Any, convert: Callable[[Any], Any]) -> FxPro
         else:  # pragma: no cover - fx has no other ops
             raise ValueError(f"from_pyg: {label}: unknown fx op")
         code.append(_Instr(node.op, node.name, target, refs(node.args), refs(dict(node.kwargs))))
-    return FxProgram(code, inputs, modules, attrs)
+    return FxProgram(code, inputs, modules, attrs, constants)
 
 
 _NO_DEFAULT = object()
@@ -526,22 +620,39 @@ class FxProgram(Module):
         inputs: list[tuple[str, Any]],
         modules: Mapping[str, Any],
         attrs: Mapping[str, Any],
+        constants: Mapping[str, Any] | None = None,
     ) -> None:
         self.code = list(code)
         self.inputs = list(inputs)
         self.modules = dict(modules)
         self._attrs = dict(attrs)
+        self._constants = dict(constants or {})
         self._modules_tree = _tree(self.modules)
 
-    # ---- weights: the submodule tree plus get_attr arrays ---------------------------
+    # ---- weights: the submodule tree plus get_attr parameters / buffers ---------------
     def _named_arrays(self) -> list[tuple[str, Any]]:
-        return self._modules_tree._named_arrays() + list(self._attrs.items())
+        tree = self._modules_tree._named_arrays()
+        names = {name for name, _ in tree}  # a parameter also read by get_attr: once
+        return tree + [(k, v) for k, v in self._attrs.items() if k not in names]
 
     def _set_array(self, dotted: str, value: Any) -> None:
+        """Into the submodule and / or the ``get_attr`` copy (a parameter that the
+        program reads directly and through its module is set in both)."""
+        in_tree = dotted not in self._attrs or any(
+            name == dotted for name, _ in self._modules_tree._named_arrays()
+        )
         if dotted in self._attrs:
             self._attrs[dotted] = value
-        else:
+        if in_tree:
             self._modules_tree._set_array(dotted, value)
+
+    def to(self, device: str) -> FxProgram:
+        """Weights and the captured constants (in no state dict) to ``device``."""
+        from arraygnn._namespace import to_device
+
+        super().to(device)
+        self._constants = {k: to_device(v, device) for k, v in self._constants.items()}
+        return self
 
     def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
         from arraygnn.nn.to_hetero import rename_parts
@@ -558,14 +669,10 @@ class FxProgram(Module):
 
     # ---- running ---------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from arraygnn.nn.graph_sequential import bind_inputs
+
         names = [name for name, _ in self.inputs]
-        if len(args) > len(names):
-            raise TypeError(f"FxProgram takes {len(names)} inputs ({names}), got {len(args)}")
-        env: dict[str, Any] = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in names or key in env:
-                raise TypeError(f"FxProgram got an unexpected or repeated argument {key!r}")
-            env[key] = value
+        env: dict[str, Any] = bind_inputs("FxProgram", names, args, kwargs)
         for name, default in self.inputs:
             if name not in env:
                 if default is _NO_DEFAULT:
@@ -581,7 +688,7 @@ class FxProgram(Module):
             if ins.op == "output":
                 return args_[0]
             if ins.op == "get_attr":
-                out = self._attrs[ins.target]
+                out = self._attrs.get(ins.target, self._constants.get(ins.target))
             elif ins.op == "call_module":
                 out = self.modules[ins.target](*args_, **kwargs_)
             elif ins.op == "call_function":
@@ -594,6 +701,11 @@ class FxProgram(Module):
                     raise TypeError(
                         f"FxProgram: fx node {ins.name!r} calls .{ins.target}() on None (a "
                         "node type that no edge type reaches has no features here)"
+                    )
+                if ins.target not in _METHODS:  # .get() / .items() ... on an array
+                    raise TypeError(
+                        f"FxProgram: fx node {ins.name!r} calls .{ins.target}() on a "
+                        f"{type(obj).__name__}; arraygnn runs it on dicts, lists and tuples"
                     )
                 out = _METHODS[ins.target](obj, *args_[1:], **kwargs_)
             env[ins.name] = out

@@ -32,7 +32,14 @@ from typing import Any, NamedTuple
 from arraygnn.nn._module import Module
 from arraygnn.nn.linear import Sequential, get_activation
 
-__all__ = ["GraphSequential", "Step", "is_graph_signature", "split_args", "from_pyg_module"]
+__all__ = [
+    "GraphSequential",
+    "Step",
+    "is_graph_signature",
+    "split_args",
+    "bind_inputs",
+    "from_pyg_module",
+]
 
 
 class Step(NamedTuple):
@@ -133,13 +140,17 @@ class GraphSequential(Sequential):
                 module = get_activation(module)
             if not callable(module):
                 raise ValueError(f"{where}: expected callable module (got {module})")
-            if (
+            if (  # any name PyG's (torch's add_module) takes, unless it hides an attribute
                 not isinstance(name, str)
-                or not name.isidentifier()
+                or not name
+                or "." in name
                 or name in ("steps", "graph_steps", "input_names")
                 or hasattr(self, name)
             ):
-                raise ValueError(f"{where}: step name {name!r} must be a free identifier")
+                raise ValueError(
+                    f"{where}: step name {name!r} must be a non-empty name without '.' that "
+                    "is no attribute of Sequential"
+                )
             if desc is not None:
                 params, returns = _signature(desc, f"{where} step {name!r}")
             else:
@@ -160,16 +171,7 @@ class GraphSequential(Sequential):
         self._child_names = tuple(children)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if len(args) > len(self.input_names):
-            raise TypeError(
-                f"Sequential takes {len(self.input_names)} inputs "
-                f"({', '.join(self.input_names)}), got {len(args)}"
-            )
-        values = dict(zip(self.input_names, args))
-        for key, arg in kwargs.items():
-            if key in values or key not in self.input_names:
-                raise TypeError(f"'Sequential' got an unexpected or repeated argument '{key}'")
-            values[key] = arg
+        values = bind_inputs("Sequential", self.input_names, args, kwargs)
         absent = [n for n in self.input_names if n not in values]
         if absent:
             raise TypeError(f"Sequential: missing inputs {absent}")
@@ -195,19 +197,35 @@ class GraphSequential(Sequential):
         return f"'{', '.join(self.input_names)}', [" + "; ".join(rows) + "]"
 
 
+def bind_inputs(
+    where: str, names: tuple[str, ...] | list[str], args: tuple[Any, ...], kwargs: dict
+) -> dict[str, Any]:
+    """Positional and named call arguments by input name (a ``TypeError`` naming ``where``
+    for too many, unknown or repeated ones, as Python's own call would)."""
+    if len(args) > len(names):
+        raise TypeError(f"{where} takes {len(names)} inputs ({', '.join(names)}), got {len(args)}")
+    values = dict(zip(names, args))
+    for key, arg in kwargs.items():
+        if key in values or key not in names:
+            raise TypeError(f"{where} got an unexpected or repeated argument {key!r}")
+        values[key] = arg
+    return values
+
+
 def store(values: dict[str, Any], step: Step, out: Any) -> None:
-    """Bind a step's output to its return names (unpacking several, strictly)."""
+    """Bind a step's output to its return names (unpacking several, strictly, as PyG's
+    compiled ``a, b = step(...)``: a tuple / list, or an array along its first axis)."""
     if len(step.return_names) == 1:
         values[step.return_names[0]] = out
         return
-    outs = tuple(out) if isinstance(out, (tuple, list)) else None
-    if outs is None or len(outs) != len(step.return_names):
-        got = f"{len(outs)} values" if outs is not None else type(out).__name__
+    unpackable = isinstance(out, (tuple, list)) or getattr(out, "ndim", 0) >= 1
+    if not unpackable or len(out) != len(step.return_names):
+        got = f"{len(out)} values" if unpackable else type(out).__name__
         raise ValueError(
             f"Sequential step {step.name!r} returns {got}, but its signature names "
             f"{len(step.return_names)} ({', '.join(step.return_names)})"
         )
-    values.update(zip(step.return_names, outs))
+    values.update(zip(step.return_names, tuple(out)))
 
 
 def from_pyg_module(module: Any, dtype: Any, convert: Any) -> GraphSequential:

@@ -584,11 +584,13 @@ class Sequential(Module):
     """
 
     def __new__(cls, *steps: Any, **kwargs: Any) -> Sequential:
-        """PyG's form ``Sequential('x, edge_index', [...])`` builds a ``GraphSequential``
+        """PyG's form ``Sequential('x, edge_index', [...])`` (or with PyG's keywords
+        ``input_args=`` / ``modules=``) builds a ``GraphSequential``
         (``arraygnn.nn.graph_sequential``)."""
         from arraygnn.nn.graph_sequential import GraphSequential, is_graph_signature
 
-        if cls is Sequential and is_graph_signature(steps):
+        pyg_keywords = {"input_args", "modules"} & kwargs.keys()
+        if cls is Sequential and (is_graph_signature(steps) or pyg_keywords):
             cls = GraphSequential
         return super().__new__(cls)
 

@@ -23,6 +23,10 @@ with PyG's ``to_hetero`` semantics:
 RULE: as PyG, a step that needs a node type's features after message passing raises
 ``ValueError`` when no edge type reaches that node type (when the model is built).
 
+RULE: a step is one unit: all its outputs take its level (PyG traces inside a plain
+function, op by op). A function returning a node-level and an edge-level value runs per
+edge type; split it into steps.
+
 Copies get the original step's weights (PyG re-initialises them); a PyG ``to_hetero``
 model's state dict loads by name (``conv1.paper__cites__paper.lin_l.weight``,
 ``lin.paper.weight``) when the Sequential's children carry the PyG model's attribute
@@ -51,7 +55,7 @@ from typing import Any
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module
-from arraygnn.nn.graph_sequential import GraphSequential, Step
+from arraygnn.nn.graph_sequential import GraphSequential, Step, bind_inputs
 
 __all__ = ["to_hetero", "HeteroModel", "key2str", "program_of", "levels_of"]
 
@@ -107,7 +111,13 @@ def rename_parts(values: dict[str, Any], children: Mapping[str, Any], export: bo
 
 
 def _is_pool(fn: Any) -> bool:
-    return isinstance(fn, Module) and type(fn).__module__.startswith("arraygnn.nn.aggr")
+    """PyG's ``is_global_pooling_op``: an instance of one of PyG's ``Aggregation``s
+    (``arraygnn.nn.aggr``'s, the readouts it re-exports from ``arraygnn.nn.readout``
+    included)."""
+    from arraygnn.nn.aggr import Aggregation
+    from arraygnn.nn.readout import AttentionalAggregation, Set2Set, SortAggregation
+
+    return isinstance(fn, (Aggregation, AttentionalAggregation, Set2Set, SortAggregation))
 
 
 def levels_of(
@@ -304,13 +314,7 @@ class HeteroModel(Module):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         names = self.input_names
-        if len(args) > len(names):
-            raise TypeError(f"to_hetero model takes {len(names)} inputs ({names}), got {len(args)}")
-        raw = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in names or key in raw:
-                raise TypeError(f"to_hetero model got an unexpected or repeated argument {key!r}")
-            raw[key] = value
+        raw = bind_inputs("to_hetero model", names, args, kwargs)
         values: dict[str, Any] = {}
         for name in names:
             given = raw.get(name)

@@ -14,6 +14,12 @@ messages before the aggregation in the layers supported here: ``SAGEConv`` (mean
 max) and PyG's ``GraphConv``; any other layer is a ``ValueError`` naming it. The helper
 functions (``get_edge_type``, ``group_edge_placeholder``, ``split_output``, ...) are
 PyG's, on arrays, and also run inside a converted PyG model (:mod:`arraygnn.nn.fx_program`).
+A user edge weight reaches the layer multiplied by the type scale; as in PyG, an edge-level
+input is grouped along dim -2, so with several edge types it is ``(E, 1)``.
+
+Inference only: the ``num_bases`` copies keep the original layer's weights (PyG
+re-initialises each copy) and ``edge_type_weight`` starts Glorot-uniform; load the trained
+weights with ``load_state_dict`` (PyG's names).
 
 >>> import numpy as np
 >>> from arraygnn.nn import SAGEConv, Sequential, to_hetero_with_bases
@@ -37,8 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import device_of, get_namespace
 from arraygnn.nn._module import Module
+from arraygnn.nn.graph_sequential import bind_inputs
 from arraygnn.nn.linear import Linear, _rng, glorot
 from arraygnn.nn.to_hetero import (
     check_metadata,
@@ -194,6 +201,15 @@ class HeteroBasisConv(Module):
             given = kwargs.pop("edge_weight")
         else:
             given, args = (args[0], args[1:]) if args else (None, args)
+        if given is not None:
+            # PyG's layers take edge_weight.view(-1, 1): (E,) or (E, 1), the form the
+            # grouped edge-level input has (PyG concatenates edge inputs along dim -2)
+            if not hasattr(given, "shape") or given.size != n_edges:
+                raise ValueError(
+                    "HeteroBasisConv: edge_weight must hold one weight per edge, (E,) or "
+                    f"(E, 1) with E={n_edges}, got {getattr(given, 'shape', type(given))}"
+                )
+            given = given.reshape(-1)
         out = None
         for conv, weight in zip(self.convs, self.edge_type_weight):
             scale = weight.reshape(-1)[edge_type]
@@ -218,10 +234,14 @@ class LinearAlign(Module):
         self.lins: dict[str, Linear | None] = {key2str(k): None for k in self.keys}
         self._gen = _rng(rng)
 
-    def materialise(self, name: str, in_channels: int, dtype: Any = np.float32) -> Linear:
+    def materialise(
+        self, name: str, in_channels: int, dtype: Any = np.float32, device: str = "cpu"
+    ) -> Linear:
         lin = self.lins.get(name)
         if lin is None or lin.in_features != in_channels:
             lin = Linear(in_channels, self.out_channels, False, dtype=dtype, rng=self._gen)
+            if device != "cpu":  # PyG's lazy weights are made where the input lives
+                lin.to(device)
             self.lins[name] = lin
         return lin
 
@@ -235,7 +255,7 @@ class LinearAlign(Module):
         out = {}
         for key, x in x_dict.items():
             name = key2str(key)
-            lin = self.lins.get(name) or self.materialise(name, x.shape[-1], x.dtype)
+            lin = self.lins.get(name) or self.materialise(name, x.shape[-1], x.dtype, device_of(x))
             out[key] = lin(x)
         return out
 
@@ -303,8 +323,7 @@ class HeteroBasesModel(Module):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         names = self.input_names
-        raw = dict(zip(names, args))
-        raw.update(kwargs)
+        raw = bind_inputs("to_hetero_with_bases model", names, args, kwargs)
         node_offsets = edge_offsets = edge_type = None
         values: dict[str, Any] = {}
         for name in names:
