@@ -30,7 +30,6 @@ code, which takes a while once).
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,7 @@ from arraygnn.utils.knn import (
     _coords,
     _flag,
     _flow,
+    _give_back,
     _point_pair,
     _positive_int,
     _unit_rows,
@@ -104,10 +104,6 @@ def _ranked(
     diff = xh[cols] - yh[rows]
     order = np.lexsort((cols, np.einsum("ij,ij->i", diff, diff), rows))
     return rows[order], cols[order]
-
-
-def _give_back(xp: ModuleType, index: np.ndarray) -> Any:
-    return index if xp is np else xp.asarray(index)
 
 
 def approx_knn(

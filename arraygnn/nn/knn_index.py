@@ -11,12 +11,17 @@ query blocks of ``max(1, BLOCK_ELEMENTS // numel)`` rows, one matrix product eac
 best of each row: NumPy with ``k <= KERNEL_MAX_K`` one parallel Numba pass per row keeping
 a sorted buffer of ``k`` (:func:`arraygnn.nn.lightgcn.top_k_indices`), larger ``k``
 ``argpartition``; CuPy a stable ``argsort``. The ``[block, N]`` score matrix stays under
-``BLOCK_ELEMENTS`` entries whatever the sizes. On float32 NumPy input with faiss
+``BLOCK_ELEMENTS`` entries whatever the sizes; one block lives at a time, so a search's
+temporaries stay near one such matrix with the Numba pass and near three where
+``argpartition`` / CuPy's ``argsort`` add their int64 positions (smaller blocks there
+measured 1.2-1.3x slower), beside the ``[M, k]`` result. On float32 NumPy input with faiss
 importable, ``backend='auto'`` hands the search to faiss's ``IndexFlatL2`` /
 ``IndexFlatIP`` instead, with the same results: measured on the 2-core box
-(``benchmarks/bench_knn_index.py``, ``benchmarks/RESULTS.md``), faiss was as fast or up to
-2.8x faster on most shapes (L2, many queries, small indices), the array path 2.6-3.8x faster
-only on a large index searched by few queries. ``backend='array'`` / ``'faiss'`` force one.
+(``benchmarks/bench_knn_index.py``, ``benchmarks/RESULTS.md``) neither wins everywhere:
+faiss up to 2.8x faster on small indices (a few thousand points), the array path 2.6-3.8x
+faster on a 100k-point index searched by 100 queries, within about 1.4x either way between
+(a later run at lower load had the array path ahead on most of those shapes).
+``backend='array'`` / ``'faiss'`` force one.
 
 RULE: ordering (faiss's, both engines): best score first; of equal scores the L2 indices
 list the lower index first, the MIPS ones the higher index first. Of points tied at the
@@ -36,8 +41,8 @@ indices (``KNNIndex(index_factory)``, the approximate ones) are faiss-cpu: CuPy 
 copied to the host and the results back (one round trip per call, stated here). One index
 holds one kind of array: mixing NumPy and CuPy is a ``TypeError``.
 RULE: unlike PyG on faiss, ``k`` is not capped at 2048 (faiss-GPU's limit, where PyG warns
-and can lose neighbours); non-finite points are a ``ValueError``. Nothing passed in is
-modified: ``add`` copies the points.
+and can lose neighbours); non-finite points, and float64 values beyond a float32 index's
+range, are a ``ValueError``. Nothing passed in is modified: ``add`` copies the points.
 
 >>> import numpy as np
 >>> index = L2KNNIndex(np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]]))
@@ -175,6 +180,7 @@ class _ArrayStore:
             val = xp.take_along_axis(val, order, axis=1)
             score[s : s + block] = 0 - val if self.metric == "l2" else val  # 0 - 0 is +0
             index[s : s + block] = xp.take_along_axis(sel, order, axis=1)
+            del key, sel, val, order  # freed before the next block's matrix is made
         return score, index
 
 
@@ -317,6 +323,7 @@ class KNNIndex:
             xp = get_namespace(emb)
             dtype = np.float64 if emb.dtype == np.float64 else np.float32
             store = self._make_store(xp, int(emb.shape[1]), dtype)
+            _fits(where, emb, store.dtype)
             self._store, self._xp = store, xp
             try:
                 store.add(emb)
@@ -326,6 +333,7 @@ class KNNIndex:
             return
         self._same_kind(where, "emb", emb)
         self._check_dim(where, emb)
+        _fits(where, emb, self._store.dtype)
         self._store.add(emb)
 
     def search(self, emb: Any, k: int, exclude_links: Any = None) -> KNNOutput:
@@ -339,6 +347,7 @@ class KNNIndex:
         emb = _points(where, emb)
         self._same_kind(where, "emb", emb)
         self._check_dim(where, emb)
+        _fits(where, emb, self._store.dtype)
         k = _positive_int(where, "k", k)
         n, m = self.numel, int(emb.shape[0])
         xp = self._xp
@@ -474,6 +483,17 @@ class ApproxMIPSKNNIndex(_ApproxIndex):
 
 
 # ------------------------------------------------------------------------------- helpers
+def _fits(where: str, emb: Any, dtype: np.dtype) -> None:
+    """Refuse finite values that the cast to the index's ``dtype`` would make infinite."""
+    if emb.size and emb.dtype.itemsize > dtype.itemsize:
+        top = float(get_namespace(emb).abs(emb).max())
+        if top > float(np.finfo(dtype).max):
+            raise ValueError(
+                f"{where}: emb holds values beyond the range of the index's {dtype} "
+                f"(largest magnitude {top:.4g}); the index stores and searches {dtype}"
+            )
+
+
 def _reserve(name: str, reserve: Any) -> int:
     if isinstance(reserve, (bool, np.bool_)) or not isinstance(reserve, (int, np.integer)):
         raise TypeError(f"{name}: reserve must be an int or None, got {reserve!r}")
