@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _timing import limit_threads
 from _timing import times as _times
 
 
@@ -73,16 +74,7 @@ def main():
     from arraygnn.transforms import AddGPSE
 
     if args.threads:
-        import numba
-
-        torch.set_num_threads(args.threads)
-        numba.set_num_threads(args.threads)
-        try:  # NumPy's BLAS too: two OpenBLAS threads beside one-thread torch skew the ratio
-            from threadpoolctl import threadpool_limits
-
-            threadpool_limits(args.threads, user_api="blas")
-        except ImportError:
-            pass
+        limit_threads(args.threads)
     rng = np.random.default_rng(0)
     ei, _ = _molecules(rng, args.graphs, args.nodes)
     n = args.graphs * (args.nodes + 1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _timing import limit_threads
 from _timing import times as _times
 
 
@@ -47,16 +48,7 @@ def main():
     from arraygnn.nn import from_pyg
 
     if args.threads:
-        import numba
-
-        torch.set_num_threads(args.threads)
-        numba.set_num_threads(args.threads)
-        try:  # NumPy's BLAS too (its threads spin on a loaded box)
-            from threadpoolctl import threadpool_limits
-
-            threadpool_limits(args.threads)
-        except ImportError:
-            print("threadpoolctl missing: NumPy's BLAS keeps its default threads")
+        limit_threads(args.threads)
     rng = np.random.default_rng(0)
     n, e, d = args.nodes, args.edges, args.dim
     x = rng.standard_normal((n, d)).astype(np.float32)
