@@ -21,108 +21,229 @@ package is imported with ``from arraygnn.graph import Graph, ...``.
 (3, 2)
 """
 
-from arraygnn import ops
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
 from arraygnn._config import config, settings
 from arraygnn._namespace import device_of, get_namespace, to_device, to_numpy
-from arraygnn.batch import Batch
-from arraygnn.cluster_data import ClusterData
-from arraygnn.cluster_gcn_sampler import ClusterGCNSampler
-from arraygnn.data import Data
-from arraygnn.dataset import PackedDataset
-from arraygnn.datasets import (
-    Dataset,
-    InMemoryDataset,
-    OnDiskDataset,
-    load_molecules,
-    powerlaw_graph,
-)
-from arraygnn.edge_data_loader import EdgeDataLoader
-from arraygnn.edge_prediction import EdgePredictionSampler, as_edge_prediction_sampler
-from arraygnn.feature_store import FeatureStore, TensorAttr
-from arraygnn.graph import EID, NID, Graph, edge_subgraph, heterograph, node_subgraph, to_block
-from arraygnn.graph import graph as graph  # the constructor shadows the package name
-from arraygnn.graph_store import EdgeAttr, EdgeLayout, GraphStore
-from arraygnn.graph_tensor import (
-    CONTEXT,
-    HIDDEN_STATE,
-    SOURCE,
-    TARGET,
-    Adjacency,
-    Context,
-    EdgeSet,
-    GraphTensor,
-    GraphTensorSpec,
-    HyperAdjacency,
-    NodeSet,
-    Ragged,
-    broadcast,
-    broadcast_context_to_edges,
-    broadcast_context_to_nodes,
-    broadcast_node_to_edges,
-    merge_batch_to_components,
-    merge_graphs_to_components,
-    pool,
-    pool_edges_to_context,
-    pool_edges_to_node,
-    pool_nodes_to_context,
-    split_components,
-)
-from arraygnn.hetero_batch import HeteroBatch
-from arraygnn.hetero_data import HeteroData
-from arraygnn.interop import from_jax, from_pyg, from_torch, to_jax, to_pyg, to_torch
-from arraygnn.io.example import parse_example, parse_single_example, write_example
-from arraygnn.io.schema import (
-    create_graph_spec_from_schema,
-    parse_schema,
-    read_schema,
-    write_schema,
-)
-from arraygnn.io.tfrecord import read_tfrecord, write_tfrecord
-from arraygnn.labor_sampler import LaborSampler, sample_labors
-from arraygnn.link_loader import LinkLoader
-from arraygnn.loader import (
-    CachedLoader,
-    ClusterLoader,
-    DataListLoader,
-    DataLoader,
-    DenseDataLoader,
-    DynamicBatchSampler,
-    GraphSAINTEdgeSampler,
-    GraphSAINTNodeSampler,
-    GraphSAINTRandomWalkSampler,
-    GraphSAINTSampler,
-    HGTLoader,
-    ImbalancedSampler,
-    LinkNeighborLoader,
-    NeighborLoader,
-    PrefetchLoader,
-    RandomNodeLoader,
-    ShaDowKHopSampler,
-    ZipLoader,
-)
-from arraygnn.node_loader import NodeLoader
-from arraygnn.padding import (
-    SizeConstraints,
-    find_tight_size_constraints,
-    learn_fit_or_skip_size_constraints,
-    pad_to_total_sizes,
-    satisfies_total_sizes,
-)
-from arraygnn.saint_sampler import SAINTSampler
-from arraygnn.sampling import (
-    MultiLayerFullNeighborSampler,
-    NeighborSampler,
-    NodeDataLoader,
-    global_uniform_negative_sampling,
-    node2vec_random_walk,
-    pack_traces,
-    random_walk,
-    sample_blocks,
-    sample_neighbors,
-    select_topk,
-)
-from arraygnn.temporal_data import TemporalData
-from arraygnn.temporal_data_loader import TemporalDataLoader
+
+if TYPE_CHECKING:  # what the lazy table below provides, for type checkers and editors
+    from arraygnn import ops
+    from arraygnn.batch import Batch
+    from arraygnn.cluster_data import ClusterData
+    from arraygnn.cluster_gcn_sampler import ClusterGCNSampler
+    from arraygnn.data import Data
+    from arraygnn.dataset import PackedDataset
+    from arraygnn.datasets import (
+        Dataset,
+        InMemoryDataset,
+        OnDiskDataset,
+        load_molecules,
+        powerlaw_graph,
+    )
+    from arraygnn.edge_data_loader import EdgeDataLoader
+    from arraygnn.edge_prediction import EdgePredictionSampler, as_edge_prediction_sampler
+    from arraygnn.feature_store import FeatureStore, TensorAttr
+    from arraygnn.graph import EID, NID, Graph, edge_subgraph, heterograph, node_subgraph, to_block
+    from arraygnn.graph import graph as graph  # the constructor shadows the package name
+    from arraygnn.graph_store import EdgeAttr, EdgeLayout, GraphStore
+    from arraygnn.graph_tensor import (
+        CONTEXT,
+        HIDDEN_STATE,
+        SOURCE,
+        TARGET,
+        Adjacency,
+        Context,
+        EdgeSet,
+        GraphTensor,
+        GraphTensorSpec,
+        HyperAdjacency,
+        NodeSet,
+        Ragged,
+        broadcast,
+        broadcast_context_to_edges,
+        broadcast_context_to_nodes,
+        broadcast_node_to_edges,
+        merge_batch_to_components,
+        merge_graphs_to_components,
+        pool,
+        pool_edges_to_context,
+        pool_edges_to_node,
+        pool_nodes_to_context,
+        split_components,
+    )
+    from arraygnn.hetero_batch import HeteroBatch
+    from arraygnn.hetero_data import HeteroData
+    from arraygnn.interop import from_jax, from_pyg, from_torch, to_jax, to_pyg, to_torch
+    from arraygnn.io.example import parse_example, parse_single_example, write_example
+    from arraygnn.io.schema import (
+        create_graph_spec_from_schema,
+        parse_schema,
+        read_schema,
+        write_schema,
+    )
+    from arraygnn.io.tfrecord import read_tfrecord, write_tfrecord
+    from arraygnn.labor_sampler import LaborSampler, sample_labors
+    from arraygnn.link_loader import LinkLoader
+    from arraygnn.loader import (
+        CachedLoader,
+        ClusterLoader,
+        DataListLoader,
+        DataLoader,
+        DenseDataLoader,
+        DynamicBatchSampler,
+        GraphSAINTEdgeSampler,
+        GraphSAINTNodeSampler,
+        GraphSAINTRandomWalkSampler,
+        GraphSAINTSampler,
+        HGTLoader,
+        ImbalancedSampler,
+        LinkNeighborLoader,
+        NeighborLoader,
+        PrefetchLoader,
+        RandomNodeLoader,
+        ShaDowKHopSampler,
+        ZipLoader,
+    )
+    from arraygnn.node_loader import NodeLoader
+    from arraygnn.padding import (
+        SizeConstraints,
+        find_tight_size_constraints,
+        learn_fit_or_skip_size_constraints,
+        pad_to_total_sizes,
+        satisfies_total_sizes,
+    )
+    from arraygnn.saint_sampler import SAINTSampler
+    from arraygnn.sampling import (
+        MultiLayerFullNeighborSampler,
+        NeighborSampler,
+        NodeDataLoader,
+        global_uniform_negative_sampling,
+        node2vec_random_walk,
+        pack_traces,
+        random_walk,
+        sample_blocks,
+        sample_neighbors,
+        select_topk,
+    )
+    from arraygnn.temporal_data import TemporalData
+    from arraygnn.temporal_data_loader import TemporalDataLoader
+
+#: public name -> the module it is imported from on first use (PEP 562). Importing arraygnn
+#: loads only the settings and the array-namespace helpers; each face loads when first used.
+#: tests/test_api.py checks that this table and the TYPE_CHECKING imports above agree.
+_LAZY_MODULES: dict[str, tuple[str, ...]] = {
+    "arraygnn.batch": ("Batch",),
+    "arraygnn.cluster_data": ("ClusterData",),
+    "arraygnn.cluster_gcn_sampler": ("ClusterGCNSampler",),
+    "arraygnn.data": ("Data",),
+    "arraygnn.dataset": ("PackedDataset",),
+    "arraygnn.datasets": (
+        "Dataset",
+        "InMemoryDataset",
+        "OnDiskDataset",
+        "load_molecules",
+        "powerlaw_graph",
+    ),
+    "arraygnn.edge_data_loader": ("EdgeDataLoader",),
+    "arraygnn.edge_prediction": ("EdgePredictionSampler", "as_edge_prediction_sampler"),
+    "arraygnn.feature_store": ("FeatureStore", "TensorAttr"),
+    "arraygnn.graph": (
+        "EID",
+        "NID",
+        "Graph",
+        "edge_subgraph",
+        "heterograph",
+        "node_subgraph",
+        "to_block",
+        "graph",
+    ),
+    "arraygnn.graph_store": ("EdgeAttr", "EdgeLayout", "GraphStore"),
+    "arraygnn.graph_tensor": (
+        "CONTEXT",
+        "HIDDEN_STATE",
+        "SOURCE",
+        "TARGET",
+        "Adjacency",
+        "Context",
+        "EdgeSet",
+        "GraphTensor",
+        "GraphTensorSpec",
+        "HyperAdjacency",
+        "NodeSet",
+        "Ragged",
+        "broadcast",
+        "broadcast_context_to_edges",
+        "broadcast_context_to_nodes",
+        "broadcast_node_to_edges",
+        "merge_batch_to_components",
+        "merge_graphs_to_components",
+        "pool",
+        "pool_edges_to_context",
+        "pool_edges_to_node",
+        "pool_nodes_to_context",
+        "split_components",
+    ),
+    "arraygnn.hetero_batch": ("HeteroBatch",),
+    "arraygnn.hetero_data": ("HeteroData",),
+    "arraygnn.interop": ("from_jax", "from_pyg", "from_torch", "to_jax", "to_pyg", "to_torch"),
+    "arraygnn.io.example": ("parse_example", "parse_single_example", "write_example"),
+    "arraygnn.io.schema": (
+        "create_graph_spec_from_schema",
+        "parse_schema",
+        "read_schema",
+        "write_schema",
+    ),
+    "arraygnn.io.tfrecord": ("read_tfrecord", "write_tfrecord"),
+    "arraygnn.labor_sampler": ("LaborSampler", "sample_labors"),
+    "arraygnn.link_loader": ("LinkLoader",),
+    "arraygnn.loader": (
+        "CachedLoader",
+        "ClusterLoader",
+        "DataListLoader",
+        "DataLoader",
+        "DenseDataLoader",
+        "DynamicBatchSampler",
+        "GraphSAINTEdgeSampler",
+        "GraphSAINTNodeSampler",
+        "GraphSAINTRandomWalkSampler",
+        "GraphSAINTSampler",
+        "HGTLoader",
+        "ImbalancedSampler",
+        "LinkNeighborLoader",
+        "NeighborLoader",
+        "PrefetchLoader",
+        "RandomNodeLoader",
+        "ShaDowKHopSampler",
+        "ZipLoader",
+    ),
+    "arraygnn.node_loader": ("NodeLoader",),
+    "arraygnn.padding": (
+        "SizeConstraints",
+        "find_tight_size_constraints",
+        "learn_fit_or_skip_size_constraints",
+        "pad_to_total_sizes",
+        "satisfies_total_sizes",
+    ),
+    "arraygnn.saint_sampler": ("SAINTSampler",),
+    "arraygnn.sampling": (
+        "MultiLayerFullNeighborSampler",
+        "NeighborSampler",
+        "NodeDataLoader",
+        "global_uniform_negative_sampling",
+        "node2vec_random_walk",
+        "pack_traces",
+        "random_walk",
+        "sample_blocks",
+        "sample_neighbors",
+        "select_topk",
+    ),
+    "arraygnn.temporal_data": ("TemporalData",),
+    "arraygnn.temporal_data_loader": ("TemporalDataLoader",),
+}
+_LAZY: dict[str, str] = {name: module for module, names in _LAZY_MODULES.items() for name in names}
 
 __version__ = "0.1.0"
 
@@ -248,3 +369,48 @@ __all__ = [
     "to_pyg",
     "from_pyg",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name, or a subpackage (``arraygnn.nn``), on first use."""
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+    elif name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    else:
+        try:
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """``arraygnn.graph`` is the DGL-style constructor, although ``arraygnn/graph/`` is also a
+    subpackage: Python binds a subpackage to its parent's attribute when the subpackage is
+    first imported, so the name is a property that keeps the constructor."""
+
+    @property
+    def graph(self) -> Any:
+        from arraygnn.graph import graph
+
+        return graph
+
+    @graph.setter
+    def graph(self, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.graph":
+            return  # the import system binding the subpackage: keep the constructor
+        raise AttributeError(
+            "arraygnn.graph is the graph constructor; patch arraygnn.graph.graph instead"
+        )
+
+
+sys.modules[__name__].__class__ = _Package

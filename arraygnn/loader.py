@@ -19,7 +19,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,29 @@ from arraygnn.batch import Batch
 from arraygnn.dataset import PackedDataset
 from arraygnn.link_neighbor_loader import LinkNeighborLoader
 from arraygnn.neighbor_loader import NeighborLoader
+
+if TYPE_CHECKING:  # the loaders re-exported lazily at the end of this module
+    from arraygnn.cached_loader import CachedLoader
+    from arraygnn.cluster_data import ClusterData
+    from arraygnn.cluster_loader import ClusterLoader
+    from arraygnn.data_list_loader import DataListLoader
+    from arraygnn.dense_data_loader import DenseDataLoader
+    from arraygnn.dynamic_batch_sampler import DynamicBatchSampler
+    from arraygnn.graph_saint import (
+        GraphSAINTEdgeSampler,
+        GraphSAINTNodeSampler,
+        GraphSAINTRandomWalkSampler,
+        GraphSAINTSampler,
+    )
+    from arraygnn.hgt_loader import HGTLoader
+    from arraygnn.imbalanced_sampler import ImbalancedSampler
+    from arraygnn.link_loader import LinkLoader
+    from arraygnn.node_loader import NodeLoader
+    from arraygnn.prefetch_loader import PrefetchLoader
+    from arraygnn.random_node_loader import RandomNodeLoader
+    from arraygnn.shadow_k_hop_sampler import ShaDowKHopSampler
+    from arraygnn.temporal_data_loader import TemporalDataLoader
+    from arraygnn.zip_loader import ZipLoader
 
 __all__ = [
     "CachedLoader",
@@ -206,25 +229,38 @@ class DataLoader:
         )
 
 
-# The loaders below subclass DataLoader, so they are imported once it exists.
-from arraygnn.cached_loader import CachedLoader  # noqa: E402
-from arraygnn.cluster_data import ClusterData  # noqa: E402
-from arraygnn.cluster_loader import ClusterLoader  # noqa: E402
-from arraygnn.data_list_loader import DataListLoader  # noqa: E402
-from arraygnn.dense_data_loader import DenseDataLoader  # noqa: E402
-from arraygnn.dynamic_batch_sampler import DynamicBatchSampler  # noqa: E402
-from arraygnn.graph_saint import (  # noqa: E402
-    GraphSAINTEdgeSampler,
-    GraphSAINTNodeSampler,
-    GraphSAINTRandomWalkSampler,
-    GraphSAINTSampler,
-)
-from arraygnn.hgt_loader import HGTLoader  # noqa: E402
-from arraygnn.imbalanced_sampler import ImbalancedSampler  # noqa: E402
-from arraygnn.link_loader import LinkLoader  # noqa: E402
-from arraygnn.node_loader import NodeLoader  # noqa: E402
-from arraygnn.prefetch_loader import PrefetchLoader  # noqa: E402
-from arraygnn.random_node_loader import RandomNodeLoader  # noqa: E402
-from arraygnn.shadow_k_hop_sampler import ShaDowKHopSampler  # noqa: E402
-from arraygnn.temporal_data_loader import TemporalDataLoader  # noqa: E402
-from arraygnn.zip_loader import ZipLoader  # noqa: E402
+# The loaders below subclass DataLoader (their modules import this one), so they are
+# re-exported on first use (PEP 562) rather than imported here: any of them can then be
+# imported first in a fresh process without a circular import.
+_REEXPORTS: dict[str, str] = {
+    "CachedLoader": "arraygnn.cached_loader",
+    "ClusterData": "arraygnn.cluster_data",
+    "ClusterLoader": "arraygnn.cluster_loader",
+    "DataListLoader": "arraygnn.data_list_loader",
+    "DenseDataLoader": "arraygnn.dense_data_loader",
+    "DynamicBatchSampler": "arraygnn.dynamic_batch_sampler",
+    "GraphSAINTEdgeSampler": "arraygnn.graph_saint",
+    "GraphSAINTNodeSampler": "arraygnn.graph_saint",
+    "GraphSAINTRandomWalkSampler": "arraygnn.graph_saint",
+    "GraphSAINTSampler": "arraygnn.graph_saint",
+    "HGTLoader": "arraygnn.hgt_loader",
+    "ImbalancedSampler": "arraygnn.imbalanced_sampler",
+    "LinkLoader": "arraygnn.link_loader",
+    "NodeLoader": "arraygnn.node_loader",
+    "PrefetchLoader": "arraygnn.prefetch_loader",
+    "RandomNodeLoader": "arraygnn.random_node_loader",
+    "ShaDowKHopSampler": "arraygnn.shadow_k_hop_sampler",
+    "TemporalDataLoader": "arraygnn.temporal_data_loader",
+    "ZipLoader": "arraygnn.zip_loader",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _REEXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1055,3 +1055,78 @@ def test_import_is_light_and_writes_nothing(tmp_path):
     )
     assert proc.stdout.strip() == "", f"import arraygnn pulled in: {proc.stdout.strip()}"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_lazy_top_level_table_matches_type_checking_imports():
+    """``arraygnn/__init__.py`` lists each public name twice: in its lazy table (what runs)
+    and under ``TYPE_CHECKING`` (what editors and type checkers read). They must agree."""
+    import ast
+
+    import arraygnn
+
+    tree = ast.parse(open(arraygnn.__file__).read())
+    block = next(
+        n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)
+    )
+    declared = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom), ast.unparse(node)
+        for alias in node.names:
+            name = alias.asname or alias.name
+            declared[name] = f"{node.module}.{name}" if node.module == "arraygnn" else node.module
+    expected = dict(arraygnn._LAZY)
+    expected["ops"] = "arraygnn.ops"
+    assert declared == expected
+    eager = {"config", "settings", "device_of", "get_namespace", "to_device", "to_numpy"}
+    assert set(arraygnn.__all__) == (set(expected) | eager | {"__version__"})
+
+
+def test_lazy_names_resolve_in_a_fresh_process(tmp_path):
+    """Every public name resolves on first use; the subpackage ``arraygnn/graph/`` never
+    replaces the ``arraygnn.graph`` constructor, whichever is imported first."""
+    code = (
+        "import sys, arraygnn\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('arraygnn.'))\n"
+        "import arraygnn.graph.core\n"
+        "assert not isinstance(arraygnn.graph, type(sys)), arraygnn.graph\n"
+        "import numpy as np\n"
+        "assert arraygnn.graph((np.array([0]), np.array([1]))).num_nodes() == 2\n"
+        "missing = [n for n in arraygnn.__all__ if getattr(arraygnn, n, None) is None]\n"
+        "assert not missing, missing\n"
+        "assert arraygnn.nn.__name__ == 'arraygnn.nn' and 'Data' in dir(arraygnn)\n"
+        "try:\n"
+        "    arraygnn.no_such_name\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')\n"
+        "print(len(loaded))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    # `import arraygnn` alone loads the settings and namespace helpers, not the faces.
+    assert int(proc.stdout.strip()) <= 3, proc.stdout
+
+
+LOADER_MODULES = [
+    "arraygnn.loader",
+    "arraygnn.cluster_loader",
+    "arraygnn.data_list_loader",
+    "arraygnn.dense_data_loader",
+    "arraygnn.random_node_loader",
+    "arraygnn.shadow_k_hop_sampler",
+    "arraygnn.zip_loader",
+]
+
+
+@pytest.mark.parametrize("module", LOADER_MODULES)
+def test_loader_module_imports_first_in_a_fresh_process(module, tmp_path):
+    """The DataLoader subclasses import ``arraygnn.loader``, which re-exports them: whichever
+    is imported first in a fresh process, there is no circular-import error."""
+    code = f"import {module}, arraygnn.loader as L; assert all(getattr(L, n) for n in L.__all__)"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
