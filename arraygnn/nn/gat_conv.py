@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.nn._attention import GraphAttention, check_call_keywords, leaky_relu_
 from arraygnn.nn._graph_input import (
     check_edge_weight,
@@ -34,6 +34,17 @@ from arraygnn.nn._module import _pair, is_size, layer_size
 from arraygnn.nn.linear import Linear, _check_features, _rng, glorot, matmul
 
 __all__ = ["GATConv"]
+
+
+def _same_array(a: Any, b: Any) -> bool:
+    """Whether two loaded weights hold the same values (shape included): how a state dict
+    shows one module saved under two names (PyG's shared ``lin_src`` / ``lin_dst``, GATv2's
+    ``share_weights``)."""
+    if tuple(a.shape) != tuple(b.shape):
+        return False
+    if get_namespace(a) is not get_namespace(b):
+        a, b = to_numpy(a), to_numpy(b)
+    return bool(get_namespace(a).array_equal(a, b))
 
 
 class GATConv(GraphAttention):
@@ -241,8 +252,20 @@ class GATConv(GraphAttention):
             )
 
     def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
-        # PyG < 2.5 named the shared projection lin_src (and lin_dst, the same module)
+        # PyG < 2.5 named the shared projection lin_src (and lin_dst, the same module, so
+        # the same values). Separate lin_src / lin_dst weights (PyG's tuple in_channels, even
+        # with equal sizes) never go into the one shared lin: refuse instead of loading
+        # half of them silently.
         if self.lin is not None and "lin.weight" not in values and "lin_src.weight" in values:
+            src, dst = values["lin_src.weight"], values.get("lin_dst.weight")
+            if dst is not None and not _same_array(src, dst):
+                raise ValueError(
+                    "GATConv.load_state_dict: the weights have separate 'lin_src.weight' "
+                    f"{tuple(src.shape)} and 'lin_dst.weight' {tuple(dst.shape)} (PyG's GATConv "
+                    "with in_channels=(in_src, in_dst), DGL's fc_src / fc_dst), but this layer "
+                    f"shares one 'lin' (in_feats={self.in_src}); build it with "
+                    f"in_feats=({src.shape[-1]}, {dst.shape[-1]}) to load them"
+                )
             values = dict(values)
             values["lin.weight"] = values.pop("lin_src.weight")
             values.pop("lin_dst.weight", None)
@@ -260,7 +283,8 @@ class GATConv(GraphAttention):
     }
 
     def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
-        return {self._DGL.get(k, k): v for k, v in values.items()}
+        # DGL's fc_src / fc_dst (tuple in_feats) get the same check as PyG's lin_src / lin_dst
+        return self._pyg_aliases({self._DGL.get(k, k): v for k, v in values.items()})
 
     def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
         back = {v: k for k, v in self._DGL.items() if k != "res_fc.bias"}

@@ -19,6 +19,7 @@ import numpy as np
 from arraygnn.nn._attention import GraphAttention, check_call_keywords
 from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import _pair, is_size, layer_size
+from arraygnn.nn.gat_conv import _same_array
 from arraygnn.nn.linear import Linear, _check_features, _rng, glorot
 
 __all__ = ["GATv2Conv"]
@@ -179,6 +180,16 @@ class GATv2Conv(GraphAttention):
             values = dict(values)
             for key in [k for k in values if k.startswith("lin_l.")]:
                 values["lin_r." + key[len("lin_l.") :]] = values[key]
+        elif self.share_weights:  # lin_r is lin_l here: two different weights cannot both load
+            for key in [k for k in values if k.startswith("lin_l.")]:
+                other = values.get("lin_r." + key[len("lin_l.") :])
+                if other is not None and not _same_array(values[key], other):
+                    raise ValueError(
+                        f"GATv2Conv.load_state_dict: {key!r} and 'lin_r.{key[6:]}' differ "
+                        "(weights saved with share_weights=False), but this layer has "
+                        "share_weights=True (lin_r is lin_l); build it with "
+                        "share_weights=False to load them"
+                    )
         return values
 
     _DGL = {
