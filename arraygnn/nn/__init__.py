@@ -13,6 +13,32 @@ arithmetic goes through :mod:`arraygnn.ops`.
 """
 
 from arraygnn.nn import aggr, functional, norm
+from arraygnn.nn.aggr import (  # PyG exports its aggregations from torch_geometric.nn too
+    Aggregation,
+    DeepSetsAggregation,
+    DegreeScalerAggregation,
+    EquilibriumAggregation,
+    GraphMultisetTransformer,
+    GRUAggregation,
+    LCMAggregation,
+    LSTMAggregation,
+    MaxAggregation,
+    MeanAggregation,
+    MedianAggregation,
+    MinAggregation,
+    MLPAggregation,
+    MulAggregation,
+    MultiAggregation,
+    PatchTransformerAggregation,
+    PowerMeanAggregation,
+    QuantileAggregation,
+    SetTransformerAggregation,
+    SoftmaxAggregation,
+    StdAggregation,
+    SumAggregation,
+    VarAggregation,
+    VariancePreservingAggregation,
+)
 from arraygnn.nn.antisymmetric_conv import AntiSymmetricConv
 from arraygnn.nn.appnp_conv import APPNPConv
 from arraygnn.nn.approx_knn import approx_knn, approx_knn_graph
@@ -87,7 +113,7 @@ from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.hgt_conv import HGTConv
 from arraygnn.nn.hypergraph_conv import HypergraphConv
 from arraygnn.nn.kge import ComplEx, DistMult, KGEModel, RotatE, TransE
-from arraygnn.nn.knn_graph import KNNGraph, SegmentedKNNGraph
+from arraygnn.nn.knn_graph_module import KNNGraph, SegmentedKNNGraph
 from arraygnn.nn.knn_index import (
     ApproxL2KNNIndex,
     ApproxMIPSKNNIndex,
@@ -121,6 +147,8 @@ from arraygnn.nn.norm import (
     DiffGroupNorm,
     GraphNorm,
     GraphSizeNorm,
+    HeteroBatchNorm,
+    HeteroLayerNorm,
     InstanceNorm,
     MeanSubtractionNorm,
     MessageNorm,
@@ -204,9 +232,40 @@ from arraygnn.nn.weights import from_dgl, from_pyg, from_torch
 from arraygnn.nn.wl_conv import WLConv
 from arraygnn.nn.wl_conv_continuous import WLConvContinuous
 from arraygnn.nn.x_conv import XConv
+from arraygnn.utils.knn import knn, knn_graph, radius, radius_graph  # PyG's nn exports them
 
 __all__ = [
     "aggr",
+    "Aggregation",
+    "DeepSetsAggregation",
+    "DegreeScalerAggregation",
+    "EquilibriumAggregation",
+    "GRUAggregation",
+    "GraphMultisetTransformer",
+    "LCMAggregation",
+    "LSTMAggregation",
+    "MLPAggregation",
+    "MaxAggregation",
+    "MeanAggregation",
+    "MedianAggregation",
+    "MinAggregation",
+    "MulAggregation",
+    "MultiAggregation",
+    "PatchTransformerAggregation",
+    "PowerMeanAggregation",
+    "QuantileAggregation",
+    "SetTransformerAggregation",
+    "SoftmaxAggregation",
+    "StdAggregation",
+    "SumAggregation",
+    "VarAggregation",
+    "VariancePreservingAggregation",
+    "HeteroBatchNorm",
+    "HeteroLayerNorm",
+    "knn",
+    "knn_graph",
+    "radius",
+    "radius_graph",
     "norm",
     "functional",
     "DeepGraphInfomax",
