@@ -566,10 +566,47 @@ def from_graph_module(
         else:  # pragma: no cover - fx has no other ops
             raise ValueError(f"from_pyg: {label}: unknown fx op")
         code.append(_Instr(node.op, node.name, target, refs(node.args), refs(dict(node.kwargs))))
+    _uncalled_weights(graph_module, state_names, modules, attrs)
     return FxProgram(code, inputs, modules, attrs, constants)
 
 
 _NO_DEFAULT = object()
+
+
+def _uncalled_weights(
+    graph_module: Any, state_names: set[str], modules: dict[str, Any], attrs: dict[str, Any]
+) -> None:
+    """The state-dict entries of submodules no fx node calls, kept so that the program's
+    state dict is the GraphModule's (torch lists a tied module under each of its names;
+    ``to_hetero`` leaves the other names of a tied module behind, and the originals of the
+    modules it made per type). A submodule that is the very object of a called one becomes
+    the same layer under its own name (``modules``); any other's initialised weights are
+    kept as arrays (``attrs``), read by nothing."""
+    import torch
+
+    uninitialised = torch.nn.parameter.UninitializedTensorMixin
+    called = {}
+    for target, step in modules.items():
+        if isinstance(step, Module):
+            called[id(graph_module.get_submodule(target))] = step
+
+    def is_called(path: str) -> bool:  # the path of a called module, or inside one
+        return any(path == t or path.startswith(t + ".") for t in modules)
+
+    def holds_called(path: str) -> bool:  # a called module lies inside it
+        return any(t.startswith(path + ".") for t in modules)
+
+    for key, value in graph_module.state_dict(keep_vars=True).items():
+        if key not in state_names or key in attrs or is_called(key):
+            continue
+        parts = key.split(".")
+        roots = [".".join(parts[:i]) for i in range(1, len(parts))]
+        root = next((r for r in roots if not holds_called(r)), None)
+        sub = graph_module.get_submodule(root) if root is not None else None
+        if sub is not None and id(sub) in called:
+            modules[root] = called[id(sub)]
+        elif not isinstance(value, uninitialised):
+            attrs[key] = as_array(value.detach(), key).copy()
 
 
 def _fetch_attr(root: Any, target: str) -> Any:

@@ -142,11 +142,12 @@ def _graph_segments(graph: Any, feat: Any, name: str) -> tuple[Any, Any]:
     )
 
 
-class _GraphPooling:
+class _GraphPooling(Module):
     """DGL-style readout over a batched graph: ``pool(graph, feat)``.
 
     The graph supplies the per-graph node counts through ``batch_num_nodes()`` (DGL) or a
-    ``ptr`` / ``num_graphs`` pair (a ``Batch``).
+    ``ptr`` / ``num_graphs`` pair (a ``Batch``). A weightless ``Module`` (an empty state
+    dict), as DGL's are torch modules.
     """
 
     _reduce = "sum"
@@ -155,9 +156,6 @@ class _GraphPooling:
         name = type(self).__name__
         batch, ptr = _graph_segments(graph, feat, name)
         return _pool(feat, batch, None, ptr, self._reduce, name)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
 
 
 class SumPooling(_GraphPooling):
@@ -389,14 +387,16 @@ def _sort_pool(x: Any, batch: Any, size: Any, ptr: Any, k: int, name: str, size_
     return out.reshape(graphs, k * d)
 
 
-class SortAggregation:
+class SortAggregation(Module):
     """PyG's ``SortAggregation(k)`` (DGCNN's sort pooling): per graph, the ``k`` nodes with
     the largest last feature, in descending order of it, concatenated; graphs with fewer
     than ``k`` nodes are padded with zeros. Ties keep the node order (PyG's sort leaves
-    their order open).
+    their order open). A weightless ``Module`` (an empty state dict), as PyG's, so it sits
+    in a ``MultiAggregation`` and in ``summary``.
 
-    Call as ``aggr(x, index=None, ptr=None, dim_size=None)`` (``index`` a graph id per row
-    with ``dim_size`` graphs, or ``ptr``; neither: one graph).
+    Call as ``aggr(x, index=None, ptr=None, dim_size=None, dim=-2)`` (``index`` a graph id
+    per row with ``dim_size`` graphs, or ``ptr``; neither: one graph; ``dim``: PyG's, the
+    first dimension of the two-dimensional ``x``, ``0`` or ``-2``).
 
     Shapes:
         - input: ``(N, D)``
@@ -414,18 +414,31 @@ class SortAggregation:
         self.k = layer_size("SortAggregation", "k", k, minimum=1)
 
     def __call__(
-        self, x: Any, index: Any = None, ptr: Any = None, dim_size: int | None = None
+        self,
+        x: Any,
+        index: Any = None,
+        ptr: Any = None,
+        dim_size: int | None = None,
+        dim: int = -2,
     ) -> Any:
+        if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
+            raise TypeError(f"SortAggregation: dim must be an int, got {dim!r}")
+        if dim not in (0, -2):
+            raise ValueError(
+                "SortAggregation: aggregates along the first dimension of a two-dimensional "
+                f"x (dim=0 or dim=-2, as PyG's), got dim={dim}"
+            )
         return _sort_pool(x, index, dim_size, ptr, self.k, "SortAggregation", "dim_size")
 
-    def __repr__(self) -> str:
-        return f"SortAggregation(k={self.k})"
+    def extra_repr(self) -> str:
+        return f"k={self.k}"
 
 
-class SortPooling:
+class SortPooling(Module):
     """DGL's ``SortPooling(k)``: each node's features sorted ascending first, then per graph
     the ``k`` nodes with the largest (last, so largest) feature, descending, zero-padded.
-    Call as ``pool(graph, feat)`` on a batched graph (or a ``Batch``).
+    Call as ``pool(graph, feat)`` on a batched graph (or a ``Batch``). A weightless
+    ``Module``, as DGL's is a torch module.
 
     >>> import numpy as np
     >>> from arraygnn.graph import graph
@@ -446,8 +459,8 @@ class SortPooling:
         feat = get_namespace(feat).sort(feat, axis=-1)
         return _sort_pool(feat, batch, None, ptr, self.k, "SortPooling", "size")
 
-    def __repr__(self) -> str:
-        return f"SortPooling(k={self.k})"
+    def extra_repr(self) -> str:
+        return f"k={self.k}"
 
 
 class Set2Set(Module):

@@ -36,12 +36,22 @@ in ``arraygnn.nn.converters``: ``GPSConv``, ``DNAConv``, ...).
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
 silent change of numbers: another activation (``GELU``, ``PReLU``, ...), an aggregation
 the layer does not have (PyG ``GCNConv(aggr='max')``), ``flow='target_to_source'``.
+
+RULE: a module object reached more than once in one conversion (weight tying: the same
+``Linear`` in two layers, a conv called twice in a ``Sequential``, one module under two
+names of a ``GraphModule``) becomes one arraygnn layer reached as often, as in torch: its
+weights are listed under every name by ``state_dict()`` (torch's ``state_dict()`` keeps
+each name; only ``parameters()`` lists them once), a strict ``load_state_dict`` wants every
+name and the last one loaded wins. Each top-level ``from_pyg`` / ``from_torch`` /
+``from_dgl`` call converts afresh (the memo of converted modules lives for that call).
 """
 
 from __future__ import annotations
 
+import contextvars
 import warnings
-from functools import partial
+from collections.abc import Callable
+from functools import partial, wraps
 from typing import Any
 
 import numpy as np
@@ -261,6 +271,47 @@ def _check_module(where: str, module: Any, torch: Any) -> None:
         raise TypeError(f"{where} expects a torch.nn.Module, got {type(module).__name__}")
 
 
+#: the modules converted so far in the running top-level conversion:
+#: ``(family, id(module)) -> (module, layer)`` (the module is kept so that its id stays its
+#: own while the conversion runs, even for a temporary copy a converter makes)
+_CONVERTED: contextvars.ContextVar[dict[tuple[str, int], tuple[Any, Any]] | None] = (
+    contextvars.ContextVar("arraygnn_converted_modules", default=None)
+)
+
+
+def _shared(family: str) -> Callable[[Callable[[Any], Module]], Callable[[Any], Module]]:
+    """Convert each module object once per top-level call: a module met again (weight
+    tying) gives the layer made the first time. ``family`` keys the memo: ``from_pyg`` and
+    ``from_torch`` hand modules to each other (``'pyg'``), ``from_dgl`` names weights its
+    own way (``'dgl'``). The recursion passes through these wrappers (converters get them
+    as ``convert``), so the public signatures stay ``(module)``."""
+
+    def decorate(convert: Callable[[Any], Module]) -> Callable[[Any], Module]:
+        @wraps(convert)
+        def converted(module: Any) -> Module:
+            memo = _CONVERTED.get()
+            token = None
+            if memo is None:  # the top-level call: a new memo, dropped when it returns
+                memo = {}
+                token = _CONVERTED.set(memo)
+            try:
+                key = (family, id(module))
+                hit = memo.get(key)
+                if hit is not None:
+                    return hit[1]
+                layer = convert(module)
+                memo[key] = (module, layer)
+                return layer
+            finally:
+                if token is not None:
+                    _CONVERTED.reset(token)
+
+        return converted
+
+    return decorate
+
+
+@_shared("pyg")
 def from_torch(module: Any) -> Module:
     """``torch.nn.Linear`` / ``BatchNorm1d`` / ``Sequential`` -> arraygnn ``Linear`` /
     ``BatchNorm`` / ``Sequential`` with the same weights (and the same state-dict names)."""
@@ -344,6 +395,7 @@ def _is_pyg(module: Any) -> bool:
     return type(module).__module__.startswith("torch_geometric")
 
 
+@_shared("pyg")
 def from_pyg(module: Any) -> Module:
     """Build the arraygnn layer matching a PyG (or plain torch) module, weights included.
 
@@ -1164,6 +1216,7 @@ def _copy_batch_norm_settings(ours: BatchNorm, pyg_norm: Any, i: int) -> None:
         ours.weight = ours.bias = None
 
 
+@_shared("dgl")
 def from_dgl(module: Any) -> Module:
     """Build the arraygnn layer matching a DGL ``GraphConv`` / ``SAGEConv`` / ``GATConv`` /
     ``GATv2Conv`` / ``GINConv`` / ``GINEConv`` module (PyTorch backend), weights included
