@@ -3,8 +3,10 @@
 attention pooling (Li et al., gated graph networks): PyG's ``AttentionalAggregation`` and
 DGL's ``GlobalAttentionPooling``.
 
-The number of graphs is never inferred from ``batch.max() + 1``: pass ``size``, a CSR
-``ptr``, or a ``Batch`` (its ``batch`` and ``num_graphs`` are used). With ``ptr`` the
+The number of graphs is ``size``, the length of a CSR ``ptr`` minus one, a ``Batch``'s
+``num_graphs`` (its ``batch`` / ``ptr`` are used), or, left out with a ``batch`` array,
+``batch.max() + 1`` as PyG (trailing empty graphs are then dropped; on CuPy that is one
+device sync: pass ``size`` to skip it). With ``ptr`` the
 reduction is a deterministic CSR segment reduction (``ptr[0] == 0``, ``ptr[-1] == N``); rows
 of one graph must be contiguous (they always are in a ``Batch``). Empty graphs pool to 0
 (also for max).
@@ -93,13 +95,14 @@ def _segments(
             f"{name}: batch must be a NumPy or CuPy integer array (a graph id per row), got "
             f"{type(batch).__name__}{torch_hint(batch)}"
         )
-    if size is None:
-        raise ValueError(
-            f"{name}: pass {size_name}= (the number of graphs), ptr= or a Batch; arraygnn "
-            "never infers the number of graphs from batch.max() + 1"
-        )
     if batch.shape != (x.shape[0],):
         raise ValueError(f"{name}: batch must have shape ({x.shape[0]},), got {tuple(batch.shape)}")
+    if size is None:  # PyG's rule (one device sync on CuPy: pass the size to skip it)
+        from arraygnn.utils._checks import check_ids, check_int_array
+
+        check_int_array(name, "batch", batch)
+        check_ids(name, "batch", batch, None)
+        size = int(batch.max()) + 1 if batch.shape[0] else 0
     return batch, int(size), None
 
 
@@ -265,7 +268,7 @@ class AttentionalAggregation(_GatedPooling):
         nn: optional module applied to ``x`` first (``mlp`` / ``nn`` likewise).
 
     Call as ``aggr(x, index=None, ptr=None, dim_size=None)``: ``index`` the graph of each
-    row (with ``dim_size`` graphs; never inferred from ``index.max() + 1``), or a CSR
+    row (with ``dim_size`` graphs; left out, ``index.max() + 1`` as PyG), or a CSR
     ``ptr``, or a ``Batch`` for ``index``; neither: one graph. The softmax runs over each
     graph's rows; an empty graph gives 0.
 

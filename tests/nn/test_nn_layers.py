@@ -200,8 +200,15 @@ def test_zero_in_degree_message_names_node():
 def test_readout_forms_and_errors():
     x = np.arange(12, dtype=np.float64).reshape(6, 2)
     batch = np.array([0, 0, 1, 1, 1, 3])
-    with pytest.raises(ValueError, match="never infers the number of graphs"):
-        agnn.global_add_pool(x, batch)
+    # size left out: PyG's batch.max() + 1 (graph 2 is empty, nothing after graph 3)
+    np.testing.assert_array_equal(
+        agnn.global_add_pool(x, batch), [[2, 4], [18, 21], [0, 0], [10, 11]]
+    )
+    assert agnn.global_mean_pool(x[:0], batch[:0]).shape == (0, 2)
+    with pytest.raises(ValueError, match="must lie in|negative|>= 0"):
+        agnn.global_add_pool(x, batch - 1)
+    with pytest.raises(TypeError, match="integer"):
+        agnn.global_add_pool(x, batch.astype(np.float32))
     np.testing.assert_array_equal(agnn.global_add_pool(x), x.sum(0, keepdims=True))
     got = agnn.global_max_pool(x, batch, size=4)
     np.testing.assert_array_equal(got, [[2, 3], [8, 9], [0, 0], [10, 11]])

@@ -585,14 +585,13 @@ def test_from_pyg_and_torch_name_what_they_cannot_convert():
 
 
 def test_attention_readouts_name_bad_input():
-    """AttentionalAggregation / GlobalAttentionPooling: the number of graphs is never
-    guessed, gates of the wrong shape, a decreasing ptr and non-callables are named; a
-    Batch-like object and an all-in-one-graph call work; inputs are not changed."""
+    """AttentionalAggregation / GlobalAttentionPooling: the number of graphs left out is
+    PyG's ``index.max() + 1``; gates of the wrong shape, a decreasing ptr and non-callables
+    are named; a Batch-like object and an all-in-one-graph call work; inputs are not changed."""
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
     batch = np.array([0, 0, 1, 1, 1])
     pool = agnn.AttentionalAggregation(agnn.Linear(3, 1, rng=0))
-    with pytest.raises(ValueError, match="pass dim_size="):
-        pool(x, batch)
+    np.testing.assert_array_equal(pool(x, batch), pool(x, batch, dim_size=2))  # PyG's max + 1
     with pytest.raises(ValueError, match="ptr must be non-decreasing"):
         pool(x, ptr=np.array([0, 4, 2, 5]))
     with pytest.raises(TypeError, match="graph ids must be an integer array"):
@@ -715,8 +714,8 @@ def test_unclear_errors_now_name_the_problem():
     with pytest.raises(ValueError, match="destination features: expected last dimension 6"):
         agnn.TransformerConv((4, 6), 3)(x, ei)  # was NumPy's concatenate error
     pool = agnn.AttentionalAggregation(agnn.Linear(4, 1))
-    with pytest.raises(ValueError, match="pass dim_size="):  # its keyword, not size=
-        pool(x, np.zeros(6, np.int64))
+    with pytest.raises(ValueError, match=r"graph ids must lie in \[0, 1\)"):
+        pool(x, np.array([0, 0, 1, 1, 1, 1]), dim_size=1)
     with pytest.raises(
         ValueError, match=r"x\[1\] is None; pass the destination features as x\[1\]$"
     ):

@@ -743,8 +743,10 @@ def test_lstm_from_torch_and_refusals():
     with pytest.raises(ValueError, match="batch_first"):
         agnn.from_torch(torch.nn.LSTM(6, 5, batch_first=True))
     s2s = agnn.Set2Set(4, 2)
-    with pytest.raises(ValueError, match="pass dim_size="):
-        s2s(np.ones((3, 4), np.float32), np.array([0, 0, 1]))
+    np.testing.assert_array_equal(  # dim_size left out: PyG's index.max() + 1
+        s2s(np.ones((3, 4), np.float32), np.array([0, 0, 1])),
+        s2s(np.ones((3, 4), np.float32), np.array([0, 0, 1]), dim_size=2),
+    )
     with pytest.raises(ValueError, match="expected last dimension 4"):
         s2s(np.ones((3, 5), np.float32))
 
