@@ -21,12 +21,10 @@ package is imported with ``from arraygnn.graph import Graph, ...``.
 (3, 2)
 """
 
-import importlib
-import sys
-import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arraygnn._config import config, settings
+from arraygnn._lazy import attach
 from arraygnn._namespace import device_of, get_namespace, to_device, to_numpy
 
 if TYPE_CHECKING:  # what the lazy table below provides, for type checkers and editors
@@ -131,9 +129,9 @@ if TYPE_CHECKING:  # what the lazy table below provides, for type checkers and e
     from arraygnn.temporal_data import TemporalData
     from arraygnn.temporal_data_loader import TemporalDataLoader
 
-#: public name -> the module it is imported from on first use (PEP 562). Importing arraygnn
-#: loads only the settings and the array-namespace helpers; each face loads when first used.
-#: tests/test_api.py checks that this table and the TYPE_CHECKING imports above agree.
+#: module -> the public names it provides, imported on first use (arraygnn._lazy). Importing
+#: arraygnn loads only the settings and the array-namespace helpers; each face loads when
+#: first used. tests/test_api_surface.py checks this table against the imports above.
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "arraygnn.batch": ("Batch",),
     "arraygnn.cluster_data": ("ClusterData",),
@@ -370,47 +368,4 @@ __all__ = [
     "from_pyg",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name, or a subpackage (``arraygnn.nn``), on first use."""
-    module = _LAZY.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(module), name)
-    elif name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    else:
-        try:
-            value = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as err:
-            if err.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
-class _Package(types.ModuleType):
-    """``arraygnn.graph`` is the DGL-style constructor, although ``arraygnn/graph/`` is also a
-    subpackage: Python binds a subpackage to its parent's attribute when the subpackage is
-    first imported, so the name is a property that keeps the constructor."""
-
-    @property
-    def graph(self) -> Any:
-        from arraygnn.graph import graph
-
-        return graph
-
-    @graph.setter
-    def graph(self, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.graph":
-            return  # the import system binding the subpackage: keep the constructor
-        raise AttributeError(
-            "arraygnn.graph is the graph constructor; patch arraygnn.graph.graph instead"
-        )
-
-
-sys.modules[__name__].__class__ = _Package
+__getattr__, __dir__ = attach(__name__, _LAZY)

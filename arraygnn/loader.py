@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from arraygnn._lazy import attach
 from arraygnn.batch import Batch
 from arraygnn.dataset import PackedDataset
 from arraygnn.link_neighbor_loader import LinkNeighborLoader
@@ -230,7 +231,7 @@ class DataLoader:
 
 
 # The loaders below subclass DataLoader (their modules import this one), so they are
-# re-exported on first use (PEP 562) rather than imported here: any of them can then be
+# re-exported on first use (arraygnn._lazy) rather than imported here: any of them can then be
 # imported first in a fresh process without a circular import.
 _REEXPORTS: dict[str, str] = {
     "CachedLoader": "arraygnn.cached_loader",
@@ -254,13 +255,4 @@ _REEXPORTS: dict[str, str] = {
     "ZipLoader": "arraygnn.zip_loader",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _REEXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = attach(__name__, _REEXPORTS)

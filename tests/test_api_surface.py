@@ -1087,28 +1087,39 @@ def test_import_is_light_and_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_lazy_top_level_table_matches_type_checking_imports():
-    """``arraygnn/__init__.py`` lists each public name twice: in its lazy table (what runs)
-    and under ``TYPE_CHECKING`` (what editors and type checkers read). They must agree."""
+@pytest.mark.parametrize("package", ["arraygnn", "arraygnn.nn"])
+def test_lazy_table_matches_type_checking_imports(package):
+    """A lazy package (arraygnn._lazy) lists each public name twice: in its table (what
+    runs) and under ``TYPE_CHECKING`` (what editors and type checkers read). They must
+    agree with each other and with ``__all__``."""
     import ast
 
-    import arraygnn
-
-    tree = ast.parse(open(arraygnn.__file__).read())
+    mod = importlib.import_module(package)
+    tree = ast.parse(open(mod.__file__).read())
     block = next(
         n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)
     )
-    declared = {}
+    declared, submodules = {}, set()
     for node in block.body:
         assert isinstance(node, ast.ImportFrom), ast.unparse(node)
         for alias in node.names:
             name = alias.asname or alias.name
-            declared[name] = f"{node.module}.{name}" if node.module == "arraygnn" else node.module
-    expected = dict(arraygnn._LAZY)
-    expected["ops"] = "arraygnn.ops"
-    assert declared == expected
-    eager = {"config", "settings", "device_of", "get_namespace", "to_device", "to_numpy"}
-    assert set(arraygnn.__all__) == (set(expected) | eager | {"__version__"})
+            if node.module == package:
+                submodules.add(name)
+            elif alias.asname and alias.asname != alias.name:
+                declared[name] = f"{node.module}:{alias.name}"
+            else:
+                declared[name] = node.module
+    assert declared == mod._LAZY
+    eager = {  # imported at the top of the package, outside the lazy table
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module.startswith("arraygnn")
+        for alias in node.names
+    } - {"attach"}
+    assert set(mod.__all__) - {"__version__"} == set(declared) | submodules | eager
+    for name in submodules:
+        assert importlib.import_module(f"{package}.{name}") is getattr(mod, name)
 
 
 def test_lazy_names_resolve_in_a_fresh_process(tmp_path):

@@ -1,0 +1,77 @@
+"""Public names imported on first use (PEP 562), for packages with many heavy members.
+
+``attach(__name__, exports)`` returns the module-level ``__getattr__`` and ``__dir__`` of a
+package whose public names load when first read: ``exports`` maps each name to the module
+that defines it (``"arraygnn.nn.gat_conv"``) or to ``"module:attribute"`` for an alias. A
+name that is not listed but is a submodule (``arraygnn.nn.aggr``) is imported as one.
+
+RULE: a public name may equal one of the package's submodules (``arraygnn.graph`` the
+constructor, ``arraygnn.nn.summary`` the function): Python binds a submodule to its
+parent's attribute when the submodule is first imported, which would replace the public
+name by the module. ``attach`` turns the package into a ``LazyPackage`` that ignores that
+binding for the names in ``exports``, so the public name wins whichever is imported first.
+The package lists the same imports under ``if TYPE_CHECKING:`` for editors and type
+checkers; tests/test_api_surface.py checks that both lists agree.
+
+>>> import arraygnn
+>>> "Data" in dir(arraygnn), callable(arraygnn.graph)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["LazyPackage", "attach"]
+
+
+class LazyPackage(types.ModuleType):
+    """A package module whose public names keep their values when a submodule of the same
+    name is imported (see the module docstring)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        exports = self.__dict__.get("_LAZY_EXPORTS", {})
+        if (
+            name in exports
+            and isinstance(value, types.ModuleType)
+            and value.__name__ == f"{self.__name__}.{name}"
+        ):
+            return  # the import system binding the submodule: keep the public name
+        super().__setattr__(name, value)
+
+
+def attach(
+    package: str, exports: dict[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` for ``package`` (its ``__name__``), loading each name of
+    ``exports`` (name -> ``"module"`` or ``"module:attribute"``) on first use."""
+    module = sys.modules[package]
+    namespace = module.__dict__
+    namespace["_LAZY_EXPORTS"] = exports
+    module.__class__ = LazyPackage
+
+    def __getattr__(name: str) -> Any:
+        target = exports.get(name)
+        if target is not None:
+            source, _, attribute = target.partition(":")
+            value = getattr(importlib.import_module(source), attribute or name)
+        elif name.startswith("__"):
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        else:
+            try:
+                value = importlib.import_module(f"{package}.{name}")
+            except ModuleNotFoundError as err:
+                if err.name != f"{package}.{name}":
+                    raise
+                raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(exports) | set(namespace.get("__all__", ())))
+
+    return __getattr__, __dir__
