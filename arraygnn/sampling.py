@@ -582,6 +582,13 @@ class NeighborSampler:
     the turned-around frontier (see :func:`sample_blocks`). ``sample_blocks(g, seed_nodes,
     exclude_eids=None)`` and ``sample`` (the same) take DGL's ``exclude_eids``, so the
     sampler plugs into :func:`arraygnn.edge_prediction.as_edge_prediction_sampler`.
+
+    DGL's ``prefetch_node_feats`` / ``prefetch_labels`` (node feature names, or ``{ntype:
+    names}``) and ``prefetch_edge_feats`` (edge feature names, or ``{etype: names}``) name
+    the features the first block's source nodes, the last block's destination nodes and
+    every block's edges must carry. The blocks carry every node and edge feature already
+    (``copy_ndata=True``); with ``copy_ndata=False`` they get just the named node features.
+    A list names features of every type that has them (``KeyError`` when none has one).
     """
 
     def __init__(
@@ -594,9 +601,27 @@ class NeighborSampler:
         copy_ndata: bool = True,
         prob: str | None = None,
         mask: str | None = None,
+        prefetch_node_feats: Any = None,
+        prefetch_labels: Any = None,
+        prefetch_edge_feats: Any = None,
     ):
         if prob is not None and mask is not None:
             raise ValueError("NeighborSampler: give prob or mask, not both (as DGL)")
+        for name, value in (
+            ("prefetch_node_feats", prefetch_node_feats),
+            ("prefetch_labels", prefetch_labels),
+            ("prefetch_edge_feats", prefetch_edge_feats),
+        ):
+            if isinstance(value, str) or not (
+                value is None or isinstance(value, (Mapping, list, tuple))
+            ):
+                raise TypeError(
+                    f"NeighborSampler: {name} must be a list of feature names or a dict "
+                    f"{{type: names}}, got {value!r}"
+                )
+        self.prefetch_node_feats = prefetch_node_feats or []
+        self.prefetch_labels = prefetch_labels or []
+        self.prefetch_edge_feats = prefetch_edge_feats or []
         for name, value in (("prob", prob), ("mask", mask)):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"NeighborSampler: {name} must name an edge feature, got {value!r}")
@@ -614,7 +639,7 @@ class NeighborSampler:
     ) -> tuple[Any, Any, list[Graph]]:
         if self._rng is None:
             self._rng = _rng(g, self._seed)
-        return sample_blocks(
+        input_nodes, output_nodes, blocks = sample_blocks(
             g,
             seed_nodes,
             self.fanouts,
@@ -625,12 +650,51 @@ class NeighborSampler:
             exclude_eids=exclude_eids,
             edge_dir=self.edge_dir,
         )
+        if blocks:
+            _prefetch_nodes(g, blocks[0], "src", self.prefetch_node_feats, "prefetch_node_feats")
+            _prefetch_nodes(g, blocks[-1], "dst", self.prefetch_labels, "prefetch_labels")
+            _requested(g, self.prefetch_edge_feats, "edges", "prefetch_edge_feats")
+        return input_nodes, output_nodes, blocks
 
     def sample(
         self, g: Graph, seed_nodes: Any, exclude_eids: Any = None
     ) -> tuple[Any, Any, list[Graph]]:
         """DGL's ``BlockSampler.sample``: the same as :meth:`sample_blocks`."""
         return self.sample_blocks(g, seed_nodes, exclude_eids)
+
+
+def _requested(g: Graph, names: Any, kind: str, what: str) -> list[tuple[Any, str]]:
+    """``(type, feature name)`` pairs of a ``prefetch_*`` argument: a list names the
+    features of every node (edge) type of ``g`` that has them, a dict those of its types."""
+    where = f"NeighborSampler: {what}"
+    types = g.ntypes if kind == "nodes" else g.canonical_etypes
+    view = g.nodes if kind == "nodes" else g.edges
+    if isinstance(names, Mapping):
+        given = [(t, list(v)) for t, v in names.items()]
+    else:
+        given = [(None, list(names))]
+    pairs = []
+    for t, feats in given:
+        for name in feats:
+            if t is None:
+                have = [u for u in types if name in view[u].data]
+            else:
+                have = [t] if name in view[t].data else []
+            if not have:
+                place = f"{kind} of type {t!r}" if t is not None else f"any {kind} type"
+                raise KeyError(f"{where}: feature {name!r} not found on {place} of the graph")
+            pairs += [(u, name) for u in have]
+    return pairs
+
+
+def _prefetch_nodes(g: Graph, block: Graph, side: str, names: Any, what: str) -> None:
+    """Node features ``names`` on ``block``'s ``side`` nodes, gathered from ``g`` by their
+    ids (``NID``) where the block does not carry them already (``copy_ndata=False``)."""
+    space = block.srcnodes if side == "src" else block.dstnodes
+    types = block.srctypes if side == "src" else block.dsttypes
+    for t, name in _requested(g, names, "nodes", what):
+        if t in types and name not in space[t].data:
+            space[t].data[name] = g.nodes[t].data[name][space[t].data[NID]]
 
 
 class MultiLayerFullNeighborSampler(NeighborSampler):
@@ -645,7 +709,16 @@ class MultiLayerFullNeighborSampler(NeighborSampler):
     [2, 1]
     """
 
-    def __init__(self, num_layers: int, *, copy_ndata: bool = True, edge_dir: str = "in") -> None:
+    def __init__(
+        self,
+        num_layers: int,
+        *,
+        copy_ndata: bool = True,
+        edge_dir: str = "in",
+        prefetch_node_feats: Any = None,
+        prefetch_labels: Any = None,
+        prefetch_edge_feats: Any = None,
+    ) -> None:
         if isinstance(num_layers, (bool, np.bool_)) or not isinstance(
             num_layers, (int, np.integer)
         ):
@@ -656,7 +729,14 @@ class MultiLayerFullNeighborSampler(NeighborSampler):
             raise ValueError(
                 f"MultiLayerFullNeighborSampler: num_layers must be >= 1, got {num_layers}"
             )
-        super().__init__([-1] * int(num_layers), copy_ndata=copy_ndata, edge_dir=edge_dir)
+        super().__init__(
+            [-1] * int(num_layers),
+            copy_ndata=copy_ndata,
+            edge_dir=edge_dir,
+            prefetch_node_feats=prefetch_node_feats,
+            prefetch_labels=prefetch_labels,
+            prefetch_edge_feats=prefetch_edge_feats,
+        )
 
 
 class NodeDataLoader:

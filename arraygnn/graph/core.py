@@ -366,18 +366,30 @@ class Graph:
         return self._xp().arange(n, dtype=self.idtype)
 
     def _edges_call(self, form: str = "uv", order: str = "eid", etype: Any = None) -> Any:
-        """``g.edges(form='uv' | 'eid' | 'all', etype=None)`` in edge-id order."""
-        if order != "eid":
-            raise ValueError(f"g.edges: only order='eid' is supported, got {order!r}")
+        """``g.edges(form='uv' | 'eid' | 'all', order='eid' | 'srcdst', etype=None)``.
+
+        ``order='srcdst'`` sorts by source, then destination (DGL's ``all_edges``);
+        parallel edges keep edge-id order (DGL leaves their order open).
+        """
+        if order not in ("eid", "srcdst"):
+            raise ValueError(f"g.edges: order must be 'eid' or 'srcdst', got {order!r}")
+        if form not in ("uv", "eid", "all"):
+            raise ValueError(f"g.edges: form must be 'uv', 'eid' or 'all', got {form!r}")
         rel = self._rel(etype)
-        if form == "uv":
-            return rel.src, rel.dst
-        eid = self._xp().arange(rel.num_edges, dtype=rel.src.dtype)
-        if form == "eid":
-            return eid
-        if form == "all":
-            return rel.src, rel.dst, eid
-        raise ValueError(f"g.edges: form must be 'uv', 'eid' or 'all', got {form!r}")
+        src, dst = rel.src, rel.dst
+        if order == "eid":
+            if form == "uv":
+                return src, dst
+            eid = self._xp().arange(rel.num_edges, dtype=src.dtype)
+        else:
+            xp = self._xp()
+            eid = xp.lexsort(xp.stack([dst, src])).astype(src.dtype)
+            src, dst = src[eid], dst[eid]
+        return {"uv": (src, dst), "eid": eid, "all": (src, dst, eid)}[form]
+
+    def all_edges(self, form: str = "uv", order: str = "eid", etype: Any = None) -> Any:
+        """DGL's ``g.all_edges``: the same as ``g.edges(form=, order=, etype=)``."""
+        return self._edges_call(form, order, etype)
 
     def _xp(self) -> Any:
         if self._device == "cpu":
@@ -777,6 +789,66 @@ class Graph:
         from arraygnn.graph.subgraph import edge_subgraph
 
         return edge_subgraph(self, edges, relabel_nodes=relabel_nodes, store_ids=store_ids)
+
+    # ------------------------------------------- DGL's method forms of its functions
+    # (``DGLGraph.<name> = utils.alias_func(<name>)`` in DGL): ``g.f(...)`` is ``f(g, ...)``
+    def add_self_loop(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.add_self_loop(...)``: :func:`arraygnn.graph.add_self_loop` on ``g``."""
+        return _function("graph.transform", "add_self_loop")(self, *args, **kwargs)
+
+    def remove_self_loop(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.remove_self_loop(...)``: :func:`arraygnn.graph.remove_self_loop` on ``g``."""
+        return _function("graph.transform", "remove_self_loop")(self, *args, **kwargs)
+
+    def reverse(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.reverse(...)``: :func:`arraygnn.graph.reverse` on ``g``."""
+        return _function("graph.transform", "reverse")(self, *args, **kwargs)
+
+    def to_simple(self, *args: Any, **kwargs: Any) -> Any:
+        """``g.to_simple(...)``: :func:`arraygnn.graph.to_simple` on ``g``."""
+        return _function("graph.transform", "to_simple")(self, *args, **kwargs)
+
+    def line_graph(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.line_graph(...)``: :func:`arraygnn.graph.line_graph` on ``g``."""
+        return _function("graph.structure", "line_graph")(self, *args, **kwargs)
+
+    def in_subgraph(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.in_subgraph(nodes, ...)``: :func:`arraygnn.graph.in_subgraph` on ``g``."""
+        return _function("graph.structure", "in_subgraph")(self, *args, **kwargs)
+
+    def out_subgraph(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.out_subgraph(nodes, ...)``: :func:`arraygnn.graph.out_subgraph` on ``g``."""
+        return _function("graph.structure", "out_subgraph")(self, *args, **kwargs)
+
+    def khop_in_subgraph(self, *args: Any, **kwargs: Any) -> Any:
+        """``g.khop_in_subgraph(nodes, k, ...)``: :func:`arraygnn.graph.khop_in_subgraph`."""
+        return _function("graph.structure", "khop_in_subgraph")(self, *args, **kwargs)
+
+    def khop_out_subgraph(self, *args: Any, **kwargs: Any) -> Any:
+        """``g.khop_out_subgraph(nodes, k, ...)``: :func:`arraygnn.graph.khop_out_subgraph`."""
+        return _function("graph.structure", "khop_out_subgraph")(self, *args, **kwargs)
+
+    def sample_neighbors(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.sample_neighbors(nodes, fanout, ...)``:
+        :func:`arraygnn.sampling.sample_neighbors` on ``g``."""
+        return _function("sampling", "sample_neighbors")(self, *args, **kwargs)
+
+    def select_topk(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.select_topk(k, weight, ...)``: :func:`arraygnn.sampling.select_topk` on ``g``."""
+        return _function("sampling", "select_topk")(self, *args, **kwargs)
+
+    def global_uniform_negative_sampling(self, *args: Any, **kwargs: Any) -> Any:
+        """``g.global_uniform_negative_sampling(num_samples, ...)``:
+        :func:`arraygnn.sampling.global_uniform_negative_sampling` on ``g``."""
+        return _function("sampling", "global_uniform_negative_sampling")(self, *args, **kwargs)
+
+
+def _function(module: str, name: str) -> Any:
+    """``arraygnn.<module>.<name>``, imported when a method form is first called (those
+    modules import this one)."""
+    import importlib
+
+    return getattr(importlib.import_module(f"arraygnn.{module}"), name)
 
 
 # ---------------------------------------------------------------------- constructors

@@ -32,6 +32,11 @@ def _init_gin(layer: Module, name: str, nn: Any, eps: float, aggregator: str, dt
         )
     if nn is not None and not isinstance(nn, Module):
         raise TypeError(f"{name} nn must be an arraygnn.nn Module or None, got {type(nn)}")
+    if eps is None or isinstance(eps, (str, bytes, bool, np.bool_)):
+        hint = ""
+        if isinstance(eps, str):  # DGL's order: GINConv(apply_func, aggregator_type, init_eps)
+            hint = f" (DGL's second argument is the aggregator: pass aggregator_type={eps!r})"
+        raise TypeError(f"{name} eps must be a number, got {eps!r}{hint}")
     layer.nn = nn
     layer.aggregator_type = aggregator
     layer.eps = np.full(1, eps, dtype=dtype)
