@@ -323,6 +323,13 @@ class Graph:
             raise KeyError(f"{where}node type {ntype!r} does not exist; node types: {types}")
         return ntype
 
+    def _one_ntype(self) -> None:
+        """DGL's rule for ``g.nodes()`` / ``g.batch_num_nodes()`` without a type: a graph
+        (not a block) with more than one node type, a uni-bipartite one included, needs
+        ``ntype=`` (``srcnodes()`` / ``dstnodes()`` pick their side's single type)."""
+        if not self._is_block and len(self.ntypes) != 1:
+            raise ValueError(f"the graph has node types {self.ntypes}; pass ntype=")
+
     def _node_frame(self, ntype: str | None, side: str) -> Frame:
         t = self._ntype(ntype, side)
         return (self._src_frames if side == "src" else self._dst_frames)[t]
@@ -362,6 +369,8 @@ class Graph:
 
     def _nodes_call(self, kind: str, ntype: str | None = None) -> Any:
         side = "dst" if kind == "dstnodes" else "src"
+        if kind == "nodes" and ntype is None:
+            self._one_ntype()
         n = (self._num_dst if side == "dst" else self._num_src)[self._ntype(ntype, side)]
         return self._xp().arange(n, dtype=self.idtype)
 
@@ -453,6 +462,8 @@ class Graph:
 
     def batch_num_nodes(self, ntype: str | None = None) -> Any:
         """Nodes of ``ntype`` in each batched graph (``[num nodes]`` for one graph)."""
+        if ntype is None:
+            self._one_ntype()
         t = self._ntype(ntype, "src")
         counts = (
             np.array([self._num_src[t]], np.int64)

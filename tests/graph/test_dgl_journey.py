@@ -216,3 +216,17 @@ def test_full_neighbor_sampler_prefetch_dgl_inference():
     assert b.num_edges() == int(g.in_degrees(3) + g.in_degrees(1))
     with pytest.raises(KeyError, match="'v'"):
         MultiLayerFullNeighborSampler(1, prefetch_edge_feats=["v"]).sample_blocks(g, [0])
+
+
+def test_nodes_without_type_on_a_uni_bipartite_graph_is_refused_as_dgl():
+    """DGL's ``get_ntype_id(None)`` raises for a uni-bipartite graph (and for several node
+    types); ``srcnodes()`` / ``dstnodes()`` still pick their side's one type."""
+    from arraygnn.graph import heterograph
+
+    hg = heterograph({("user", "plays", "game"): (np.array([0, 1]), np.array([1, 2]))})
+    with pytest.raises(ValueError, match="pass ntype="):
+        hg.nodes()
+    with pytest.raises(ValueError, match="pass ntype="):
+        hg.batch_num_nodes()
+    assert hg.srcnodes().tolist() == [0, 1] and hg.dstnodes().tolist() == [0, 1, 2]
+    assert hg.nodes("game").tolist() == [0, 1, 2] and hg.batch_num_nodes("user").tolist() == [2]
