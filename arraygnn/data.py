@@ -207,6 +207,13 @@ class Data:
         """``copy.copy(data)``: :meth:`copy` (a key set of its own, as in PyG)."""
         return self.copy()
 
+    def clone(self) -> Data:
+        """A deep copy of the same class (PyG's ``clone``): every array copied (CuPy ones
+        on their device), every other value deep-copied; a ``Batch`` keeps its records."""
+        import copy
+
+        return copy.deepcopy(self)
+
     def apply(self, fn: Callable[[Any], Any]) -> Data:
         """A new object of the same class with ``fn`` applied to every NumPy / CuPy array."""
         out = self.copy()

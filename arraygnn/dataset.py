@@ -318,7 +318,11 @@ class PackedDataset:
     def _indices(self, idx: Any) -> np.ndarray:
         g = len(self)
         if isinstance(idx, slice):
-            return np.arange(g, dtype=np.int64)[idx]
+            # float bounds are fractions of the length, as PyG's ``dataset[:0.9]``
+            start, stop = idx.start, idx.stop
+            start = round(start * g) if isinstance(start, float) else start
+            stop = round(stop * g) if isinstance(stop, float) else stop
+            return np.arange(g, dtype=np.int64)[slice(start, stop, idx.step)]
         arr = np.asarray(idx)
         if arr.dtype == bool:
             if arr.shape != (g,):
@@ -374,6 +378,57 @@ class PackedDataset:
         if not self.node_features:
             store["num_nodes"] = b - a
         return data if self.transform is None else self.transform(data)
+
+    def shuffle(self, return_perm: bool = False, *, seed: Any = None) -> Any:
+        """The graphs in a random order (a new ``PackedDataset``, PyG's ``shuffle``); with
+        ``return_perm`` also the permutation (int64 [len]). ``seed``: a NumPy generator
+        seed (an int, a ``numpy.random.Generator`` or ``None``)."""
+        perm = np.random.default_rng(seed).permutation(len(self)).astype(np.int64)
+        out = self.subset(perm)
+        return (out, perm) if return_perm is True else out
+
+    def _first_width(self, key: str, features: dict[str, np.ndarray]) -> int:
+        """Last-dim width of ``key`` in the first graph (after ``transform``), PyG's rule:
+        0 without it, 1 for a 1-D array."""
+        if len(self):
+            first = self[0]
+            v = first[key] if key in first else None
+        else:
+            v = features.get(key)
+        return 0 if v is None else (1 if v.ndim == 1 else int(v.shape[-1]))
+
+    @property
+    def num_node_features(self) -> int:
+        """Width of ``x`` (0 without one), PyG's ``dataset.num_node_features``."""
+        return self._first_width("x", self.node_features)
+
+    @property
+    def num_features(self) -> int:
+        """:attr:`num_node_features` (PyG's alias)."""
+        return self.num_node_features
+
+    @property
+    def num_edge_features(self) -> int:
+        """Width of ``edge_attr`` (0 without one), PyG's ``dataset.num_edge_features``."""
+        return self._first_width("edge_attr", self.edge_features)
+
+    @property
+    def num_classes(self) -> int:
+        """Classes in ``y`` over every graph, PyG's rule (integer labels ``max + 1``, float
+        labels the distinct count, ``[N, C]`` labels ``C``; no ``y``: 0). With a
+        ``transform`` every graph is read through it, as PyG does."""
+        from arraygnn._namespace import to_numpy
+        from arraygnn.datasets.base import infer_num_classes
+
+        if self.transform is None:
+            for feats in (self.graph_features, self.node_features):
+                if "y" in feats:
+                    return infer_num_classes(feats["y"])
+            return 0
+        ys = [d.y for d in (self[i] for i in range(len(self))) if "y" in d]
+        if not ys:
+            return 0
+        return infer_num_classes(np.concatenate([np.atleast_1d(to_numpy(v)) for v in ys]))
 
     def subset(self, idx: np.ndarray) -> PackedDataset:
         """A new ``PackedDataset`` of the graphs ``idx`` (copied into fresh packed arrays)."""

@@ -534,6 +534,13 @@ class HeteroData:
     def __copy__(self) -> HeteroData:
         return self.copy()
 
+    def clone(self) -> HeteroData:
+        """A deep copy of the same class (PyG's ``clone``): new stores, every array copied,
+        every other value deep-copied."""
+        import copy
+
+        return copy.deepcopy(self)
+
     def apply(self, fn: Callable[[Any], Any]) -> HeteroData:
         """A new object with ``fn`` applied to every NumPy / CuPy array of every store."""
         out = self._fresh()
