@@ -82,8 +82,8 @@ def _check_count(value: Any, what: str) -> int:
 
 
 def _frozen_counts(mapping: Mapping[str, int] | None, what: str) -> Mapping[str, int]:
-    if mapping is None:
-        return MappingProxyType({})
+    if mapping is None or (isinstance(mapping, (tuple, list)) and not mapping):
+        return MappingProxyType({})  # () is TF-GNN's default for min_nodes_per_component
     if not isinstance(mapping, Mapping):
         raise TypeError(f"SizeConstraints: {what} must be a mapping {{set name: int}}")
     return MappingProxyType({str(k): _check_count(v, f"{what}[{k!r}]") for k, v in mapping.items()})

@@ -388,7 +388,23 @@ def broadcast(
     op = "broadcast()"
     many = edge_set_name if edge_set_name is not None else node_set_name
     if isinstance(many, (list, tuple)):  # TF-GNN: one result per named set
-        values = _values_for(many, feature_value, op)
+        if isinstance(feature_value, (list, tuple)):
+            values = _values_for(many, feature_value, op)  # one value per set (ours)
+        else:
+            # TF-GNN's form: ONE value of the side the sets share (the context, or the
+            # common node set at from_tag), broadcast onto each named set
+            values = _values_for(many, None, op)
+            values = [feature_value] * len(values)
+        if from_tag != CONTEXT and edge_set_name is not None:
+            _check_tag(from_tag, op)
+            ends = {}
+            for name in many:
+                ends[name] = _incident(_edge_set(graph, name, op), name, from_tag, op)[0]
+            if len(set(ends.values())) > 1:
+                raise ValueError(
+                    f"{op}: edge sets {list(many)} must share one endpoint at tag {from_tag}, "
+                    f"got node sets {ends}"
+                )
         return [
             broadcast(
                 graph,

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
+from arraygnn.graph_tensor.pieces import HIDDEN_STATE
 
 __all__ = [
     "Readout",
@@ -258,54 +259,122 @@ def split_labels(
     return graph.remove_features(node_sets={s: [feature_name] for s in sets}), labels
 
 
+def _init_or_call(layer: str, name: str, init_value: Any, call_value: Any) -> Any:
+    """TF-GNN's rule for a layer argument given at init, at call time or both (then equal)."""
+    if init_value is not None and call_value is not None and init_value != call_value:
+        raise ValueError(
+            f"{layer}: initialized with {name}={init_value!r} but called with {name}={call_value!r}"
+        )
+    return call_value if call_value is not None else init_value
+
+
+def _readout_location(
+    node_set_name: str | None, edge_set_name: str | None, from_context: bool
+) -> dict[str, Any]:
+    loc: dict[str, Any] = {}
+    if node_set_name is not None:
+        loc["node_set_name"] = node_set_name
+    if edge_set_name is not None:
+        loc["edge_set_name"] = edge_set_name
+    if from_context:
+        loc["from_context"] = True
+    if len(loc) > 1:
+        shown = ", ".join(f"{k}={v!r}" for k, v in loc.items())
+        raise ValueError(
+            f"Readout: at most one of node_set_name, edge_set_name, from_context, got {shown}"
+        )
+    return loc
+
+
 class Readout:
-    """Callable :func:`readout` with fixed arguments (TF-GNN's ``Readout`` layer)."""
+    """Callable :func:`readout` (TF-GNN's ``Readout`` layer): the location
+    (``node_set_name=`` / ``edge_set_name=`` / ``from_context=True``) and ``feature_name``
+    (default ``"hidden_state"``) at init, at call time, or both (then they must agree)."""
 
     def __init__(
         self,
         *,
-        feature_name: str,
+        feature_name: str | None = None,
         node_set_name: str | None = None,
         edge_set_name: str | None = None,
         from_context: bool = False,
     ) -> None:
-        self.kwargs = dict(
-            feature_name=feature_name,
-            node_set_name=node_set_name,
-            edge_set_name=edge_set_name,
-            from_context=from_context,
-        )
+        self.location = _readout_location(node_set_name, edge_set_name, from_context)
+        self.feature_name = feature_name
 
-    def __call__(self, graph: Any) -> Any:
-        return readout(graph, **self.kwargs)
+    def __call__(
+        self,
+        graph: Any,
+        *,
+        feature_name: str | None = None,
+        node_set_name: str | None = None,
+        edge_set_name: str | None = None,
+        from_context: bool = False,
+    ) -> Any:
+        location = _readout_location(node_set_name, edge_set_name, from_context)
+        if location and self.location and location != self.location:
+            raise ValueError(
+                f"Readout: initialized with {self.location} but called with {location} "
+                "(node_set_name / edge_set_name / from_context)"
+            )
+        location = location or self.location
+        if not location:
+            raise ValueError(
+                "Readout: one of node_set_name, edge_set_name or from_context must be set at "
+                "init or call time"
+            )
+        name = _init_or_call("Readout", "feature_name", self.feature_name, feature_name)
+        return readout(graph, feature_name=name or HIDDEN_STATE, **location)
 
 
 class ReadoutFirstNode:
-    """Callable :func:`readout_first_node` (TF-GNN's ``ReadoutFirstNode`` layer)."""
+    """Callable :func:`readout_first_node` (TF-GNN's ``ReadoutFirstNode`` layer):
+    ``node_set_name`` and ``feature_name`` (default ``"hidden_state"``) at init, at call
+    time, or both (then they must agree)."""
 
-    def __init__(self, *, node_set_name: str, feature_name: str) -> None:
+    def __init__(self, *, node_set_name: str | None = None, feature_name: str | None = None):
         self.node_set_name = node_set_name
         self.feature_name = feature_name
 
-    def __call__(self, graph: Any) -> Any:
-        return readout_first_node(graph, self.node_set_name, feature_name=self.feature_name)
+    def __call__(
+        self, graph: Any, *, node_set_name: str | None = None, feature_name: str | None = None
+    ) -> Any:
+        where = "ReadoutFirstNode"
+        node_set_name = _init_or_call(where, "node_set_name", self.node_set_name, node_set_name)
+        if node_set_name is None:
+            raise ValueError(f"{where}: node_set_name must be set at init or call time")
+        name = _init_or_call(where, "feature_name", self.feature_name, feature_name)
+        return readout_first_node(graph, node_set_name, feature_name=name or HIDDEN_STATE)
 
 
 class StructuredReadout:
-    """Callable :func:`structured_readout` (TF-GNN's ``StructuredReadout`` layer).
+    """Callable :func:`structured_readout` (TF-GNN's ``StructuredReadout`` layer): ``key``
+    at init, at call time, or both (then they must agree); ``feature_name`` defaults to
+    ``"hidden_state"``.
 
     ``StructuredReadout("seed", feature_name="class_id")(graph)``.
     """
 
-    def __init__(self, key: str, *, feature_name: str, readout_node_set: str = READOUT) -> None:
+    def __init__(
+        self,
+        key: str | None = None,
+        *,
+        feature_name: str = HIDDEN_STATE,
+        readout_node_set: str = READOUT,
+        validate: bool = True,
+    ) -> None:
         self.key = key
         self.feature_name = feature_name
         self.readout_node_set = readout_node_set
+        self.validate = validate  # accepted for TF-GNN; the readout is always checked
 
-    def __call__(self, graph: Any) -> Any:
+    def __call__(self, graph: Any, *, key: str | None = None) -> Any:
+        key = _init_or_call("StructuredReadout", "key", self.key, key)
+        if key is None:
+            raise ValueError("StructuredReadout: a readout key must be set at init or call time")
         return structured_readout(
             graph,
-            self.key,
+            key,
             feature_name=self.feature_name,
             readout_node_set=self.readout_node_set,
         )
