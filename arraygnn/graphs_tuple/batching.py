@@ -10,6 +10,10 @@ RULE: ``pad_with_graphs(graph, n_node, n_edge, n_graph)`` appends one padding gr
       holds every padding node and edge, then empty graphs, as jraph: every padding edge
       joins the first padding node to itself; padded features are zeros. The padding
       graph needs at least one node: ``sum(graph.n_node) < n_node``.
+RULE: padded ids and counts keep their dtype unless the padding targets overflow it
+      (ids up to ``n_node - 1``, counts up to ``n_node`` / ``n_edge``), then int64: the
+      choice depends on the targets only, so every batch of ``dynamically_batch`` / every
+      graph padded to the same sizes has the same dtypes (a jit-compiled model traces once).
 RULE: ``unpad_with_graphs`` / the masks / ``get_number_of_padding_with_graphs_*`` read
       the padding back from ``n_node`` as jraph does (the trailing graphs without nodes
       plus the one before them), so they apply only to graphs padded this way.
@@ -114,10 +118,13 @@ def _shifted(xp: Any, local: Any, offsets: Any, dtype: Any, pad: int, fill: int)
     return out
 
 
-def _counts_padded(xp: Any, values: Any, pad_graphs: int, first: int) -> Any:
+def _counts_padded(xp: Any, values: Any, pad_graphs: int, first: int, total: int = 0) -> Any:
     """Counts ``values`` [G] then ``first`` and ``pad_graphs - 1`` zeros (widened to int64
-    when ``first`` does not fit their dtype)."""
-    dtype = values.dtype if _fits(values.dtype, first) else np.dtype(np.int64)
+    when ``total``, the padded total they sum to, or ``first`` does not fit their dtype:
+    the dtype depends on the padding target, not on the data, so every batch padded to
+    the same sizes has the same dtypes and a jit-compiled model traces once)."""
+    fits = _fits(values.dtype, max(first, total))
+    dtype = values.dtype if fits else np.dtype(np.int64)
     out = _concat(xp, [values], int(values.shape[0]), pad_graphs, 0, dtype)
     if pad_graphs:
         out[values.shape[0]] = first
@@ -269,7 +276,8 @@ def _batch(graphs: Sequence[GraphsTuple], sizes: tuple[int, int, int] | None) ->
         bounds = repeat_counts(
             xp, xp.asarray(np.array(node_counts, dtype=np.int64)[with_edges]), per_input
         )
-        largest = total_nodes if pad_edges else max(total_nodes - 1, 0)
+        # padded: any id of a graph padded to sizes[0] nodes fits (dtype from the target)
+        largest = sizes[0] - 1 if sizes is not None else max(total_nodes - 1, 0)
         for k, (name, values) in enumerate((("senders", senders), ("receivers", receivers))):
             local = xp.concatenate([values[i] for i in with_edges])
             if local.shape[0]:
@@ -284,7 +292,8 @@ def _batch(graphs: Sequence[GraphsTuple], sizes: tuple[int, int, int] | None) ->
             dtype = local.dtype if _fits(local.dtype, largest) else np.dtype(np.int64)
             out_ids[k] = _shifted(xp, local, offsets, dtype, pad_edges, total_nodes)
     elif pad_edges:
-        dtype = np.dtype(np.int32) if _fits(np.dtype(np.int32), total_nodes) else np.int64
+        largest = sizes[0] - 1 if sizes is not None else total_nodes
+        dtype = np.dtype(np.int32) if _fits(np.dtype(np.int32), largest) else np.int64
         out_ids = [_concat(xp, [xp.zeros(0, dtype)], 0, pad_edges, total_nodes) for _ in range(2)]
     return GraphsTuple(
         nodes=_concat_field(xp, nodes, "nodes", node_counts, "sum(n_node)", pad_nodes),
@@ -292,8 +301,12 @@ def _batch(graphs: Sequence[GraphsTuple], sizes: tuple[int, int, int] | None) ->
         receivers=out_ids[1],
         senders=out_ids[0],
         globals=_concat_field(xp, globals_, "globals", lengths, "the number of graphs", pad_graphs),
-        n_node=_counts_padded(xp, all_n_node, pad_graphs, pad_nodes),
-        n_edge=_counts_padded(xp, all_n_edge, pad_graphs, pad_edges),
+        n_node=_counts_padded(
+            xp, all_n_node, pad_graphs, pad_nodes, 0 if sizes is None else sizes[0]
+        ),
+        n_edge=_counts_padded(
+            xp, all_n_edge, pad_graphs, pad_edges, 0 if sizes is None else sizes[1]
+        ),
     )
 
 
@@ -325,10 +338,22 @@ def unbatch(graph: GraphsTuple) -> list[GraphsTuple]:
     if graph.senders is not None:
         starts = xp.asarray(np.concatenate([[0], np.cumsum(n_node)[:-1]]).astype(np.int64))
         shift = repeat_counts(xp, starts, graph.n_edge)
-        senders = xp.split((graph.senders - shift).astype(graph.senders.dtype), edge_cuts.tolist())
-        receivers = xp.split(
-            (graph.receivers - shift).astype(graph.receivers.dtype), edge_cuts.tolist()
-        )
+        local = {name: getattr(graph, name) - shift for name in ("senders", "receivers")}
+        if shape.num_edges:  # an edge joining two graphs would get an id outside its graph
+            bounds = repeat_counts(xp, graph.n_node.astype(np.int64), graph.n_edge)
+            for name, ids in local.items():
+                bad = (ids < 0) | (ids >= bounds)
+                if bool(bad.any()):
+                    at = int(xp.argmax(bad))
+                    owner = int(np.searchsorted(np.cumsum(n_edge), at, "right"))
+                    first = int(sum(n_node[:owner]))
+                    raise ValueError(
+                        f"unbatch: graph {owner}'s {name} has entry "
+                        f"{int(getattr(graph, name)[at])}, outside its nodes [{first}, "
+                        f"{first + n_node[owner]}) (edge {at} joins two graphs)"
+                    )
+        senders = xp.split(local["senders"].astype(graph.senders.dtype), edge_cuts.tolist())
+        receivers = xp.split(local["receivers"].astype(graph.receivers.dtype), edge_cuts.tolist())
     nodes = split(graph.nodes, node_cuts, g)
     edges = split(graph.edges, edge_cuts, g)
     globals_ = split(graph.globals, np.arange(1, g), g)
@@ -393,7 +418,7 @@ def _pad(shape: GraphShape, graph: GraphsTuple, n_node: int, n_edge: int, n_grap
     senders = receivers = None
     if graph.senders is not None or pad_edges:
         dtype = graph.senders.dtype if graph.senders is not None else np.dtype(np.int32)
-        if not _fits(dtype, shape.num_nodes):
+        if not _fits(dtype, int(n_node) - 1):  # from the target: one dtype for all batches
             dtype = np.dtype(np.int64)
         empty = xp.zeros(0, dtype=dtype)
         senders, receivers = (
@@ -413,8 +438,8 @@ def _pad(shape: GraphShape, graph: GraphsTuple, n_node: int, n_edge: int, n_grap
         receivers=receivers,
         senders=senders,
         globals=tree_map(padded(shape.num_graphs, pad_graphs), graph.globals),
-        n_node=_counts_padded(xp, graph.n_node, pad_graphs, pad_nodes),
-        n_edge=_counts_padded(xp, graph.n_edge, pad_graphs, pad_edges),
+        n_node=_counts_padded(xp, graph.n_node, pad_graphs, pad_nodes, int(n_node)),
+        n_edge=_counts_padded(xp, graph.n_edge, pad_graphs, pad_edges, int(n_edge)),
     )
 
 

@@ -56,7 +56,8 @@ def to_jraph(graph: GraphsTuple, *, strict: bool = False) -> Any:
 
     check_graphs_tuple(graph, "to_jraph")
     jraph = _import_jraph()
-    return jraph.GraphsTuple(*to_jax(tuple(graph), strict=strict))
+    # converted as a GraphsTuple (not a plain tuple) so that errors name the field
+    return jraph.GraphsTuple(*to_jax(GraphsTuple(*graph), strict=strict))
 
 
 def from_jraph(graph: Any, *, strict: bool = False) -> GraphsTuple:
@@ -72,7 +73,7 @@ def from_jraph(graph: Any, *, strict: bool = False) -> GraphsTuple:
 
     if not isinstance(graph, tuple) or len(graph) != 7:
         raise TypeError(f"from_jraph: expected a jraph.GraphsTuple, got {type(graph).__name__}")
-    out = GraphsTuple(*from_jax(tuple(graph), strict=strict))
+    out = GraphsTuple(*from_jax(GraphsTuple(*graph), strict=strict))
     check_graphs_tuple(out, "from_jraph")
     return out
 

@@ -100,7 +100,9 @@ def test_batch_widens_ids_that_would_overflow():
     assert out.senders.dtype == np.int64 and out.senders.tolist() == [0, 100]
     assert out.receivers.tolist() == [99, 199]
     padded = pad_with_graphs(out, 300, 4, 3)
-    assert padded.n_node.tolist() == [100, 100, 100] and padded.n_node.dtype == np.int8
+    # the dtype follows the target (300 nodes overflow int8), not the padding count
+    assert padded.n_node.tolist() == [100, 100, 100] and padded.n_node.dtype == np.int64
+    assert padded.n_edge.tolist() == [1, 1, 2] and padded.n_edge.dtype == np.int8
     padded = pad_with_graphs(out, 400, 4, 3)
     assert padded.n_node.dtype == np.int64 and padded.n_node.tolist() == [100, 100, 200]
 
