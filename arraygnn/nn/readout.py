@@ -69,6 +69,12 @@ def _segments(
         ptr = getattr(data, "ptr", None) if ptr is None else ptr
         batch = getattr(data, "batch", None)
         size = int(data.num_graphs) if size is None else size
+        if ptr is None and batch is None and size != 1:
+            raise ValueError(
+                f"{name}: the {type(data).__name__} of {size} graphs has neither ptr nor a "
+                "batch vector (its graphs had no num_nodes when collated: give them x or "
+                "num_nodes=); pass batch= / ptr= explicitly"
+            )
     if ptr is not None:
         if not is_array(ptr):
             raise TypeError(f"{name}: ptr must be a NumPy or CuPy array, got {type(ptr)}")

@@ -49,3 +49,16 @@ def test_inferred_size_checks_the_ids():
         agnn.global_mean_pool(X, BATCH - 1)
     assert agnn.global_add_pool(X[:0], BATCH[:0]).shape == (0, 4)
     assert agnn.Set2Set(4, 1)(X[:0], BATCH[:0]).shape == (0, 8)
+
+
+def test_a_batch_without_ptr_or_batch_vector_is_refused():
+    """A Batch of graphs without num_nodes (e.g. point clouds of ``pos`` only) has neither
+    ``ptr`` nor ``batch``: pooling it used to treat every row as one graph."""
+    from arraygnn.batch import Batch
+    from arraygnn.data import Data
+
+    b = Batch.from_data_list([Data(pos=np.ones((n, 3))) for n in (5, 7, 4)])
+    with pytest.raises(ValueError, match="neither ptr nor a batch vector"):
+        agnn.global_max_pool(b.pos, b)
+    one = Batch.from_data_list([Data(pos=np.ones((5, 3)))])
+    assert agnn.global_mean_pool(one.pos, one).shape == (1, 3)
