@@ -33,6 +33,30 @@ class _ModuleDict(Module):
         self._items = dict(modules)
         self._where = where
 
+    def __getitem__(self, key: str) -> Any:
+        return self._items[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._items)
+
+    def keys(self):  # type: ignore[no-untyped-def]
+        return self._items.keys()
+
+    def values(self):  # type: ignore[no-untyped-def]
+        return self._items.values()
+
+    def items(self):  # type: ignore[no-untyped-def]
+        return self._items.items()
+
+    def extra_repr(self) -> str:
+        return ", ".join(f"{key}: {mod!r}" for key, mod in self._items.items())
+
     def _named_arrays(self) -> list[tuple[str, Any]]:
         return [
             (f"{key}.{name}", value)

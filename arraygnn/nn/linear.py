@@ -828,3 +828,21 @@ class _ModuleList(Module):
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._items)
+
+    def extra_repr(self) -> str:
+        return ", ".join(repr(m) for m in self._items)
+
+
+class _ArrayFunction(Module):
+    """A parameter-free torch module (``Identity``, dropout, an activation) as a layer with
+    an empty state dict: ``layer(x)`` is ``fn(x)``."""
+
+    def __init__(self, fn: Callable[[Any], Any], name: str) -> None:
+        self.fn = fn
+        self.name = name
+
+    def __call__(self, x: Any) -> Any:
+        return self.fn(x)
+
+    def extra_repr(self) -> str:
+        return self.name

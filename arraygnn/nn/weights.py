@@ -25,12 +25,14 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``torch_geometric.nn.aggr`` aggregations of
 ``arraygnn.nn.aggr`` (learnt ``t`` / ``p``, ``MultiAggregation`` ``proj``), the
 ``torch_geometric.nn.norm`` layers of ``arraygnn.nn.norm`` (eval mode); DGL
-``GraphConv``, ``SAGEConv`` (mean / gcn / pool), ``GATConv`` / ``GATv2Conv`` (``residual``
+``GraphConv``, ``SAGEConv`` (mean / gcn / pool / lstm), ``GATConv`` / ``GATv2Conv`` (``residual``
 too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
 ``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``TypedLinear``, ``HeteroGraphConv``, ``Set2Set``,
 ``GlobalAttentionPooling``, ``HGTConv`` (as ``DGLHGTConv``), ``DotGatConv``, ``AGNNConv``,
 ``HeteroLinear`` (as ``DGLHeteroLinear``), ``HeteroEmbedding``;
-torch ``LayerNorm``, ``LSTM``, ``GRU`` and ``MultiheadAttention`` (converters registered
+torch ``LayerNorm``, ``Embedding``, ``EmbeddingBag`` (``max_norm=None``), ``ModuleList`` /
+``ModuleDict``, parameter-free modules (``Identity``, dropout, activations) standalone,
+``LSTM``, ``GRU`` and ``MultiheadAttention`` (converters registered
 in ``arraygnn.nn.converters``: ``GPSConv``, ``DNAConv``, ...).
 
 Anything the arraygnn layer would compute differently is a ``ValueError`` naming it, never a
@@ -73,6 +75,7 @@ from arraygnn.nn.dgl_hetero_linear import DGLHeteroLinear, HeteroEmbedding, dgl_
 from arraygnn.nn.dgl_hgt_conv import DGLHGTConv
 from arraygnn.nn.dot_gat_conv import AGNNConv, DotGatConv
 from arraygnn.nn.edge_conv import DynamicEdgeConv, EdgeConv
+from arraygnn.nn.embedding import Embedding, EmbeddingBag
 from arraygnn.nn.fa_conv import FAConv
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gated_graph_conv import GatedGraphConv, ResGatedGraphConv
@@ -81,7 +84,7 @@ from arraygnn.nn.gcn2_conv import GCN2Conv
 from arraygnn.nn.gen_conv import GENConv
 from arraygnn.nn.gin_conv import GINConv, GINEConv
 from arraygnn.nn.graph_conv import GCNConv, GraphConv
-from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv
+from arraygnn.nn.hetero_conv import HeteroConv, HeteroGraphConv, _ModuleDict
 from arraygnn.nn.hetero_linear import HeteroDictLinear, HeteroLinear
 from arraygnn.nn.hgt_conv import HGTConv
 from arraygnn.nn.le_conv import LEConv
@@ -95,9 +98,11 @@ from arraygnn.nn.linear import (
     LayerNorm,
     Linear,
     Sequential,
+    _ArrayFunction,
     _elu,
     _leaky_relu,
     _ModuleList,
+    get_activation,
 )
 from arraygnn.nn.nn_conv import NNConv
 from arraygnn.nn.norm.convert import is_pyg_norm, norm_from_pyg
@@ -314,7 +319,12 @@ def _shared(family: str) -> Callable[[Callable[[Any], Module]], Callable[[Any], 
 @_shared("pyg")
 def from_torch(module: Any) -> Module:
     """``torch.nn.Linear`` / ``BatchNorm1d`` / ``Sequential`` -> arraygnn ``Linear`` /
-    ``BatchNorm`` / ``Sequential`` with the same weights (and the same state-dict names)."""
+    ``BatchNorm`` / ``Sequential`` with the same weights (and the same state-dict names);
+    also ``LayerNorm``, ``Embedding``, ``EmbeddingBag``, ``LSTM`` / ``GRU`` / ``GRUCell``,
+    ``ModuleList`` / ``ModuleDict`` (their items converted, names ``0.weight`` /
+    ``<key>.weight`` kept) and parameter-free modules (``Identity``, dropout,
+    activations: a layer with an empty state dict). A custom ``torch.nn.Module`` is a
+    ``TypeError`` naming the two ways that work (convert its submodules, or trace it)."""
     torch = _require_torch("torch")
     nn = torch.nn
     _check_module("from_torch", module, torch)
@@ -350,6 +360,30 @@ def from_torch(module: Any) -> Module:
     if isinstance(module, nn.GRUCell):
         layer = GRUCell(module.input_size, module.hidden_size, module.bias, dtype=dtype)
         return _load(layer, module, "pyg")
+    if isinstance(module, nn.Embedding):
+        _embedding_max_norm(module)
+        layer = Embedding(
+            module.num_embeddings, module.embedding_dim, module.padding_idx, dtype=dtype
+        )
+        return _load(layer, module, "pyg")
+    if isinstance(module, nn.EmbeddingBag):
+        _embedding_max_norm(module)
+        if module.mode not in ("sum", "mean", "max"):  # pragma: no cover - torch's own check
+            raise ValueError(f"from_torch: EmbeddingBag(mode={module.mode!r}) is not supported")
+        layer = EmbeddingBag(
+            module.num_embeddings,
+            module.embedding_dim,
+            mode=module.mode,
+            include_last_offset=module.include_last_offset,
+            padding_idx=module.padding_idx,
+            dtype=dtype,
+        )
+        return _load(layer, module, "pyg")
+    if isinstance(module, nn.ModuleList):
+        return _ModuleList([_torch_child(child) for child in module])
+    if isinstance(module, nn.ModuleDict):
+        items = {key: _torch_child(child) for key, child in module.items()}
+        return _ModuleDict(items, "ModuleDict.load_state_dict")
     if isinstance(module, nn.Sequential):
         steps: list[Any] = []
         for i, child in enumerate(module):
@@ -368,7 +402,68 @@ def from_torch(module: Any) -> Module:
     registered = converter("torch", type(module).__name__)  # beside its layer (converters.py)
     if registered is not None and type(module).__module__.startswith("torch.nn"):
         return registered(module, dtype, from_torch)
-    raise TypeError(f"from_torch: cannot convert {type(module).__name__}")
+    stateless = _parameter_free(module, torch)
+    if stateless is not None:
+        return stateless
+    raise TypeError(_cannot_convert(module))
+
+
+def _torch_child(child: Any) -> Module:
+    """An item of a ``ModuleList`` / ``ModuleDict``: PyG's through ``from_pyg``."""
+    return from_pyg(child) if _is_pyg(child) else from_torch(child)
+
+
+def _embedding_max_norm(module: Any) -> None:
+    if module.max_norm is not None:
+        raise ValueError(
+            f"from_torch: {type(module).__name__}(max_norm={module.max_norm}) is not supported: "
+            "torch renormalises the looked-up rows of its weight in place on every call, so "
+            "its outputs depend on earlier calls; rebuild it with max_norm=None (after "
+            "renormalising the weight once, if that is what was meant)"
+        )
+
+
+def _parameter_free(module: Any, torch: Any) -> Module | None:
+    """A ``torch.nn`` module without weights or buffers (``Identity``, dropout, an
+    activation, ``Softmax``, ...) as a layer with an empty state dict; None for others."""
+    nn = torch.nn
+    if not type(module).__module__.startswith("torch.nn.modules.") or module.state_dict():
+        return None
+    if isinstance(module, (nn.Identity, nn.modules.dropout._DropoutNd)):  # inference
+        return _ArrayFunction(lambda x: x, type(module).__name__)
+    try:
+        act = _activation(module, "from_torch")
+    except ValueError as err:
+        from arraygnn.nn.fx_program import from_graph_module
+
+        try:  # its traced forward, when every operation in it is on fx_program's list
+            return from_graph_module(torch.fx.symbolic_trace(module), from_torch, state_names=())
+        except Exception:  # what cannot be converted is a TypeError, as for other modules
+            raise TypeError(str(err)) from None
+    fn = get_activation(act)
+    return _ArrayFunction(fn if fn is not None else (lambda x: x), type(module).__name__)
+
+
+def _cannot_convert(module: Any) -> str:
+    """The message for a module ``from_torch`` has no conversion for."""
+    kind = type(module).__name__
+    if type(module).__module__.startswith(("torch.nn.", "torch_geometric.")):
+        return (
+            f"from_torch: cannot convert {kind}: arraygnn has no layer for it (torch.nn: "
+            "Linear, BatchNorm1d, LayerNorm, Embedding, EmbeddingBag, LSTM, GRU, GRUCell, "
+            "MultiheadAttention, Sequential, ModuleList, ModuleDict, and parameter-free "
+            "modules such as Identity, Dropout and activations)"
+        )
+    names = [name for name, _ in module.named_children()][:3]
+    subs = ", ".join(f"from_pyg(model.{n})" for n in names) or "from_pyg(model.<submodule>)"
+    return (
+        f"from_pyg / from_torch: cannot convert {kind}: it is a custom torch.nn.Module and "
+        "arraygnn cannot read its forward(). Either convert its submodules "
+        f"({subs}, ...) and write the forward with arrays, or trace the model and pass the "
+        "GraphModule: from_pyg(torch_geometric.nn.fx.symbolic_trace(model)) "
+        "(torch.fx.symbolic_trace(model) for a model without PyG layers: it traces into "
+        "PyG's layers and fails there)"
+    )
 
 
 def _recurrent(lstm: Any, where: str, dtype: Any) -> Any:
@@ -1239,7 +1334,7 @@ def from_dgl(module: Any) -> Module:
         return _load(layer, module, "dgl")
     if kind == "SAGEConv":
         aggr = module._aggre_type
-        if aggr not in ("mean", "gcn", "pool"):
+        if aggr not in ("mean", "gcn", "pool", "lstm"):
             raise ValueError(f"from_dgl: SAGEConv aggregator {aggr!r} is not supported")
         has_bias = any(  # DGL >= 1.0: fc_self.bias; 0.8 / 0.9: bias; older: fc_neigh.bias
             getattr(owner, "bias", None) is not None
