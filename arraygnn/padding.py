@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -55,6 +55,7 @@ from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array, to_numpy
 
 __all__ = [
+    "FeatureDefaultValues",
     "SizeConstraints",
     "pad_to_total_sizes",
     "remove_padding",
@@ -484,11 +485,44 @@ def _pad_edge_set(
     )
 
 
+class FeatureDefaultValues(NamedTuple):
+    """TF-GNN's ``FeatureDefaultValues``: padding values by piece, for
+    ``pad_to_total_sizes(..., padding_values=)``; the same as the dict
+    ``{"context": context, "nodes/<set>": node_sets[set], "edges/<set>": edge_sets[set]}``.
+
+    >>> FeatureDefaultValues(node_sets={"paper": {"year": -1}}).node_sets
+    {'paper': {'year': -1}}
+    """
+
+    context: Mapping[str, Any] | None = None
+    node_sets: Mapping[str, Mapping[str, Any]] | None = None
+    edge_sets: Mapping[str, Mapping[str, Any]] | None = None
+
+
+def _flat_padding_values(values: FeatureDefaultValues) -> dict[str, Any]:
+    """``FeatureDefaultValues`` as the dict ``pad_to_total_sizes`` takes."""
+    out: dict[str, Any] = {}
+    if values.context is not None:
+        out["context"] = values.context
+    for field_name, prefix in (("node_sets", "nodes/"), ("edge_sets", "edges/")):
+        by_set = getattr(values, field_name)
+        if by_set is None:
+            continue
+        if not isinstance(by_set, Mapping):
+            raise TypeError(
+                f"pad_to_total_sizes: FeatureDefaultValues.{field_name} must map set names to "
+                f"{{feature: value}}, got {type(by_set).__name__}"
+            )
+        for name, feats in by_set.items():
+            out[f"{prefix}{name}"] = feats
+    return out
+
+
 def pad_to_total_sizes(
     graph: Any,
     constraints: SizeConstraints,
     *,
-    padding_values: Mapping[str, Mapping[str, Any]] | None = None,
+    padding_values: Mapping[str, Mapping[str, Any]] | FeatureDefaultValues | None = None,
     validate: bool = True,
 ) -> tuple[Any, Any]:
     """Pad a merged GraphTensor with padding components to exactly ``constraints``.
@@ -497,7 +531,9 @@ def pad_to_total_sizes(
       graph: a GraphTensor (scalar, merged: several components allowed).
       constraints: the target sizes; must name every node set and edge set of the graph.
       padding_values: optional ``{"context": {feature: v}, "nodes/<set>": {...},
-        "edges/<set>": {...}}`` scalars to pad features with instead of zeros.
+        "edges/<set>": {...}}`` scalars to pad features with instead of zeros, or the
+        same as TF-GNN's :class:`FeatureDefaultValues` ``(context=, node_sets=,
+        edge_sets=)``.
       validate: check :func:`satisfies_total_sizes` first (a clear ``ValueError`` listing
         every violated constraint); with ``False`` the caller guarantees it.
 
@@ -506,6 +542,8 @@ def pad_to_total_sizes(
       the real components (a context-level value: broadcast it to nodes or edges as needed).
     """
     _check_graph_tensor("pad_to_total_sizes", graph)
+    if isinstance(padding_values, FeatureDefaultValues):
+        padding_values = _flat_padding_values(padding_values)
     if padding_values is not None and not isinstance(padding_values, Mapping):
         raise TypeError(
             "pad_to_total_sizes: padding_values must be a dict {'context' / 'nodes/<set>' / "

@@ -36,6 +36,9 @@ from arraygnn.graph_tensor.checks import (
     check_scalar_graph_tensor,
     get_homogeneous_node_and_edge_set_name,
     graph_tensor_to_values,
+    is_dense_tensor,
+    is_graph_tensor,
+    is_ragged_tensor,
     reverse_tag,
     satisfies_size_constraints,
 )
@@ -64,6 +67,7 @@ from arraygnn.graph_tensor.graph_ops import (
 )
 from arraygnn.graph_tensor.homogeneous import homogeneous
 from arraygnn.graph_tensor.hyper_adjacency import (
+    AdjacencySpec,
     HyperAdjacency,
     HyperAdjacencySpec,
     HyperEdgeSetSpec,
@@ -151,6 +155,7 @@ __all__ = [
     "data_to_graph_tensor",
     "graph_tensor_to_batch",
     "graph_tensor_to_data",
+    "AdjacencySpec",
     "HyperAdjacency",
     "HyperAdjacencySpec",
     "HyperEdgeSetSpec",
@@ -166,6 +171,9 @@ __all__ = [
     "check_scalar_graph_tensor",
     "get_homogeneous_node_and_edge_set_name",
     "graph_tensor_to_values",
+    "is_dense_tensor",
+    "is_graph_tensor",
+    "is_ragged_tensor",
     "reverse_tag",
     "satisfies_size_constraints",
     "ValidationError",

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import to_numpy
+from arraygnn._namespace import is_array, to_numpy
 from arraygnn.graph_tensor.graph_ops import get_aux_type_prefix
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE, SOURCE, TARGET, GraphTensor
 from arraygnn.graph_tensor.ragged import Ragged
@@ -47,6 +47,9 @@ __all__ = [
     "satisfies_size_constraints",
     "assert_satisfies_size_constraints",
     "assert_satisfies_total_sizes",
+    "is_graph_tensor",
+    "is_dense_tensor",
+    "is_ragged_tensor",
 ]
 
 DEFAULT_STATE_NAME = HIDDEN_STATE
@@ -63,6 +66,22 @@ satisfies_size_constraints = satisfies_total_sizes
 """TF-GNN's older name of ``satisfies_total_sizes``."""
 assert_satisfies_size_constraints = assert_satisfies_total_sizes
 """TF-GNN's older name of ``assert_satisfies_total_sizes``."""
+
+
+def is_graph_tensor(value: Any) -> bool:
+    """True for a ``GraphTensor`` (TF-GNN's ``tfgnn.is_graph_tensor``; a spec is not one)."""
+    return isinstance(value, GraphTensor)
+
+
+def is_dense_tensor(value: Any) -> bool:
+    """True for a dense feature value: a NumPy or CuPy array (``tfgnn.is_dense_tensor``;
+    a Python list is not one)."""
+    return is_array(value)
+
+
+def is_ragged_tensor(value: Any) -> bool:
+    """True for a ragged feature value, a ``Ragged`` (``tfgnn.is_ragged_tensor``)."""
+    return isinstance(value, Ragged)
 
 
 def get_graph_tensor_spec(graph: Any) -> GraphTensorSpec:

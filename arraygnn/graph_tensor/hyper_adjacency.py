@@ -53,7 +53,7 @@ from arraygnn.graph_tensor.pieces import SOURCE, TARGET, Adjacency, _namespace_o
 from arraygnn.graph_tensor.ragged import Ragged
 from arraygnn.graph_tensor.spec import EdgeSetSpec, FeatureSpec, _frozen_features
 
-__all__ = ["HyperAdjacency", "HyperAdjacencySpec", "HyperEdgeSetSpec"]
+__all__ = ["HyperAdjacency", "HyperAdjacencySpec", "HyperEdgeSetSpec", "AdjacencySpec"]
 
 _PAIR = (SOURCE, TARGET)
 
@@ -330,6 +330,48 @@ class HyperAdjacencySpec:
 
     def __repr__(self) -> str:
         return f"HyperAdjacencySpec({dict(self._incident)})"
+
+
+class AdjacencySpec(HyperAdjacencySpec):
+    """TF-GNN's ``AdjacencySpec``: the source and target node set names of an ``Adjacency``
+    (``adjacency.spec``, ``edge_set_spec.adjacency_spec``). Equal only to another
+    ``AdjacencySpec`` (as TF-GNN, whose specs differ in type from hyper-adjacency ones).
+
+    >>> AdjacencySpec.from_incident_node_sets("a", "b").target_name
+    'b'
+    """
+
+    __slots__ = ()
+
+    def __init__(self, source_name: str, target_name: str) -> None:
+        super().__init__({SOURCE: source_name, TARGET: target_name})
+
+    @classmethod
+    def from_incident_node_sets(  # type: ignore[override]
+        cls, source_node_set: str, target_node_set: str, index_spec: Any = None
+    ) -> AdjacencySpec:
+        """TF-GNN's constructor; ``index_spec`` is accepted and ignored (index dtypes are
+        not part of arraygnn specs)."""
+        return cls(source_node_set, target_node_set)
+
+    @property
+    def source_name(self) -> str:
+        return self._incident[SOURCE]
+
+    @property
+    def target_name(self) -> str:
+        return self._incident[TARGET]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AdjacencySpec) and dict(self._incident) == dict(other._incident)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return AdjacencySpec, (self.source_name, self.target_name)
+
+    def __repr__(self) -> str:
+        return f"AdjacencySpec(source_name={self.source_name!r}, target_name={self.target_name!r})"
 
 
 class HyperEdgeSetSpec(EdgeSetSpec):

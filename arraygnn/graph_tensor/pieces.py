@@ -205,16 +205,57 @@ def _batched_feature(value: Any, totals: Any, batch_size: int, where: str) -> Ra
     return value
 
 
+_INT32 = np.iinfo(np.int32)
+
+
+def _from_python(value: Any, where: str) -> Any:
+    """A Python list / tuple feature as the NumPy array ``tf.convert_to_tensor`` would make:
+    Python floats -> float32, ints -> int32 (int64 when a value does not fit), bools ->
+    bool, str -> a NumPy str array, bytes -> a NumPy bytes array; a list of NumPy scalars
+    or arrays keeps their dtype. Anything else is returned as is.
+
+    RULE: a nested list of unequal lengths (a ragged value) raises: TF-GNN's ``from_fields``
+          does not take one either; build it with ``Ragged.from_list``.
+    """
+    if not isinstance(value, (list, tuple)):
+        return value
+    try:
+        arr = np.array(value)
+    except ValueError:  # NumPy >= 1.24 refuses ragged nested lists
+        arr = None
+    if arr is None or arr.dtype == object:
+        raise ValueError(
+            f"{where}: a nested list of unequal lengths is a ragged value; pass "
+            "Ragged.from_list(...) (or a NumPy array)"
+        )
+    leaf = value
+    while isinstance(leaf, (list, tuple)) and len(leaf):
+        leaf = leaf[0]
+    if isinstance(leaf, np.generic) or not isinstance(leaf, (int, float, list, tuple)):
+        return arr  # NumPy scalars / arrays in a list keep their dtype
+    if arr.dtype.kind == "f":
+        return arr.astype(np.float32)
+    if arr.dtype.kind in "iu" and (
+        arr.size == 0 or (int(arr.min()) >= _INT32.min and int(arr.max()) <= _INT32.max)
+    ):
+        return arr.astype(np.int32)
+    return arr
+
+
 def _frozen_features(features: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
+    """A new dict of the features; Python lists / tuples become NumPy arrays as TF-GNN's
+    ``from_fields`` converts them (see :func:`_from_python`)."""
     if features is None:
         return {}
     if not isinstance(features, Mapping):
         raise TypeError(f"{where}: features must be a mapping name -> array")
-    for k in features:
+    out = {}
+    for k, v in features.items():
         if not isinstance(k, str):
             raise TypeError(f"{where}: feature names must be str, got {k!r}")
         check_feature_name(k, where)
-    return dict(features)
+        out[k] = _from_python(v, f"{where}, feature {k!r}")
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,6 +378,14 @@ class _Piece(_SlotsPickle):
         if self._rank == 0:
             return int(self._sizes.shape[0])
         return self._sizes.row_lengths()
+
+    @property
+    def total_num_components(self) -> int:
+        """Components in all graphs (TF-GNN's ``total_num_components``): an int, the
+        number of entries of ``sizes`` (for a scalar piece, ``num_components``)."""
+        self._known_sizes()
+        vals = self._sizes.values if self._rank else self._sizes
+        return int(vals.shape[0])
 
     @property
     def rank(self) -> int:
@@ -569,6 +618,13 @@ class Adjacency(_SlotsPickle):
             SOURCE: (self._source_name, self._source),
             TARGET: (self._target_name, self._target),
         }
+
+    @property
+    def spec(self) -> Any:
+        """TF-GNN's ``adjacency.spec``: an ``AdjacencySpec`` (the node set names)."""
+        from arraygnn.graph_tensor.hyper_adjacency import AdjacencySpec
+
+        return AdjacencySpec(self._source_name, self._target_name)
 
     # generic hooks used by EdgeSet / GraphTensor; HyperAdjacency overrides them
     def _roles(self) -> tuple[tuple[int, str], ...]:
@@ -812,6 +868,12 @@ class GraphTensor(_SlotsPickle):
         return self._num_components
 
     @property
+    def total_num_components(self) -> int:
+        """Components in all graphs of a batch (TF-GNN's ``total_num_components``): an int,
+        ``num_components`` for a scalar graph, its sum for a batch."""
+        return self._context.total_num_components
+
+    @property
     def rank(self) -> int:
         """0 for a scalar graph, 1 for a batch of graphs."""
         return self._rank
@@ -910,6 +972,55 @@ class GraphTensor(_SlotsPickle):
         g._rank = context.rank
         g._num_components = context.num_components
         return g
+
+    def _index_arrays(self) -> list[Any]:
+        """Every ``sizes`` array and adjacency index array (a Ragged's values)."""
+        out = [self._context.sizes]
+        out += [p.sizes for p in self._node_sets.values()]
+        for p in self._edge_sets.values():
+            out.append(p.sizes)
+            out += [i for _, i in p.adjacency.get_indices_dict().values()]
+        return [v.values if isinstance(v, Ragged) else v for v in out]
+
+    @property
+    def indices_dtype(self) -> np.dtype:
+        """TF-GNN's ``indices_dtype``: the dtype of the sizes and adjacency indices (arraygnn
+        lets them differ; then the one that holds them all, ``np.result_type``)."""
+        return np.result_type(*(v.dtype for v in self._index_arrays()))
+
+    def with_indices_dtype(self, dtype: Any) -> GraphTensor:
+        """TF-GNN's ``with_indices_dtype``: the same graph with every ``sizes`` and adjacency
+        index array cast to ``dtype`` (int32 or int64; ``ValueError`` when int32 cannot hold
+        a total size). Features are shared, not copied."""
+        dtype = np.dtype(dtype)
+        if dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+            raise ValueError(f"with_indices_dtype: dtype must be int32 or int64, got {dtype}")
+        if dtype == np.int32:
+            limit = int(np.iinfo(np.int32).max)
+            pieces = [("context", self._context)]
+            pieces += [(f"node set {n!r}", p) for n, p in self._node_sets.items()]
+            pieces += [(f"edge set {n!r}", p) for n, p in self._edge_sets.items()]
+            for where, p in pieces:
+                if max(p.total_size, p.total_num_components) > limit:
+                    raise ValueError(f"with_indices_dtype: {where} is too large for int32")
+
+        def cast(v: Any) -> Any:
+            if isinstance(v, Ragged):
+                return Ragged(cast(v.values), v.row_splits, validate=False)
+            return v if v.dtype == dtype else v.astype(dtype)
+
+        ctx = Context.from_fields(features=self._context.features, sizes=cast(self._context.sizes))
+        nodes = {
+            n: NodeSet.from_fields(sizes=cast(p.sizes), features=p.features)
+            for n, p in self._node_sets.items()
+        }
+        edges = {
+            n: EdgeSet.from_fields(
+                sizes=cast(p.sizes), adjacency=p.adjacency._mapped(cast), features=p.features
+            )
+            for n, p in self._edge_sets.items()
+        }
+        return GraphTensor.from_pieces(ctx, nodes, edges, validate=False)
 
     def merge_batch_to_components(self) -> GraphTensor:
         """Merge a batched graph (rank 1) into one scalar graph whose components are the

@@ -125,6 +125,11 @@ class ContextSpec(_ThawedPickle):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ContextSpec) and _eq_maps(self.features, other.features)
 
+    @property
+    def features_spec(self) -> Mapping[str, FeatureSpec]:
+        """TF-GNN's name of :attr:`features`."""
+        return self.features
+
     def __repr__(self) -> str:
         return f"ContextSpec(features={dict(self.features)})"
 
@@ -140,6 +145,11 @@ class NodeSetSpec(_ThawedPickle):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NodeSetSpec) and _eq_maps(self.features, other.features)
+
+    @property
+    def features_spec(self) -> Mapping[str, FeatureSpec]:
+        """TF-GNN's name of :attr:`features`."""
+        return self.features
 
     def __repr__(self) -> str:
         return f"NodeSetSpec(features={dict(self.features)})"
@@ -166,6 +176,19 @@ class EdgeSetSpec(_ThawedPickle):
     def _ends(self) -> str:
         """The incident node sets, for messages (HyperEdgeSetSpec: every tag's)."""
         return f"{self.source_name!r} -> {self.target_name!r}"
+
+    @property
+    def features_spec(self) -> Mapping[str, FeatureSpec]:
+        """TF-GNN's name of :attr:`features`."""
+        return self.features
+
+    @property
+    def adjacency_spec(self) -> Any:
+        """TF-GNN's ``adjacency_spec``: an ``AdjacencySpec`` with ``source_name``,
+        ``target_name`` and ``node_set_name(tag)``."""
+        from arraygnn.graph_tensor.hyper_adjacency import AdjacencySpec
+
+        return AdjacencySpec(self.source_name, self.target_name)
 
     def __repr__(self) -> str:
         return (
@@ -197,6 +220,21 @@ class GraphTensorSpec(_ThawedPickle):
         )
 
     __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def context_spec(self) -> ContextSpec:
+        """TF-GNN's name of :attr:`context`."""
+        return self.context
+
+    @property
+    def node_sets_spec(self) -> Mapping[str, NodeSetSpec]:
+        """TF-GNN's name of :attr:`node_sets`."""
+        return self.node_sets
+
+    @property
+    def edge_sets_spec(self) -> Mapping[str, EdgeSetSpec]:
+        """TF-GNN's name of :attr:`edge_sets`."""
+        return self.edge_sets
 
     def differences(self, other: GraphTensorSpec) -> list[str]:
         """Human-readable list of what differs from ``other`` (empty when equal)."""

@@ -66,6 +66,9 @@ __all__ = [
     "create_graph_spec_from_schema",
     "create_schema_from_graph_spec",
     "check_graph_conforms",
+    "create_graph_spec_from_schema_pb",
+    "create_schema_pb_from_graph_spec",
+    "check_compatible_with_schema_pb",
     "DTYPES",
 ]
 
@@ -925,6 +928,41 @@ def check_graph_conforms(graph: Any, schema_or_spec: Any) -> None:
             features(f"{kind} {n!r}", have[n].features, want[n].features)
     if problems:
         raise ValueError("graph does not conform: " + "; ".join(problems))
+
+
+def create_graph_spec_from_schema_pb(schema: GraphSchema, indices_dtype: Any = None) -> Any:
+    """TF-GNN's name of :func:`create_graph_spec_from_schema`; ``indices_dtype`` is accepted
+    and ignored (index dtypes are not part of arraygnn specs)."""
+    del indices_dtype
+    return create_graph_spec_from_schema(schema)
+
+
+def create_schema_pb_from_graph_spec(graph: Any) -> GraphSchema:
+    """TF-GNN's name of :func:`create_schema_from_graph_spec` (a graph or its spec)."""
+    return create_schema_from_graph_spec(graph)
+
+
+def check_compatible_with_schema_pb(graph: Any, schema: GraphSchema) -> None:
+    """TF-GNN's ``check_compatible_with_schema_pb``: ``ValueError`` unless ``graph`` (a
+    GraphTensor or its spec) is scalar, has a single graph component (checked for a
+    GraphTensor; a spec does not record it) and :func:`check_graph_conforms` to ``schema``
+    (the message lists every difference)."""
+    from types import SimpleNamespace
+
+    from arraygnn.graph_tensor.checks import check_scalar_graph_tensor
+    from arraygnn.graph_tensor.spec import GraphTensorSpec
+
+    name = "check_compatible_with_schema_pb()"
+    check_scalar_graph_tensor(graph, name)
+    if not isinstance(graph, GraphTensorSpec) and graph.num_components != 1:
+        raise ValueError(
+            f"{name} requires scalar GraphTensor with a single graph component, got a "
+            f"scalar GraphTensor with {graph.num_components} components."
+        )
+    try:
+        check_graph_conforms(SimpleNamespace(spec=getattr(graph, "spec", graph)), schema)
+    except ValueError as err:
+        raise ValueError(f"Graph is not compatible with the graph schema: {err}") from None
 
 
 def _check_descriptor_fields() -> None:  # keep dataclasses and descriptors in step

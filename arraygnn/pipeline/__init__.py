@@ -33,8 +33,12 @@ from arraygnn.pipeline.readout_features import (
     ReadoutNamedIntoFeature,
     StructuredReadoutIntoFeature,
     add_readout_from_first_node,
+    context_readout_into_feature,
+    readout_named,
     readout_named_into_feature,
     structured_readout_into_feature,
+    validate_graph_tensor_for_readout,
+    validate_graph_tensor_spec_for_readout,
 )
 
 __all__ = [
@@ -46,8 +50,12 @@ __all__ = [
     "ReadoutNamedIntoFeature",
     "StructuredReadoutIntoFeature",
     "add_readout_from_first_node",
+    "context_readout_into_feature",
+    "readout_named",
     "readout_named_into_feature",
     "structured_readout_into_feature",
+    "validate_graph_tensor_for_readout",
+    "validate_graph_tensor_spec_for_readout",
     "FilterWithSummary",
     "GraphBatchLoader",
     "MapFeatures",

@@ -58,13 +58,36 @@ class ParseSingleExample:
 
 class PadToTotalSizes:
     """``PadToTotalSizes(sizes_constraints, validate=True)(graph)`` ->
-    ``(padded_graph, mask)``: :func:`arraygnn.padding.pad_to_total_sizes`."""
+    ``(padded_graph, mask)``: :func:`arraygnn.padding.pad_to_total_sizes`.
 
-    def __init__(self, sizes_constraints: Any, *, validate: bool = True) -> None:
+    As TF-GNN's layer: ``return_mask=False`` returns the padded graph alone, and
+    ``mask_output_feature_name="m"`` also stores the mask as the context feature ``"m"``.
+    """
+
+    def __init__(
+        self,
+        sizes_constraints: Any,
+        *,
+        return_mask: bool = True,
+        mask_output_feature_name: str | None = None,
+        validate: bool = True,
+    ) -> None:
+        if mask_output_feature_name is not None and not isinstance(mask_output_feature_name, str):
+            raise TypeError(
+                "PadToTotalSizes: mask_output_feature_name must be a str or None, got "
+                f"{mask_output_feature_name!r}"
+            )
         self.sizes_constraints = sizes_constraints
+        self.return_mask = bool(return_mask)
+        self.mask_output_feature_name = mask_output_feature_name
         self.validate = validate
 
-    def __call__(self, graph: Any) -> tuple[Any, Any]:
+    def __call__(self, graph: Any) -> Any:
         from arraygnn.padding import pad_to_total_sizes
 
-        return pad_to_total_sizes(graph, self.sizes_constraints, validate=self.validate)
+        padded, mask = pad_to_total_sizes(graph, self.sizes_constraints, validate=self.validate)
+        if self.mask_output_feature_name is not None:
+            context = padded.context.get_features_dict()
+            context[self.mask_output_feature_name] = mask
+            padded = padded.replace_features(context=context)
+        return (padded, mask) if self.return_mask else padded

@@ -23,20 +23,38 @@ RULE: the graph must be scalar (rank 0); the input graph is never modified.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from arraygnn._namespace import get_namespace
 from arraygnn.graph_tensor.broadcast_pool import _check_graph
+from arraygnn.graph_tensor.checks import check_scalar_graph_tensor
 from arraygnn.graph_tensor.graph_ops import _first_nodes
-from arraygnn.graph_tensor.pieces import Adjacency, EdgeSet, GraphTensor, NodeSet
+from arraygnn.graph_tensor.pieces import (
+    EDGES,
+    NODES,
+    SOURCE,
+    TARGET,
+    Adjacency,
+    EdgeSet,
+    GraphTensor,
+    NodeSet,
+)
 from arraygnn.pipeline.readout import (
+    _READOUT_NAME,
     READOUT,
     SHADOW,
     StructuredReadout,
     _readout_edge_sets,
     structured_readout,
+    to_list,
 )
 
 __all__ = [
+    "readout_named",
+    "validate_graph_tensor_spec_for_readout",
+    "validate_graph_tensor_for_readout",
+    "context_readout_into_feature",
     "structured_readout_into_feature",
     "readout_named_into_feature",
     "add_readout_from_first_node",
@@ -48,6 +66,195 @@ __all__ = [
 
 #: TF-GNN's older name of :class:`~arraygnn.pipeline.StructuredReadout`.
 ReadoutNamed = StructuredReadout
+
+#: TF-GNN's older name of :func:`~arraygnn.pipeline.structured_readout`.
+readout_named = structured_readout
+
+
+def _readout_edge_set_map(
+    spec: Any, required_keys: Sequence[str] | None, readout_node_set: str
+) -> dict[str, dict[tuple[str, str], str]]:
+    """TF-GNN's ``get_validated_edge_set_map_for_readout``: ``{key: {(NODES or EDGES,
+    set name): readout edge set name}}`` after checking the readout structure of ``spec``
+    (a scalar ``GraphTensorSpec``). ``ValueError`` for a malformed structure, ``KeyError``
+    for a missing required key (TF-GNN's messages and exception types)."""
+    if not _READOUT_NAME.fullmatch(readout_node_set):
+        raise ValueError(
+            "Malformed name of readout_node_set. Expected '_readout' or "
+            "'_readout:'+tag, where tag consists of letters, digits and "
+            f"underscores; got '{readout_node_set}'."
+        )
+    if readout_node_set not in spec.node_sets:
+        raise ValueError(
+            f"GraphTensor lacks auxiliary node set '{readout_node_set}'. "
+            f"Existing node sets are: {', '.join(spec.node_sets)}"
+        )
+    out: dict[str, dict[tuple[str, str], str]] = {}
+    prefix = f"{readout_node_set}/"
+    for name, es in spec.edge_sets.items():
+        if not name.startswith(prefix):
+            continue
+        match = re.fullmatch(r"(?P<key>\w+)(/.+)?", name[len(prefix) :])
+        if match is None:
+            raise ValueError(f"Malformed auxiliary edge set name: '{name}'")
+        key = match["key"]
+        adjacency = es.adjacency_spec
+        target = adjacency.node_set_name(TARGET)
+        if target != readout_node_set:
+            raise ValueError(
+                f"Malformed auxiliary edge set '{name}': Expected target "
+                f"node set '{readout_node_set}' but found '{target}'."
+            )
+        source = adjacency.node_set_name(SOURCE)
+        if source.startswith(SHADOW):
+            where = (EDGES, source[len(SHADOW) :])
+            if where[1] not in spec.edge_sets:
+                raise ValueError(
+                    f"GraphTensor lacks edge set '{where[1]}' referenced by "
+                    f"auxiliary edge set '{name}'"
+                )
+        else:
+            where = (NODES, source)
+        by_set = out.setdefault(key, {})
+        if where in by_set:
+            raise ValueError(
+                f"Duplicate readout edge set from {where[0]} '{where[1]}': "
+                f"'{name}' vs '{by_set[where]}'"
+            )
+        by_set[where] = name
+    if required_keys is not None:
+        missing = [k for k in required_keys if k not in out]
+        if missing:
+            raise KeyError(
+                f"Unknown readout keys {missing}: No edge sets found with "
+                f"name prefix '{readout_node_set}/{missing[0]}' and so on."
+            )
+    elif not out:
+        raise ValueError(
+            f"Found node set '{readout_node_set}' but no edge sets for readout into it"
+        )
+    return out
+
+
+def validate_graph_tensor_spec_for_readout(
+    graph_spec: Any,
+    required_keys: Sequence[str] | None = None,
+    *,
+    readout_node_set: str = READOUT,
+) -> None:
+    """Check that ``graph_spec`` (a scalar ``GraphTensorSpec``, or a graph for its spec)
+    has a well-formed readout structure for :func:`~arraygnn.pipeline.structured_readout`:
+    the node set ``readout_node_set``, edge sets ``"<readout_node_set>/<key>[/<suffix>]"``
+    into it (at most one per key and source set; a ``"_shadow/<edge set>"`` source names an
+    existing edge set) and, if given, every key of ``required_keys`` (TF-GNN's function).
+
+    Raises ``ValueError`` for a malformed structure (or a batched graph), ``KeyError`` for a
+    missing required key, as TF-GNN. Only names are checked: for the indices, call
+    :func:`validate_graph_tensor_for_readout`.
+    """
+    spec = getattr(graph_spec, "spec", graph_spec)
+    check_scalar_graph_tensor(spec, "validate_graph_tensor_spec_for_readout()")
+    _readout_edge_set_map(spec, required_keys, readout_node_set)
+
+
+def validate_graph_tensor_for_readout(
+    graph: GraphTensor,
+    required_keys: Sequence[str] | None = None,
+    *,
+    readout_node_set: str = READOUT,
+) -> GraphTensor:
+    """All checks of :func:`validate_graph_tensor_spec_for_readout`, then the values, as
+    TF-GNN: for each key of ``required_keys`` (default: every key the graph has) the target
+    indices of each of its edge sets are strictly increasing and together are exactly
+    ``0 .. readout nodes - 1``, and each ``"_shadow/<edge set>"`` node set has the sizes of
+    its edge set. Returns ``graph`` unchanged; raises ``ValueError`` (TF-GNN raises
+    ``InvalidArgumentError`` for the values) or ``KeyError`` for a missing key.
+    """
+    op = "validate_graph_tensor_for_readout()"
+    _check_graph(graph, op)
+    edge_set_map = _readout_edge_set_map(graph.spec, required_keys, readout_node_set)
+    readout_size = graph.node_sets[readout_node_set].total_size
+    keys = list(required_keys) if required_keys is not None else list(edge_set_map)
+    for key in keys:
+        targets = []
+        for name in edge_set_map[key].values():
+            t = graph.edge_sets[name].adjacency.target
+            xp = get_namespace(t)
+            if int(t.shape[0]) > 1 and not bool(xp.all(t[:-1] < t[1:])):
+                raise ValueError(f"{op}: Not strictly sorted by target: '{name}'")
+            targets.append(t)
+        xp = get_namespace(*targets)
+        found = xp.sort(xp.concatenate(targets))
+        if int(found.shape[0]) != readout_size or not bool(
+            xp.all(found == xp.arange(readout_size, dtype=found.dtype))
+        ):
+            raise ValueError(
+                f"{op}: Target indices not equal to range(readout_size) for readout key "
+                f"{key!r}: got {to_list(found)[:100]}, readout_size {readout_size}"
+            )
+        for kind, set_name in edge_set_map[key]:
+            if kind != EDGES:
+                continue
+            shadow = SHADOW + set_name
+            have, want = graph.node_sets[shadow].sizes, graph.edge_sets[set_name].sizes
+            if to_list(have) != to_list(want):
+                raise ValueError(
+                    f"{op}: Shadow node set '{shadow}' does not have the same sizes as "
+                    f"shadowed edge set '{set_name}': {to_list(have)} vs {to_list(want)}"
+                )
+    return graph
+
+
+def context_readout_into_feature(
+    graph: GraphTensor,
+    *,
+    feature_name: str,
+    new_feature_name: str | None = None,
+    remove_input_feature: bool = False,
+    overwrite: bool = False,
+    readout_node_set: str = READOUT,
+) -> GraphTensor:
+    """Copy the context feature ``feature_name`` to ``readout_node_set`` as
+    ``new_feature_name`` (default ``feature_name``): TF-GNN's
+    ``tfgnn.experimental.context_readout_into_feature``.
+
+    ``readout_node_set`` is created with one node per component; an existing one must
+    have exactly that. An existing feature of that name there raises unless
+    ``overwrite=True``; ``remove_input_feature=True`` removes it from the context.
+    """
+    op = "context_readout_into_feature()"
+    _check_graph(graph, op)
+    new_feature_name = new_feature_name or feature_name
+    context = graph.context.get_features_dict()
+    if feature_name not in context:
+        raise ValueError(
+            f"{op}: the context has no feature {feature_name!r} (has {sorted(context)})"
+        )
+    value = context.pop(feature_name) if remove_input_feature else context[feature_name]
+    sizes = graph.context.sizes
+    nodes = dict(graph.node_sets)
+    if readout_node_set in nodes:
+        have = nodes[readout_node_set].sizes
+        if have.shape != sizes.shape or bool(get_namespace(have).any(have != 1)):
+            raise ValueError(
+                f"{op}: existing node set {readout_node_set!r} must have one node per "
+                f"component, has sizes {to_list(have)}"
+            )
+        out = nodes[readout_node_set].get_features_dict()
+    else:
+        out = {}
+    if not overwrite and new_feature_name in out:
+        raise ValueError(
+            f"{op}: feature {new_feature_name!r} already exists on node set "
+            f"{readout_node_set!r}; pass overwrite=True to discard the old value"
+        )
+    out[new_feature_name] = value
+    nodes[readout_node_set] = NodeSet.from_fields(sizes=sizes, features=out)
+    return GraphTensor.from_pieces(
+        context=graph.context.replace_features(context),
+        node_sets=nodes,
+        edge_sets=graph.edge_sets,
+    )
 
 
 def structured_readout_into_feature(

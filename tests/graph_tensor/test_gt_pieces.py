@@ -173,8 +173,8 @@ def test_size_mismatches():
         NodeSet.from_fields(sizes=np.array([-1]))
     with pytest.raises(TypeError, match=r"sizes must have an integer dtype"):
         NodeSet.from_fields(sizes=np.array([1.0]))
-    with pytest.raises(TypeError, match=r"feature 'x'.*got list"):
-        NodeSet.from_fields(sizes=np.array([1]), features={"x": [1]})
+    with pytest.raises(TypeError, match=r"feature 'x'.*got dict"):  # lists convert (s9)
+        NodeSet.from_fields(sizes=np.array([1]), features={"x": {"a": 1}})
     with pytest.raises(ValueError, match=r"1-D integer array"):
         Adjacency.from_indices(source=("a", np.array([0.0])), target=("a", np.array([0.0])))
     with pytest.raises(ValueError, match=r"context: sizes must all be 1"):

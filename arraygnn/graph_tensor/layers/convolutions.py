@@ -325,7 +325,10 @@ class SimpleConv(AnyToAnyConvolutionBase):
         parts = [call.sender_edge_input, call.sender_node_input, call.receiver_input]
         if all(p is None for p in parts):
             raise ValueError(f"{call.where}: no inputs (all input features are None)")
-        messages = self._factored_messages(call)
+        try:
+            messages = self._factored_messages(call)
+        except ValueError as err:  # a later layer of message_fn does not fit
+            raise _message_fn_error(call, err) from err
         if messages is None:
             inputs = []
             if call.sender_edge_input is not None:
@@ -334,7 +337,11 @@ class SimpleConv(AnyToAnyConvolutionBase):
                 inputs.append(call.broadcast_from_sender_node(call.sender_node_input))
             if call.receiver_input is not None:
                 inputs.append(call.broadcast_from_receiver(call.receiver_input))
-            messages = self.message_fn(self._combine(inputs, call.where))
+            combined = self._combine(inputs, call.where)
+            try:
+                messages = self.message_fn(combined)
+            except ValueError as err:
+                raise _message_fn_error(call, err, combined) from err
         return call.pool_to_receiver(messages, reduce_type=self.reduce_type)
 
     def _combine(self, inputs: list[Any], where: str) -> Any:
@@ -402,6 +409,13 @@ class SimpleConv(AnyToAnyConvolutionBase):
             f"reduce_type={self.reduce_type!r}, combine_type={self.combine_type!r}, "
             f"receiver_tag={self.receiver_tag!r}"
         )
+
+
+def _message_fn_error(call: ConvolutionCall, err: ValueError, inputs: Any = None) -> ValueError:
+    """``err`` of ``message_fn`` (e.g. a ``Linear`` of the wrong width) restated with the
+    convolution and the set it was called on (``call.where``) and the input width."""
+    width = "" if inputs is None else f" (combined input of shape {tuple(inputs.shape)})"
+    return ValueError(f"{call.where}: message_fn{width} failed: {err}")
 
 
 def _location(edge_set_name: Any, node_set_name: Any, where: str) -> dict[str, Any]:
