@@ -289,6 +289,8 @@ PUBLIC = {
         "EdgePooling",
         "EdgePredictor",
         "EdgeWeightNorm",
+        "Embedding",
+        "EmbeddingBag",
         "EquilibriumAggregation",
         "FAConv",
         "FastRGCNConv",

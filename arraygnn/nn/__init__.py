@@ -89,6 +89,7 @@ if TYPE_CHECKING:  # what the lazy table below provides, for type checkers and e
     from arraygnn.nn.egat_conv import EGATConv
     from arraygnn.nn.egnn_conv import EGNNConv
     from arraygnn.nn.egt_layer import EGTLayer
+    from arraygnn.nn.embedding import Embedding, EmbeddingBag
     from arraygnn.nn.encoding import PositionalEncoding, TemporalEncoding
     from arraygnn.nn.fa_conv import FAConv
     from arraygnn.nn.feast_conv import FeaStConv
@@ -314,6 +315,7 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "arraygnn.nn.egat_conv": ("EGATConv",),
     "arraygnn.nn.egnn_conv": ("EGNNConv",),
     "arraygnn.nn.egt_layer": ("EGTLayer",),
+    "arraygnn.nn.embedding": ("Embedding", "EmbeddingBag"),
     "arraygnn.nn.encoding": ("PositionalEncoding", "TemporalEncoding"),
     "arraygnn.nn.fa_conv": ("FAConv",),
     "arraygnn.nn.feast_conv": ("FeaStConv",),
@@ -481,6 +483,8 @@ _LAZY.update(
 
 __all__ = [
     "aggr",
+    "Embedding",
+    "EmbeddingBag",
     "Aggregation",
     "DeepSetsAggregation",
     "DegreeScalerAggregation",
