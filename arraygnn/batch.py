@@ -325,6 +325,11 @@ class Batch(Data):
         ptr = self._store.get("ptr")
         return None if ptr is None else int(ptr.shape[0]) - 1
 
+    @property
+    def batch_size(self) -> int | None:
+        """Alias of :attr:`num_graphs` (PyG's ``Batch.batch_size``)."""
+        return self.num_graphs
+
     def get_example(self, idx: int) -> Data:
         """The ``idx``-th graph, exactly as it was collated (views where possible)."""
         g = self.num_graphs

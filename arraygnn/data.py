@@ -133,6 +133,28 @@ class Data:
         """A new dict of the values (the values themselves are shared)."""
         return dict(self._store)
 
+    @classmethod
+    def from_dict(cls, mapping: Mapping[str, Any]) -> Data:
+        """PyG's ``Data.from_dict``: ``cls(**mapping)`` (the inverse of :meth:`to_dict`;
+        the values are shared)."""
+        if not isinstance(mapping, Mapping):
+            raise TypeError(
+                f"{cls.__name__}.from_dict: mapping must be a mapping of attribute names to "
+                f"values, got {type(mapping).__name__}"
+            )
+        return cls(**mapping)
+
+    @property
+    def stores(self) -> list[Any]:
+        """PyG's ``stores``: ``[self]`` (a ``Data`` is its one store: ``keys()``,
+        ``items()``, item and attribute access)."""
+        return [self]
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether some value is a CuPy array (or a CUDA torch tensor), as PyG's."""
+        return any(_on_gpu(value) for value in self._store.values())
+
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
@@ -220,6 +242,34 @@ class Data:
         for key, value in self._store.items():
             if is_array(value):
                 out._store[key] = fn(value)
+        return out
+
+    def contiguous(self, *args: str) -> Data:
+        """A new object whose arrays (those named in ``args``, else all) are C-contiguous
+        (PyG's ``contiguous``; arrays already so are shared, absent names ignored)."""
+        out = self.copy()
+        for key, value in self._store.items():
+            if is_array(value) and (not args or key in args):
+                out._store[key] = _contiguous(value)
+        return out
+
+    def concat(self, data: Data) -> Data:
+        """PyG's ``concat``: a new object with every value of ``self`` and ``data`` (the
+        same keys) joined: arrays along their ``__cat_dim__`` (``edge_index`` NOT
+        increased: this is no batch), lists appended, ``num_nodes`` / ``num_edges`` added.
+        Other values (scalars, strings) are a ``TypeError``, as in PyG."""
+        where = f"{type(self).__name__}.concat"
+        if not isinstance(data, Data):
+            raise TypeError(f"{where}: data must be a Data, got {type(data).__name__}")
+        mine, theirs = set(self._store), set(data._store)
+        if mine != theirs:
+            raise ValueError(
+                f"{where}: both objects need the same keys; only in self: "
+                f"{sorted(mine - theirs)}, only in data: {sorted(theirs - mine)}"
+            )
+        out = self.copy()
+        for key, value in self._store.items():
+            out._store[key] = _joined(where, key, value, data._store[key], self.__cat_dim__)
         return out
 
     def to(self, device: str) -> Data:
@@ -490,6 +540,43 @@ class Data:
     def __repr__(self) -> str:
         body = ", ".join(f"{k}={_describe(v)}" for k, v in self._store.items())
         return f"{type(self).__name__}({body})"
+
+
+def _on_gpu(value: Any) -> bool:
+    from arraygnn._namespace import is_cupy_array, is_torch_tensor
+
+    return is_cupy_array(value) or (is_torch_tensor(value) and bool(value.is_cuda))
+
+
+def _contiguous(value: Any) -> Any:
+    """``value`` if C-contiguous, else a C-contiguous copy (0-d arrays stay 0-d)."""
+    if value.flags.c_contiguous:
+        return value
+    return get_namespace(value).ascontiguousarray(value)
+
+
+def _joined(where: str, key: str, value: Any, other: Any, cat_dim: Callable) -> Any:
+    """One value of PyG's ``concat`` (:meth:`Data.concat`)."""
+    if key in ("num_nodes", "num_edges"):
+        return value + other
+    if isinstance(value, list):
+        return value + list(other)
+    if is_array(value):
+        dim = cat_dim(key, value)
+        if dim is None:
+            raise ValueError(
+                f"{where}: key {key!r} has __cat_dim__ None (stacked along a new dimension); "
+                "concat joins along an existing one"
+            )
+        try:
+            xp = get_namespace(value, other)
+            return xp.concatenate([value, other], axis=dim)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{where}: key {key!r}: {err}") from None
+    raise TypeError(
+        f"{where}: key {key!r} holds a {type(value).__name__}; only arrays, lists and "
+        "num_nodes / num_edges are concatenated (as PyG)"
+    )
 
 
 def _width(value: Any) -> int:

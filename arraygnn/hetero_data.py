@@ -57,6 +57,8 @@ class _MissingKey(KeyError, AttributeError):
 
 
 def _type_name(key: StoreKey) -> str:
+    if key is None:  # the graph-level store of HeteroData.stores
+        return "the graph level"
     return f"node type {key!r}" if isinstance(key, str) else f"edge type {key!r}"
 
 
@@ -328,6 +330,88 @@ class HeteroData:
     def edge_items(self) -> list[tuple[EdgeType, EdgeStore]]:
         return list(self._edges.items())
 
+    @property
+    def stores(self) -> list[_Store]:
+        """PyG's ``stores``: the graph-level store (a live view of the graph-level
+        attributes), then the node stores, then the edge stores."""
+        glob = _Store(None, self)
+        object.__setattr__(glob, "_mapping", self._global)
+        return [glob, *self._nodes.values(), *self._edges.values()]
+
+    @property
+    def num_node_features(self) -> dict[NodeType, int]:
+        """``{node_type: width of x}`` (0 without ``x``), as PyG's."""
+        from arraygnn.data import _width
+
+        return {t: _width(s._mapping.get("x")) for t, s in self._nodes.items()}
+
+    @property
+    def num_features(self) -> dict[NodeType, int]:
+        """:attr:`num_node_features` (PyG's alias)."""
+        return self.num_node_features
+
+    @property
+    def num_edge_features(self) -> dict[EdgeType, int]:
+        """``{edge_type: width of edge_attr}`` (0 without it), as PyG's."""
+        from arraygnn.data import _width
+
+        return {t: _width(s._mapping.get("edge_attr")) for t, s in self._edges.items()}
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether some value of some store is a CuPy array (or a CUDA torch tensor)."""
+        from arraygnn.data import _on_gpu
+
+        return any(_on_gpu(v) for store in self.stores for v in store._mapping.values())
+
+    def to_dict(self) -> dict[Any, Any]:
+        """PyG's layout: ``{'_global_store': {...}, node_type: {...}, edge_type: {...}}``
+        (new dicts, the values shared); :meth:`from_dict` reads it back."""
+        out: dict[Any, Any] = {"_global_store": dict(self._global)}
+        for t, store in chain(self._nodes.items(), self._edges.items()):
+            out[t] = store.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, mapping: Mapping[Any, Any]) -> HeteroData:
+        """PyG's ``HeteroData.from_dict``: ``'_global_store'`` the graph-level values, a
+        string key a node type, a ``(src, rel, dst)`` key an edge type."""
+        where = f"{cls.__name__}.from_dict"
+        if not isinstance(mapping, Mapping):
+            raise TypeError(f"{where}: mapping must be a mapping, got {type(mapping).__name__}")
+        out = cls()
+        for key, value in mapping.items():
+            if not isinstance(value, Mapping):
+                raise TypeError(
+                    f"{where}: the value of {key!r} must be a mapping of attribute names to "
+                    f"values, got {type(value).__name__}"
+                )
+            if key == "_global_store":
+                for name, v in value.items():
+                    setattr(out, name, v)
+            elif isinstance(key, str):
+                out.get_node_store(key).update(value)
+            elif isinstance(key, tuple) and len(key) == 3:
+                out.get_edge_store(*key).update(value)
+            else:
+                raise TypeError(
+                    f"{where}: key {key!r} is neither '_global_store', a node type (str) nor "
+                    "an edge type (src, rel, dst)"
+                )
+        return out
+
+    def contiguous(self, *args: str) -> HeteroData:
+        """A new object whose arrays (those named in ``args``, else all) are C-contiguous,
+        in every store (PyG's ``contiguous``; absent names ignored)."""
+        from arraygnn.data import _contiguous
+
+        out = self.copy()
+        for store in out.stores:
+            for key, value in store._mapping.items():
+                if is_array(value) and (not args or key in args):
+                    store._mapping[key] = _contiguous(value)
+        return out
+
     def metadata(self) -> tuple[list[NodeType], list[EdgeType]]:
         """``(node_types, edge_types)``, as PyG's (the input of HeteroConv-style models)."""
         return self.node_types, self.edge_types
@@ -422,7 +506,13 @@ class HeteroData:
         if glob is not None and key in glob:
             return glob[key]
         if glob is not None and key.endswith("_dict") and len(key) > 5:
-            return self.collect(key[:-5])
+            try:
+                return self.collect(key[:-5])
+            except _MissingKey:  # name the attribute asked for, not only the collected key
+                raise _MissingKey(
+                    f"'{type(self).__name__}' object has no attribute {key!r} (and no node or "
+                    f"edge type holds {key[:-5]!r} for data.{key})"
+                ) from None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute {key!r}")
 
     def __setattr__(self, key: str, value: Any) -> None:

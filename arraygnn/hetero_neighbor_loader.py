@@ -101,6 +101,8 @@ class HeteroNeighborLoader(NeighborLoader):
             when edge stores do (both or neither: ``ValueError``, as PyG). It is sliced
             into the batches like ``node_attrs`` / ``edge_attrs`` unless excluded.
         transform: applied to every batch before it is yielded (PyG's ``transform``).
+        directed / ``**kwargs``: PyG's ``directed`` and torch ``DataLoader`` keywords, as
+            for a ``Data``.
 
     A seed repeated in one batch keeps all its positions among the input type's first
     ``batch_size`` nodes, each with the first copy's first-hop edges (as the homogeneous
@@ -134,8 +136,12 @@ class HeteroNeighborLoader(NeighborLoader):
         temporal_strategy: str = "uniform",
         time_attr: str | None = None,
         transform: Callable[[Any], Any] | None = None,
+        directed: bool = True,
+        **kwargs: Any,
     ) -> None:
         self.transform = check_transform(transform)
+        # torch DataLoader keywords and PyG's directed, as NeighborLoader (neighbor_loader.py)
+        seed = self._torch_args(_WHERE, kwargs, directed, seed, batch_size, shuffle, drop_last)
         from arraygnn._remote_backend import resolve_hetero
         from arraygnn.graph.core import Graph
         from arraygnn.hetero_data import HeteroData

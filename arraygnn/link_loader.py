@@ -33,7 +33,15 @@ import numpy as np
 
 from arraygnn._namespace import is_array
 from arraygnn.neighbor_loader import check_transform
-from arraygnn.node_loader import Filter, _set, _xp, batches, check_sampler, order_args
+from arraygnn.node_loader import (
+    Filter,
+    _set,
+    _xp,
+    batches,
+    check_sampler,
+    loader_len,
+    order_args,
+)
 from arraygnn.sampler.base import BaseSampler, EdgeSamplerInput, NegativeSampling
 
 __all__ = ["LinkLoader"]
@@ -168,8 +176,7 @@ class LinkLoader:
         self.transform = check_transform(transform)
         self.transform_sampler_output = check_transform(transform_sampler_output)
         self.filter_per_worker, self.custom_cls = filter_per_worker, custom_cls
-        self.batch_size, self.shuffle, self.drop_last, seed = order_args(_WHERE, kwargs)
-        self._rng = np.random.default_rng(seed)
+        order_args(self, _WHERE, kwargs)
         excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label", "edge_label_time")
         self._filter = Filter(_WHERE, data, node_attrs, edge_attrs, excluded)
         if neg_sampling_ratio is not None and neg_sampling_ratio != 0.0:
@@ -200,12 +207,11 @@ class LinkLoader:
         )
 
     def __len__(self) -> int:
-        count = int(self.input_data.row.shape[0])
-        return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
+        return loader_len(self, int(self.input_data.row.shape[0]))
 
     def __iter__(self) -> Iterator[Any]:
         count = int(self.input_data.row.shape[0])
-        for positions in batches(count, self.batch_size, self.shuffle, self.drop_last, self._rng):
+        for positions in batches(self, _WHERE, count):
             yield self(positions)
 
     def __call__(self, index: Any) -> Any:

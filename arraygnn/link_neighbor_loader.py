@@ -47,8 +47,16 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._loader_args import (
+    epoch_batches,
+    num_batches,
+)
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.neighbor_loader import _NeighborSampling, check_transform, hetero_class
+from arraygnn.neighbor_loader import (
+    _NeighborSampling,
+    check_transform,
+    hetero_class,
+)
 from arraygnn.utils.negative_sampling import (
     _MAX_IDS,
     directed_ids,
@@ -269,8 +277,12 @@ class LinkNeighborLoader(_NeighborSampling):
     times, then set to the earliest node (PyG's fallback, which may not be a true
     negative).
 
-    Not provided (PyG has them): weighted neighbour and negative sampling, ``transform``,
-    worker processes. Differences: the negatives are true negatives (see the module notes), and
+    ``directed`` and torch ``DataLoader`` keywords (``**kwargs``): as
+    :class:`~arraygnn.neighbor_loader.NeighborLoader`; positions from ``sampler`` /
+    ``batch_sampler`` index the label edges.
+
+    Not provided (PyG has them): weighted neighbour and negative sampling, worker
+    processes. Differences: the negatives are true negatives (see the module notes), and
     giving both ``neg_sampling`` and ``neg_sampling_ratio`` is an error (PyG lets the ratio
     win). ``len(loader)`` is the number of batches per epoch. Like PyG, the label edges are
     not removed from the graph the neighbourhoods are sampled from.
@@ -321,10 +333,13 @@ class LinkNeighborLoader(_NeighborSampling):
         temporal_strategy: str = "uniform",
         time_attr: str | None = None,
         transform: Callable[[Any], Any] | None = None,
+        directed: bool = True,
+        **kwargs: Any,
     ) -> None:
         self.transform = check_transform(transform)
         _check_label_time(edge_label_time, time_attr)
         excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label", "edge_label_time")
+        seed = self._torch_args(_WHERE, kwargs, directed, seed, batch_size, shuffle, drop_last)
         super().__init__(
             _WHERE, data, num_neighbors, batch_size, shuffle, drop_last, replace,
             subgraph_type, seed, node_attrs, edge_attrs, excluded, disjoint,
@@ -428,16 +443,17 @@ class LinkNeighborLoader(_NeighborSampling):
 
     def __len__(self) -> int:
         count = int(self.edge_label_index.shape[1])
-        return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
+        return num_batches(count, self.batch_size, self.drop_last, *self._samplers())
 
     def __iter__(self) -> Iterator[Any]:
         count = int(self.edge_label_index.shape[1])
-        order = self._rng.permutation(count) if self.shuffle else np.arange(count)
-        stop = (count // self.batch_size) * self.batch_size if self.drop_last else count
         xp = self.graph._xp()
-        for start in range(0, stop, self.batch_size):
-            positions = xp.asarray(order[start : start + self.batch_size])
-            batch = self._batch(positions)
+        chunks = epoch_batches(
+            type(self).__name__, count, self.batch_size, self.shuffle, self.drop_last,
+            self._rng, *self._samplers(),
+        )  # fmt: skip
+        for chunk in chunks:
+            batch = self._batch(xp.asarray(chunk))
             yield batch if self.transform is None else self.transform(batch)
 
     def _negatives(self, xp: Any, count: int, src: Any = None) -> tuple[Any, Any]:

@@ -24,10 +24,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from arraygnn._lazy import attach
+from arraygnn._loader_args import (
+    TORCH_HOW_DEFAULTS,
+    check_samplers,
+    epoch_batches,
+    epoch_rng,
+    num_batches,
+    torch_loader_args,
+)
 from arraygnn.batch import Batch
 from arraygnn.dataset import PackedDataset
 from arraygnn.link_neighbor_loader import LinkNeighborLoader
-from arraygnn.neighbor_loader import NeighborLoader
+from arraygnn.neighbor_loader import (
+    NeighborLoader,
+)
 
 if TYPE_CHECKING:  # the loaders re-exported lazily at the end of this module
     from arraygnn.cached_loader import CachedLoader
@@ -99,6 +109,18 @@ class DataLoader:
         batch_sampler: an iterable of position lists, one per batch (e.g.
             :class:`~arraygnn.dynamic_batch_sampler.DynamicBatchSampler`); not with
             ``batch_size`` other than 1, ``shuffle``, ``sampler`` or ``drop_last``.
+        **kwargs: torch ``DataLoader``'s other keywords, as PyG's loader passes them on:
+            ``generator`` (the shuffling stream, instead of ``seed``: a
+            ``numpy.random.Generator``, or a ``torch.Generator``, which gives torch's own
+            order, the same batches as PyG's ``DataLoader`` with that generator); and,
+            checked as torch checks them, the ones that change how batches are made, not
+            what they hold: ``num_workers > 0`` turns on the prefetch thread
+            (``num_workers * prefetch_factor`` batches ahead, ``prefetch_factor`` 2 by
+            default) unless ``prefetch`` is given; ``pin_memory``,
+            ``persistent_workers``, ``worker_init_fn`` (never called: no worker
+            processes), ``timeout``, ``multiprocessing_context``, ``pin_memory_device``,
+            ``in_order`` and ``filter_per_worker`` have no effect. ``collate_fn`` /
+            ``dataset`` are dropped, as PyG drops them; any other keyword is a ``TypeError``.
 
     RULE: every graph appears exactly once per epoch (once at most with ``drop_last``),
           unless a ``sampler`` / ``batch_sampler`` says otherwise.
@@ -116,6 +138,7 @@ class DataLoader:
         prefetch: int = 0,
         sampler: Iterable[Any] | None = None,
         batch_sampler: Iterable[Any] | None = None,
+        **kwargs: Any,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
             raise TypeError(f"DataLoader: batch_size must be an int, got {batch_size!r}")
@@ -132,19 +155,16 @@ class DataLoader:
                 "DataLoader: dataset must be a PackedDataset or a sequence of Data, "
                 f"got {type(dataset).__name__}"
             )
-        for name, value in (("sampler", sampler), ("batch_sampler", batch_sampler)):
-            if value is not None and not isinstance(value, Iterable):
-                raise TypeError(f"DataLoader: {name} must be iterable, got {value!r}")
-        if sampler is not None and shuffle:
-            raise ValueError("DataLoader: sampler is mutually exclusive with shuffle")
-        if batch_sampler is not None and (
-            batch_size != 1 or shuffle or sampler is not None or drop_last
-        ):
-            raise ValueError(
-                "DataLoader: batch_sampler is mutually exclusive with batch_size, shuffle, "
-                "sampler and drop_last"
-            )
+        kwargs.update(sampler=sampler, batch_sampler=batch_sampler)
+        opts = torch_loader_args("DataLoader", kwargs)  # torch's keywords, checked
+        check_samplers("DataLoader", sampler, batch_sampler, batch_size, shuffle, drop_last)
+        for name in TORCH_HOW_DEFAULTS:
+            setattr(self, name, opts[name])
+        if prefetch == 0 and self.num_workers > 0:  # torch's workers: the prefetch thread
+            factor = 2 if self.prefetch_factor is None else self.prefetch_factor
+            prefetch = self.num_workers * factor
         self.sampler, self.batch_sampler = sampler, batch_sampler
+        self.generator = opts["generator"]
         self.dataset = dataset
         self.batch_size = int(batch_size)
         self.shuffle = bool(shuffle)
@@ -153,27 +173,18 @@ class DataLoader:
         self.drop_last = bool(drop_last)
         self.seed = seed
         self.prefetch = int(prefetch)
-        self._rng = np.random.default_rng(seed)
+        self._rng = epoch_rng("DataLoader", seed, self.generator)
 
     def __len__(self) -> int:
-        if self.batch_sampler is not None:
-            return len(self.batch_sampler)  # type: ignore[arg-type]
-        n = len(self.dataset) if self.sampler is None else len(self.sampler)  # type: ignore
-        if self.drop_last:
-            return n // self.batch_size
-        return -(-n // self.batch_size)
+        return num_batches(
+            len(self.dataset), self.batch_size, self.drop_last, self.sampler, self.batch_sampler
+        )
 
     def _batches_of_indices(self) -> list[np.ndarray]:
-        if self.batch_sampler is not None:
-            return [np.asarray(list(b), dtype=np.int64) for b in self.batch_sampler]
-        if self.sampler is not None:
-            order = np.asarray(list(self.sampler), dtype=np.int64)
-        else:
-            n = len(self.dataset)
-            order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-        n = int(order.shape[0])
-        stop = (n // self.batch_size) * self.batch_size if self.drop_last else n
-        return [order[i : i + self.batch_size] for i in range(0, stop, self.batch_size)]
+        return epoch_batches(
+            type(self).__name__, len(self.dataset), self.batch_size, self.shuffle,
+            self.drop_last, self._rng, self.sampler, self.batch_sampler,
+        )  # fmt: skip
 
     def _make(self, idx: np.ndarray) -> Batch:
         if isinstance(self.dataset, PackedDataset):

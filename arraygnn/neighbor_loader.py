@@ -49,6 +49,16 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._loader_args import (
+    TORCH_HOW_DEFAULTS,
+    _check_int,
+    check_directed,
+    check_samplers,
+    epoch_batches,
+    epoch_rng,
+    num_batches,
+    torch_loader_args,
+)
 from arraygnn._namespace import is_array
 
 __all__ = ["NeighborLoader"]
@@ -80,14 +90,6 @@ def check_transform(transform: Any) -> Any:
     if transform is not None and not callable(transform):
         raise TypeError(f"transform must be callable, got {type(transform).__name__}")
     return transform
-
-
-def _check_int(where: str, name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{where}: {name} must be an int, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{where}: {name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 class _NeighborSampling:
@@ -189,6 +191,26 @@ class _NeighborSampling:
         self._sample_seed = int(self._rng.integers(2**63 - 1))
         self._sample_rng: Any = None
         self._local: Any = None  # the id map, made on the first batch and reused
+
+    def _torch_args(
+        self, where: str, kwargs: dict, directed: Any, seed: Any, batch_size: Any,
+        shuffle: Any, drop_last: Any,
+    ) -> Any:  # fmt: skip
+        """torch ``DataLoader`` keywords (:func:`torch_loader_args`) and PyG's ``directed``,
+        checked and kept as attributes; returns the epoch stream (:func:`epoch_rng`), given
+        on as ``seed`` (``default_rng`` hands a ``Generator`` back unaltered)."""
+        opts = torch_loader_args(where, kwargs)
+        check_directed(where, directed)
+        sampler, batch_sampler = opts["sampler"], opts["batch_sampler"]
+        check_samplers(where, sampler, batch_sampler, batch_size, shuffle, drop_last)
+        for name in TORCH_HOW_DEFAULTS:  # no effect: batches are made on demand, here
+            setattr(self, name, opts[name])
+        self.sampler, self.batch_sampler = sampler, batch_sampler
+        self.generator = opts["generator"]
+        return epoch_rng(where, seed, opts["generator"])
+
+    def _samplers(self) -> tuple[Any, Any]:
+        return getattr(self, "sampler", None), getattr(self, "batch_sampler", None)
 
     def _temporal_setup(
         self, where: str, data: Any, disjoint: Any, strategy: Any, time_attr: Any
@@ -404,6 +426,17 @@ class NeighborLoader(_NeighborSampling):
             ``input_time``). Temporal sampling is always disjoint, as PyG's.
         transform: applied to every batch before it is yielded (PyG's ``transform``,
             e.g. an :mod:`arraygnn.transforms` transform).
+        directed: PyG's deprecated argument: ``True`` (the default); ``False`` means PyG's
+            ``subgraph_type='induced'``, not provided (``ValueError``).
+        **kwargs: torch ``DataLoader`` keywords (:func:`torch_loader_args`): ``generator``
+            (the epoch order instead of ``seed``; a ``torch.Generator`` gives torch's own
+            order, and seeds the sampling from its ``initial_seed()``), ``sampler`` /
+            ``batch_sampler`` (positions into ``input_nodes``, torch's exclusions) are
+            honoured; ``num_workers``, ``pin_memory``, ``persistent_workers``,
+            ``prefetch_factor``, ``worker_init_fn``, ``timeout``,
+            ``multiprocessing_context``, ``filter_per_worker`` & co. are checked as torch
+            checks them and have no effect (each batch is made on demand, in the calling
+            thread); any other keyword is a ``TypeError``.
 
     Seeds repeated in one batch keep their positions among the first ``batch_size`` nodes
     (``n_id`` repeats them): their neighbourhood is sampled once and every copy gets its
@@ -465,9 +498,12 @@ class NeighborLoader(_NeighborSampling):
         temporal_strategy: str = "uniform",
         time_attr: str | None = None,
         transform: Callable[[Any], Any] | None = None,
+        directed: bool = True,
+        **kwargs: Any,
     ) -> None:
         self.transform = check_transform(transform)
         where = "NeighborLoader"
+        seed = self._torch_args(where, kwargs, directed, seed, batch_size, shuffle, drop_last)
         super().__init__(
             where, data, num_neighbors, batch_size, shuffle, drop_last, replace,
             subgraph_type, seed, node_attrs, edge_attrs, exclude_keys, disjoint,
@@ -513,16 +549,17 @@ class NeighborLoader(_NeighborSampling):
 
     def __len__(self) -> int:
         count = int(self.input_nodes.shape[0])
-        return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
+        return num_batches(count, self.batch_size, self.drop_last, *self._samplers())
 
     def __iter__(self) -> Iterator[Any]:
         count = int(self.input_nodes.shape[0])
-        order = self._rng.permutation(count) if self.shuffle else np.arange(count)
-        stop = (count // self.batch_size) * self.batch_size if self.drop_last else count
         xp = self.graph._xp()
-        for start in range(0, stop, self.batch_size):
-            positions = xp.asarray(order[start : start + self.batch_size])
-            batch = self._batch(positions)
+        chunks = epoch_batches(
+            type(self).__name__, count, self.batch_size, self.shuffle, self.drop_last,
+            self._rng, *self._samplers(),
+        )  # fmt: skip
+        for chunk in chunks:
+            batch = self._batch(xp.asarray(chunk))
             yield batch if self.transform is None else self.transform(batch)
 
     def _batch(self, positions: Any) -> Any:

@@ -39,8 +39,21 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._loader_args import (
+    TORCH_HOW_DEFAULTS,
+    check_samplers,
+    epoch_batches,
+    epoch_rng,
+    num_batches,
+    torch_loader_args,
+)
 from arraygnn._namespace import is_array
-from arraygnn.neighbor_loader import _DEFAULT_EDGE, _DEFAULT_NODE, _check_int, check_transform
+from arraygnn.neighbor_loader import (
+    _DEFAULT_EDGE,
+    _DEFAULT_NODE,
+    _check_int,
+    check_transform,
+)
 from arraygnn.sampler.base import (
     BaseSampler,
     HeteroSamplerOutput,
@@ -251,26 +264,38 @@ def check_sampler(where: str, sampler: Any, method: str) -> Any:
     return sampler
 
 
-def order_args(where: str, kwargs: dict) -> tuple[int, bool, bool, Any]:
-    """``(batch_size, shuffle, drop_last, seed)`` from the torch ``DataLoader`` keywords
-    (``num_workers`` & co. are accepted and unused: batches are made in this process)."""
+def order_args(loader: Any, where: str, kwargs: dict) -> None:
+    """Set ``loader``'s ``batch_size`` / ``shuffle`` / ``drop_last``, its epoch stream
+    ``_rng`` (``seed`` or torch's ``generator``), ``sampler`` / ``batch_sampler`` and the
+    torch ``DataLoader`` keywords that change nothing here (batches are made in this
+    process, on demand), all from ``kwargs``
+    (:func:`~arraygnn.neighbor_loader.torch_loader_args`)."""
     batch_size = _check_int(where, "batch_size", kwargs.pop("batch_size", 1), 1)
     shuffle, drop_last = bool(kwargs.pop("shuffle", False)), bool(kwargs.pop("drop_last", False))
     seed = kwargs.pop("seed", None)
-    for name in ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor",
-                 "timeout", "worker_init_fn", "dataset", "collate_fn"):  # fmt: skip
-        kwargs.pop(name, None)
-    if kwargs:
-        raise TypeError(f"{where}: unexpected keyword argument(s) {sorted(kwargs)}")
-    return batch_size, shuffle, drop_last, seed
+    opts = torch_loader_args(where, kwargs)
+    check_samplers(where, opts["sampler"], opts["batch_sampler"], batch_size, shuffle, drop_last)
+    for name in TORCH_HOW_DEFAULTS:
+        if name != "filter_per_worker":  # NodeLoader's / LinkLoader's own argument
+            setattr(loader, name, opts[name])
+    loader.batch_size, loader.shuffle, loader.drop_last = batch_size, shuffle, drop_last
+    loader.sampler, loader.batch_sampler = opts["sampler"], opts["batch_sampler"]
+    loader.generator = opts["generator"]
+    loader._rng = epoch_rng(where, seed, opts["generator"])
 
 
-def batches(count: int, batch_size: int, shuffle: bool, drop_last: bool, rng: Any) -> Iterator:
+def loader_len(loader: Any, count: int) -> int:
+    """Batches per epoch of a loader set up by :func:`order_args`."""
+    return num_batches(count, loader.batch_size, loader.drop_last, loader.sampler,
+                       loader.batch_sampler)  # fmt: skip
+
+
+def batches(loader: Any, where: str, count: int) -> list:
     """The positions of one epoch's batches (PyG's torch ``DataLoader`` over ``range``)."""
-    order = rng.permutation(count) if shuffle else np.arange(count)
-    stop = (count // batch_size) * batch_size if drop_last else count
-    for start in range(0, stop, batch_size):
-        yield order[start : start + batch_size]
+    return epoch_batches(
+        where, count, loader.batch_size, loader.shuffle, loader.drop_last, loader._rng,
+        loader.sampler, loader.batch_sampler,
+    )  # fmt: skip
 
 
 def _input_nodes(where: str, data: Any, input_nodes: Any, input_id: Any) -> tuple:
@@ -319,6 +344,12 @@ class NodeLoader:
         transform_sampler_output: applied to every sampler output before filtering.
         filter_per_worker / custom_cls: accepted for PyG's signature and unused (no worker
             processes, no remote stores).
+        ``**kwargs``: torch ``DataLoader``'s ``batch_size`` / ``shuffle`` / ``drop_last``,
+            ``generator`` (shuffling: a ``torch.Generator`` gives torch's own order) and
+            ``sampler`` / ``batch_sampler`` (over the input positions), honoured; its other
+            keywords (``num_workers``, ``pin_memory``, ...) checked as torch checks them and
+            without effect (batches are made on demand in this process); ``seed`` for
+            shuffling (not with ``generator``).
         input_id: the input nodes' ids handed to the sampler (default: their positions,
             or the node ids for a mask, as PyG).
         batch_size / shuffle / drop_last: torch ``DataLoader``'s; ``seed`` for shuffling.
@@ -353,8 +384,7 @@ class NodeLoader:
         self.transform = check_transform(transform)
         self.transform_sampler_output = check_transform(transform_sampler_output)
         self.filter_per_worker, self.custom_cls = filter_per_worker, custom_cls
-        self.batch_size, self.shuffle, self.drop_last, seed = order_args(where, kwargs)
-        self._rng = np.random.default_rng(seed)
+        order_args(self, where, kwargs)
         self._filter = Filter(where, data, node_attrs, edge_attrs, exclude_keys)
         input_type, nodes, input_id = _input_nodes(where, data, input_nodes, input_id)
         if input_time is not None:
@@ -367,12 +397,11 @@ class NodeLoader:
         self.input_data = NodeSamplerInput(input_id, nodes, input_time, input_type)
 
     def __len__(self) -> int:
-        count = int(self.input_data.node.shape[0])
-        return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
+        return loader_len(self, int(self.input_data.node.shape[0]))
 
     def __iter__(self) -> Iterator[Any]:
         count = int(self.input_data.node.shape[0])
-        for positions in batches(count, self.batch_size, self.shuffle, self.drop_last, self._rng):
+        for positions in batches(self, self._where, count):
             yield self(positions)
 
     def __call__(self, index: Any) -> Any:
