@@ -269,7 +269,7 @@ def order_args(loader: Any, where: str, kwargs: dict) -> None:
     ``_rng`` (``seed`` or torch's ``generator``), ``sampler`` / ``batch_sampler`` and the
     torch ``DataLoader`` keywords that change nothing here (batches are made in this
     process, on demand), all from ``kwargs``
-    (:func:`~arraygnn.neighbor_loader.torch_loader_args`)."""
+    (:func:`~arraygnn._loader_args.torch_loader_args`)."""
     batch_size = _check_int(where, "batch_size", kwargs.pop("batch_size", 1), 1)
     shuffle, drop_last = bool(kwargs.pop("shuffle", False)), bool(kwargs.pop("drop_last", False))
     seed = kwargs.pop("seed", None)
