@@ -49,6 +49,8 @@ class ClusterLoader(DataLoader):
         batch_size: parts per batch (>= 1).
         shuffle / drop_last / seed / prefetch / sampler / batch_sampler: as
             :class:`~arraygnn.loader.DataLoader` (positions are part ids).
+        **kwargs: torch ``DataLoader`` keywords (``num_workers``, ``generator``, ...), as
+            :class:`~arraygnn.loader.DataLoader` takes them.
     """
 
     def __init__(
@@ -62,6 +64,7 @@ class ClusterLoader(DataLoader):
         prefetch: int = 0,
         sampler: Iterable[Any] | None = None,
         batch_sampler: Iterable[Any] | None = None,
+        **kwargs: Any,
     ) -> None:
         if not isinstance(cluster_data, ClusterData):
             raise TypeError(
@@ -76,6 +79,7 @@ class ClusterLoader(DataLoader):
             drop_last=drop_last,
             seed=seed,
             prefetch=prefetch,
+            **kwargs,
             sampler=sampler,
             batch_sampler=batch_sampler,
         )

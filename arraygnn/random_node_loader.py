@@ -45,6 +45,8 @@ class RandomNodeLoader(DataLoader):
         node_attrs / edge_attrs / graph_attrs: a ``Data``'s arrays by level (see above);
             not used for a ``HeteroData`` (its stores say it).
         drop_last / seed / prefetch: as :class:`~arraygnn.loader.DataLoader`.
+        **kwargs: torch ``DataLoader`` keywords (``num_workers``, ``generator``, ...), as
+            :class:`~arraygnn.loader.DataLoader` takes them.
     """
 
     def __init__(
@@ -59,6 +61,7 @@ class RandomNodeLoader(DataLoader):
         drop_last: bool = False,
         seed: int | None = None,
         prefetch: int = 0,
+        **kwargs: Any,
     ) -> None:
         from arraygnn.interop._handoff import is_data_like
         from arraygnn.neighbor_loader import _check_int
@@ -105,6 +108,7 @@ class RandomNodeLoader(DataLoader):
             drop_last=drop_last,
             seed=seed,
             prefetch=prefetch,
+            **kwargs,
         )
 
     def _batches_of_indices(self) -> list[Any]:  # type: ignore[override]

@@ -62,6 +62,8 @@ class ShaDowKHopSampler(DataLoader):
         replace: draw with replacement.
         batch_size / shuffle / drop_last / seed / prefetch: as
             :class:`~arraygnn.loader.DataLoader`, over the roots.
+        **kwargs: torch ``DataLoader`` keywords (``num_workers``, ``generator``, ...), as
+            :class:`~arraygnn.loader.DataLoader` takes them.
         node_attrs / edge_attrs / graph_attrs: the arrays by level (see above).
     """
 
@@ -81,6 +83,7 @@ class ShaDowKHopSampler(DataLoader):
         node_attrs: Iterable[str] | None = None,
         edge_attrs: Iterable[str] | None = None,
         graph_attrs: Iterable[str] = (),
+        **kwargs: Any,
     ) -> None:
         from arraygnn.interop._handoff import is_data_like
         from arraygnn.neighbor_loader import _check_int
@@ -121,6 +124,7 @@ class ShaDowKHopSampler(DataLoader):
             drop_last=drop_last,
             seed=seed,
             prefetch=prefetch,
+            **kwargs,
         )
         self._sample_rng = np.random.default_rng(self._rng.integers(2**63 - 1))
 

@@ -49,6 +49,8 @@ class ZipLoader(DataLoader):
             loader of :mod:`arraygnn.loader` has).
         batch_size / shuffle / drop_last / seed / prefetch: the positions' chunks, as
             :class:`~arraygnn.loader.DataLoader`.
+        **kwargs: torch ``DataLoader`` keywords (``num_workers``, ``generator``, ...), as
+            :class:`~arraygnn.loader.DataLoader` takes them.
     """
 
     def __init__(
@@ -59,6 +61,7 @@ class ZipLoader(DataLoader):
         drop_last: bool = False,
         seed: int | None = None,
         prefetch: int = 0,
+        **kwargs: Any,
     ) -> None:
         if isinstance(loaders, (str, bytes)) or not isinstance(loaders, Sequence) or not loaders:
             raise TypeError(
@@ -81,6 +84,7 @@ class ZipLoader(DataLoader):
             drop_last=drop_last,
             seed=seed,
             prefetch=prefetch,
+            **kwargs,
         )
 
     def _make(self, idx: np.ndarray) -> tuple[Any, ...]:  # type: ignore[override]

@@ -365,3 +365,30 @@ def test_hetero_unknown_attribute_errors_are_clear():
     with pytest.raises(AttributeError, match="no attribute 'frobnicate'"):
         ours.frobnicate()
     assert sorted(ours.x_dict) == ["a", "b"]
+
+
+def test_dataloader_subclasses_take_torch_keywords():
+    """ClusterLoader, RandomNodeLoader, ShaDowKHopSampler and ZipLoader pass torch's
+    DataLoader keywords up: same batches with num_workers / pin_memory as without."""
+    from arraygnn.data import Data
+    from arraygnn.loader import NeighborLoader, RandomNodeLoader, ShaDowKHopSampler, ZipLoader
+
+    rng = np.random.default_rng(0)
+    ei = rng.integers(0, 20, size=(2, 60))
+    data = Data(x=rng.standard_normal((20, 3)).astype(np.float32), edge_index=ei)
+    extra = dict(num_workers=2, pin_memory=True, persistent_workers=True)
+    makers = [
+        lambda **kw: RandomNodeLoader(data, num_parts=4, shuffle=True, seed=1, **kw),
+        lambda **kw: ShaDowKHopSampler(data, 2, 3, batch_size=5, seed=1, **kw),
+        lambda **kw: ZipLoader(
+            [NeighborLoader(data, [2], batch_size=4, seed=1)], batch_size=4, seed=1, **kw
+        ),
+    ]
+    for make in makers:
+        plain, loader = list(make()), list(make(**extra))
+        assert len(plain) == len(loader) > 0
+        first = loader[0][0] if isinstance(loader[0], tuple) else loader[0]
+        want = plain[0][0] if isinstance(plain[0], tuple) else plain[0]
+        assert np.array_equal(first.x, want.x)
+    with pytest.raises(TypeError, match="no_such"):
+        RandomNodeLoader(data, num_parts=2, no_such=1)
