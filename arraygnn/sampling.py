@@ -29,7 +29,13 @@ import numpy as np
 from arraygnn._ids import unique_ids
 from arraygnn._namespace import repeat_counts
 from arraygnn.graph.core import EID, NID, Graph, _as_ids, _check_range, check_graph
-from arraygnn.graph.subgraph import _gather_frame, _ids_for, _per_type, to_block
+from arraygnn.graph.subgraph import (
+    _gather_frame,
+    _ids_for,
+    _one_id_as_list,
+    _per_type,
+    to_block,
+)
 from arraygnn.random_walks import node2vec_random_walk, pack_traces, random_walk
 
 __all__ = [
@@ -142,9 +148,10 @@ def sample_neighbors(
     """A frontier graph with every node of ``g`` and ``fanout`` sampled in-edges (out-edges
     with ``edge_dir='out'``) per seed.
 
-    ``nodes`` are seed ids (or ``{ntype: ids}``): destination nodes for ``'in'``, source
-    nodes for ``'out'``; ``fanout`` an int or ``{etype: int}`` naming every edge type
-    (``-1`` = all edges). ``prob`` names an edge feature of non-negative unnormalised
+    ``nodes`` are seed ids (an array, a list, one int, or ``{ntype: ids or int}``, as DGL;
+    an empty dict raises): destination nodes for ``'in'``, source nodes for ``'out'``;
+    ``fanout`` an int or ``{etype: int}`` naming every edge type (``-1`` = all edges).
+    ``prob`` names an edge feature of non-negative unnormalised
     probabilities (relations without it are sampled uniformly, as DGL): edges of
     probability 0 are never drawn, a seed with at most ``fanout`` positive edges keeps
     them all (``replace=False``), else ``fanout`` are drawn one after another in
@@ -213,12 +220,23 @@ def _edge_dir(edge_dir: Any, where: str) -> str:
 
 
 def _seeds(g: Graph, nodes: Any, side: str, where: str) -> dict[Any, Any]:
-    given = _per_type(g, nodes, where, g.ntypes)
+    """Seed ids as ``{ntype: ids}`` from ids, an int, a list or ``{ntype: ids or int}``
+    (DGL's forms); an empty dict raises ``ValueError``, as DGL."""
+    if isinstance(nodes, Mapping) and not nodes:
+        raise ValueError(
+            f"{where}: got an empty dict of seed nodes; pass {{ntype: empty ids}} instead"
+        )
+    given = _per_type(g, _one_id_as_list(nodes, f"{where}: nodes"), where, g.ntypes)
     counts = g._num_dst if side == "dst" else g._num_src
     for t in given:
         g._ntype(t, side)
     return {
-        t: _ids_for(g, ids, counts[t], f"{where}: seed nodes of type {t!r}")
+        t: _ids_for(
+            g,
+            _one_id_as_list(ids, f"{where}: seed nodes of type {t!r}"),
+            counts[t],
+            f"{where}: seed nodes of type {t!r}",
+        )
         for t, ids in given.items()
     }
 

@@ -98,7 +98,13 @@ from arraygnn.graph.structure import (
     remove_edges,
     remove_nodes,
 )
-from arraygnn.graph.subgraph import edge_subgraph, node_subgraph, to_block
+from arraygnn.graph.subgraph import (
+    edge_subgraph,
+    edge_type_subgraph,
+    node_subgraph,
+    node_type_subgraph,
+    to_block,
+)
 from arraygnn.graph.svd_pe import svd_pe
 from arraygnn.graph.to_heterogeneous import to_heterogeneous
 from arraygnn.graph.transform import (
@@ -147,6 +153,8 @@ __all__ = [
     "NodeBatch",
     "node_subgraph",
     "edge_subgraph",
+    "node_type_subgraph",
+    "edge_type_subgraph",
     "to_block",
     "in_subgraph",
     "out_subgraph",

@@ -287,6 +287,55 @@ class Graph:
     def is_homogeneous(self) -> bool:
         return len(self._srctypes) == 1 and len(self._rels) <= 1 and not self._is_block
 
+    def to_canonical_etype(self, etype: Any) -> Canonical:
+        """DGL's ``g.to_canonical_etype``: the ``(src_type, etype, dst_type)`` triple of an
+        edge type name (``None``: the only edge type). Unlike DGL, a triple is checked to be
+        an edge type of the graph (``KeyError``) instead of being returned unchecked."""
+        return self._rel(etype).canonical
+
+    def get_etype_id(self, etype: Any = None) -> int:
+        """DGL's ``g.get_etype_id``: the position of ``etype`` in :attr:`canonical_etypes`
+        (``None``: the only edge type, id 0)."""
+        return list(self._rels).index(self._rel(etype).canonical)
+
+    def _is_unibipartite(self) -> bool:
+        return self._is_block or self._side_types("src") != self._srctypes
+
+    def get_ntype_id(self, ntype: str | None = None) -> int:
+        """DGL's ``g.get_ntype_id``: the id of node type ``ntype`` (``None``: the only one).
+
+        Ids follow :attr:`ntypes` (sorted names). In a block the source types take ids
+        ``0 .. S-1`` and the destination types ``S ..``; a name on both sides gives its
+        source id, and (as DGL, in a block or a uni-bipartite graph) ``'SRC/<name>'`` /
+        ``'DST/<name>'`` pick a side.
+        """
+        return self._ntype_side_id(ntype)[2]
+
+    def _ntype_side_id(self, ntype: str | None) -> tuple[str, str, int]:
+        """``(side, name, id)`` of ``ntype`` by DGL's ``get_ntype_id`` rule."""
+        unibipartite = self._is_unibipartite()
+        if ntype is None:
+            if unibipartite or len(self._srctypes) != 1:
+                raise ValueError(f"the graph has node types {self.ntypes}; pass ntype=")
+            return "src", self._srctypes[0], 0
+        if not isinstance(ntype, str):
+            raise TypeError(f"ntype must be a node type name (str), got {ntype!r}")
+        if self._is_block:
+            src = {t: i for i, t in enumerate(self._srctypes)}
+            dst = {t: i + len(src) for i, t in enumerate(self._dsttypes)}
+        else:
+            src = {t: self._srctypes.index(t) for t in self._side_types("src")}
+            dst = {t: self._srctypes.index(t) for t in self._side_types("dst")}
+        if unibipartite and ntype[:4] in ("SRC/", "DST/"):
+            side, table = ("src", src) if ntype[:4] == "SRC/" else ("dst", dst)
+            if ntype[4:] in table:
+                return side, ntype[4:], table[ntype[4:]]
+        if ntype in src:
+            return "src", ntype, src[ntype]
+        if ntype in dst:
+            return "dst", ntype, dst[ntype]
+        raise KeyError(f"node type {ntype!r} does not exist; node types: {self.ntypes}")
+
     def _rel(self, etype: Any = None) -> _Relation:
         """Resolve ``None`` / an etype name / a canonical triple to one relation."""
         if etype is None:
@@ -426,6 +475,118 @@ class Graph:
 
         return adj_external(self, transpose, scipy_fmt=scipy_fmt, etype=etype)
 
+    def adj(self, etype: Any = None, eweight_name: str | None = None) -> Any:
+        """DGL's ``g.adj(etype=None, eweight_name=None)`` as a SciPy ``coo_matrix``
+        (``cupyx.scipy.sparse`` on CuPy); DGL 1.x returns its own ``dgl.sparse``
+        ``SparseMatrix``, which needs torch.
+
+        Rows are the source nodes, columns the destination nodes (shape
+        ``(num_src_nodes, num_dst_nodes)``), one entry per edge in edge-id order (parallel
+        edges stay separate entries, as DGL's COO): ``A.row`` / ``A.col`` / ``A.data`` are
+        DGL's ``A.indices()`` rows and ``A.val``. Values are float32 ones, or the 1-D edge
+        feature ``eweight_name`` (copied; on CuPy it must be floating point, as cupyx holds
+        no integers). DGL's ``SparseMatrix`` also takes ``[E, k]`` values; a sparse matrix
+        cannot, so those raise ``ValueError``. :meth:`adj_external` gives other layouts.
+
+        >>> import numpy as np
+        >>> a = graph((np.array([0, 1, 2]), np.array([1, 2, 3]))).adj()
+        >>> a.shape, a.row.tolist(), a.col.tolist(), a.data.tolist()
+        ((4, 4), [0, 1, 2], [1, 2, 3], [1.0, 1.0, 1.0])
+        """
+        from arraygnn.interop.scipy import _sparse_module
+
+        rel = self._rel(etype)
+        s, _, d = rel.canonical
+        xp = self._xp()
+        if eweight_name is None:
+            val = xp.ones(rel.num_edges, dtype=np.float32)
+        else:
+            if eweight_name not in rel.frame:
+                raise KeyError(
+                    f"adj: edge type {rel.canonical!r} has no feature eweight_name="
+                    f"{eweight_name!r} (features: {list(rel.frame)})"
+                )
+            val = rel.frame[eweight_name]
+            if val.ndim != 1:
+                raise ValueError(
+                    f"adj: eweight_name={eweight_name!r} must be one value per edge (shape "
+                    f"({rel.num_edges},)), got shape {tuple(val.shape)}; a sparse matrix holds "
+                    "scalars"
+                )
+            if xp is not np and val.dtype.kind not in "fc":
+                raise TypeError(
+                    f"adj: cupyx sparse matrices hold floating-point values; "
+                    f"eweight_name={eweight_name!r} has dtype {val.dtype}"
+                )
+        shape = (self._num_src[s], self._num_dst[d])
+        if xp is not np and max(shape) > _INT32_MAX:
+            raise ValueError("adj: cupyx.scipy.sparse indexes with int32; the graph is larger")
+        return _sparse_module(xp).coo_matrix((val, (rel.src, rel.dst)), shape=shape, copy=True)
+
+    _FORMATS = ("coo", "csr", "csc")
+
+    def _created_formats(self) -> list[str]:
+        rels = list(self._rels.values())
+        have = {
+            "coo": True,
+            "csr": bool(rels) and all(getattr(r, "_rev_csr", None) is not None for r in rels),
+            "csc": bool(rels) and all(r._csr is not None for r in rels),
+        }
+        return [f for f in self._FORMATS if have[f]]
+
+    def formats(self, formats: Any = None) -> Any:
+        """DGL's ``g.formats()``: which sparse formats exist, and ``g.formats(names)``: a
+        clone of the graph (:meth:`clone`) with those formats created.
+
+        An arraygnn graph always holds its COO edge list (``'coo'``) and builds, once per
+        edge type and on first use, the destination-sorted CSR (DGL's ``'csc'``: in-edges,
+        used by message passing and ``in_degrees``) and the source-sorted one (DGL's
+        ``'csr'``: out-edges, ``out_degrees`` and out-edge sampling). ``formats()`` reports
+        them honestly: ``{'created': [...], 'not created': [...]}`` (a format counts as
+        created when every edge type has it). Every format stays allowed, so unlike DGL
+        ``formats(names)`` never drops one (``g.formats('csc').formats()`` lists ``'coo'``
+        too): it is for code that calls it to restrict memory or to create formats before
+        forking (``g.formats(['csc'])``, ``g.create_formats_()``), which then runs unchanged.
+
+        >>> import numpy as np
+        >>> g = graph((np.array([0, 0, 1]), np.array([2, 3, 2])))
+        >>> g.formats()
+        {'created': ['coo'], 'not created': ['csr', 'csc']}
+        >>> g.formats("csc").formats()
+        {'created': ['coo', 'csc'], 'not created': ['csr']}
+        """
+        if formats is None:
+            created = self._created_formats()
+            return {
+                "created": created,
+                "not created": [f for f in self._FORMATS if f not in created],
+            }
+        names = [formats] if isinstance(formats, str) else formats
+        if not isinstance(names, (list, tuple)) or not names:
+            raise ValueError(
+                f"formats: formats must be 'coo', 'csr', 'csc' or a non-empty list of them, "
+                f"got {formats!r}"
+            )
+        bad = [f for f in names if f not in self._FORMATS]
+        if bad:
+            raise ValueError(f"formats: unknown sparse formats {bad}; use 'coo', 'csr', 'csc'")
+        new = self.clone()
+        new._create_formats(names)
+        return new
+
+    def create_formats_(self) -> None:
+        """DGL's ``g.create_formats_()``: build every sparse format now (in place)."""
+        self._create_formats(self._FORMATS)
+
+    def _create_formats(self, names: Any) -> None:
+        from arraygnn.graph.message_passing import out_degrees
+
+        for c, rel in self._rels.items():
+            if "csc" in names:
+                self.csr(c)
+            if "csr" in names:
+                out_degrees(self, rel)
+
     def in_degrees(self, v: Any = None, etype: Any = None) -> Any:
         """In-degrees of the destination nodes (all, or the ids ``v``) for ``etype``.
 
@@ -452,6 +613,36 @@ class Graph:
         out = deg[self._check_node_ids(u, self._rel(etype).canonical[0], "src")]
         return int(out[0]) if isinstance(u, (int, np.integer)) else out
 
+    @property
+    def is_multigraph(self) -> bool:
+        """DGL's ``g.is_multigraph``: whether some edge type has parallel edges (two edges
+        with the same source and destination). One sort per edge type; not cached."""
+        xp = self._xp()
+        for rel in self._rels.values():
+            if rel.num_edges < 2:
+                continue
+            order = xp.lexsort(xp.stack([rel.dst, rel.src]))
+            s, d = rel.src[order], rel.dst[order]
+            if bool(((s[1:] == s[:-1]) & (d[1:] == d[:-1])).any()):
+                return True
+        return False
+
+    def has_nodes(self, vid: Any, ntype: str | None = None) -> Any:
+        """DGL's ``g.has_nodes(vid, ntype=None)``: whether each id is a node of ``ntype``
+        (``0 <= id < num_nodes(ntype)``): a bool for an int, else a bool array. Negative
+        ids raise ``ValueError``, as DGL. In a block ``ntype`` resolves as
+        :meth:`get_ntype_id` (source side first)."""
+        side, t, _ = self._ntype_side_id(ntype)
+        n = (self._num_dst if side == "dst" else self._num_src)[t]
+        if isinstance(vid, (bool, np.bool_)):
+            raise TypeError(f"has_nodes: vid must hold integer node ids, got {vid!r}")
+        scalar = isinstance(vid, (int, np.integer))
+        ids = _as_ids([int(vid)] if scalar else vid, "has_nodes: vid")
+        if ids.size and int(ids.min()) < 0:
+            raise ValueError(f"has_nodes: node ids must be non-negative, got {int(ids.min())}")
+        out = ids < n
+        return bool(out[0]) if scalar else out
+
     # ------------------------------------------------------------------ batches
     @property
     def batch_size(self) -> int:
@@ -461,7 +652,8 @@ class Graph:
         return int(next(iter(self._batch_nodes.values())).shape[0])
 
     def batch_num_nodes(self, ntype: str | None = None) -> Any:
-        """Nodes of ``ntype`` in each batched graph (``[num nodes]`` for one graph)."""
+        """Nodes of ``ntype`` in each batched graph (``[num nodes]`` for one graph), in the
+        graph's idtype (as DGL)."""
         if ntype is None:
             self._one_ntype()
         t = self._ntype(ntype, "src")
@@ -470,17 +662,18 @@ class Graph:
             if self._batch_nodes is None
             else self._batch_nodes[t]
         )
-        return self._xp().asarray(counts)
+        return self._xp().asarray(counts.astype(self.idtype))
 
     def batch_num_edges(self, etype: Any = None) -> Any:
-        """Edges of ``etype`` in each batched graph (``[num edges]`` for one graph)."""
+        """Edges of ``etype`` in each batched graph (``[num edges]`` for one graph), in the
+        graph's idtype (as DGL)."""
         rel = self._rel(etype)
         counts = (
             np.array([rel.num_edges], np.int64)
             if self._batch_edges is None
             else self._batch_edges[rel.canonical]
         )
-        return self._xp().asarray(counts)
+        return self._xp().asarray(counts.astype(self.idtype))
 
     def set_batch_num_nodes(self, val: Any) -> None:
         """Set the per-graph node counts (an array, or ``{ntype: array}``); they must add up
@@ -703,6 +896,67 @@ class Graph:
     def cpu(self) -> Graph:
         return self.to("cpu")
 
+    def clone(self) -> Graph:
+        """DGL's ``g.clone()``: a new graph with the same structure (the id arrays and the
+        cached CSRs are shared: they are never written in place) and copied feature
+        dictionaries holding the same arrays (DGL's ``Frame.clone``): features added to or
+        removed from one graph are not seen by the other, in-place writes into a shared
+        array are. Batch information is copied.
+
+        >>> import numpy as np
+        >>> g = graph((np.array([0]), np.array([1])))
+        >>> g.ndata["h"] = np.zeros(2)
+        >>> c = g.clone()
+        >>> c.ndata["x"] = np.ones(2)
+        >>> sorted(g.ndata), sorted(c.ndata), c.ndata["h"] is g.ndata["h"]
+        (['h'], ['h', 'x'], True)
+        """
+        new = self._like({c: (r.src, r.dst) for c, r in self._rels.items()})
+        for c, r in self._rels.items():
+            for k, v in vars(r).items():  # cached CSRs, edge index, lookup tables
+                if k.startswith("_") and v is not None:
+                    setattr(new._rels[c], k, v)
+        self._copy_frames_to(new, lambda a: a)
+        new._batch_nodes, new._batch_edges = self._batch_nodes, self._batch_edges
+        return new
+
+    def astype(self, idtype: Any) -> Graph:
+        """DGL's ``g.astype(idtype)``: the graph with int32 or int64 ids (``self`` when it
+        has them already); features are shared as in :meth:`clone`, batch information
+        kept. ``ValueError`` when a node or edge count does not fit int32."""
+        if idtype is None:
+            return self
+        try:
+            dt = np.dtype(idtype)
+        except TypeError:
+            raise TypeError(f"astype: idtype must be int32 or int64, got {idtype!r}") from None
+        if dt not in (np.int32, np.int64):
+            raise ValueError(f"astype: idtype must be int32 or int64, got {dt}")
+        if dt == self.idtype:
+            return self
+        if dt == np.int32:
+            counts = [*self._num_src.values(), *self._num_dst.values()]
+            counts += [r.num_edges for r in self._rels.values()]
+            if max(counts, default=0) > _INT32_MAX:
+                raise ValueError(
+                    f"astype: the graph has {max(counts)} nodes or edges of one type, more "
+                    "than int32 ids can number"
+                )
+        if not self._rels:  # no id arrays to carry the idtype
+            raise ValueError("astype: a graph without edge types has no ids to cast")
+        new = self._like({c: (r.src.astype(dt), r.dst.astype(dt)) for c, r in self._rels.items()})
+        self._copy_frames_to(new, lambda a: a)
+        new._batch_nodes, new._batch_edges = self._batch_nodes, self._batch_edges
+        return new
+
+    def int(self) -> Graph:
+        """DGL's ``g.int()``: :meth:`astype` int32 (``self`` when already int32)."""
+        return self.astype(np.int32)
+
+    def long(self) -> Graph:
+        """DGL's ``g.long()``: :meth:`astype` int64 (``self`` when already int64)."""
+        return self.astype(np.int64)
+
     def __repr__(self) -> str:
         kind = "Block" if self._is_block else "Graph"
         if self.is_homogeneous:
@@ -800,6 +1054,14 @@ class Graph:
         from arraygnn.graph.subgraph import edge_subgraph
 
         return edge_subgraph(self, edges, relabel_nodes=relabel_nodes, store_ids=store_ids)
+
+    def node_type_subgraph(self, ntypes: Any, output_device: Any = None) -> Graph:
+        """``g.node_type_subgraph(ntypes)``: :func:`arraygnn.graph.node_type_subgraph`."""
+        return _function("graph.subgraph", "node_type_subgraph")(self, ntypes, output_device)
+
+    def edge_type_subgraph(self, etypes: Any, output_device: Any = None) -> Graph:
+        """``g.edge_type_subgraph(etypes)``: :func:`arraygnn.graph.edge_type_subgraph`."""
+        return _function("graph.subgraph", "edge_type_subgraph")(self, etypes, output_device)
 
     # ------------------------------------------- DGL's method forms of its functions
     # (``DGLGraph.<name> = utils.alias_func(<name>)`` in DGL): ``g.f(...)`` is ``f(g, ...)``

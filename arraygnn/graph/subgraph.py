@@ -1,4 +1,5 @@
-"""Subgraphs and blocks: ``g.subgraph``, ``g.edge_subgraph``, :func:`to_block`.
+"""Subgraphs and blocks: ``g.subgraph``, ``g.edge_subgraph``, :func:`to_block`,
+:func:`node_type_subgraph` / :func:`edge_type_subgraph`.
 
 >>> import numpy as np
 >>> from arraygnn.graph import graph, to_block, NID
@@ -38,7 +39,13 @@ import numpy as np
 from arraygnn._ids import _offsets, unique_ids, unique_ids_with
 from arraygnn.graph.core import EID, NID, Canonical, Graph, _as_ids, _check_range, check_graph
 
-__all__ = ["node_subgraph", "edge_subgraph", "to_block"]
+__all__ = [
+    "node_subgraph",
+    "edge_subgraph",
+    "to_block",
+    "node_type_subgraph",
+    "edge_type_subgraph",
+]
 
 
 def _ops() -> Any:
@@ -54,6 +61,15 @@ def _per_type(g: Graph, ids: Any, what: str, types: list[Any]) -> dict[Any, Any]
     if len(types) != 1:
         raise ValueError(f"{what}: the graph has several types {types}; pass a dict {{type: ids}}")
     return {types[0]: ids}
+
+
+def _one_id_as_list(ids: Any, what: str) -> Any:
+    """DGL's ``prepare_tensor``: a single int node id is a one-element id list."""
+    if isinstance(ids, (bool, np.bool_)):
+        raise TypeError(f"{what} must be node ids, got {ids!r}")
+    if isinstance(ids, (int, np.integer)):
+        return [int(ids)]
+    return ids
 
 
 def _ids_for(
@@ -298,13 +314,22 @@ def edge_subgraph(
     return new
 
 
-def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True) -> Graph:
+def to_block(
+    g: Graph, dst_nodes: Any = None, include_dst_in_src: bool = True, src_nodes: Any = None
+) -> Graph:
     """A bipartite message-flow block whose destination nodes are ``dst_nodes``.
 
     Every edge of ``g`` is kept, so every edge's destination must be among ``dst_nodes``
     (``None``: the nodes with at least one in-edge, increasing id order). The block's source
     nodes are ``dst_nodes`` first (when ``include_dst_in_src``), then the other sources in
     order of first appearance (module RULE).
+
+    ``src_nodes`` (ids, or ``{ntype: ids}``; DGL's argument) gives the source nodes
+    instead, in that order: unique ids that include every edge's source and, with
+    ``include_dst_in_src``, start with ``dst_nodes`` in the same order (DGL's rule; DGL
+    does not check it and numbers the edges wrongly otherwise; here ``ValueError``). A type
+    missing from the dict has no source nodes. (DGL ignores a dict ``src_nodes``,
+    dmlc/dgl ``to_block.py``; arraygnn takes it.)
     As DGL, ``srcdata`` / ``dstdata`` get ``g``'s node features of those nodes and
     ``srcdata[NID]`` / ``dstdata[NID]`` their ids in ``g``. Edge features are shared (same
     edge order); ``edata[EID]`` is ``g.edata[EID]`` when ``g`` has it (a sampled frontier's
@@ -329,11 +354,18 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
                 else xp.zeros(0, dtype=g.idtype)
             ).astype(g.idtype)
     else:
-        given = _per_type(g, dst_nodes, "to_block", g.ntypes)
+        given = _per_type(
+            g, _one_id_as_list(dst_nodes, "to_block: dst_nodes"), "to_block", g.ntypes
+        )
         for t in given:
             g._ntype(t, "src")
         dst = {
-            t: _ids_for(g, given.get(t, []), g._num_src[t], f"to_block: dst_nodes of type {t!r}")
+            t: _ids_for(
+                g,
+                _one_id_as_list(given.get(t, []), f"to_block: dst_nodes of type {t!r}"),
+                g._num_src[t],
+                f"to_block: dst_nodes of type {t!r}",
+            )
             for t in g.ntypes
         }
     dmaps = {t: _relabel_map(xp, ids, g._num_src[t]) for t, ids in dst.items()}
@@ -344,8 +376,8 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
                 f"to_block: edge type {c!r} has an edge into node {bad}, which is not among "
                 "dst_nodes; every edge's destination must be a dst node"
             )
-    src = {}
-    for t in g.ntypes:
+    src = {} if src_nodes is None else _given_src_nodes(g, src_nodes, dst, include_dst_in_src)
+    for t in g.ntypes if src_nodes is None else ():
         outgoing = [r.src for c, r in g._rels.items() if c[0] == t]
         others = (
             _first_appearance(xp, xp.concatenate(outgoing))
@@ -358,6 +390,13 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
         else:
             src[t] = others.astype(g.idtype)
     smaps = {t: _relabel_map(xp, ids, g._num_src[t]) for t, ids in src.items()}
+    for c, rel in g._rels.items():
+        if src_nodes is not None and rel.num_edges and bool((smaps[c[0]][rel.src] < 0).any()):
+            bad = int(rel.src[smaps[c[0]][rel.src] < 0][0])
+            raise ValueError(
+                f"to_block: edge type {c!r} has an edge from node {bad}, which is not among "
+                "src_nodes; every edge's source must be a source node"
+            )
     rels = {
         c: (smaps[c[0]][r.src].astype(g.idtype), dmaps[c[2]][r.dst].astype(g.idtype))
         for c, r in g._rels.items()
@@ -385,3 +424,123 @@ def to_block(g: Graph, dst_nodes: Any = None, *, include_dst_in_src: bool = True
         if EID not in frame._data:
             frame._data[EID] = xp.arange(r.num_edges, dtype=g.idtype)
     return block
+
+
+def edge_type_subgraph(g: Graph, etypes: Any, output_device: Any = None) -> Graph:
+    """DGL's ``dgl.edge_type_subgraph(g, etypes)`` (also ``g.edge_type_subgraph``): the
+    graph of the edge types ``etypes`` (names or ``(src, etype, dst)`` triples) and of the
+    node types they touch, with every node of those types.
+
+    As DGL, nothing is copied: the result shares ``g``'s id arrays, cached CSRs and
+    feature frames (a feature written through either graph is seen by both), and batch
+    information is dropped. A block gives a block. ``output_device`` moves the result
+    (:meth:`Graph.to`).
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import heterograph
+    >>> g = heterograph({("user", "plays", "game"): ([0, 1, 1, 2], [0, 0, 2, 1]),
+    ...                  ("user", "follows", "user"): ([0, 1, 1], [1, 2, 2])})
+    >>> sub = edge_type_subgraph(g, ["follows"])
+    >>> sub.ntypes, sub.num_nodes(), sub.num_edges()
+    (['user'], 3, 3)
+    """
+    where = "edge_type_subgraph"
+    check_graph(where, g)
+    if not isinstance(etypes, (list, tuple)) or (
+        isinstance(etypes, tuple) and len(etypes) == 3 and all(isinstance(e, str) for e in etypes)
+    ):
+        raise TypeError(
+            f"{where}: etypes must be a list of edge types (names or (src, etype, dst) "
+            f"triples), got {etypes!r}"
+        )
+    if not etypes:
+        raise ValueError(f"{where}: etypes is empty")
+    chosen = [g._rel(e).canonical for e in etypes]
+    twice = sorted({c for c in chosen if chosen.count(c) > 1})
+    if twice:
+        raise ValueError(f"{where}: edge types {twice} are given twice")
+    rels = {c: g._rels[c] for c in sorted(chosen)}
+    src_types = sorted({c[0] for c in rels})
+    dst_types = sorted({c[2] for c in rels})
+    if g.is_block:
+        new = Graph(
+            {c: (r.src, r.dst) for c, r in rels.items()},
+            {t: g._num_src[t] for t in src_types},
+            {t: g._num_dst[t] for t in dst_types},
+            is_block=True,
+            validate=False,
+        )
+        new._src_frames = {t: g._src_frames[t] for t in src_types}
+        new._dst_frames = {t: g._dst_frames[t] for t in dst_types}
+    else:
+        types = sorted(set(src_types) | set(dst_types))
+        new = Graph(
+            {c: (r.src, r.dst) for c, r in rels.items()},
+            {t: g._num_src[t] for t in types},
+            validate=False,
+        )
+        new._src_frames = {t: g._src_frames[t] for t in types}
+        new._dst_frames = new._src_frames
+    new._rels = rels  # the same ids, CSR caches and edge frames
+    return new if output_device is None else new.to(output_device)
+
+
+def node_type_subgraph(g: Graph, ntypes: Any, output_device: Any = None) -> Graph:
+    """DGL's ``dgl.node_type_subgraph(g, ntypes)`` (also ``g.node_type_subgraph``): the
+    edge types whose source and destination types are both in ``ntypes``, as
+    :func:`edge_type_subgraph` (shared structure and frames; node types without such an
+    edge type are left out, as DGL). ``ValueError`` when there is no such edge type.
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import heterograph
+    >>> g = heterograph({("user", "plays", "game"): ([0, 1, 1, 2], [0, 0, 2, 1]),
+    ...                  ("user", "follows", "user"): ([0, 1, 1], [1, 2, 2])})
+    >>> node_type_subgraph(g, ["user"]).canonical_etypes
+    [('user', 'follows', 'user')]
+    """
+    where = "node_type_subgraph"
+    check_graph(where, g)
+    if not isinstance(ntypes, (list, tuple)):
+        raise TypeError(f"{where}: ntypes must be a list of node type names, got {ntypes!r}")
+    keep = set()
+    for t in ntypes:
+        if not isinstance(t, str):
+            raise TypeError(f"{where}: node types are names (str), got {t!r}")
+        if t not in g.ntypes:
+            raise KeyError(f"{where}: node type {t!r} does not exist; node types: {g.ntypes}")
+        keep.add(t)
+    chosen = [c for c in g.canonical_etypes if c[0] in keep and c[2] in keep]
+    if not chosen:
+        raise ValueError(
+            f"{where}: there are no edges among nodes of the types {sorted(keep)} "
+            f"(edge types: {g.canonical_etypes})"
+        )
+    return edge_type_subgraph(g, chosen, output_device)
+
+
+def _given_src_nodes(
+    g: Graph, src_nodes: Any, dst: Mapping[str, Any], include_dst_in_src: bool
+) -> dict[str, Any]:
+    """``to_block``'s ``src_nodes`` checked: ``{ntype: unique ids}``, each starting with
+    that type's dst nodes when ``include_dst_in_src``."""
+    where = "to_block"
+    if not isinstance(src_nodes, Mapping) and len(g.ntypes) > 1:
+        raise ValueError(
+            f"{where}: the graph has node types {g.ntypes}; pass src_nodes as a dict {{ntype: ids}}"
+        )
+    given = _per_type(g, src_nodes, where, g.ntypes)
+    for t in given:
+        g._ntype(t, "src")
+    xp = g._xp()
+    out = {}
+    for t in g.ntypes:
+        ids = _ids_for(g, given.get(t, []), g._num_src[t], f"{where}: src_nodes of type {t!r}")
+        if include_dst_in_src:
+            n = int(dst[t].shape[0])
+            if ids.shape[0] < n or not bool(xp.array_equal(ids[:n], dst[t])):
+                raise ValueError(
+                    f"{where}: src_nodes of type {t!r} must start with the dst_nodes in the "
+                    "same order when include_dst_in_src=True (DGL's rule)"
+                )
+        out[t] = ids
+    return out

@@ -1,10 +1,19 @@
-"""GraphSAGE (Hamilton et al.): ``SAGEConv`` with mean / sum / max / gcn / pool aggregators.
+"""GraphSAGE (Hamilton et al.): ``SAGEConv`` with mean / sum / max / gcn / pool / lstm
+aggregators.
 
 Follows the seed's forward (``expand_as_pair``, the aggregators, activation then norm) and
 PyG's ``SAGEConv`` (``lin_l`` on the aggregate with bias, ``lin_r`` on the root, optional
 ``project`` and ``normalize``). The neighbour projection is applied *before* message
 passing when it shrinks features and commutes with the aggregator (mean, sum, gcn), as
 DGL does, so the SpMM moves fewer columns.
+
+DGL's ``'lstm'`` aggregator runs an LSTM (hidden size = input size, zero initial state)
+over each destination node's in-edge messages in increasing edge-id order (DGL's
+degree-bucketed mailbox, ``core.invoke_udf_reduce``) and takes its last hidden state; a
+node without in-edges aggregates to 0. Here the nodes are sorted by in-degree and step
+``t`` advances the LSTM of the nodes with more than ``t`` in-edges (a prefix of that
+order): ``max in-degree`` batched steps, ``E`` rows in all (one host copy of the degrees
+on CuPy).
 """
 
 from __future__ import annotations
@@ -16,11 +25,11 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_weight, csr_of, in_degrees, parse_input
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
-from arraygnn.nn.linear import Linear, _check_features, _rng, get_activation, matmul
+from arraygnn.nn.linear import LSTM, Linear, _check_features, _rng, get_activation, matmul
 
 __all__ = ["SAGEConv"]
 
-_AGGREGATORS = ("mean", "sum", "max", "gcn", "pool")
+_AGGREGATORS = ("mean", "sum", "max", "gcn", "pool", "lstm")
 
 
 def l2_normalize(x: Any, eps: float = 1e-12) -> Any:
@@ -36,9 +45,12 @@ class SAGEConv(Module):
     .. math:: h_i' = W_r h_i + W_l \,\mathrm{aggr}_{j \in N(i)} h_j + b
 
     ``aggregator_type``: ``'mean'`` (default), ``'sum'``, ``'max'``, ``'pool'`` (DGL's
-    max-pool: ``relu(W_p h_j + b_p)`` then max; PyG's ``aggr='max', project=True``), or
-    ``'gcn'`` (DGL: ``(sum_j h_j + h_i) / (deg_i + 1)`` and no root weight). Empty
-    neighbourhoods aggregate to 0.
+    max-pool: ``relu(W_p h_j + b_p)`` then max; PyG's ``aggr='max', project=True``),
+    ``'gcn'`` (DGL: ``(sum_j h_j + h_i) / (deg_i + 1)`` and no root weight), or ``'lstm'``
+    (DGL's: the last hidden state of an LSTM run over each node's in-edge messages in
+    edge-id order, ``h_j * w_ji`` with ``edge_weight``; see the module docstring). Empty
+    neighbourhoods aggregate to 0. (PyG's ``SAGEConv(aggr='lstm')`` pads every node to the
+    largest in-degree and runs the padding too: a different result, not loaded here.)
 
     Args:
         in_feats: input size, or ``(src_size, dst_size)`` for bipartite inputs.
@@ -60,11 +72,12 @@ class SAGEConv(Module):
 
     Parameter names (PyG): ``lin_l.weight`` ``(out, in_src)``, ``lin_l.bias``,
     ``lin_r.weight`` ``(out, in_dst)``, ``lin.weight`` / ``lin.bias`` ``(in_src, in_src)``
-    for projection. DGL names (``fc_neigh``, ``fc_self`` with its bias, ``fc_pool``, ``bias``)
-    load too.
+    for projection; ``lstm.weight_ih_l0`` ``(4 in_src, in_src)``, ``lstm.weight_hh_l0``,
+    ``lstm.bias_ih_l0``, ``lstm.bias_hh_l0`` for ``'lstm'`` (DGL's names too). DGL names
+    (``fc_neigh``, ``fc_self`` with its bias, ``fc_pool``, ``bias``) load too.
     """
 
-    _child_names = ("lin", "lin_l", "lin_r")
+    _child_names = ("lin", "lin_l", "lin_r", "lstm")
     _dgl_supported = True
 
     def __init__(
@@ -118,6 +131,11 @@ class SAGEConv(Module):
             if self.root_weight
             else None
         )
+        self.lstm = (
+            LSTM(self.in_src, self.in_src, dtype=dtype, rng=gen)
+            if aggregator_type == "lstm"
+            else None
+        )
 
     def __call__(
         self, graph_or_x: Any, feat_or_edge_index: Any, edge_weight: Any = None, size: Any = None
@@ -148,6 +166,8 @@ class SAGEConv(Module):
                 h_dst = matmul(inp.x_dst, lin_l.weight.T) if linear_first else inp.x_dst
             deg = in_degrees(inp, summed.dtype, csr)
             neigh = (summed + h_dst) / (deg.reshape((-1,) + (1,) * (summed.ndim - 1)) + 1)
+        elif aggr == "lstm":
+            neigh = self._lstm_aggregate(inp, h, edge_weight)
         else:
             reduce = "max" if aggr in ("max", "pool") else aggr
             neigh = ops.spmm(
@@ -165,6 +185,46 @@ class SAGEConv(Module):
         if self.norm is not None:
             out = self.norm(out)
         return out
+
+    def _lstm_aggregate(self, inp: Any, h: Any, edge_weight: Any) -> Any:
+        """DGL's LSTM reducer: per destination node, the LSTM's last hidden state over its
+        in-edge messages in edge-id order (0 for a node without in-edges)."""
+        from arraygnn import ops
+        from arraygnn._namespace import to_numpy
+        from arraygnn.ops.csr import sorted_segments
+
+        xp = get_namespace(h)
+        if h.ndim != 2:
+            raise ValueError(
+                f"SAGEConv 'lstm': features must be 2-D (N, in_feats), got {tuple(h.shape)}"
+            )
+        if inp.csr is None:  # to_csr's stable sort: each row's slots in edge-id order
+            csr = csr_of(inp)
+            indptr, perm, indices = csr.indptr, csr.perm, csr.indices
+        else:  # a caller's CSR may order a row's slots otherwise: sort again
+            indptr, perm = sorted_segments(xp, inp.dst, inp.num_dst)
+            indices = inp.src[perm]
+        n_dst = inp.num_dst
+        dtype = np.result_type(h.dtype, self.lstm.weight_ih_l0.dtype)
+        neigh = xp.zeros((n_dst, self.in_src), dtype=dtype)
+        if inp.num_edges == 0 or n_dst == 0:
+            return neigh
+        deg = (indptr[1:] - indptr[:-1]).astype(np.int64)
+        order = xp.argsort(-deg)  # the nodes, most in-edges first (ties: any order)
+        starts = indptr[:-1].astype(np.int64)[order]
+        host_deg = np.sort(to_numpy(deg))[::-1]  # sizes per step: one host copy
+        active = np.searchsorted(-host_deg, -np.arange(int(host_deg[0])), side="left")
+        state = xp.zeros((1, int(active[0]), self.in_src), dtype=dtype)
+        hidden, cell = state, state.copy()
+        for t, n in enumerate(active.tolist()):
+            slots = starts[:n] + t
+            x = ops.gather(h, indices[slots])
+            if edge_weight is not None:
+                x = x * edge_weight[perm[slots]][:, None]
+            _, (h_n, c_n) = self.lstm(x[None], (hidden[:, :n], cell[:, :n]))
+            hidden[:, :n], cell[:, :n] = h_n, c_n
+        neigh[order[: hidden.shape[1]]] = hidden[0]
+        return neigh
 
     _DGL = {
         "fc_neigh.weight": "lin_l.weight",
@@ -194,7 +254,7 @@ class SAGEConv(Module):
         back = {v: k for k, v in self._DGL.items()}
         if self.aggregator_type != "gcn":
             back["lin_l.bias"] = "fc_self.bias"
-        return {back[k]: v for k, v in values.items()}
+        return {back.get(k, k): v for k, v in values.items()}  # lstm.*: DGL's names too
 
     def extra_repr(self) -> str:
         sizes = f"({self.in_src}, {self.in_dst}), {self.out_feats}"

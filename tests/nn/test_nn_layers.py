@@ -179,7 +179,7 @@ def test_bad_inputs_name_the_piece():
     with pytest.raises(ValueError, match="destination features have 5 rows but the graph has 3"):
         conv(FakeBlock(ei, 5, 3), (x, x))
     with pytest.raises(ValueError, match="aggregator_type"):
-        agnn.SAGEConv(4, 3, "lstm")
+        agnn.SAGEConv(4, 3, "median")  # ('lstm' is DGL's LSTM aggregator)
     with pytest.raises(ValueError, match="activation"):
         agnn.GraphConv(4, 3, activation="swishy")
     with pytest.raises(ValueError, match="norm"):
