@@ -16,7 +16,7 @@ change WHAT is made are honoured: ``generator`` (:func:`epoch_rng`), ``sampler``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,7 @@ __all__ = [
     "check_directed",
     "check_samplers",
     "epoch_batches",
+    "epoch_iter",
     "epoch_rng",
     "num_batches",
     "torch_loader_args",
@@ -107,19 +108,29 @@ def check_directed(where: str, directed: Any) -> None:
 
 class TorchOrder(np.random.Generator):
     """The epoch order of a ``torch.Generator`` given as ``generator=``: ``permutation(n)``
-    draws exactly what torch's ``DataLoader`` + ``RandomSampler`` draw per full epoch (so
+    draws exactly what torch's ``DataLoader`` + ``RandomSampler`` draw per epoch (so
     shuffled epochs match PyG's loaders with the same generator); every other draw (the
     loaders' sampling and negative streams' seeds) comes from a NumPy stream seeded with the
-    generator's ``initial_seed()``."""
+    generator's ``initial_seed()``.
+
+    ``RandomSampler`` draws a second (empty-tail) permutation when its iterator runs out,
+    which an epoch broken off early never reaches: :func:`epoch_iter` draws it when torch's
+    loop (``num_workers=0``) would. Copies and pickles stay a ``TorchOrder``."""
 
     def __init__(self, generator: Any) -> None:
         super().__init__(np.random.PCG64(int(generator.initial_seed())))
         self.torch_generator = generator
+        self._pending: tuple[int, int] | None = None  # (n, batch drawing the tail): epoch_iter
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # numpy's Generator pickles (and deep-copies) as a plain Generator: keep the class
+        return (_torch_order, (self.torch_generator, self.bit_generator.state))
 
     def new_epoch(self) -> None:
         """torch's ``DataLoader`` iterator draws its workers' base seed first, each epoch."""
         import torch
 
+        self._pending = None
         torch.empty((), dtype=torch.int64).random_(generator=self.torch_generator)
 
     def permutation(self, x: Any, axis: int = 0) -> Any:
@@ -128,8 +139,48 @@ class TorchOrder(np.random.Generator):
         import torch
 
         order = torch.randperm(int(x), generator=self.torch_generator).numpy()
-        torch.randperm(int(x), generator=self.torch_generator)  # RandomSampler's [:0] tail
+        self._pending = (int(x), -1)  # RandomSampler's [:0] tail: epoch_batches, epoch_iter
         return order.astype(np.int64)
+
+    def draw_tail(self, n: int) -> None:
+        """The second ``randperm(n)`` of torch's ``RandomSampler`` (its empty tail)."""
+        import torch
+
+        torch.randperm(n, generator=self.torch_generator)
+
+
+def _torch_order(generator: Any, state: dict) -> TorchOrder:
+    out = TorchOrder(generator)
+    out.bit_generator.state = state
+    return out
+
+
+def epoch_iter(rng: Any, items: Iterable[Any]) -> Iterator[Any]:
+    """Iterate one epoch's batches (``items``: one per chunk of the last
+    :func:`epoch_batches` call with ``rng``), drawing a :class:`TorchOrder`'s permutation
+    tail when torch's ``BatchSampler`` runs its ``RandomSampler`` out: while making the
+    last batch when it is partial (no ``drop_last``), else when the batch after the last
+    is asked for. Other streams: ``iter(items)``."""
+    pending = rng._pending if isinstance(rng, TorchOrder) else None
+    if pending is None:
+        return iter(items)
+    rng._pending = None
+    return _with_tail(rng, items, *pending)
+
+
+def _with_tail(rng: TorchOrder, items: Iterable[Any], n: int, at: int) -> Iterator[Any]:
+    i = -1
+    try:
+        for i, item in enumerate(items):
+            if i == at:
+                rng.draw_tail(n)
+            yield item
+        if at > i:  # the batch after the last was asked for
+            rng.draw_tail(n)
+    finally:  # an epoch broken off: stop a prefetching generator (its thread) now
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
 
 
 def epoch_rng(where: str, seed: Any, generator: Any) -> np.random.Generator:
@@ -200,6 +251,9 @@ def epoch_batches(
         n = int(order.shape[0])
         stop = (n // batch_size) * batch_size if drop_last else n
         chunks = [order[i : i + batch_size] for i in range(0, stop, batch_size)]
+        if isinstance(rng, TorchOrder) and rng._pending is not None:  # see epoch_iter
+            partial = not drop_last and n % batch_size != 0  # torch: drawn making it
+            rng._pending = (n, len(chunks) - 1 if partial else len(chunks))
     if sampler is not None or batch_sampler is not None:
         for chunk in chunks:
             if chunk.shape[0] and (int(chunk.min()) < 0 or int(chunk.max()) >= count):

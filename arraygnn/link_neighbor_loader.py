@@ -49,6 +49,7 @@ import numpy as np
 
 from arraygnn._loader_args import (
     epoch_batches,
+    epoch_iter,
     num_batches,
 )
 from arraygnn._namespace import get_namespace, is_array
@@ -452,7 +453,7 @@ class LinkNeighborLoader(_NeighborSampling):
             type(self).__name__, count, self.batch_size, self.shuffle, self.drop_last,
             self._rng, *self._samplers(),
         )  # fmt: skip
-        for chunk in chunks:
+        for chunk in epoch_iter(self._rng, chunks):  # torch's draws, as torch makes them
             batch = self._batch(xp.asarray(chunk))
             yield batch if self.transform is None else self.transform(batch)
 

@@ -28,6 +28,7 @@ from arraygnn._loader_args import (
     TORCH_HOW_DEFAULTS,
     check_samplers,
     epoch_batches,
+    epoch_iter,
     epoch_rng,
     num_batches,
     torch_loader_args,
@@ -195,8 +196,8 @@ class DataLoader:
     def __iter__(self) -> Iterator[Batch]:
         chunks = self._batches_of_indices()  # drawn now: the epoch order is fixed here
         if self.prefetch == 0:
-            return (self._make(idx) for idx in chunks)
-        return self._prefetching(chunks)
+            return epoch_iter(self._rng, (self._make(idx) for idx in chunks))
+        return epoch_iter(self._rng, self._prefetching(chunks))
 
     def _prefetching(self, chunks: list[np.ndarray]) -> Iterator[Batch]:
         q: queue.Queue = queue.Queue(maxsize=self.prefetch)

@@ -55,6 +55,7 @@ from arraygnn._loader_args import (
     check_directed,
     check_samplers,
     epoch_batches,
+    epoch_iter,
     epoch_rng,
     num_batches,
     torch_loader_args,
@@ -558,7 +559,7 @@ class NeighborLoader(_NeighborSampling):
             type(self).__name__, count, self.batch_size, self.shuffle, self.drop_last,
             self._rng, *self._samplers(),
         )  # fmt: skip
-        for chunk in chunks:
+        for chunk in epoch_iter(self._rng, chunks):  # torch's draws, as torch makes them
             batch = self._batch(xp.asarray(chunk))
             yield batch if self.transform is None else self.transform(batch)
 

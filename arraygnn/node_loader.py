@@ -43,6 +43,7 @@ from arraygnn._loader_args import (
     TORCH_HOW_DEFAULTS,
     check_samplers,
     epoch_batches,
+    epoch_iter,
     epoch_rng,
     num_batches,
     torch_loader_args,
@@ -290,12 +291,13 @@ def loader_len(loader: Any, count: int) -> int:
                        loader.batch_sampler)  # fmt: skip
 
 
-def batches(loader: Any, where: str, count: int) -> list:
+def batches(loader: Any, where: str, count: int) -> Iterator[np.ndarray]:
     """The positions of one epoch's batches (PyG's torch ``DataLoader`` over ``range``)."""
-    return epoch_batches(
+    chunks = epoch_batches(
         where, count, loader.batch_size, loader.shuffle, loader.drop_last, loader._rng,
         loader.sampler, loader.batch_sampler,
     )  # fmt: skip
+    return epoch_iter(loader._rng, chunks)  # torch's draws, as torch makes them
 
 
 def _input_nodes(where: str, data: Any, input_nodes: Any, input_id: Any) -> tuple:

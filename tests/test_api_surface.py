@@ -1202,3 +1202,54 @@ def test_nn_exports_pyg_nn_names_as_the_same_objects():
     for name in ("knn", "knn_graph", "radius", "radius_graph"):
         assert getattr(nn, name) is getattr(utils, name), name
     assert nn.HeteroLayerNorm is nn.norm.HeteroLayerNorm
+
+
+def test_lazy_packages_behave_as_eager_ones(tmp_path):
+    """Review s9: the lazy packages under pickle (objects made after a lazy import load in
+    another fresh process), ``importlib.reload``, ``from ... import *``, attribute probing
+    (IPython's ``_repr_html_``, ``inspect.unwrap``'s ``__wrapped__``: False, nothing
+    imported) and first use of names from several threads at once."""
+    code = (
+        "import importlib, pickle, sys, threading\n"
+        "import numpy as np, arraygnn\n"
+        "before = set(sys.modules)\n"
+        "for name in ('_repr_html_', '_ipython_display_', '__wrapped__', '__array__'):\n"
+        "    assert not hasattr(arraygnn, name), name\n"
+        "assert set(sys.modules) == before, set(sys.modules) - before\n"
+        "names = ['Data', 'graph', 'Graph', 'HeteroData', 'Batch', 'DataLoader', 'nn']\n"
+        "errors, gate = [], threading.Barrier(len(names))\n"
+        "def first_use(name):\n"
+        "    gate.wait()\n"
+        "    try:\n"
+        "        getattr(arraygnn, name)\n"
+        "    except BaseException as err:\n"
+        "        errors.append(repr(err))\n"
+        "threads = [threading.Thread(target=first_use, args=(n,)) for n in names]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "assert not errors, errors\n"
+        "assert callable(arraygnn.graph) and callable(arraygnn.nn.summary)\n"
+        "d = arraygnn.Data(x=np.ones((3, 2), np.float32), edge_index=np.array([[0, 1], [1, 2]]))\n"
+        "loader = arraygnn.DataLoader([d, d, d], batch_size=2)\n"
+        "sys.stdout.buffer.write(pickle.dumps((d, arraygnn.nn.Linear(2, 3), loader,\n"
+        "                                      arraygnn.graph, arraygnn.nn.summary)))\n"
+        "graph, data = arraygnn.graph, arraygnn.Data\n"
+        "importlib.reload(arraygnn)\n"
+        "assert arraygnn.graph is graph and arraygnn.Data is data\n"
+        "ns = {}\n"
+        "exec('from arraygnn import *', ns)\n"
+        "assert ns['graph'] is graph and ns['Data'] is data\n"
+    )
+    dumped = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=tmp_path)
+    assert dumped.returncode == 0, dumped.stderr.decode()[-2000:]
+    code = (
+        "import pickle, sys\n"
+        "d, lin, loader, graph, summary = pickle.loads(sys.stdin.buffer.read())\n"
+        "import arraygnn, arraygnn.nn\n"
+        "assert type(d) is arraygnn.Data and type(lin) is arraygnn.nn.Linear\n"
+        "assert graph is arraygnn.graph and summary is arraygnn.nn.summary\n"
+        "assert len(list(loader)) == 2\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], input=dumped.stdout, capture_output=True, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
