@@ -630,12 +630,17 @@ class NeighborSampler:
             ("prefetch_labels", prefetch_labels),
             ("prefetch_edge_feats", prefetch_edge_feats),
         ):
-            if isinstance(value, str) or not (
-                value is None or isinstance(value, (Mapping, list, tuple))
+            if (
+                isinstance(value, str)
+                or not (value is None or isinstance(value, (Mapping, list, tuple)))
+                or (  # {'user': 'feat'} would read as the names 'f', 'e', 'a', 't'
+                    isinstance(value, Mapping)
+                    and not all(isinstance(v, (list, tuple)) for v in value.values())
+                )
             ):
                 raise TypeError(
                     f"NeighborSampler: {name} must be a list of feature names or a dict "
-                    f"{{type: names}}, got {value!r}"
+                    f"{{type: list of names}}, got {value!r}"
                 )
         self.prefetch_node_feats = prefetch_node_feats or []
         self.prefetch_labels = prefetch_labels or []

@@ -922,16 +922,16 @@ class Graph:
 
     def astype(self, idtype: Any) -> Graph:
         """DGL's ``g.astype(idtype)``: the graph with int32 or int64 ids (``self`` when it
-        has them already); features are shared as in :meth:`clone`, batch information
-        kept. ``ValueError`` when a node or edge count does not fit int32."""
+        has them already); features are shared as in :meth:`clone` (DGL's ``astype`` shares
+        the feature frames themselves: a feature set on ``g.int()`` appears on ``g``; here
+        it does not), batch information kept. ``idtype``: a NumPy dtype, its name, or
+        ``torch.int32`` / ``torch.int64`` (DGL's spelling; torch is not imported).
+        ``ValueError`` when a node or edge count does not fit int32."""
+        from arraygnn.interop.scipy import _check_idtype
+
         if idtype is None:
             return self
-        try:
-            dt = np.dtype(idtype)
-        except TypeError:
-            raise TypeError(f"astype: idtype must be int32 or int64, got {idtype!r}") from None
-        if dt not in (np.int32, np.int64):
-            raise ValueError(f"astype: idtype must be int32 or int64, got {dt}")
+        dt = _check_idtype(idtype, "astype")
         if dt == self.idtype:
             return self
         if dt == np.int32:

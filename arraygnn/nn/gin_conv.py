@@ -26,17 +26,20 @@ __all__ = ["GINConv", "GINEConv"]
 
 def _init_gin(layer: Module, name: str, nn: Any, eps: float, aggregator: str, dtype: Any) -> None:
     """The checks and settings GIN and GINE share: ``nn``, ``eps``, ``aggregator_type``."""
-    if aggregator not in ("sum", "mean", "max"):
+    aggregators = ("sum", "mean", "max")
+    # eps first: with DGL's order GINConv(apply_func, 'max', 0.1) the aggregator slot holds
+    # DGL's init_eps, and the error should name the swapped arguments
+    if eps is None or isinstance(eps, (str, bytes, bool, np.bool_)):
+        hint = ""
+        if eps in aggregators:  # DGL's order: GINConv(apply_func, aggregator_type, init_eps)
+            hint = f" (DGL's second argument is the aggregator: pass aggregator_type={eps!r})"
+        raise TypeError(f"{name} eps must be a number, got {eps!r}{hint}")
+    if aggregator not in aggregators:
         raise ValueError(
             f"{name} aggregator_type must be 'sum', 'mean' or 'max', got {aggregator!r}"
         )
     if nn is not None and not isinstance(nn, Module):
         raise TypeError(f"{name} nn must be an arraygnn.nn Module or None, got {type(nn)}")
-    if eps is None or isinstance(eps, (str, bytes, bool, np.bool_)):
-        hint = ""
-        if isinstance(eps, str):  # DGL's order: GINConv(apply_func, aggregator_type, init_eps)
-            hint = f" (DGL's second argument is the aggregator: pass aggregator_type={eps!r})"
-        raise TypeError(f"{name} eps must be a number, got {eps!r}{hint}")
     layer.nn = nn
     layer.aggregator_type = aggregator
     layer.eps = np.full(1, eps, dtype=dtype)
