@@ -28,7 +28,7 @@ RULE: a GraphTensor and its pieces are immutable; ``replace_features`` / ``remov
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -206,14 +206,31 @@ def _batched_feature(value: Any, totals: Any, batch_size: int, where: str) -> Ra
 
 
 _INT32 = np.iinfo(np.int32)
+_INT64 = np.iinfo(np.int64)
+
+
+def _python_leaves(value: Any) -> Iterator[Any]:
+    """The non-list items of a nested list / tuple (any order)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            yield item
 
 
 def _from_python(value: Any, where: str) -> Any:
     """A Python list / tuple feature as the NumPy array ``tf.convert_to_tensor`` would make:
     Python floats -> float32, ints -> int32 (int64 when a value does not fit), bools ->
-    bool, str -> a NumPy str array, bytes -> a NumPy bytes array; a list of NumPy scalars
-    or arrays keeps their dtype. Anything else is returned as is.
+    bool, str -> a NumPy str array, bytes -> a NumPy bytes array, an empty list float32; a
+    list of NumPy scalars or arrays keeps their dtype. Anything else is returned as is.
 
+    RULE: as TensorFlow, the first item decides the kind: after an int, floats make the
+          value float32 (bools count as ints); after a float, ints and bools are floats;
+          after a bool, only bools; after a str / bytes, only str / bytes. Any other mix,
+          ``None`` or an int outside int64 raises ``ValueError`` (NumPy would silently make
+          strings, uint64 or float64 of them).
     RULE: a nested list of unequal lengths (a ragged value) raises: TF-GNN's ``from_fields``
           does not take one either; build it with ``Ragged.from_list``.
     """
@@ -222,24 +239,55 @@ def _from_python(value: Any, where: str) -> Any:
     try:
         arr = np.array(value)
     except ValueError:  # NumPy >= 1.24 refuses ragged nested lists
-        arr = None
-    if arr is None or arr.dtype == object:
         raise ValueError(
             f"{where}: a nested list of unequal lengths is a ragged value; pass "
             "Ragged.from_list(...) (or a NumPy array)"
-        )
+        ) from None
+    except (TypeError, OverflowError) as err:  # e.g. CuPy arrays in a list
+        raise ValueError(f"{where}: cannot convert the list to one array: {err}") from None
     leaf = value
     while isinstance(leaf, (list, tuple)) and len(leaf):
         leaf = leaf[0]
-    if isinstance(leaf, np.generic) or not isinstance(leaf, (int, float, list, tuple)):
-        return arr  # NumPy scalars / arrays in a list keep their dtype
-    if arr.dtype.kind == "f":
-        return arr.astype(np.float32)
-    if arr.dtype.kind in "iu" and (
-        arr.size == 0 or (int(arr.min()) >= _INT32.min and int(arr.max()) <= _INT32.max)
-    ):
-        return arr.astype(np.int32)
-    return arr
+    kind = arr.dtype.kind
+    if isinstance(leaf, (list, tuple)):  # empty: tf.constant([]) is float32
+        return arr.astype(np.float32) if kind == "f" else arr
+    if isinstance(leaf, (np.generic, np.ndarray)):
+        if kind != "O":
+            return arr  # NumPy scalars / arrays in a list keep their dtype
+        ok = False
+    elif isinstance(leaf, bool):
+        ok = kind == "b"
+    elif isinstance(leaf, int):
+        if kind == "u" or (kind in "fO" and _has_int_beyond_int64(value)):
+            raise ValueError(
+                f"{where}: an integer of the list is out of range for int64 (TensorFlow: "
+                "out-of-range integer)"
+            )
+        if kind in "iu":
+            fits = int(arr.min()) >= _INT32.min and int(arr.max()) <= _INT32.max
+            return arr.astype(np.int32) if fits else arr
+        ok = kind == "f"
+    elif isinstance(leaf, float):
+        ok = kind == "f"
+    elif isinstance(leaf, (str, bytes)):
+        ok = kind in "US" and all(isinstance(x, (str, bytes)) for x in _python_leaves(value))
+    elif isinstance(leaf, complex):
+        ok = kind == "c"
+    else:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"{where}: cannot convert a list with mixed types (first item "
+            f"{type(leaf).__name__}, as a whole {arr.dtype}) as tf.constant would; pass a "
+            "NumPy array of the dtype you mean"
+        )
+    return arr.astype(np.float32) if kind == "f" else arr
+
+
+def _has_int_beyond_int64(value: Any) -> bool:
+    return any(
+        isinstance(x, int) and not _INT64.min <= x <= _INT64.max for x in _python_leaves(value)
+    )
 
 
 def _frozen_features(features: Mapping[str, Any] | None, where: str) -> dict[str, Any]:

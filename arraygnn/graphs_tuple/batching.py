@@ -336,7 +336,8 @@ def unbatch(graph: GraphsTuple) -> list[GraphsTuple]:
     g = shape.num_graphs
     senders = receivers = [None] * g
     if graph.senders is not None:
-        starts = xp.asarray(np.concatenate([[0], np.cumsum(n_node)[:-1]]).astype(np.int64))
+        # each graph's first node (no graphs: none; [0] would not match n_edge's length)
+        starts = xp.asarray(np.cumsum([0] + n_node[:-1], dtype=np.int64)[: len(n_node)])
         shift = repeat_counts(xp, starts, graph.n_edge)
         local = {name: getattr(graph, name) - shift for name in ("senders", "receivers")}
         if shape.num_edges:  # an edge joining two graphs would get an id outside its graph
@@ -417,21 +418,16 @@ def _pad(shape: GraphShape, graph: GraphsTuple, n_node: int, n_edge: int, n_grap
 
     senders = receivers = None
     if graph.senders is not None or pad_edges:
-        dtype = graph.senders.dtype if graph.senders is not None else np.dtype(np.int32)
-        if not _fits(dtype, int(n_node) - 1):  # from the target: one dtype for all batches
-            dtype = np.dtype(np.int64)
-        empty = xp.zeros(0, dtype=dtype)
-        senders, receivers = (
-            _concat(
-                xp,
-                [empty if ids is None else ids],
-                shape.num_edges,
-                pad_edges,
-                shape.num_nodes,
-                dtype,
-            )
-            for ids in (graph.senders, graph.receivers)
-        )
+
+        def padded_ids(ids: Any) -> Any:
+            # each its own dtype (as _batch for dynamically_batch), from the target
+            dtype = ids.dtype if ids is not None else np.dtype(np.int32)
+            if not _fits(dtype, int(n_node) - 1):  # one dtype for all batches
+                dtype = np.dtype(np.int64)
+            ids = xp.zeros(0, dtype=dtype) if ids is None else ids
+            return _concat(xp, [ids], shape.num_edges, pad_edges, shape.num_nodes, dtype)
+
+        senders, receivers = padded_ids(graph.senders), padded_ids(graph.receivers)
     return GraphsTuple(
         nodes=tree_map(padded(shape.num_nodes, pad_nodes), graph.nodes),
         edges=tree_map(padded(shape.num_edges, pad_edges), graph.edges),
