@@ -414,14 +414,15 @@ class PackedDataset:
 
     @property
     def num_classes(self) -> int:
-        """Classes in ``y`` over every graph, PyG's rule (integer labels ``max + 1``, float
-        labels the distinct count, ``[N, C]`` labels ``C``; no ``y``: 0). With a
+        """Classes in ``y`` (graph, node or edge level) over every graph, PyG's rule (integer
+        labels ``max + 1``, float labels the distinct count, ``[N, C]`` labels ``C``; no
+        ``y``: 0). With a
         ``transform`` every graph is read through it, as PyG does."""
         from arraygnn._namespace import to_numpy
         from arraygnn.datasets.base import infer_num_classes
 
         if self.transform is None:
-            for feats in (self.graph_features, self.node_features):
+            for feats in (self.graph_features, self.node_features, self.edge_features):
                 if "y" in feats:
                     return infer_num_classes(feats["y"])
             return 0

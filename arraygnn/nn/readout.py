@@ -68,10 +68,12 @@ def _segments(
         data = batch
         ptr = getattr(data, "ptr", None) if ptr is None else ptr
         batch = getattr(data, "batch", None)
-        size = int(data.num_graphs) if size is None else size
+        if size is None and data.num_graphs is not None:  # None: a Batch built directly
+            size = int(data.num_graphs)  # without ptr (then batch.max() + 1, as PyG's)
         if ptr is None and batch is None and size != 1:
+            graphs = "" if size is None else f" of {size} graphs"
             raise ValueError(
-                f"{name}: the {type(data).__name__} of {size} graphs has neither ptr nor a "
+                f"{name}: the {type(data).__name__}{graphs} has neither ptr nor a "
                 "batch vector (its graphs had no num_nodes when collated: give them x or "
                 "num_nodes=); pass batch= / ptr= explicitly"
             )
