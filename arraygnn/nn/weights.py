@@ -439,6 +439,8 @@ def _parameter_free(module: Any, torch: Any) -> Module | None:
         try:  # its traced forward, when every operation in it is on fx_program's list
             return from_graph_module(torch.fx.symbolic_trace(module), from_torch, state_names=())
         except Exception:  # what cannot be converted is a TypeError, as for other modules
+            if type(module).__module__ != "torch.nn.modules.activation":  # not an activation
+                raise TypeError(_cannot_convert(module)) from None
             raise TypeError(str(err)) from None
     fn = get_activation(act)
     return _ArrayFunction(fn if fn is not None else (lambda x: x), type(module).__name__)
@@ -571,6 +573,13 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "SAGEConv":
+        if getattr(module, "aggr", None) == "lstm":  # PyG's LSTMAggregation: not DGL's
+            raise ValueError(
+                "from_pyg: SAGEConv(aggr='lstm') is not supported: PyG's LSTM aggregation pads "
+                "every node to the largest in-degree and runs the padding through the LSTM, "
+                "which gives other numbers than arraygnn's SAGEConv('lstm') (DGL's, over each "
+                "node's own in-edges); arraygnn's SAGEConv converts 'mean' / 'sum' / 'max'"
+            )
         aggr = _pyg_aggr(module, kind, ("mean", "sum", "max"))
         project = bool(module.project)
         aggregator = "pool" if (project and aggr == "max") else aggr

@@ -278,3 +278,18 @@ def test_module_list_tied_item_is_one_layer():
     ours = from_torch(tl)
     assert ours[0] is ours[1]
     assert sorted(ours.state_dict()) == sorted(tl.state_dict())  # both names, as torch's
+
+
+def test_refusal_messages_name_the_module_kind():
+    """A weight-free module that is not an activation (Unflatten) is named as a module arraygnn
+    has no layer for, not as an activation; PyG's SAGEConv(aggr='lstm') says why it differs."""
+    torch = pytest.importorskip("torch")
+    pyg_nn = pytest.importorskip("torch_geometric.nn")
+    from arraygnn.nn import from_pyg, from_torch
+
+    with pytest.raises(TypeError, match="cannot convert Unflatten: arraygnn has no layer"):
+        from_torch(torch.nn.Unflatten(1, (2, 2)))
+    with pytest.raises(TypeError, match="cannot convert activation SiLU"):
+        from_torch(torch.nn.SiLU())
+    with pytest.raises(ValueError, match="pads every node to the largest in-degree"):
+        from_pyg(pyg_nn.SAGEConv(4, 3, aggr="lstm"))
