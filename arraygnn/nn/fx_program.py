@@ -8,7 +8,10 @@ converted to arrays), ``call_module`` (each submodule converted once through ``f
 ``call_method`` from a fixed whitelist (arithmetic, ``operator.getitem``, ``torch.cat`` /
 ``stack`` / ``sum`` / ``mean`` / ``max`` / ``min``, activations, ``F.softmax`` /
 ``log_softmax`` / ``normalize``, dropout as the identity (inference), the helpers PyG's
-transformers insert, and tensor methods such as ``.relu()``, ``.view()``, ``.size()``),
+transformers insert, PyG's ``global_add_pool`` / ``global_mean_pool`` / ``global_max_pool``,
+``utils.scatter`` and ``utils.softmax`` (a model file wraps them with
+``torch.fx.wrap('global_add_pool')``: traced through, they would read ``batch.max()``), and
+tensor methods such as ``.relu()``, ``.view()``, ``.size()``),
 and ``output``. Any other target is a ``ValueError`` naming the fx node and its target,
 raised when the program is built (a container method on an array, ``.values`` of
 anything but ``max`` / ``min``'s pair, is named when it runs). The arithmetic is plain
@@ -368,6 +371,17 @@ def _function_table(torch: Any) -> dict[Any, Callable[..., Any]]:
     except ImportError:  # pragma: no cover - PyG missing: plain torch graphs only
         return table
     table[th.get_dict] = _get_dict
+    # PyG's functions a model's forward calls, recorded as calls when the model file wraps
+    # them (``torch.fx.wrap('global_add_pool')``: traced, they read ``batch.max()``)
+    import torch_geometric.utils as pyg_utils
+    from torch_geometric.nn.pool import glob
+
+    readout = importlib.import_module("arraygnn.nn.readout")
+    utils = importlib.import_module("arraygnn.utils")
+    for name in ("global_add_pool", "global_mean_pool", "global_max_pool"):
+        table[getattr(glob, name)] = getattr(readout, name)
+    table[pyg_utils.scatter] = utils.scatter
+    table[pyg_utils.softmax] = utils.softmax
     for name in (
         "get_node_offset_dict",
         "get_edge_offset_dict",
@@ -551,8 +565,10 @@ def from_graph_module(
                 raise ValueError(
                     f"from_pyg: {label}: arraygnn cannot run function "
                     f"{_describe(node.target)} (supported: arithmetic, getitem, torch.cat / "
-                    "stack / sum / mean / max / min, activations, softmax, normalize, dropout "
-                    "and PyG's to_hetero helpers)"
+                    "stack / sum / mean / max / min, activations, softmax, normalize, dropout, "
+                    "PyG's to_hetero helpers and PyG's global_add / mean / max_pool, scatter "
+                    "and softmax, which a model file wraps with torch.fx.wrap('name') so that "
+                    "tracing records them as calls)"
                 )
         elif node.op == "call_method":
             target = node.target
