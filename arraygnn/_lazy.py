@@ -13,6 +13,14 @@ binding for the names in ``exports``, so the public name wins whichever is impor
 The package lists the same imports under ``if TYPE_CHECKING:`` for editors and type
 checkers; tests/test_api_surface.py checks that both lists agree.
 
+RULE: first uses from several threads are serialised by one re-entrant lock: the modules
+behind different names import each other, and two threads importing such modules at once
+can see each other's half-initialised modules (``ImportError: cannot import name ... from
+partially initialized module``), which an eager package avoids by importing everything in
+one thread. A thread waits at most ``_LOCK_TIMEOUT`` seconds for the lock, then imports
+without it: a thread that started a plain ``import`` of one of these modules and reaches a
+lazy name while another thread holds the lock cannot deadlock.
+
 >>> import arraygnn
 >>> "Data" in dir(arraygnn), callable(arraygnn.graph)
 (True, True)
@@ -22,11 +30,15 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
 
 __all__ = ["LazyPackage", "attach"]
+
+_LOCK = threading.RLock()  # first uses, one thread at a time (see RULE above)
+_LOCK_TIMEOUT = 5.0
 
 
 class LazyPackage(types.ModuleType):
@@ -55,12 +67,22 @@ def attach(
     module.__class__ = LazyPackage
 
     def __getattr__(name: str) -> Any:
+        if name.startswith("__"):  # dunder probes (copy, pickle, inspect) import nothing
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        locked = _LOCK.acquire(timeout=_LOCK_TIMEOUT)
+        try:
+            return load(name)
+        finally:
+            if locked:
+                _LOCK.release()
+
+    def load(name: str) -> Any:
+        if name in namespace:  # loaded by another thread while this one waited
+            return namespace[name]
         target = exports.get(name)
         if target is not None:
             source, _, attribute = target.partition(":")
             value = getattr(importlib.import_module(source), attribute or name)
-        elif name.startswith("__"):
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
         else:
             try:
                 value = importlib.import_module(f"{package}.{name}")
