@@ -46,6 +46,7 @@ from arraygnn.graphs_tuple._tree import rebuild, tree_leaves, tree_map
 from arraygnn.graphs_tuple.container import (
     GraphShape,
     GraphsTuple,
+    _array_hint,
     check_counts,
     check_fields,
     check_graphs_tuple,
@@ -69,6 +70,21 @@ __all__ = [
     "with_zero_out_padding_outputs",
     "zero_out_padding",
 ]
+
+
+def _size(where: str, name: str, value: Any) -> int:
+    """``value`` as an ``int``: an int, or a float with a whole value (``20.0``, as jraph
+    takes it); ``ValueError`` for ``20.5`` / NaN / inf, ``TypeError`` for anything else
+    (bools included). The one check of every padding size, budget and count here."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{where}: {name} must be an int, got {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if not np.isfinite(value) or not float(value).is_integer():
+            raise ValueError(f"{where}: {name} must be a whole number, got {value!r}")
+        return int(value)
+    raise TypeError(f"{where}: {name} must be an int, got {value!r}")
 
 
 def _fits(dtype: np.dtype, value: int) -> bool:
@@ -147,6 +163,11 @@ def _concat_field(xp: Any, values: tuple, what: str, counts: list[int], noun: st
             i = next(i for i, v in enumerate(values) if not is_array(v))
             if values[i] is None:
                 raise ValueError(f"batch: graph {i} has no {what} (None) but graph 0 has")
+            if _array_hint(values[i]):  # a JAX array / torch tensor, not another structure
+                raise TypeError(
+                    f"batch: graph {i}: {what} must be a NumPy or CuPy array, got "
+                    f"{type(values[i]).__name__}{_array_hint(values[i])}"
+                )
             raise ValueError(f"batch: graph {i} has {what} of another structure than graph 0")
         rows = [v.shape[0] if v.ndim else -1 for v in values]
         if rows != counts:
@@ -180,7 +201,10 @@ def _concat_field(xp: Any, values: tuple, what: str, counts: list[int], noun: st
             for j in range(size)
         ]
         return rebuild(first, children)
-    raise TypeError(f"batch: graph 0: {what} must be a NumPy or CuPy array, got {kind.__name__}")
+    raise TypeError(
+        f"batch: graph 0: {what} must be a NumPy or CuPy array, got {kind.__name__}"
+        f"{_array_hint(first)}"
+    )
 
 
 def _check_count_arrays(values: tuple, name: str) -> None:
@@ -389,9 +413,10 @@ def pad_with_graphs(graph: GraphsTuple, n_node: int, n_edge: int, n_graph: int =
     >>> pad_with_graphs(g, 3, 2).nodes.tolist()
     [1.0, 1.0, 0.0]
     """
-    for name, value in (("n_node", n_node), ("n_edge", n_edge), ("n_graph", n_graph)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"pad_with_graphs: {name} must be an int, got {value!r}")
+    n_node, n_edge, n_graph = (
+        _size("pad_with_graphs", name, value)
+        for name, value in (("n_node", n_node), ("n_edge", n_edge), ("n_graph", n_graph))
+    )
     if n_graph < 2:
         raise ValueError(
             f"pad_with_graphs: n_graph is {n_graph}, which is smaller than 2 "
@@ -615,12 +640,13 @@ def get_fully_connected_graph(
     >>> g.senders.tolist(), g.receivers.tolist()
     ([1, 2, 2, 0, 0, 1], [0, 0, 1, 1, 2, 2])
     """
-    for name, value in (("n_node_per_graph", n_node_per_graph), ("n_graph", n_graph)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"get_fully_connected_graph: {name} must be an int, got {value!r}")
+    n, g = (
+        _size("get_fully_connected_graph", name, value)
+        for name, value in (("n_node_per_graph", n_node_per_graph), ("n_graph", n_graph))
+    )
+    for name, value in (("n_node_per_graph", n), ("n_graph", g)):
         if value < 0:
             raise ValueError(f"get_fully_connected_graph: {name} must be >= 0, got {value}")
-    n, g = int(n_node_per_graph), int(n_graph)
     leaves = tree_leaves((node_features, global_features))
     xp = get_namespace(*leaves) if leaves else np
     node_leaves = tree_leaves(node_features)
@@ -683,11 +709,23 @@ def dynamically_batch(
     >>> [b.n_node.tolist() for b in dynamically_batch([g] * 3, 5, 4, 3)]
     [[2, 2, 1], [2, 3, 0]]
     """
+    # checked at the call, not when the first batch is asked for
+    n_node, n_edge, n_graph = (
+        _size("dynamically_batch", name, value)
+        for name, value in (("n_node", n_node), ("n_edge", n_edge), ("n_graph", n_graph))
+    )
     if n_graph < 2:
         raise ValueError(
             "dynamically_batch: the number of graphs in a batch must be at least 2 (one for "
             f"the padding), got {n_graph}"
         )
+    return _dynamically_batch(graphs_tuple_iterator, n_node, n_edge, n_graph)
+
+
+def _dynamically_batch(
+    graphs_tuple_iterator: Iterable[GraphsTuple], n_node: int, n_edge: int, n_graph: int
+) -> Iterator[GraphsTuple]:
+    """:func:`dynamically_batch` after its sizes are checked (the generator)."""
     limit = (n_node - 1, n_edge, n_graph - 1)
     pending: list[GraphsTuple] = []
     used = (0, 0, 0)

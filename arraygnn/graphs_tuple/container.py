@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.graphs_tuple._tree import tree_leaves
 
 __all__ = [
@@ -40,6 +40,15 @@ __all__ = [
     "check_leaves",
     "check_sizes",
 ]
+
+
+def _array_hint(x: Any, convert: str = "arraygnn.graphs_tuple.from_jraph(graph)") -> str:
+    """The tail of an error message for a JAX array (or torch tensor) where a NumPy / CuPy
+    array was expected: how to convert it. Arrays are never converted behind the caller's
+    back (DESIGN.md, "Arrays stay where they are"). Never imports JAX."""
+    if type(x).__module__.split(".")[0] in ("jax", "jaxlib"):
+        return f" (a JAX array: convert first with {convert}, which shares memory with JAX)"
+    return torch_hint(x)
 
 
 class GraphsTuple(NamedTuple):
@@ -74,7 +83,8 @@ def check_counts(where: str, name: str, value: Any) -> None:
     """An integer 1-D NumPy / CuPy array (``n_node``, ``n_edge``, ``senders``, ...)."""
     if not is_array(value):
         raise TypeError(
-            f"{where}: {name} must be a NumPy or CuPy integer array, got {type(value).__name__}"
+            f"{where}: {name} must be a NumPy or CuPy integer array, got "
+            f"{type(value).__name__}{_array_hint(value)}"
         )
     if value.dtype.kind not in "iu" or value.dtype == np.bool_:
         raise TypeError(f"{where}: {name} must be an integer array, got dtype {value.dtype}")
@@ -89,7 +99,8 @@ def check_leaves(where: str, name: str, tree: Any, rows: int, what: str) -> None
         label = name if not isinstance(tree, (dict, list, tuple)) else f"{name} (leaf {i})"
         if not is_array(leaf):
             raise TypeError(
-                f"{where}: {label} must be a NumPy or CuPy array, got {type(leaf).__name__}"
+                f"{where}: {label} must be a NumPy or CuPy array, got "
+                f"{type(leaf).__name__}{_array_hint(leaf)}"
             )
         if leaf.ndim == 0 or leaf.shape[0] != rows:
             raise ValueError(

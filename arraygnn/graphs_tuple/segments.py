@@ -12,6 +12,10 @@ RULE: empty segments: ``segment_max`` gives ``-inf`` (integers: their minimum, b
       False), ``segment_min`` ``+inf`` (integers: their maximum, bools: True), as
       ``jax.ops``; ``segment_max_or_constant`` / ``segment_min_or_constant`` give
       ``constant``; ``segment_sum`` 0, ``segment_mean`` 0 (sum / max(count, 1)).
+RULE: ``segment_mean`` / ``segment_variance`` / ``segment_normalize`` /
+      ``segment_softmax`` of integer data give float32, as jraph (JAX's default float with
+      x64 off), computed in float64 so an integer sum cannot overflow; float data keeps
+      its dtype; bool data is a ``TypeError`` (as ``jax.ops`` and ``segment_sum``).
 RULE: ``indices_are_sorted`` / ``unique_indices`` are accepted for compatibility; the
       kernels find a sorted index themselves (a sorted index runs as a CSR reduction).
 RULE: deterministic: the same bits on every run (the ops' sorted / owner kernels, no
@@ -29,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, repeat_counts
+from arraygnn.graphs_tuple.container import _array_hint
 
 __all__ = [
     "partition_softmax",
@@ -54,14 +59,16 @@ def _prepare(
     data_name: str = "data",
 ) -> tuple[Any, Any, Any, int]:
     """Checked ``(xp, data, ids, n)``; out-of-range rows dropped when ``drop``."""
+    convert = "arraygnn.interop.from_jax(x)"
     if not is_array(data):
         raise TypeError(
-            f"{where}: {data_name} must be a NumPy or CuPy array, got {type(data).__name__}"
+            f"{where}: {data_name} must be a NumPy or CuPy array, got "
+            f"{type(data).__name__}{_array_hint(data, convert)}"
         )
     if not is_array(segment_ids):
         raise TypeError(
             f"{where}: segment_ids must be a NumPy or CuPy integer array, got "
-            f"{type(segment_ids).__name__}"
+            f"{type(segment_ids).__name__}{_array_hint(segment_ids, convert)}"
         )
     xp = get_namespace(data, segment_ids)
     if segment_ids.dtype.kind not in "iu" or segment_ids.dtype == np.bool_:
@@ -101,6 +108,20 @@ def _prepare(
         keep = (segment_ids >= 0) & (segment_ids < n)
         data, segment_ids = data[keep], segment_ids[keep]
     return xp, data, segment_ids, n
+
+
+def _floating(where: str, data: Any, data_name: str = "data") -> tuple[Any, Any]:
+    """``(data as floats, result dtype or None)``: integers computed in float64, returned
+    as float32 (jraph's dtype: JAX promotes integers to its default float); bools refused."""
+    if data.dtype == np.bool_:  # as jax.ops: arithmetic on bools is a TypeError
+        raise TypeError(f"{where}: {data_name} is bool; this needs numbers (cast it first)")
+    if data.dtype.kind in "iu":
+        return data.astype(np.float64), np.dtype(np.float32)
+    return data, None
+
+
+def _result(out: Any, dtype: Any) -> Any:
+    return out if dtype is None else out.astype(dtype)
 
 
 def _scatter(data: Any, ids: Any, n: int, reduce: str) -> Any:
@@ -159,17 +180,15 @@ def segment_mean(
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
 ) -> Any:
-    """Mean of each segment (sum / max(count, 1); integer data gives floats, as jraph).
+    """Mean of each segment (sum / max(count, 1); integer data gives float32, as jraph).
 
     >>> import numpy as np
     >>> segment_mean(np.array([1, 2, 6]), np.array([0, 0, 2]), 3).tolist()
     [1.5, 0.0, 6.0]
     """
-    xp, data, ids, n = _prepare("segment_mean", data, segment_ids, num_segments)
-    if data.dtype.kind == "f":
-        return _scatter(data, ids, n, "mean")
-    total = _scatter(data, ids, n, "sum")
-    return total / _expand(xp.maximum(_counts(xp, ids, n), 1), total)
+    _, data, ids, n = _prepare("segment_mean", data, segment_ids, num_segments)
+    data, dtype = _floating("segment_mean", data)
+    return _result(_scatter(data, ids, n, "mean"), dtype)
 
 
 def segment_variance(
@@ -186,12 +205,12 @@ def segment_variance(
     [1.0, 0.0]
     """
     xp, data, ids, n = _prepare("segment_variance", data, segment_ids, num_segments)
-    if data.dtype.kind != "f":
-        data = data.astype(np.float64)
+    data, dtype = _floating("segment_variance", data)
     means = _scatter(data, ids, n, "mean")
     centred = data - means[ids]
     sums = _scatter(centred * centred, ids, n, "sum")
-    return sums / _expand(xp.maximum(_counts(xp, ids, n), 1).astype(sums.dtype), sums)
+    counts = xp.maximum(_counts(xp, ids, n), 1).astype(sums.dtype)
+    return _result(sums / _expand(counts, sums), dtype)
 
 
 def segment_normalize(
@@ -209,14 +228,13 @@ def segment_normalize(
     [-1.0, 1.0]
     """
     xp, data, ids, n = _prepare("segment_normalize", data, segment_ids, num_segments, drop=False)
-    if data.dtype.kind != "f":
-        data = data.astype(np.float64)
+    data, dtype = _floating("segment_normalize", data)
     means = _scatter(data, ids, n, "mean")
     centred = data - means[ids]
     sums = _scatter(centred * centred, ids, n, "sum")
     variances = sums / _expand(xp.maximum(_counts(xp, ids, n), 1).astype(sums.dtype), sums)
     floor = xp.asarray(eps, dtype=variances.dtype)
-    return centred / xp.sqrt(xp.maximum(variances, floor))[ids]
+    return _result(centred / xp.sqrt(xp.maximum(variances, floor))[ids], dtype)
 
 
 def segment_max(
@@ -317,11 +335,15 @@ def segment_softmax(
     xp, logits, ids, n = _prepare(
         "segment_softmax", logits, segment_ids, num_segments, drop=False, data_name="logits"
     )
+    logits, dtype = _floating("segment_softmax", logits, "logits")
     if logits.dtype.kind != "f":
-        raise TypeError(f"segment_softmax: logits must be floating point, got {logits.dtype}")
+        raise TypeError(
+            f"segment_softmax: logits must be real numbers (integer or floating point), "
+            f"got {logits.dtype}"
+        )
     # the sources of this "edge list" are never read: only the targets group the rows
     pairs = xp.stack([xp.zeros_like(ids), ids])
-    return edge_softmax(pairs, logits, n)
+    return _result(edge_softmax(pairs, logits, n), dtype)
 
 
 def partition_softmax(logits: Any, partitions: Any, sum_partitions: int | None = None) -> Any:

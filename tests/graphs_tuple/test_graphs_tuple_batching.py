@@ -157,8 +157,10 @@ def test_padding_errors():
         pad_with_graphs(g, 3, 1, 2)  # no room for a padding node
     with pytest.raises(RuntimeError, match="n_edge 1 of 0"):
         pad_with_graphs(g, 5, 0, 2)
+    with pytest.raises(ValueError, match="n_node must be a whole number"):
+        pad_with_graphs(g, 5.5, 1, 2)  # 5.0 is taken, as jraph
     with pytest.raises(TypeError, match="n_node must be an int"):
-        pad_with_graphs(g, 5.0, 1, 2)
+        pad_with_graphs(g, "5", 1, 2)
 
 
 def test_zero_out_padding_zeroes_padding_rows_including_nan():

@@ -70,7 +70,7 @@ def test_bool_data_max_min_only():
     assert segment_max(flags, ids, 1).tolist() == [True]
     with pytest.raises(TypeError, match="segment_sum: data is bool"):
         segment_sum(flags, ids, 1)
-    with pytest.raises(TypeError, match="segment_sum: data is bool"):
+    with pytest.raises(TypeError, match="segment_mean: data is bool"):
         segment_mean(flags, ids, 1)
 
 
