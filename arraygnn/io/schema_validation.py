@@ -32,7 +32,6 @@ Edge set 'e' referencing unknown node set 'w'
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -220,49 +219,15 @@ def _check_readout(schema: GraphSchema, readout_node_sets: Sequence[str] | None)
 
 
 def _readout_edge_sets(schema: GraphSchema, readout: str) -> None:
-    if not re.fullmatch(r"_readout(:[a-zA-Z0-9_]+)?", readout):
-        raise ValueError(
-            "Malformed name of readout_node_set. Expected '_readout' or '_readout:'+tag, "
-            f"where tag consists of letters, digits and underscores; got '{readout}'."
-        )
-    if readout not in schema.node_sets:
-        raise ValueError(
-            f"GraphTensor lacks auxiliary node set '{readout}'. Existing node sets are: "
-            f"{', '.join(schema.node_sets)}"
-        )
-    found: dict[str, dict[tuple[str, str], str]] = {}
+    from arraygnn.pipeline.readout_features import readout_edge_set_map
+
     prefix = f"{readout}/"
-    for name, es in schema.edge_sets.items():
-        if not name.startswith(prefix):
-            continue
-        match = re.fullmatch(r"(?P<key>\w+)(/.+)?", name[len(prefix) :])
-        if match is None:
-            raise ValueError(f"Malformed auxiliary edge set name: '{name}'")
-        key = match["key"]
-        if es.target != readout:
-            raise ValueError(
-                f"Malformed auxiliary edge set '{name}': Expected target node set "
-                f"'{readout}' but found '{es.target}'."
-            )
-        source = es.source or ""
-        if source.startswith(_SHADOW_PREFIX):
-            set_type, set_name = EDGES, source[len(_SHADOW_PREFIX) :]
-            if set_name not in schema.edge_sets:
-                raise ValueError(
-                    f"GraphTensor lacks edge set '{set_name}' referenced by auxiliary edge "
-                    f"set '{name}'"
-                )
-        else:
-            set_type, set_name = NODES, source
-        per_key = found.setdefault(key, {})
-        if (set_type, set_name) in per_key:
-            raise ValueError(
-                f"Duplicate readout edge set from {set_type} '{set_name}': '{name}' vs "
-                f"'{per_key[(set_type, set_name)]}'"
-            )
-        per_key[(set_type, set_name)] = name
-    if not found:
-        raise ValueError(f"Found node set '{readout}' but no edge sets for readout into it")
+    ends = {
+        name: (es.source, es.target)
+        for name, es in schema.edge_sets.items()
+        if name.startswith(prefix)
+    }
+    readout_edge_set_map(readout, list(schema.node_sets), list(schema.edge_sets), ends)
 
 
 def check_required_features(requirements: GraphSchema, actual: GraphSchema) -> None:

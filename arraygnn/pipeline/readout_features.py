@@ -74,41 +74,58 @@ readout_named = structured_readout
 def _readout_edge_set_map(
     spec: Any, required_keys: Sequence[str] | None, readout_node_set: str
 ) -> dict[str, dict[tuple[str, str], str]]:
-    """TF-GNN's ``get_validated_edge_set_map_for_readout``: ``{key: {(NODES or EDGES,
-    set name): readout edge set name}}`` after checking the readout structure of ``spec``
-    (a scalar ``GraphTensorSpec``). ``ValueError`` for a malformed structure, ``KeyError``
-    for a missing required key (TF-GNN's messages and exception types)."""
+    """TF-GNN's ``get_validated_edge_set_map_for_readout`` on a scalar ``GraphTensorSpec``
+    (:func:`readout_edge_set_map`)."""
+    prefix = f"{readout_node_set}/"
+    ends = {
+        name: (es.adjacency_spec.node_set_name(SOURCE), es.adjacency_spec.node_set_name(TARGET))
+        for name, es in spec.edge_sets.items()
+        if name.startswith(prefix)
+    }
+    return readout_edge_set_map(
+        readout_node_set, list(spec.node_sets), list(spec.edge_sets), ends, required_keys
+    )
+
+
+def readout_edge_set_map(
+    readout_node_set: str,
+    node_set_names: Sequence[str],
+    edge_set_names: Sequence[str],
+    readout_ends: dict[str, tuple[str, str]],
+    required_keys: Sequence[str] | None = None,
+) -> dict[str, dict[tuple[str, str], str]]:
+    """TF-GNN's readout structure check, for a spec or a schema: ``{key: {(NODES or EDGES,
+    set name): readout edge set name}}`` from the ``(source, target)`` node sets of the
+    edge sets named ``<readout_node_set>/<key>[/...]`` (``readout_ends``). ``ValueError``
+    for a malformed structure, ``KeyError`` for a missing required key (TF-GNN's messages
+    and exception types); with ``required_keys=None`` at least one key must exist."""
     if not _READOUT_NAME.fullmatch(readout_node_set):
         raise ValueError(
             "Malformed name of readout_node_set. Expected '_readout' or "
             "'_readout:'+tag, where tag consists of letters, digits and "
             f"underscores; got '{readout_node_set}'."
         )
-    if readout_node_set not in spec.node_sets:
+    if readout_node_set not in node_set_names:
         raise ValueError(
             f"GraphTensor lacks auxiliary node set '{readout_node_set}'. "
-            f"Existing node sets are: {', '.join(spec.node_sets)}"
+            f"Existing node sets are: {', '.join(node_set_names)}"
         )
     out: dict[str, dict[tuple[str, str], str]] = {}
     prefix = f"{readout_node_set}/"
-    for name, es in spec.edge_sets.items():
-        if not name.startswith(prefix):
-            continue
+    for name, (source, target) in readout_ends.items():
         match = re.fullmatch(r"(?P<key>\w+)(/.+)?", name[len(prefix) :])
         if match is None:
             raise ValueError(f"Malformed auxiliary edge set name: '{name}'")
         key = match["key"]
-        adjacency = es.adjacency_spec
-        target = adjacency.node_set_name(TARGET)
         if target != readout_node_set:
             raise ValueError(
                 f"Malformed auxiliary edge set '{name}': Expected target "
                 f"node set '{readout_node_set}' but found '{target}'."
             )
-        source = adjacency.node_set_name(SOURCE)
+        source = source or ""
         if source.startswith(SHADOW):
             where = (EDGES, source[len(SHADOW) :])
-            if where[1] not in spec.edge_sets:
+            if where[1] not in edge_set_names:
                 raise ValueError(
                     f"GraphTensor lacks edge set '{where[1]}' referenced by "
                     f"auxiliary edge set '{name}'"
