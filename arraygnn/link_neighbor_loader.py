@@ -48,8 +48,6 @@ from typing import Any
 import numpy as np
 
 from arraygnn._loader_args import (
-    epoch_batches,
-    epoch_iter,
     num_batches,
 )
 from arraygnn._namespace import get_namespace, is_array
@@ -447,15 +445,7 @@ class LinkNeighborLoader(_NeighborSampling):
         return num_batches(count, self.batch_size, self.drop_last, *self._samplers())
 
     def __iter__(self) -> Iterator[Any]:
-        count = int(self.edge_label_index.shape[1])
-        xp = self.graph._xp()
-        chunks = epoch_batches(
-            type(self).__name__, count, self.batch_size, self.shuffle, self.drop_last,
-            self._rng, *self._samplers(),
-        )  # fmt: skip
-        for chunk in epoch_iter(self._rng, chunks):  # torch's draws, as torch makes them
-            batch = self._batch(xp.asarray(chunk))
-            yield batch if self.transform is None else self.transform(batch)
+        return self._epoch(int(self.edge_label_index.shape[1]))
 
     def _negatives(self, xp: Any, count: int, src: Any = None) -> tuple[Any, Any]:
         """``count`` uniform non-pairs (binary), or one non-neighbour per ``src`` entry."""

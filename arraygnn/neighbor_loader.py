@@ -213,6 +213,17 @@ class _NeighborSampling:
     def _samplers(self) -> tuple[Any, Any]:
         return getattr(self, "sampler", None), getattr(self, "batch_sampler", None)
 
+    def _epoch(self, count: int) -> Iterator[Any]:
+        """One epoch's batches over ``count`` inputs (seeds or label edges)."""
+        xp = self.graph._xp()
+        chunks = epoch_batches(
+            type(self).__name__, count, self.batch_size, self.shuffle, self.drop_last,
+            self._rng, *self._samplers(),
+        )  # fmt: skip
+        for chunk in epoch_iter(self._rng, chunks):  # torch's draws, as torch makes them
+            batch = self._batch(xp.asarray(chunk))
+            yield batch if self.transform is None else self.transform(batch)
+
     def _temporal_setup(
         self, where: str, data: Any, disjoint: Any, strategy: Any, time_attr: Any
     ) -> None:
@@ -553,15 +564,7 @@ class NeighborLoader(_NeighborSampling):
         return num_batches(count, self.batch_size, self.drop_last, *self._samplers())
 
     def __iter__(self) -> Iterator[Any]:
-        count = int(self.input_nodes.shape[0])
-        xp = self.graph._xp()
-        chunks = epoch_batches(
-            type(self).__name__, count, self.batch_size, self.shuffle, self.drop_last,
-            self._rng, *self._samplers(),
-        )  # fmt: skip
-        for chunk in epoch_iter(self._rng, chunks):  # torch's draws, as torch makes them
-            batch = self._batch(xp.asarray(chunk))
-            yield batch if self.transform is None else self.transform(batch)
+        return self._epoch(int(self.input_nodes.shape[0]))
 
     def _batch(self, positions: Any) -> Any:
         seeds = self.input_nodes[positions]
