@@ -19,7 +19,8 @@ can see each other's half-initialised modules (``ImportError: cannot import name
 partially initialized module``), which an eager package avoids by importing everything in
 one thread. A thread waits at most ``_LOCK_TIMEOUT`` seconds for the lock, then imports
 without it: a thread that started a plain ``import`` of one of these modules and reaches a
-lazy name while another thread holds the lock cannot deadlock.
+lazy name while another thread holds the lock cannot deadlock. A forked child starts with
+a fresh lock (``os.register_at_fork``).
 
 >>> import arraygnn
 >>> "Data" in dir(arraygnn), callable(arraygnn.graph)
@@ -29,6 +30,7 @@ lazy name while another thread holds the lock cannot deadlock.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import threading
 import types
@@ -39,6 +41,17 @@ __all__ = ["LazyPackage", "attach"]
 
 _LOCK = threading.RLock()  # first uses, one thread at a time (see RULE above)
 _LOCK_TIMEOUT = 5.0
+
+
+def _fresh_lock() -> None:
+    """A forked child gets a free lock: one held by another thread of the parent at the
+    fork would make the child's first uses wait ``_LOCK_TIMEOUT`` seconds."""
+    global _LOCK
+    _LOCK = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock)
 
 
 class LazyPackage(types.ModuleType):
@@ -69,12 +82,13 @@ def attach(
     def __getattr__(name: str) -> Any:
         if name.startswith("__"):  # dunder probes (copy, pickle, inspect) import nothing
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        locked = _LOCK.acquire(timeout=_LOCK_TIMEOUT)
+        lock = _LOCK  # the one acquired is the one released (a fork may swap _LOCK)
+        locked = lock.acquire(timeout=_LOCK_TIMEOUT)
         try:
             return load(name)
         finally:
             if locked:
-                _LOCK.release()
+                lock.release()
 
     def load(name: str) -> Any:
         if name in namespace:  # loaded by another thread while this one waited
