@@ -23,6 +23,7 @@ import numpy as np
 
 __all__ = [
     "TORCH_HOW_DEFAULTS",
+    "apply_torch_args",
     "TorchOrder",
     "check_directed",
     "check_samplers",
@@ -199,6 +200,30 @@ def epoch_rng(where: str, seed: Any, generator: Any) -> np.random.Generator:
         f"{where}: generator must be a torch.Generator or a numpy.random.Generator, got "
         f"{type(generator).__name__}"
     )
+
+
+def apply_torch_args(
+    loader: Any,
+    where: str,
+    kwargs: dict[str, Any],
+    seed: Any,
+    batch_size: int,
+    shuffle: bool,
+    drop_last: bool,
+    skip: tuple[str, ...] = (),
+) -> np.random.Generator:
+    """The torch ``DataLoader`` keywords of ``kwargs`` (:func:`torch_loader_args`) checked
+    with torch's sampler exclusions (:func:`check_samplers`) and kept as ``loader``'s
+    attributes (the HOW keywords but ``skip``, ``sampler``, ``batch_sampler``,
+    ``generator``); returns the loader's epoch stream (:func:`epoch_rng`)."""
+    opts = torch_loader_args(where, kwargs)
+    check_samplers(where, opts["sampler"], opts["batch_sampler"], batch_size, shuffle, drop_last)
+    for name in TORCH_HOW_DEFAULTS:
+        if name not in skip:
+            setattr(loader, name, opts[name])
+    loader.sampler, loader.batch_sampler = opts["sampler"], opts["batch_sampler"]
+    loader.generator = opts["generator"]
+    return epoch_rng(where, seed, opts["generator"])
 
 
 def check_samplers(

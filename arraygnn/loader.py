@@ -25,13 +25,10 @@ import numpy as np
 
 from arraygnn._lazy import attach
 from arraygnn._loader_args import (
-    TORCH_HOW_DEFAULTS,
-    check_samplers,
+    apply_torch_args,
     epoch_batches,
     epoch_iter,
-    epoch_rng,
     num_batches,
-    torch_loader_args,
 )
 from arraygnn.batch import Batch
 from arraygnn.dataset import PackedDataset
@@ -157,15 +154,12 @@ class DataLoader:
                 f"got {type(dataset).__name__}"
             )
         kwargs.update(sampler=sampler, batch_sampler=batch_sampler)
-        opts = torch_loader_args("DataLoader", kwargs)  # torch's keywords, checked
-        check_samplers("DataLoader", sampler, batch_sampler, batch_size, shuffle, drop_last)
-        for name in TORCH_HOW_DEFAULTS:
-            setattr(self, name, opts[name])
+        self._rng = apply_torch_args(  # torch's keywords, checked, kept as attributes
+            self, "DataLoader", kwargs, seed, batch_size, shuffle, drop_last
+        )
         if prefetch == 0 and self.num_workers > 0:  # torch's workers: the prefetch thread
             factor = 2 if self.prefetch_factor is None else self.prefetch_factor
             prefetch = self.num_workers * factor
-        self.sampler, self.batch_sampler = sampler, batch_sampler
-        self.generator = opts["generator"]
         self.dataset = dataset
         self.batch_size = int(batch_size)
         self.shuffle = bool(shuffle)
@@ -174,7 +168,6 @@ class DataLoader:
         self.drop_last = bool(drop_last)
         self.seed = seed
         self.prefetch = int(prefetch)
-        self._rng = epoch_rng("DataLoader", seed, self.generator)
 
     def __len__(self) -> int:
         return num_batches(

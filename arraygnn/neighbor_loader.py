@@ -50,15 +50,12 @@ from typing import Any
 import numpy as np
 
 from arraygnn._loader_args import (
-    TORCH_HOW_DEFAULTS,
     _check_int,
+    apply_torch_args,
     check_directed,
-    check_samplers,
     epoch_batches,
     epoch_iter,
-    epoch_rng,
     num_batches,
-    torch_loader_args,
 )
 from arraygnn._namespace import is_array
 
@@ -200,15 +197,8 @@ class _NeighborSampling:
         """torch ``DataLoader`` keywords (:func:`torch_loader_args`) and PyG's ``directed``,
         checked and kept as attributes; returns the epoch stream (:func:`epoch_rng`), given
         on as ``seed`` (``default_rng`` hands a ``Generator`` back unaltered)."""
-        opts = torch_loader_args(where, kwargs)
-        check_directed(where, directed)
-        sampler, batch_sampler = opts["sampler"], opts["batch_sampler"]
-        check_samplers(where, sampler, batch_sampler, batch_size, shuffle, drop_last)
-        for name in TORCH_HOW_DEFAULTS:  # no effect: batches are made on demand, here
-            setattr(self, name, opts[name])
-        self.sampler, self.batch_sampler = sampler, batch_sampler
-        self.generator = opts["generator"]
-        return epoch_rng(where, seed, opts["generator"])
+        check_directed(where, directed)  # the HOW keywords: no effect, batches made on demand
+        return apply_torch_args(self, where, kwargs, seed, batch_size, shuffle, drop_last)
 
     def _samplers(self) -> tuple[Any, Any]:
         return getattr(self, "sampler", None), getattr(self, "batch_sampler", None)

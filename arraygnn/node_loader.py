@@ -40,13 +40,10 @@ from typing import Any
 import numpy as np
 
 from arraygnn._loader_args import (
-    TORCH_HOW_DEFAULTS,
-    check_samplers,
+    apply_torch_args,
     epoch_batches,
     epoch_iter,
-    epoch_rng,
     num_batches,
-    torch_loader_args,
 )
 from arraygnn._namespace import is_array
 from arraygnn.neighbor_loader import (
@@ -274,15 +271,10 @@ def order_args(loader: Any, where: str, kwargs: dict) -> None:
     batch_size = _check_int(where, "batch_size", kwargs.pop("batch_size", 1), 1)
     shuffle, drop_last = bool(kwargs.pop("shuffle", False)), bool(kwargs.pop("drop_last", False))
     seed = kwargs.pop("seed", None)
-    opts = torch_loader_args(where, kwargs)
-    check_samplers(where, opts["sampler"], opts["batch_sampler"], batch_size, shuffle, drop_last)
-    for name in TORCH_HOW_DEFAULTS:
-        if name != "filter_per_worker":  # NodeLoader's / LinkLoader's own argument
-            setattr(loader, name, opts[name])
+    loader._rng = apply_torch_args(  # filter_per_worker: NodeLoader's / LinkLoader's own
+        loader, where, kwargs, seed, batch_size, shuffle, drop_last, ("filter_per_worker",)
+    )
     loader.batch_size, loader.shuffle, loader.drop_last = batch_size, shuffle, drop_last
-    loader.sampler, loader.batch_sampler = opts["sampler"], opts["batch_sampler"]
-    loader.generator = opts["generator"]
-    loader._rng = epoch_rng(where, seed, opts["generator"])
 
 
 def loader_len(loader: Any, count: int) -> int:

@@ -440,8 +440,9 @@ class Graph:
                 return src, dst
             eid = self._xp().arange(rel.num_edges, dtype=src.dtype)
         else:
-            xp = self._xp()
-            eid = xp.lexsort(xp.stack([dst, src])).astype(src.dtype)
+            from arraygnn.graph.query import _sorted_pairs  # the pair look-ups' cached order
+
+            eid = _sorted_pairs(self, rel)[1].astype(src.dtype, copy=False)
             src, dst = src[eid], dst[eid]
         return {"uv": (src, dst), "eid": eid, "all": (src, dst, eid)}[form]
 
@@ -616,15 +617,15 @@ class Graph:
     @property
     def is_multigraph(self) -> bool:
         """DGL's ``g.is_multigraph``: whether some edge type has parallel edges (two edges
-        with the same source and destination). One sort per edge type; not cached."""
-        xp = self._xp()
+        with the same source and destination), from the sorted pair keys the edge look-ups
+        build once per edge type and cache (``arraygnn.graph.query``)."""
+        from arraygnn.graph.query import _sorted_pairs
+
         for rel in self._rels.values():
-            if rel.num_edges < 2:
-                continue
-            order = xp.lexsort(xp.stack([rel.dst, rel.src]))
-            s, d = rel.src[order], rel.dst[order]
-            if bool(((s[1:] == s[:-1]) & (d[1:] == d[:-1])).any()):
-                return True
+            if rel.num_edges > 1:
+                keys = _sorted_pairs(self, rel)[0]
+                if bool((keys[1:] == keys[:-1]).any()):
+                    return True
         return False
 
     def has_nodes(self, vid: Any, ntype: str | None = None) -> Any:
