@@ -283,6 +283,17 @@ class Graph:
         """``(src_type, etype, dst_type)`` triples, sorted (DGL's edge type id order)."""
         return list(self._rels)
 
+    def metagraph(self) -> Any:
+        """DGL's ``g.metagraph()``: a ``networkx.MultiDiGraph`` with one edge
+        ``(src_type, dst_type, key=etype)`` per canonical edge type, in their order (node
+        types without an edge type are absent, as in DGL)."""
+        import networkx as nx
+
+        meta = nx.MultiDiGraph()
+        for s, e, d in self._rels:
+            meta.add_edge(s, d, e)
+        return meta
+
     @property
     def is_homogeneous(self) -> bool:
         return len(self._srctypes) == 1 and len(self._rels) <= 1 and not self._is_block
@@ -804,7 +815,11 @@ class Graph:
     # ------------------------------------------------------------------ relation slices
     def __getitem__(self, key: Any) -> Graph:
         """The one-relation graph of edge type ``key``: DGL's ``g['plays']`` or
-        ``g['user', 'plays', 'game']``.
+        ``g['user', 'plays', 'game']``; ``:`` is a wildcard (``g['user', :, 'game']``). A
+        key matching several edge types gives DGL's flattened graph (not on a block): the
+        matched source / destination types merged into one type each (``'A1+A2'``), one
+        edge type (``'AB1+AB2'``), ``NTYPE`` / ``NID`` / ``ETYPE`` / ``EID`` the original
+        types and ids, common features concatenated (new arrays, not shared).
 
         It shares the relation's ids, its cached CSR, its edge features and the node
         features of its two node types with ``g`` (writes through either are seen by
@@ -818,10 +833,27 @@ class Graph:
         (2, 1, [('user', 'plays', 'game')])
         """
         if isinstance(key, tuple) and len(key) == 3 and any(isinstance(k, slice) for k in key):
-            raise TypeError(
-                "g[...]: slices over several edge types are not supported; index one edge "
-                f"type of {self.canonical_etypes}"
-            )
+            if any(isinstance(k, slice) and k != slice(None) for k in key):
+                raise TypeError(f"g[...]: only the full slice ':' is a wildcard, got {key!r}")
+            hits = [
+                c
+                for c in self._rels
+                if all(isinstance(k, slice) or k == part for k, part in zip(key, c))
+            ]
+            if not hits:
+                raise KeyError(
+                    f"edge type {key!r} matches none of the edge types {self.canonical_etypes}"
+                )
+            if len(hits) > 1:
+                if self._is_block:
+                    raise TypeError(
+                        f"g[...]: {key!r} matches several edge types {hits}; a block is "
+                        "sliced one edge type at a time"
+                    )
+                from arraygnn.graph.transform import _flatten_relations
+
+                return _flatten_relations(self, hits)
+            key = hits[0]  # one match: the relation slice (DGL)
         rel = self._rel(key)
         c = rel.canonical
         s, _, d = c

@@ -294,8 +294,15 @@ def apply_edges(g: Any, func: Any, edges: Any = None, etype: Any = None) -> None
 
     ``edges`` (edge ids or a boolean mask) restricts the computation to those edges; their
     rows of the output field are replaced (in a new array; other rows keep their values,
-    or 0 when the field is new).
+    or 0 when the field is new). Without ``etype`` on a graph of several edge types, a
+    built-in runs on every edge type (DGL; UDFs need ``etype=``).
     """
+    if etype is None and len(g._rels) > 1 and isinstance(func, (CopyMessage, BinaryMessage)):
+        if edges is not None:
+            raise ValueError("apply_edges: edges= needs etype= on a graph of several edge types")
+        for c in list(g._rels):
+            apply_edges(g, func, etype=c)
+        return
     rel = g._rel(etype)
     _check_message(func)
     eids = None
@@ -567,13 +574,63 @@ def _apply_node_udf(g: Any, dtype_: str, func: Callable | None) -> None:
 def update_all(
     g: Any, message: Any, reduce: Any, apply_node_func: Callable | None = None, etype: Any = None
 ) -> None:
-    """Message, reduce and (optionally) apply on every destination node of ``etype``."""
+    """Message, reduce and (optionally) apply on every destination node of ``etype``
+    (without ``etype`` on a graph of several edge types: every edge type, see
+    :func:`_update_all_relations`)."""
+    if etype is None and len(g._rels) > 1:
+        _update_all_relations(g, message, reduce, apply_node_func)
+        return
     rel = g._rel(etype)
     out = _compute_update(g, rel, message, reduce)
     frame = g._dst_frames[rel.canonical[2]]
     for k, v in out.items():
         frame[k] = v
     _apply_node_udf(g, rel.canonical[2], apply_node_func)
+
+
+def _update_all_relations(
+    g: Any, message: Any, reduce: Any, apply_node_func: Callable | None
+) -> None:
+    """DGL's ``update_all`` without ``etype`` on several edge types: built-ins only, one
+    ``sum`` / ``max`` / ``min`` over the in-edges of *every* type of a node (a node
+    without any gets 0); each destination type's field is replaced."""
+    n = len(g._rels)
+    if not isinstance(message, (CopyMessage, BinaryMessage)) or not isinstance(reduce, Reduce):
+        raise ValueError(
+            f"update_all without etype= on a graph of {n} edge types takes built-in message "
+            "and reduce functions only (as DGL); use multi_update_all for functions of your own"
+        )
+    if reduce.op not in ("sum", "max", "min"):
+        raise ValueError(
+            f"update_all without etype= on a graph of {n} edge types reduces with 'sum', "
+            f"'max' or 'min' (DGL refuses fn.{reduce.op} here); use multi_update_all to set "
+            "the reduce within and across edge types"
+        )
+    field = reduce.out_field
+    merged: dict[str, tuple[Any, Any]] = {}  # dst type -> (values, has an in-edge)
+    for c, rel in g._rels.items():
+        value = _compute_update(g, rel, message, reduce)[field]
+        has = g.in_degrees(etype=c) > 0
+        if c[2] not in merged:
+            merged[c[2]] = (value, has)
+            continue
+        old, old_has = merged[c[2]]
+        if old.shape != value.shape:
+            raise ValueError(
+                f"update_all: field {field!r} of node type {c[2]!r} has shapes "
+                f"{tuple(old.shape)} and {tuple(value.shape)} across edge types"
+            )
+        xp = get_namespace(old, value)
+        if reduce.op == "sum":
+            merged[c[2]] = (old + value, old_has | has)
+            continue
+        pick = (xp.maximum if reduce.op == "max" else xp.minimum)(old, value)
+        shape = (-1,) + (1,) * (value.ndim - 1)
+        both, only_new = (old_has & has).reshape(shape), (has & ~old_has).reshape(shape)
+        merged[c[2]] = (xp.where(both, pick, xp.where(only_new, value, old)), old_has | has)
+    for dtype_, (value, _) in merged.items():
+        g._dst_frames[dtype_][field] = value
+        _apply_node_udf(g, dtype_, apply_node_func)
 
 
 def _edge_ids_arg(g: Any, rel: Any, edges: Any, where: str) -> Any:

@@ -422,3 +422,67 @@ def to_homogeneous(
     if return_count:
         return out, counts, ecounts
     return out
+
+
+def _common_features(frames: list[Any], where: str) -> dict:
+    """DGL's ``combine_frames``: the features every non-empty frame holds (one trailing
+    shape and dtype each, ``ValueError`` otherwise), concatenated; empty frames are
+    skipped."""
+    frames = [f for f in frames if f.num_rows > 0]
+    if not frames:
+        return {}
+    names = [k for k in frames[0]._data if all(k in f._data for f in frames[1:])]
+    out = {}
+    for name in names:
+        parts = [f._data[name] for f in frames]
+        if len({(tuple(p.shape[1:]), p.dtype) for p in parts}) > 1:
+            raise ValueError(
+                f"{where}: feature {name!r} differs in shape or dtype between the combined "
+                "types; it cannot be concatenated"
+            )
+        out[name] = get_namespace(*parts).concatenate(parts)
+    return out
+
+
+def _flatten_relations(g: Graph, cets: list[Canonical]) -> Graph:
+    """DGL's ``g[src, :, dst]`` over several edge types (``FlattenImpl``): the source
+    (destination) types of ``cets``, sorted, become one type named by ``'+'``-joining
+    their sorted names, their nodes concatenated type by type; the edges follow the edge
+    types in order, in one edge type named ``'+'.join(sorted(etype names))``. ``NTYPE`` /
+    ``NID`` and ``ETYPE`` / ``EID`` hold the original type ids (``ntypes`` /
+    ``canonical_etypes`` order) and per-type ids; common features are concatenated."""
+    from arraygnn.graph.core import EID, NID
+
+    xp, idtype = g._xp(), g.idtype
+    all_ntypes, all_cets = g.ntypes, g.canonical_etypes
+    stypes = sorted({c[0] for c in cets}, key=all_ntypes.index)
+    dtypes = sorted({c[2] for c in cets}, key=all_ntypes.index)
+    one_type = stypes == dtypes
+    s_name, d_name = "+".join(sorted(stypes)), "+".join(sorted(dtypes))
+    e_name = "+".join(sorted(c[1] for c in cets))
+
+    def offsets(types: list[str]) -> dict[str, int]:
+        counts = [g.num_nodes(t) for t in types]
+        return dict(zip(types, np.concatenate([[0], np.cumsum(counts)]).tolist()))
+
+    s_off, d_off = offsets(stypes), offsets(dtypes)
+    src = [g._rels[c].src.astype(idtype, copy=False) + s_off[c[0]] for c in cets]
+    dst = [g._rels[c].dst.astype(idtype, copy=False) + d_off[c[2]] for c in cets]
+    n_src, n_dst = sum(g.num_nodes(t) for t in stypes), sum(g.num_nodes(t) for t in dtypes)
+    c_new = (s_name, e_name, s_name if one_type else d_name)
+    edges = {c_new: (xp.concatenate(src), xp.concatenate(dst))}
+    out = Graph(edges, {s_name: n_src} if one_type else {s_name: n_src, d_name: n_dst})
+    where = f"g[{cets}]"
+    for name, types in ((s_name, stypes), (c_new[2], dtypes)):
+        frame = out.nodes[name].data
+        frame.update(_common_features([g._src_frames[t] for t in types], where))
+        frame[NTYPE] = xp.concatenate(
+            [xp.full(g.num_nodes(t), all_ntypes.index(t), dtype=np.int64) for t in types]
+        )
+        frame[NID] = xp.concatenate([xp.arange(g.num_nodes(t), dtype=idtype) for t in types])
+    out.edata.update(_common_features([g._rels[c].frame for c in cets], where))
+    out.edata[ETYPE] = xp.concatenate(
+        [xp.full(g._rels[c].num_edges, all_cets.index(c), dtype=np.int64) for c in cets]
+    )
+    out.edata[EID] = xp.concatenate([xp.arange(g._rels[c].num_edges, dtype=idtype) for c in cets])
+    return out

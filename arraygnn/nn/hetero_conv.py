@@ -366,6 +366,7 @@ class HeteroGraphConv(_Wrapper):
                 f"got {type(inputs).__name__}"
             )
         outputs: dict[str, list[Any]] = {t: [] for t in g.dsttypes}
+        shapes: dict[str, dict[tuple[str, str, str], tuple[int, ...]]] = {}
         for canonical in g.canonical_etypes:
             stype, etype, dtype = canonical
             if stype not in src_inputs or dtype not in dst_inputs:
@@ -389,10 +390,18 @@ class HeteroGraphConv(_Wrapper):
                 **mod_kwargs.get(etype, {}),
             )
             outputs[dtype].append(out)
+            shapes.setdefault(dtype, {})[canonical] = tuple(getattr(out, "shape", ()))
         result = {}
         for t, xs in outputs.items():
             if not xs:
                 continue
+            if not callable(self.aggregate) and len(set(shapes[t].values())) > 1:
+                raise ValueError(
+                    f"HeteroGraphConv: the layers' outputs for node type {t!r} differ in "
+                    f"shape ({', '.join(f'{c}: {s}' for c, s in shapes[t].items())}); "
+                    f"aggregate={self.aggregate!r} needs one shape (GATConv keeps its heads "
+                    "axis, [N, H, F])"
+                )
             if callable(self.aggregate):
                 result[t] = self.aggregate(xs, t)
             elif self.aggregate == "stack":
