@@ -670,7 +670,9 @@ def _scalar_increments(
         if node_counts is None:
             i = _first_unknown_num_nodes(data_list)
             raise _key_error(
-                key, i, "is increased by num_nodes, but num_nodes is unknown (give x or num_nodes=)"
+                key,
+                i,
+                "is increased by num_nodes, but num_nodes is unknown (give x, pos or num_nodes=)",
             )
         raw = node_counts.astype(np.int64)
     else:
@@ -826,7 +828,7 @@ def _fill_array(
             raise _key_error(
                 key,
                 i,
-                "is increased by num_nodes, but num_nodes is unknown (give x or "
+                "is increased by num_nodes, but num_nodes is unknown (give x, pos or "
                 "num_nodes=; it is never guessed from edge_index.max() + 1)",
             )
         # every id of graph i in [0, num_nodes[i]): also when no graph has a node (then

@@ -316,7 +316,7 @@ class ClusterData:
         edge_index_arg(where, ei)
         if data.num_nodes is None:
             raise ValueError(
-                f"{where}: num_nodes is unknown (give x or num_nodes=; it is never guessed "
+                f"{where}: num_nodes is unknown (give x, pos or num_nodes=; it is never guessed "
                 "from edge_index.max() + 1)"
             )
         n = int(data.num_nodes)

@@ -18,7 +18,30 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
 
-__all__ = ["Data"]
+__all__ = ["Data", "NODE_COUNT_KEYS", "node_count"]
+
+
+#: keys whose first dimension is the node count (PyG's ``N_KEYS``, checked in insertion order)
+NODE_COUNT_KEYS = frozenset({"x", "feat", "pos", "batch", "node_type", "n_id"})
+
+
+def node_count(store: Mapping[str, Any]) -> int | None:
+    """RULE: an explicit ``num_nodes`` if set, else the length of the first of ``x``,
+    ``feat``, ``pos``, ``batch``, ``node_type``, ``n_id`` present (insertion order, as PyG's
+    ``num_nodes``), else ``None``; never ``edge_index.max() + 1``.
+
+    >>> import numpy as np
+    >>> node_count({"pos": np.zeros((4, 3)), "edge_index": np.zeros((2, 0), np.int64)})
+    4
+    >>> node_count({"edge_index": np.array([[0], [5]])}) is None
+    True
+    """
+    if "num_nodes" in store:
+        return int(store["num_nodes"])
+    for key, value in store.items():
+        if key in NODE_COUNT_KEYS and getattr(value, "ndim", 0) >= 1 and is_array(value):
+            return int(value.shape[0])
+    return None
 
 
 def _is_index_key(key: str) -> bool:
@@ -53,8 +76,9 @@ class Data:
       Default: ``-1`` (the last dimension, PyG 2.x) if ``'index' in key or 'face' in key``,
       else ``0``. ``None`` stacks the values along a new leading batch dimension.
 
-    RULE: ``num_nodes`` is an explicit ``num_nodes=`` value if given, else ``x.shape[0]``,
-      else ``None``; it is never guessed from ``edge_index.max() + 1``.
+    RULE: ``num_nodes`` is an explicit ``num_nodes=`` value if given, else the length of the
+      first of ``x``, ``feat``, ``pos``, ``batch``, ``node_type``, ``n_id`` present (PyG's
+      node-count keys), else ``None``; it is never guessed from ``edge_index.max() + 1``.
     RULE: no attribute is classified as node- or edge-level by its length.
 
     >>> import numpy as np
@@ -165,14 +189,9 @@ class Data:
     # ------------------------------------------------------------------ sizes
     @property
     def num_nodes(self) -> int | None:
-        """Explicit ``num_nodes`` if set, else ``x.shape[0]``, else ``None``."""
-        store = self._store
-        if "num_nodes" in store:
-            return int(store["num_nodes"])
-        x = store.get("x")
-        if x is not None and getattr(x, "ndim", 0) >= 1:
-            return int(x.shape[0])
-        return None
+        """Explicit ``num_nodes`` if set, else the rows of ``x`` / ``pos`` / ... (see
+        :func:`node_count`), else ``None``."""
+        return node_count(self._store)
 
     @num_nodes.setter
     def num_nodes(self, value: int | None) -> None:
@@ -201,7 +220,7 @@ class Data:
             if n is None:
                 raise ValueError(
                     f"{type(self).__name__}: key {key!r} is increased by num_nodes, but "
-                    "num_nodes is unknown (give x or num_nodes=; it is never guessed "
+                    "num_nodes is unknown (give x, pos or num_nodes=; it is never guessed "
                     "from edge_index.max() + 1)"
                 )
             return n
@@ -295,7 +314,8 @@ class Data:
 
         Checks: arrays of one kind (all NumPy or all CuPy); ``edge_index`` is [2, E];
         every key increased by ``num_nodes`` (``'index'`` / ``'face'`` keys with the default
-        ``__inc__``) holds integers in ``[0, num_nodes)``; ``x`` has ``num_nodes`` rows;
+        ``__inc__``) holds integers in ``[0, num_nodes)``; ``x``, ``pos`` and the other
+        node-count keys (:func:`node_count`) have ``num_nodes`` rows;
         ``edge_attr`` / ``edge_weight`` have ``num_edges`` rows. Returns ``True``.
         """
         name = type(self).__name__
@@ -304,10 +324,12 @@ class Data:
         ei = self._store.get("edge_index")
         if ei is not None and is_array(ei) and (ei.ndim != 2 or ei.shape[0] != 2):
             raise ValueError(f"{name}: edge_index must have shape [2, E], got {list(ei.shape)}")
-        x = self._store.get("x")
-        if x is not None and is_array(x) and "num_nodes" in self._store:
-            if x.ndim == 0 or x.shape[0] != n:
-                raise ValueError(f"{name}: x has shape {list(x.shape)} but num_nodes is {n}")
+        for key, value in self._store.items():
+            if key in NODE_COUNT_KEYS and is_array(value) and n is not None:
+                if value.ndim == 0 or value.shape[0] != n:
+                    raise ValueError(
+                        f"{name}: {key} has shape {list(value.shape)} but num_nodes is {n}"
+                    )
         for key in ("edge_attr", "edge_weight"):
             v = self._store.get(key)
             if v is not None and is_array(v) and ei is not None:
@@ -512,7 +534,9 @@ class Data:
         edge attributes and ``edge_index`` (renumbered within each type, dtype kept) by
         ``edge_type``; other values become graph-level; ``node_type`` / ``edge_type`` /
         ``ptr`` are dropped. A node type without ``x`` gets ``num_nodes``. Keywords as
-        :meth:`subgraph` (``node_type`` / ``edge_type`` / ``ptr`` need no naming).
+        :meth:`subgraph` (``node_type`` / ``edge_type`` / ``ptr`` need no naming); on
+        ``to_homogeneous``'s output they default to the attributes it merged, so the round
+        trip gives them back as PyG's.
 
         >>> import numpy as np
         >>> d = Data(x=np.arange(3.0), edge_index=np.array([[0, 2], [2, 1]]),

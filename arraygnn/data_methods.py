@@ -87,7 +87,7 @@ def _known_num_nodes(where: str, data: Any) -> int:
     n = data.num_nodes
     if n is None:
         raise ValueError(
-            f"{where}: num_nodes is unknown (give x or num_nodes=; it is never guessed from "
+            f"{where}: num_nodes is unknown (give x, pos or num_nodes=; it is never guessed from "
             "edge_index.max() + 1)"
         )
     return n

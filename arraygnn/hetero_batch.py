@@ -685,7 +685,7 @@ class _Collation:
                     key,
                     0,
                     f"is increased by the node counts, but num_nodes of {role} node type "
-                    f"{end!r} is unknown (give x or num_nodes=; it is never guessed from "
+                    f"{end!r} is unknown (give x, pos or num_nodes=; it is never guessed from "
                     "edge_index.max() + 1)",
                 )
             counts.append(c)

@@ -67,7 +67,7 @@ def _counts(data: HeteroData, where: str) -> dict[str, int]:
         n = s.num_nodes
         if n is None:
             raise ValueError(
-                f"{where}: num_nodes of node type {t!r} is unknown (give x or num_nodes=; it "
+                f"{where}: num_nodes of node type {t!r} is unknown (give x, pos or num_nodes=; it "
                 "is never guessed from edge_index.max() + 1)"
             )
         counts[t] = n

@@ -33,7 +33,7 @@ import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
-from arraygnn.data import Data, check_index_range
+from arraygnn.data import NODE_COUNT_KEYS, Data, check_index_range, node_count
 
 __all__ = ["HeteroData", "NodeStore", "EdgeStore", "DEFAULT_REL"]
 
@@ -167,8 +167,9 @@ class _Store:
 class NodeStore(_Store):
     """The arrays of one node type (``data['paper']``).
 
-    RULE: ``num_nodes`` is an explicit ``num_nodes`` value if set, else ``x.shape[0]``,
-      else ``None`` (as :class:`arraygnn.Data`; never ``edge_index.max() + 1``).
+    RULE: ``num_nodes`` is an explicit ``num_nodes`` value if set, else the length of the
+      first of ``x``, ``feat``, ``pos``, ``batch``, ``node_type``, ``n_id`` present, else
+      ``None`` (as :class:`arraygnn.Data`; never ``edge_index.max() + 1``).
 
     >>> import numpy as np
     >>> d = HeteroData(paper={"x": np.zeros((3, 2))})
@@ -178,14 +179,9 @@ class NodeStore(_Store):
 
     @property
     def num_nodes(self) -> int | None:
-        """Explicit ``num_nodes`` if set, else ``x.shape[0]``, else ``None``."""
-        mapping = self._mapping
-        if "num_nodes" in mapping:
-            return int(mapping["num_nodes"])
-        x = mapping.get("x")
-        if x is not None and getattr(x, "ndim", 0) >= 1:
-            return int(x.shape[0])
-        return None
+        """Explicit ``num_nodes`` if set, else the rows of ``x`` / ``pos`` / ... (see
+        :func:`arraygnn.data.node_count`), else ``None``."""
+        return node_count(self._mapping)
 
     @num_nodes.setter
     def num_nodes(self, value: int | None) -> None:
@@ -281,8 +277,9 @@ class HeteroData:
       ``[[num source nodes], [num destination nodes]]`` (row 0 is increased by the source
       type's count, row 1 by the destination type's); else ``0``.
 
-    RULE: a node type's ``num_nodes`` is an explicit ``num_nodes`` if set, else
-      ``x.shape[0]``, else ``None`` (never ``edge_index.max() + 1``).
+    RULE: a node type's ``num_nodes`` is an explicit ``num_nodes`` if set, else the rows
+      of its ``x`` / ``feat`` / ``pos`` / ``batch`` / ``node_type`` / ``n_id`` (the first
+      present), else ``None`` (never ``edge_index.max() + 1``).
     RULE: nothing the user passed is modified by any method.
 
     >>> import numpy as np
@@ -600,7 +597,7 @@ class HeteroData:
                 missing = src if n_src is None else dst
                 raise ValueError(
                     f"edge type {store._key!r}: key {key!r} is increased by the node counts, "
-                    f"but num_nodes of node type {missing!r} is unknown (give x or "
+                    f"but num_nodes of node type {missing!r} is unknown (give x, pos or "
                     "num_nodes=; it is never guessed from edge_index.max() + 1)"
                 )
             return np.array([[n_src], [n_dst]], dtype=np.int64)
@@ -678,8 +675,8 @@ class HeteroData:
         """Check the graph; raise ``ValueError`` / ``TypeError`` naming the type at fault.
 
         Checks: arrays of one kind (all NumPy or all CuPy); every edge type's end types
-        exist; ``x`` has ``num_nodes`` rows; every edge-store key containing ``'index'``
-        (``edge_index``, ``edge_label_index``) is an integer [2, E] array with row 0 in
+        exist; ``x``, ``pos``, ... have ``num_nodes`` rows; every edge-store key containing
+        ``'index'`` (``edge_index``, ``edge_label_index``) is an integer [2, E] array with row 0 in
         ``[0, num source nodes)`` and row 1 in ``[0, num destination nodes)``;
         ``edge_attr`` / ``edge_weight`` have ``num_edges`` rows. Returns ``True``.
 
@@ -696,13 +693,14 @@ class HeteroData:
             arrays += [v for v in s._mapping.values() if is_array(v)]
         get_namespace(*arrays)
         for t, s in self._nodes.items():
-            x = s._mapping.get("x")
-            if x is not None and is_array(x) and "num_nodes" in s._mapping:
-                if x.ndim == 0 or x.shape[0] != s.num_nodes:
-                    raise ValueError(
-                        f"node type {t!r}: x has shape {list(x.shape)} but num_nodes is "
-                        f"{s.num_nodes}"
-                    )
+            n = s.num_nodes
+            for key, value in s._mapping.items():
+                if key in NODE_COUNT_KEYS and is_array(value) and n is not None:
+                    if value.ndim == 0 or value.shape[0] != n:
+                        raise ValueError(
+                            f"node type {t!r}: {key} has shape {list(value.shape)} but "
+                            f"num_nodes is {n}"
+                        )
         for et, s in self._edges.items():
             src, _, dst = et
             for end, role in ((src, "source"), (dst, "destination")):
@@ -723,7 +721,7 @@ class HeteroData:
                     if n is None:
                         raise ValueError(
                             f"edge type {et!r}: num_nodes of {role} node type {end!r} is "
-                            "unknown (give x or num_nodes=)"
+                            "unknown (give x, pos or num_nodes=)"
                         )
                     check_index_range(
                         value[row], n, f"edge type {et!r}: {key} row {row} ({role} {end!r})"
@@ -945,7 +943,7 @@ class HeteroData:
             n = s.num_nodes
             if n is None:
                 raise ValueError(
-                    f"{where}: num_nodes of node type {t!r} is unknown (give x or num_nodes=)"
+                    f"{where}: num_nodes of node type {t!r} is unknown (give x, pos or num_nodes=)"
                 )
             offsets[t], total = total, total + n
         parts = []
@@ -1087,7 +1085,7 @@ def _subset_plan(t: NodeType, subset: Any, n: int | None, xp: Any) -> tuple[Any,
     """(kept ids in order, old id -> new id map with -1 for dropped, n) of one node type."""
     if n is None:
         raise ValueError(
-            f"subgraph: num_nodes of node type {t!r} is unknown (give x or num_nodes=)"
+            f"subgraph: num_nodes of node type {t!r} is unknown (give x, pos or num_nodes=)"
         )
     if is_array(subset):  # on the graph's side (a NumPy subset of a CuPy graph is moved)
         subset = to_numpy(subset) if xp is np else xp.asarray(subset)
@@ -1160,7 +1158,7 @@ def _fill_dummy(data: HeteroData, stores: list[_Store], keys: list[str] | None, 
                 if n is None:
                     raise ValueError(
                         f"to_homogeneous: num_nodes of node type {store._key!r} is unknown "
-                        "(give x or num_nodes=)"
+                        "(give x, pos or num_nodes=)"
                     )
             else:
                 n = store.num_edges
@@ -1197,7 +1195,8 @@ def _to_homogeneous(
         n = s.num_nodes
         if n is None:
             raise ValueError(
-                f"to_homogeneous: num_nodes of node type {t!r} is unknown (give x or num_nodes=)"
+                f"to_homogeneous: num_nodes of node type {t!r} is unknown "
+                "(give x, pos or num_nodes=)"
             )
         counts[t] = n
     offsets = dict(zip(counts, np.concatenate([[0], np.cumsum(list(counts.values()))]).tolist()))

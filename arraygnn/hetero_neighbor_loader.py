@@ -524,7 +524,7 @@ def _node_counts(data: Any) -> dict[str, int]:
         n = store.num_nodes
         if n is None:
             raise ValueError(
-                f"{_WHERE}: num_nodes of node type {t!r} is unknown (give x or num_nodes=; "
+                f"{_WHERE}: num_nodes of node type {t!r} is unknown (give x, pos or num_nodes=; "
                 "it is never guessed from edge_index.max() + 1)"
             )
         counts[t] = int(n)

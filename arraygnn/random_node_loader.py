@@ -86,7 +86,7 @@ class RandomNodeLoader(DataLoader):
 
             if data.num_nodes is None:
                 raise ValueError(
-                    f"{where}: num_nodes is unknown (give x or num_nodes=; it is never "
+                    f"{where}: num_nodes is unknown (give x, pos or num_nodes=; it is never "
                     "guessed from edge_index.max() + 1)"
                 )
             num_nodes = int(data.num_nodes)

@@ -103,7 +103,7 @@ class ShaDowKHopSampler(DataLoader):
         edge_index_arg(_WHERE, ei)
         if data.num_nodes is None:
             raise ValueError(
-                f"{_WHERE}: num_nodes is unknown (give x or num_nodes=; it is never guessed "
+                f"{_WHERE}: num_nodes is unknown (give x, pos or num_nodes=; it is never guessed "
                 "from edge_index.max() + 1)"
             )
         n = self.num_nodes = int(data.num_nodes)

@@ -178,7 +178,7 @@ def to_networkx(
       (otherwise NetworkX merges them, the last one's attributes winning).
     - ``remove_self_loops=True``: edges ``u -> u`` are left out.
 
-    ``data.num_nodes`` must be known (``num_nodes`` or ``x``; it is never guessed from
+    ``data.num_nodes`` must be known (``num_nodes``, ``x`` or ``pos``; never guessed from
     ``edge_index``). A ``Data`` without ``edge_index`` has no edges. CuPy arrays are copied to
     the host (NetworkX is host-only).
 
@@ -294,7 +294,7 @@ def from_networkx(
     ``group_node_attrs`` / ``group_edge_attrs`` (a list of names, or ``"all"``) concatenate
     those attributes, each as ``[N, d]`` (a scalar per node as one column), into ``x`` /
     ``edge_attr`` and drop them as separate keys; dtypes promote as ``torch.cat`` does.
-    ``num_nodes`` is set unless ``x`` gives it.
+    ``num_nodes`` is set unless ``x`` or ``pos`` gives it (as PyG).
 
     >>> import networkx as nx
     >>> G = nx.Graph()
@@ -401,7 +401,7 @@ def from_networkx(
 
     values.pop("num_nodes", None)  # an attribute of that name: PyG sets the count over it
     data = Data(**values)
-    if data.num_nodes != num_nodes:
+    if "x" not in values and "pos" not in values:  # as PyG: set unless x or pos gives it
         data.num_nodes = num_nodes
     return data
 

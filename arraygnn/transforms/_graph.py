@@ -73,7 +73,7 @@ def node_count(where: str, store: Any, what: str = "data") -> int:
     n = store.num_nodes
     if n is None:
         raise ValueError(
-            f"{where}: num_nodes of {what} is unknown (give x or num_nodes=; it is never "
+            f"{where}: num_nodes of {what} is unknown (give x, pos or num_nodes=; it is never "
             "guessed from edge_index.max() + 1)"
         )
     return int(n)

@@ -180,6 +180,7 @@ def attribute_levels(
         else _names(where, "edge_attrs", edge_attrs)
     )
     graph = _names(where, "graph_attrs", graph_attrs)
+    said_node, said_graph = list(node), list(graph)  # for the error's example
     own = _place_batch_vectors(where, data, node, edge, graph)
     seen: dict[str, str] = {}
     for level, names in (("node", node), ("edge", edge), ("graph", graph)):
@@ -199,7 +200,9 @@ def attribute_levels(
     if unplaced:
         raise ValueError(
             f"{where}: data attribute(s) {unplaced} are neither node, edge nor graph "
-            "attributes: name them in node_attrs=, edge_attrs= or graph_attrs="
+            "attributes: name them in node_attrs=, edge_attrs= or graph_attrs= (each "
+            f"replaces its default), e.g. node_attrs={said_node + unplaced} (one row per "
+            f"node) or graph_attrs={said_graph + unplaced} (one entry per graph)"
         )
     rows = {"node": data.num_nodes, "edge": data.num_edges}
     for level in ("node", "edge"):
@@ -208,8 +211,8 @@ def attribute_levels(
             want = rows[level]
             if want is None:
                 raise ValueError(
-                    f"{where}: num_nodes is unknown (give x or num_nodes=; it is never guessed "
-                    "from edge_index.max() + 1)"
+                    f"{where}: num_nodes is unknown (give x, pos or num_nodes=; it is never "
+                    "guessed from edge_index.max() + 1)"
                 )
             if not is_array(value) or value.ndim == 0 or int(value.shape[0]) != int(want):
                 shape = tuple(value.shape) if is_array(value) else type(value).__name__

@@ -218,7 +218,7 @@ class RandomLinkSplit(BaseTransform):
                 if sizes[0] is None or sizes[1] is None:
                     raise ValueError(
                         f"{_WHERE}: num_nodes of the node types of {et!r} must be known "
-                        "(give x or num_nodes=)"
+                        "(give x, pos or num_nodes=)"
                     )
                 plan = self._hetero_plan(data, store)
                 items.append((store, train_data[et], val_data[et], test_data[et], et, rev, plan))
@@ -226,7 +226,7 @@ class RandomLinkSplit(BaseTransform):
             plan = self._data_plan(data)
             if data.num_nodes is None:
                 raise ValueError(
-                    f"{_WHERE}: num_nodes is unknown (give x or num_nodes=; it is never "
+                    f"{_WHERE}: num_nodes is unknown (give x, pos or num_nodes=; it is never "
                     "guessed from edge_index.max() + 1)"
                 )
             items = [(data, train_data, val_data, test_data, None, None, plan)]

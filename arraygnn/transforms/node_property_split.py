@@ -97,7 +97,7 @@ class NodePropertySplit(BaseTransform):
         check_data(_WHERE, data, hetero=False)
         if data.num_nodes is None:
             raise ValueError(
-                f"{_WHERE}: num_nodes is unknown (give x or num_nodes=; it is never guessed "
+                f"{_WHERE}: num_nodes is unknown (give x, pos or num_nodes=; it is never guessed "
                 "from edge_index.max() + 1)"
             )
         xp = get_namespace(data["edge_index"] if "edge_index" in data else None)

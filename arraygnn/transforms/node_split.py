@@ -140,7 +140,7 @@ class RandomNodeSplit(BaseTransform):
         num_nodes = store.num_nodes
         if num_nodes is None:
             raise ValueError(
-                f"{_WHERE}: num_nodes is unknown (give x or num_nodes=; it is never guessed "
+                f"{_WHERE}: num_nodes is unknown (give x, pos or num_nodes=; it is never guessed "
                 "from edge_index.max() + 1)"
             )
         num_val = _resolve(self.num_val, num_nodes)

@@ -379,7 +379,7 @@ def test_feature_counts_and_size_match_pyg(kwargs):
 def test_feature_counts_read_only_x_and_edge_attr():
     d = Data(pos=np.zeros((4, 3)), edge_weight=np.zeros((5, 2)))
     assert (d.num_node_features, d.num_edge_features) == (0, 0)
-    assert d.size() == (None, None)
+    assert d.size() == (4, 4)  # num_nodes from pos, as PyG
 
 
 def test_update_matches_pyg():

@@ -52,13 +52,14 @@ def test_inferred_size_checks_the_ids():
 
 
 def test_a_batch_without_ptr_or_batch_vector_is_refused():
-    """A Batch of graphs without num_nodes (e.g. point clouds of ``pos`` only) has neither
-    ``ptr`` nor ``batch``: pooling it used to treat every row as one graph."""
+    """A Batch of graphs without num_nodes (only a ``h`` array, no ``x`` / ``pos`` /
+    ``num_nodes``) has neither ``ptr`` nor ``batch``: pooling it used to treat every row as
+    one graph."""
     from arraygnn.batch import Batch
     from arraygnn.data import Data
 
-    b = Batch.from_data_list([Data(pos=np.ones((n, 3))) for n in (5, 7, 4)])
+    b = Batch.from_data_list([Data(h=np.ones((n, 3))) for n in (5, 7, 4)])
     with pytest.raises(ValueError, match="neither ptr nor a batch vector"):
-        agnn.global_max_pool(b.pos, b)
-    one = Batch.from_data_list([Data(pos=np.ones((5, 3)))])
-    assert agnn.global_mean_pool(one.pos, one).shape == (1, 3)
+        agnn.global_max_pool(b.h, b)
+    one = Batch.from_data_list([Data(h=np.ones((5, 3)))])
+    assert agnn.global_mean_pool(one.h, one).shape == (1, 3)
