@@ -21,17 +21,19 @@ RULE: the records (``to_data_list`` / ``get_example``) are kept for what the tra
       new ``ptr`` (when ``batch`` is sorted), ``edge_index``'s (and every edge
       attribute's) come from the graph of each edge (when every edge joins two nodes of
       one graph and the edges are grouped by graph), with ``edge_index`` increased by the
-      new ``ptr``. The levels are those the transform was told (``node_attrs=`` /
-      ``edge_attrs=`` / ``graph_attrs=``, else ``x`` / ``pos`` and ``edge_attr`` /
-      ``edge_weight``) and those it states of its outputs (a ``node_outputs`` /
-      ``edge_outputs`` attribute: ``AddRandomWalkPE``'s ``attr_name``, ``SIGN``'s
-      ``x1 .. xK``, the self-loop transforms' ``attr``). Otherwise (a new node in no
-      graph's node range, edges appended after every graph's, an array of unknown level
-      that changed, a new key of no stated level, ids to renumber, an ``edge_index`` left
-      as it was while the nodes changed (``FixedPoints``: its ids name the old nodes), ids
-      past the nodes) all records are dropped: ``to_data_list()`` then raises instead of
-      returning wrong graphs. PyG's transforms leave ``_slice_dict`` and ``ptr`` stale
-      instead.
+      new ``ptr``; an array of no said level left alone while only the edges changed
+      (``KNNGraph`` on labelled clouds) keeps its records unless they split it as the
+      old edges (it may be per edge, now stale). The levels are those the transform was
+      told (``node_attrs=`` / ``edge_attrs=`` / ``graph_attrs=``, else ``x`` / ``pos`` and
+      ``edge_attr`` / ``edge_weight``) and those it states of its outputs (a
+      ``node_outputs`` / ``edge_outputs`` attribute: ``AddRandomWalkPE``'s
+      ``attr_name``, ``SIGN``'s ``x1 .. xK``, the self-loop transforms' ``attr``).
+      Otherwise (a new node in no graph's node range, edges appended after every graph's,
+      an array of unknown level that changed, a new key of no stated level, ids to
+      renumber, an ``edge_index`` left as it was while the nodes changed (``FixedPoints``:
+      its ids name the old nodes), ids past the nodes) all records are dropped:
+      ``to_data_list()`` then raises instead of returning wrong graphs. PyG's transforms
+      leave ``_slice_dict`` and ``ptr`` stale instead.
 RULE: on a :class:`~arraygnn.hetero_batch.HeteroBatch` (no vectors are placed or
       recomputed) the records are kept while every node store's ``batch`` and every edge
       store's ``edge_index`` stay as collated (changed arrays with the same rows; new
@@ -289,6 +291,14 @@ def _records(
                 continue
             elif unchanged and key in graph:
                 continue
+            elif (
+                unchanged
+                and nodes_same
+                and key not in node
+                and key not in edge
+                and not _split_like_old_edges(before, slices[key])
+            ):
+                continue  # only edges changed (KNNGraph): a label / normal left alone
             elif not (unchanged or key in node or key in edge) and nodes_same and edges_same:
                 c = cats[key]  # changed in place (features): same rows along the cat dim
                 if not is_array(value) or value.ndim <= c:
@@ -304,6 +314,13 @@ def _records(
             if rows != g:
                 return None
     return slices, incs, cats, kinds
+
+
+def _split_like_old_edges(before: Batch, key_slices: Any) -> bool:
+    """Whether an attribute's slices are those of the batch's old edges: it may be per
+    edge, so new edges leave it stale (records must go)."""
+    old = before._slice_dict.get("edge_index")
+    return old is not None and bool(np.array_equal(to_numpy(old), to_numpy(key_slices)))
 
 
 def _finish_hetero(before: HeteroBatch, out: HeteroBatch) -> HeteroBatch:
