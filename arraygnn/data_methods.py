@@ -310,6 +310,18 @@ def _type_codes(
     return names, list(range(len(names)))
 
 
+def _merged_attrs(data: Any, record: str, given: Any, rest: Any) -> Any:
+    """``given``, else (on ``HeteroData.to_homogeneous``'s output) the defaults plus the
+    attributes it merged at that level that ``rest`` still holds, else ``None``."""
+    from arraygnn.transforms.attrs import DEFAULT_EDGE_ATTRS, DEFAULT_NODE_ATTRS
+
+    names = data.__dict__.get(record)
+    if given is not None or names is None:
+        return given
+    default = DEFAULT_NODE_ATTRS if record == "_node_attr_names" else DEFAULT_EDGE_ATTRS
+    return [k for k in dict.fromkeys([*default, *names]) if k in rest]
+
+
 def to_heterogeneous(
     data: Any,
     node_type: Any = None,
@@ -329,6 +341,8 @@ def to_heterogeneous(
     where = _where(data, "to_heterogeneous")
     store = data._store
     rest = Data(**{k: v for k, v in store.items() if k not in _TYPE_KEYS})
+    node_attrs = _merged_attrs(data, "_node_attr_names", node_attrs, rest)
+    edge_attrs = _merged_attrs(data, "_edge_attr_names", edge_attrs, rest)
     levels = _levels(where, rest, node_attrs, edge_attrs, graph_attrs)
     n = _known_num_nodes(where, data)
     e = data.num_edges

@@ -85,9 +85,10 @@ class _Store:
         raise AttributeError(f"the store of {where} has no attribute {key!r}")
 
     def __setattr__(self, key: str, value: Any) -> None:
-        if key.startswith("_") or isinstance(getattr(type(self), key, None), property):
+        prop = getattr(type(self), key, None)
+        if key.startswith("_") or (isinstance(prop, property) and prop.fset is not None):
             object.__setattr__(self, key, value)
-        elif value is None:
+        elif value is None:  # a read-only property's name is a plain key, as PyG's stores
             self._mapping.pop(key, None)
         else:
             self._mapping[key] = value
@@ -194,6 +195,18 @@ class NodeStore(_Store):
             raise ValueError(f"num_nodes of {_type_name(self._key)} must be >= 0, got {value}")
         self._mapping["num_nodes"] = int(value)
 
+    @property
+    def num_node_features(self) -> int:
+        """The width of ``x`` (1 when 1-D, 0 without ``x``), as PyG's store property."""
+        from arraygnn.data import _width
+
+        return _width(self._mapping.get("x"))
+
+    @property
+    def num_features(self) -> int:
+        """:attr:`num_node_features` (PyG's alias)."""
+        return self.num_node_features
+
 
 class EdgeStore(_Store):
     """The arrays of one edge type (``data['author', 'writes', 'paper']``).
@@ -230,6 +243,18 @@ class EdgeStore(_Store):
             parent._nodes[dst].num_nodes if dst in parent._nodes else None,
         )
         return out if dim is None else out[dim]
+
+    @property
+    def num_edge_features(self) -> int:
+        """The width of ``edge_attr`` (1 when 1-D, 0 without it), as PyG's store property."""
+        from arraygnn.data import _width
+
+        return _width(self._mapping.get("edge_attr"))
+
+    @property
+    def num_features(self) -> int:
+        """:attr:`num_edge_features` (PyG's alias)."""
+        return self.num_edge_features
 
 
 def _size_repr(key: Any, value: Any, indent: int = 0) -> str:
@@ -820,6 +845,53 @@ class HeteroData:
                     new._mapping[key] = xp.take(value, pos, axis=dim)
         return out
 
+    def edge_subgraph(self, subset_dict: Mapping[Any, Any]) -> HeteroData:
+        """The graph with only the edges ``subset_dict[edge_type]`` (edge ids in their order,
+        repeats allowed, or a bool mask [num_edges]) of each named edge type, as PyG's: a new
+        object; ``edge_index`` and the edge attributes (arrays of ``num_edges`` rows, keys
+        holding ``'index'`` aside, as :meth:`subgraph`) take those rows; every node and
+        every other edge type stay, arrays shared. An edge type is named as in
+        ``data[...]`` (full, ``(src, dst)`` or its relation); one the graph lacks is a
+        ``KeyError``, a bad subset a ``ValueError`` / ``TypeError``.
+
+        >>> import numpy as np
+        >>> d = HeteroData(paper={"num_nodes": 3})
+        >>> d["paper", "cites", "paper"].edge_index = np.array([[0, 1, 2], [1, 2, 0]])
+        >>> d.edge_subgraph({"cites": np.array([2, 0])})["cites"].edge_index.tolist()
+        [[2, 0], [0, 1]]
+        """
+        from arraygnn.data_methods import _selection
+
+        if not isinstance(subset_dict, Mapping):
+            raise TypeError(
+                "edge_subgraph: subset_dict must map edge types to edge ids or bool masks, "
+                f"got {type(subset_dict).__name__}"
+            )
+        out = self.copy()
+        for key, subset in subset_dict.items():
+            et = self._to_canonical(key)
+            if not isinstance(et, tuple) or et not in self._edges:
+                raise KeyError(
+                    f"edge_subgraph: {key!r} is not an edge type of the graph (edge types: "
+                    f"{self.edge_types})"
+                )
+            store = self._edges[et]
+            arrays = [v for v in store._mapping.values() if is_array(v)]
+            xp = get_namespace(*arrays) if arrays else np
+            num_edges = store.num_edges
+            where = f"edge_subgraph: edge type {et!r}"
+            _, pos = _selection(where, subset, num_edges, xp, "edges", unique=False)
+            new = out._edges[et]
+            for name, value in store._mapping.items():
+                if not is_array(value) or value.ndim == 0:
+                    continue
+                if name != "edge_index" and "index" in name:
+                    continue
+                dim = int(self.__cat_dim__(name, value, store) or 0)
+                if value.shape[dim] == num_edges:
+                    new._mapping[name] = xp.take(value, pos, axis=dim)
+        return out
+
     def node_type_subgraph(self, node_types: Any) -> HeteroData:
         """A new object holding only ``node_types`` and the edge types whose both ends are
         among them (PyG's); type order and graph-level attributes kept, arrays shared.
@@ -1286,4 +1358,7 @@ def _to_homogeneous(
         )
     object.__setattr__(out, "node_type_names", list(counts))
     object.__setattr__(out, "edge_type_names", edge_names)
+    # what was merged per node / per edge: to_heterogeneous splits these back (PyG's round trip)
+    object.__setattr__(out, "_node_attr_names", [k for k in node_attrs if k != "ptr"])
+    object.__setattr__(out, "_edge_attr_names", list(edge_attrs))
     return out

@@ -100,6 +100,7 @@ PYG: dict[str, str] = {
     "Reshape": "arraygnn.nn.reshape:from_pyg_module",
     "Sequential": "arraygnn.nn.graph_sequential:from_pyg_module",
     "GraphModule": "arraygnn.nn.fx_program:from_pyg_graph_module",
+    "TrimToLayer": "arraygnn.nn.fx_program:trim_from_pyg_module",
     "HeteroBasisConv": "arraygnn.nn.to_hetero_with_bases:basis_conv_from_pyg",
     "LinearAlign": "arraygnn.nn.to_hetero_with_bases:linear_align_from_pyg",
 }

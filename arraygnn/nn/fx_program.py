@@ -45,7 +45,14 @@ from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module, as_array
 from arraygnn.nn.linear import _elu, _gelu, _leaky_relu, _relu, _sigmoid, _tanh
 
-__all__ = ["FxProgram", "from_graph_module", "step_from_torch", "from_pyg_graph_module"]
+__all__ = [
+    "FxProgram",
+    "TrimToLayer",
+    "from_graph_module",
+    "step_from_torch",
+    "from_pyg_graph_module",
+    "trim_from_pyg_module",
+]
 
 
 class _Ref(NamedTuple):
@@ -771,3 +778,49 @@ class FxProgram(Module):
 def from_pyg_graph_module(module: Any, dtype: Any, convert: Any) -> FxProgram:
     """``torch.fx.GraphModule`` (``to_hetero``'s output) -> :class:`FxProgram`."""
     return from_graph_module(module, convert)
+
+
+class TrimToLayer(Module):
+    """PyG's ``TrimToLayer`` module (a ``BasicGNN``'s ``_trim``, traced into the graph
+    ``to_hetero(GraphSAGE(...), metadata)`` returns): called as ``trim(layer,
+    num_sampled_nodes_per_hop, num_sampled_edges_per_hop, x, edge_index, edge_attr=None)``,
+    it returns ``(x, edge_index, edge_attr)`` as they are unless both counts are given
+    (then :func:`arraygnn.utils.trim_to_layer`); one count list without the other is a
+    ``ValueError``, as PyG's (inside ``to_hetero`` a bipartite edge type gets a pair of
+    node counts, so trimming there fails in PyG too).
+
+    >>> import numpy as np
+    >>> x, ei = np.zeros((3, 1)), np.array([[1, 2], [0, 0]])
+    >>> TrimToLayer()(1, None, None, x, ei)[0] is x
+    True
+    >>> TrimToLayer()(1, [1, 2], [2], x, ei)[0].shape
+    (1, 1)
+    """
+
+    def __call__(
+        self,
+        layer: int,
+        num_sampled_nodes_per_hop: Any,
+        num_sampled_edges_per_hop: Any,
+        x: Any,
+        edge_index: Any,
+        edge_attr: Any = None,
+    ) -> tuple[Any, Any, Any]:
+        nodes, edges = num_sampled_nodes_per_hop, num_sampled_edges_per_hop
+        for have, lack in ((edges, nodes), (nodes, edges)):
+            if isinstance(have, list) and not isinstance(lack, list):
+                name = "nodes" if lack is nodes else "edges"
+                raise ValueError(
+                    f"TrimToLayer: 'num_sampled_{name}_per_hop' needs to be given (a list) "
+                    f"when the other count is, got {type(lack).__name__}"
+                )
+        if nodes is None or edges is None:
+            return x, edge_index, edge_attr
+        from arraygnn.utils.trim_to_layer import trim_to_layer
+
+        return trim_to_layer(layer, nodes, edges, x, edge_index, edge_attr)
+
+
+def trim_from_pyg_module(module: Any, dtype: Any, convert: Any) -> TrimToLayer:
+    """PyG's ``TrimToLayer`` -> :class:`TrimToLayer` (it has no weights)."""
+    return TrimToLayer()
