@@ -14,11 +14,14 @@ are the seeds' rows; with ``num_neighbors=[-1] * L`` they equal the full-graph r
 
 RULE: ``num_neighbors`` is a list (the same fan-outs for every edge type) or a dict naming
       every edge type, each with the same number of hops (otherwise a ``ValueError``).
-RULE: which attributes are per node and per edge is said, never guessed from lengths:
-      ``x`` / ``pos`` in node stores and ``edge_attr`` / ``edge_weight`` in edge stores are
-      sliced by default; every other array in a store must be named in ``node_attrs``
-      (node stores), ``edge_attrs`` (edge stores) or ``exclude_keys``. Graph-level
-      attributes (``data.y``) and non-array values are kept as they are.
+RULE: which attributes are per node and per edge is said, never guessed from lengths: a
+      node store holds per-node values, so every array in a node store (``x``, ``y``,
+      masks, times, ...) is sliced by default (one of another length is a ``ValueError``
+      naming it: leave it out with ``exclude_keys``); ``node_attrs=`` narrows that to the
+      names it gives. In edge stores ``edge_attr`` / ``edge_weight`` are sliced by default
+      and every other array (``edge_label``, ``edge_label_index``, ...: not always one per
+      edge) must be named in ``edge_attrs`` or ``exclude_keys``. Graph-level attributes
+      (``data.y``) and non-array values are kept as they are.
 RULE: uniform sampling over each node's in-edges of each edge type, reproducible from
       ``seed``; one CSR per edge type, built when the loader is made; per hop one
       vectorised sampler call per edge type (the kernels of the homogeneous loader).
@@ -94,7 +97,7 @@ class HeteroNeighborLoader(NeighborLoader):
             ``(node_type, None)`` or ``node_type`` (every node of that type).
         batch_size, shuffle, drop_last, replace, subgraph_type, seed: as for a ``Data``.
         node_attrs / edge_attrs: attributes sliced in every node / edge store holding them
-            (defaults: ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')``).
+            (defaults: every array of the node stores / ``('edge_attr', 'edge_weight')``).
         exclude_keys: attributes left out of the batches (every store and the graph level).
         input_time, disjoint, temporal_strategy: as for a ``Data`` (keyword-only).
         time_attr: the time attribute; node-level when node stores hold it, edge-level
@@ -206,6 +209,12 @@ class HeteroNeighborLoader(NeighborLoader):
             "node": list(_DEFAULT_NODE if node_attrs is None else node_attrs),
             "edge": list(_DEFAULT_EDGE if edge_attrs is None else edge_attrs),
         }
+        if node_attrs is None:  # a node store's arrays are per node (its kind says so)
+            for _, store in data.node_items():
+                for name, value in store.items():
+                    if name not in named["node"] and name not in _NODE_OWN:
+                        if name not in excluded and is_array(value):
+                            named["node"].append(name)
         if also is not None and also[1] not in named[also[0]] and also[1] not in excluded:
             named[also[0]].append(also[1])
         own = {"node": _NODE_OWN, "edge": _EDGE_OWN}
@@ -245,9 +254,15 @@ class HeteroNeighborLoader(NeighborLoader):
                     value = store[name]
                     if not is_array(value) or value.ndim == 0 or int(value.shape[0]) != rows:
                         shape = tuple(value.shape) if is_array(value) else type(value).__name__
+                        hint = (
+                            " (a node store's arrays are sliced per node unless node_attrs= "
+                            "names them; leave this one out with exclude_keys=)"
+                            if kind == "node" and node_attrs is None
+                            else ""
+                        )
                         raise ValueError(
                             f"{_WHERE}: {kind} type {key!r}: attribute {name!r} must have "
-                            f"{rows} rows (one per {kind}), got {shape}"
+                            f"{rows} rows (one per {kind}), got {shape}{hint}"
                         )
                 self._slice[key], self._keep[key] = sliced, kept
         if unplaced:

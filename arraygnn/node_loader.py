@@ -11,8 +11,9 @@ attributes by ``edge`` (through ``edge_permutation`` when the sampler has one),
 
 RULE: which attributes are per node and per edge is said, never guessed from lengths (as
       :class:`~arraygnn.neighbor_loader.NeighborLoader`): ``x`` / ``pos`` and
-      ``edge_attr`` / ``edge_weight`` by default, every other array named in
-      ``node_attrs`` / ``edge_attrs`` / ``exclude_keys`` (PyG classifies by length).
+      ``edge_attr`` / ``edge_weight`` by default (on a ``HeteroData`` also every array
+      of a node store), every other array named in ``node_attrs`` / ``edge_attrs`` /
+      ``exclude_keys`` (PyG classifies by length).
 RULE: a sampler that leaves ``metadata`` ``None`` gets the input's ``input_id`` and
       ``time`` read back (PyG requires the sampler to return them).
 RULE: the sampler's output is checked before anything is indexed (PyG checks nothing):

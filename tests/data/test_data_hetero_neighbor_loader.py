@@ -354,16 +354,24 @@ def test_bad_input_is_named():
         ValueError, match="edge type \\('author', 'writes', 'paper'\\): \\['edge_weight'\\]"
     ):
         NeighborLoader(data, [1], input_nodes="paper", edge_attrs=["edge_attr"])
-    data["paper"].y = np.zeros(40)
-    with pytest.raises(ValueError, match="node type 'paper': \\['y'\\]"):
+    data["paper"].y = np.arange(40)  # a node store's arrays are per node: sliced by default
+    batch = next(iter(NeighborLoader(data, [1], input_nodes="paper", batch_size=3, **ea)))
+    np.testing.assert_array_equal(batch["paper"].y, data["paper"].y[batch["paper"].n_id])
+    data["paper"].bad = np.zeros(39)
+    with pytest.raises(ValueError, match="node type 'paper': attribute 'bad' must have 40 rows"):
         NeighborLoader(data, [1], input_nodes="paper", **ea)
+    with pytest.raises(ValueError, match="node type 'paper': \\['bad'\\]"):
+        NeighborLoader(data, [1], input_nodes="paper", node_attrs=["x", "y"], **ea)
+    del data["paper"].bad
     with pytest.raises(ValueError, match="attribute 'y' must have 30 rows"):
         data["author"].y = np.zeros(31)
         NeighborLoader(data, [1], input_nodes="paper", node_attrs=["x", "y"], **ea)
     with pytest.raises(ValueError, match="no node type holds attribute 'z'"):
         NeighborLoader(data, [1], input_nodes="paper", node_attrs=["z"], exclude_keys=["y"], **ea)
     with pytest.raises(ValueError, match="'edge_index' is the batch's own field"):
-        NeighborLoader(data, [1], input_nodes="paper", edge_attrs=["edge_index"])
+        NeighborLoader(
+            data, [1], input_nodes="paper", edge_attrs=["edge_index"], exclude_keys=["y"]
+        )
     bad = _graph()
     bad["author"].x = None  # the count is unknown now
     with pytest.raises(ValueError, match="num_nodes of node type 'author' is unknown"):

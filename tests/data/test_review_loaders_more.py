@@ -146,8 +146,10 @@ def _hetero():
 
 def test_hgt_loader_errors_name_hgt_loader():
     h = _hetero()
-    with pytest.raises(ValueError, match="^HGTLoader: attribute"):
+    h["p"].bad = np.zeros(3)  # a node store's arrays are per node: 3 rows for 6 nodes
+    with pytest.raises(ValueError, match="^HGTLoader: node type 'p': attribute 'bad'"):
         HGTLoader(h, num_samples=[2], input_nodes="p")
+    del h["p"].bad
     kw = {"node_attrs": ["x", "y", "train_mask"], "edge_attrs": ["edge_attr"]}
     with pytest.raises(ValueError, match="^HGTLoader: "):
         HGTLoader(h, num_samples=[2], input_nodes=("p", np.array([0, 6])), **kw)
