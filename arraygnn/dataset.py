@@ -387,6 +387,18 @@ class PackedDataset:
         out = self.subset(perm)
         return (out, perm) if return_perm is True else out
 
+    def get_summary(self) -> Any:
+        """PyG's summary statistics (graphs, nodes and edges per graph, ``transform``
+        applied): a :class:`~arraygnn.datasets.summary.Summary`."""
+        from arraygnn.datasets.summary import Summary
+
+        return Summary.from_dataset(self)
+
+    def print_summary(self, fmt: str = "psql") -> None:
+        """Print :meth:`get_summary` as tables (``fmt``: a ``tabulate`` table format;
+        the default ``'psql'`` needs no package)."""
+        print(self.get_summary().format(fmt=fmt))
+
     def _first_width(self, key: str, features: dict[str, np.ndarray]) -> int:
         """Last-dim width of ``key`` in the first graph (after ``transform``), PyG's rule:
         0 without it, 1 for a 1-D array."""

@@ -291,6 +291,18 @@ class Dataset:
         return f"{type(self).__name__}({n if n > 1 else ''})"
 
     # ------------------------------------------------------------------ statistics
+    def get_summary(self) -> Any:
+        """PyG's summary statistics of the dataset: a
+        :class:`~arraygnn.datasets.summary.Summary` (graphs, nodes and edges per graph)."""
+        from arraygnn.datasets.summary import Summary
+
+        return Summary.from_dataset(self)
+
+    def print_summary(self, fmt: str = "psql") -> None:
+        """Print :meth:`get_summary` as tables (``fmt``: a ``tabulate`` table format;
+        the default ``'psql'`` needs no package)."""
+        print(self.get_summary().format(fmt=fmt))
+
     @property
     def num_node_features(self) -> int:
         """Node feature width of the first graph (``x.shape[-1]``)."""

@@ -16,7 +16,7 @@ segment reduction over contiguous rows (deterministic).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -262,6 +262,47 @@ class PNAConv(Module):
         if scaler == "linear":
             return deg / lin
         return lin / xp.maximum(deg, 1)  # inverse_linear
+
+    @staticmethod
+    def get_degree_histogram(loader: Iterable[Any]) -> Any:
+        """PyG's ``PNAConv.get_degree_histogram(loader)``: the in-degree histogram of the
+        graphs of ``loader`` (a ``DataLoader``, a dataset or a list of ``Data`` /
+        ``Batch``), ``hist[k]`` = the number of nodes with ``k`` incoming edges, int64, as
+        long as the largest in-degree + 1 (``[0]`` for no graphs): the ``deg`` of
+        :class:`PNAConv`. Each item needs ``edge_index`` and a known ``num_nodes``
+        (never ``edge_index.max() + 1``); on the items' device.
+
+        >>> import numpy as np
+        >>> from arraygnn.data import Data
+        >>> g = Data(x=np.ones((3, 1)), edge_index=np.array([[0, 1], [2, 2]]))
+        >>> PNAConv.get_degree_histogram([g]).tolist()
+        [2, 0, 1]
+        """
+        from arraygnn.utils.degree import degree
+
+        where = "PNAConv.get_degree_histogram"
+        hist = None
+        for i, data in enumerate(loader):
+            edge_index = getattr(data, "edge_index", None)
+            if edge_index is None:
+                raise ValueError(f"{where}: item {i} of the loader has no edge_index")
+            num_nodes = getattr(data, "num_nodes", None)
+            if num_nodes is None:
+                raise ValueError(
+                    f"{where}: item {i} of the loader has no num_nodes (give its graphs x "
+                    "or num_nodes=; it is never guessed from edge_index.max() + 1)"
+                )
+            xp = get_namespace(edge_index)
+            counts = xp.bincount(
+                degree(edge_index[1], num_nodes=num_nodes, dtype=np.int64), minlength=1
+            )
+            if hist is None:
+                hist = counts
+                continue
+            if counts.shape[0] > hist.shape[0]:
+                hist, counts = counts, hist
+            hist[: counts.shape[0]] += counts
+        return np.zeros(1, dtype=np.int64) if hist is None else hist
 
     def extra_repr(self) -> str:
         return (
