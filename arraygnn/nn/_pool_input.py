@@ -58,23 +58,27 @@ def check_pool_input(
     return xp, batch
 
 
-def check_batch(layer: str, batch: Any, batch_size: Any, num_nodes: int) -> None:
+def check_batch(layer: str, batch: Any, batch_size: Any, num_nodes: int) -> int:
     """A ``batch`` array (a graph id per node) of shape ``(num_nodes,)`` with ids in
     ``[0, batch_size)``, for a model read out per graph with ``global_*_pool(x, batch,
-    batch_size)``; ``batch_size`` is required with it (never ``batch.max() + 1``)."""
-    if batch_size is None:
-        raise ValueError(
-            f"{layer}: pass batch_size (the number of graphs) with batch; arraygnn never "
-            "infers it from batch.max() + 1"
-        )
+    batch_size)``; returns ``batch_size``, which left out is ``batch.max() + 1`` as PyG's
+    models (the readouts' rule: trailing empty graphs are then dropped; one device sync on
+    CuPy: pass it to skip that)."""
     from arraygnn.ops._common import check_size
 
+    if batch_size is None:
+        from arraygnn.utils._checks import check_ids, check_int_array
+
+        check_int_array(layer, "batch", batch)
+        check_ids(layer, "batch", batch, None)
+        batch_size = int(batch.max()) + 1 if batch.shape[0] else 0
     check_index(f"{layer}: batch", batch, check_size(f"{layer}: batch_size", batch_size))
     if tuple(batch.shape) != (num_nodes,):
         raise ValueError(
             f"{layer}: batch must have shape ({num_nodes},) (a graph id per node), got "
             f"{tuple(batch.shape)}"
         )
+    return int(batch_size)
 
 
 def pair_scores(lin: Any, x: Any, src: Any, dst: Any) -> Any:

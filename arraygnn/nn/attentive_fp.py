@@ -91,8 +91,8 @@ class AttentiveFP(Module):
 
     Call as ``model(x, edge_index, edge_attr, batch, batch_size=None)`` ->
     ``(num_graphs, out_channels)``. ``batch_size`` is the number of graphs (``None``: one
-    graph when ``batch`` is ``None``; with a ``batch`` array it must be given, since
-    arraygnn never reads it off ``batch.max() + 1`` as PyG does).
+    graph when ``batch`` is ``None``, else ``batch.max() + 1`` as PyG; pass it to keep
+    trailing empty graphs).
 
     Names (PyG's): ``lin1``, ``gate_conv.*``, ``gru.*``, ``atom_convs.i.*``,
     ``atom_grus.i.*``, ``mol_conv.*``, ``mol_gru.*``, ``lin2``.
@@ -158,7 +158,7 @@ class AttentiveFP(Module):
         xp = get_namespace(x)
         n = int(x.shape[0])
         if batch is not None:
-            check_batch("AttentiveFP", batch, batch_size, n)
+            batch_size = check_batch("AttentiveFP", batch, batch_size, n)
         x = _leaky_relu(self.lin1(x))
         h = _elu(self.gate_conv(x, edge_index, edge_attr))
         x = _relu(self.gru(h, x))

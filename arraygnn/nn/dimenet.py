@@ -23,9 +23,10 @@ How it runs (the order of float sums differs from PyG's, the results agree to ro
   messages (its basis is that size already) and sums them per edge.
 - The embedding block's ``lin(cat[x_i, x_j, rbf])`` projects the atoms, not the edges.
 
-RULE: with ``batch``, ``batch_size`` (the number of molecules) is required; arraygnn never
-      reads it off ``batch.max() + 1``. Without ``batch`` the atoms are one molecule and
-      the result is ``(out_channels,)`` (PyG's ``P.sum(dim=0)``).
+RULE: with ``batch``, ``batch_size`` (the number of molecules) left out is
+      ``batch.max() + 1``, as PyG (pass it to keep trailing empty molecules). Without
+      ``batch`` the atoms are one molecule and the result is ``(out_channels,)`` (PyG's
+      ``P.sum(dim=0)``).
 
 PyG's ``from_qm9_pretrained`` (a download plus TensorFlow checkpoints) is not provided:
 load such a model in PyG and convert it with ``from_pyg``.
@@ -229,7 +230,7 @@ class DimeNet(Module):
             if batch_size not in (None, 1):
                 raise ValueError(f"{name}: without batch the atoms are one molecule")
         else:
-            check_batch(name, batch, batch_size, n)
+            batch_size = check_batch(name, batch, batch_size, n)
         edge_index = radius_graph(
             pos, r=self.cutoff, batch=batch, max_num_neighbors=self.max_num_neighbors,
             batch_size=None if batch is None else batch_size,

@@ -209,7 +209,7 @@ class GNNFF(Module):
         if pos.dtype != weight.dtype:
             raise TypeError(f"{name}: pos must be {weight.dtype} (the model's), got {pos.dtype}")
         if batch is not None:
-            check_batch(name, batch, batch_size, n)
+            batch_size = check_batch(name, batch, batch_size, n)
         elif batch_size not in (None, 1):
             raise ValueError(f"{name}: without batch the atoms are one structure")
         edge_index = radius_graph(

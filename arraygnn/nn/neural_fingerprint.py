@@ -89,7 +89,7 @@ class NeuralFingerprint(Module):
         from arraygnn.nn._pool_input import check_batch
 
         if is_array(batch) and is_array(x):  # a Batch object carries its num_graphs
-            check_batch("NeuralFingerprint", batch, batch_size, int(x.shape[0]))
+            batch_size = check_batch("NeuralFingerprint", batch, batch_size, int(x.shape[0]))
         total = None
         for conv, lin in zip(self.convs, self.lins):
             x = _sigmoid(conv(x, edge_index))

@@ -16,9 +16,10 @@ The readout sums (``'add'``) or averages (``'mean'``) the atoms' outputs per mol
 ``dipole=True`` predicts the dipole magnitude from the atoms' charges and the molecule's
 centre of mass (``atomic_mass`` from ``ase`` or given).
 
-RULE: with ``batch``, ``batch_size`` (the number of molecules) is required; arraygnn never
-      reads it off ``batch.max() + 1``. Without ``batch`` the atoms are one molecule
-      (one output row even for zero atoms, where PyG gives none).
+RULE: with ``batch``, ``batch_size`` (the number of molecules) left out is
+      ``batch.max() + 1``, as PyG (pass it to keep trailing empty molecules). Without
+      ``batch`` the atoms are one molecule (one output row even for zero atoms, where PyG
+      gives none).
 
 >>> import numpy as np
 >>> model = SchNet(hidden_channels=8, num_filters=8, num_interactions=2, num_gaussians=5,
@@ -359,7 +360,7 @@ class SchNet(Module):
             batch_size, graph_batch = 1, None
             batch = xp.zeros(n, dtype=np.int64)
         else:
-            check_batch(name, batch, batch_size, n)
+            batch_size = check_batch(name, batch, batch_size, n)
             graph_batch = batch
         h = ops.gather(weight, z)
         edge_index, edge_weight = self.interaction_graph(pos, graph_batch, batch_size)

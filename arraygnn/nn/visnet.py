@@ -21,8 +21,9 @@ target, so its CSR slots are the edges and nothing is permuted):
   ``b = d . B_j`` (``ops.gather_mm``) and ``<A_i, B_j>`` one SDDMM: ``[E, H]`` arrays only.
   Equal to PyG's up to rounding.
 
-RULE: with ``batch``, ``batch_size`` (the number of molecules) is required; arraygnn never
-      reads it off ``batch.max() + 1``. Without ``batch`` the atoms are one molecule.
+RULE: with ``batch``, ``batch_size`` (the number of molecules) left out is
+      ``batch.max() + 1``, as PyG (pass it to keep trailing empty molecules). Without
+      ``batch`` the atoms are one molecule.
 RULE: the radius graph keeps each atom's ``max_num_neighbors`` nearest atoms (its
       self-loop among them); PyG's kernels keep the first ones they find (CPU: an
       unspecified subset, CUDA: the lowest indices, which can drop the self-loop), so
@@ -346,7 +347,7 @@ def _check_molecules(
         if batch_size not in (None, 1):
             raise ValueError(f"{name}: without batch the atoms are one molecule")
         return None, xp.zeros(n, dtype=np.int64), 1
-    check_batch(name, batch, batch_size, n)
+    batch_size = check_batch(name, batch, batch_size, n)
     if n > 1 and bool((batch[1:] < batch[:-1]).any()):
         raise ValueError(f"{name}: batch must be sorted (the atoms of a molecule together)")
     return batch, batch, int(batch_size)

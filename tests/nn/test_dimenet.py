@@ -220,8 +220,7 @@ def test_dimenet_bad_inputs():
         model(z, pos[:2])
     with pytest.raises(TypeError, match="DimeNetPlusPlus: pos must be float32"):
         model(z, pos.astype(np.float64))
-    with pytest.raises(ValueError, match="DimeNetPlusPlus: pass batch_size"):
-        model(z, pos, batch)
+    np.testing.assert_array_equal(model(z, pos, batch), model(z, pos, batch, 2))  # as PyG
     with pytest.raises(ValueError, match="DimeNetPlusPlus: batch"):
         model(z, pos, batch, batch_size=1)
     with pytest.raises(ValueError, match="without batch"):

@@ -422,8 +422,7 @@ def test_schnet_pieces_match_pyg(schnet_mod):
 def test_schnet_bad_inputs(schnet_mod):
     model = SchNet(8, 8, 1, 5, cutoff=2.0, rng=0)
     z, pos, batch = np.array([1, 6, 8]), np.zeros((3, 3), np.float32), np.array([0, 0, 1])
-    with pytest.raises(ValueError, match="SchNet: pass batch_size"):
-        model(z, pos, batch)
+    np.testing.assert_array_equal(model(z, pos, batch), model(z, pos, batch, 2))  # as PyG
     with pytest.raises(ValueError, match="SchNet: batch"):
         model(z, pos, batch, batch_size=1)
     with pytest.raises(ValueError, match="SchNet: z"):

@@ -936,5 +936,5 @@ def test_attentive_fp_errors():
     x, ei = np.ones((3, 2), np.float32), np.array([[0, 1], [1, 2]])
     with pytest.raises(ValueError, match=r"AttentiveFP: edge_attr must have shape \(2, 3\)"):
         model(x, ei, np.ones((2, 2), np.float32), None)
-    with pytest.raises(ValueError, match="AttentiveFP: pass batch_size \\(the number of graphs\\)"):
-        model(x, ei, np.ones((2, 3), np.float32), np.zeros(3, np.int64))
+    with pytest.raises(TypeError, match="AttentiveFP: batch must be an integer array"):
+        model(x, ei, np.ones((2, 3), np.float32), np.zeros(3))

@@ -103,8 +103,12 @@ def test_neural_fingerprint_batch_errors_name_the_model():
     ``index``."""
     model = agnn.NeuralFingerprint(3, 4, 2, 1, rng=0)
     x, ei = np.ones((3, 3), np.float32), np.array([[0, 1], [1, 2]])
-    with pytest.raises(ValueError, match="NeuralFingerprint: pass batch_size"):
-        model(x, ei, np.array([0, 0, 1]))
+    # batch_size left out is batch.max() + 1, as PyG
+    np.testing.assert_array_equal(
+        model(x, ei, np.array([0, 0, 1])), model(x, ei, np.array([0, 0, 1]), 2)
+    )
+    with pytest.raises(ValueError, match="NeuralFingerprint: batch has a negative entry"):
+        model(x, ei, np.array([0, -1, 1]))
     with pytest.raises(ValueError, match="NeuralFingerprint: batch has entry 5, out of range"):
         model(x, ei, np.array([0, 0, 5]), 2)
     with pytest.raises(ValueError, match=r"NeuralFingerprint: batch must have shape \(3,\)"):
@@ -206,8 +210,7 @@ def test_attentive_fp_input_errors_name_the_model():
         model(x, ei, ea, np.array([0, 0, 1, 1, 5]), 2)
     with pytest.raises(ValueError, match=r"AttentiveFP: batch must have shape \(5,\)"):
         model(x, ei, ea, np.array([0, 0, 1]), 2)
-    with pytest.raises(ValueError, match="AttentiveFP: pass batch_size"):
-        model(x, ei, ea, np.zeros(5, np.int64))
+    assert model(x, ei, ea, np.zeros(5, np.int64)).shape[0] == 1  # batch.max() + 1, as PyG
     with pytest.raises(ValueError, match="AttentiveFP node features: expected last dimension 4"):
         model(x[:, :3], ei, ea, None)
     with pytest.raises(TypeError, match="AttentiveFP: node features must be floating point"):

@@ -240,8 +240,7 @@ def test_derivative_is_not_implemented(visnet_mod):
 def test_bad_inputs():
     model = ViSNet(num_heads=2, num_layers=1, hidden_channels=8, rng=0)
     z, pos, batch = np.array([1, 6, 8]), np.zeros((3, 3), np.float32), np.array([0, 0, 1])
-    with pytest.raises(ValueError, match="ViSNet: pass batch_size"):
-        model(z, pos, batch)
+    assert model(z, pos, batch)[0].shape[0] == 2  # batch_size: batch.max() + 1, as PyG
     with pytest.raises(ValueError, match="ViSNet: batch"):
         model(z, pos, batch, batch_size=1)
     with pytest.raises(ValueError, match="ViSNet: batch must be sorted"):
