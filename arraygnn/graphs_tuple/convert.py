@@ -7,8 +7,10 @@ RULE: ``to_jraph`` returns a ``jraph.GraphsTuple`` whose arrays JAX adopted with
 RULE: ``from_data`` maps a ``Data`` / ``Batch`` as ``nodes = data[nodes]``,
       ``edges = data[edges]``, ``globals = data[globals]``, ``senders = edge_index[0]``,
       ``receivers = edge_index[1]``; a batch gives one graph per example (from ``ptr`` and
-      its slice records), a ``Data`` one graph. ``to_data_list`` is the reverse, one
-      ``Data`` per graph (collate it with ``Batch.from_data_list``).
+      its slice records), a ``Data`` one graph; ``n_node`` / ``n_edge`` are int32 when
+      ``edge_index`` is (int64 otherwise), so padded batches of int32 graphs reach JAX
+      without a copy. ``to_data_list`` is the reverse, one ``Data`` per graph (collate
+      it with ``Batch.from_data_list``).
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -24,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._alignment import aligned_empty
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.graphs_tuple.batching import unbatch
 from arraygnn.graphs_tuple.container import GraphsTuple, check_graphs_tuple
@@ -128,25 +131,39 @@ def from_data(
         edge_slices = getattr(data, "_slice_dict", {}).get("edge_index")
         if ptr is None or edge_slices is None:
             raise ValueError(f"{where}: the Batch has no ptr / edge_index slice records")
-        n_node = xp.asarray(np.diff(np.asarray(ptr if xp is np else ptr.get())))
-        n_edge = xp.asarray(np.diff(np.asarray(edge_slices)))
+        n_node = np.diff(np.asarray(ptr if xp is np else ptr.get()))
+        n_edge = np.diff(np.asarray(edge_slices))
     else:
         num_nodes = data.num_nodes
         if num_nodes is None:
             raise ValueError(f"{where}: the Data's num_nodes is unknown; set num_nodes or x")
-        n_node = xp.asarray([int(num_nodes)], dtype=np.int64)
-        n_edge = xp.asarray([int(edge_index.shape[1])], dtype=np.int64)
+        n_node = np.array([int(num_nodes)], dtype=np.int64)
+        n_edge = np.array([int(edge_index.shape[1])], dtype=np.int64)
     graph = GraphsTuple(
         nodes=features["nodes"],
         edges=features["edges"],
         receivers=edge_index[1],
         senders=edge_index[0],
         globals=features["globals"],
-        n_node=n_node.astype(np.int64),
-        n_edge=n_edge.astype(np.int64),
+        n_node=_counts(xp, n_node, edge_index.dtype),
+        n_edge=_counts(xp, n_edge, edge_index.dtype),
     )
     check_graphs_tuple(graph, where)
     return graph
+
+
+def _counts(xp: Any, counts: np.ndarray, ids_dtype: np.dtype) -> Any:
+    """Counts in int32 next to int32 ids (int64 otherwise, or when they do not fit), 64-byte
+    aligned on NumPy: padding keeps the counts' dtype, and JAX (x64 off) adopts aligned
+    int32 counts without a copy where it would narrow int64 ones."""
+    dtype = np.dtype(np.int32 if ids_dtype == np.int32 else np.int64)
+    if counts.size and int(counts.max()) > np.iinfo(dtype).max:
+        dtype = np.dtype(np.int64)
+    if xp is not np:
+        return xp.asarray(counts.astype(dtype, copy=False))
+    out = aligned_empty(counts.shape, dtype)
+    out[...] = counts
+    return out
 
 
 def to_data_list(

@@ -11,7 +11,7 @@ converted are recorded as *kept*. With ``strict=True`` a needed copy raises
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,12 +118,21 @@ _PLAIN = (type(None), bool, int, float, complex, str, bytes, np.generic, np.ndar
 
 
 def check_supported(obj: Any, is_leaf: Callable[[Any], bool], func: str) -> None:
-    """TypeError unless ``obj`` is a leaf array, a Data-like object or a dict / list / tuple."""
-    if is_leaf(obj) or isinstance(obj, (dict, list, tuple, np.ndarray)) or is_data_like(obj):
+    """TypeError unless ``obj`` is a leaf array, a Data-like object or a mapping / list /
+    tuple (a DGL-style graph or a GraphTensor: the error names their feature mappings)."""
+    if is_leaf(obj) or isinstance(obj, (Mapping, list, tuple, np.ndarray)) or is_data_like(obj):
         return
+    hint = ""
+    if hasattr(obj, "ndata") and hasattr(obj, "edata"):
+        hint = "; for a DGL-style graph hand over its features: g.ndata / g.edata"
+    elif hasattr(obj, "node_sets") and hasattr(obj, "edge_sets"):
+        hint = (
+            "; for a GraphTensor hand over its features: graph.node_sets[name].features, "
+            "graph.edge_sets[name].features, graph.context.features"
+        )
     raise TypeError(
         f"hand-off {func} expects an array, a Data / Batch, or a dict / list / tuple of them; "
-        f"got {type(obj).__name__}"
+        f"got {type(obj).__name__}{hint}"
     )
 
 
@@ -139,6 +148,8 @@ def convert_structure(
 
     Data-like objects are shallow-copied (``obj.copy()``, same class, a ``Batch`` keeps its
     slice / increment records) and their values replaced; the input is never mutated.
+    Other mappings (a DGL-style ``g.ndata``, a GraphTensor's read-only ``features``) come
+    back as plain dicts.
     Values of other types pass through; objects that are not plain Python / NumPy scalars
     are listed in ``report.kept`` (they might hold arrays that were not converted).
 
@@ -176,6 +187,8 @@ def convert_structure(
             }
             object.__setattr__(out, "_inc_dict", converted)  # a new dict: obj keeps its own
         return out
+    if isinstance(obj, Mapping):  # read-only or custom mappings (g.ndata, features): a dict
+        return {k: sub(v, _join(path, k)) for k, v in obj.items()}
     if report is not None and not isinstance(obj, _PLAIN) and not is_cupy_array(obj):
         report.kept[path or "<object>"] = f"{type(obj).__name__} is not converted"
     return obj

@@ -36,6 +36,7 @@ from arraygnn.interop._handoff import (
     JAX_ALIGNMENT,
     HandoffReport,
     aligned_copy,
+    aligned_empty,
     check_shared,
     convert_structure,
     finish,
@@ -197,7 +198,12 @@ def to_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
                 f"data pointer {offset} bytes past a {JAX_ALIGNMENT}-byte boundary "
                 "(JAX copies unaligned buffers)"
             )
-        if reasons:
+        if a.size == 0:  # no memory to share or copy: only a narrowed dtype is reported
+            reasons = reasons[:1] if target.itemsize < a.dtype.itemsize else []
+            src = aligned_empty(a.shape, target)
+            if reasons:
+                need_copy(rep, path, reasons[0], strict)
+        elif reasons:
             need_copy(rep, path, "; ".join(reasons), strict)
             src = aligned_copy(a.astype(target, copy=False))
         else:

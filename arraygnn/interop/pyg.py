@@ -111,7 +111,7 @@ def _batch_to_pyg(tg: Any, batch: Any, tensors: dict[str, Any], base_cls: Any) -
     slices, incs = _records(batch)
     for key, kind in batch._kind_dict.items():
         if kind in ("cat", "stack") and not isinstance(tensors[key], torch.Tensor):
-            # an array torch cannot hold (strings, bfloat16, objects): PyG keeps such
+            # an array torch cannot hold (strings, float4 / float6, objects): PyG keeps such
             # values as a list with one entry per graph, and so indexes it when splitting
             tensors[key] = _per_graph(batch, key)
             slices[key] = np.arange(int(batch.num_graphs) + 1)

@@ -18,6 +18,9 @@ Copies happen only where sharing would be unsafe, and are reported (or raise wit
 
 Arrays PyTorch has no dtype for (strings, bytes, objects) are kept as they are and listed
 under ``kept``; non-array values (Python scalars, strings) pass through unchanged.
+ml_dtypes' ``bfloat16`` / float8 arrays become torch tensors of that dtype sharing their
+memory, and ``from_torch`` gives such tensors back as ml_dtypes arrays (shared) when
+ml_dtypes is installed.
 
 >>> import numpy as np
 >>> from arraygnn.interop import to_torch
@@ -33,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import import_cupy, is_cupy_array
+from arraygnn._namespace import import_cupy, is_cupy_array, is_ml_float
 from arraygnn.interop._handoff import (
     HandoffReport,
     check_shared,
@@ -71,6 +74,27 @@ def _numpy_copy_reason(a: np.ndarray) -> str | None:
     return None
 
 
+#: ml_dtypes floats with a torch dtype of the same name and bits: they cross as raw bits
+#: (a same-size unsigned view on each side), so memory is shared both ways
+_ML_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+
+
+def _torch_ml_dtype(torch: Any, dtype: np.dtype) -> Any:
+    """The torch dtype of an ml_dtypes float (bfloat16, float8), or None."""
+    if is_ml_float(dtype) and dtype.name in _ML_FLOATS:
+        return getattr(torch, dtype.name, None)
+    return None
+
+
+def _ml_dtypes_module() -> Any:
+    """ml_dtypes when installed (it comes with JAX), else None."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return ml_dtypes
+
+
 def _torch_supports(dtype: np.dtype) -> bool:
     if dtype.kind in "biu":
         return dtype.itemsize <= 8
@@ -100,16 +124,22 @@ def to_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
 
     def leaf(a: Any, path: str) -> Any:
         if isinstance(a, np.ndarray):
-            if not _torch_supports(a.dtype):
+            ml = _torch_ml_dtype(torch, a.dtype)
+            if ml is None and not _torch_supports(a.dtype):
                 rep.kept[path] = f"dtype {a.dtype} has no torch equivalent"
                 return a
             reason = _numpy_copy_reason(a)
-            if reason is not None:
+            if a.size == 0:  # no memory to share or copy: a fresh empty tensor
+                reason, src = None, np.empty(a.shape, a.dtype.newbyteorder("="))
+            elif reason is not None:
                 need_copy(rep, path, reason, strict)
                 src = np.array(a, dtype=a.dtype.newbyteorder("="), order="C", copy=True)
             else:
                 src = a
-            out = torch.from_numpy(src)
+            if ml is not None:  # bfloat16 / float8: the same bits, seen as unsigned ints
+                out = torch.from_numpy(src.view(f"u{a.dtype.itemsize}")).view(ml)
+            else:
+                out = torch.from_numpy(src)
             check_shared(rep, path, a, out, strict, expect_copy=reason is not None)
             return out
         # CuPy array: DLPack keeps it on its GPU without a copy
@@ -153,9 +183,10 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
 
     CPU tensors become NumPy arrays sharing their memory (``tensor.detach().numpy()``),
     CUDA tensors become CuPy arrays on the same device via DLPack. Tensors with a lazy
-    conjugate / negation bit are resolved (a copy, reported); tensors NumPy cannot hold
-    (``bfloat16``, float8, complex32, quantized; sparse layouts, nested tensors, other devices)
-    are kept and listed under ``kept``.
+    conjugate / negation bit are resolved (a copy, reported); CPU ``bfloat16`` / float8
+    tensors become ml_dtypes arrays (shared) when ml_dtypes is installed; tensors NumPy
+    cannot hold (complex32, quantized, bfloat16 without ml_dtypes or on CUDA; sparse
+    layouts, nested tensors, other devices) are kept and listed under ``kept``.
     Gradient tracking is dropped (``detach``). ``strict`` and ``report`` as in
     :func:`to_torch`.
 
@@ -176,11 +207,21 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
         if t.layout != torch.strided:
             rep.kept[path] = f"layout {t.layout} (only dense tensors are converted)"
             return t
-        if str(t.dtype).removeprefix("torch.") not in _NUMPY_DTYPE_NAMES:
-            # bfloat16, float8, complex32, quantized, bits: NumPy cannot hold them
+        name = str(t.dtype).removeprefix("torch.")
+        ml = None
+        if name in _ML_FLOATS and t.device.type == "cpu":
+            ml = getattr(_ml_dtypes_module(), name, None)  # bfloat16 / float8 as ml_dtypes
+        if name not in _NUMPY_DTYPE_NAMES and ml is None:
+            # complex32, quantized, bits (bfloat16 / float8 without ml_dtypes, or on the
+            # GPU: CuPy has no such dtype): NumPy cannot hold them
             rep.kept[path] = f"dtype {t.dtype} has no NumPy equivalent"
             return t
         src = t.detach()
+        if ml is not None:  # the same bits, seen as unsigned ints, then as ml_dtypes
+            bits = {1: torch.uint8, 2: torch.uint16}[t.element_size()]
+            out = src.view(bits).numpy().view(ml)
+            check_shared(rep, path, t, out, strict, expect_copy=False)
+            return out
         reason = None
         if src.is_conj() or src.is_neg():
             reason = "lazy conjugate / negation bit had to be resolved"

@@ -141,7 +141,9 @@ def test_from_torch_grad_conj_bf16_sparse():
     bf = torch.ones(2, dtype=torch.bfloat16)
     sp = torch.eye(2).to_sparse()
     out, rep = from_torch({"bf": bf, "sp": sp}, report=True)
-    assert out["bf"] is bf and out["sp"] is sp and set(rep.kept) == {"bf", "sp"}
+    assert out["sp"] is sp and "sp" in rep.kept
+    # bfloat16 comes back as an ml_dtypes array (shared) where ml_dtypes is installed
+    assert (out["bf"] is bf) == ("bf" in rep.kept)
     with pytest.raises(HandoffCopyError):
         from_torch(c, strict=True)
 
