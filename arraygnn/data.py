@@ -153,6 +153,10 @@ class Data:
     def items(self) -> list[tuple[str, Any]]:
         return list(self._store.items())
 
+    def get(self, key: str, default: Any = None) -> Any:
+        """``data[key]`` when it is set, else ``default`` (PyG's ``data.get``)."""
+        return self._store.get(key, default)
+
     def to_dict(self) -> dict[str, Any]:
         """A new dict of the values (the values themselves are shared)."""
         return dict(self._store)

@@ -122,6 +122,80 @@ class KGEModel(Module):
             )
         return self._score(*self._gather(head_index, rel_type, tail_index))
 
+    # ---- PyG's training-loop pieces (no gradients: losses to monitor) ---------------
+    def random_sample(
+        self, head_index: Any, rel_type: Any, tail_index: Any, *, seed: Any = None
+    ) -> tuple[Any, Any, Any]:
+        """PyG's negative triples: of ``T`` triples, the first ``T // 2`` get a uniformly
+        random head, the others a uniformly random tail (one draw of ``T`` entity ids).
+        Returns new ``(head_index, rel_type, tail_index)`` in the inputs' dtypes
+        (``rel_type`` as given). ``seed``: an int, a NumPy ``Generator`` or ``None``; PyG
+        draws from torch's global generator, so its negatives differ."""
+        from arraygnn.nn._skipgram import seeded
+
+        where = f"{type(self).__name__}.random_sample"
+        gen = seeded(seed, where)  # checked first: a bad seed is named before the ids
+        xp = self._check_triples(head_index, rel_type, tail_index)
+        count, half = int(head_index.shape[0]), int(head_index.shape[0]) // 2
+        if count and self.num_nodes == 0:
+            raise ValueError(f"{where}: the model has no entities to draw (num_nodes=0)")
+        rnd = xp.asarray(gen.integers(0, max(self.num_nodes, 1), count))
+        head, tail = head_index.copy(), tail_index.copy()
+        head[:half] = rnd[:half].astype(head.dtype)
+        tail[half:] = rnd[half:].astype(tail.dtype)
+        return head, rel_type, tail
+
+    def loss(
+        self,
+        head_index: Any,
+        rel_type: Any,
+        tail_index: Any,
+        *,
+        neg: Any = None,
+        seed: Any = None,
+    ) -> Any:
+        """PyG's training loss of the triples against negatives (a 0-d array): ``neg`` a
+        ``(head_index, rel_type, tail_index)`` tuple of negative triples, or ``None`` to
+        draw them with :meth:`random_sample` from ``seed`` (PyG draws them inside
+        ``loss``). ``TransE`` / ``DistMult``: the margin ranking loss
+        ``mean(max(0, margin - pos + neg))``; ``ComplEx`` / ``RotatE``: binary cross
+        entropy of the scores as logits (positives 1, negatives 0)."""
+        where = f"{type(self).__name__}.loss"
+        if neg is None:
+            neg = self.random_sample(head_index, rel_type, tail_index, seed=seed)
+        elif seed is not None:
+            raise ValueError(f"{where}: give neg or seed, not both")
+        elif not isinstance(neg, (tuple, list)) or len(neg) != 3:
+            raise ValueError(
+                f"{where}: neg must be a (head_index, rel_type, tail_index) tuple of negative "
+                f"triples (e.g. from random_sample), got {type(neg).__name__}"
+                + (f" of {len(neg)}" if isinstance(neg, (tuple, list)) else "")
+            )
+        pos_score = self(head_index, rel_type, tail_index)
+        neg_score = self(*neg)
+        return self._loss(pos_score, neg_score)
+
+    def _loss(self, pos: Any, neg: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} defines no loss (PyG's is abstract)")
+
+    def loader(self, head_index: Any, rel_type: Any, tail_index: Any, **kwargs: Any) -> Any:
+        """PyG's ``loader``: a :class:`~arraygnn.nn.kge.KGTripletLoader` over the triples
+        (``batch_size``, ``shuffle``, ``drop_last``, ``seed`` and torch ``DataLoader``
+        keywords such as ``generator``)."""
+        from arraygnn.nn.kge.loader import KGTripletLoader
+
+        self._check_triples(head_index, rel_type, tail_index)
+        return KGTripletLoader(head_index, rel_type, tail_index, **kwargs)
+
+    def _check_triples(self, head_index: Any, rel_type: Any, tail_index: Any) -> Any:
+        """Ids in range, one length: the triples' namespace."""
+        from arraygnn.nn.kge.loader import check_triples
+
+        self._check("head_index", head_index, self.num_nodes)
+        self._check("rel_type", rel_type, self.num_relations)
+        self._check("tail_index", tail_index, self.num_nodes)
+        return check_triples(type(self).__name__, head_index, rel_type, tail_index)
+
     # ---- evaluation ----------------------------------------------------------------
     def test(
         self,
@@ -182,6 +256,32 @@ class KGEModel(Module):
             f"{self.num_nodes}, num_relations={self.num_relations}, "
             f"hidden_channels={self.hidden_channels}"
         )
+
+
+def _mean(values: Any) -> Any:
+    """The mean as a 0-d array of ``values``' dtype (NaN for none, as torch's)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return values.sum() / values.dtype.type(values.shape[0])
+
+
+def margin_ranking_loss(pos: Any, neg: Any, margin: float, where: str) -> Any:
+    """``torch.nn.functional.margin_ranking_loss(pos, neg, ones, margin)``: the mean of
+    ``max(0, margin - pos + neg)`` (one negative per positive)."""
+    if pos.shape != neg.shape:
+        raise ValueError(
+            f"{where}: the margin ranking loss pairs each triple with one negative: "
+            f"{pos.shape[0]} triples, {neg.shape[0]} negatives"
+        )
+    xp = get_namespace(pos)
+    return _mean(xp.maximum(neg - pos + pos.dtype.type(margin), pos.dtype.type(0)))
+
+
+def logits_loss(pos: Any, neg: Any) -> Any:
+    """``binary_cross_entropy_with_logits(cat([pos, neg]), cat([ones, zeros]))``:
+    ``softplus(-pos)`` and ``softplus(neg)``, averaged together."""
+    xp = get_namespace(pos, neg)
+    zero = pos.dtype.type(0)
+    return _mean(xp.concatenate([xp.logaddexp(zero, -pos), xp.logaddexp(zero, neg)]))
 
 
 def pyg_kge(cls: type, module: Any, dtype: Any, **kwargs: Any) -> KGEModel:

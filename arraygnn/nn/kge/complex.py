@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn.kge.base import KGEModel, _table, pyg_kge, xavier_bound
+from arraygnn.nn.kge.base import KGEModel, _table, logits_loss, pyg_kge, xavier_bound
 from arraygnn.nn.kge.distmult import triple_dot
 
 __all__ = ["ComplEx"]
@@ -48,6 +48,9 @@ class ComplEx(KGEModel):
         self.node_emb_im = _table(self.num_nodes, f, self._gen, dt, -b, b)
         b = xavier_bound(self.num_relations, f)
         self.rel_emb_im = _table(self.num_relations, f, self._gen, dt, -b, b)
+
+    def _loss(self, pos: Any, neg: Any) -> Any:
+        return logits_loss(pos, neg)
 
     def _pair(self, head: Any, rel: Any, tail: Any) -> Any:
         (h_re, h_im), (r_re, r_im), (t_re, t_im) = head, rel, tail

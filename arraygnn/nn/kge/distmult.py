@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn.kge.base import KGEModel, pyg_kge
+from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge
 
 __all__ = ["DistMult"]
 
@@ -45,6 +45,9 @@ class DistMult(KGEModel):
     ) -> None:
         super().__init__(num_nodes, num_relations, hidden_channels, sparse, dtype=dtype, rng=rng)
         self.margin = float(margin)
+
+    def _loss(self, pos: Any, neg: Any) -> Any:
+        return margin_ranking_loss(pos, neg, self.margin, "DistMult.loss")
 
     def _pair(self, head: Any, rel: Any, tail: Any) -> Any:
         return triple_dot(head[0], rel[0], tail[0])

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn.kge.base import KGEModel, _table, pyg_kge, xavier_bound
+from arraygnn.nn.kge.base import KGEModel, _table, logits_loss, pyg_kge, xavier_bound
 
 __all__ = ["RotatE"]
 
@@ -59,6 +59,9 @@ class RotatE(KGEModel):
         im = (r_re * h_im + r_im * h_re) - t_im
         score = xp.sqrt((re * re + im * im).sum(axis=-1))
         return score.dtype.type(self.margin) - score
+
+    def _loss(self, pos: Any, neg: Any) -> Any:
+        return logits_loss(pos, neg)
 
     def extra_repr(self) -> str:
         return f"{super().extra_repr()}, margin={self.margin:g}"

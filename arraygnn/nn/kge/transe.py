@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn.kge.base import KGEModel, pyg_kge
+from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge
 
 __all__ = ["TransE"]
 
@@ -83,6 +83,9 @@ class TransE(KGEModel):
 
     def _pair(self, head: Any, rel: Any, tail: Any) -> Any:
         return -p_norm((head[0] + rel[0]) - tail[0], self.p_norm, consume=True)
+
+    def _loss(self, pos: Any, neg: Any) -> Any:
+        return margin_ranking_loss(pos, neg, self.margin, "TransE.loss")
 
     def extra_repr(self) -> str:
         return f"{super().extra_repr()}, p_norm={self.p_norm:g}"
