@@ -319,11 +319,18 @@ class Batch(Data):
     # ---------------------------------------------------------------- split
     @property
     def num_graphs(self) -> int | None:
-        """Number of graphs collated into this batch."""
+        """Number of graphs collated into this batch; for a ``Batch`` built directly, from
+        its ``ptr`` (length - 1), else its ``batch`` vector (``batch.max() + 1``, as PyG's;
+        one device sync on CuPy), else ``None``."""
         if self._num_graphs is not None:
             return self._num_graphs
         ptr = self._store.get("ptr")
-        return None if ptr is None else int(ptr.shape[0]) - 1
+        if ptr is not None:
+            return int(ptr.shape[0]) - 1
+        batch = self._store.get("batch")
+        if is_array(batch) and batch.ndim == 1 and batch.dtype.kind in "iu":
+            return int(batch.max()) + 1 if batch.shape[0] else 0
+        return None
 
     @property
     def batch_size(self) -> int | None:
@@ -380,8 +387,14 @@ class Batch(Data):
         return [self.get_example(int(i)) for i in ids]
 
     def to_data_list(self) -> list[Data]:
-        """All graphs, in order."""
-        return [self.get_example(i) for i in range(self.num_graphs or 0)]
+        """All graphs, in order (a ``ValueError`` when the batch holds graphs it has no
+        slice records for, e.g. a ``Batch`` built directly or a pooled one, as PyG raises)."""
+        g = self.num_graphs
+        if g == 0:
+            return []
+        if g is None or not self._kind_dict:
+            self.get_example(0)  # raises: no slice records
+        return [self.get_example(i) for i in range(g)]
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, str):
