@@ -120,15 +120,21 @@ class GAE(Module):
         """The decoder's output (edge probabilities for the default decoder)."""
         return self.decoder(*args, **kwargs)
 
-    def recon_loss(self, z: Any, pos_edge_index: Any, neg_edge_index: Any) -> Any:
+    def recon_loss(
+        self, z: Any, pos_edge_index: Any, neg_edge_index: Any = None, *, seed: Any = None
+    ) -> Any:
         """PyG's binary cross entropy of the positive and negative pairs'
         probabilities, ``-log(p + 1e-15)`` / ``-log(1 - p + 1e-15)`` averaged per side.
-        ``neg_edge_index`` must be given (PyG draws it at random when it is ``None``; draw
-        one with ``arraygnn.utils.negative_sampling``)."""
+        ``neg_edge_index=None`` draws the negatives as PyG does,
+        ``arraygnn.utils.negative_sampling(pos_edge_index, z.shape[0])``, from ``seed``
+        (NumPy's generator: the same distribution as PyG's draw, not the same pairs)."""
         if neg_edge_index is None:
+            from arraygnn.utils import negative_sampling
+
+            neg_edge_index = negative_sampling(pos_edge_index, int(z.shape[0]), seed=seed)
+        elif seed is not None:
             raise ValueError(
-                f"{type(self).__name__}.recon_loss: pass neg_edge_index (PyG samples it at "
-                "random; use arraygnn.utils.negative_sampling(pos_edge_index, num_nodes))"
+                f"{type(self).__name__}.recon_loss: give neg_edge_index or seed, not both"
             )
         xp = get_namespace(z)
         pos = self.decoder(z, pos_edge_index, sigmoid=True)

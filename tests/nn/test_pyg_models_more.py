@@ -211,8 +211,14 @@ def test_autoencoder_errors_and_test_metrics():
     pos, neg = np.array([[0, 1], [1, 2]]), np.array([[3, 4], [5, 0]])
     model = agnn.GAE(lambda x, ei: x)  # any callable encoder: no weights
     assert model.state_dict() == {}
-    with pytest.raises(ValueError, match="GAE.recon_loss: pass neg_edge_index"):
-        model.recon_loss(z, pos, None)
+    # negatives drawn as PyG's (negative_sampling over z's nodes), reproducible from seed
+    from arraygnn.utils import negative_sampling
+
+    drawn = negative_sampling(pos, 6, seed=3)
+    assert model.recon_loss(z, pos, seed=3) == model.recon_loss(z, pos, drawn)
+    assert np.isfinite(model.recon_loss(z, pos))
+    with pytest.raises(ValueError, match="GAE.recon_loss: give neg_edge_index or seed"):
+        model.recon_loss(z, pos, neg, seed=1)
     with pytest.raises(TypeError, match="GAE: encoder must be callable"):
         agnn.GAE(3)
     with pytest.raises(ValueError, match="VGAE: the encoder must return \\(mu, logstd\\)"):
