@@ -816,7 +816,8 @@ class Graph:
     def __getitem__(self, key: Any) -> Graph:
         """The one-relation graph of edge type ``key``: DGL's ``g['plays']`` or
         ``g['user', 'plays', 'game']``; ``:`` is a wildcard (``g['user', :, 'game']``). A
-        key matching several edge types gives DGL's flattened graph (not on a block): the
+        key matching several edge types (also a name shared by several, DGL's
+        ``g[:, name, :]``) gives DGL's flattened graph (not on a block): the
         matched source / destination types merged into one type each (``'A1+A2'``), one
         edge type (``'AB1+AB2'``), ``NTYPE`` / ``NID`` / ``ETYPE`` / ``EID`` the original
         types and ids, common features concatenated (new arrays, not shared).
@@ -832,6 +833,8 @@ class Graph:
         >>> rel.num_src_nodes(), rel.num_dst_nodes(), rel.canonical_etypes
         (2, 1, [('user', 'plays', 'game')])
         """
+        if isinstance(key, str) and sum(c[1] == key for c in self._rels) > 1:
+            key = (slice(None), key, slice(None))  # DGL: a name is (':', name, ':')
         if isinstance(key, tuple) and len(key) == 3 and any(isinstance(k, slice) for k in key):
             if any(isinstance(k, slice) and k != slice(None) for k in key):
                 raise TypeError(f"g[...]: only the full slice ':' is a wildcard, got {key!r}")

@@ -450,7 +450,8 @@ def _flatten_relations(g: Graph, cets: list[Canonical]) -> Graph:
     their sorted names, their nodes concatenated type by type; the edges follow the edge
     types in order, in one edge type named ``'+'.join(sorted(etype names))``. ``NTYPE`` /
     ``NID`` and ``ETYPE`` / ``EID`` hold the original type ids (``ntypes`` /
-    ``canonical_etypes`` order) and per-type ids; common features are concatenated."""
+    ``canonical_etypes`` order) and per-type ids (as DGL's: ``NTYPE`` / ``NID`` int64,
+    ``ETYPE`` / ``EID`` the graph's idtype); common features are concatenated."""
     from arraygnn.graph.core import EID, NID
 
     xp, idtype = g._xp(), g.idtype
@@ -479,10 +480,11 @@ def _flatten_relations(g: Graph, cets: list[Canonical]) -> Graph:
         frame[NTYPE] = xp.concatenate(
             [xp.full(g.num_nodes(t), all_ntypes.index(t), dtype=np.int64) for t in types]
         )
-        frame[NID] = xp.concatenate([xp.arange(g.num_nodes(t), dtype=idtype) for t in types])
+        # DGL's dtypes: NTYPE / NID int64, ETYPE / EID the graph's idtype (FlattenImpl)
+        frame[NID] = xp.concatenate([xp.arange(g.num_nodes(t), dtype=np.int64) for t in types])
     out.edata.update(_common_features([g._rels[c].frame for c in cets], where))
     out.edata[ETYPE] = xp.concatenate(
-        [xp.full(g._rels[c].num_edges, all_cets.index(c), dtype=np.int64) for c in cets]
+        [xp.full(g._rels[c].num_edges, all_cets.index(c), dtype=idtype) for c in cets]
     )
     out.edata[EID] = xp.concatenate([xp.arange(g._rels[c].num_edges, dtype=idtype) for c in cets])
     return out

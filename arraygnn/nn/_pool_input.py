@@ -71,7 +71,7 @@ def check_batch(layer: str, batch: Any, batch_size: Any, num_nodes: int) -> int:
 
         check_int_array(layer, "batch", batch)
         check_ids(layer, "batch", batch, None)
-        batch_size = int(batch.max()) + 1 if batch.shape[0] else 0
+        batch_size = int(batch.max()) + 1 if batch.size else 0
     check_index(f"{layer}: batch", batch, check_size(f"{layer}: batch_size", batch_size))
     if tuple(batch.shape) != (num_nodes,):
         raise ValueError(

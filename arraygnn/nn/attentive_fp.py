@@ -168,7 +168,8 @@ class AttentiveFP(Module):
             batch = xp.zeros(n, dtype=np.int64)
             batch_size = 1 if batch_size is None else batch_size
         out = _relu(global_add_pool(x, batch, batch_size))
-        readout = xp.stack([xp.arange(n, dtype=batch.dtype), batch])  # atom -> its graph
+        ids = batch.dtype if batch.dtype.itemsize >= 4 else np.dtype(np.int32)  # no wrap
+        readout = xp.stack([xp.arange(n, dtype=ids), batch.astype(ids, copy=False)])
         for _ in range(self.num_timesteps):
             h = _elu(self.mol_conv((x, out), readout))
             out = _relu(self.mol_gru(h, out))
