@@ -31,7 +31,7 @@ remove_nodes, remove_edges). DGL's ``from_scipy``,
 """
 
 from arraygnn.graph.adj_graphs import adj_product_graph, adj_sum_graph
-from arraygnn.graph.batching import batch, unbatch
+from arraygnn.graph.batching import GraphDataLoader, batch, slice_batch, unbatch
 from arraygnn.graph.convert import (
     data_to_graph,
     graph_tensor_to_graph,
@@ -80,6 +80,8 @@ from arraygnn.graph.readout import (
     softmax_nodes,
     sum_edges,
     sum_nodes,
+    topk_edges,
+    topk_nodes,
 )
 from arraygnn.graph.reorder import reorder_graph
 from arraygnn.graph.shortest_dist import shortest_dist
@@ -213,6 +215,8 @@ __all__ = [
     "ETYPE",
     "batch",
     "unbatch",
+    "slice_batch",
+    "GraphDataLoader",
     "readout_nodes",
     "readout_edges",
     "sum_nodes",
@@ -224,6 +228,8 @@ __all__ = [
     "softmax_nodes",
     "softmax_edges",
     "broadcast_nodes",
+    "topk_nodes",
+    "topk_edges",
     "broadcast_edges",
     "graph_to_data",
     "data_to_graph",

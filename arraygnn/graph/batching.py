@@ -19,11 +19,13 @@ RULE: every graph needs the same node and edge types; a feature is batched only 
       rows of the type may lack it, as DGL); ``ValueError`` names the feature and graph.
 RULE: ``unbatch`` gives views of the batched arrays (no copies) and checks that no edge
       crosses from one graph into another.
+RULE: ``set_batch_num_nodes`` / ``set_batch_num_edges`` check that the counts add up; counts
+      of the other kind for another batch size are dropped (set them next, as DGL's docs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,7 +33,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.graph.core import Canonical, Graph, check_graph
 
-__all__ = ["batch", "unbatch"]
+__all__ = ["batch", "unbatch", "slice_batch", "collate", "GraphDataLoader"]
 
 
 def _keys_arg(where: str, name: str, keys: Any) -> list[str] | None | str:
@@ -195,8 +197,6 @@ def set_batch_counts(g: Graph, val: Any, kind: str) -> None:
     if missing:
         raise ValueError(f"{where}: no counts for {missing}")
     sizes = {int(a.shape[0]) for a in resolved.values()}
-    if other is not None:
-        sizes |= {int(a.shape[0]) for a in other.values()}
     if len(sizes) > 1:
         raise ValueError(f"{where}: the counts give different batch sizes {sorted(sizes)}")
     for k, a in resolved.items():
@@ -204,10 +204,17 @@ def set_batch_counts(g: Graph, val: Any, kind: str) -> None:
             raise ValueError(
                 f"{where}: counts of {k!r} add up to {int(a.sum())}, the graph has {totals[k]}"
             )
+    # counts of the other kind for another batch size are stale: dropped, so that DGL's
+    # protocol (set_batch_num_nodes, then set_batch_num_edges) can regroup a batch
+    stale = other is not None and {int(a.shape[0]) for a in other.values()} != sizes
     if kind == "nodes":
         g._batch_nodes = resolved
+        if stale:
+            g._batch_edges = None
     else:
         g._batch_edges = resolved
+        if stale:
+            g._batch_nodes = None
 
 
 def unbatch(g: Graph, node_split: Any = None, edge_split: Any = None) -> list[Graph]:
@@ -277,3 +284,157 @@ def unbatch(g: Graph, node_split: Any = None, edge_split: Any = None) -> list[Gr
             part._rels[c].frame._data.update({k: a[lo:hi] for k, a in rel.frame._data.items()})
         out.append(part)
     return out
+
+
+def slice_batch(g: Graph, gid: int, store_ids: bool = False) -> Graph:
+    """Graph ``gid`` of a batched graph (DGL's ``dgl.slice_batch``): its nodes and edges
+    renumbered from 0, its features as views of the batched ones; ``store_ids=True`` also
+    stores the ids in ``g`` as ``ndata[NID]`` / ``edata[EID]`` (in ``g.idtype``)."""
+    from arraygnn.graph.core import EID, NID
+
+    where = "slice_batch"
+    check_graph(where, g)
+    if g.is_block:
+        raise ValueError(f"{where}: blocks are not supported")
+    b = g.batch_size
+    if isinstance(gid, (bool, np.bool_)) or not isinstance(gid, (int, np.integer)):
+        raise TypeError(f"{where}: gid must be an int, got {gid!r}")
+    if not -b <= gid < b:
+        raise ValueError(f"{where}: gid={gid} is outside the {b} graphs of the batch")
+    gid = int(gid) % b
+    xp = g._xp()
+
+    def span(counts: Any) -> tuple[int, int]:
+        c = to_numpy(counts).astype(np.int64)
+        lo = int(c[:gid].sum())
+        return lo, lo + int(c[gid])
+
+    nodes = {t: span(g.batch_num_nodes(t)) for t in g.ntypes}
+    edges = {c: span(g.batch_num_edges(c)) for c in g.canonical_etypes}
+    relations = {}
+    for c, rel in g._rels.items():
+        s, _, d = c
+        lo, hi = edges[c]
+        relations[c] = (
+            rel.src[lo:hi] - rel.src.dtype.type(nodes[s][0]),
+            rel.dst[lo:hi] - rel.dst.dtype.type(nodes[d][0]),
+        )
+    out = Graph(relations, {t: hi - lo for t, (lo, hi) in nodes.items()}, validate=False)
+    for t, f in g._src_frames.items():
+        lo, hi = nodes[t]
+        out._src_frames[t]._data.update({k: a[lo:hi] for k, a in f._data.items()})
+        if store_ids:
+            out._src_frames[t]._data[NID] = xp.arange(lo, hi, dtype=g.idtype)
+    for c, rel in g._rels.items():
+        lo, hi = edges[c]
+        out._rels[c].frame._data.update({k: a[lo:hi] for k, a in rel.frame._data.items()})
+        if store_ids:
+            out._rels[c].frame._data[EID] = xp.arange(lo, hi, dtype=g.idtype)
+    return out
+
+
+def collate(items: Sequence[Any]) -> Any:
+    """DGL's ``GraphCollator.collate``: the items of one mini-batch as one.
+
+    Graphs are batched (:func:`batch`); arrays stacked along a new first axis (NumPy or
+    CuPy); Python ints become an int64 array, floats a float64 array, bools a bool array,
+    NumPy scalars an array; strings stay a list; dicts are collated per key, named tuples
+    per field, and other sequences (a ``(graph, label)`` pair) position by position into a
+    list, as DGL.
+    """
+    from arraygnn._namespace import is_array
+
+    if not isinstance(items, Sequence) or len(items) == 0:
+        raise ValueError("collate: items must be a non-empty list")
+    elem = items[0]
+    if isinstance(elem, Graph):
+        return batch(list(items))
+    if is_array(elem):
+        if elem.dtype.kind in "OSU":
+            raise TypeError(f"collate: arrays of dtype {elem.dtype} cannot be collated")
+        return get_namespace(*items).stack(list(items))
+    if isinstance(elem, np.generic):
+        return np.array(items)
+    if isinstance(elem, bool):
+        return np.array(items, dtype=bool)
+    if isinstance(elem, (int, float)):
+        return np.array(items, dtype=np.float64 if isinstance(elem, float) else np.int64)
+    if isinstance(elem, (str, bytes)):
+        return list(items)
+    if isinstance(elem, Mapping):
+        return {key: collate([d[key] for d in items]) for key in elem}
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple
+        return type(elem)(*(collate(list(field)) for field in zip(*items)))
+    if isinstance(elem, Sequence):
+        if any(len(item) != len(elem) for item in items):
+            raise ValueError("collate: every item of the batch must have the same length")
+        return [collate(list(field)) for field in zip(*items)]
+    raise TypeError(
+        f"collate: cannot collate items of type {type(elem).__name__}; graphs, arrays, "
+        "numbers, strings, dicts and sequences of those can (pass collate_fn=)"
+    )
+
+
+class GraphDataLoader:
+    """Mini-batches of a dataset of graphs (DGL's ``dgl.dataloading.GraphDataLoader``).
+
+    Args:
+        dataset: anything with ``len`` and ``[i]``, each item a :class:`Graph` or a tuple /
+            dict holding one (``(graph, label)`` as DGL's datasets give).
+        collate_fn: called on each list of items; default :func:`collate` (DGL's
+            ``GraphCollator``: a ``(graph, label)`` item gives ``[batched graph, labels]``).
+        batch_size, shuffle, drop_last: as torch's ``DataLoader``.
+        seed: seed of the shuffling generator (the same seed, the same epochs).
+
+    ``len(loader)`` is the number of batches per epoch.
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import graph
+    >>> data = [(graph(([0], [1])), 0), (graph(([0, 1], [1, 2])), 1), (graph(([0], [0])), 1)]
+    >>> [(bg.batch_size, y.tolist()) for bg, y in GraphDataLoader(data, batch_size=2)]
+    [(2, [0, 1]), (1, [1])]
+    """
+
+    def __init__(
+        self,
+        dataset: Any,
+        collate_fn: Callable[[list[Any]], Any] | None = None,
+        *,
+        batch_size: int = 1,
+        shuffle: bool = False,
+        drop_last: bool = False,
+        seed: Any = None,
+    ) -> None:
+        where = "GraphDataLoader"
+        if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
+            raise TypeError(f"{where}: dataset must support len() and [i], got {type(dataset)}")
+        if collate_fn is not None and not callable(collate_fn):
+            raise TypeError(f"{where}: collate_fn must be callable, got {collate_fn!r}")
+        if isinstance(batch_size, (bool, np.bool_)) or not isinstance(
+            batch_size, (int, np.integer)
+        ):
+            raise TypeError(f"{where}: batch_size must be an int, got {batch_size!r}")
+        if batch_size < 1:
+            raise ValueError(f"{where}: batch_size must be >= 1, got {batch_size}")
+        self.dataset = dataset
+        self.collate_fn = collate if collate_fn is None else collate_fn
+        self.batch_size = int(batch_size)
+        self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
+        self._rng = np.random.default_rng(seed)
+
+    def __len__(self) -> int:
+        n = len(self.dataset)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+    def __iter__(self) -> Iterator[Any]:
+        n = len(self.dataset)
+        order = self._rng.permutation(n) if self.shuffle else np.arange(n)
+        stop = (n // self.batch_size) * self.batch_size if self.drop_last else n
+        for lo in range(0, stop, self.batch_size):
+            yield self.collate_fn([self.dataset[int(i)] for i in order[lo : lo + self.batch_size]])
+
+    def __repr__(self) -> str:
+        return (
+            f"GraphDataLoader({len(self.dataset)} items, batch_size={self.batch_size}, "
+            f"shuffle={self.shuffle}, drop_last={self.drop_last})"
+        )

@@ -1,6 +1,6 @@
 """DGL's graph readouts on a batched graph: ``sum_nodes``, ``mean_nodes``, ``max_nodes``,
 ``readout_nodes`` (and the ``*_edges`` forms), ``softmax_nodes`` / ``softmax_edges``,
-``broadcast_nodes`` / ``broadcast_edges``.
+``broadcast_nodes`` / ``broadcast_edges``, ``topk_nodes`` / ``topk_edges``.
 
 >>> import numpy as np
 >>> from arraygnn.graph import graph, batch, sum_nodes, broadcast_nodes
@@ -14,11 +14,15 @@ RULE: one row per batched graph (``graph.batch_size``; an unbatched graph is one
       reduction runs in ``arraygnn.ops.segment`` over the graphs' node / edge ranges and
       gives 0 for a graph without nodes / edges (``mean`` included), as DGL.
 RULE: ``weight`` names a feature multiplied into ``feat`` first (DGL: no normalisation).
+RULE: ``topk_*`` pad each graph to ``max(k, largest graph)`` rows with -inf (inf when
+      ascending), sort, take ``k`` and turn every infinity of the result into 0 (DGL's
+      ``replace_inf_with_zero``): graphs with fewer than ``k`` rows end in zero rows.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -39,6 +43,8 @@ __all__ = [
     "softmax_edges",
     "broadcast_nodes",
     "broadcast_edges",
+    "topk_nodes",
+    "topk_edges",
 ]
 
 _OPS = ("sum", "mean", "max", "min")
@@ -154,6 +160,15 @@ def _broadcast(where: str, graph: Any, graph_feat: Any, kind: str, typ: Any) -> 
     ptr, _ = _segments(graph, kind, typ)
     xp = graph._xp()
     b = int(ptr.shape[0]) - 1
+    if b == 1 and hasattr(graph_feat, "shape") and graph_feat.ndim and graph_feat.shape[0] != 1:
+        # DGL's fallback for one graph: a feature of shape (*) is unsqueezed (deprecated)
+        warnings.warn(
+            f"{where}: for a single graph, use an array of shape (1, *) for graph_feat; "
+            "shape (*) is deprecated (as in DGL)",
+            UserWarning,
+            stacklevel=3,
+        )
+        graph_feat = graph_feat[None]
     if not hasattr(graph_feat, "shape") or graph_feat.ndim == 0 or graph_feat.shape[0] != b:
         shape = tuple(getattr(graph_feat, "shape", ()))
         raise ValueError(
@@ -171,3 +186,77 @@ def broadcast_nodes(graph: Graph, graph_feat: Any, *, ntype: str | None = None) 
 def broadcast_edges(graph: Graph, graph_feat: Any, *, etype: Any = None) -> Any:
     """Row ``i`` of ``graph_feat`` (``[batch_size, *]``) for every edge of graph ``i``."""
     return _broadcast("broadcast_edges", graph, graph_feat, "edges", etype)
+
+
+def _topk(
+    where: str, graph: Any, feat: str, k: int, descending: bool, sortby: Any, kind: str, typ: Any
+) -> tuple[Any, Any]:
+    check_graph(where, graph)
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise ValueError(f"{where}: k must be an int >= 0, got {k!r}")
+    ptr, frame = _segments(graph, kind, typ)
+    x = frame[feat]
+    if x.ndim != 2:
+        raise ValueError(
+            f"{where}: feature {feat!r} must have dimension 2 (rows, features), as DGL's, "
+            f"got shape {tuple(x.shape)}"
+        )
+    if x.dtype.kind != "f":
+        raise TypeError(f"{where}: feature {feat!r} must be floating point, got {x.dtype}")
+    d = int(x.shape[1])
+    if sortby is not None:
+        if isinstance(sortby, (bool, np.bool_)) or not isinstance(sortby, (int, np.integer)):
+            raise TypeError(f"{where}: sortby must be an int or None, got {sortby!r}")
+        if not -d <= sortby < d:
+            raise ValueError(f"{where}: sortby={sortby} is outside the {d} features")
+    xp = graph._xp()
+    b, n = int(ptr.shape[0]) - 1, int(x.shape[0])
+    counts = ptr[1:] - ptr[:-1]
+    length = max(int(counts.max()) if b else 0, int(k))
+    owner = repeat_counts(xp, xp.arange(b, dtype=np.int64), counts)
+    slot = xp.arange(n, dtype=np.int64) - ptr[owner]
+    padded = xp.full((b, length, d), -np.inf if descending else np.inf, dtype=x.dtype)
+    padded[owner, slot] = x
+    # stable sorts: ties keep the row order (torch's topk leaves it open)
+    if sortby is not None:
+        keys = padded[:, :, sortby]
+        idx = xp.argsort(-keys if descending else keys, axis=1, kind="stable")[:, :k]
+        out = xp.take_along_axis(padded, idx[:, :, None], axis=1)
+    else:
+        idx = xp.argsort(-padded if descending else padded, axis=1, kind="stable")[:, :k]
+        out = xp.take_along_axis(padded, idx, axis=1)
+    out[xp.isinf(out)] = 0
+    return out, idx.astype(np.int64, copy=False)
+
+
+def topk_nodes(
+    graph: Graph,
+    feat: str,
+    k: int,
+    *,
+    descending: bool = True,
+    sortby: int | None = None,
+    ntype: str | None = None,
+) -> tuple[Any, Any]:
+    """DGL's ``topk_nodes``: per graph, the ``k`` largest (``descending=False``: smallest)
+    rows of node feature ``feat`` ``[N, D]``.
+
+    ``sortby=None`` sorts every feature column on its own: values and indices are
+    ``[B, k, D]``; ``sortby=j`` ranks whole rows by column ``j``: values ``[B, k, D]``,
+    indices ``[B, k]``. Indices are positions within each graph; a graph with fewer than
+    ``k`` nodes gets zero rows (their indices are not meaningful, as DGL).
+    """
+    return _topk("topk_nodes", graph, feat, k, descending, sortby, "nodes", ntype)
+
+
+def topk_edges(
+    graph: Graph,
+    feat: str,
+    k: int,
+    *,
+    descending: bool = True,
+    sortby: int | None = None,
+    etype: Any = None,
+) -> tuple[Any, Any]:
+    """DGL's ``topk_edges``: :func:`topk_nodes` over the edges of each graph."""
+    return _topk("topk_edges", graph, feat, k, descending, sortby, "edges", etype)

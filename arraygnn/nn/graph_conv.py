@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._graph_input import (
     GraphInput,
     check_edge_weight,
@@ -388,13 +388,14 @@ class GraphConv(Module):
         in_feats: input feature size (source side).
         out_feats: output feature size.
         norm: ``'both'`` (default), ``'right'``, ``'left'`` or ``'none'``.
-        weight: learn a weight matrix (``False``: no projection, ``out_feats == in_feats``).
+        weight: learn a weight matrix (``False``: none; pass DGL's ``weight=``
+            ``(in_feats, out_feats)`` at the call, needed when the sizes differ).
         bias: learn an additive bias.
         activation: ``None``, a callable or a name such as ``'relu'``.
         allow_zero_in_degree: see the seed's check (default ``False`` raises).
 
-    Call as ``conv(graph, feat, edge_weight=None)``, ``conv(graph, (feat_src, feat_dst))``,
-    ``conv(block, feat)`` or ``conv(x, edge_index, edge_weight=None)``.
+    Call as ``conv(graph, feat, edge_weight=None, *, weight=None)``, ``conv(graph, (feat_src,
+    feat_dst))``, ``conv(block, feat)`` or ``conv(x, edge_index, edge_weight=None)``.
 
     Shapes:
         - input: ``(N_src, in_feats)`` (and optionally ``(N_dst, *)`` for the pair form),
@@ -427,20 +428,26 @@ class GraphConv(Module):
             )
         in_feats = self.in_feats = layer_size("GraphConv", "in_feats", in_feats)
         out_feats = self.out_feats = layer_size("GraphConv", "out_feats", out_feats)
-        if not weight and in_feats != out_feats:
-            raise ValueError("GraphConv(weight=False) needs in_feats == out_feats")
         self.norm = norm
         self.activation = get_activation(activation)
         self.allow_zero_in_degree = bool(allow_zero_in_degree)
         self.weight = glorot((out_feats, in_feats), rng, dtype).T.copy() if weight else None
         self.bias = np.zeros(out_feats, dtype=dtype) if bias else None
 
-    def __call__(self, graph_or_x: Any, feat_or_edge_index: Any, edge_weight: Any = None) -> Any:
+    def __call__(
+        self,
+        graph_or_x: Any,
+        feat_or_edge_index: Any,
+        edge_weight: Any = None,
+        *,
+        weight: Any = None,
+    ) -> Any:
         from arraygnn import ops
 
         inp = parse_input("GraphConv", graph_or_x, feat_or_edge_index)
         _check_features(inp.x_src, self.in_feats, "GraphConv source features")
         check_edge_weight("GraphConv", edge_weight, inp.num_edges)
+        weight = self._weight_for_call(weight)
         dtype = inp.x_src.dtype
         xp = get_namespace(inp.x_src)
         csr = csr_of(inp)
@@ -452,12 +459,12 @@ class GraphConv(Module):
             out_deg = xp.maximum(out_degrees(inp, dtype), 1)
             scale = out_deg**-0.5 if self.norm == "both" else 1 / out_deg
             h = h * scale[:, None]
-        project_first = self.weight is not None and self.in_feats > self.out_feats
+        project_first = weight is not None and self.in_feats > self.out_feats
         if project_first:
-            h = matmul(h, self.weight)
+            h = matmul(h, weight)
         out = ops.spmm(csr, h, edge_weight=edge_weight, num_dst_nodes=inp.num_dst)
-        if self.weight is not None and not project_first:
-            out = matmul(out, self.weight)
+        if weight is not None and not project_first:
+            out = matmul(out, weight)
         if self.norm in ("both", "right"):
             deg = xp.maximum(in_deg, 1)
             scale = deg**-0.5 if self.norm == "both" else 1 / deg
@@ -467,6 +474,33 @@ class GraphConv(Module):
         if self.activation is not None:
             out = self.activation(out)
         return out
+
+    def _weight_for_call(self, weight: Any) -> Any:
+        """The projection of this call: the layer's own, or DGL's external ``weight=``
+        ``(in_feats, out_feats)`` for a layer made with ``weight=False``."""
+        if weight is None:
+            if self.weight is None and self.in_feats != self.out_feats:
+                raise ValueError(
+                    f"GraphConv(weight=False) with in_feats={self.in_feats} != "
+                    f"out_feats={self.out_feats} needs weight= (in_feats, out_feats) at the call"
+                )
+            return self.weight
+        if self.weight is not None:
+            raise ValueError(
+                "GraphConv: an external weight is given while the layer has its own weight; "
+                "create the layer with weight=False (as DGL)"
+            )
+        if not is_array(weight):
+            raise TypeError(
+                f"GraphConv: weight must be a NumPy or CuPy array, got "
+                f"{type(weight).__name__}{torch_hint(weight)}"
+            )
+        if tuple(weight.shape) != (self.in_feats, self.out_feats):
+            raise ValueError(
+                f"GraphConv: weight must have shape (in_feats, out_feats) = "
+                f"({self.in_feats}, {self.out_feats}), got {tuple(weight.shape)}"
+            )
+        return weight
 
     # native names are DGL's here; "pyg" format maps GCNConv names onto them
     def state_dict(self, format: str = "dgl") -> dict[str, Any]:

@@ -443,10 +443,17 @@ class ChebConv(Module):
             ``'rw'`` (``I - D^-1 A``) or ``None`` (``D - A``); ``D`` holds the weighted
             out-degrees and existing self-loops are dropped, as PyG's ``get_laplacian``.
         bias: additive bias.
+        activation: applied last (DGL's ``activation``; DGL's default is ``relu``).
 
-    Call as ``conv(x, edge_index, edge_weight=None, batch=None, lambda_max=None)``:
-    ``lambda_max`` defaults to twice the largest entry of ``L`` (PyG's rule: 2 for
-    ``'sym'``); a number, or one per graph with ``batch``.
+    Call as ``conv(x, edge_index, edge_weight=None, batch=None, lambda_max=None)`` or DGL's
+    ``conv(graph, feat, lambda_max=None)``: ``lambda_max`` defaults to twice the largest
+    entry of ``L`` (PyG's rule: 2 for ``'sym'``, DGL's default); a number, or one per graph
+    with ``batch`` (a batched DGL-face graph gives it: DGL's list of one per graph).
+
+    DGL's ``ChebConv`` is ``normalization='sym'`` on a graph with symmetric edges and no
+    self-loops (DGL scales by in-degrees and keeps self-loops in ``A``; PyG's Laplacian
+    uses out-degrees and drops them): its ``linear.weight`` ``(out, K * in)`` /
+    ``linear.bias`` load with ``load_state_dict(..., format='dgl')``.
 
     Shapes:
         - input: x ``(N, in_channels)``, edge_index ``(2, E)``, edge_weight ``(E,)``
@@ -457,6 +464,7 @@ class ChebConv(Module):
 
     _param_names = ("bias",)
     _child_names = ("lins",)
+    _dgl_supported = True
 
     def __init__(
         self,
@@ -466,10 +474,12 @@ class ChebConv(Module):
         normalization: str | None = "sym",
         bias: bool = True,
         *,
+        activation: Any = None,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
         self.K = layer_size("ChebConv", "K", K, minimum=1)
+        self.activation = get_activation(activation)
         if normalization not in _CHEB_NORMALIZATIONS:
             raise ValueError(
                 f"ChebConv: normalization must be 'sym', 'rw' or None, got {normalization!r}"
@@ -490,6 +500,12 @@ class ChebConv(Module):
         inp = _homogeneous("ChebConv", x_or_graph, edge_index_or_feat, edge_weight)
         x = inp.x_src
         _check_features(x, self.in_channels, "ChebConv node features")
+        if batch is None and getattr(x_or_graph, "batch_size", 1) > 1:  # DGL: per graph
+            from arraygnn._namespace import repeat_counts
+
+            xp = get_namespace(x)
+            counts = xp.asarray(x_or_graph.batch_num_nodes(), dtype=np.int64)
+            batch = repeat_counts(xp, xp.arange(counts.shape[0], dtype=np.int64), counts)
         out = self.lins[0](x)
         if self.K > 1:
             csr, w = self._scaled_laplacian(inp, edge_weight, batch, lambda_max, x.dtype)
@@ -500,7 +516,37 @@ class ChebConv(Module):
                 tx2 = tx2 * tx2.dtype.type(2) - tx0
                 out = out + lin(tx2)
                 tx0, tx1 = tx1, tx2
-        return out if self.bias is None else add_bias(out, self.bias)
+        out = out if self.bias is None else add_bias(out, self.bias)
+        return out if self.activation is None else self.activation(out)
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        """DGL's one ``linear`` over ``[T_0 X, ..., T_{K-1} X]``: its column blocks."""
+        out = {k: v for k, v in values.items() if k not in ("linear.weight", "linear.bias")}
+        if "linear.weight" in values:
+            weight, cols = values["linear.weight"], self.in_channels
+            want = (self.out_channels, self.K * cols)
+            if tuple(weight.shape) != want:
+                raise ValueError(
+                    f"ChebConv.load_state_dict: 'linear.weight' has shape "
+                    f"{tuple(weight.shape)}, expected {want} (DGL's one Linear over K = "
+                    f"{self.K} terms)"
+                )
+            for k in range(self.K):
+                out[f"lins.{k}.weight"] = weight[:, k * cols : (k + 1) * cols]
+        if "linear.bias" in values:
+            out["bias"] = values["linear.bias"]
+        return out
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        xp = get_namespace(*values.values())
+        out = {
+            "linear.weight": xp.concatenate(
+                [values[f"lins.{k}.weight"] for k in range(self.K)], axis=1
+            )
+        }
+        if "bias" in values:
+            out["linear.bias"] = values["bias"]
+        return out
 
     def _scaled_laplacian(
         self, inp: Any, edge_weight: Any, batch: Any, lambda_max: Any, dtype: Any
