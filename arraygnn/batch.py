@@ -36,7 +36,7 @@ import numpy as np
 
 from arraygnn._alignment import ALIGNMENT, aligned_empty
 from arraygnn._namespace import get_namespace, is_array, is_cupy_array, to_numpy
-from arraygnn.data import Data, _describe, _is_index_key, data_holding
+from arraygnn.data import Data, _describe, _is_index_key, data_holding, node_count_key
 
 if TYPE_CHECKING:
     from arraygnn.hetero_batch import HeteroBatch
@@ -438,9 +438,12 @@ def _node_counts(
         try:
             if "num_nodes" in first:
                 fast = np.fromiter(map(itemgetter("num_nodes"), stores), np.int64, g)
-            elif getattr(first.get("x"), "ndim", 0) >= 1:
-                xs = x_column if x_column is not None else map(itemgetter("x"), stores)
-                fast = np.fromiter(map(len, xs), np.int64, g)
+            elif (count_key := node_count_key(first)) is not None:  # x, pos, ... (rule)
+                if count_key == "x" and x_column is not None:
+                    rows = x_column
+                else:
+                    rows = map(itemgetter(count_key), stores)
+                fast = np.fromiter(map(len, rows), np.int64, g)
         except (KeyError, AttributeError, IndexError, TypeError, ValueError):
             pass  # the per-graph path below names the graph
         if fast is not None:
@@ -547,7 +550,7 @@ def _collate(
                 )
             hint = None  # x's row counts are the node counts computed already
             if default_hooks and key == "x" and "num_nodes" not in stores[0]:
-                hint = node_counts
+                hint = node_counts if node_count_key(stores[0]) == "x" else None
             cat, sizes, sl, shape = _plan_array(key, data_list, values, default_hooks, g, hint)
             handle = arena.reserve(shape, v0.dtype) if xp is np else -1
             follow_handle = None

@@ -38,9 +38,17 @@ def node_count(store: Mapping[str, Any]) -> int | None:
     """
     if "num_nodes" in store:
         return int(store["num_nodes"])
+    key = node_count_key(store)
+    return None if key is None else int(store[key].shape[0])
+
+
+def node_count_key(store: Mapping[str, Any]) -> str | None:
+    """The node-count key :func:`node_count` reads when ``num_nodes`` is not set (the first
+    of :data:`NODE_COUNT_KEYS` holding an array of at least one dimension), else ``None``;
+    collation counts rows of that key of graph 0 in every graph."""
     for key, value in store.items():
         if key in NODE_COUNT_KEYS and getattr(value, "ndim", 0) >= 1 and is_array(value):
-            return int(value.shape[0])
+            return key
     return None
 
 

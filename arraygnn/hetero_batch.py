@@ -56,6 +56,7 @@ from arraygnn.batch import (
     add_scalar_increments,
     graph_ids,
 )
+from arraygnn.data import node_count_key
 from arraygnn.hetero_data import HeteroData, StoreKey, _type_name
 
 __all__ = ["HeteroBatch"]
@@ -329,9 +330,10 @@ class _Collation:
                 if isinstance(n0, (str, bytes, bool, np.bool_)):
                     raise _err(t, "num_nodes", 0, f"must be an int, got {n0!r}", TypeError)
                 counts = np.fromiter(map(itemgetter("num_nodes"), mappings), np.int64, g)
-            elif getattr(m0.get("x"), "ndim", 0) >= 1:
-                counts = np.fromiter(map(len, map(itemgetter("x"), mappings)), np.int64, g)
-                self.from_x.add(t)
+            elif (count_key := node_count_key(m0)) is not None:  # x, pos, ... (the rule)
+                counts = np.fromiter(map(len, map(itemgetter(count_key), mappings)), np.int64, g)
+                if count_key == "x":
+                    self.from_x.add(t)
             else:
                 return None
         except (KeyError, TypeError, ValueError) as err:

@@ -167,7 +167,8 @@ def _table(headers: list[str], rows: list[list[str]], fmt: str) -> str:
         cells = [row[j] for row in rows]
         if j:  # a number column: 'g' form, decimal points aligned, right-aligned
             cells = [format(float(c), "g") for c in cells]
-            ints = [c.split(".")[0] if "." in c else c for c in cells]
+            # the part before the point (or, as tabulate, before an exponent's 'e')
+            ints = [c.split(".")[0] if "." in c else c.split("e")[0] for c in cells]
             fracs = [c[len(i) :] for c, i in zip(cells, ints)]
             wi, wf = max(map(len, ints)), max(map(len, fracs))
             cells = [i.rjust(wi) + f.ljust(wf) for i, f in zip(ints, fracs)]
