@@ -15,7 +15,7 @@ TemporalData(src=[4], dst=[4], t=[4], msg=[4, 2])
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -176,12 +176,42 @@ class TemporalData:
 
     copy = __copy__
 
+    def clone(self) -> TemporalData:
+        """A deep copy (PyG's ``clone``): every array copied, on its device."""
+        import copy
+
+        return copy.deepcopy(self)
+
     def to(self, device: str) -> TemporalData:
         """A shallow copy with every array moved to ``device``."""
         out = self.__copy__()
         for key, value in self._store.items():
             out._store[key] = to_device(value, device)
         return out
+
+    def cpu(self) -> TemporalData:
+        """``to('cpu')`` (NumPy arrays are shared)."""
+        return self.to("cpu")
+
+    def apply(self, fn: Callable[[Any], Any]) -> TemporalData:
+        """A new object with ``fn`` applied to every NumPy / CuPy array (as ``Data.apply``;
+        ``self`` is left as it is)."""
+        out = self.__copy__()
+        for key, value in self._store.items():
+            if is_array(value):
+                out._store[key] = fn(value)
+        return out
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, else ``default``."""
+        return self._store.get(key, default)
+
+    def validate(self) -> bool:
+        """Re-run the constructor's checks (values set later are not checked when set):
+        ``ValueError`` / ``TypeError`` naming the key at fault, else ``True``."""
+        get_namespace(*[v for v in self._store.values() if is_array(v)])
+        self._check()
+        return True
 
     # ------------------------------------------------------------------ sizes
     @property

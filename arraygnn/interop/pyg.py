@@ -65,6 +65,9 @@ def to_pyg(
     >>> type(h).__name__, h["paper"].num_nodes, type(from_pyg(h)).__name__
     ('HeteroData', 3, 'HeteroData')
 
+    An arraygnn :class:`~arraygnn.temporal_data.TemporalData` becomes PyG's
+    ``TemporalData`` (and back with :func:`from_pyg`).
+
     A ``Data`` without ``x`` gets an explicit ``num_nodes`` (PyG would otherwise guess from
     ``edge_index.max() + 1``). A ``Batch`` keeps ``batch``, ``ptr``, ``num_graphs`` and its
     per-key slices and increments. ``strict`` / ``report`` as in :func:`to_torch`.
@@ -80,11 +83,15 @@ def to_pyg(
     from arraygnn.batch import Batch
     from arraygnn.data import Data
     from arraygnn.hetero_data import HeteroData
+    from arraygnn.temporal_data import TemporalData
 
     if isinstance(obj, HeteroData):  # heterogeneous: arraygnn.interop.pyg_hetero
         from arraygnn.interop.pyg_hetero import hetero_to_pyg
 
         return hetero_to_pyg(obj, tg, strict=strict, report=report)
+    if isinstance(obj, TemporalData):  # an event stream: PyG's TemporalData
+        tensors, rep = to_torch(obj.to_dict(), strict=strict, report=True)
+        return finish(tg.data.TemporalData(**tensors), rep, report)
     if not isinstance(obj, Data):
         raise TypeError(f"to_pyg expects an arraygnn Data or Batch, got {type(obj).__name__}")
     values = {key: obj[key] for key in obj.keys()}
@@ -184,7 +191,9 @@ def from_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
 
     A PyG ``HeteroData`` (or heterogeneous ``Batch``) becomes an arraygnn
     :class:`~arraygnn.hetero_data.HeteroData` (or ``HeteroBatch``), see
-    :mod:`arraygnn.interop.pyg_hetero`. ``strict`` / ``report`` as in :func:`from_torch`.
+    :mod:`arraygnn.interop.pyg_hetero`. A PyG ``TemporalData`` (a ``TemporalDataBatch``
+    too, as its collated values) becomes an arraygnn ``TemporalData``. ``strict`` /
+    ``report`` as in :func:`from_torch`.
     """
     tg = import_pyg()
     from arraygnn.data import Data
@@ -193,6 +202,11 @@ def from_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
         from arraygnn.interop.pyg_hetero import hetero_from_pyg
 
         return hetero_from_pyg(obj, tg, strict=strict, report=report)
+    if isinstance(obj, tg.data.TemporalData):  # an event stream (a batch of them too)
+        from arraygnn.temporal_data import TemporalData
+
+        arrays, rep = from_torch(obj.to_dict(), strict=strict, report=True)
+        return finish(TemporalData(**arrays), rep, report)
     if not isinstance(obj, tg.data.Data):
         raise TypeError(f"from_pyg expects a torch_geometric Data or Batch, got {type(obj)}")
     values = {k: v for k, v in obj.to_dict().items() if k != "_num_nodes"}  # PyG batch bookkeeping

@@ -69,6 +69,18 @@ class _Instr(NamedTuple):
     kwargs: dict[str, Any]
 
 
+def _to(x: Any, *args: Any, dtype: Any = None, **_: Any) -> Any:
+    """``tensor.to(dtype)`` / ``.to(other)`` / ``.to(dtype=...)``: a cast. A device string
+    leaves the array where it is, ``copy`` / ``non_blocking`` change nothing, and a
+    ``torch.device`` constant is refused at conversion."""
+    for arg in args:
+        if isinstance(arg, np.dtype):
+            dtype = arg
+        elif hasattr(arg, "dtype") and hasattr(arg, "shape"):  # .to(other): its dtype
+            dtype = arg.dtype
+    return x if dtype is None else x.astype(dtype, copy=False)
+
+
 def _identity(x: Any, *args: Any, **kwargs: Any) -> Any:
     return x
 
@@ -314,6 +326,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "detach": _identity,
     "float": lambda x: x.astype(np.float32),
     "double": lambda x: x.astype(np.float64),
+    "to": _to,
     **{name: _binary(fn) for name, fn in _ELEMENTWISE.items()},
 }
 
