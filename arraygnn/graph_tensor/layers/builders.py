@@ -187,6 +187,7 @@ def GATv2HomGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     receiver_tag: int,
     feature_name: str = HIDDEN_STATE,
     heads_merge_type: str = "concat",
+    name: str = "gat_v2",
     graph_spec: Any = None,
     dtype: Any = np.float32,
     rng: Any = None,
@@ -194,7 +195,8 @@ def GATv2HomGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
 ) -> GraphUpdate:
     """TF-GNN's ``gat_v2.GATv2HomGraphUpdate``: the one node set's states become the
     :class:`~arraygnn.graph_tensor.layers.GATv2Conv` result. ``kwargs`` go to the
-    convolution. Keras weights: the convolution's."""
+    convolution; ``name`` (the Keras layer name) is accepted and ignored. Keras weights:
+    the convolution's."""
     args = dict(locals())  # for a picklable deferred update
     gen = _gen(rng)
 
@@ -294,6 +296,7 @@ def GCNHomGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     receiver_tag: int = TARGET,
     add_self_loops: bool = False,
     feature_name: str = HIDDEN_STATE,
+    name: str = "gcn",
     graph_spec: Any = None,
     dtype: Any = np.float32,
     rng: Any = None,
@@ -301,7 +304,8 @@ def GCNHomGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
 ) -> GraphUpdate:
     """TF-GNN's ``gcn.GCNHomGraphUpdate``: the one node set's states become the
     :class:`~arraygnn.graph_tensor.layers.GCNConv` result. ``kwargs`` go to the
-    convolution. Keras weights: kernel, bias."""
+    convolution; ``name`` (the Keras layer name) is accepted and ignored. Keras weights:
+    kernel, bias."""
     args = dict(locals())  # for a picklable deferred update
     gen = _gen(rng)
 

@@ -42,11 +42,11 @@ __all__ = ["AnyToAnyConvolutionBase", "SimpleConv", "Pool", "Broadcast", "Convol
 COMBINE_TYPES = ("concat", "sum")
 
 
-def check_tag(tag: Any, where: str, allow_context: bool = True) -> Any:
+def check_tag(tag: Any, where: str, allow_context: bool = True, arg: str = "receiver_tag") -> Any:
     ok = (SOURCE, TARGET, CONTEXT) if allow_context else (SOURCE, TARGET)
     if isinstance(tag, bool) or tag not in ok:
         names = "SOURCE (0), TARGET (1) or CONTEXT" if allow_context else "SOURCE (0) or TARGET (1)"
-        raise ValueError(f"{where}: receiver_tag must be {names}, got {tag!r}")
+        raise ValueError(f"{where}: {arg} must be {names}, got {tag!r}")
     return tag
 
 
@@ -459,7 +459,7 @@ class _BroadcastPoolBase(GraphLayer):
         self, tag: Any, edge_set_name: Any, node_set_name: Any, feature_name: Any
     ) -> None:
         where = type(self).__name__
-        self.tag = None if tag is None else check_tag(tag, where)
+        self.tag = None if tag is None else check_tag(tag, where, arg="tag")
         self.location = _location(edge_set_name, node_set_name, where)
         self._check_location(self.location, self.tag, required=False)
         self.feature_name = _optional_name(feature_name, "feature_name", where)
@@ -491,7 +491,7 @@ class _BroadcastPoolBase(GraphLayer):
     ) -> tuple[Any, Any, Any, str]:
         where = type(self).__name__
         if tag is not None:
-            check_tag(tag, where)
+            check_tag(tag, where, arg="tag")
         tag = _same_at_call(where, "tag", self.tag, tag)
         if tag is None:
             raise ValueError(f"{where} needs tag= at init or call time")

@@ -143,6 +143,7 @@ class GATv2Conv(AnyToAnyConvolutionBase):
         attention_activation: Keras name (default ``"leaky_relu"``, slope 0.2) or callable.
         heads_merge_type: ``"concat"`` (``[N, H * C]``) or ``"mean"`` (``[N, C]``).
         activation: applied last (default ``"relu"``).
+        kernel_initializer, kernel_regularizer: accepted and ignored (training only).
         receiver_dim: size of the receiver feature.
         sender_node_dim: size of the sender node feature (default ``receiver_dim``).
         sender_edge_dim: size of the edge feature (needed with ``sender_edge_feature``).
@@ -174,6 +175,8 @@ class GATv2Conv(AnyToAnyConvolutionBase):
         attention_activation: Any = "leaky_relu",
         heads_merge_type: str = "concat",
         activation: Any = "relu",
+        kernel_initializer: Any = None,
+        kernel_regularizer: Any = None,
         receiver_dim: int,
         sender_node_dim: int | None = None,
         sender_edge_dim: int | None = None,
@@ -353,6 +356,7 @@ class GCNConv(GraphLayer):
         activation: Keras name or callable (default ``"relu"``).
         use_bias: bias of the Dense layer.
         add_self_loops: as if a loop of weight 1 joined every node to itself.
+        kernel_initializer, kernel_regularizer: accepted and ignored (training only).
         node_feature: the node feature (default ``HIDDEN_STATE``).
         edge_weight_feature_name: a rank-1 edge feature of weights, or ``None``.
         degree_normalization: one of ``"none", "in", "out", "in_out", "in_in"``.
@@ -373,7 +377,9 @@ class GCNConv(GraphLayer):
         activation: Any = "relu",
         use_bias: bool = True,
         add_self_loops: bool = False,
+        kernel_initializer: Any = None,
         node_feature: str = HIDDEN_STATE,
+        kernel_regularizer: Any = None,
         edge_weight_feature_name: str | None = None,
         degree_normalization: str = "in_out",
         normalize: bool | None = None,

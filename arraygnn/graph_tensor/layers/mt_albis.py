@@ -52,6 +52,7 @@ def MtAlbisSimpleConv(  # noqa: N802 - called like a class, as TF-GNN's
     edge_feature_name: str | None = None,
     kernel_initializer: Any = None,
     kernel_regularizer: Any = None,
+    name: str | None = None,
     in_features: int,
     dtype: Any = np.float32,
     rng: Any = None,
@@ -59,7 +60,8 @@ def MtAlbisSimpleConv(  # noqa: N802 - called like a class, as TF-GNN's
     """TF-GNN's ``mt_albis.MtAlbisSimpleConv``: a :class:`SimpleConv` whose message is
     ``Dense(units, activation)`` (then ``ItemDropout``, a no-op at inference) on
     ``[edge feature, sender, receiver (use_receiver_state)]``; ``in_features`` is the
-    width of that concatenation. Keras weights: kernel, bias."""
+    width of that concatenation. ``name`` (the Keras layer name) is accepted and ignored.
+    Keras weights: kernel, bias."""
     if not 0 <= float(edge_dropout_rate) < 1:
         raise ValueError(
             f"MtAlbisSimpleConv: edge_dropout_rate {edge_dropout_rate} must be in [0, 1)"

@@ -413,6 +413,7 @@ def MultiHeadAttentionHomGraphUpdate(  # noqa: N802 - called like a class, as TF
     per_head_channels: int,
     receiver_tag: int,
     feature_name: str = HIDDEN_STATE,
+    name: str = "multi_head_attention",
     graph_spec: Any = None,
     dtype: Any = np.float32,
     rng: Any = None,
@@ -421,8 +422,8 @@ def MultiHeadAttentionHomGraphUpdate(  # noqa: N802 - called like a class, as TF
     """TF-GNN's ``multi_head_attention.MultiHeadAttentionHomGraphUpdate``: on a graph with
     one node set and one edge set (aux sets aside), the node states become the
     :class:`MultiHeadAttentionConv` result (``SingleInputNextState``). Sized from
-    ``graph_spec`` or on the first call; ``kwargs`` go to the convolution. Keras weights:
-    the convolution's."""
+    ``graph_spec`` or on the first call; ``kwargs`` go to the convolution; ``name`` (the
+    Keras layer name) is accepted and ignored. Keras weights: the convolution's."""
     args = dict(locals())  # for a picklable deferred update
     gen = _rng(rng)
 
