@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import to_numpy
-from arraygnn.io._example_wire import as_bytes, decode_example, encode_example
+from arraygnn.io._example_wire import ExampleDecodeError, as_bytes, decode_example, encode_example
 
 __all__ = ["parse_example", "parse_single_example", "write_example", "get_io_keys"]
 
@@ -100,6 +100,13 @@ def _io_pieces(spec: Any, prefix: str) -> list[_PieceIO]:
 
 
 def _make_io_pieces(spec: Any, prefix: str) -> list[_PieceIO]:
+    from arraygnn.io.schema import GraphSchema
+
+    if isinstance(spec, GraphSchema):  # a common slip: TF-GNN also wants the spec
+        raise TypeError(
+            "spec must be a graph spec, got a GraphSchema; pass "
+            "create_graph_spec_from_schema(schema) (TF-GNN's create_graph_spec_from_schema_pb)"
+        )
     if not any(hasattr(spec, a) for a in ("node_sets", "node_sets_spec")):
         # (anything else used to read as a graph with no node sets: an empty result)
         raise TypeError(
@@ -391,7 +398,7 @@ class _ScanSource:
             try:
                 return self._scan_column(key, io, want)
             except _NotCanonical:
-                self.general = _DictSource([decode_example(s) for s in self.serialized])
+                self.general = _decoded_source(self.serialized)
         return self.general.column(key, io, want)
 
     def _scan_column(self, key: str, io: np.dtype, want: np.dtype | str) -> _Column:
@@ -458,7 +465,18 @@ def _source(serialized: Sequence[bytes]) -> Any:
             return _ScanSource([bytes(s) for s in serialized])
         except _NotCanonical:
             pass
-    return _DictSource([decode_example(s) for s in serialized])
+    return _decoded_source(serialized)
+
+
+def _decoded_source(serialized: Sequence[bytes]) -> _DictSource:
+    """Every example through the general decoder; a malformed one is named by its index."""
+    decoded = []
+    for i, s in enumerate(serialized):
+        try:
+            decoded.append(decode_example(s))
+        except ExampleDecodeError as err:  # name the record at fault, as the other errors do
+            raise ExampleDecodeError(f"example {i}: not a valid tf.train.Example ({err})") from err
+    return _DictSource(decoded)
 
 
 def _convert(values: np.ndarray, dtype: np.dtype, key: str, starts: np.ndarray) -> np.ndarray:

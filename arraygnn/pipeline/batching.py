@@ -257,7 +257,15 @@ class GraphBatchLoader:
         self.num_replicas = num_replicas
         self.replica_id = replica_id
         self.compression = compression
-        shard(source, num_replicas=num_replicas, replica_id=replica_id)  # validates
+        mine = shard(source, num_replicas=num_replicas, replica_id=replica_id)  # validates
+        if self._is_files and not mine:
+            # silently empty would train this replica on nothing (tf.distribute's file
+            # auto-sharding refuses fewer files than workers too)
+            raise ValueError(
+                f"GraphBatchLoader: replica {replica_id} of {num_replicas} gets no files: "
+                f"{len(source)} file(s) for {num_replicas} replicas (files are dealt "
+                "round-robin); write at least one file per replica"
+            )
         self._rng = np.random.default_rng(seed)
         self.num_batches_seen = 0
         self.num_batches_skipped = 0

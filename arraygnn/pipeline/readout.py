@@ -42,6 +42,15 @@ __all__ = [
 READOUT = "_readout"
 
 
+def _check_scalar(graph: Any, where: str) -> None:
+    """TF-GNN's ``check_scalar_graph_tensor`` for the readouts (a batched graph's features
+    are ragged over the batch, and its indices local per graph)."""
+    if getattr(graph, "rank", 0) != 0:
+        from arraygnn.graph_tensor.checks import check_scalar_graph_tensor
+
+        check_scalar_graph_tensor(graph, where)
+
+
 def _feature(piece: Any, feature_name: str, where: str) -> Any:
     if feature_name not in piece.features:
         raise ValueError(f"{where} has no feature {feature_name!r} (has {sorted(piece.features)})")
@@ -86,6 +95,7 @@ def readout_first_node(
     ``min_nodes_per_component={node_set_name: 1}``); otherwise ``ValueError`` names the
     components without one.
     """
+    _check_scalar(graph, "readout_first_node()")
     if node_set_name not in graph.node_sets:
         raise ValueError(f"readout_first_node: no node set {node_set_name!r}")
     ns = graph.node_sets[node_set_name]
@@ -175,6 +185,7 @@ def structured_readout(
     receive exactly one edge from those edge sets. A source node set ``"_shadow/<name>"``
     reads the feature of edge set ``<name>`` instead (TF-GNN's readout from edges).
     """
+    _check_scalar(graph, "structured_readout()")
     if readout_node_set not in graph.node_sets:
         raise ValueError(f"structured_readout: no node set {readout_node_set!r}")
     num_out = int(graph.node_sets[readout_node_set].sizes.sum())
@@ -226,6 +237,7 @@ def split_labels(
     With ``required=False`` a graph without the label feature (serving time) gives
     ``(graph, None)``.
     """
+    _check_scalar(graph, "split_labels()")
     if from_context:
         piece, where = graph.context, "context"
     else:
