@@ -114,9 +114,13 @@ class AddRandomWalkPE(BaseTransform):
     diagonal of ``P^(t+1)``, ``P[i, j] = 1 / max(d_i, 1)`` for each edge ``(i, j)``, ``d``
     the weighted out-degree (float32 ones without ``edge_weight``).
 
-    As PyG: up to 2,000 nodes ``P`` is dense and parallel edges set one entry, above it is
-    a sparse CSR matrix whose parallel edges add up (``scipy.sparse`` / ``cupyx``). The
-    result has the weights' dtype (PyG's dense path refuses float64 weights).
+    As PyG: up to 2,000 nodes parallel edges set one entry of ``P`` (PyG's dense path),
+    above they add up (PyG's sparse CSR path). Above 128 nodes the powers are sparse
+    products while they stay sparse; once one would fill more than 1/16 of the matrix (PyG's
+    products then take minutes and gigabytes on graphs of 10^4 nodes), the rows of the
+    last power for blocks of nodes advance one fused SpMM per step and each node's return
+    probability is read off (``E * N`` work per step). The result has the weights' dtype
+    (PyG's dense path refuses float64 weights).
     ``Data`` only.
 
     >>> import numpy as np
@@ -145,22 +149,59 @@ class AddRandomWalkPE(BaseTransform):
         # PyG's 1.0 / degree: float32 for integer weights, else the weights' dtype
         dtype = w.dtype if w.dtype.kind == "f" else np.dtype(np.float32)
         value = (1.0 / xp.maximum(deg, deg.dtype.type(1))[row]).astype(dtype, copy=False)
-        pes = []
-        if n <= 2000:
+        if n <= _DENSE_NODES:  # tiny graphs: dense powers (PyG's dense path)
             adj = xp.zeros((n, n), dtype=value.dtype)
             adj[row, col] = value
             out = adj
-            pes.append(xp.diagonal(out).copy())
+            pes = [xp.diagonal(out).copy()]
             for _ in range(self.walk_length - 1):
                 out = out @ adj
                 pes.append(xp.diagonal(out).copy())
+            pe = xp.stack(pes, axis=-1)
         else:
-            sparse = _sparse_module(xp)
-            adj = sparse.coo_matrix((value, (row, col)), shape=(n, n)).tocsr()
-            out = adj
-            pes.append(xp.asarray(out.diagonal()))
-            for _ in range(self.walk_length - 1):
-                out = out @ adj
-                pes.append(xp.asarray(out.diagonal()))
-        pe = xp.stack(pes, axis=-1)
+            if n <= 2000:  # PyG's dense P: parallel edges set one entry (same value)
+                key = xp.unique(row.astype(np.int64) * n + col)
+                ei = xp.stack([key // n, key % n])
+                value = (1.0 / xp.maximum(deg, deg.dtype.type(1))[ei[0]]).astype(dtype)
+            pe = _return_probabilities(ei, value, n, self.walk_length, xp)
         return add_node_attr(data, pe, self.attr_name)
+
+
+#: up to this many nodes the powers of ``P`` are dense matrix products
+_DENSE_NODES = 128
+#: the rows of ``P^t`` propagated at once are about this many bytes
+_BLOCK_BYTES = 32 << 20
+#: sparse powers stop once the next would fill more than 1 / this of the n x n matrix
+_SWITCH_DENSITY = 16
+
+
+def _return_probabilities(ei: Any, value: Any, n: int, steps: int, xp: Any) -> Any:
+    """``[diag(P^1), ..., diag(P^steps)]`` as an ``(n, steps)`` array. Sparse powers of
+    ``P`` (PyG's way) while they stay sparse; once the next one would fill more than
+    1 / ``_SWITCH_DENSITY`` of the matrix (where PyG's products take minutes and gigabytes),
+    the rows of the last power for blocks of nodes are carried as dense columns ``X`` and
+    advanced with one fused SpMM per step, ``X <- P^T X`` (``ops.spmm`` over the edges
+    ``i -> j`` weighted ``P[i, j]``; work ``E * n`` per step, memory ``n * block``), each
+    node's own entry read off."""
+    sparse = _sparse_module(xp)
+    adj = sparse.coo_matrix((value, (ei[0], ei[1])), shape=(n, n)).tocsr()
+    pe = xp.empty((n, steps), dtype=value.dtype)
+    out, t = adj, 1
+    pe[:, 0] = xp.asarray(out.diagonal())
+    degree = max(1.0, adj.nnz / max(n, 1))
+    while t < steps and min(float(n) * n, out.nnz * degree) * _SWITCH_DENSITY <= float(n) * n:
+        out = out @ adj
+        pe[:, t] = xp.asarray(out.diagonal())
+        t += 1
+    if t == steps:
+        return pe
+    csr = ops.to_csr(ei, n, n)
+    block = max(1, min(n, _BLOCK_BYTES // max(1, n * value.dtype.itemsize)))
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        nodes, cols = xp.arange(start, stop), xp.arange(stop - start)
+        x = xp.ascontiguousarray(out[start:stop].toarray().T.astype(value.dtype, copy=False))
+        for s in range(t, steps):
+            x = ops.spmm(csr, x, value, "sum", n)
+            pe[start:stop, s] = x[nodes, cols]
+    return pe
