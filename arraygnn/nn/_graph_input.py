@@ -137,6 +137,10 @@ def parse_input(
     if is_graph(second):  # layer(feat, graph): tolerate the swapped order
         raise TypeError(f"{layer}: call as layer(graph, feat), not layer(feat, graph)")
     csr = None
+    adj_shape = None
+    if _is_sparse_matrix(second):  # PyG's layer(x, adj_t): ToSparseTensor's [N_dst, N_src]
+        adj_shape = tuple(int(v) for v in second.shape)
+        second = _adj_t_edge_index(layer, second)
     if _is_csr(second):  # layer(x, ops.to_csr(edge_index, N_src, N_dst)): sorted once, reused
         csr = second
         src, dst = csr.src, csr.dst
@@ -178,6 +182,11 @@ def parse_input(
             raise ValueError(
                 f"{layer}: size={tuple(size)} does not match feature rows ({num_src}, {num_dst})"
             )
+    if adj_shape is not None and adj_shape != (num_dst, num_src):
+        raise ValueError(
+            f"{layer}: adj_t has shape {adj_shape} but the features give "
+            f"(num_dst, num_src) = ({num_dst}, {num_src}) (adj_t is [N_dst, N_src], row = target)"
+        )
     xp = get_namespace(x_src, x_dst, src)  # TypeError on mixed NumPy / CuPy
     if csr is None and src.shape[0]:  # ids checked here, so the error names the layer
         lo_s, hi_s, lo_d, hi_d = (
@@ -198,6 +207,29 @@ def parse_input(
             f"targets but the features have ({num_src}, {num_dst}) rows"
         )
     return GraphInput(src, dst, num_src, num_dst, x_src, x_dst, None, homogeneous, csr)
+
+
+def _is_sparse_matrix(obj: Any) -> bool:
+    """A SciPy / cupyx sparse matrix or array (``ToSparseTensor``'s ``adj_t``)."""
+    return not is_array(obj) and all(hasattr(obj, a) for a in ("tocoo", "nnz", "shape"))
+
+
+def _adj_t_edge_index(layer: str, adj_t: Any) -> Any:
+    """``adj_t`` ([N_dst, N_src], row = target, as PyG's ``SparseTensor`` ``adj_t``) as a
+    [2, E] ``edge_index`` (row 0 the sources) in its stored order. Its values must all be 1:
+    a layer reads the structure only (PyG's sparse matmul would also weight the messages by
+    them), so weighted entries are refused rather than dropped."""
+    if len(adj_t.shape) != 2:
+        raise ValueError(f"{layer}: adj_t must be a 2-D sparse matrix, got shape {adj_t.shape}")
+    coo = adj_t.tocoo()
+    xp = get_namespace(coo.row)
+    if coo.data.size and not bool((coo.data == 1).all()):
+        raise ValueError(
+            f"{layer}: adj_t holds values other than 1; a layer reads the sparsity pattern "
+            "only, so pass edge_index and the values as edge_weight / edge_attr instead "
+            "(e.g. arraygnn.utils.to_edge_index(adj_t)), or ToSparseTensor without attr="
+        )
+    return xp.stack([coo.col.astype(np.int64), coo.row.astype(np.int64)])
 
 
 def _is_csr(obj: Any) -> bool:
