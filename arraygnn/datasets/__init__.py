@@ -7,6 +7,10 @@
 - PyG's dataset base classes, for datasets of your own: :class:`Dataset`,
   :class:`InMemoryDataset`, :class:`OnDiskDataset`, and :func:`download_url`,
   :func:`extract_zip` / ``tar`` / ``gz`` / ``bz2``, :func:`makedirs`.
+- PyG's everyday datasets, read from their raw files already on disk (no torch):
+  :class:`TUDataset`, :class:`Planetoid`; and made here: :class:`KarateClub`,
+  :class:`FakeDataset`, :class:`FakeHeteroDataset`, :class:`StochasticBlockModelDataset`,
+  :class:`RandomPartitionGraphDataset` (random values from NumPy, not PyG's draws).
 
 >>> from arraygnn.datasets import load_molecule_arrays
 >>> arrays = load_molecule_arrays()
@@ -24,7 +28,9 @@ from arraygnn.datasets.download import (
     extract_zip,
     makedirs,
 )
+from arraygnn.datasets.fake import FakeDataset, FakeHeteroDataset
 from arraygnn.datasets.in_memory import InMemoryDataset
+from arraygnn.datasets.karate import KarateClub
 from arraygnn.datasets.molecules import (
     ATOM_FEATURES,
     BOND_FEATURES,
@@ -34,7 +40,10 @@ from arraygnn.datasets.molecules import (
     load_molecules,
 )
 from arraygnn.datasets.on_disk import OnDiskDataset
+from arraygnn.datasets.planetoid import Planetoid
+from arraygnn.datasets.sbm import RandomPartitionGraphDataset, StochasticBlockModelDataset
 from arraygnn.datasets.synthetic import powerlaw_graph
+from arraygnn.datasets.tu import TUDataset
 
 __all__ = [
     "ATOM_FEATURES",
@@ -42,8 +51,15 @@ __all__ = [
     "BOND_TYPES",
     "HYBRIDIZATIONS",
     "Dataset",
+    "FakeDataset",
+    "FakeHeteroDataset",
     "InMemoryDataset",
+    "KarateClub",
     "OnDiskDataset",
+    "Planetoid",
+    "RandomPartitionGraphDataset",
+    "StochasticBlockModelDataset",
+    "TUDataset",
     "download_google_url",
     "download_url",
     "extract_bz2",
