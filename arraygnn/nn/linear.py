@@ -13,7 +13,7 @@ dicts load by name without transposes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -80,6 +80,32 @@ def _gelu(x: Any) -> Any:
     return half * x * (1 + erf(x * (half * np.sqrt(2.0)).astype(x.dtype)))
 
 
+def _silu(x: Any) -> Any:
+    """``x * sigmoid(x)`` (torch's ``SiLU``, PyG's ``'swish'``)."""
+    xp = get_namespace(x)
+    with np.errstate(over="ignore"):  # exp(-x) = inf for a very negative x: x / inf = -0
+        return x / (1 + xp.exp(-x))
+
+
+def _from_torch_act(act: Any, where: str) -> Any:
+    """A torch activation (module or function, as PyG code passes ``act``) as the arraygnn
+    one (``from_pyg``'s mapping; a ``ValueError`` naming ``where`` for one arraygnn has
+    not, rather than a torch error when the layer runs); anything else as it is."""
+    owner = getattr(act, "__module__", None)
+    if not isinstance(owner, str) or not (
+        owner == "torch" or owner.startswith(("torch.", "torch_geometric."))
+    ):
+        return act
+    from arraygnn.nn.weights import _activation
+
+    fn = _activation(act, where)
+    return _identity if fn is None else get_activation(fn)  # torch's Identity: a no-op
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
 _ACTIVATIONS: dict[str, Callable[[Any], Any]] = {
     "relu": _relu,
     "elu": _elu,
@@ -97,7 +123,7 @@ def resolve_act(model: str, act: Any, act_kwargs: dict[str, Any] | None) -> Any:
     if act is None or callable(act):
         if kwargs:
             raise ValueError(f"{model}: act_kwargs need act given by name, got act={act!r}")
-        return act
+        return _from_torch_act(act, f"{model}: act")
     name = (
         act.lower().replace("_", "").replace("-", "").replace(" ", "")
         if isinstance(act, str)
@@ -107,19 +133,23 @@ def resolve_act(model: str, act: Any, act_kwargs: dict[str, Any] | None) -> Any:
         return partial(_elu, alpha=float(kwargs.get("alpha", 1.0)))
     if name == "leakyrelu" and set(kwargs) <= {"negative_slope"}:
         return partial(_leaky_relu, negative_slope=float(kwargs.get("negative_slope", 0.01)))
+    if name in ("silu", "swish") and not kwargs:  # PyG's resolver: torch's SiLU, its swish
+        return _silu
     if name in ("relu", "sigmoid", "tanh", "gelu") and not kwargs:
         return get_activation(name)
     raise ValueError(
         f"{model}: act={act!r} with act_kwargs={kwargs} is not supported; use relu, elu(alpha), "
-        "leaky_relu(negative_slope), sigmoid, tanh, gelu, None or a callable on arrays"
+        "leaky_relu(negative_slope), sigmoid, tanh, gelu, silu / swish, None or a callable on "
+        "arrays"
     )
 
 
 def get_activation(act: str | Callable[[Any], Any] | None) -> Callable[[Any], Any] | None:
     """``None``, a callable on arrays, or one of ``relu, elu, sigmoid, tanh, leaky_relu,
-    gelu``."""
+    gelu`` (a torch activation module / function is mapped onto the array one, or refused
+    with a ``ValueError``)."""
     if act is None or callable(act):
-        return act
+        return _from_torch_act(act, "act")
     if isinstance(act, str) and act.lower() in _ACTIVATIONS:
         return _ACTIVATIONS[act.lower()]
     raise ValueError(
@@ -626,11 +656,42 @@ class Sequential(Module):
         )
 
 
+def _mlp_channels(
+    channel_list: Any, in_channels: Any, hidden: Any, out_channels: Any, num_layers: Any
+) -> Any:
+    """PyG ``MLP``'s sizes: ``channel_list``, or ``[in] + [hidden] * (num_layers - 1) +
+    [out]`` from the keywords (``channel_list`` an int is ``in_channels``)."""
+    if isinstance(channel_list, (int, np.integer)) and not isinstance(channel_list, bool):
+        if in_channels is not None:
+            raise ValueError("MLP: give channel_list or in_channels, not both")
+        channel_list, in_channels = None, channel_list
+    if in_channels is None:
+        if channel_list is None:
+            raise ValueError(
+                "MLP: give channel_list or in_channels, hidden_channels, out_channels and "
+                "num_layers"
+            )
+        return channel_list
+    if channel_list is not None:
+        raise ValueError("MLP: give channel_list or in_channels (with num_layers), not both")
+    if num_layers is None:
+        raise ValueError("MLP: num_layers must be given with in_channels")
+    num_layers = layer_size("MLP", "num_layers", num_layers, minimum=1)
+    if num_layers > 1 and hidden is None:
+        raise ValueError(f"MLP: hidden_channels must be given for num_layers={num_layers}")
+    if out_channels is None:
+        raise ValueError("MLP: out_channels must be given with in_channels")
+    return [in_channels] + [hidden] * (num_layers - 1) + [out_channels]
+
+
 class MLP(Module):
     """Multi-layer perceptron with PyG's ``MLP`` parameter names (``lins.i``, ``norms.i``).
 
     Args:
-        channel_list: sizes ``[in, hidden..., out]`` (at least two entries).
+        channel_list: sizes ``[in, hidden..., out]`` (at least two entries); or, as PyG,
+            give ``in_channels``, ``hidden_channels``, ``out_channels`` and ``num_layers``
+            (keywords; ``channel_list`` an int is ``in_channels``) for ``[in] + [hidden] *
+            (num_layers - 1) + [out]``.
         act: activation between layers (default ``'relu'``): ``None``, a callable on arrays
             or a name PyG's resolver takes (``'relu'``, ``'LeakyReLU'``, ``'elu'``, ...).
         norm: ``None`` (default; PyG's default is ``'batch_norm'``) or a norm PyG's
@@ -663,12 +724,16 @@ class MLP(Module):
 
     def __init__(
         self,
-        channel_list: Sequence[int],
+        channel_list: Sequence[int] | int | None = None,
         act: str | Callable[[Any], Any] | None = "relu",
         norm: str | None = None,
         plain_last: bool = True,
         bias: bool | Sequence[bool] = True,
         *,
+        in_channels: int | None = None,
+        hidden_channels: int | None = None,
+        out_channels: int | None = None,
+        num_layers: int | None = None,
         act_first: bool = False,
         norm_kwargs: dict[str, Any] | None = None,
         act_kwargs: dict[str, Any] | None = None,
@@ -678,6 +743,9 @@ class MLP(Module):
     ) -> None:
         from arraygnn.nn.norm.resolver import NORMS, make_norm, norm_key, takes_batch
 
+        channel_list = _mlp_channels(
+            channel_list, in_channels, hidden_channels, out_channels, num_layers
+        )
         channel_list = [
             layer_size("MLP", f"channel_list[{i}]", c) for i, c in enumerate(channel_list)
         ]
@@ -763,6 +831,21 @@ class MLP(Module):
         if self.act is not None and not self.act_first:
             x = self.act(x)
         return x
+
+    def load_state_dict(self, mapping: Any, format: str = "auto", strict: bool = True) -> Module:
+        """``Module.load_state_dict``; norm weights offered to an MLP built without a norm
+        name the likely cause (PyG's ``MLP`` defaults to ``norm='batch_norm'``)."""
+        try:
+            return super().load_state_dict(mapping, format, strict)
+        except KeyError as err:
+            keys = mapping.keys() if isinstance(mapping, Mapping) else ()
+            if self.norms is not None or not any(str(k).startswith("norms.") for k in keys):
+                raise
+            raise KeyError(
+                f"{err.args[0]}; these are norm weights: PyG's MLP uses norm='batch_norm' "
+                "unless told otherwise, arraygnn's MLP norm=None, so build it with PyG's norm "
+                "(e.g. MLP(channel_list, norm='batch_norm'))"
+            ) from None
 
     def _export_pyg(self, native: dict[str, Any]) -> dict[str, Any]:
         """PyG's ``BatchNorm`` wraps torch's: ``norms.0.weight`` is ``norms.0.module.weight``

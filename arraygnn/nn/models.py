@@ -16,7 +16,11 @@ passes ``edge_weight`` to the convolutions only for ``GCN`` and ``edge_attr`` on
 ``GAT`` / ``PNA`` (PyG's ``supports_edge_weight`` / ``supports_edge_attr``; the other is
 ignored, as PyG does, and so is ``edge_attr`` for a ``GATConv`` without ``edge_dim``).
 ``batch`` / ``batch_size`` reach the norms that take them (``graph_norm``, ``layer_norm``,
-...); as in PyG 2.8.1 the output is not trimmed to ``batch_size`` rows. ``norm``: ``None``,
+...); as in PyG 2.8.1 the output is not trimmed to ``batch_size`` rows.
+``num_sampled_nodes_per_hop`` / ``num_sampled_edges_per_hop`` (a ``NeighborLoader``
+mini-batch's counts, nodes and edges ordered by hop) trim each layer's input as PyG's
+``trim_to_layer`` (``edge_weight`` or ``edge_attr`` with it, not both; ``batch`` is not
+trimmed), so the output has only the rows the last layer still needs. ``norm``: ``None``,
 ``'batch_norm'``, ``'layer_norm'``, ``'graph_norm'``, ``'instance_norm'``, ``'pair_norm'``,
 ``'diff_group_norm'`` (spelled any way PyG's resolver takes: ``'BatchNorm'``, ``'batch'``)
 when building (GIN / EdgeCNN: in their MLP too, run without ``batch`` as PyG's); ``from_pyg``
@@ -268,6 +272,8 @@ class BasicGNN(Module):
         edge_attr: Any = None,
         batch: Any = None,
         batch_size: int | None = None,
+        num_sampled_nodes_per_hop: list[int] | None = None,
+        num_sampled_edges_per_hop: list[int] | None = None,
     ) -> Any:
         name = type(self).__name__
         if not is_array(x) or x.ndim != 2:
@@ -276,8 +282,29 @@ class BasicGNN(Module):
             raise ValueError(
                 f"{name}: x has {x.shape[1]} features, expected in_channels={self.in_channels}"
             )
+        trim = num_sampled_nodes_per_hop is not None  # PyG ignores the edge counts alone
+        if trim and edge_weight is not None and edge_attr is not None:
+            raise NotImplementedError(
+                f"{name}: trimming (num_sampled_nodes_per_hop) does not support both "
+                "edge_weight and edge_attr, as PyG's"
+            )
+        if trim and num_sampled_edges_per_hop is None:
+            raise ValueError(
+                f"{name}: num_sampled_edges_per_hop must be given with num_sampled_nodes_per_hop"
+            )
         xs = []
         for i, (conv, norm) in enumerate(zip(self.convs, self.norms)):
+            if trim:  # PyG's trim_to_layer: drop the hops this layer no longer needs
+                from arraygnn.utils.trim_to_layer import trim_to_layer
+
+                value = edge_weight if edge_weight is not None else edge_attr
+                x, edge_index, value = trim_to_layer(
+                    i, num_sampled_nodes_per_hop, num_sampled_edges_per_hop, x, edge_index, value
+                )
+                if edge_weight is not None:
+                    edge_weight = value
+                else:
+                    edge_attr = value
             if self.supports_edge_weight:
                 x = conv(x, edge_index, edge_weight)
             elif self.supports_edge_attr:  # PyG's GATConv without edge_dim ignores edge_attr
@@ -294,6 +321,12 @@ class BasicGNN(Module):
                     x = self.act(x)
                 xs.append(x)
         if self.jk is not None:
+            if len({h.shape[0] for h in xs}) > 1:  # PyG fails inside its JumpingKnowledge
+                raise ValueError(
+                    f"{name}: jk={self.jk_mode!r} combines every layer's output node by node, "
+                    "but trimming (num_sampled_nodes_per_hop) left them "
+                    f"{[int(h.shape[0]) for h in xs]} rows; use jk=None or 'last' with trimming"
+                )
             x = self.jk(xs)
         return self.lin(x) if self.lin is not None else x
 

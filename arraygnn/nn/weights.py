@@ -102,6 +102,7 @@ from arraygnn.nn.linear import (
     _elu,
     _leaky_relu,
     _ModuleList,
+    _silu,
     get_activation,
 )
 from arraygnn.nn.nn_conv import NNConv
@@ -132,6 +133,7 @@ _ACT_NAMES = (
     "Tanh",
     "LeakyReLU(negative_slope)",
     "GELU(approximate='none')",
+    "SiLU",
     "Identity",
 )
 
@@ -210,8 +212,14 @@ def _activation(act: Any, where: str) -> Any:
             return partial(_leaky_relu, negative_slope=float(act.negative_slope))
         if isinstance(act, tnn.GELU) and act.approximate == "none":
             return "gelu"
+        if isinstance(act, tnn.SiLU):
+            return _silu
     else:  # torch's own functions, with their default parameters (torch.relu, F.elu, ...)
         name = getattr(act, "__name__", None)
+        if name == "swish" and getattr(act, "__module__", None) == "torch_geometric.nn.resolver":
+            return _silu  # PyG's activation_resolver('swish'): x * sigmoid(x)
+        if act is torch.nn.functional.silu:
+            return _silu
         plain = ("relu", "elu", "sigmoid", "tanh", "leaky_relu", "gelu")
         if isinstance(name, str) and name in plain:
             fns = (getattr(torch, name, None), getattr(torch.nn.functional, name, None))
@@ -220,8 +228,8 @@ def _activation(act: Any, where: str) -> Any:
     what = "activation" if _looks_like_activation(act) else "module"
     raise ValueError(
         f"{where}: cannot convert {what} {act!r}; supported: {', '.join(_ACT_NAMES)} "
-        "(and torch.relu / F.relu, F.elu, torch.sigmoid, torch.tanh, F.leaky_relu with their "
-        "default parameters)"
+        "(and torch.relu / F.relu, F.elu, torch.sigmoid, torch.tanh, F.leaky_relu, F.silu, "
+        "PyG's swish with their default parameters)"
     )
 
 
@@ -248,10 +256,11 @@ def _pyg_aggr(module: Any, kind: str, supported: tuple[str, ...]) -> str:
 def _lazy_sizes(kind: str, declared: Any, *linears: Any) -> Any:
     """``declared`` (an int or a pair; PyG's ``in_channels``) with each lazy ``-1`` replaced
     by the input size of the matching materialised ``Linear`` (one per entry; PyG keeps
-    ``-1`` on the module after the first forward pass sizes its weights)."""
+    ``-1`` on the module after the first forward pass sizes its weights). Any negative
+    size is lazy, as in PyG's ``Linear`` (``EdgeCNN(-1, ...)``'s MLP starts at ``-2``)."""
 
     def resolve(value: Any, linear: Any) -> int:
-        if value != -1:
+        if not isinstance(value, (int, np.integer)) or value >= 0:
             return value
         size = getattr(linear, "in_channels", getattr(linear, "in_features", -1))
         if size == -1:
