@@ -337,10 +337,11 @@ def collate(items: Sequence[Any]) -> Any:
     """DGL's ``GraphCollator.collate``: the items of one mini-batch as one.
 
     Graphs are batched (:func:`batch`); arrays stacked along a new first axis (NumPy or
-    CuPy); Python ints become an int64 array, floats a float64 array, bools a bool array,
-    NumPy scalars an array; strings stay a list; dicts are collated per key, named tuples
-    per field, and other sequences (a ``(graph, label)`` pair) position by position into a
-    list, as DGL.
+    CuPy); Python ints become an int64 array, floats a float64 array, bools a bool array
+    (the kind of every item counts: ``[1, 2.5]`` is float64, ``[True, 2]`` int64), NumPy
+    scalars an array; strings (``np.str_`` too) stay a list; dicts are collated per key,
+    named tuples per field, and other sequences (a ``(graph, label)`` pair) position by
+    position into a list, as DGL.
     """
     from arraygnn._namespace import is_array
 
@@ -353,14 +354,23 @@ def collate(items: Sequence[Any]) -> Any:
         if elem.dtype.kind in "OSU":
             raise TypeError(f"collate: arrays of dtype {elem.dtype} cannot be collated")
         return get_namespace(*items).stack(list(items))
+    if isinstance(elem, (str, bytes)):  # np.str_ / np.bytes_ too, as DGL
+        return list(items)
     if isinstance(elem, np.generic):
         return np.array(items)
-    if isinstance(elem, bool):
-        return np.array(items, dtype=bool)
-    if isinstance(elem, (int, float)):
-        return np.array(items, dtype=np.float64 if isinstance(elem, float) else np.int64)
-    if isinstance(elem, (str, bytes)):
-        return list(items)
+    if isinstance(elem, (int, float)):  # bool included
+        # the kind of all the items, not of the first: [1, 2.5] is float (torch's tensor
+        # too), never int64 [1, 2]; [True, 2] is int64 [1, 2], as torch
+        if all(isinstance(v, (bool, np.bool_)) for v in items):
+            return np.array(items, dtype=bool)
+        if all(isinstance(v, (int, np.integer)) for v in items):
+            return np.array(items, dtype=np.int64)  # OverflowError past int64
+        if all(isinstance(v, (int, float, np.integer, np.floating)) for v in items):
+            return np.array(items, dtype=np.float64)
+        raise TypeError(
+            "collate: a batch that starts with a number must hold numbers only, got "
+            f"{sorted({type(v).__name__ for v in items})}"
+        )
     if isinstance(elem, Mapping):
         return {key: collate([d[key] for d in items]) for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple

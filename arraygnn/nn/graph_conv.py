@@ -449,7 +449,7 @@ class GraphConv(Module):
         check_edge_weight("GraphConv", edge_weight, inp.num_edges)
         weight = self._weight_for_call(weight)
         dtype = inp.x_src.dtype
-        xp = get_namespace(inp.x_src)
+        xp = get_namespace(inp.x_src, weight)  # TypeError on NumPy features, CuPy weight
         csr = csr_of(inp)
         in_deg = in_degrees(inp, dtype, csr)
         if not self.allow_zero_in_degree:
@@ -500,6 +500,8 @@ class GraphConv(Module):
                 f"GraphConv: weight must have shape (in_feats, out_feats) = "
                 f"({self.in_feats}, {self.out_feats}), got {tuple(weight.shape)}"
             )
+        if weight.dtype.kind != "f":  # an integer weight would turn the output float64
+            raise TypeError(f"GraphConv: weight must be floating point, got {weight.dtype}")
         return weight
 
     # native names are DGL's here; "pyg" format maps GCNConv names onto them
