@@ -495,8 +495,16 @@ class ChebConv(Module):
         batch: Any = None,
         lambda_max: Any = None,
     ) -> Any:
+        from arraygnn.nn._graph_input import is_graph
         from arraygnn.ops.slot_order import spmm_slots
 
+        if is_graph(x_or_graph) and edge_weight is not None:  # DGL's conv(g, feat, lambda_max)
+            if lambda_max is not None:
+                raise TypeError(
+                    "ChebConv: called DGL-style, conv(g, feat, lambda_max): the third argument "
+                    "is lambda_max (DGL's ChebConv takes no edge weights); got it twice"
+                )
+            edge_weight, lambda_max = None, edge_weight
         inp = _homogeneous("ChebConv", x_or_graph, edge_index_or_feat, edge_weight)
         x = inp.x_src
         _check_features(x, self.in_channels, "ChebConv node features")
