@@ -84,7 +84,7 @@ class _Unpickler(pickle.Unpickler):
             or (module in _NUMPY_MODULES and name in _NUMPY_NAMES)
             or (module == "numpy.dtypes" and name.endswith("DType"))
             or (
-                module.startswith("scipy.sparse")
+                (module == "scipy.sparse" or module.startswith("scipy.sparse."))
                 and name.partition("_")[0] in _SPARSE_FORMATS
                 and name.partition("_")[2] in ("matrix", "array")
             )
@@ -107,16 +107,43 @@ def _load_pickle(path: str, where: str) -> Any:
         warnings.simplefilter("ignore", DeprecationWarning)  # numpy.core / scipy.sparse.csr
         try:
             return _Unpickler(f, encoding="latin1").load()
-        except (pickle.UnpicklingError, EOFError, AttributeError, ValueError) as err:
+        except (
+            pickle.UnpicklingError,
+            EOFError,
+            AttributeError,
+            ValueError,
+            TypeError,
+            KeyError,
+            IndexError,
+            ModuleNotFoundError,  # a scipy.sparse.* module that does not exist
+        ) as err:
             raise ValueError(f"{where}: cannot read {path}: {err}") from None
 
 
 def _dense(value: Any, path: str, where: str) -> np.ndarray:
     if hasattr(value, "todense"):
-        value = value.todense()
+        value = _checked_sparse(value, path, where).todense()
     if not isinstance(value, np.ndarray) or value.ndim != 2:
         raise ValueError(f"{where}: {path} must hold a 2-d matrix, got {type(value).__name__}")
     return np.asarray(value, dtype=np.float32)
+
+
+def _checked_sparse(value: Any, path: str, where: str) -> Any:
+    """A SciPy matrix whose index arrays were set by the pickle (no checks on the way) is
+    checked before ``todense``, whose C loops would write wherever its indices point."""
+    fmt = getattr(value, "format", None)
+    try:
+        if fmt in ("csr", "csc", "bsr"):
+            value.check_format(full_check=True)
+            return value
+        if fmt == "coo":  # the constructor checks the coordinates against the shape
+            return type(value)((value.data, tuple(value.coords)), shape=value.shape)
+    except (ValueError, TypeError, AttributeError, IndexError) as err:
+        raise ValueError(f"{where}: {path} holds a malformed sparse matrix: {err}") from None
+    raise ValueError(
+        f"{where}: {path} holds a {fmt!r} sparse matrix; the Planetoid files hold CSR "
+        "(csr / csc / bsr / coo are read)"
+    )
 
 
 def read_planetoid_data(folder: str | os.PathLike, prefix: str) -> Data:

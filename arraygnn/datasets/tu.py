@@ -243,7 +243,8 @@ class TUDataset(InMemoryDataset):
 
     Differs from PyG: processed files are arraygnn arrays files; a last text line without
     a newline is read (PyG drops it); inconsistent raw files raise ``ValueError`` (see
-    :func:`read_tu_data`).
+    :func:`read_tu_data`); graphs after the last graph with an edge are kept (PyG's edge
+    slices stop at that graph, so its dataset drops them).
     """
 
     url = "https://www.chrsmrrs.com/graphkerneldatasets"

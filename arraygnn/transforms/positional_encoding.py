@@ -183,6 +183,9 @@ def _return_probabilities(ei: Any, value: Any, n: int, steps: int, xp: Any) -> A
     advanced with one fused SpMM per step, ``X <- P^T X`` (``ops.spmm`` over the edges
     ``i -> j`` weighted ``P[i, j]``; work ``E * n`` per step, memory ``n * block``), each
     node's own entry read off."""
+    if value.dtype.itemsize < 4:  # float16: SciPy / cupyx sparse refuse it; float32 inside
+        wide = _return_probabilities(ei, value.astype(np.float32), n, steps, xp)
+        return wide.astype(value.dtype)
     sparse = _sparse_module(xp)
     adj = sparse.coo_matrix((value, (ei[0], ei[1])), shape=(n, n)).tocsr()
     pe = xp.empty((n, steps), dtype=value.dtype)

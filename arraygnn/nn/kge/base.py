@@ -129,8 +129,9 @@ class KGEModel(Module):
         """PyG's negative triples: of ``T`` triples, the first ``T // 2`` get a uniformly
         random head, the others a uniformly random tail (one draw of ``T`` entity ids).
         Returns new ``(head_index, rel_type, tail_index)`` in the inputs' dtypes
-        (``rel_type`` as given). ``seed``: an int, a NumPy ``Generator`` or ``None``; PyG
-        draws from torch's global generator, so its negatives differ."""
+        (``rel_type`` as given; ids widened when ``num_nodes`` ids do not fit them).
+        ``seed``: an int, a NumPy ``Generator`` or ``None``; PyG draws from torch's global
+        generator, so its negatives differ."""
         from arraygnn.nn._skipgram import seeded
 
         where = f"{type(self).__name__}.random_sample"
@@ -140,7 +141,9 @@ class KGEModel(Module):
         if count and self.num_nodes == 0:
             raise ValueError(f"{where}: the model has no entities to draw (num_nodes=0)")
         rnd = xp.asarray(gen.integers(0, max(self.num_nodes, 1), count))
-        head, tail = head_index.copy(), tail_index.copy()
+        wide = np.min_scalar_type(max(self.num_nodes - 1, 0))  # the drawn ids never wrap
+        head = head_index.astype(np.promote_types(head_index.dtype, wide))
+        tail = tail_index.astype(np.promote_types(tail_index.dtype, wide))
         head[:half] = rnd[:half].astype(head.dtype)
         tail[half:] = rnd[half:].astype(tail.dtype)
         return head, rel_type, tail
@@ -260,8 +263,10 @@ class KGEModel(Module):
 
 def _mean(values: Any) -> Any:
     """The mean as a 0-d array of ``values``' dtype (NaN for none, as torch's)."""
+    acc = np.promote_types(values.dtype, np.float64)  # float16 sums / counts overflow
     with np.errstate(invalid="ignore", divide="ignore"):
-        return values.sum() / values.dtype.type(values.shape[0])
+        total = values.sum(dtype=acc)
+        return (total / acc.type(values.shape[0])).astype(values.dtype)
 
 
 def margin_ranking_loss(pos: Any, neg: Any, margin: float, where: str) -> Any:
