@@ -340,7 +340,7 @@ class Batch(Data):
     def get_example(self, idx: int) -> Data:
         """The ``idx``-th graph, exactly as it was collated (views where possible)."""
         g = self.num_graphs
-        if not self._kind_dict or g is None:
+        if g is None or (not self._kind_dict and self._store):  # graphs of no keys: fine
             raise ValueError(
                 "this Batch has no slice records: it was not collated, or a transform "
                 "changed it so that its graphs can no longer be split (see "
@@ -392,7 +392,7 @@ class Batch(Data):
         g = self.num_graphs
         if g == 0:
             return []
-        if g is None or not self._kind_dict:
+        if g is None or (not self._kind_dict and self._store):
             self.get_example(0)  # raises: no slice records
         return [self.get_example(i) for i in range(g)]
 

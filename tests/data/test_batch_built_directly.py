@@ -39,3 +39,10 @@ def test_pooled_batch_counts_its_graphs():
     b = Batch.from_data_list([Data(x=np.ones((3, 2)), pos=np.zeros((3, 2)))] * 2)
     x, batch = avg_pool_x(np.array([0, 0, 1, 2, 2, 3]), b.x, b.batch)
     assert Batch(x=x, batch=batch).num_graphs == 2
+
+
+def test_graphs_without_keys_split_back_as_pyg():
+    b = Batch.from_data_list([Data(), Data()])
+    assert b.num_graphs == 2
+    assert [len(d.keys()) for d in b.to_data_list()] == [0, 0]
+    assert len(b.get_example(1).keys()) == 0
