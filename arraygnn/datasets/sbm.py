@@ -23,7 +23,6 @@ reused, as in PyG).
 
 from __future__ import annotations
 
-import operator
 import os
 import os.path as osp
 from collections.abc import Callable
@@ -220,12 +219,7 @@ class RandomPartitionGraphDataset(StochasticBlockModelDataset):
 
 
 def _count(where: str, name: str, value: Any) -> int:
-    try:
-        if isinstance(value, (bool, np.bool_)):
-            raise TypeError
-        out = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{where}: {name} must be an int, got {type(value).__name__}") from None
-    if out < 0:
-        raise ValueError(f"{where}: {name} must be >= 0, got {out}")
-    return out
+    """A non-negative int (``powerlaw_graph``'s check), the message led by ``where``."""
+    from arraygnn.datasets.synthetic import _count as count
+
+    return count(value, f"{where}: {name}")
