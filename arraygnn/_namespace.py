@@ -129,15 +129,18 @@ def is_ml_float(dtype: Any) -> bool:
     )
 
 
-def repeat_counts(xp: ModuleType, values: Any, counts: Any) -> Any:
+def repeat_counts(xp: ModuleType, values: Any, counts: Any, total: int | None = None) -> Any:
     """``values[i]`` repeated ``counts[i]`` times, on ``values``' device (``np.repeat``;
-    CuPy's ``repeat`` takes no array of counts, so there it is a search over their ends)."""
+    CuPy's ``repeat`` takes no array of counts, so there it is a search over their ends).
+    ``total``: ``counts.sum()`` when the caller knows it on the host (saves CuPy the
+    device sync that learns the output size)."""
     if xp is np:
         if getattr(counts, "dtype", None) == np.uint64:  # np.repeat casts counts to intp
             counts = counts.astype(np.int64)
         return np.repeat(values, counts)
     ends = xp.cumsum(counts)
-    total = int(ends[-1]) if ends.shape[0] else 0
+    if total is None:
+        total = int(ends[-1]) if ends.shape[0] else 0
     return values[xp.searchsorted(ends, xp.arange(total), side="right")]
 
 

@@ -151,12 +151,13 @@ def batch(graphs: Sequence[Graph], ndata: Any = "__ALL__", edata: Any = "__ALL__
                 f"g.edges[{c!r}].data",
             )
         )
+    # host counts (no upload-and-read-back per graph on CuPy)
     out._batch_nodes = {
-        t: np.concatenate([to_numpy(g.batch_num_nodes(t)) for g in graphs]).astype(np.int64)
+        t: np.concatenate([host_batch_counts(g, "nodes", t) for g in graphs]).astype(np.int64)
         for t in first.ntypes
     }
     out._batch_edges = {
-        c: np.concatenate([to_numpy(g.batch_num_edges(c)) for g in graphs]).astype(np.int64)
+        c: np.concatenate([host_batch_counts(g, "edges", c) for g in graphs]).astype(np.int64)
         for c in first.canonical_etypes
     }
     return out
@@ -225,7 +226,7 @@ def unbatch(g: Graph, node_split: Any = None, edge_split: Any = None) -> list[Gr
     if g.is_block:
         raise ValueError(f"{where}: blocks are not supported")
     nodes = (
-        {t: to_numpy(g.batch_num_nodes(t)).astype(np.int64) for t in g.ntypes}
+        {t: host_batch_counts(g, "nodes", t).astype(np.int64) for t in g.ntypes}
         if node_split is None
         else {
             g._ntype(t, "src"): a
@@ -233,7 +234,7 @@ def unbatch(g: Graph, node_split: Any = None, edge_split: Any = None) -> list[Gr
         }
     )
     edges = (
-        {c: to_numpy(g.batch_num_edges(c)).astype(np.int64) for c in g.canonical_etypes}
+        {c: host_batch_counts(g, "edges", c).astype(np.int64) for c in g.canonical_etypes}
         if edge_split is None
         else {
             g._rel(c).canonical: a
@@ -286,6 +287,19 @@ def unbatch(g: Graph, node_split: Any = None, edge_split: Any = None) -> list[Gr
     return out
 
 
+def host_batch_counts(g: Graph, kind: str, typ: Any) -> np.ndarray:
+    """The per-graph counts of node type / edge type ``typ`` (``kind`` ``'nodes'`` or
+    ``'edges'``) as the int64 NumPy array the graph keeps on the host, whatever its device
+    (``batch_num_nodes`` / ``batch_num_edges`` give them on the graph's device)."""
+    if kind == "nodes":
+        t = g._ntype(typ, "src")
+        kept = g._batch_nodes
+        return np.array([g._num_src[t]], np.int64) if kept is None else kept[t]
+    rel = g._rel(typ)
+    kept = g._batch_edges
+    return np.array([rel.num_edges], np.int64) if kept is None else kept[rel.canonical]
+
+
 def slice_batch(g: Graph, gid: int, store_ids: bool = False) -> Graph:
     """Graph ``gid`` of a batched graph (DGL's ``dgl.slice_batch``): its nodes and edges
     renumbered from 0, its features as views of the batched ones; ``store_ids=True`` also
@@ -304,13 +318,13 @@ def slice_batch(g: Graph, gid: int, store_ids: bool = False) -> Graph:
     gid = int(gid) % b
     xp = g._xp()
 
-    def span(counts: Any) -> tuple[int, int]:
-        c = to_numpy(counts).astype(np.int64)
+    def span(c: np.ndarray) -> tuple[int, int]:
         lo = int(c[:gid].sum())
         return lo, lo + int(c[gid])
 
-    nodes = {t: span(g.batch_num_nodes(t)) for t in g.ntypes}
-    edges = {c: span(g.batch_num_edges(c)) for c in g.canonical_etypes}
+    # the host-side counts: no device round trip on CuPy (batch_num_* would upload them)
+    nodes = {t: span(host_batch_counts(g, "nodes", t)) for t in g.ntypes}
+    edges = {c: span(host_batch_counts(g, "edges", c)) for c in g.canonical_etypes}
     relations = {}
     for c, rel in g._rels.items():
         s, _, d = c

@@ -139,7 +139,7 @@ def _softmax(where: str, graph: Any, feat: str, kind: str, typ: Any) -> Any:
     x = frame[feat]
     xp = graph._xp()
     n, b = int(x.shape[0]), int(ptr.shape[0]) - 1
-    owner = repeat_counts(xp, xp.arange(b, dtype=np.int64), ptr[1:] - ptr[:-1])
+    owner = repeat_counts(xp, xp.arange(b, dtype=np.int64), ptr[1:] - ptr[:-1], total=n)
     rows = xp.stack([xp.arange(n, dtype=np.int64), owner])
     flat = x if x.ndim <= 2 else x.reshape(n, math.prod(x.shape[1:]))  # [E] or [E, H] only
     return _ops().edge_softmax(rows, flat, num_dst_nodes=b).reshape(x.shape)
@@ -174,7 +174,10 @@ def _broadcast(where: str, graph: Any, graph_feat: Any, kind: str, typ: Any) -> 
         raise ValueError(
             f"{where}: graph_feat must have one row per graph ({b}), got shape {shape}"
         )
-    owner = repeat_counts(xp, xp.arange(b, dtype=np.int64), ptr[1:] - ptr[:-1])
+    from arraygnn.graph.batching import host_batch_counts
+
+    total = int(host_batch_counts(graph, kind, typ).sum())  # rows out, known on the host
+    owner = repeat_counts(xp, xp.arange(b, dtype=np.int64), ptr[1:] - ptr[:-1], total=total)
     return _ops().gather(graph_feat, owner)
 
 
@@ -209,11 +212,14 @@ def _topk(
             raise TypeError(f"{where}: sortby must be an int or None, got {sortby!r}")
         if not -d <= sortby < d:
             raise ValueError(f"{where}: sortby={sortby} is outside the {d} features")
+    from arraygnn.graph.batching import host_batch_counts
+
     xp = graph._xp()
     b, n = int(ptr.shape[0]) - 1, int(x.shape[0])
-    counts = ptr[1:] - ptr[:-1]
-    length = max(int(counts.max()) if b else 0, int(k))
-    owner = repeat_counts(xp, xp.arange(b, dtype=np.int64), counts)
+    # the padded length from the counts the graph keeps on the host: no device sync
+    host = host_batch_counts(graph, kind, typ)
+    length = max(int(host.max()) if b else 0, int(k))
+    owner = repeat_counts(xp, xp.arange(b, dtype=np.int64), ptr[1:] - ptr[:-1], total=n)
     slot = xp.arange(n, dtype=np.int64) - ptr[owner]
     padded = xp.full((b, length, d), -np.inf if descending else np.inf, dtype=x.dtype)
     padded[owner, slot] = x

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._alignment import aligned_empty
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, to_numpy
 from arraygnn.graphs_tuple.batching import unbatch
 from arraygnn.graphs_tuple.container import GraphsTuple, check_graphs_tuple
 
@@ -131,10 +131,15 @@ def from_data(
         edge_slices = getattr(data, "_slice_dict", {}).get("edge_index")
         if ptr is None or edge_slices is None:
             raise ValueError(f"{where}: the Batch has no ptr / edge_index slice records")
-        n_node = np.diff(np.asarray(ptr if xp is np else ptr.get()))
+        bound = data.num_nodes  # no count exceeds it: known on the host
+        if xp is np or bound is None:
+            n_node = np.diff(np.asarray(to_numpy(ptr)))
+            bound = None
+        else:  # CuPy: the counts stay on the device (no read-back of ptr)
+            n_node = xp.diff(ptr)
         n_edge = np.diff(np.asarray(edge_slices))
     else:
-        num_nodes = data.num_nodes
+        num_nodes = bound = data.num_nodes
         if num_nodes is None:
             raise ValueError(f"{where}: the Data's num_nodes is unknown; set num_nodes or x")
         n_node = np.array([int(num_nodes)], dtype=np.int64)
@@ -145,22 +150,24 @@ def from_data(
         receivers=edge_index[1],
         senders=edge_index[0],
         globals=features["globals"],
-        n_node=_counts(xp, n_node, edge_index.dtype),
+        n_node=_counts(xp, n_node, edge_index.dtype, bound),
         n_edge=_counts(xp, n_edge, edge_index.dtype),
     )
     check_graphs_tuple(graph, where)
     return graph
 
 
-def _counts(xp: Any, counts: np.ndarray, ids_dtype: np.dtype) -> Any:
+def _counts(xp: Any, counts: Any, ids_dtype: np.dtype, bound: int | None = None) -> Any:
     """Counts in int32 next to int32 ids (int64 otherwise, or when they do not fit), 64-byte
     aligned on NumPy: padding keeps the counts' dtype, and JAX (x64 off) adopts aligned
-    int32 counts without a copy where it would narrow int64 ones."""
+    int32 counts without a copy where it would narrow int64 ones. ``counts`` are NumPy, or
+    on the device with ``bound`` (a host-side upper bound, so nothing is read back)."""
     dtype = np.dtype(np.int32 if ids_dtype == np.int32 else np.int64)
-    if counts.size and int(counts.max()) > np.iinfo(dtype).max:
+    top = bound if bound is not None else (int(counts.max()) if counts.size else 0)
+    if top > np.iinfo(dtype).max:
         dtype = np.dtype(np.int64)
     if xp is not np:
-        return xp.asarray(counts.astype(dtype, copy=False))
+        return xp.asarray(counts).astype(dtype, copy=False)
     out = aligned_empty(counts.shape, dtype)
     out[...] = counts
     return out
