@@ -213,7 +213,7 @@ class HeteroNeighborLoader(NeighborLoader):
             for _, store in data.node_items():
                 for name, value in store.items():
                     if name not in named["node"] and name not in _NODE_OWN:
-                        if name not in excluded and is_array(value):
+                        if name not in excluded and is_array(value) and value.ndim > 0:
                             named["node"].append(name)
         if also is not None and also[1] not in named[also[0]] and also[1] not in excluded:
             named[also[0]].append(also[1])
@@ -243,9 +243,9 @@ class HeteroNeighborLoader(NeighborLoader):
                         continue
                     if name in named[kind]:
                         sliced.append(name)
-                    elif is_array(value):
+                    elif is_array(value) and value.ndim > 0:
                         loose.append(name)
-                    else:
+                    else:  # non-arrays and 0-d arrays: one value for the store, kept
                         kept[name] = value
                 if loose:
                     unplaced.append(f"{kind} type {key!r}: {loose}")

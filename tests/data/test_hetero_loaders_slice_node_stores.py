@@ -73,3 +73,11 @@ def test_narrowing_and_bad_rows():
     with pytest.raises(ValueError, match="attribute 'odd' must have 8 rows.*exclude_keys="):
         NeighborLoader(d, [1], input_nodes="paper")
     assert NeighborLoader(d, [1], input_nodes="paper", exclude_keys=["odd"]) is not None
+
+
+def test_zero_d_arrays_in_stores_are_kept_as_pyg():
+    d = _mag()
+    d["paper"].scale = np.float32(2.0) * np.ones((), np.float32)  # a 0-d array
+    d["author", "writes", "paper"].tag = np.array(3)
+    batch = next(iter(NeighborLoader(d, [1], input_nodes="paper", batch_size=2, seed=0)))
+    assert batch["paper"].scale == 2.0 and batch["author", "writes", "paper"].tag == 3
