@@ -340,7 +340,7 @@ class Batch(Data):
     def get_example(self, idx: int) -> Data:
         """The ``idx``-th graph, exactly as it was collated (views where possible)."""
         g = self.num_graphs
-        if g is None or (not self._kind_dict and self._store):  # graphs of no keys: fine
+        if g is None or not self._splits():
             raise ValueError(
                 "this Batch has no slice records: it was not collated, or a transform "
                 "changed it so that its graphs can no longer be split (see "
@@ -355,6 +355,8 @@ class Batch(Data):
         store: dict[str, Any] = {}
         data = data_holding(self._data_cls, store)
         for key, kind in self._kind_dict.items():
+            if key not in self._store:  # deleted since collation: left out (as PyG)
+                continue
             value = self._store[key]
             sl = self._slice_dict[key]
             if kind == "cat":
@@ -392,9 +394,16 @@ class Batch(Data):
         g = self.num_graphs
         if g == 0:
             return []
-        if g is None or (not self._kind_dict and self._store):
+        if g is None or not self._splits():
             self.get_example(0)  # raises: no slice records
         return [self.get_example(i) for i in range(g)]
+
+    def _splits(self) -> bool:
+        """Whether the graphs can be split back: slice records, or a collated batch of
+        graphs without keys (none, or all excluded: only its own ``batch`` / ``ptr``)."""
+        if self._kind_dict:
+            return True
+        return self._num_graphs is not None and set(self._store) <= {"batch", "ptr"}
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, str):

@@ -13,6 +13,7 @@ dicts load by name without transposes.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -92,10 +93,13 @@ def _from_torch_act(act: Any, where: str) -> Any:
     one (``from_pyg``'s mapping; a ``ValueError`` naming ``where`` for one arraygnn has
     not, rather than a torch error when the layer runs); anything else as it is."""
     owner = getattr(act, "__module__", None)
-    if not isinstance(owner, str) or not (
-        owner == "torch" or owner.startswith(("torch.", "torch_geometric."))
-    ):
-        return act
+    # a torch module object means torch is imported (never imported here)
+    module_cls = getattr(getattr(sys.modules.get("torch"), "nn", None), "Module", None)
+    if not (
+        isinstance(owner, str)
+        and (owner == "torch" or owner.startswith(("torch.", "torch_geometric.")))
+    ) and not (isinstance(module_cls, type) and isinstance(act, module_cls)):
+        return act  # (a user's own torch.nn.Module subclass runs on tensors: refused too)
     from arraygnn.nn.weights import _activation
 
     fn = _activation(act, where)

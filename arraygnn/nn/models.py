@@ -468,7 +468,8 @@ def from_pyg_model(module: Any, convert: Callable[[Any], Module]) -> BasicGNN:
     in_channels = module.in_channels
     if isinstance(in_channels, (tuple, list)):
         raise ValueError(f"from_pyg: {kind} with bipartite in_channels is not supported")
-    model.in_channels = None if in_channels == -1 else int(in_channels)  # -1: lazily sized
+    # PyG's Linear is lazy for any in_channels <= 0 (-1 by convention)
+    model.in_channels = None if in_channels <= 0 else int(in_channels)
     model.hidden_channels = module.hidden_channels
     model.num_layers = module.num_layers
     model.out_channels = module.out_channels

@@ -491,20 +491,36 @@ class ChebConv(Module):
         self,
         x_or_graph: Any,
         edge_index_or_feat: Any,
+        *args: Any,
         edge_weight: Any = None,
         batch: Any = None,
         lambda_max: Any = None,
     ) -> Any:
+        """PyG's ``conv(x, edge_index, edge_weight, batch, lambda_max)`` or DGL's
+        ``conv(graph, feat, lambda_max)``: positional arguments after the first two take
+        the order of the call's form; keywords keep their names in both."""
         from arraygnn.nn._graph_input import is_graph
         from arraygnn.ops.slot_order import spmm_slots
 
-        if is_graph(x_or_graph) and edge_weight is not None:  # DGL's conv(g, feat, lambda_max)
-            if lambda_max is not None:
+        dgl = is_graph(x_or_graph)
+        names = ("lambda_max",) if dgl else ("edge_weight", "batch", "lambda_max")
+        if len(args) > len(names):
+            raise TypeError(
+                f"ChebConv: takes at most {len(names) + 2} positional arguments "
+                f"({'graph, feat, lambda_max' if dgl else 'x, edge_index, ' + ', '.join(names)})"
+                f", got {len(args) + 2}"
+            )
+        given = {"edge_weight": edge_weight, "batch": batch, "lambda_max": lambda_max}
+        for name, value in zip(names, args):
+            if given[name] is not None:
                 raise TypeError(
                     "ChebConv: called DGL-style, conv(g, feat, lambda_max): the third argument "
-                    "is lambda_max (DGL's ChebConv takes no edge weights); got it twice"
+                    "is lambda_max; got it twice"
+                    if dgl
+                    else f"ChebConv: got {name} twice (by position and by keyword)"
                 )
-            edge_weight, lambda_max = None, edge_weight
+            given[name] = value
+        edge_weight, batch, lambda_max = given["edge_weight"], given["batch"], given["lambda_max"]
         inp = _homogeneous("ChebConv", x_or_graph, edge_index_or_feat, edge_weight)
         x = inp.x_src
         _check_features(x, self.in_channels, "ChebConv node features")
@@ -513,7 +529,8 @@ class ChebConv(Module):
 
             xp = get_namespace(x)
             counts = xp.asarray(x_or_graph.batch_num_nodes(), dtype=np.int64)
-            batch = repeat_counts(xp, xp.arange(counts.shape[0], dtype=np.int64), counts)
+            ids = xp.arange(counts.shape[0], dtype=np.int64)
+            batch = repeat_counts(xp, ids, counts, total=int(x.shape[0]))  # no CuPy sync
         out = self.lins[0](x)
         if self.K > 1:
             csr, w = self._scaled_laplacian(inp, edge_weight, batch, lambda_max, x.dtype)

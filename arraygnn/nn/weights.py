@@ -263,7 +263,7 @@ def _lazy_sizes(kind: str, declared: Any, *linears: Any) -> Any:
         if not isinstance(value, (int, np.integer)) or value >= 0:
             return value
         size = getattr(linear, "in_channels", getattr(linear, "in_features", -1))
-        if size == -1:
+        if not isinstance(size, (int, np.integer)) or size < 0:  # still lazy (-1, -2, ...)
             raise ValueError(
                 f"from_pyg: {kind} was built with lazy sizes (in_channels=-1) and its weights "
                 "are not initialised yet; run the module once on data before converting it"
