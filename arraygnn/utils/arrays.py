@@ -172,10 +172,40 @@ def lexsort(keys: Any, dim: int = -1, descending: bool = False) -> Any:
         raise ValueError(f"{where}: keys must have at least one dimension")
     axis = _axis(where, dim, keys[0].ndim)
     descending = bool_arg(where, "descending", descending)
+    if keys[0].ndim == 1:
+        out = _counting_lexsort(xp, keys, descending)
+        if out is not None:
+            return out
     out = _stable_argsort(xp, keys[0], axis, descending)
     for k in keys[1:]:
         order = _stable_argsort(xp, xp.take_along_axis(k, out, axis=axis), axis, descending)
         out = xp.take_along_axis(out, order, axis=axis)
+    return out.astype(np.int64, copy=False)
+
+
+def _counting_lexsort(xp: ModuleType, keys: Any, descending: bool) -> Any:
+    """``lexsort`` of 1-D integer / bool keys whose ranges are at most about their length:
+    one stable O(n + range) counting sort per key, least significant first (NumPy's
+    comparison sorts took 4x torch's radix sort on 500k int64 keys). ``None`` when a key
+    is not integer or spans too wide a range."""
+    from arraygnn.ops.csr import sorted_segments
+
+    size = int(keys[0].shape[0])
+    if size < 2 or any(k.dtype.kind not in "iub" or k.dtype == np.uint64 for k in keys):
+        return None  # (uint64 - its minimum may not fit int64)
+    bounds = []
+    for k in keys:
+        lo, hi = int(k.min()), int(k.max())
+        if hi - lo > 2 * size + 1024:
+            return None
+        bounds.append((lo, hi))
+    out = None
+    for k, (lo, hi) in zip(keys, bounds):
+        key = k if out is None else k[out]
+        # descending: ascending in hi - k, ties kept in input order as ascending ones are
+        key = (hi - key.astype(np.int64)) if descending else (key.astype(np.int64) - lo)
+        _, perm = sorted_segments(xp, key, hi - lo + 1)
+        out = perm.astype(np.int64) if out is None else out[perm]
     return out.astype(np.int64, copy=False)
 
 

@@ -164,8 +164,22 @@ def to_dense_adj(
     cells = size * width * width
     flat = (graph.astype(np.int64) * width + i) * width + j
     flat = xp.where((i < width) & (j < width), flat, cells)  # dropped edges: a spare cell
-    adj = ops.scatter(edge_attr, flat, cells + 1, "sum")[:cells]
+    if cells > _SPARSE_CELLS * num_edges:
+        # mostly empty (a 3,000-node graph of 30k edges, a batch of small graphs): sum the
+        # edges of each occupied cell (same order, same bits), then place them in zeros;
+        # a scatter over all the cells would visit every one of them
+        occupied, slot = xp.unique(flat, return_inverse=True)
+        summed = ops.scatter(edge_attr, slot.reshape(-1), int(occupied.shape[0]), "sum")
+        adj = xp.zeros((cells + 1,) + tuple(edge_attr.shape[1:]), dtype=summed.dtype)
+        adj[occupied] = summed
+        adj = adj[:cells]
+    else:
+        adj = ops.scatter(edge_attr, flat, cells + 1, "sum")[:cells]
     return adj.reshape((size, width, width) + tuple(edge_attr.shape[1:]))
+
+
+#: ``to_dense_adj`` sums per occupied cell when there are more than this many cells per edge
+_SPARSE_CELLS = 8
 
 
 def dense_to_sparse(adj: Any, mask: Any = None) -> tuple[Any, Any]:
@@ -208,20 +222,27 @@ def dense_to_sparse(adj: Any, mask: Any = None) -> tuple[Any, Any]:
                 f"{tuple(mask.shape)}"
             )
     if adj.ndim == 2:
-        row, col = xp.nonzero(adj)
-        return _index_pair(xp, row, col), adj[row, col]
+        row, col, attr = _nonzero_entries(xp, adj)
+        return _index_pair(xp, row, col), attr
     rows = adj.reshape(adj.shape[0] * adj.shape[1], adj.shape[2])
     if mask is None:
-        row, col = xp.nonzero(rows)
+        row, col, attr = _nonzero_entries(xp, rows)
         offset = (row // adj.shape[1]) * adj.shape[2]
     else:
         rows = rows[mask.reshape(-1)]
-        row, col = xp.nonzero(rows)
+        row, col, attr = _nonzero_entries(xp, rows)
         count = mask.sum(axis=1)
         starts = xp.cumsum(count) - count
         offset = repeat_counts(xp, starts, count)[row]
-    attr = rows[row, col]
     return _index_pair(xp, row, col + offset), attr
+
+
+def _nonzero_entries(xp: Any, a: Any) -> tuple[Any, Any, Any]:
+    """``(row, col, a[row, col])`` of the nonzero entries of a 2-D ``a``, row-major: one
+    flat pass (``nonzero`` of a 2-D array and the 2-D gather cost 1.5x as much)."""
+    flat = xp.reshape(a, -1)
+    at = xp.flatnonzero(flat)
+    return at // a.shape[1], at % a.shape[1], flat[at]
 
 
 def _index_pair(xp: Any, row: Any, col: Any) -> Any:
