@@ -407,8 +407,14 @@ class GraphDataLoader:
             dict holding one (``(graph, label)`` as DGL's datasets give).
         collate_fn: called on each list of items; default :func:`collate` (DGL's
             ``GraphCollator``: a ``(graph, label)`` item gives ``[batched graph, labels]``).
+        use_ddp, ddp_seed: DGL's; ``use_ddp=True`` is a ``ValueError`` (no torch.distributed).
         batch_size, shuffle, drop_last: as torch's ``DataLoader``.
         seed: seed of the shuffling generator (the same seed, the same epochs).
+        **kwargs: torch ``DataLoader`` keywords, as DGL passes them on: ``num_workers``,
+            ``pin_memory``, ... checked as torch does and without effect (batches are made
+            on demand here); ``generator`` (a ``torch.Generator`` gives torch's order),
+            ``sampler`` and ``batch_sampler`` honoured (docs/collation.md, "torch
+            ``DataLoader`` keywords").
 
     ``len(loader)`` is the number of batches per epoch.
 
@@ -423,17 +429,27 @@ class GraphDataLoader:
         self,
         dataset: Any,
         collate_fn: Callable[[list[Any]], Any] | None = None,
+        use_ddp: bool = False,
+        ddp_seed: int = 0,
         *,
         batch_size: int = 1,
         shuffle: bool = False,
         drop_last: bool = False,
         seed: Any = None,
+        **kwargs: Any,
     ) -> None:
+        from arraygnn._loader_args import apply_torch_args
+
         where = "GraphDataLoader"
         if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
             raise TypeError(f"{where}: dataset must support len() and [i], got {type(dataset)}")
         if collate_fn is not None and not callable(collate_fn):
             raise TypeError(f"{where}: collate_fn must be callable, got {collate_fn!r}")
+        if use_ddp:
+            raise ValueError(
+                f"{where}: use_ddp=True needs torch.distributed, which arraygnn does not use; "
+                "shard the dataset per process instead (arraygnn.distributed)"
+            )
         if isinstance(batch_size, (bool, np.bool_)) or not isinstance(
             batch_size, (int, np.integer)
         ):
@@ -444,18 +460,27 @@ class GraphDataLoader:
         self.collate_fn = collate if collate_fn is None else collate_fn
         self.batch_size = int(batch_size)
         self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
-        self._rng = np.random.default_rng(seed)
+        # torch DataLoader keywords (num_workers, generator, sampler, ...): checked as torch
+        # does and kept; sampler / batch_sampler / generator change what is made
+        self._rng = apply_torch_args(self, where, kwargs, seed, self.batch_size, shuffle, drop_last)
 
     def __len__(self) -> int:
-        n = len(self.dataset)
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        from arraygnn._loader_args import num_batches
+
+        return num_batches(
+            len(self.dataset), self.batch_size, self.drop_last, self.sampler, self.batch_sampler
+        )
 
     def __iter__(self) -> Iterator[Any]:
-        n = len(self.dataset)
-        order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-        stop = (n // self.batch_size) * self.batch_size if self.drop_last else n
-        for lo in range(0, stop, self.batch_size):
-            yield self.collate_fn([self.dataset[int(i)] for i in order[lo : lo + self.batch_size]])
+        from arraygnn._loader_args import epoch_batches, epoch_iter
+
+        chunks = epoch_batches(
+            "GraphDataLoader", len(self.dataset), self.batch_size, self.shuffle,
+            self.drop_last, self._rng, self.sampler, self.batch_sampler,
+        )  # fmt: skip
+        return epoch_iter(
+            self._rng, (self.collate_fn([self.dataset[int(i)] for i in c]) for c in chunks)
+        )
 
     def __repr__(self) -> str:
         return (
