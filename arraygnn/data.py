@@ -52,6 +52,16 @@ def node_count_key(store: Mapping[str, Any]) -> str | None:
     return None
 
 
+def check_node_count_rows(where: str, store: Mapping[str, Any], n: int | None) -> None:
+    """Every node-count key of ``store`` (:data:`NODE_COUNT_KEYS`) has ``n`` rows (nothing
+    to check while ``n`` is unknown); a ``ValueError`` led by ``where`` names the key."""
+    if n is None:
+        return
+    for key, value in store.items():
+        if key in NODE_COUNT_KEYS and is_array(value) and (value.ndim == 0 or value.shape[0] != n):
+            raise ValueError(f"{where}: {key} has shape {list(value.shape)} but num_nodes is {n}")
+
+
 def _is_index_key(key: str) -> bool:
     """RULE: the seed's name rule: a key containing ``index`` or ``face``."""
     return "index" in key or "face" in key
@@ -336,12 +346,7 @@ class Data:
         ei = self._store.get("edge_index")
         if ei is not None and is_array(ei) and (ei.ndim != 2 or ei.shape[0] != 2):
             raise ValueError(f"{name}: edge_index must have shape [2, E], got {list(ei.shape)}")
-        for key, value in self._store.items():
-            if key in NODE_COUNT_KEYS and is_array(value) and n is not None:
-                if value.ndim == 0 or value.shape[0] != n:
-                    raise ValueError(
-                        f"{name}: {key} has shape {list(value.shape)} but num_nodes is {n}"
-                    )
+        check_node_count_rows(name, self._store, n)
         for key in ("edge_attr", "edge_weight"):
             v = self._store.get(key)
             if v is not None and is_array(v) and ei is not None:

@@ -33,7 +33,7 @@ import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
-from arraygnn.data import NODE_COUNT_KEYS, Data, check_index_range, node_count
+from arraygnn.data import Data, check_index_range, check_node_count_rows, node_count
 
 __all__ = ["HeteroData", "NodeStore", "EdgeStore", "DEFAULT_REL"]
 
@@ -718,14 +718,7 @@ class HeteroData:
             arrays += [v for v in s._mapping.values() if is_array(v)]
         get_namespace(*arrays)
         for t, s in self._nodes.items():
-            n = s.num_nodes
-            for key, value in s._mapping.items():
-                if key in NODE_COUNT_KEYS and is_array(value) and n is not None:
-                    if value.ndim == 0 or value.shape[0] != n:
-                        raise ValueError(
-                            f"node type {t!r}: {key} has shape {list(value.shape)} but "
-                            f"num_nodes is {n}"
-                        )
+            check_node_count_rows(f"node type {t!r}", s._mapping, s.num_nodes)
         for et, s in self._edges.items():
             src, _, dst = et
             for end, role in ((src, "source"), (dst, "destination")):

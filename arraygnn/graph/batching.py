@@ -438,7 +438,7 @@ class GraphDataLoader:
         seed: Any = None,
         **kwargs: Any,
     ) -> None:
-        from arraygnn._loader_args import apply_torch_args
+        from arraygnn._loader_args import _check_int, apply_torch_args
 
         where = "GraphDataLoader"
         if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
@@ -450,15 +450,9 @@ class GraphDataLoader:
                 f"{where}: use_ddp=True needs torch.distributed, which arraygnn does not use; "
                 "shard the dataset per process instead (arraygnn.distributed)"
             )
-        if isinstance(batch_size, (bool, np.bool_)) or not isinstance(
-            batch_size, (int, np.integer)
-        ):
-            raise TypeError(f"{where}: batch_size must be an int, got {batch_size!r}")
-        if batch_size < 1:
-            raise ValueError(f"{where}: batch_size must be >= 1, got {batch_size}")
         self.dataset = dataset
         self.collate_fn = collate if collate_fn is None else collate_fn
-        self.batch_size = int(batch_size)
+        self.batch_size = _check_int(where, "batch_size", batch_size, 1)
         self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
         # torch DataLoader keywords (num_workers, generator, sampler, ...): checked as torch
         # does and kept; sampler / batch_sampler / generator change what is made

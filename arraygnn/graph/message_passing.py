@@ -610,7 +610,7 @@ def _update_all_relations(
     merged: dict[str, tuple[Any, Any]] = {}  # dst type -> (values, has an in-edge)
     for c, rel in g._rels.items():
         value = _compute_update(g, rel, message, reduce)[field]
-        has = g.in_degrees(etype=c) > 0
+        has = None if reduce.op == "sum" else g.in_degrees(etype=c) > 0  # max / min only
         if c[2] not in merged:
             merged[c[2]] = (value, has)
             continue
@@ -622,7 +622,7 @@ def _update_all_relations(
             )
         xp = get_namespace(old, value)
         if reduce.op == "sum":
-            merged[c[2]] = (old + value, old_has | has)
+            merged[c[2]] = (old + value, None)
             continue
         pick = (xp.maximum if reduce.op == "max" else xp.minimum)(old, value)
         shape = (-1,) + (1,) * (value.ndim - 1)

@@ -148,7 +148,8 @@ class AddRandomWalkPE(BaseTransform):
         deg = ops.scatter(w, row, n, "sum")
         # PyG's 1.0 / degree: float32 for integer weights, else the weights' dtype
         dtype = w.dtype if w.dtype.kind == "f" else np.dtype(np.float32)
-        value = (1.0 / xp.maximum(deg, deg.dtype.type(1))[row]).astype(dtype, copy=False)
+        inv_deg = 1.0 / xp.maximum(deg, deg.dtype.type(1))
+        value = inv_deg[row].astype(dtype, copy=False)
         if n <= _DENSE_NODES:  # tiny graphs: dense powers (PyG's dense path)
             adj = xp.zeros((n, n), dtype=value.dtype)
             adj[row, col] = value
@@ -162,7 +163,7 @@ class AddRandomWalkPE(BaseTransform):
             if n <= 2000:  # PyG's dense P: parallel edges set one entry (same value)
                 key = xp.unique(row.astype(np.int64) * n + col)
                 ei = xp.stack([key // n, key % n])
-                value = (1.0 / xp.maximum(deg, deg.dtype.type(1))[ei[0]]).astype(dtype)
+                value = inv_deg[ei[0]].astype(dtype, copy=False)
             pe = _return_probabilities(ei, value, n, self.walk_length, xp)
         return add_node_attr(data, pe, self.attr_name)
 
