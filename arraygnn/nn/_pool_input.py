@@ -67,12 +67,13 @@ def check_batch(layer: str, batch: Any, batch_size: Any, num_nodes: int) -> int:
     from arraygnn.ops._common import check_size
 
     if batch_size is None:
-        from arraygnn.utils._checks import check_ids, check_int_array
+        from arraygnn.utils._checks import check_ids
 
-        check_int_array(layer, "batch", batch)
+        check_index(f"{layer}: batch", batch, None)  # an integer array of 1 dimension
         check_ids(layer, "batch", batch, None)
-        batch_size = int(batch.max()) + 1 if batch.size else 0
-    check_index(f"{layer}: batch", batch, check_size(f"{layer}: batch_size", batch_size))
+        batch_size = int(batch.max()) + 1 if batch.size else 0  # ids in range by construction
+    else:
+        check_index(f"{layer}: batch", batch, check_size(f"{layer}: batch_size", batch_size))
     if tuple(batch.shape) != (num_nodes,):
         raise ValueError(
             f"{layer}: batch must have shape ({num_nodes},) (a graph id per node), got "
