@@ -24,7 +24,9 @@ DropNode, GCNNorm, PPR, SIGNDiffusion, LapPE, ...), ``ops`` (DGL's ``dgl.ops``: 
 gsddmm, edge_softmax, segment_reduce, segment_softmax, copy_u_sum, u_mul_e_sum, u_dot_v,
 ...), ``structure`` (in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
 line_graph, khop_graph, metapath_reachable_graph, compact_graphs, add_nodes, add_edges,
-remove_nodes, remove_edges). DGL's ``from_scipy``,
+remove_nodes, remove_edges), ``serialize`` (save_graphs, load_graphs, load_labels,
+save_info, load_info: safe ``.npz`` files), ``dgl_dataset`` (DGLDataset, DGLBuiltinDataset,
+split_dataset, Subset and ``dgl.data.utils``' download helpers). DGL's ``from_scipy``,
 ``bipartite_from_scipy``, ``from_networkx`` and
 ``to_networkx`` come from :mod:`arraygnn.interop.scipy` / :mod:`arraygnn.interop.networkx`
 (``g.adj_external(...)`` gives the SciPy matrix back).
@@ -39,6 +41,7 @@ from arraygnn.graph.convert import (
     graph_to_graph_tensor,
 )
 from arraygnn.graph.core import EID, NID, Graph, graph, heterograph
+from arraygnn.graph.dgl_dataset import DGLBuiltinDataset, DGLDataset, Subset, split_dataset
 from arraygnn.graph.diffusion_transforms import (
     GDC,
     PPR,
@@ -84,6 +87,7 @@ from arraygnn.graph.readout import (
     topk_nodes,
 )
 from arraygnn.graph.reorder import reorder_graph
+from arraygnn.graph.serialize import load_graphs, load_info, load_labels, save_graphs, save_info
 from arraygnn.graph.shortest_dist import shortest_dist
 from arraygnn.graph.sort_by_tag import sort_csc_by_tag, sort_csr_by_tag
 from arraygnn.graph.structure import (
@@ -263,4 +267,13 @@ __all__ = [
     "HeatKernel",
     "GDC",
     "SIGNDiffusion",
+    "save_graphs",
+    "load_graphs",
+    "load_labels",
+    "save_info",
+    "load_info",
+    "DGLDataset",
+    "DGLBuiltinDataset",
+    "Subset",
+    "split_dataset",
 ]
