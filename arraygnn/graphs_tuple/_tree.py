@@ -1,8 +1,10 @@
 """Array trees as jraph and JAX see them: ``None`` (no leaves), dicts, lists, tuples and
-namedtuples of arrays. Leaves come in JAX's order (dict keys sorted)."""
+namedtuples of arrays. Leaves come in JAX's order (dict keys sorted; an ``OrderedDict``'s
+in its own order)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +12,8 @@ __all__ = ["rebuild", "tree_leaves", "tree_map"]
 
 
 def _sorted_keys(tree: dict) -> list:
+    if isinstance(tree, OrderedDict):  # as JAX: an OrderedDict keeps its own order
+        return list(tree)
     try:
         return sorted(tree)
     except TypeError:  # keys that do not compare: insertion order
@@ -21,6 +25,8 @@ def tree_leaves(tree: Any) -> list:
 
     >>> tree_leaves({"b": 2, "a": [1, None, (3,)]})
     [1, 3, 2]
+    >>> tree_leaves(OrderedDict(b=2, a=1))
+    [2, 1]
     """
     if tree is None:
         return []

@@ -75,7 +75,10 @@ __all__ = [
 def _size(where: str, name: str, value: Any) -> int:
     """``value`` as an ``int``: an int, or a float with a whole value (``20.0``, as jraph
     takes it); ``ValueError`` for ``20.5`` / NaN / inf, ``TypeError`` for anything else
-    (bools included). The one check of every padding size, budget and count here."""
+    (bools included). A 0-d array (NumPy, CuPy, JAX) counts as its value, as in jraph.
+    The one check of every padding size, budget and count here."""
+    if getattr(value, "shape", None) == () and hasattr(value, "item"):
+        value = value.item()  # 0-d arrays and NumPy scalars: a Python int / float / bool
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{where}: {name} must be an int, got {value!r}")
     if isinstance(value, (int, np.integer)):

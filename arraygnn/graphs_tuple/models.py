@@ -10,8 +10,8 @@ RULE: nothing per edge is built that the update functions do not see: ``GraphNet
       gathers sender / receiver / global rows only when an edge or attention function
       takes them; ``GraphConvolution`` with the default ``segment_sum`` is one fused SpMM
       (no [E, F] gather); ``GAT`` weights the sender rows inside the SpMM when the weights
-      are per edge ([E] / [E, 1]) or per edge and head ([E, H] / [E, H, 1] against
-      [N, H, F] queries).
+      are per edge ([E, 1] against [N, F] queries) or per edge and head ([E, H, 1]
+      against [N, H, F] queries).
 
 >>> import numpy as np
 >>> from arraygnn.graphs_tuple import GraphsTuple
@@ -375,7 +375,8 @@ def GraphConvolution(  # noqa: N802
     """jraph's ``GraphConvolution``: ``update_node_fn`` first, then sum over in-edges
     (optionally with a self edge per node), scaled by ``1 / sqrt(max(out-degree, 1))`` of
     the sender and ``1 / sqrt(max(in-degree, 1))`` of the receiver when
-    ``symmetric_normalization``. No activation afterwards, as in jraph.
+    ``symmetric_normalization`` (integer features then give float32, as jraph). No
+    activation afterwards, as in jraph.
 
     >>> import numpy as np
     >>> from arraygnn.graphs_tuple import GraphsTuple
@@ -420,9 +421,14 @@ def GraphConvolution(  # noqa: N802
 
         out_degree = xp.bincount(senders, minlength=total)[:total]
         in_degree = xp.bincount(receivers, minlength=total)[:total]
-        nodes = tree_map(scale(out_degree), nodes)
-        nodes = tree_map(aggregate, nodes)
-        return graph._replace(nodes=tree_map(scale(in_degree), nodes))
+
+        def normalised(x: Any) -> Any:
+            out = scale(in_degree)(aggregate(scale(out_degree)(x)))
+            # integer / bool features: float32 as jraph (JAX's default float), computed
+            # in float64
+            return out.astype(np.float32) if x.dtype.kind in "biu" else out
+
+        return graph._replace(nodes=tree_map(normalised, nodes))
 
     return apply
 

@@ -7,7 +7,8 @@ RULE: ``segment_ids`` [E] integer, need not be sorted; ids outside ``[0, num_seg
       ``segment_softmax``, whose output has a row per input row: there they are a
       ``ValueError``.
 RULE: ``num_segments=None`` means ``max(segment_ids) + 1`` (as jraph; on CuPy that reads
-      the maximum back to the host: pass it).
+      the maximum back to the host: pass it). Otherwise an int, a NumPy integer or a 0-d
+      integer array (as ``jax.ops``); bools and floats are a ``TypeError``.
 RULE: empty segments: ``segment_max`` gives ``-inf`` (integers: their minimum, bools:
       False), ``segment_min`` ``+inf`` (integers: their maximum, bools: True), as
       ``jax.ops``; ``segment_max_or_constant`` / ``segment_min_or_constant`` give
@@ -91,11 +92,7 @@ def _prepare(
     if num_segments is None:
         n = max(hi + 1, 0)
     else:
-        if isinstance(num_segments, (bool, np.bool_)) or not isinstance(
-            num_segments, (int, np.integer)
-        ):
-            raise TypeError(f"{where}: num_segments must be an int or None, got {num_segments!r}")
-        n = int(num_segments)
+        n = _static_int(where, num_segments)
         if n < 0:
             raise ValueError(f"{where}: num_segments must be >= 0, got {n}")
     if size and (lo < 0 or hi >= n):
@@ -108,6 +105,17 @@ def _prepare(
         keep = (segment_ids >= 0) & (segment_ids < n)
         data, segment_ids = data[keep], segment_ids[keep]
     return xp, data, segment_ids, n
+
+
+def _static_int(where: str, value: Any) -> int:
+    """``num_segments`` as an ``int``: an int, NumPy integer or 0-d integer array (NumPy,
+    CuPy, JAX), as ``jax.ops`` takes it; bools and floats are a ``TypeError``."""
+    item = value
+    if getattr(value, "shape", None) == () and hasattr(value, "item"):
+        item = value.item()  # a 0-d array or NumPy scalar (one read-back on CuPy)
+    if isinstance(item, int) and not isinstance(item, bool):
+        return int(item)
+    raise TypeError(f"{where}: num_segments must be an int or None, got {value!r}")
 
 
 def _floating(where: str, data: Any, data_name: str = "data") -> tuple[Any, Any]:
