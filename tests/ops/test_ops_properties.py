@@ -313,6 +313,88 @@ def test_cpu_flat_scatter_gives_the_general_owner_bits(monkeypatch, threads):
         numba.set_num_threads(old)
 
 
+def test_cpu_flat_row_kernels_give_the_general_bits():
+    """One value per row takes the flat segment / SpMM / SDDMM / gather kernels (a register
+    accumulator, no width loop): the same bits as the general row kernels on every
+    labelled case and on a graph above the serial threshold (the parallel kernels), every
+    reduction, float32 / float64, int32 / int64 indices, with and without a slot
+    permutation and edge weights, with -0.0, +-inf and NaN among the values."""
+    from arraygnn.kernels.cpu import gather as cpu_gather
+    from arraygnn.kernels.cpu import sddmm as cpu_sddmm
+    from arraygnn.kernels.cpu import segment as cpu_segment
+    from arraygnn.kernels.cpu import spmm as cpu_spmm
+    from arraygnn.kernels.cpu._blocks import REDUCE_CODES
+    from arraygnn.testing.cases import CASE_NAMES, get_case
+
+    rng = np.random.default_rng(14)
+    special = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan])
+    graphs = [get_case(name, dt) for name in CASE_NAMES for dt in (np.int32, np.int64)]
+    big = powerlaw_edges(3000, 70_000, seed=3, dtype=np.int64)
+
+    def same_bits(a, b):  # NaN's sign bit follows LLVM's operand order: any NaN matches
+        a, b = a.ravel(), b.ravel()
+        nan = np.isnan(a)
+        return np.array_equal(nan, np.isnan(b)) and a[~nan].tobytes() == b[~nan].tobytes()
+
+    def values(n, dtype):
+        v = (1 + 0.1 * rng.standard_normal(n)).astype(dtype)
+        pick = rng.random(n) < 0.2
+        v[pick] = rng.choice(special, int(pick.sum()))
+        return v
+
+    cases = [(g.edge_index, g.num_src_nodes, g.num_dst_nodes) for g in graphs]
+    for (ei, n_src, n_dst), dtype in [(c, dt) for c in cases for dt in (np.float32,)] + [
+        ((big, 3000, 3000), np.float32),
+        ((big.astype(np.int32), 3000, 3000), np.float64),
+    ]:
+        csr = ops.to_csr(ei, n_src, n_dst)
+        indptr, indices, perm = csr.indptr, csr.indices, csr.kernel_perm
+        num = indices.shape[0]
+        x_edges = values(num, dtype)
+        x_nodes = values(n_src, dtype)
+        w = values(num, dtype)
+        for reduce in REDUCES:
+            code = REDUCE_CODES[reduce]
+            for p in (None, perm):
+                got = np.empty((n_dst, 1, 1), dtype)
+                cpu_segment.segment_csr(indptr, p, x_edges.reshape(-1, 1, 1), got, reduce)
+                want = np.empty((n_dst, 1, 1), dtype)
+                cpu_segment._segment_rows(
+                    indptr, p, x_edges.reshape(-1, 1, 1), want, code, 0, n_dst
+                )
+                assert same_bits(got, want), ("segment", reduce, p is None)
+            for weight in (None, w.reshape(-1, 1)):
+                got = np.empty((n_dst, 1, 1), dtype)
+                x3 = x_nodes.reshape(-1, 1, 1)
+                cpu_spmm.spmm_csr(indptr, indices, perm, x3, weight, got, reduce)
+                want = np.empty((n_dst, 1, 1), dtype)
+                cpu_spmm._spmm_rows(indptr, indices, perm, x3, weight, want, code, 0, n_dst)
+                assert same_bits(got, want), ("spmm", reduce, weight is None)
+        src, dst = np.asarray(ei[0]), np.asarray(ei[1])
+        lhs3, rhs3 = x_nodes.reshape(-1, 1, 1), values(max(n_src, n_dst, num), dtype)
+        rhs3 = rhs3.reshape(-1, 1, 1)
+        for op, code in cpu_sddmm.OP_CODES.items():
+            for lt, rt in (("u", "v"), ("u", "e"), ("v", "u")):
+                if lt == "v" and n_dst > n_src:
+                    continue
+                args = (lhs3, rhs3, op)
+                got = np.empty((num, 1, 1), dtype)
+                cpu_sddmm.sddmm_coo(src, dst, *args[:2], got, op, lt, rt)
+                want = np.empty((num, 1, 1), dtype)
+                codes = (code, cpu_sddmm.TARGET_CODES[lt], cpu_sddmm.TARGET_CODES[rt])
+                cpu_sddmm._sddmm_rows(src, dst, lhs3, rhs3, want, *codes, 0, num)
+                assert same_bits(got, want), ("sddmm", op, lt, rt)
+                if "e" not in (lt, rt):
+                    got = np.empty((num, 1, 1), dtype)
+                    cpu_sddmm.sddmm_csr(indptr, indices, perm, lhs3, rhs3, got, op, lt, rt)
+                    assert same_bits(got, want), ("sddmm_csr", op, lt, rt)
+        got = np.empty((num, 1), dtype)
+        cpu_gather.gather_rows(x_nodes.reshape(-1, 1), indices, got)
+        want = np.empty((num, 1), dtype)
+        cpu_gather._gather_rows(x_nodes.reshape(-1, 1), indices, want, 0, num)
+        assert got.tobytes() == want.tobytes()
+
+
 def test_cpu_sorted_row_pointer():
     """The sorted-index check writes the CSR row pointer (rows with no entries included)
     and refuses an index with any descent."""

