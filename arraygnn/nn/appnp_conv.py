@@ -34,7 +34,11 @@ class APPNPConv(APPNP):
 
     Shapes:
         - input / output: ``(N, *)``
+
+    No weights: ``state_dict(format='dgl')`` is ``{}``, as DGL's.
     """
+
+    _dgl_supported = True  # DGL's (empty) state dict, by DGL's names
 
     def __init__(self, k: int, alpha: float, edge_drop: float = 0.0) -> None:
         k = layer_size("APPNPConv", "k", k)  # errors in DGL's names, not APPNP's K
@@ -56,6 +60,12 @@ class APPNPConv(APPNP):
                 "EdgeWeightNorm('both'): the square root of a zero or negative degree)"
             )
         return super().__call__(graph_or_x, feat_or_edge_index, edge_weight)
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        return dict(values)
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        return dict(values)
 
     def extra_repr(self) -> str:
         return f"k={self.K}, alpha={self.alpha}"

@@ -41,6 +41,7 @@ PYG: dict[str, str] = {
     "HANConv": "arraygnn.nn.han_conv:from_pyg_module",
     "HEATConv": "arraygnn.nn.heat_conv:from_pyg_module",
     "HypergraphConv": "arraygnn.nn.hypergraph_conv:from_pyg_module",
+    "AGNNConv": "arraygnn.nn.dot_gat_conv:agnn_from_pyg_module",
     "WLConv": "arraygnn.nn.wl_conv:from_pyg_module",
     "WLConvContinuous": "arraygnn.nn.wl_conv_continuous:from_pyg_module",
     "InnerProductDecoder": "arraygnn.nn.autoencoders:from_pyg_module",

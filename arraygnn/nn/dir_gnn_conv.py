@@ -38,11 +38,12 @@ class DirGNNConv(Module):
         root_weight: add ``lin(x)`` (default ``True``; needs ``conv.in_channels`` and
             ``conv.out_channels`` ints).
 
-    The wrapped layer must read ``add_self_loops`` / ``root_weight`` when called (GCNConv,
-    GATConv, GraphConv, NNConv, ...); a ``SAGEConv`` or ``ResGatedGraphConv`` with root
-    weights is refused (a ``ValueError``). An arraygnn ``GCNConv`` built without
-    ``allow_zero_in_degree=True`` raises on nodes without in-edges once its self-loops are
-    switched off.
+    The wrapped layer reads ``add_self_loops`` / ``root_weight`` when called (GCNConv,
+    GATConv, SAGEConv, ResGatedGraphConv, TransformerConv, ...): as in PyG, the copies keep
+    their root weights (``lin_r``, ``lin_skip``) in the state dict but do not use them.
+    PyG's ``GraphConv`` (:class:`PyGGraphConv`) has no such switch and keeps its root term.
+    An arraygnn ``GCNConv`` built without ``allow_zero_in_degree=True`` raises on nodes
+    without in-edges once its self-loops are switched off.
 
     Call as ``conv(x, edge_index)`` or ``conv(graph, feat)`` (a homogeneous graph).
 
@@ -69,7 +70,6 @@ class DirGNNConv(Module):
                 f"DirGNNConv: conv must be an arraygnn layer, got {type(conv).__name__} (convert "
                 "a PyG layer with arraygnn.nn.from_pyg)"
             )
-        _check_root_switch(conv)
         self.alpha = float(alpha)
         self.root_weight = bool(root_weight)
         self.conv_in = _switched_off(copy.deepcopy(conv))
@@ -148,25 +148,14 @@ def _switched_off(conv: Module) -> Module:
     normalisation (a ``cached=True`` layer that already ran holds one built over the
     forward edges, with its self-loops: stale for both copies)."""
     for name in ("add_self_loops", "root_weight"):
+        if name == "root_weight" and type(conv).__name__ in _ALWAYS_ROOTED:
+            continue
         if isinstance(getattr(conv, name, None), bool):
             setattr(conv, name, False)
     conv._clear_cache()
     return conv
 
 
-#: layers whose root term PyG's ``root_weight = False`` switches off but arraygnn's
-#: adds whenever the root linear map exists (layer name -> that map's attribute)
-_UNSWITCHABLE_ROOTS = {"SAGEConv": "lin_r", "ResGatedGraphConv": "lin_skip"}
-
-
-def _check_root_switch(conv: Module) -> None:
-    """A ``ValueError`` for a layer whose root weights cannot be switched off at call time
-    (arraygnn's ``SAGEConv`` adds ``lin_r`` and its ``ResGatedGraphConv`` ``lin_skip``
-    whenever they exist), where PyG's copies run without them."""
-    kind = type(conv).__name__
-    root = _UNSWITCHABLE_ROOTS.get(kind)
-    if root is not None and getattr(conv, root, None) is not None:
-        raise ValueError(
-            f"DirGNNConv: wrapping a {kind} with root weights ({root}) is not supported: its "
-            f"root term cannot be switched off; build the {kind} with root_weight=False"
-        )
+#: layers whose ``root_weight`` attribute is no PyG flag: PyG's ``GraphConv`` (arraygnn's
+#: ``PyGGraphConv``, a ``SAGEConv`` inside) always adds its root term, also in DirGNNConv
+_ALWAYS_ROOTED = ("PyGGraphConv",)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import GraphInput, check_zero_in_degree, csr_of, parse_input
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
@@ -49,6 +50,21 @@ def _attention_csr(layer: str, inp: GraphInput, allow_zero_in_degree: bool) -> A
     if not allow_zero_in_degree:
         check_zero_in_degree(layer, csr.in_degrees())
     return csr
+
+
+def _looped_csr(inp: GraphInput) -> Any:
+    """The CSR of the input's edges with its self-loops replaced by one loop ``(i, i)`` per
+    node ``i < min(N_src, N_dst)`` (PyG's ``remove_self_loops`` then ``add_self_loops``)."""
+    from arraygnn import ops
+
+    xp = get_namespace(inp.src)
+    num_loops = min(inp.num_src, inp.num_dst)
+    index_dtype = ids_dtype_holding(inp.src.dtype, num_loops - 1)
+    keep = inp.src != inp.dst
+    loops = xp.arange(num_loops, dtype=index_dtype)
+    src = xp.concatenate([inp.src[keep].astype(index_dtype, copy=False), loops])
+    dst = xp.concatenate([inp.dst[keep].astype(index_dtype, copy=False), loops])
+    return ops.to_csr((src, dst), inp.num_src, inp.num_dst)
 
 
 def _edge_order_attention(csr: Any, alpha: Any) -> Any:
@@ -173,6 +189,10 @@ class AGNNConv(Module):
             the same numbers at inference).
         allow_zero_in_degree: accept destination nodes without incoming edges (their
             output is 0); default ``False`` raises, DGL's check.
+        add_self_loops: replace the graph's self-loops by one loop ``(i, i)`` per node
+            ``i < min(N_src, N_dst)`` before the attention, as PyG's ``AGNNConv`` (whose
+            default is ``True``; ``from_pyg`` copies it). Default ``False``: DGL's layer,
+            the edges as given.
 
     Call as ``conv(graph, feat)`` with a graph, a block or a pair ``(feat_src,
     feat_dst)``, or PyG's way ``conv(x, edge_index)`` / ``conv((x_src, x_dst), edge_index)``.
@@ -194,6 +214,7 @@ class AGNNConv(Module):
         learn_beta: bool = True,
         allow_zero_in_degree: bool = False,
         *,
+        add_self_loops: bool = False,
         dtype: Any = np.float32,
     ) -> None:
         if isinstance(init_beta, (bool, np.bool_)) or not isinstance(
@@ -203,6 +224,7 @@ class AGNNConv(Module):
         self.beta = np.array([init_beta], dtype=dtype)
         self.learn_beta = bool(learn_beta)
         self.allow_zero_in_degree = bool(allow_zero_in_degree)
+        self.add_self_loops = bool(add_self_loops)
 
     def __call__(self, graph: Any, feat: Any) -> Any:
         from arraygnn.ops.slot_order import edge_softmax_slots, sddmm_slots, spmm_slots
@@ -219,7 +241,12 @@ class AGNNConv(Module):
                 f"{tuple(x_src.shape[1:])} and {tuple(x_dst.shape[1:])}"
             )
         get_namespace(x_src, self.beta)  # TypeError on a NumPy / CuPy mix
-        csr = _attention_csr(layer, inp, self.allow_zero_in_degree)
+        if self.add_self_loops:
+            csr = _looped_csr(inp)
+            if not self.allow_zero_in_degree:
+                check_zero_in_degree(layer, csr.in_degrees())
+        else:
+            csr = _attention_csr(layer, inp, self.allow_zero_in_degree)
         tail = tuple(x_src.shape[1:])
         width = int(tail[-1])
         groups = int(np.prod(tail[:-1], dtype=np.int64))
@@ -250,3 +277,19 @@ def _unit_rows(x: Any) -> Any:
     xp = get_namespace(x)
     norm = xp.sqrt((x * x).sum(axis=-1, keepdims=True))
     return x / xp.maximum(norm, x.dtype.type(1e-12))
+
+
+def agnn_from_pyg_module(module: Any, dtype: Any, convert: Any) -> AGNNConv:
+    """PyG's ``AGNNConv`` -> :class:`AGNNConv` with its ``beta`` and ``add_self_loops``
+    (nodes left without in-edges give 0, as PyG)."""
+    from arraygnn.nn.weights import _load, _pyg_aggr
+
+    _pyg_aggr(module, "AGNNConv", ("sum",))
+    layer = AGNNConv(
+        float(module.beta.detach().reshape(-1)[0]),
+        bool(module.requires_grad),
+        allow_zero_in_degree=True,
+        add_self_loops=module.add_self_loops,
+        dtype=dtype,
+    )
+    return _load(layer, module, "pyg")

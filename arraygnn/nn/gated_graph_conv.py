@@ -158,6 +158,7 @@ class ResGatedGraphConv(Module):
         self.lin_key = Linear(self.in_dst + extra, f, dtype=dtype, rng=gen)
         self.lin_query = Linear(self.in_src + extra, f, dtype=dtype, rng=gen)
         self.lin_value = Linear(self.in_src + extra, f, dtype=dtype, rng=gen)
+        self.root_weight = bool(root_weight)
         self.lin_skip = (
             Linear(self.in_dst, f, bias=False, dtype=dtype, rng=gen) if root_weight else None
         )
@@ -207,7 +208,7 @@ class ResGatedGraphConv(Module):
             q = ops.gather(parts["q"][0], src) + parts["q"][1]
             v = ops.gather(parts["v"][0], src) + parts["v"][1]
             out = ops.scatter(self.act(k + q) * v, dst, inp.num_dst)
-        if self.lin_skip is not None:
+        if self.root_weight and self.lin_skip is not None:  # DirGNNConv clears root_weight
             out = out + self.lin_skip(x_dst)
         if self.bias is not None:
             out = add_bias(out, self.bias)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, torch_hint
+from arraygnn.nn._dgl_common import DGLModule
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import LSTM, MLP, _check_features
 
@@ -114,26 +115,41 @@ def _segments(
     return batch, int(size), None
 
 
+def _global_pool(x: Any, batch: Any, size: Any, ptr: Any, reduce: str, name: str) -> Any:
+    """PyG's global pools: the nodes along dimension -2 (-1 for a 1-D ``x``); without
+    ``batch`` / ``ptr`` a 3-D or wider ``x`` loses that dimension, as PyG's
+    ``x.sum(dim=-2, keepdim=x.dim() <= 2)``."""
+    if not is_array(x) or x.ndim <= 2:
+        return _pool(x, batch, size, ptr, reduce, name)
+    xp = get_namespace(x)
+    out = _pool(xp.moveaxis(x, -2, 0), batch, size, ptr, reduce, name)
+    if batch is None and ptr is None:
+        return out[0]
+    return xp.moveaxis(out, 0, -2)
+
+
 def global_add_pool(x: Any, batch: Any = None, size: int | None = None, *, ptr: Any = None) -> Any:
     """Sum of node rows per graph.
 
     Shapes:
-        - input: x ``(N, *)``, batch ``(N,)`` graph id per node (or ``ptr`` ``(B + 1,)``,
-          or a ``Batch``; ``None``: one graph); ``ptr`` must run from 0 to ``N``
-          (``ValueError`` otherwise)
-        - output: ``(B, *)``
+        - input: x ``(N, F)`` or ``(N,)``, batch ``(N,)`` graph id per node (or ``ptr``
+          ``(B + 1,)``, or a ``Batch``; ``None``: one graph); ``ptr`` must run from 0 to
+          ``N`` (``ValueError`` otherwise). A wider ``x`` ``(*, N, F)`` holds its nodes
+          along dimension -2, as PyG's.
+        - output: ``(B, F)`` (``(B,)``; ``(*, B, F)``, or ``(*, F)`` without ``batch``, as
+          PyG's)
     """
-    return _pool(x, batch, size, ptr, "sum", "global_add_pool")
+    return _global_pool(x, batch, size, ptr, "sum", "global_add_pool")
 
 
 def global_mean_pool(x: Any, batch: Any = None, size: int | None = None, *, ptr: Any = None) -> Any:
     """Mean of node rows per graph (0 for an empty graph). Shapes as :func:`global_add_pool`."""
-    return _pool(x, batch, size, ptr, "mean", "global_mean_pool")
+    return _global_pool(x, batch, size, ptr, "mean", "global_mean_pool")
 
 
 def global_max_pool(x: Any, batch: Any = None, size: int | None = None, *, ptr: Any = None) -> Any:
     """Feature-wise max per graph (0 for an empty graph). Shapes as :func:`global_add_pool`."""
-    return _pool(x, batch, size, ptr, "max", "global_max_pool")
+    return _global_pool(x, batch, size, ptr, "max", "global_max_pool")
 
 
 def _graph_segments(graph: Any, feat: Any, name: str) -> tuple[Any, Any]:
@@ -153,12 +169,12 @@ def _graph_segments(graph: Any, feat: Any, name: str) -> tuple[Any, Any]:
     )
 
 
-class _GraphPooling(Module):
+class _GraphPooling(DGLModule):
     """DGL-style readout over a batched graph: ``pool(graph, feat)``.
 
     The graph supplies the per-graph node counts through ``batch_num_nodes()`` (DGL) or a
     ``ptr`` / ``num_graphs`` pair (a ``Batch``). A weightless ``Module`` (an empty state
-    dict), as DGL's are torch modules.
+    dict, ``format='dgl'`` too), as DGL's are torch modules.
     """
 
     _reduce = "sum"
@@ -275,13 +291,15 @@ class AttentionalAggregation(_GatedPooling):
             ``gate_nn``.
         nn: optional module applied to ``x`` first (``mlp`` / ``nn`` likewise).
 
-    Call as ``aggr(x, index=None, ptr=None, dim_size=None)``: ``index`` the graph of each
-    row (with ``dim_size`` graphs; left out, ``index.max() + 1`` as PyG), or a CSR
+    Call as ``aggr(x, index=None, ptr=None, dim_size=None, dim=-2)``: ``index`` the graph
+    of each row (with ``dim_size`` graphs; left out, ``index.max() + 1`` as PyG), or a CSR
     ``ptr``, or a ``Batch`` for ``index``; neither: one graph. The softmax runs over each
-    graph's rows; an empty graph gives 0.
+    graph's rows; an empty graph gives 0. ``dim`` is PyG's: the dimension of ``x`` holding
+    the rows (``gate_nn`` / ``nn`` act on the last one). An arraygnn ``MLP`` gate / ``nn``
+    gets ``batch=index, batch_size=dim_size``, as PyG's (for graph-wise norms).
 
     Shapes:
-        - input: ``(N, F)``
+        - input: ``(N, F)`` (or ``(*, N, F)`` with ``dim=-2``)
         - output: ``(B, C)``, ``C`` the width of ``nn(x)`` (``F`` without ``nn``)
 
     >>> import numpy as np
@@ -302,23 +320,78 @@ class AttentionalAggregation(_GatedPooling):
         self.nn = None if nn_is_mlp else nn
 
     def __call__(
-        self, x: Any, index: Any = None, ptr: Any = None, dim_size: int | None = None
+        self,
+        x: Any,
+        index: Any = None,
+        ptr: Any = None,
+        dim_size: int | None = None,
+        dim: int = -2,
     ) -> Any:
         self._check_input(x, "x")
-        gate = (self.gate_mlp if self.gate_mlp is not None else self.gate_nn)(x)
-        inner = self.mlp if self.mlp is not None else self.nn
-        feat = inner(x) if inner is not None else x
-        out, _ = _attention_pool(
-            feat, gate, index, dim_size, ptr, "AttentionalAggregation", "dim_size"
-        )
-        return out
+        batch = getattr(index, "batch", None) if _is_batch(index) else index
+        if self.gate_mlp is not None:  # PyG: gate_mlp(x, batch=index, batch_size=dim_size)
+            gate = self.gate_mlp(x, batch=batch, batch_size=dim_size)
+        else:
+            gate = self.gate_nn(x)
+        if self.mlp is not None:
+            feat = self.mlp(x, batch=batch, batch_size=dim_size)
+        else:
+            feat = self.nn(x) if self.nn is not None else x
+        if x.ndim == 2 and _first_dim("AttentionalAggregation", dim, 2):
+            out, _ = _attention_pool(
+                feat, gate, index, dim_size, ptr, "AttentionalAggregation", "dim_size"
+            )
+            return out
+        return _attention_pool_along(feat, gate, index, ptr, dim_size, dim)
 
     def extra_repr(self) -> str:
         gate = self.gate_mlp if self.gate_mlp is not None else self.gate_nn
         return f"gate_nn={gate}, nn={self.mlp if self.mlp is not None else self.nn}"
 
 
-class GlobalAttentionPooling(_GatedPooling):
+def _is_batch(index: Any) -> bool:
+    """Whether ``index`` is a ``Batch`` (taken for the graph ids) rather than an array."""
+    return index is not None and not is_array(index) and hasattr(index, "num_graphs")
+
+
+def _first_dim(name: str, dim: Any, ndim: int) -> bool:
+    """Whether PyG's ``dim`` (an int in range) names the first dimension of an
+    ``ndim``-dimensional ``x``."""
+    if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}: dim must be an int, got {dim!r}")
+    if not -ndim <= dim < ndim:
+        raise ValueError(f"{name}: dim={dim} is out of range for a {ndim}-D x")
+    return dim % ndim == 0
+
+
+def _attention_pool_along(
+    feat: Any, gate: Any, index: Any, ptr: Any, dim_size: Any, dim: int
+) -> Any:
+    """PyG's ``reduce(softmax(gate, index, ptr, dim_size, dim) * feat, ...)`` along any
+    ``dim`` (the rows of ``feat`` / ``gate`` there; the gate broadcasts over the rest)."""
+    from arraygnn.nn.aggr.base import Groups
+
+    name = "AttentionalAggregation"
+    if _is_batch(index):
+        raise TypeError(f"{name}: a Batch as index needs a 2-D x (dim=-2); pass its batch")
+    if not is_array(gate) or gate.ndim != feat.ndim:
+        raise ValueError(
+            f"{name}: the gate network must keep x's {feat.ndim} dimensions, got "
+            f"{getattr(gate, 'shape', type(gate).__name__)}"
+        )
+    groups = Groups(name, feat, index, ptr, dim_size, dim)
+    xp = groups.xp
+    gate0 = gate if groups.axis == 0 else xp.moveaxis(gate, groups.axis, 0)
+    try:
+        weighted = groups.softmax(gate0) * groups.x0
+    except ValueError as exc:  # shapes that do not broadcast
+        raise ValueError(
+            f"{name}: gate {tuple(gate.shape)} does not broadcast with features {tuple(feat.shape)}"
+        ) from exc
+    return groups.restore(groups.reduce("sum", weighted))
+
+
+class GlobalAttentionPooling(_GatedPooling, DGLModule):  # DGL's names are its own
     """DGL's ``GlobalAttentionPooling``: ``pool(graph, feat, get_attention=False)`` over a
     batched graph (``batch_num_nodes()``) or a ``Batch``: the sum of
     :class:`AttentionalAggregation` with DGL's names ``gate_nn`` / ``feat_nn``. The gate
@@ -445,7 +518,7 @@ class SortAggregation(Module):
         return f"k={self.k}"
 
 
-class SortPooling(Module):
+class SortPooling(DGLModule):
     """DGL's ``SortPooling(k)``: each node's features sorted ascending first, then per graph
     the ``k`` nodes with the largest (last, so largest) feature, descending, zero-padded.
     Call as ``pool(graph, feat)`` on a batched graph (or a ``Batch``). A weightless
@@ -474,7 +547,7 @@ class SortPooling(Module):
         return f"k={self.k}"
 
 
-class Set2Set(Module):
+class Set2Set(DGLModule):  # PyG's and DGL's names are the same
     r"""Set2Set readout (Vinyals et al.): PyG's ``nn.aggr.Set2Set`` and DGL's ``Set2Set``.
 
     .. math:: q_t = \mathrm{LSTM}(q^*_{t-1}),\quad \alpha_{i,t} = \mathrm{softmax}_b(x_i
@@ -491,8 +564,9 @@ class Set2Set(Module):
         processing_steps: ``T`` (DGL's ``n_iters``).
         num_layers: LSTM layers (DGL's ``n_layers``); ``bias``: LSTM biases.
 
-    Call as PyG ``aggr(x, index=None, ptr=None, dim_size=None)`` (``index`` with
-    ``dim_size`` graphs, a ``ptr``, or a ``Batch``; neither: one graph) or DGL
+    Call as PyG ``aggr(x, index=None, ptr=None, dim_size=None, dim=-2)`` (``index`` with
+    ``dim_size`` graphs, a ``ptr``, or a ``Batch``; neither: one graph; ``dim`` must name
+    the rows of the two-dimensional ``x``, ``0`` or ``-2``, as PyG's) or DGL
     ``readout(graph, feat)`` over a batched graph.
 
     Shapes:
@@ -527,11 +601,21 @@ class Set2Set(Module):
         )
 
     def __call__(
-        self, x: Any, index: Any = None, ptr: Any = None, dim_size: int | None = None
+        self,
+        x: Any,
+        index: Any = None,
+        ptr: Any = None,
+        dim_size: int | None = None,
+        dim: int = -2,
     ) -> Any:
         from arraygnn import ops
 
         name = "Set2Set"
+        if not _first_dim(name, dim, 2):  # PyG's assert_two_dimensional_input
+            raise ValueError(
+                f"{name}: aggregates along the first dimension of a two-dimensional x "
+                f"(dim=0 or dim=-2, as PyG's), got dim={dim}"
+            )
         if not is_array(x) and hasattr(x, "batch_num_nodes"):  # DGL: readout(graph, feat)
             graph, x = x, index
             if not is_array(x):

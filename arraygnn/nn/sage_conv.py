@@ -49,8 +49,12 @@ class SAGEConv(Module):
     ``'gcn'`` (DGL: ``(sum_j h_j + h_i) / (deg_i + 1)`` and no root weight), or ``'lstm'``
     (DGL's: the last hidden state of an LSTM run over each node's in-edge messages in
     edge-id order, ``h_j * w_ji`` with ``edge_weight``; see the module docstring). Empty
-    neighbourhoods aggregate to 0. (PyG's ``SAGEConv(aggr='lstm')`` pads every node to the
-    largest in-degree and runs the padding too: a different result, not loaded here.)
+    neighbourhoods aggregate to 0. PyG's other aggregations: a list of names (PyG's
+    ``aggr=['mean', 'max']``, a :class:`~arraygnn.nn.aggr.MultiAggregation` whose ``'cat'``
+    output widens ``lin_l`` to ``k * in_src``) or an :mod:`arraygnn.nn.aggr` object
+    (softmax, power mean, std, PyG's ``LSTMAggregation``, which pads every node to the
+    largest in-degree and runs the padding too, ...), kept as ``aggr_module``; each
+    node's messages reach it in edge-id order (PyG requires edges sorted by target there).
 
     Args:
         in_feats: input size, or ``(src_size, dst_size)`` for bipartite inputs.
@@ -77,14 +81,14 @@ class SAGEConv(Module):
     (``fc_neigh``, ``fc_self`` with its bias, ``fc_pool``, ``bias``) load too.
     """
 
-    _child_names = ("lin", "lin_l", "lin_r", "lstm")
+    _child_names = ("lin", "lin_l", "lin_r", "lstm", "aggr_module")
     _dgl_supported = True
 
     def __init__(
         self,
         in_feats: int | tuple[int, int],
         out_feats: int,
-        aggregator_type: str = "mean",
+        aggregator_type: Any = "mean",
         *,
         bias: bool = True,
         root_weight: bool = True,
@@ -95,9 +99,11 @@ class SAGEConv(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
-        if aggregator_type not in _AGGREGATORS:
+        self.aggr_module = _aggregation(aggregator_type, dtype)
+        if self.aggr_module is None and aggregator_type not in _AGGREGATORS:
             raise ValueError(
-                f"SAGEConv aggregator_type must be one of {_AGGREGATORS}, got {aggregator_type!r}"
+                f"SAGEConv aggregator_type must be one of {_AGGREGATORS}, a list of names or an "
+                f"arraygnn.nn.aggr aggregation (PyG's), got {aggregator_type!r}"
             )
         if is_size(in_feats):
             self.in_src = self.in_dst = layer_size("SAGEConv", "in_feats", in_feats)
@@ -125,7 +131,10 @@ class SAGEConv(Module):
         self.lin = (
             Linear(self.in_src, self.in_src, True, dtype=dtype, rng=gen) if self.project else None
         )
-        self.lin_l = Linear(self.in_src, self.out_feats, bias, dtype=dtype, rng=gen)
+        aggr_out = self.in_src  # PyG: a MultiAggregation's 'cat' widens lin_l's input
+        if hasattr(self.aggr_module, "get_out_channels"):
+            aggr_out = int(self.aggr_module.get_out_channels(self.in_src))
+        self.lin_l = Linear(aggr_out, self.out_feats, bias, dtype=dtype, rng=gen)
         self.lin_r = (
             Linear(self.in_dst, self.out_feats, False, dtype=dtype, rng=gen)
             if self.root_weight
@@ -166,6 +175,8 @@ class SAGEConv(Module):
                 h_dst = matmul(inp.x_dst, lin_l.weight.T) if linear_first else inp.x_dst
             deg = in_degrees(inp, summed.dtype, csr)
             neigh = (summed + h_dst) / (deg.reshape((-1,) + (1,) * (summed.ndim - 1)) + 1)
+        elif self.aggr_module is not None:
+            neigh = self._module_aggregate(inp, h, edge_weight)
         elif aggr == "lstm":
             neigh = self._lstm_aggregate(inp, h, edge_weight)
         else:
@@ -176,8 +187,8 @@ class SAGEConv(Module):
         out = neigh if linear_first else matmul(neigh, lin_l.weight.T)
         if lin_l.bias is not None:
             out = out + lin_l.bias
-        if self.lin_r is not None and inp.x_dst is not None:
-            out = out + self.lin_r(inp.x_dst)
+        if self.root_weight and self.lin_r is not None and inp.x_dst is not None:
+            out = out + self.lin_r(inp.x_dst)  # root_weight read here: DirGNNConv clears it
         if self.activation is not None:
             out = self.activation(out)
         if self.normalize:
@@ -186,24 +197,29 @@ class SAGEConv(Module):
             out = self.norm(out)
         return out
 
+    def _module_aggregate(self, inp: Any, h: Any, edge_weight: Any) -> Any:
+        """``aggr_module`` over each destination's messages ``h_j`` (``* w_ji`` with
+        ``edge_weight``), grouped by a CSR ``ptr`` in edge-id order within each group."""
+        from arraygnn import ops
+
+        indptr, perm, indices = _edge_id_order(inp, get_namespace(h))
+        msg = ops.gather(h, indices)
+        if edge_weight is not None:
+            msg = msg * edge_weight[perm].reshape((-1,) + (1,) * (msg.ndim - 1))
+        return self.aggr_module(msg, ptr=indptr, dim_size=inp.num_dst, dim=0)
+
     def _lstm_aggregate(self, inp: Any, h: Any, edge_weight: Any) -> Any:
         """DGL's LSTM reducer: per destination node, the LSTM's last hidden state over its
         in-edge messages in edge-id order (0 for a node without in-edges)."""
         from arraygnn import ops
         from arraygnn._namespace import to_numpy
-        from arraygnn.ops.csr import sorted_segments
 
         xp = get_namespace(h)
         if h.ndim != 2:
             raise ValueError(
                 f"SAGEConv 'lstm': features must be 2-D (N, in_feats), got {tuple(h.shape)}"
             )
-        if inp.csr is None:  # to_csr's stable sort: each row's slots in edge-id order
-            csr = csr_of(inp)
-            indptr, perm, indices = csr.indptr, csr.perm, csr.indices
-        else:  # a caller's CSR may order a row's slots otherwise: sort again
-            indptr, perm = sorted_segments(xp, inp.dst, inp.num_dst)
-            indices = inp.src[perm]
+        indptr, perm, indices = _edge_id_order(inp, xp)
         n_dst = inp.num_dst
         dtype = np.result_type(h.dtype, self.lstm.weight_ih_l0.dtype)
         neigh = xp.zeros((n_dst, self.in_src), dtype=dtype)
@@ -259,6 +275,31 @@ class SAGEConv(Module):
     def extra_repr(self) -> str:
         sizes = f"({self.in_src}, {self.in_dst}), {self.out_feats}"
         return f"{sizes}, aggregator_type={self.aggregator_type!r}"
+
+
+def _aggregation(aggregator_type: Any, dtype: Any) -> Any:
+    """PyG's aggregation for a list of names (a ``MultiAggregation``) or an
+    ``arraygnn.nn.aggr`` object; None for arraygnn's own names (strings)."""
+    from arraygnn.nn.aggr import Aggregation, aggregation_resolver
+
+    if isinstance(aggregator_type, (list, tuple)):
+        try:
+            return aggregation_resolver(list(aggregator_type), dtype=dtype)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"SAGEConv: aggregator_type={aggregator_type!r}: {err}") from None
+    return aggregator_type if isinstance(aggregator_type, Aggregation) else None
+
+
+def _edge_id_order(inp: Any, xp: Any) -> tuple[Any, Any, Any]:
+    """``(indptr, perm, indices)`` grouping the edges by destination, each group's slots in
+    edge-id order (``to_csr``'s stable sort; a caller's CSR is sorted again)."""
+    from arraygnn.ops.csr import sorted_segments
+
+    if inp.csr is None:
+        csr = csr_of(inp)
+        return csr.indptr, csr.perm, csr.indices
+    indptr, perm = sorted_segments(xp, inp.dst, inp.num_dst)
+    return indptr, perm, inp.src[perm]
 
 
 _GRAPH_CONV_NAMES = (("lin_rel.", "lin_l."), ("lin_root.", "lin_r."))

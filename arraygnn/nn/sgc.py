@@ -21,6 +21,8 @@ from arraygnn.nn._graph_input import (
     GraphInput,
     check_edge_weight,
     check_float_features,
+    check_zero_in_degree,
+    csr_of,
     parse_input,
 )
 from arraygnn.nn._module import Module, layer_size
@@ -90,15 +92,25 @@ class SGConv(Module):
         cached: keep ``S^K X`` from the first call (transductive use, as PyG).
         add_self_loops: use ``A + I`` (default ``True``).
         bias: additive bias.
+        degree_norm: ``'gcn'`` (PyG's ``gcn_norm``, default) or ``'dgl'``: DGL's ``SGConv``
+            (with ``add_self_loops=False``): ``in_deg^-1/2`` at both ends of each edge
+            (edge counts clamped at 1), or DGL's ``EdgeWeightNorm('both')`` of
+            ``edge_weight``.
+        norm: a callable applied to ``S^K X`` before the projection (DGL's ``norm``; cached
+            with it).
+        allow_zero_in_degree: with ``degree_norm='dgl'``, accept nodes without in-edges
+            (default ``False`` raises, DGL's check).
 
     Shapes:
         - input: x ``(N, in_channels)``, edge_index ``(2, E)``, edge_weight ``(E,)`` (optional)
         - output: ``(N, out_channels)``
 
-    Parameter names: ``lin.weight`` ``(out, in)``, ``lin.bias``.
+    Parameter names: ``lin.weight`` ``(out, in)``, ``lin.bias`` (DGL's ``fc.weight`` /
+    ``fc.bias`` with ``format='dgl'``).
     """
 
     _child_names = ("lin",)
+    _dgl_supported = True
 
     def __init__(
         self,
@@ -109,6 +121,9 @@ class SGConv(Module):
         add_self_loops: bool = True,
         bias: bool = True,
         *,
+        degree_norm: str = "gcn",
+        norm: Any = None,
+        allow_zero_in_degree: bool = False,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
@@ -117,6 +132,15 @@ class SGConv(Module):
         self.K = layer_size("SGConv", "K", K)
         self.cached = bool(cached)
         self.add_self_loops = bool(add_self_loops)
+        self.degree_norm = _check_degree_norm("SGConv", degree_norm)
+        if degree_norm == "dgl" and add_self_loops:
+            raise ValueError(
+                "SGConv: degree_norm='dgl' adds no self-loops; pass add_self_loops=False"
+            )
+        if norm is not None and not callable(norm):
+            raise TypeError(f"SGConv: norm must be a callable or None, got {type(norm).__name__}")
+        self.norm = norm
+        self.allow_zero_in_degree = bool(allow_zero_in_degree)
         self.lin = Linear(in_channels, out_channels, bias, dtype=dtype, rng=rng)
         self._cache: Any = None
 
@@ -129,8 +153,12 @@ class SGConv(Module):
             raise ValueError("SGConv needs a homogeneous graph")
         _check_features(inp.x_src, self.in_channels, "SGConv node features")
         check_edge_weight("SGConv", edge_weight, inp.num_edges)
+        if self.degree_norm == "dgl" and not self.allow_zero_in_degree:
+            check_zero_in_degree("SGConv", csr_of(inp).in_degrees())
         if self.cached and self._cache is not None:
             h = self._cache
+        elif self.degree_norm == "dgl":  # DGL's: the norm callable is cached with S^K X
+            h = self._dgl_hops(inp, edge_weight)
         else:
             h = propagate_hops(
                 inp.edge_index,
@@ -140,9 +168,30 @@ class SGConv(Module):
                 edge_weight=edge_weight,
                 add_self_loops=self.add_self_loops,
             )[-1]
+            h = h if self.norm is None else self.norm(h)
             if self.cached:
                 self._cache = h
         return self.lin(h)
+
+    def _dgl_hops(self, inp: Any, edge_weight: Any) -> Any:
+        """DGL's ``S^K X`` (then ``norm``), kept when ``cached``."""
+        from arraygnn.ops.slot_order import spmm_slots
+
+        csr, w = _dgl_propagation(inp, edge_weight, "in", inp.x_src.dtype)
+        h = inp.x_src
+        for _ in range(self.K):
+            h = spmm_slots(csr, h, w)
+        h = h if self.norm is None else self.norm(h)
+        if self.cached:
+            self._cache = h
+        return h
+
+    def _dgl_to_native(self, values: dict[str, Any]) -> dict[str, Any]:
+        """DGL's ``fc.*`` are ``lin.*`` here."""
+        return {("lin." + k[3:] if k.startswith("fc.") else k): v for k, v in values.items()}
+
+    def _native_to_dgl(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {("fc." + k[4:] if k.startswith("lin.") else k): v for k, v in values.items()}
 
     def extra_repr(self) -> str:
         return f"{self.in_channels}, {self.out_channels}, K={self.K}"
@@ -444,16 +493,20 @@ class ChebConv(Module):
             out-degrees and existing self-loops are dropped, as PyG's ``get_laplacian``.
         bias: additive bias.
         activation: applied last (DGL's ``activation``; DGL's default is ``relu``).
+        degree_norm: ``'gcn'`` (PyG's Laplacian, default) or ``'dgl'`` (DGL's: see below).
 
     Call as ``conv(x, edge_index, edge_weight=None, batch=None, lambda_max=None)`` or DGL's
     ``conv(graph, feat, lambda_max=None)``: ``lambda_max`` defaults to twice the largest
     entry of ``L`` (PyG's rule: 2 for ``'sym'``, DGL's default); a number, or one per graph
     with ``batch`` (a batched DGL-face graph gives it: DGL's list of one per graph).
 
-    DGL's ``ChebConv`` is ``normalization='sym'`` on a graph with symmetric edges and no
-    self-loops (DGL scales by in-degrees and keeps self-loops in ``A``; PyG's Laplacian
-    uses out-degrees and drops them): its ``linear.weight`` ``(out, K * in)`` /
-    ``linear.bias`` load with ``load_state_dict(..., format='dgl')``.
+    ``degree_norm='dgl'`` is DGL's ``ChebConv`` on any graph: ``L = I - D^-1/2 A D^-1/2``
+    with ``D`` the in-degrees (edge counts clamped at 1) at both ends and ``A`` every edge,
+    self-loops and parallel edges included; ``lambda_max`` 2 unless given; no
+    ``edge_weight`` (DGL's layer takes none). On a graph with symmetric edges and no
+    self-loops this equals ``'gcn'`` (PyG's Laplacian uses out-degrees and drops
+    self-loops). DGL's ``linear.weight`` ``(out, K * in)`` / ``linear.bias`` load with
+    ``load_state_dict(..., format='dgl')``; ``from_dgl`` sets ``degree_norm='dgl'``.
 
     Shapes:
         - input: x ``(N, in_channels)``, edge_index ``(2, E)``, edge_weight ``(E,)``
@@ -475,11 +528,15 @@ class ChebConv(Module):
         bias: bool = True,
         *,
         activation: Any = None,
+        degree_norm: str = "gcn",
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
         self.K = layer_size("ChebConv", "K", K, minimum=1)
         self.activation = get_activation(activation)
+        self.degree_norm = _check_degree_norm("ChebConv", degree_norm)
+        if degree_norm == "dgl" and normalization != "sym":
+            raise ValueError("ChebConv: degree_norm='dgl' is DGL's 'sym' Laplacian only")
         if normalization not in _CHEB_NORMALIZATIONS:
             raise ValueError(
                 f"ChebConv: normalization must be 'sym', 'rw' or None, got {normalization!r}"
@@ -524,6 +581,8 @@ class ChebConv(Module):
         inp = _homogeneous("ChebConv", x_or_graph, edge_index_or_feat, edge_weight)
         x = inp.x_src
         _check_features(x, self.in_channels, "ChebConv node features")
+        if edge_weight is not None and self.degree_norm == "dgl":
+            raise ValueError("ChebConv: degree_norm='dgl' takes no edge_weight (as DGL's)")
         if batch is None and getattr(x_or_graph, "batch_size", 1) > 1:  # DGL: per graph
             from arraygnn._namespace import repeat_counts
 
@@ -582,6 +641,8 @@ class ChebConv(Module):
         from arraygnn.ops._common import check_index
         from arraygnn.ops.slot_order import to_slot_order
 
+        if self.degree_norm == "dgl":
+            return self._dgl_scaled_laplacian(inp, batch, lambda_max, dtype)
         xp = get_namespace(inp.x_src)
         n = inp.num_src
         src, dst = inp.src, inp.dst
@@ -616,6 +677,35 @@ class ChebConv(Module):
         with np.errstate(divide="ignore", invalid="ignore"):
             values = values * values.dtype.type(2) / lam
         values[xp.isinf(values)] = 0
+        if n:
+            values[-n:] -= 1  # the loops (the last n entries): - I
+        csr = ops.to_csr((all_src, all_dst), n, n)
+        return csr, to_slot_order(csr, values.astype(dtype, copy=False))
+
+    def _dgl_scaled_laplacian(
+        self, inp: Any, batch: Any, lambda_max: Any, dtype: Any
+    ) -> tuple[Any, Any]:
+        """DGL's ``2 / lambda_max (I - D^-1/2 A D^-1/2) - I``: in-degree counts clamped at 1
+        at both ends, every edge kept (self-loops, parallel edges), ``lambda_max`` 2 by
+        default or one per graph (the destination's graph), as DGL's forward."""
+        from arraygnn import ops
+        from arraygnn.ops._common import check_index
+        from arraygnn.ops.slot_order import to_slot_order
+
+        xp = get_namespace(inp.x_src)
+        n = inp.num_src
+        check_index("ChebConv: edge_index[0] (sources)", inp.src, n)
+        check_index("ChebConv: edge_index[1] (targets)", inp.dst, inp.num_dst)
+        src, dst = inp.src.astype(np.int64), inp.dst.astype(np.int64)
+        ones = xp.ones(src.shape[0], dtype=dtype)
+        inv = xp.maximum(ops.scatter(ones, dst, n, reduce="sum"), 1) ** dtype.type(-0.5)
+        loops = xp.arange(n, dtype=np.int64)
+        all_src, all_dst = xp.concatenate([src, loops]), xp.concatenate([dst, loops])
+        values = xp.concatenate([-inv[src] * inv[dst], xp.ones(n, dtype=dtype)])
+        lam = xp.asarray(2.0 if lambda_max is None else lambda_max, dtype=dtype).reshape(-1)
+        if lam.size > 1:  # one per graph: each edge takes its destination's
+            lam = lam[_graph_ids(batch, n, int(lam.size))[all_dst]]
+        values = values * (dtype.type(2) / lam)
         if n:
             values[-n:] -= 1  # the loops (the last n entries): - I
         csr = ops.to_csr((all_src, all_dst), n, n)

@@ -8,7 +8,8 @@ it into a freshly constructed layer on a machine without them (see ``docs/layers
 Supported: ``torch.nn.Linear``, ``torch.nn.Sequential`` (of Linear, BatchNorm1d and
 ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Dropout),
 ``torch.nn.BatchNorm1d``; PyG ``Linear``, ``MLP`` (batch norm, ``act_first``), ``GCNConv``,
-``SAGEConv`` (mean / sum / max aggregation, ``project``), ``GATConv`` / ``GATv2Conv``
+``SAGEConv`` (``project``; mean / sum / max, a list of aggregations, PyG's aggregation
+objects and its ``'lstm'``), ``AGNNConv``, ``GATConv`` / ``GATv2Conv``
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
 ``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
 ``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
@@ -27,7 +28,8 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``torch_geometric.nn.norm`` layers of ``arraygnn.nn.norm`` (eval mode); DGL
 ``GraphConv``, ``SAGEConv`` (mean / gcn / pool / lstm), ``GATConv`` / ``GATv2Conv`` (``residual``
 too), ``GINConv`` (with ``activation``), ``GINEConv``, ``NNConv`` (sum / mean),
-``TAGConv``, ``APPNPConv``, ``RelGraphConv``, ``TypedLinear``, ``HeteroGraphConv``, ``Set2Set``,
+``TAGConv``, ``APPNPConv``, ``ChebConv``, ``SGConv``, ``RelGraphConv``, ``TypedLinear``,
+``HeteroGraphConv``, ``Set2Set``,
 ``GlobalAttentionPooling``, ``HGTConv`` (as ``DGLHGTConv``), ``DotGatConv``, ``AGNNConv``,
 ``HeteroLinear`` (as ``DGLHeteroLinear``), ``HeteroEmbedding``;
 torch ``LayerNorm``, ``Embedding``, ``EmbeddingBag`` (``max_norm=None``), ``ModuleList`` /
@@ -237,12 +239,7 @@ def _pyg_aggr(module: Any, kind: str, supported: tuple[str, ...]) -> str:
     """The PyG module's aggregation as an arraygnn name (``'add'`` -> ``'sum'``); a
     ``ValueError`` naming it when the arraygnn layer has no such aggregation, or when the
     module's ``flow`` is not ``'source_to_target'``."""
-    flow = getattr(module, "flow", "source_to_target")
-    if flow != "source_to_target":
-        raise ValueError(
-            f"from_pyg: {kind}(flow={flow!r}) is not supported; arraygnn layers pass messages "
-            "source -> target (flow='source_to_target')"
-        )
+    _pyg_flow(module, kind)
     aggr = getattr(module, "aggr", "add")
     name = ("sum" if aggr == "add" else aggr) if isinstance(aggr, str) else None
     if name not in supported:
@@ -251,6 +248,16 @@ def _pyg_aggr(module: Any, kind: str, supported: tuple[str, ...]) -> str:
             f"with {' / '.join(repr(a) for a in supported)}"
         )
     return name
+
+
+def _pyg_flow(module: Any, kind: str) -> None:
+    """A ``ValueError`` when the PyG module's ``flow`` is not ``'source_to_target'``."""
+    flow = getattr(module, "flow", "source_to_target")
+    if flow != "source_to_target":
+        raise ValueError(
+            f"from_pyg: {kind}(flow={flow!r}) is not supported; arraygnn layers pass messages "
+            "source -> target (flow='source_to_target')"
+        )
 
 
 def _lazy_sizes(kind: str, declared: Any, *linears: Any) -> Any:
@@ -582,16 +589,19 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "SAGEConv":
-        if getattr(module, "aggr", None) == "lstm":  # PyG's LSTMAggregation: not DGL's
-            raise ValueError(
-                "from_pyg: SAGEConv(aggr='lstm') is not supported: PyG's LSTM aggregation pads "
-                "every node to the largest in-degree and runs the padding through the LSTM, "
-                "which gives other numbers than arraygnn's SAGEConv('lstm') (DGL's, over each "
-                "node's own in-edges); arraygnn's SAGEConv converts 'mean' / 'sum' / 'max'"
-            )
-        aggr = _pyg_aggr(module, kind, ("mean", "sum", "max"))
         project = bool(module.project)
-        aggregator = "pool" if (project and aggr == "max") else aggr
+        aggregator: Any
+        if getattr(module, "aggr", None) in ("mean", "sum", "add", "max"):
+            aggr = _pyg_aggr(module, kind, ("mean", "sum", "max"))
+            aggregator = "pool" if (project and aggr == "max") else aggr
+        else:  # PyG's other aggregations (several, learnable, its LSTM: not DGL's 'lstm')
+            _pyg_flow(module, kind)
+            try:
+                aggregator = aggregation_from_pyg(module.aggr_module)
+            except (TypeError, ValueError) as err:
+                raise ValueError(
+                    f"from_pyg: SAGEConv(aggr={module.aggr!r}) is not supported ({err})"
+                ) from None
         lin_r = module.lin_r if module.root_weight else module.lin_l
         layer = SAGEConv(
             _lazy_sizes(kind, module.in_channels, module.lin_l, lin_r),
@@ -796,6 +806,7 @@ def from_pyg(module: Any) -> Module:
         layer = HeteroDictLinear(sizes, module.out_channels, bias=biases != {False}, dtype=dtype)
         return _load(layer, module, "pyg")
     if kind == "GCN2Conv":
+        _pyg_aggr(module, kind, ("sum",))
         layer = GCN2Conv(
             module.channels,
             module.alpha,
@@ -1482,6 +1493,35 @@ def from_dgl(module: Any) -> Module:
         if module.layer_norm:
             ln = module.layer_norm_weight
             layer.layer_norm_weight.eps = float(ln.eps)
+        return _load(layer, module, "dgl")
+    if kind == "SGConv":  # DGL's: no self-loops, in-degree norm at both ends, fc
+        if module.norm is not None:
+            raise ValueError(
+                "from_dgl: SGConv norm modules are not converted; pass norm= (an array "
+                "function) to arraygnn.nn.SGConv yourself"
+            )
+        layer = SGConv(
+            module.fc.in_features,
+            module.fc.out_features,
+            module._k,
+            cached=bool(module._cached),
+            add_self_loops=False,
+            bias=module.fc.bias is not None,
+            degree_norm="dgl",
+            allow_zero_in_degree=module._allow_zero_in_degree,
+            dtype=dtype,
+        )
+        return _load(layer, module, "dgl")
+    if kind == "ChebConv":  # DGL's: in-degree Laplacian with self-loops, one Linear
+        layer = ChebConv(
+            module._in_feats,
+            module._out_feats,
+            module._k,
+            bias=module.linear.bias is not None,
+            activation=_activation(module.activation, "from_dgl: ChebConv"),
+            degree_norm="dgl",
+            dtype=dtype,
+        )
         return _load(layer, module, "dgl")
     if kind == "SortPooling":
         return SortPooling(module.k)

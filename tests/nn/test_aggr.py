@@ -532,8 +532,9 @@ def _x():
         (
             lambda: aggr.MultiAggregation(["mean", "max"], mode="attn"),
             ValueError,
-            "'attn' is not supported",
+            "mode='attn' needs mode_kwargs in_channels and out_channels",
         ),
+        (lambda: aggr.MultiAggregation(["mean", "max"], mode="mix"), ValueError, "mode must be"),
         (
             lambda: aggr.MultiAggregation(["mean", "max"], mode="proj"),
             ValueError,
@@ -563,12 +564,14 @@ def test_errors(call, error, match):
 
 
 def test_from_pyg_refuses_what_is_missing():
-    with pytest.raises(ValueError, match=r"MultiAggregation\(mode='attn'\) is not supported"):
-        from_pyg(
-            pyg_aggr.MultiAggregation(
-                ["mean", "max"], mode="attn", mode_kwargs={"in_channels": 4, "out_channels": 4}
-            )
-        )
+    # mode='attn' converts since session 11 (tests/nn/test_pyg_aggr_pool_sweep_s11.py)
+    attn = pyg_aggr.MultiAggregation(
+        ["mean", "max"], mode="attn", mode_kwargs={"in_channels": 4, "out_channels": 4}
+    )
+    assert from_pyg(attn).mode == "attn"
+    with pytest.raises(ValueError, match=r"MultiAggregation\(mode='mix'\) is not supported"):
+        attn.mode = "mix"
+        from_pyg(attn)
     # EquilibriumAggregation converts since 2026-11-27 (tests/nn/test_equilibrium_aggr.py)
     assert type(from_pyg(pyg_aggr.EquilibriumAggregation(4, 4, [8]))).__name__ == (
         "EquilibriumAggregation"

@@ -159,7 +159,7 @@ def test_load_state_dict_errors():
     with pytest.raises(ValueError, match="format"):
         conv.load_state_dict({}, format="tf")
     with pytest.raises(ValueError, match="no DGL parameter naming"):
-        agnn.SGConv(3, 2).state_dict(format="dgl")
+        agnn.ClusterGCNConv(3, 2).state_dict(format="dgl")
 
 
 def test_bad_inputs_name_the_piece():

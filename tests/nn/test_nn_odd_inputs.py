@@ -220,7 +220,6 @@ def test_from_pyg_gin_keeps_aggr(aggr):
         lambda p: p.GCNConv(4, 3, aggr="max"),
         lambda p: p.GATConv(4, 3, aggr="mean"),
         lambda p: p.SGConv(4, 3, aggr="mean"),
-        lambda p: p.SAGEConv(4, 3, aggr="min"),
     ],
 )
 def test_from_pyg_unsupported_aggr_raises(make):

@@ -213,10 +213,9 @@ def test_dir_gnn_errors():
     with pytest.raises(ValueError, match="DirGNNConv: root_weight=True"):
         agnn.DirGNNConv(agnn.SimpleConv())
     agnn.DirGNNConv(agnn.SimpleConv(), root_weight=False)  # no sizes needed
-    with pytest.raises(ValueError, match="DirGNNConv: wrapping a SAGEConv"):
-        agnn.DirGNNConv(agnn.SAGEConv(6, 4, "mean"))
-    with pytest.raises(ValueError, match="DirGNNConv: wrapping a SAGEConv"):
-        agnn.from_pyg(pyg_nn.DirGNNConv(pyg_nn.SAGEConv(6, 4)))
+    # a SAGEConv's root term is switched off in the copies (lin_r kept, unused), as PyG
+    sage = agnn.DirGNNConv(agnn.SAGEConv(6, 4, "mean"))
+    assert sage.conv_in.lin_r is not None and not sage.conv_in.root_weight
     conv = agnn.DirGNNConv(agnn.GCNConv(3, 2, allow_zero_in_degree=True))
     x = np.ones((4, 3), np.float32)
     with pytest.raises(ValueError, match="DirGNNConv.*out of range"):

@@ -282,7 +282,8 @@ def test_module_list_tied_item_is_one_layer():
 
 def test_refusal_messages_name_the_module_kind():
     """A weight-free module that is not an activation (Unflatten) is named as a module arraygnn
-    has no layer for, not as an activation; PyG's SAGEConv(aggr='lstm') says why it differs."""
+    has no layer for, not as an activation; a SAGEConv (PyG's LSTM aggregation, converted)
+    passing messages the other way names its flow."""
     torch = pytest.importorskip("torch")
     pyg_nn = pytest.importorskip("torch_geometric.nn")
     from arraygnn.nn import from_pyg, from_torch
@@ -291,5 +292,5 @@ def test_refusal_messages_name_the_module_kind():
         from_torch(torch.nn.Unflatten(1, (2, 2)))
     with pytest.raises(TypeError, match="cannot convert activation Softplus"):
         from_torch(torch.nn.Softplus())
-    with pytest.raises(ValueError, match="pads every node to the largest in-degree"):
-        from_pyg(pyg_nn.SAGEConv(4, 3, aggr="lstm"))
+    with pytest.raises(ValueError, match="SAGEConv\\(flow='target_to_source'\\)"):
+        from_pyg(pyg_nn.SAGEConv(4, 3, aggr="lstm", flow="target_to_source"))

@@ -11,8 +11,8 @@ groups, the same layouts, learnt ``t`` / ``p`` and ``Linear`` weights under PyG'
   :class:`MinAggregation`, :class:`MulAggregation`, :class:`VarAggregation`,
   :class:`StdAggregation`, :class:`SoftmaxAggregation`, :class:`PowerMeanAggregation`
 - :class:`MedianAggregation`, :class:`QuantileAggregation`
-- :class:`MultiAggregation` (``cat``, ``proj``, ``sum``, ``mean``, ``max``, ``min``,
-  ``logsumexp``, ``std``, ``var``), :class:`DegreeScalerAggregation` (PNA)
+- :class:`MultiAggregation` (``cat``, ``proj``, ``attn``, ``sum``, ``mean``, ``max``,
+  ``min``, ``logsumexp``, ``std``, ``var``), :class:`DegreeScalerAggregation` (PNA)
 - :class:`VariancePreservingAggregation`, :class:`DeepSetsAggregation` (any index order)
 - over each group as a padded sequence (sorted ``index``, as PyG):
   :class:`LSTMAggregation`, :class:`GRUAggregation`, :class:`MLPAggregation`,

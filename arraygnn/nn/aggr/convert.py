@@ -1,12 +1,12 @@
 """PyG aggregation modules -> ``arraygnn.nn.aggr`` (``from_pyg`` calls this).
 
 Hyper-parameters are read off the module (``t`` / ``p`` / ``learn`` / ``channels``, clamp
-bounds, quantiles and interpolation, ``mode`` and the ``proj`` Linear's sizes, scalers), then
-``module.state_dict()`` is loaded by name: learnt ``t`` / ``p``, ``lin.*``, ``q``,
+bounds, quantiles and interpolation, ``mode`` with the ``proj`` Linear's sizes and the
+``attn`` attention's options, scalers), then ``module.state_dict()`` is loaded by name:
+learnt ``t`` / ``p``, ``lin.*``, ``lin_heads.*``, ``multihead_attn.*``, ``q``,
 ``avg_deg_lin`` / ``avg_deg_log``. The learnt set / sequence aggregations (LSTM, GRU, MLP,
 Deep Sets, LCM, Set Transformer, GMT, Patch Transformer) convert through functions beside
-them. A PyG aggregation arraygnn does not have (``mode='attn'``, ...) is a ``ValueError``
-naming it.
+them. A PyG aggregation arraygnn does not have is a ``ValueError`` naming it.
 
 (``from_pyg(torch_geometric.nn.aggr.SoftmaxAggregation(learn=True)).t`` is the learnt
 ``t``; the names converted:)
@@ -124,7 +124,7 @@ def aggregation_from_pyg(module: Any) -> Any:
         if module.mode not in MODES:
             raise ValueError(
                 f"from_pyg: MultiAggregation(mode={module.mode!r}) is not supported (cat, "
-                "proj, sum, mean, max, min, logsumexp, std, var)"
+                "proj, attn, sum, mean, max, min, logsumexp, std, var)"
             )
         parts = [from_pyg(a) for a in module.aggrs]
         mode_kwargs = None
@@ -134,6 +134,20 @@ def aggregation_from_pyg(module: Any) -> Any:
                 "in_channels": list(module.in_channels),
                 "out_channels": module.out_channels,
                 "bias": lin.bias is not None,
+            }
+        mha = getattr(module, "multihead_attn", None)
+        if module.mode == "attn" and mha is not None:
+            mode_kwargs = {
+                "in_channels": list(module.in_channels),
+                "out_channels": module.out_channels,
+                "num_heads": mha.num_heads,
+                "dropout": mha.dropout,
+                "bias": mha.in_proj_bias is not None,
+                "add_bias_kv": mha.bias_k is not None,
+                "add_zero_attn": mha.add_zero_attn,
+                "kdim": mha.kdim,
+                "vdim": mha.vdim,
+                "batch_first": mha.batch_first,
             }
         layer = MultiAggregation(
             parts, mode=module.mode, mode_kwargs=mode_kwargs, dtype=_dtype(module)

@@ -6,8 +6,9 @@ in common run once per call (sum, mean, the mean of squares of var / std: PyG's
 dimension, ``'proj'`` by a ``Linear`` of the concatenation (PyG's ``lin``), or ``'sum'``,
 ``'mean'``, ``'max'``, ``'min'``, ``'logsumexp'``, ``'std'``, ``'var'`` across the
 aggregations (torch's reductions over a stacked first dimension: ``std`` / ``var`` are the
-unbiased ones). PyG's ``'attn'`` mode (a multi-head attention over the results) is not
-available.
+unbiased ones), or ``'attn'``: a ``Linear`` per aggregation to ``out_channels`` (PyG's
+``lin_heads``, a ``HeteroDictLinear``), a multi-head self-attention across the aggregations
+of each group (``multihead_attn``, torch's ``MultiheadAttention``) and the mean over them.
 
 >>> import numpy as np
 >>> from arraygnn.nn.aggr import MultiAggregation
@@ -16,6 +17,10 @@ available.
 [[1.0, 3.0], [8.0, 8.0]]
 >>> MultiAggregation(["min", "max"], mode="sum")(x, np.array([0, 0, 1])).tolist()
 [[4.0], [16.0]]
+>>> kwargs = {"in_channels": 1, "out_channels": 4, "num_heads": 2}
+>>> MultiAggregation(["min", "max"], mode="attn", mode_kwargs=kwargs, rng=0)(
+...     x, np.array([0, 0, 1])).shape
+(2, 4)
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from arraygnn.nn.linear import Linear, _ModuleList
 
 __all__ = ["MODES", "MultiAggregation"]
 
-MODES = ("cat", "proj", "sum", "mean", "max", "min", "logsumexp", "std", "var")
+MODES = ("cat", "proj", "attn", "sum", "mean", "max", "min", "logsumexp", "std", "var")
 
 
 class MultiAggregation(Aggregation):
@@ -40,13 +45,16 @@ class MultiAggregation(Aggregation):
         aggrs: aggregations or their names (resolved by
             :func:`~arraygnn.nn.aggr.aggregation_resolver` with ``aggrs_kwargs``).
         mode: how to combine (see the module docstring).
-        mode_kwargs: for ``'proj'``: ``in_channels`` (an int per aggregation, or one for
-            all), ``out_channels`` and optionally ``bias``.
+        mode_kwargs: for ``'proj'`` and ``'attn'``: ``in_channels`` (an int per
+            aggregation, or one for all) and ``out_channels``; ``'proj'`` also takes
+            ``bias``, ``'attn'`` ``num_heads`` (1) and the other arguments of
+            :class:`~arraygnn.nn.MultiheadAttention` (``add_bias_kv``, ``batch_first``, ...).
 
-    Names (PyG): ``aggrs.<i>.*`` (learnt ``t`` / ``p``), ``lin.weight``, ``lin.bias``.
+    Names (PyG): ``aggrs.<i>.*`` (learnt ``t`` / ``p``), ``lin.weight``, ``lin.bias``,
+    ``lin_heads.lins.<i>.*``, ``multihead_attn.*``.
     """
 
-    _child_names = ("aggrs", "lin")
+    _child_names = ("aggrs", "lin", "lin_heads", "multihead_attn")
     _takes_dtype = True
 
     def __init__(
@@ -74,10 +82,7 @@ class MultiAggregation(Aggregation):
                 "aggregations; they must match"
             )
         if mode not in MODES:
-            extra = " ('attn' is not supported)" if mode == "attn" else ""
-            raise ValueError(
-                f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}{extra}"
-            )
+            raise ValueError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.aggrs = _ModuleList(
             [
                 aggregation_resolver(a, dtype=dtype, **(kw or {}))
@@ -88,16 +93,34 @@ class MultiAggregation(Aggregation):
         options = dict(mode_kwargs or {})
         self.in_channels = options.pop("in_channels", None)
         self.out_channels = options.pop("out_channels", None)
-        self.lin = None
-        if mode == "proj":
+        self.lin = self.lin_heads = self.multihead_attn = None
+        if mode in ("proj", "attn"):
             if len(aggrs) == 1:
-                raise ValueError(f"{where}: mode='proj' needs several aggregations")
+                raise ValueError(f"{where}: mode={mode!r} needs several aggregations")
             if self.in_channels is None or self.out_channels is None:
                 raise ValueError(
-                    f"{where}: mode='proj' needs mode_kwargs in_channels and out_channels"
+                    f"{where}: mode={mode!r} needs mode_kwargs in_channels and out_channels"
                 )
             if isinstance(self.in_channels, (int, np.integer)):
                 self.in_channels = [int(self.in_channels)] * len(aggrs)
+            if len(self.in_channels) != len(aggrs):
+                raise ValueError(
+                    f"{where}: mode_kwargs in_channels has {len(self.in_channels)} entries "
+                    f"for {len(aggrs)} aggregations"
+                )
+        if mode == "attn":
+            from arraygnn.nn.hetero_linear import HeteroDictLinear
+            from arraygnn.nn.multihead_attention import MultiheadAttention
+
+            channels = {str(i): int(c) for i, c in enumerate(self.in_channels)}
+            self.lin_heads = HeteroDictLinear(
+                channels, int(self.out_channels), dtype=dtype, rng=rng
+            )
+            num_heads = options.pop("num_heads", 1)
+            self.multihead_attn = MultiheadAttention(
+                int(self.out_channels), num_heads, **options, dtype=dtype, rng=rng
+            )
+        if mode == "proj":
             bias = bool(options.pop("bias", True))
             if options:
                 raise ValueError(f"{where}: unknown mode_kwargs {sorted(options)}")
@@ -134,6 +157,16 @@ class MultiAggregation(Aggregation):
                     f"{joined.shape[-1]}"
                 )
             return self.lin(joined)
+        if self.multihead_attn is not None:  # one "sequence" of aggregations per group
+            heads = self.lin_heads({str(i): v for i, v in enumerate(inputs)})
+            stacked = xp.stack([heads[str(i)] for i in range(len(inputs))], axis=0)
+            if stacked.ndim != 3:
+                raise ValueError(
+                    "MultiAggregation: mode='attn' needs two-dimensional aggregation "
+                    f"results (groups, features), got {tuple(inputs[0].shape)}"
+                )
+            out, _ = self.multihead_attn(stacked, stacked, stacked, need_weights=False)
+            return out.mean(axis=0)
         stacked = xp.stack(inputs, axis=0)
         if self.mode in ("sum", "mean", "max", "min"):
             return getattr(xp, self.mode)(stacked, axis=0)
