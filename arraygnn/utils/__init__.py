@@ -65,6 +65,7 @@ from arraygnn.utils.coalesce import coalesce
 from arraygnn.utils.cut import normalized_cut
 from arraygnn.utils.degree import degree
 from arraygnn.utils.dense import dense_to_sparse, to_dense_adj, to_dense_batch
+from arraygnn.utils.dgl_convert import from_dgl, to_dgl
 from arraygnn.utils.dropout_adj import dropout_adj
 from arraygnn.utils.geodesic import geodesic_distance
 from arraygnn.utils.grid import grid
@@ -185,12 +186,14 @@ __all__ = [
     "unbatch",
     "unbatch_edge_index",
     "dropout_adj",
+    "from_dgl",
     "from_networkit",
     "from_trimesh",
     "geodesic_distance",
     "get_num_hops",
     "normalize_edge_index",
     "spmm",
+    "to_dgl",
     "to_networkit",
     "to_trimesh",
     "train_test_split_edges",

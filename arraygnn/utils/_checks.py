@@ -47,20 +47,30 @@ PYG_REDUCE = {
 }
 
 
-def check_pyg_reduce(where: str, reduce: Any, name: str = "reduce") -> str:
+def check_pyg_reduce(
+    where: str, reduce: Any, name: str = "reduce", *, allow_any: bool = False
+) -> str:
     """``reduce`` as an ``arraygnn.ops`` reduction; ``ValueError`` unless it is one of PyG's
-    names. PyG's ``'any'`` (an arbitrary edge's value, whichever write lands last) is refused:
-    its result depends on the order of parallel writes."""
+    names. PyG's ``'any'`` (one value of each group) is taken only where ``allow_any``
+    (``scatter``, ``coalesce``, ``to_undirected`` and the self-loop fill values, which pick
+    each group's last value in index order: see :func:`arraygnn.utils.scatter.scatter_rows`);
+    it comes back as ``'any'``."""
     if isinstance(reduce, str) and reduce in PYG_REDUCE:
         return PYG_REDUCE[reduce]
-    extra = (
-        " ('any' is not supported: PyG's result depends on the order of parallel writes)"
-        if reduce == "any"
-        else ""
-    )
-    raise ValueError(
-        f"{where}: {name} must be one of {', '.join(map(repr, PYG_REDUCE))}, got {reduce!r}" + extra
-    )
+    if allow_any and reduce == "any":
+        return "any"
+    names = ", ".join(map(repr, list(PYG_REDUCE) + (["any"] if allow_any else [])))
+    extra = " ('any' is not supported here)" if reduce == "any" else ""
+    raise ValueError(f"{where}: {name} must be one of {names}, got {reduce!r}" + extra)
+
+
+def int_attr_as_num_nodes(edge_attr: Any, num_nodes: Any, missing: Any) -> tuple[Any, Any]:
+    """PyG's calls that put an int where ``edge_attr`` goes (``coalesce(edge_index, n)``,
+    ``sort_edge_index``, ``is_undirected``; PyG ignores it there, ``to_undirected`` reads it
+    as ``num_nodes``): ``(missing, num_nodes or that int)``, else the two unchanged."""
+    if isinstance(edge_attr, (int, np.integer)) and not isinstance(edge_attr, (bool, np.bool_)):
+        return missing, edge_attr if num_nodes is None else num_nodes
+    return edge_attr, num_nodes
 
 
 def check_array_arg(where: str, name: str, value: Any) -> None:

@@ -32,6 +32,7 @@ from arraygnn.utils._checks import (
     check_numeric,
     check_pyg_reduce,
     edge_index_arg,
+    int_attr_as_num_nodes,
     num_nodes_arg,
     same_device,
 )
@@ -57,7 +58,9 @@ def coalesce(
     duplicates they keep their dtype, as in PyG). ``sort_by_row=False`` sorts by column
     first. ``is_sorted=True`` promises the input is already sorted that way (checked here,
     ``ValueError`` if not; PyG trusts it). ``num_nodes`` defaults to
-    ``edge_index.max() + 1``. Returns fresh arrays; a list of features comes back as a list.
+    ``edge_index.max() + 1``; an int in ``edge_attr``'s place is taken as ``num_nodes`` when
+    that is left out (PyG ignores it and returns the edges alone, as here). Returns fresh
+    arrays; a list of features comes back as a list.
 
     >>> import numpy as np
     >>> ei = np.array([[0, 0], [1, 1]])
@@ -67,8 +70,9 @@ def coalesce(
     """
     where = "coalesce"
     xp = edge_index_arg(where, edge_index)
+    edge_attr, num_nodes = int_attr_as_num_nodes(edge_attr, num_nodes, MISSING)
     n = num_nodes_arg(where, edge_index, num_nodes)
-    op = check_pyg_reduce(where, reduce)
+    op = check_pyg_reduce(where, reduce, allow_any=True)
     is_sorted = bool_arg(where, "is_sorted", is_sorted)
     sort_by_row = bool_arg(where, "sort_by_row", sort_by_row)
     num_edges = int(edge_index.shape[1])

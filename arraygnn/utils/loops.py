@@ -150,7 +150,7 @@ def _check_fill(where: str, fill_value: Any) -> None:
     if fill_value is None or is_array(fill_value):
         return
     if isinstance(fill_value, str):
-        check_pyg_reduce(where, fill_value, "fill_value")
+        check_pyg_reduce(where, fill_value, "fill_value", allow_any=True)
         return
     if not isinstance(fill_value, (int, float, np.number, np.bool_)) or isinstance(
         fill_value, complex
@@ -170,7 +170,7 @@ def _loop_attr(
     if fill_value is None:
         return xp.ones(shape, dtype=edge_attr.dtype)
     if isinstance(fill_value, str):
-        op = check_pyg_reduce(where, fill_value, "fill_value")
+        op = check_pyg_reduce(where, fill_value, "fill_value", allow_any=True)
         if edge_attr.dtype.kind not in "fiu":
             raise TypeError(
                 f"{where}: fill_value={fill_value!r} reduces edge_attr, which must be numeric; "

@@ -6,8 +6,10 @@ the ``arraygnn.ops`` kernels (``ops.scatter``, ``ops.edge_softmax``): determinis
 inputs' device.
 
 RULE: results are PyG 2.8's: an empty group gives 0 for ``sum`` / ``mean`` / ``min`` /
-``max`` and **1 for ``mul``** (PyG starts a product from 1); ``mean`` of integers is a
-float32 true division (torch's ``int / int``).
+``max`` / ``any`` and **1 for ``mul``** (PyG starts a product from 1); ``mean`` of integers
+is a float32 true division (torch's ``int / int``).
+RULE: ``'any'`` gives each group's **last** value in index order, on every device (PyG:
+whichever write lands last, which is the last in order on the CPU, unspecified on a GPU).
 RULE: ``dim_size`` / ``num_nodes`` left out is ``index.max() + 1``, as PyG (a
 device-to-host sync on CuPy).
 
@@ -45,9 +47,10 @@ def scatter(
     ``src`` [..., E, ...] float or int, ``index`` [E] int with ``E = src.shape[dim]``;
     result: ``src``'s shape with ``dim`` resized to ``dim_size`` (``index.max() + 1`` when
     left out, as PyG; 0 for an empty index). ``reduce``: ``'sum'`` / ``'add'``, ``'mean'``,
-    ``'mul'``, ``'min'`` / ``'amin'``, ``'max'`` / ``'amax'`` (PyG's ``'any'`` is refused).
-    Empty groups give 0 (``mul``: 1, as PyG); ``mean`` of an integer ``src`` is float32.
-    Dtype otherwise that of ``src``.
+    ``'mul'``, ``'min'`` / ``'amin'``, ``'max'`` / ``'amax'``, ``'any'`` (one value of the
+    group: the last in index order, which PyG's CPU path gives too). Empty groups give 0
+    (``mul``: 1, as PyG); ``mean`` of an integer ``src`` is float32. Dtype otherwise that
+    of ``src``.
 
     >>> import numpy as np
     >>> scatter(np.arange(6.0).reshape(2, 3), np.array([1, 0, 1]), dim=1, reduce="max")
@@ -58,7 +61,7 @@ def scatter(
     check_numeric(where, "src", src)
     check_int_array(where, "index", index)
     xp = same_device(where, src=src, index=index)
-    op = check_pyg_reduce(where, reduce)
+    op = check_pyg_reduce(where, reduce, allow_any=True)
     if index.ndim != 1:
         raise ValueError(f"{where}: index must be one-dimensional, got shape {tuple(index.shape)}")
     axis = _axis(where, dim, src.ndim)
@@ -77,6 +80,11 @@ def scatter_rows(xp: Any, src: Any, index: Any, dim_size: int, op: str) -> Any:
     """PyG's scatter along dim 0 of validated arguments (``op`` an ``arraygnn.ops`` name)."""
     from arraygnn import ops
 
+    if op == "any":
+        # each group's last row: the largest position per group (ops.scatter 'max')
+        positions = xp.arange(int(src.shape[0]), dtype=np.int64)
+        last = ops.scatter(positions, index, dim_size, "max")
+        return _pick_rows(xp, src, last, _counts(xp, index, dim_size) > 0, dim_size)
     if op == "mean" and src.dtype.kind in "iu":
         # torch: int sum / int count is a true division in the default float dtype
         total = ops.scatter(src, index, dim_size, "sum").astype(np.float32)
@@ -119,6 +127,8 @@ def segment_rows(xp: Any, src: Any, ptr: Any, op: str) -> Any:
     from arraygnn import ops
 
     size = int(ptr.shape[0]) - 1
+    if op == "any":
+        return _pick_rows(xp, src, ptr[1:] - 1, xp.diff(ptr) > 0, size)
     if op == "mean" and src.dtype.kind in "iu":
         total = ops.segment(src, ptr, "sum").astype(np.float32)
         count = xp.maximum(xp.diff(ptr), 1).astype(np.float32)
@@ -128,6 +138,16 @@ def segment_rows(xp: Any, src: Any, ptr: Any, op: str) -> Any:
         empty = (xp.diff(ptr) == 0).reshape((size,) + (1,) * (src.ndim - 1))
         out = xp.where(empty, out.dtype.type(1), out)
     return out
+
+
+def _pick_rows(xp: Any, src: Any, rows: Any, nonempty: Any, size: int) -> Any:
+    """``src[rows[g]]`` for every group ``g`` with rows, 0 for the others (``rows[g]`` of an
+    empty group may be anything in ``[-1, len(src))``; no boolean indexing, so no sync)."""
+    if int(src.shape[0]) == 0:
+        return xp.zeros((size,) + tuple(src.shape[1:]), dtype=src.dtype)
+    picked = src[xp.clip(rows, 0, int(src.shape[0]) - 1)]
+    keep = nonempty.reshape((size,) + (1,) * (src.ndim - 1))
+    return xp.where(keep, picked, src.dtype.type(0))
 
 
 def _counts(xp: Any, index: Any, size: int) -> Any:

@@ -27,6 +27,7 @@ from arraygnn.utils._checks import (
     attr_list,
     bool_arg,
     edge_index_arg,
+    int_attr_as_num_nodes,
     num_nodes_arg,
     same_device,
 )
@@ -45,7 +46,8 @@ def sort_edge_index(
     ``sort_by_row=False``; ``edge_attr`` is permuted alike. Parallel edges keep their order.
 
     ``edge_attr``: an array [E, ...] (any dtype), a list of such arrays, ``None``, or left
-    out (then the edge index alone is returned, as PyG). ``num_nodes`` defaults to
+    out (then the edge index alone is returned, as PyG); an int there is taken as
+    ``num_nodes`` when that is left out (PyG ignores it). ``num_nodes`` defaults to
     ``edge_index.max() + 1``. Returns fresh arrays; a list (or tuple) of features comes back
     as a list.
 
@@ -56,6 +58,7 @@ def sort_edge_index(
     """
     where = "sort_edge_index"
     xp = edge_index_arg(where, edge_index)
+    edge_attr, num_nodes = int_attr_as_num_nodes(edge_attr, num_nodes, MISSING)
     n = num_nodes_arg(where, edge_index, num_nodes)
     sort_by_row = bool_arg(where, "sort_by_row", sort_by_row)
     num_edges = int(edge_index.shape[1])

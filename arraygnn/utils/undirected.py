@@ -19,6 +19,7 @@ from arraygnn.utils._checks import (
     attr_list,
     check_pyg_reduce,
     edge_index_arg,
+    int_attr_as_num_nodes,
     num_nodes_arg,
     same_device,
 )
@@ -49,7 +50,7 @@ def to_undirected(
     """
     where = "to_undirected"
     xp = edge_index_arg(where, edge_index)
-    check_pyg_reduce(where, reduce)  # named here, before coalesce sees it
+    check_pyg_reduce(where, reduce, allow_any=True)  # named here, before coalesce sees it
     if isinstance(edge_attr, (int, np.integer)) and not isinstance(edge_attr, (bool, np.bool_)):
         num_nodes, edge_attr = edge_attr, MISSING
     n = num_nodes_arg(where, edge_index, num_nodes)
@@ -74,7 +75,9 @@ def is_undirected(edge_index: Any, edge_attr: Any = None, num_nodes: int | None 
     PyG's test: the edges sorted by ``(row, col)`` equal the edges sorted by ``(col, row)``
     with rows and columns swapped, features included. Both sorts are stable here, so among
     parallel edges the features are compared in edge order (PyG's sort is not stable there).
-    ``num_nodes`` defaults to ``edge_index.max() + 1``. A sync on CuPy (a Python bool).
+    ``num_nodes`` defaults to ``edge_index.max() + 1`` (an int in ``edge_attr``'s place is
+    taken as ``num_nodes`` when that is left out; PyG ignores it). A sync on CuPy (a Python
+    bool).
 
     >>> import numpy as np
     >>> ei = np.array([[0, 1], [1, 0]])
@@ -83,6 +86,7 @@ def is_undirected(edge_index: Any, edge_attr: Any = None, num_nodes: int | None 
     """
     where = "is_undirected"
     xp = edge_index_arg(where, edge_index)
+    edge_attr, num_nodes = int_attr_as_num_nodes(edge_attr, num_nodes, None)
     n = num_nodes_arg(where, edge_index, num_nodes)
     attrs = attr_list(where, edge_attr, int(edge_index.shape[1])) or []
     for i, a in enumerate(attrs):

@@ -34,7 +34,7 @@ BAD = [
     ("add pair range", lambda: U.add_self_loops(EI, num_nodes=(3, 2)), ValueError, "edge_index[1]"),
     ("add pair len", lambda: U.add_self_loops(EI, num_nodes=(3, 3, 3)), ValueError, "num_nodes"),
     ("add fill name", lambda: U.add_self_loops(EI, W, "median"), ValueError, "fill_value"),
-    ("add fill any", lambda: U.add_self_loops(EI, W, "any"), ValueError, "'any' is not supported"),
+    ("segment any", lambda: U.segment(W, np.array([0, 4]), "any"), ValueError, "'any' is not"),
     ("add fill type", lambda: U.add_self_loops(EI, W, [1.0]), TypeError, "fill_value"),
     ("add fill shape", lambda: U.add_self_loops(EI, W, np.ones(2)), ValueError, "fill_value"),
     ("add attr rows", lambda: U.add_self_loops(EI, W[:2]), ValueError, "one row per edge"),
@@ -143,7 +143,7 @@ BAD = [
     ("mask_to_index 2-d", lambda: U.mask_to_index(np.ones((2, 2), bool)), ValueError, "mask"),
     # scatter / softmax
     ("scatter reduce", lambda: U.scatter(W, EI[0], reduce="median"), ValueError, "reduce"),
-    ("scatter any", lambda: U.scatter(W, EI[0], reduce="any"), ValueError, "'any'"),
+    ("scatter names", lambda: U.scatter(W, EI[0], reduce="all"), ValueError, "'amax', 'any'"),
     ("scatter dim", lambda: U.scatter(W, EI[0], dim=1), ValueError, "dim"),
     ("scatter length", lambda: U.scatter(W, EI[0, :3]), ValueError, "index has 3"),
     ("scatter float index", lambda: U.scatter(W, W), TypeError, "index"),
