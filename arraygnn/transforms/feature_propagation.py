@@ -22,9 +22,10 @@ from arraygnn import ops
 from arraygnn._namespace import get_namespace, to_numpy
 from arraygnn.nn.graph_conv import gcn_norm
 from arraygnn.ops.csr import to_csr
-from arraygnn.transforms._graph import int_arg
+from arraygnn.transforms._graph import check_data, int_arg
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
+from arraygnn.transforms.to_sparse_tensor import adj_t_edges
 from arraygnn.utils._checks import check_bool_array
 from arraygnn.utils.coalesce import coalesce
 
@@ -34,7 +35,9 @@ __all__ = ["FeaturePropagation"]
 class FeaturePropagation(BaseTransform):
     """Replace ``x`` by its feature propagation (PyG's ``FeaturePropagation``):
     ``missing_mask`` [N, F] bool marks the missing entries (their values in ``x`` are
-    ignored, NaN allowed); ``num_iterations`` steps. ``Data`` only.
+    ignored, NaN allowed); ``num_iterations`` steps. ``Data`` only. A ``Data`` without
+    ``edge_index`` may hold ``adj_t`` (:class:`ToSparseTensor`'s, [N, N], rows the
+    targets, floating values as the weights) instead, as in PyG.
 
     >>> import numpy as np
     >>> FeaturePropagation(np.zeros((2, 2), bool))
@@ -52,9 +55,18 @@ class FeaturePropagation(BaseTransform):
 
     def forward(self, data: Any) -> Any:
         where = "FeaturePropagation"
-        ei, n = checked_graph(where, data)
+        check_data(where, data, hetero=False)
         if "x" not in data:
             raise ValueError(f"{where}: data has no x")
+        if "edge_index" not in data and "adj_t" in data:  # PyG's sparse-adjacency input
+            n = int(data.x.shape[0])
+            ei, weight = adj_t_edges(where, data.adj_t, n)
+        elif "edge_index" not in data:
+            raise ValueError(f"{where}: data has no edge_index or adj_t")
+        else:
+            ei, n = checked_graph(where, data)
+            weight = data.edge_attr if "edge_attr" in data else None
+            weight = data.edge_weight if "edge_weight" in data else weight
         x = data.x
         if x.dtype.kind != "f" or tuple(x.shape) != tuple(self.missing_mask.shape):
             raise ValueError(
@@ -63,8 +75,6 @@ class FeaturePropagation(BaseTransform):
             )
         xp = get_namespace(x, ei)
         missing = xp.asarray(self.missing_mask)
-        weight = data.edge_attr if "edge_attr" in data else None
-        weight = data.edge_weight if "edge_weight" in data else weight
         if weight is not None and (weight.ndim != 1 or weight.shape[0] != ei.shape[1]):
             raise ValueError(f"{where}: the edge weight must be [E], got {tuple(weight.shape)}")
         if weight is None:  # PyG's sparse adjacency: parallel edges merged, weight 1

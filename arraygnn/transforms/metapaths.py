@@ -8,11 +8,12 @@ product; ``cupyx.scipy.sparse`` on CuPy): the new edges are the distinct pairs, 
 product of the ``edge_weight`` arrays where given; a pair whose path weights sum to 0 stays,
 of weight 0, as in PyG: the pairs come from the product of the 0/1 structures, as SciPy's
 product drops zero sums). PyG 2.8's ``EdgeIndex.matmul`` lists a
-row's pairs in the order its product first reaches them, and some pairs several times when
-an input holds parallel edges; merged and sorted, its edges and summed weights are these
-(tested). :class:`AddRandomMetaPaths` walks the path at random instead
-(``walks_per_node`` walks from each of ``sample_ratio`` of the start nodes) and keeps the
-distinct (start, end) pairs.
+row's pairs in the order its product first reaches them; merged and sorted, its edges and
+summed weights are these (tested). Parallel edges count once per path here; PyG's product
+(torch CSR times CSR) is undefined on them (pairs lost or repeated from run to run, at
+times a segfault): given them merged, with their count as ``edge_weight``, it agrees.
+:class:`AddRandomMetaPaths` walks the path at random instead (``walks_per_node`` walks
+from each of ``sample_ratio`` of the start nodes) and keeps the distinct (start, end) pairs.
 
 RULE: the random draws come from ``seed=`` (one generator per transform), in PyG's order:
       ``randperm`` and one uniform per walk and step for the random walks (equal to PyG's

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.interop.scipy import _sparse_module
+from arraygnn.interop.scipy import _input_matrix, _sparse_module
 from arraygnn.transforms._graph import (
     check_data,
     edge_index_of,
@@ -64,7 +64,7 @@ from arraygnn.utils._checks import bool_arg
 from arraygnn.utils.coalesce import coalesce
 from arraygnn.utils.sort import sort_edge_index
 
-__all__ = ["ToSparseTensor"]
+__all__ = ["ToSparseTensor", "adj_t_edges", "adj_t_like"]
 
 _WHERE = "ToSparseTensor"
 _LAYOUTS = {None: "csr", "csr": "csr", "coo": "coo"}
@@ -105,6 +105,40 @@ def _adjacency(ei: Any, weight: Any, n_src: int, n_dst: int, layout: str) -> Any
     indptr = xp.zeros(n_dst + 1, dtype=index_dtype)
     indptr[1:] = xp.cumsum(xp.bincount(rows, minlength=n_dst))
     return sparse.csr_matrix((values, cols.astype(index_dtype), indptr), shape=(n_dst, n_src))
+
+
+def adj_t_edges(where: str, adj_t: Any, num_nodes: int | None) -> tuple[Any, Any]:
+    """``(edge_index, values)`` of a square ``adj_t`` as :class:`ToSparseTensor` makes it
+    (``adj_t[t, s]``: the edge ``s -> t``), coalesced (parallel entries summed), int64 ids;
+    the values must be floating point. ``num_nodes`` (when known): the size it must have.
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> ei, w = adj_t_edges("Demo", sp.csr_matrix(np.array([[0.0, 2.0], [0.0, 0.0]])), 2)
+    >>> ei.tolist(), w.tolist()  # adj_t[0, 1]: the edge 1 -> 0
+    ([[1], [0]], [2.0])
+    """
+    xp, coo = _input_matrix(adj_t, f"{where}: adj_t")
+    n_dst, n_src = (int(v) for v in coo.shape)
+    if n_dst != n_src:
+        raise ValueError(f"{where}: adj_t must be square, got shape {(n_dst, n_src)}")
+    if num_nodes is not None and n_dst != num_nodes:
+        raise ValueError(
+            f"{where}: adj_t must be [{num_nodes}, {num_nodes}] (num_nodes), got {(n_dst, n_src)}"
+        )
+    if coo.data.dtype.kind != "f":
+        raise TypeError(
+            f"{where}: adj_t must hold floating-point values, got dtype {coo.data.dtype}"
+        )
+    ei = xp.stack([coo.col.astype(np.int64), coo.row.astype(np.int64)])
+    return coalesce(ei, coo.data, n_dst)
+
+
+def adj_t_like(adj_t: Any, edge_index: Any, values: Any) -> Any:
+    """The coalesced matrix of the edges ``edge_index`` with ``values`` in ``adj_t``'s
+    shape, module and format (``coo`` stays ``coo``, any other becomes ``csr``; values
+    as given, zeros kept as entries)."""
+    n_dst, n_src = (int(v) for v in adj_t.shape)
+    return _adjacency(edge_index, values, n_src, n_dst, "coo" if adj_t.format == "coo" else "csr")
 
 
 class ToSparseTensor(BaseTransform):
