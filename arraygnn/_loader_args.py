@@ -97,13 +97,17 @@ def torch_loader_args(where: str, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 def check_directed(where: str, directed: Any) -> None:
     """PyG's deprecated ``directed``: ``True`` is the default; ``False`` means
-    ``subgraph_type='induced'`` (PyG 2.8's ``NeighborSampler``), not provided here."""
+    ``subgraph_type='induced'`` (PyG 2.8's ``NeighborSampler``; the caller sets it) and
+    warns as PyG does."""
     if not isinstance(directed, (bool, np.bool_)):
         raise TypeError(f"{where}: directed must be a bool, got {directed!r}")
     if not directed:
-        raise ValueError(
-            f"{where}: directed=False (PyG's deprecated spelling of subgraph_type='induced') "
-            "is not provided; only 'directional' subgraphs (directed=True)"
+        import warnings
+
+        warnings.warn(
+            f"The usage of the 'directed' argument in '{where}' is deprecated. Use "
+            "`subgraph_type='induced'` instead.",
+            stacklevel=4,
         )
 
 

@@ -141,14 +141,19 @@ class RemoteFeatures:
         dicts per type for a heterogeneous one) in one ``multi_get_tensor`` call."""
         if not self.attrs:
             return
-        requests = []
+        requests, wanted = [], []
         for attr, kind in self.attrs:
             ids = n_ids if kind == "node" else e_ids
             if self.hetero:  # (a homogeneous store's node groups all read n_id, as PyG)
                 ids = ids[attr.group_name]
+            if ids is None:  # an edge type merged with its reverse: no single edge ids
+                continue
+            wanted.append((attr, kind))
             requests.extend(with_index([attr], self._index(ids)))
+        if not requests:
+            return
         values = self.feature_store.multi_get_tensor(requests)
-        for (attr, kind), value in zip(self.attrs, values):
+        for (attr, kind), value in zip(wanted, values):
             group = attr.group_name
             if not self.hetero:
                 store = batch

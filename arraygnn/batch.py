@@ -40,6 +40,7 @@ from arraygnn.data import Data, _describe, _is_index_key, data_holding, node_cou
 
 if TYPE_CHECKING:
     from arraygnn.hetero_batch import HeteroBatch
+    from arraygnn.temporal_data import TemporalDataBatch
 
 __all__ = ["Batch", "aligned_empty"]
 
@@ -176,12 +177,14 @@ class Batch(Data):
         data_list: Iterable[Data],
         follow_batch: Iterable[str] | None = None,
         exclude_keys: Iterable[str] | None = None,
-    ) -> Batch | HeteroBatch:
+    ) -> Batch | HeteroBatch | TemporalDataBatch:
         """Collate graphs into one ``Batch``.
 
         A list of :class:`~arraygnn.hetero_data.HeteroData` is collated by
         :meth:`arraygnn.hetero_batch.HeteroBatch.from_data_list` into a ``HeteroBatch``
-        (itself a ``HeteroData``, as PyG's).
+        (itself a ``HeteroData``, as PyG's); a list of
+        :class:`~arraygnn.temporal_data.TemporalData` into a
+        :class:`~arraygnn.temporal_data.TemporalDataBatch` (PyG's ``TemporalDataBatch``).
 
         Args:
             data_list: ``Data`` objects (all with the same keys).
@@ -205,6 +208,10 @@ class Batch(Data):
                 from arraygnn.hetero_batch import HeteroBatch
 
                 return HeteroBatch.from_data_list(data_list, follow_batch, exclude_keys)
+            from arraygnn.temporal_data import TemporalData, TemporalDataBatch
+
+            if isinstance(data_list[0], TemporalData):
+                return TemporalDataBatch.from_data_list(data_list, follow_batch, exclude_keys)
         types = set(map(type, data_list))
         for t in types:
             if not issubclass(t, Data):

@@ -175,6 +175,7 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
         self.transform = check_transform(transform)
         # torch DataLoader keywords and PyG's directed, as LinkNeighborLoader
         seed = self._torch_args(_WHERE, kwargs, directed, seed, batch_size, shuffle, drop_last)
+        subgraph_type = subgraph_type if directed else "induced"
         _check_label_time(edge_label_time, time_attr)
         excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label", "edge_label_time")
         # no input nodes of their own: the seeds are given per batch (_SeedsPerType)

@@ -31,6 +31,14 @@ RULE: the order is pyg-lib's (one thread): per hop edge type by edge type, each 
       where it is first seen. Full fan-outs give PyG's ids and ``edge_index`` exactly.
 RULE: ``disjoint=True`` or ``time_attr`` gives one tree per seed (PyG's disjoint and
       temporal sampling); the time's level is the kind of store holding it.
+RULE: ``subgraph_type='induced'``: the same nodes, per edge type every edge among them
+      (torch-sparse's order: by destination position, edge-id order within; not with
+      ``disjoint`` / time). ``'bidirectional'``: PyG's ``to_bidirectional``: each edge
+      type is merged with ``(dst, 'rev_' + rel, src)`` (which gets the transposed
+      edges), else with itself when ``src == dst``, else with the one type ``(dst, *,
+      src)``; a merged type has no ``e_id`` and no edge attributes (its edges have no
+      single id), a type with no reverse stays directional (a warning when the loader is
+      made). Both drop ``num_sampled_nodes`` / ``num_sampled_edges``, as PyG.
 
 Each batch carries, as PyG's: per node type ``n_id`` (global ids; the input type's seeds
 first), ``num_sampled_nodes`` (per hop, hop 0 the seeds) and ``num_nodes``; per edge type
@@ -145,6 +153,7 @@ class HeteroNeighborLoader(NeighborLoader):
         self.transform = check_transform(transform)
         # torch DataLoader keywords and PyG's directed, as NeighborLoader (neighbor_loader.py)
         seed = self._torch_args(_WHERE, kwargs, directed, seed, batch_size, shuffle, drop_last)
+        subgraph_type = subgraph_type if directed else "induced"
         from arraygnn._remote_backend import resolve_hetero
         from arraygnn.graph.core import Graph
         from arraygnn.hetero_data import HeteroData
@@ -156,11 +165,6 @@ class HeteroNeighborLoader(NeighborLoader):
         )
         if not isinstance(data, HeteroData):
             raise TypeError(f"{_WHERE}: data must be a HeteroData, got {type(data).__name__}")
-        if subgraph_type != "directional":
-            raise ValueError(
-                f"{_WHERE}: subgraph_type={subgraph_type!r} is not provided; only "
-                "'directional' (PyG's default)"
-            )
         self.batch_size = _check_int(_WHERE, "batch_size", batch_size, 1)
         self.shuffle, self.drop_last, self.replace = bool(shuffle), bool(drop_last), bool(replace)
         self.data = data
@@ -174,6 +178,13 @@ class HeteroNeighborLoader(NeighborLoader):
         self.disjoint, self.temporal_strategy, self.time_attr = _temporal_args(
             _WHERE, disjoint, temporal_strategy, time_attr
         )
+        from arraygnn._subgraph_types import check_subgraph_type, hetero_partners, warn_alone
+
+        self.subgraph_type = check_subgraph_type(_WHERE, subgraph_type, self.disjoint)
+        self._partners: list = []
+        if self.subgraph_type == "bidirectional":  # PyG's pairing of edge types, once
+            self._partners, alone = hetero_partners(self.edge_types)
+            warn_alone(alone)
         level = _time_level(data, time_attr)
         # the time's level is the kind of store holding it (no guess): sliced there, as PyG
         also = None if level is None else (level, time_attr)
@@ -352,7 +363,10 @@ class HeteroNeighborLoader(NeighborLoader):
             rng=self._sample_rng,
         )  # fmt: skip
         edges = {et: (out.row[et], out.col[et], out.e_id[et]) for et in self.edge_types}
-        batch = self._assemble(out.n_id, edges, out.num_sampled_nodes, out.num_sampled_edges)
+        counts = (out.num_sampled_nodes, out.num_sampled_edges)
+        if self.subgraph_type != "directional":  # 'bidirectional' (no induced trees)
+            edges, counts = self._other_edges(out.n_id, edges, out.num_sampled_nodes), (None, None)
+        batch = self._assemble(out.n_id, edges, *counts)
         for t in self.node_types:
             batch.get_node_store(t).batch = out.batch[t]
         return batch
@@ -386,7 +400,37 @@ class HeteroNeighborLoader(NeighborLoader):
                 xp.concatenate(cols) if cols else empty,
                 xp.concatenate(eids).astype(np.int64) if eids else empty,
             )
+        if self.subgraph_type != "directional":
+            flat = self._other_edges(n_ids, flat, num_sampled_nodes)
+            num_sampled_nodes = num_sampled_edges = None  # (PyG's samplers: None)
         return self._assemble(n_ids, flat, num_sampled_nodes, num_sampled_edges)
+
+    def _other_edges(self, n_ids: dict, edges: dict, num_sampled_nodes: dict) -> dict:
+        """``{edge_type: (row, col, e_id)}`` of PyG's other subgraph types, from the
+        directional sample (:mod:`arraygnn._subgraph_types`): ``'bidirectional'`` merges
+        each edge type with its reverse (``e_id`` ``None`` for a merged type, as PyG),
+        ``'induced'`` takes every edge among ``n_ids`` (never in disjoint mode)."""
+        from arraygnn._subgraph_types import hetero_bidirectional, induced_edges, node_positions
+
+        xp = self.graph._xp()
+        if self.subgraph_type == "bidirectional":
+            counts = {t: int(ids.shape[0]) for t, ids in n_ids.items()}
+            parts = [{et: e[k] for et, e in edges.items()} for k in range(3)]
+            row, col, e_id = hetero_bidirectional(xp, self._partners, counts, *parts)
+            assert e_id is not None
+            return {et: (row[et], col[et], e_id[et]) for et in edges}
+        local = self._local
+        assert local is not None
+        for t, ids in n_ids.items():
+            node_positions(xp, local[t], ids, num_sampled_nodes[t][0])
+        try:
+            return {
+                et: induced_edges(xp, self.graph.csr(et), n_ids[et[2]], local[et[0]])
+                for et in self.edge_types
+            }
+        finally:
+            for t, ids in n_ids.items():
+                local[t][ids] = -1
 
     def _assemble(
         self, n_ids: dict, edges: dict, num_sampled_nodes: dict, num_sampled_edges: dict
@@ -409,17 +453,20 @@ class HeteroNeighborLoader(NeighborLoader):
                 store[key] = ops.gather(source[key], n_id)
             store.n_id = n_id
             store.num_nodes = int(n_id.shape[0])
-            store.num_sampled_nodes = num_sampled_nodes[t]
+            if num_sampled_nodes is not None:
+                store.num_sampled_nodes = num_sampled_nodes[t]
         for et in self.edge_types:
             row, col, e_id = edges[et]
             store, source = out.get_edge_store(*et), self.data._edges[et]
             for key, value in self._keep[et].items():
                 store[key] = value
             store.edge_index = xp.stack([row, col])
-            for key in self._slice[et]:
-                store[key] = ops.gather(source[key], e_id)
-            store.e_id = e_id
-            store.num_sampled_edges = num_sampled_edges[et]
+            if e_id is not None:  # (None: merged with its reverse, no single ids; PyG)
+                for key in self._slice[et]:
+                    store[key] = ops.gather(source[key], e_id)
+                store.e_id = e_id
+            if num_sampled_edges is not None:
+                store.num_sampled_edges = num_sampled_edges[et]
         if getattr(self, "_remote", None) is not None:  # the remote features, one read
             self._remote.fill(out, n_ids, {et: edges[et][2] for et in self.edge_types})
         return out

@@ -253,7 +253,8 @@ class LinkNeighborLoader(_NeighborSampling):
         neg_sampling_ratio: PyG's older spelling of ``dict(mode='binary', amount=ratio)``.
         batch_size: label edges per batch.
         shuffle / drop_last / replace / subgraph_type / seed / node_attrs / edge_attrs /
-            exclude_keys: as :class:`~arraygnn.neighbor_loader.NeighborLoader`. ``data``'s
+            exclude_keys: as :class:`~arraygnn.neighbor_loader.NeighborLoader`
+            (``subgraph_type`` acts on the subgraph sampled around the endpoints). ``data``'s
             own ``edge_label_index`` / ``edge_label``, if any, are left out of the batches
             (the batch's fields of those names are the sampled ones).
 
@@ -339,6 +340,7 @@ class LinkNeighborLoader(_NeighborSampling):
         _check_label_time(edge_label_time, time_attr)
         excluded = tuple(exclude_keys) + ("edge_label_index", "edge_label", "edge_label_time")
         seed = self._torch_args(_WHERE, kwargs, directed, seed, batch_size, shuffle, drop_last)
+        subgraph_type = subgraph_type if directed else "induced"
         super().__init__(
             _WHERE, data, num_neighbors, batch_size, shuffle, drop_last, replace,
             subgraph_type, seed, node_attrs, edge_attrs, excluded, disjoint,

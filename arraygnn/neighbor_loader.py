@@ -24,6 +24,12 @@ RULE: the order is pyg-lib's: each hop's edges grouped by the node they were sam
 RULE: ``disjoint=True`` or a ``time_attr`` gives each seed its own tree (PyG's disjoint
       and temporal sampling, with ``batch``); ``time_attr`` is a node time when named in
       ``node_attrs``, an edge time when named in ``edge_attrs`` (said, never guessed).
+RULE: ``subgraph_type`` is PyG's: ``'directional'`` (the sampled edges, as above),
+      ``'bidirectional'`` (PyG's ``to_bidirectional``: the sampled edges and their
+      reverses, each pair once, sorted by ``(col, row)``) or ``'induced'`` (the same
+      nodes, every edge of the graph among them: torch-sparse's ``directed=False``
+      order; not with ``disjoint`` / time). The two last drop ``num_sampled_nodes`` /
+      ``num_sampled_edges``, as PyG's batches (:mod:`arraygnn._subgraph_types`).
 
 Each batch carries, as PyG's: ``n_id`` (the batch's nodes, global ids, seeds first),
 ``e_id`` (the sampled edges' ids), ``input_id`` (the seeds' positions in ``input_nodes``),
@@ -124,11 +130,6 @@ class _NeighborSampling:
         )
         if not is_data_like(data):
             raise TypeError(f"{where}: data must be a Data, got {type(data).__name__}")
-        if subgraph_type != "directional":
-            raise ValueError(
-                f"{where}: subgraph_type={subgraph_type!r} is not provided; only "
-                "'directional' (PyG's default)"
-            )
         from arraygnn.sampler.num_neighbors import as_fanouts
 
         num_neighbors = as_fanouts(where, num_neighbors)  # a NumNeighbors: its list
@@ -184,6 +185,9 @@ class _NeighborSampling:
             k: data[k] for k in keys if k not in placed and k not in excluded and k not in _OWN
         }
         self._temporal_setup(where, data, disjoint, temporal_strategy, time_attr)
+        from arraygnn._subgraph_types import check_subgraph_type
+
+        self.subgraph_type = check_subgraph_type(where, subgraph_type, self.disjoint)
         self._rng = np.random.default_rng(seed)  # epochs' orders
         # the sampling stream: its own seed drawn from the first (not the same stream)
         self._sample_seed = int(self._rng.integers(2**63 - 1))
@@ -280,7 +284,28 @@ class _NeighborSampling:
         e_id = xp.concatenate(eids).astype(np.int64) if eids else empty
         row = xp.concatenate(rows) if rows else empty
         col = xp.concatenate(cols) if cols else empty
+        if self.subgraph_type != "directional":
+            row, col, e_id = self._other_edges(n_id, row, col, e_id, int(seeds.shape[0]))
+            num_sampled_nodes = num_sampled_edges = None  # (PyG's samplers: None)
         return self._assemble(n_id, e_id, row, col, num_sampled_nodes, num_sampled_edges)
+
+    def _other_edges(
+        self, n_id: Any, row: Any, col: Any, e_id: Any, num_seeds: int
+    ) -> tuple[Any, Any, Any]:
+        """``(row, col, e_id)`` of PyG's other subgraph types, from the directional sample
+        (:mod:`arraygnn._subgraph_types`): ``'bidirectional'`` adds the reversed edges,
+        ``'induced'`` takes every edge among ``n_id`` (never in disjoint mode)."""
+        from arraygnn._subgraph_types import bidirectional, induced_edges, node_positions
+
+        xp = self.graph._xp()
+        if self.subgraph_type == "bidirectional":
+            return bidirectional(xp, row, col, row, col, int(n_id.shape[0]), e_id, e_id)
+        (rel_type,) = self.graph._rels
+        node_positions(xp, self._local, n_id, num_seeds)
+        try:
+            return induced_edges(xp, self.graph.csr(rel_type), n_id, self._local)
+        finally:
+            self._local[n_id] = -1
 
     def _trees(self, seeds: Any, seed_time: Any) -> Any:
         """Disjoint mode: one tree per seed (:mod:`arraygnn.disjoint_sampling`)."""
@@ -295,10 +320,12 @@ class _NeighborSampling:
             {_REL: self.num_neighbors}, seed_time=seed_time, replace=self.replace,
             strategy=self.temporal_strategy, rng=self._sample_rng,
         )  # fmt: skip
-        batch = self._assemble(
-            out.n_id[_T], out.e_id[_REL], out.row[_REL], out.col[_REL],
-            out.num_sampled_nodes[_T], out.num_sampled_edges[_REL],
-        )  # fmt: skip
+        n_id, e_id, row, col = out.n_id[_T], out.e_id[_REL], out.row[_REL], out.col[_REL]
+        counts = (out.num_sampled_nodes[_T], out.num_sampled_edges[_REL])
+        if self.subgraph_type != "directional":  # 'bidirectional' (no induced trees)
+            row, col, e_id = self._other_edges(n_id, row, col, e_id, int(seeds.shape[0]))
+            counts = (None, None)
+        batch = self._assemble(n_id, e_id, row, col, *counts)
         batch.batch = out.batch[_T]
         return batch
 
@@ -411,7 +438,8 @@ class NeighborLoader(_NeighborSampling):
         shuffle: a new seed order every epoch (every ``iter(loader)``).
         drop_last: drop a last batch of fewer than ``batch_size`` seeds.
         replace: sample with replacement.
-        subgraph_type: ``'directional'`` (PyG's default; the only one provided).
+        subgraph_type: ``'directional'`` (PyG's default), ``'bidirectional'`` or
+            ``'induced'`` (module RULE; a name or a ``SubgraphType``).
         seed: seed of the generator for shuffling and sampling (same seed, same epochs).
         node_attrs / edge_attrs: attributes sliced per node / per edge (defaults:
             ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` where present).
@@ -428,8 +456,8 @@ class NeighborLoader(_NeighborSampling):
             ``input_time``). Temporal sampling is always disjoint, as PyG's.
         transform: applied to every batch before it is yielded (PyG's ``transform``,
             e.g. an :mod:`arraygnn.transforms` transform).
-        directed: PyG's deprecated argument: ``True`` (the default); ``False`` means PyG's
-            ``subgraph_type='induced'``, not provided (``ValueError``).
+        directed: PyG's deprecated argument: ``True`` (the default); ``False`` means
+            ``subgraph_type='induced'`` (with PyG's deprecation warning).
         **kwargs: torch ``DataLoader`` keywords (:func:`torch_loader_args`): ``generator``
             (the epoch order instead of ``seed``; a ``torch.Generator`` gives torch's own
             order, and seeds the sampling from its ``initial_seed()``), ``sampler`` /
@@ -506,6 +534,7 @@ class NeighborLoader(_NeighborSampling):
         self.transform = check_transform(transform)
         where = "NeighborLoader"
         seed = self._torch_args(where, kwargs, directed, seed, batch_size, shuffle, drop_last)
+        subgraph_type = subgraph_type if directed else "induced"
         super().__init__(
             where, data, num_neighbors, batch_size, shuffle, drop_last, replace,
             subgraph_type, seed, node_attrs, edge_attrs, exclude_keys, disjoint,

@@ -10,6 +10,9 @@ TemporalData(src=[4], dst=[4], t=[4], msg=[4, 2])
 (4, 6, 2, [1000, 1100])
 >>> [len(part) for part in ev.train_val_test_split(val_ratio=0.25, test_ratio=0.25)]
 [2, 1, 1]
+
+``Batch.from_data_list`` (and ``DataLoader``) collate event streams into a
+:class:`TemporalDataBatch`, PyG's ``TemporalDataBatch``.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
+from arraygnn.batch import Batch
 from arraygnn.data import _describe
 from arraygnn.ops._common import check_index
 
-__all__ = ["TemporalData"]
+__all__ = ["TemporalData", "TemporalDataBatch"]
 
 
 def _check_ids(value: Any, name: str) -> None:
@@ -320,4 +324,123 @@ class TemporalData:
 
     def __repr__(self) -> str:
         body = ", ".join(f"{k}={_describe(v)}" for k, v in self._store.items())
-        return f"TemporalData({body})"
+        return f"{type(self).__name__}({body})"
+
+
+class TemporalDataBatch(TemporalData):
+    """Event streams collated into one, with the records to split them back: what
+    ``Batch.from_data_list`` / ``DataLoader`` make of :class:`TemporalData` objects
+    (PyG's ``TemporalDataBatch``). It is itself a ``TemporalData`` (``num_events``,
+    ``num_nodes``, ``edge_index``, ... of the whole).
+
+    RULE: collation follows the streams' hooks, PyG's for ``TemporalData``: every key is
+      concatenated along dimension 0; ``src`` / ``dst`` are increased by the
+      ``num_nodes`` (``max(src.max(), dst.max()) + 1``) of the streams before, a key
+      containing ``'batch'`` by ``value.max() + 1``. No ``batch`` / ``ptr`` vector is
+      added (PyG adds none); ``follow_batch`` / ``exclude_keys`` as for a ``Data``.
+    RULE: ``b[i]`` / ``b.get_example(i)`` is stream ``i`` as it was collated (negative
+      ``i`` counts from the end); ``b[slice | ids | mask]`` a list of streams;
+      ``len(b)`` and iteration go over the streams (PyG's ``len``; its iteration runs
+      over the events and fails past ``num_graphs``). Records as :class:`~arraygnn.Batch`.
+
+    Difference: it is not an ``arraygnn.Batch`` (PyG's is a ``Batch`` subclass; here a
+    ``Batch`` is a ``Data``, which a ``TemporalData`` is not).
+
+    >>> import numpy as np
+    >>> from arraygnn.batch import Batch
+    >>> a = TemporalData(src=np.array([0, 1]), dst=np.array([2, 3]), t=np.array([1, 2]))
+    >>> b = TemporalData(src=np.array([1]), dst=np.array([0]), t=np.array([5]))
+    >>> batch = Batch.from_data_list([a, b])
+    >>> batch, batch.num_graphs, batch.src.tolist(), batch.dst.tolist()
+    (TemporalDataBatch(src=[3], dst=[3], t=[3]), 2, [0, 1, 5], [2, 3, 4])
+    >>> batch[1].src.tolist(), batch[1].dst.tolist()
+    ([1], [0])
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        object.__setattr__(self, "_data_cls", TemporalData)
+        object.__setattr__(self, "_num_graphs", None)
+        for name in ("_slice_dict", "_inc_dict", "_cat_dim_dict", "_kind_dict"):
+            object.__setattr__(self, name, {})
+
+    @classmethod
+    def from_data_list(
+        cls,
+        data_list: Any,
+        follow_batch: Any = None,
+        exclude_keys: Any = None,
+    ) -> TemporalDataBatch:
+        """Collate ``TemporalData`` objects (all with the same keys); ``ValueError`` /
+        ``TypeError`` name the key and stream at fault, as ``Batch.from_data_list``."""
+        from arraygnn.batch import _check_keys, _collate
+
+        data_list = list(data_list)
+        if not data_list:
+            raise ValueError("Batch.from_data_list: data_list is empty (need at least one graph)")
+        for i, d in enumerate(data_list):
+            if not isinstance(d, TemporalData):
+                raise TypeError(
+                    f"Batch.from_data_list: graph {i} is a {type(d).__name__}, graph 0 a "
+                    "TemporalData (event streams and graphs cannot be mixed)"
+                )
+        exclude = set(exclude_keys or ())
+        follow = list(follow_batch or ())
+        stores = [d._store for d in data_list]
+        keys = [k for k in stores[0] if k not in exclude]
+        for k in follow:
+            if k not in keys:
+                raise ValueError(f"Batch.from_data_list: follow_batch key {k!r} is not a key")
+        try:
+            columns = [[store[k] for store in stores] for k in keys]
+        except KeyError:
+            _check_keys(data_list, exclude)
+            raise
+        # the streams' own hooks, called per stream (TemporalData's, or a subclass's)
+        return _collate(
+            cls, type(data_list[0]), data_list, stores, keys, columns, set(follow), False, None
+        )
+
+    @classmethod
+    def _new(cls, store: dict, data_cls: type, num_graphs: int, records: tuple) -> Any:
+        out = cls.__new__(cls)
+        object.__setattr__(out, "_store", store)
+        object.__setattr__(out, "_data_cls", data_cls)
+        object.__setattr__(out, "_num_graphs", int(num_graphs))
+        names = ("_slice_dict", "_inc_dict", "_cat_dim_dict", "_kind_dict")
+        for name, record in zip(names, records):
+            object.__setattr__(out, name, record)
+        return out
+
+    # the splitting is Batch's own code, on the same records (arraygnn.batch)
+    num_graphs = Batch.num_graphs
+    batch_size = Batch.batch_size
+    get_example = Batch.get_example
+    index_select = Batch.index_select  # type: ignore[assignment]
+    to_data_list = Batch.to_data_list
+    _splits = Batch._splits
+
+    def __getitem__(self, idx: Any) -> Any:
+        if isinstance(idx, str):
+            return self._store[idx]
+        if isinstance(idx, (int, np.integer)) and not isinstance(idx, bool):
+            return self.get_example(idx)
+        if is_array(idx) and idx.ndim == 0 and idx.dtype.kind in "iu":
+            return self.get_example(int(idx))
+        return self.index_select(idx)
+
+    def __len__(self) -> int:
+        return self.num_graphs or 0
+
+    def __iter__(self) -> Iterator[TemporalData]:
+        for i in range(len(self)):
+            yield self.get_example(i)
+
+    def __copy__(self) -> TemporalDataBatch:
+        out = super().__copy__()
+        for key, value in self.__dict__.items():  # the records (shared, as PyG's copy)
+            if key != "_store":
+                object.__setattr__(out, key, value)
+        return out
+
+    copy = __copy__

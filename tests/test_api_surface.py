@@ -191,6 +191,7 @@ PUBLIC = {
         "NegativeSamplingMode",
         "NodeSamplerInput",
         "SamplerOutput",
+        "SubgraphType",
     ],
     "arraygnn.sampler.neighbor_sampler": ["NeighborSampler"],
     "arraygnn.sampler.num_neighbors": ["NumNeighbors"],

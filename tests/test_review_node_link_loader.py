@@ -253,10 +253,11 @@ def test_neighbor_sampler_takes_pyg_arguments_and_names_itself():
         NeighborSampler(data, [2], weight_attr="w")
     with pytest.raises(ValueError, match="^NeighborSampler: .*sample_direction"):
         NeighborSampler(data, [2], sample_direction="backward")
-    with pytest.raises(ValueError, match="^NeighborSampler: subgraph_type='induced'"):
-        NeighborSampler(data, [2], directed=False)
+    with pytest.warns(UserWarning, match="'directed' argument"):
+        with pytest.raises(ValueError, match="^NeighborSampler: subgraph_type='induced'"):
+            NeighborSampler(data, [2], directed=False, disjoint=True)
     with pytest.raises(ValueError, match="^NeighborSampler: subgraph_type"):
-        NeighborSampler(_hetero(), [2], subgraph_type="bidirectional")
+        NeighborSampler(_hetero(), [2], subgraph_type="bidirectionl")
 
 
 @pytest.mark.parametrize("hetero", [False, True])

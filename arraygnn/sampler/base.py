@@ -53,6 +53,7 @@ __all__ = [
     "NegativeSamplingMode",
     "NodeSamplerInput",
     "SamplerOutput",
+    "SubgraphType",
 ]
 
 
@@ -246,6 +247,48 @@ class SamplerOutput(_CastMixin):
     def global_orig_col(self) -> Any:
         return _global(self.node, self.orig_col)
 
+    def to_bidirectional(self, keep_orig_edges: bool = False) -> SamplerOutput:
+        """PyG's ``to_bidirectional``: a copy whose edges are the sampled ones and their
+        reverses, each ``(row, col)`` pair once, sorted by ``(col, row)``; a pair's
+        ``edge`` is its first copy's id (the edge sampled in that direction, if any; PyG's
+        ``reduce='any'`` leaves the choice to its sort). ``keep_orig_edges``: keep the
+        sampled ``row`` / ``col`` as ``orig_row`` / ``orig_col`` and the per-hop counts
+        (else the counts become ``None``, as PyG).
+
+        >>> import numpy as np
+        >>> out = SamplerOutput(np.arange(3), np.array([1, 2]), np.array([0, 1]), None)
+        >>> both = out.to_bidirectional()
+        >>> both.row.tolist(), both.col.tolist()
+        ([1, 0, 2, 1], [0, 1, 1, 2])
+        """
+        import copy
+
+        from arraygnn._namespace import get_namespace
+        from arraygnn._subgraph_types import bidirectional
+
+        out = copy.copy(self)
+        if keep_orig_edges:
+            out.orig_row, out.orig_col = self.row, self.col
+        else:
+            out.num_sampled_nodes = out.num_sampled_edges = None
+        xp = get_namespace(self.row, self.col)
+        out.row, out.col, out.edge = bidirectional(
+            xp, self.row, self.col, self.row, self.col, int(self.node.shape[0]),
+            self.edge, self.edge,
+        )  # fmt: skip
+        return out
+
+
+class SubgraphType(Enum):
+    """PyG's ``SubgraphType``: the ``subgraph_type`` of the neighbour loaders and samplers
+    (a member or its name is taken alike). ``directional``: the sampled edges;
+    ``bidirectional``: and their reverses (:meth:`SamplerOutput.to_bidirectional`);
+    ``induced``: every edge among the sampled nodes."""
+
+    directional = "directional"
+    bidirectional = "bidirectional"
+    induced = "induced"
+
 
 @dataclass
 class HeteroSamplerOutput(_CastMixin):
@@ -292,6 +335,33 @@ class HeteroSamplerOutput(_CastMixin):
     @property
     def global_orig_col(self) -> dict | None:
         return self._by_type(self.orig_col, 2)
+
+    def to_bidirectional(self, keep_orig_edges: bool = False) -> HeteroSamplerOutput:
+        """PyG's ``to_bidirectional`` per edge type ``(src, rel, dst)`` (``rel`` not
+        starting with ``rev_``): merged with its reverse ``(dst, 'rev_' + rel, src)``
+        (which gets the transposed result), else with itself when ``src == dst``, else
+        with the one edge type ``(dst, *, src)``; a merged type's ``edge`` becomes
+        ``None``; a type with no reverse stays as it is (a warning, as PyG).
+        ``keep_orig_edges`` as :meth:`SamplerOutput.to_bidirectional`."""
+        import copy
+
+        from arraygnn._namespace import get_namespace
+        from arraygnn._subgraph_types import hetero_bidirectional, hetero_partners, warn_alone
+
+        out = copy.copy(self)
+        if keep_orig_edges:
+            out.orig_row, out.orig_col = dict(self.row), dict(self.col)
+        else:
+            out.num_sampled_nodes = out.num_sampled_edges = None
+        plan, alone = hetero_partners(list(self.row))
+        warn_alone(alone)
+        arrays = [v for v in self.row.values() if v is not None]
+        xp = get_namespace(*arrays) if arrays else np
+        counts = {t: int(v.shape[0]) for t, v in self.node.items()}
+        out.row, out.col, out.edge = hetero_bidirectional(
+            xp, plan, counts, self.row, self.col, self.edge
+        )
+        return out
 
 
 class NegativeSamplingMode(Enum):

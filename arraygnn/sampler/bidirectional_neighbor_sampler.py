@@ -76,7 +76,10 @@ class BidirectionalNeighborSampler(BaseSampler):
         data: a homogeneous :class:`~arraygnn.data.Data` (``edge_index``, ``num_nodes``).
         num_neighbors: edges sampled per node, hop and direction (``-1``: all), a list or
             a list :class:`~arraygnn.sampler.NumNeighbors`; at least one hop.
-        subgraph_type / replace / disjoint: as :class:`~arraygnn.sampler.NeighborSampler`.
+        subgraph_type: ``'directional'`` or ``'bidirectional'`` (the merged output made
+            bidirectional at the end, as PyG's ``sample_from_nodes``); ``'induced'``
+            (also ``directed=False``) is not provided.
+        replace / disjoint: as :class:`~arraygnn.sampler.NeighborSampler`.
         temporal_strategy / time_attr / weight_attr: PyG's; a ``time_attr`` or
             ``weight_attr`` is refused (as PyG's backward sampler).
         is_sorted / share_memory / directed: as ``NeighborSampler``.
@@ -121,11 +124,20 @@ class BidirectionalNeighborSampler(BaseSampler):
             raise TypeError(f"{_WHERE}: num_neighbors must be a list of ints, got {fanouts!r}")
         if len(fanouts) == 0:  # PyG: "Cannot collate an empty list" on the first batch
             raise ValueError(f"{_WHERE}: num_neighbors needs at least one hop, got []")
+        from arraygnn._subgraph_types import check_subgraph_type
+
+        subgraph_type = check_subgraph_type(_WHERE, subgraph_type if directed else "induced")
+        if subgraph_type == "induced":
+            raise ValueError(
+                f"{_WHERE}: subgraph_type='induced' (or directed=False) is not provided; "
+                "'directional' or 'bidirectional'"
+            )
         edge_index = data.edge_index
         n = data.num_nodes
         streams = np.random.default_rng(seed).integers(2**63 - 1, size=2)
-        args = (subgraph_type, replace, disjoint, temporal_strategy, None, weight_attr,
-                is_sorted, share_memory, directed)  # fmt: skip
+        # the two directions' hops stay directional: subgraph_type acts on the merged output
+        args = ("directional", replace, disjoint, temporal_strategy, None, weight_attr,
+                is_sorted, share_memory)  # fmt: skip
         try:
             self.forward_sampler = NeighborSampler(
                 Data(edge_index=edge_index, num_nodes=n), fanouts, *args, seed=int(streams[0])
@@ -161,7 +173,7 @@ class BidirectionalNeighborSampler(BaseSampler):
         with _named(_WHERE):
             out = self._sample(xp, seeds)
         out.metadata = (index.input_id, index.time)
-        return out
+        return out.to_bidirectional() if self.subgraph_type == "bidirectional" else out
 
     def sample_from_edges(
         self, index: EdgeSamplerInput, neg_sampling: NegativeSampling | None = None
@@ -191,7 +203,7 @@ class BidirectionalNeighborSampler(BaseSampler):
                 out = self._sample(xp, seeds)
             label_index = inverse.reshape(2, -1).astype(np.int64)
         out.metadata = (index.input_id, label_index, index.label, index.time)
-        return out
+        return out.to_bidirectional() if self.subgraph_type == "bidirectional" else out
 
     def _sample(self, xp: Any, seeds: Any) -> SamplerOutput:
         """The hops around ``seeds`` merged (see the module's rules). Nodes and edges are

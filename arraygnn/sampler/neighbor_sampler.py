@@ -122,14 +122,16 @@ class NeighborSampler(BaseSampler):
         num_neighbors: in-edges per node and hop (``-1``: all); a dict per edge type for
             a ``HeteroData``, or a :class:`~arraygnn.sampler.NumNeighbors`, as
             :class:`~arraygnn.neighbor_loader.NeighborLoader`.
-        subgraph_type: ``'directional'`` (the one provided).
+        subgraph_type: ``'directional'``, ``'bidirectional'`` or ``'induced'``, as
+            :class:`~arraygnn.neighbor_loader.NeighborLoader` (the per-hop counts of the
+            two last are ``None``, as PyG's).
         replace / disjoint / temporal_strategy / time_attr: as ``NeighborLoader``; a
             homogeneous node time is named in ``node_attrs``, an edge time in
             ``edge_attrs`` (said, never guessed); the other array attributes are ignored.
         weight_attr / is_sorted / share_memory / directed / sample_direction: PyG's, in its
             positions: ``weight_attr`` must be ``None`` and ``sample_direction``
-            ``'forward'``; ``directed=False`` means ``subgraph_type='induced'`` (refused);
-            the two hints are unused.
+            ``'forward'``; ``directed=False`` means ``subgraph_type='induced'`` (with PyG's
+            deprecation warning); the two hints are unused.
         seed: the sampling streams' seed (the loaders' ``seed``; keyword only).
 
     Both methods run for both graph kinds (a ``HeteroData``'s links: ``index.input_type``
@@ -166,6 +168,13 @@ class NeighborSampler(BaseSampler):
                 "'forward' (PyG's default)"
             )
         if not directed:  # PyG's deprecated spelling of subgraph_type='induced'
+            import warnings
+
+            warnings.warn(
+                f"The usage of the 'directed' argument in '{_WHERE}' is deprecated. Use "
+                "`subgraph_type='induced'` instead.",
+                stacklevel=2,
+            )
             subgraph_type = "induced"
         self.is_sorted, self.share_memory = is_sorted, share_memory  # hints, unused
         with _named(_WHERE):

@@ -381,8 +381,8 @@ def test_bad_input_is_named():
     bad[CITES].edge_index[0, 0] = 40
     with pytest.raises(ValueError, match="NeighborLoader: .*cites"):
         NeighborLoader(bad, [1], input_nodes="paper", **ea)
-    with pytest.raises(ValueError, match="subgraph_type='induced' is not provided"):
-        NeighborLoader(data, [1], input_nodes="paper", subgraph_type="induced", **ea)
+    with pytest.raises(ValueError, match="subgraph_type must be 'directional', 'bidi"):
+        NeighborLoader(data, [1], input_nodes="paper", subgraph_type="inducted", **ea)
     with pytest.raises(ValueError, match="no edge type to sample"):
         NeighborLoader(HeteroData(a={"num_nodes": 2}), [1], input_nodes="a")
 

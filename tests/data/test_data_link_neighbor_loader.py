@@ -241,8 +241,8 @@ def test_errors():
         LinkNeighborLoader(data, [1], neg_sampling="binary", neg_sampling_ratio=1.0)
     with pytest.raises(TypeError, match="neg_sampling_ratio must be a number"):
         LinkNeighborLoader(data, [1], neg_sampling_ratio="1")
-    with pytest.raises(ValueError, match="subgraph_type='induced' is not provided"):
-        LinkNeighborLoader(data, [1], subgraph_type="induced")
+    with pytest.raises(ValueError, match="subgraph_type must be 'directional', 'bidi"):
+        LinkNeighborLoader(data, [1], subgraph_type="inducted")
     complete = Data(
         x=np.ones((3, 1)), edge_index=np.array([[0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1]])
     )

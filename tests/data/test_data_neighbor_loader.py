@@ -160,8 +160,8 @@ def test_neighbor_loader_bad_input_is_named():
         NeighborLoader(data, [2], input_nodes=np.array([60]), node_attrs=["x", "y"])
     with pytest.raises(ValueError, match="boolean input_nodes mask must have 60"):
         NeighborLoader(data, [2], input_nodes=np.ones(5, bool), node_attrs=["x", "y"])
-    with pytest.raises(ValueError, match="subgraph_type='induced' is not provided"):
-        NeighborLoader(data, [2], subgraph_type="induced", node_attrs=["x", "y"])
+    with pytest.raises(ValueError, match="subgraph_type must be 'directional', 'bidi"):
+        NeighborLoader(data, [2], subgraph_type="inducted", node_attrs=["x", "y"])
     with pytest.raises(ValueError, match="batch_size must be >= 1"):
         NeighborLoader(data, [2], batch_size=0, node_attrs=["x", "y"])
     with pytest.raises(TypeError, match="must be a Data"):

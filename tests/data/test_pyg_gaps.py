@@ -148,9 +148,12 @@ def test_link_neighbor_loader_accepts_torch_keywords_same_batches():
 
 
 @pytest.mark.parametrize("cls", [NeighborLoader, LinkNeighborLoader])
-def test_neighbor_loaders_refuse_directed_false(cls):
-    with pytest.raises(ValueError, match="induced"):
-        cls(_ring(), [2], batch_size=2, directed=False)
+def test_neighbor_loaders_read_directed_false_as_induced(cls):
+    with pytest.warns(UserWarning, match="subgraph_type='induced'"):
+        loader = cls(_ring(), [2], batch_size=2, directed=False)
+    assert loader.subgraph_type == "induced"
+    with pytest.raises(TypeError, match="directed must be a bool"):
+        cls(_ring(), [2], batch_size=2, directed="no")
     with pytest.raises(TypeError, match="colour"):
         cls(_ring(), [2], batch_size=2, colour=1)
 
@@ -166,8 +169,8 @@ def test_hetero_neighbor_loaders_accept_torch_keywords():
     links = list(LinkNeighborLoader(h, [1], edge_label_index=("a", "r", "a"), batch_size=2,
                                     num_workers=2, persistent_workers=True))  # fmt: skip
     assert len(links) == 2
-    with pytest.raises(ValueError, match="induced"):
-        NeighborLoader(h, [1], input_nodes="a", directed=False)
+    with pytest.warns(UserWarning, match="subgraph_type='induced'"):
+        assert NeighborLoader(h, [1], input_nodes="a", directed=False).subgraph_type == "induced"
 
 
 def test_neighbor_loader_torch_generator_gives_pyg_seed_order():
