@@ -28,8 +28,9 @@ on every run, thread count and path:
   (22 vs 31 ms), hence the threshold (benchmarks/RESULTS.md).
   With one value per row (a 1-D scatter: degrees, softmax denominators) the output
   starts at the reduction's identity instead (``_owner_flat_kernel``: no per-edge branch
-  or counter read, same bits), on any thread count: 4-8x faster than the general owner
-  loop, 500k values into 500k rows in 1.6 vs 8-16 ms (torch ``index_add_`` 1.5 ms).
+  or counter read, same bits), on any thread count and, up to ``OWNER_MAX_THREADS``
+  threads, before the sorted-index check too: 4-8x faster than the general owner loop,
+  500k values into 500k rows in 1.6 vs 8-16 ms (torch ``index_add_`` 1.5 ms).
 - **sorted** (small outputs, more threads): a counting sort of the index into a CSR,
   then the row-parallel ``segment_csr``.
 """
@@ -283,7 +284,11 @@ def scatter_coo(index: Any, x: Any, out: Any, reduce: str) -> Any:
     out2 = out.reshape(rows, width)
     code = REDUCE_CODES[reduce]
     threads = numba.get_num_threads()
-    if SORTED_INDEX_PATH and num > 0:
+    # one value per row on up to OWNER_MAX_THREADS threads: the flat owner kernel beats the
+    # sorted path's serial check + segment even on a sorted index (1M values into 100k rows,
+    # one or two threads: 1.1-1.3 vs 3.1-4.1 ms; 10M into 1M: 30-38 vs 38-51 ms)
+    flat_first = width == 1 and threads <= OWNER_MAX_THREADS and out.nbytes < TILED_MIN_OUT_BYTES
+    if SORTED_INDEX_PATH and num > 0 and not flat_first:
         from arraygnn.kernels.cpu.segment import segment_csr
 
         indptr = np.empty(rows + 1, dtype=np.int64 if num >= 2**31 - 1 else index.dtype)
