@@ -21,6 +21,10 @@ RULE: ``"max_no_inf"`` / ``"min_no_inf"`` turn a result at or beyond the dtype's
 RULE: ``"mean"`` of integer values is the exact mean as float64 (TF-GNN), not the floor
       division of ``arraygnn.ops``.
 RULE: the graph must be scalar (rank 0); merge a batch first.
+RULE: a ``Ragged`` value (one ragged dimension) is broadcast row by row, and pooled from one
+      set as TF's ragged segment ops: an output row is as long as the longest row pooled
+      into it (empty if none), each position reduces the values there. Pooling from
+      several sets takes dense values only (as TF-GNN).
 
 >>> import numpy as np
 >>> from arraygnn.graph_tensor import GraphTensor, NodeSet, EdgeSet, Adjacency, SOURCE, TARGET
@@ -32,6 +36,10 @@ RULE: the graph must be scalar (rank 0); merge a batch first.
 >>> on_edges = broadcast_node_to_edges(g, "e", SOURCE, feature_name="x")
 >>> pool_edges_to_node(g, "e", TARGET, "sum|max", feature_value=on_edges).tolist()
 [[0.0, 0.0], [0.0, 0.0], [3.0, 2.0]]
+>>> from arraygnn.graph_tensor import Ragged
+>>> words = Ragged.from_list([[1.0, 2.0], [10.0]])
+>>> pool_edges_to_node(g, "e", TARGET, "sum", feature_value=words).to_list()
+[[], [], [11.0, 2.0]]
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, to_numpy
 from arraygnn.graph_tensor.pieces import CONTEXT, GraphTensor
 from arraygnn.graph_tensor.ragged import Ragged
 
@@ -123,8 +131,11 @@ def _incident(es: Any, edge_set_name: str, tag: Any, op: str) -> tuple[str, Any]
     return ends[tag]
 
 
-def _value(piece: Any, where: str, feature_value: Any, feature_name: Any, op: str) -> Any:
-    """The value to move: exactly one of ``feature_value`` / ``feature_name``."""
+def _value(
+    piece: Any, where: str, feature_value: Any, feature_name: Any, op: str, ragged_ok: bool = False
+) -> Any:
+    """The value to move: exactly one of ``feature_value`` / ``feature_name``; a ``Ragged``
+    only with ``ragged_ok`` (broadcast, and pooling from one set, as TF-GNN)."""
     if (feature_value is None) == (feature_name is None):
         raise ValueError(f"{op}: pass exactly one of feature_value= or feature_name=")
     if feature_name is not None:
@@ -139,7 +150,16 @@ def _value(piece: Any, where: str, feature_value: Any, feature_name: Any, op: st
         value = feature_value
         label = f"feature_value for {where}"
     if isinstance(value, Ragged):
-        raise TypeError(f"{op}: {label} is ragged; broadcast and pool need dense arrays")
+        if not ragged_ok:
+            raise TypeError(
+                f"{op}: {label} is ragged; only broadcast and pooling from one set take ragged "
+                "values (as TF-GNN), this needs dense arrays"
+            )
+        if value.nrows != piece.total_size:
+            raise ValueError(
+                f"{op}: {label} has {value.nrows} (ragged) rows, expected {piece.total_size}"
+            )
+        return value
     if not is_array(value):
         raise TypeError(f"{op}: {label} must be a NumPy/CuPy array, got {type(value).__name__}")
     if value.ndim == 0 or value.shape[0] != piece.total_size:
@@ -156,6 +176,24 @@ def _gather(value: Any, index: Any) -> Any:
     if value.dtype.kind in "iuf":
         return _ops().gather(value, index)
     return value[index]
+
+
+def _take_rows(value: Any, index: Any) -> Any:
+    """Rows ``value[index]`` of a dense array or a ``Ragged`` (rows keep their lengths)."""
+    if not isinstance(value, Ragged):
+        return _gather(value, index)
+    xp = get_namespace(value.row_splits)
+    splits = value.row_splits
+    lengths = (splits[1:] - splits[:-1])[index]
+    starts = splits[:-1][index]
+    new_splits = xp.concatenate([xp.zeros(1, dtype=splits.dtype), xp.cumsum(lengths)]).astype(
+        splits.dtype, copy=False
+    )
+    total = int(to_numpy(new_splits[-1]))
+    positions = xp.arange(total, dtype=splits.dtype)
+    rows = xp.searchsorted(new_splits[1:], positions, side="right")
+    flat = positions - new_splits[rows] + starts[rows]
+    return Ragged(_take_rows(value.values, flat), new_splits, validate=False)
 
 
 def _reduce_types(reduce_type: Any, value: Any, op: str) -> list[str]:
@@ -205,6 +243,56 @@ def _pooled(value: Any, names: list[str], reduce_one: Any, counts: Any) -> Any:
     return get_namespace(out[0]).concatenate([r.astype(dtype, copy=False) for r in out], axis=-1)
 
 
+def _pooled_ragged(value: Ragged, names: list[str], index: Any, size: int, op: str) -> Ragged:
+    """Pooling of ragged rows, as TF's ragged ``unsorted_segment_*`` (TF-GNN's pool of one
+    set): output row ``i`` is as long as the longest row pooled into it (empty if none), and
+    each of its positions reduces the values at that position of those rows; ``"mean"``
+    divides by their number there (by the number of rows with ``"sum|mean"``, as TF-GNN).
+    Several reductions are concatenated along the last axis: the feature axis of the values,
+    or the ragged axis itself (each row then holds the results one after the other)."""
+    if isinstance(value.values, Ragged):
+        raise TypeError(f"{op}: pooling a value with two ragged dimensions is not supported")
+    from arraygnn.graph_tensor.pieces import _row_ids
+
+    ops = _ops()
+    splits, flat = value.row_splits, value.values
+    xp = get_namespace(flat, splits)
+    index = index.astype(np.int64, copy=False)
+    lengths = (splits[1:] - splits[:-1]).astype(np.int64, copy=False)
+    out_len = ops.scatter(lengths, index, size, reduce="max")  # 0 for an empty row
+    out_splits = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(out_len)])
+    total = int(to_numpy(out_splits[-1]))
+    rows = _row_ids(splits, int(flat.shape[0]))
+    target = out_splits[index[rows]] + (xp.arange(int(flat.shape[0])) - splits[rows])
+    out = {}
+    for n in dict.fromkeys(names):
+        out[n] = _pooled(
+            flat,
+            [n],
+            lambda v, r: ops.scatter(v, target, total, reduce=r),
+            lambda: xp.bincount(target, minlength=total),
+        )
+    out_rows = _row_ids(out_splits, total)
+    if "mean" in out and "sum" in out:  # TF-GNN: sum / number of rows, per output row
+        count = ops.scatter(xp.ones(int(index.shape[0])), index, size, reduce="sum")[out_rows]
+        count = count.reshape((-1,) + (1,) * (flat.ndim - 1))
+        summed = out["sum"].astype(out["mean"].dtype, copy=False)
+        out["mean"] = (summed / xp.maximum(count, 1)).astype(out["mean"].dtype, copy=False)
+    results = [out[n] for n in names]
+    if len(results) == 1:
+        return Ragged(results[0], out_splits, validate=False)
+    dtype = np.result_type(*[r.dtype for r in results])
+    results = [r.astype(dtype, copy=False) for r in results]
+    if flat.ndim > 1:
+        return Ragged(xp.concatenate(results, axis=-1), out_splits, validate=False)
+    k = len(results)  # one value per position: each row holds the k results in turn
+    joined = xp.empty(total * k, dtype=dtype)
+    at = k * out_splits[out_rows] + (xp.arange(total) - out_splits[out_rows])
+    for i, r in enumerate(results):
+        joined[at + i * out_len[out_rows]] = r
+    return Ragged(joined, k * out_splits, validate=False)
+
+
 # ---------------------------------------------------------------------------------------------
 # node <-> edge
 # ---------------------------------------------------------------------------------------------
@@ -228,9 +316,9 @@ def broadcast_node_to_edges(
     es = _edge_set(graph, edge_set_name, op)
     ns_name, index = _incident(es, edge_set_name, node_tag, op)
     value = _value(
-        graph.node_sets[ns_name], f"node set {ns_name!r}", feature_value, feature_name, op
+        graph.node_sets[ns_name], f"node set {ns_name!r}", feature_value, feature_name, op, True
     )
-    return _gather(value, index)
+    return _take_rows(value, index)
 
 
 def pool_edges_to_node(
@@ -251,9 +339,11 @@ def pool_edges_to_node(
     _check_tag(node_tag, op)
     es = _edge_set(graph, edge_set_name, op)
     ns_name, index = _incident(es, edge_set_name, node_tag, op)
-    value = _value(es, f"edge set {edge_set_name!r}", feature_value, feature_name, op)
+    value = _value(es, f"edge set {edge_set_name!r}", feature_value, feature_name, op, True)
     names = _reduce_types(reduce_type, value, op)
     num_nodes = graph.node_sets[ns_name].total_size
+    if isinstance(value, Ragged):
+        return _pooled_ragged(value, names, index, num_nodes, op)
     return _pooled(
         value,
         names,
@@ -270,8 +360,8 @@ def pool_edges_to_node(
 def _broadcast_from_context(
     graph: GraphTensor, piece: Any, feature_value: Any, feature_name: Any, op: str
 ) -> Any:
-    value = _value(graph.context, "the context", feature_value, feature_name, op)
-    return _gather(value, piece.component_ids())
+    value = _value(graph.context, "the context", feature_value, feature_name, op, True)
+    return _take_rows(value, piece.component_ids())
 
 
 def _pool_to_context(
@@ -283,8 +373,10 @@ def _pool_to_context(
     feature_name: Any,
     op: str,
 ) -> Any:
-    value = _value(piece, where, feature_value, feature_name, op)
+    value = _value(piece, where, feature_value, feature_name, op, True)
     names = _reduce_types(reduce_type, value, op)
+    if isinstance(value, Ragged):
+        return _pooled_ragged(value, names, piece.component_ids(), graph.num_components, op)
     ptr = piece.row_splits
     return _pooled(
         value,

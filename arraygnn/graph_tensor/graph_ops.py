@@ -45,11 +45,11 @@ from arraygnn.graph_tensor.broadcast_pool import (
     _check_graph,
     _check_tag,
     _edge_set,
-    _gather,
     _incident,
     _node_set,
     _ops,
     _reduce_types,
+    _take_rows,
     _value,
     _values_for,
     broadcast,
@@ -102,24 +102,6 @@ def get_registered_reduce_operation_names() -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # rows of dense or ragged features
 # ---------------------------------------------------------------------------------------------
-
-
-def _take_rows(value: Any, index: Any) -> Any:
-    """Rows ``value[index]`` of a dense array or a (one-level) Ragged."""
-    if not isinstance(value, Ragged):
-        return _gather(value, index)
-    xp = get_namespace(value.row_splits)
-    splits = value.row_splits
-    lengths = (splits[1:] - splits[:-1])[index]
-    starts = splits[:-1][index]
-    new_splits = xp.concatenate([xp.zeros(1, dtype=splits.dtype), xp.cumsum(lengths)]).astype(
-        splits.dtype, copy=False
-    )
-    total = int(to_numpy(new_splits[-1]))
-    positions = xp.arange(total, dtype=splits.dtype)
-    rows = xp.searchsorted(new_splits[1:], positions, side="right")
-    flat = positions - new_splits[rows] + starts[rows]
-    return Ragged(_take_rows(value.values, flat), new_splits, validate=False)
 
 
 def _mask_rows(value: Any, mask: Any) -> Any:
@@ -340,12 +322,11 @@ def mask_edges(
     kept_sizes = xp.bincount(es.component_ids()[mask], minlength=ncomp).astype(es.sizes.dtype)
 
     def part(keep: Any, sizes: Any) -> EdgeSet:
-        adj = es.adjacency
+        adj = es.adjacency  # every node tag (a HyperAdjacency's too), as TF-GNN
         return EdgeSet.from_fields(
             sizes=sizes,
-            adjacency=Adjacency.from_indices(
-                source=(adj.source_name, adj.source[keep]),
-                target=(adj.target_name, adj.target[keep]),
+            adjacency=adj._trusted_with(
+                {t: (n, i[keep]) for t, (n, i) in adj.get_indices_dict().items()}
             ),
             features={k: _mask_rows(v, keep) for k, v in es.features.items()},
         )
@@ -466,27 +447,26 @@ def reorder_nodes(
                 raise ValueError(
                     f"{op}: indices for node set {name!r} are not a permutation of range({n})"
                 )
-        inverse = xp.empty(n, dtype=index.dtype)
-        inverse[index] = xp.arange(n, dtype=index.dtype)
-        new_position[name] = inverse
+        # TF-GNN's new positions: unsorted_segment_sum(range(n), index) (the inverse of a
+        # permutation; defined, not garbage, for other indices with validate=False)
+        new_position[name] = _ops().scatter(xp.arange(n, dtype=index.dtype), index, n)
         nodes[name] = NodeSet.from_fields(
             sizes=ns.sizes, features={k: _take_rows(v, index) for k, v in ns.features.items()}
         )
     edges = {}
     for name, es in graph.edge_sets.items():
         adj = es.adjacency
-        if adj.source_name not in new_position and adj.target_name not in new_position:
+        ends = adj.get_indices_dict()  # every node tag (a HyperAdjacency's too), as TF-GNN
+        if not any(set_name in new_position for set_name, _ in ends.values()):
             edges[name] = es
             continue
-        ends = []
-        for tag in (SOURCE, TARGET):
-            set_name, idx = adj.node_set_name(tag), adj[tag]
+        for tag, (set_name, idx) in ends.items():
             if set_name in new_position:
                 idx = new_position[set_name][idx].astype(idx.dtype, copy=False)
-            ends.append((set_name, idx))
+            ends[tag] = (set_name, idx)
         edges[name] = EdgeSet.from_fields(
             sizes=es.sizes,
-            adjacency=Adjacency.from_indices(source=ends[0], target=ends[1]),
+            adjacency=adj._trusted_with(ends),
             features=es.features,
         )
     return GraphTensor._trusted(graph.context, nodes, edges)
@@ -606,9 +586,12 @@ def pool_neighbors_to_node(
         raise ValueError(f"{op}: the list of edge set names is empty")
     sender = _incident_node_set(graph, names, from_tag, "from_tag", op)
     receiver = _incident_node_set(graph, names, to_tag, "to_tag", op)
-    value = _value(graph.node_sets[sender], f"node set {sender!r}", feature_value, feature_name, op)
+    value = _value(
+        graph.node_sets[sender], f"node set {sender!r}", feature_value, feature_name, op, True
+    )
     kinds = _reduce_types(reduce_type, value, op)  # checked here, naming this op
-    exact = value.dtype in (np.float32, np.float64)  # float16 stays in pool's dtype rule
+    # float16 stays in pool's dtype rule; a Ragged is broadcast, then pooled (one edge set)
+    exact = value.dtype in (np.float32, np.float64) and not isinstance(value, Ragged)
     if exact and all(k in _SPMM_REDUCE for k in kinds):
         xp = get_namespace(value)
         adjs = [graph.edge_sets[n].adjacency for n in names]

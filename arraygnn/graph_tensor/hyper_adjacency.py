@@ -14,13 +14,13 @@ RULE: tags are ints >= 0 and are kept sorted; every tag's indices are 1-D intege
 RULE: a HyperAdjacency whose tags are exactly ``{SOURCE, TARGET}`` also answers ``source`` /
       ``target`` / ``source_name`` / ``target_name`` and works everywhere an ``Adjacency``
       does. With other tags those four raise ``ValueError``, and so does every operation
-      that rebuilds a source / target pair: graph ops that rebuild edge sets
-      (``mask_edges``, ``reorder_nodes``, ``add_self_loops``, line graphs), conversion to
+      that rebuilds a source / target pair: ``add_self_loops``, line graphs, conversion to
       PyG / DGL and ``create_schema_from_graph_spec``. Supported with any tags (each tag's
       indices offset by its own node set): construction, range validation, specs, pickling,
       ``GraphTensor.to``, ``batch_graph_tensors`` / ``unbatch_graph_tensor`` /
       ``merge_graphs_to_components`` / ``split_components``, ``merge_batch_to_components``
-      (as TF-GNN), ``pad_to_total_sizes`` / ``remove_padding`` and broadcast / pool /
+      (as TF-GNN), ``pad_to_total_sizes`` / ``remove_padding``, ``mask_edges`` /
+      ``reorder_nodes`` / ``shuffle_nodes`` (every tag, as TF-GNN) and broadcast / pool /
       ``node_degree`` (a tag the edge set lacks is a ``ValueError`` naming both).
 RULE: the spec of such an edge set is a :class:`HyperEdgeSetSpec` (its
       ``adjacency_spec`` is a :class:`HyperAdjacencySpec`); it never equals an
@@ -88,7 +88,7 @@ def _no_pair(tags: list[int], what: str) -> ValueError:
         f"HyperAdjacency with node tags {tags} has no {what}: only an edge set with exactly "
         "the tags SOURCE (0) and TARGET (1) has a source / target pair. Index it by tag "
         "(adjacency[tag], adjacency.node_set_name(tag)); operations that rebuild a source / "
-        "target pair (mask_edges, add_self_loops, reorder_nodes, line graphs, PyG / DGL "
+        "target pair (add_self_loops, line graphs, PyG / DGL "
         "conversion, schemas, tf.Example) do not support other tags"
     )
 

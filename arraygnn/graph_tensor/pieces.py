@@ -482,12 +482,17 @@ class Context(_Piece):
 
     @classmethod
     def from_fields(
-        cls, *, features: Mapping[str, Any] | None = None, sizes: Any = None
+        cls,
+        *,
+        features: Mapping[str, Any] | None = None,
+        sizes: Any = None,
+        validate: bool | None = None,
     ) -> Context:
         """Context from features ``[num_components, ...]``; ``sizes`` default to ones.
 
         Without features and sizes the number of components is taken from the node and edge
-        sets when the context is put into a GraphTensor.
+        sets when the context is put into a GraphTensor. ``validate`` is accepted for TF-GNN
+        compatibility: pieces are always checked.
         """
         features = _frozen_features(features, "context")
         if sizes is None:
@@ -543,7 +548,11 @@ class NodeSet(_Piece):
     _kind = "node set"
 
     @classmethod
-    def from_fields(cls, *, sizes: Any, features: Mapping[str, Any] | None = None) -> NodeSet:
+    def from_fields(
+        cls, *, sizes: Any, features: Mapping[str, Any] | None = None, validate: bool | None = None
+    ) -> NodeSet:
+        """Nodes from ``sizes`` per component and features ``[total_size, ...]``
+        (``validate`` accepted for TF-GNN compatibility: always checked)."""
         return cls._make(sizes, features, "node set")
 
     @classmethod
@@ -574,11 +583,14 @@ class Adjacency(_SlotsPickle):
     __slots__ = ("_source", "_target", "_source_name", "_target_name")
 
     @classmethod
-    def from_indices(cls, source: tuple[str, Any], target: tuple[str, Any]) -> Adjacency:
+    def from_indices(
+        cls, source: tuple[str, Any], target: tuple[str, Any], *, validate: bool | None = None
+    ) -> Adjacency:
         """``source=(node_set_name, indices)``, ``target=(node_set_name, indices)``.
 
         Indices are 1-D integer arrays of equal length (Ragged over the batch for a batched
         graph); range checks against the node sets happen in ``GraphTensor.from_pieces``.
+        ``validate`` is accepted for TF-GNN compatibility (shapes are always checked).
         """
         self = cls.__new__(cls)
         ends = []
@@ -719,8 +731,15 @@ class EdgeSet(_Piece):
 
     @classmethod
     def from_fields(
-        cls, *, sizes: Any, adjacency: Adjacency, features: Mapping[str, Any] | None = None
+        cls,
+        *,
+        sizes: Any,
+        adjacency: Adjacency,
+        features: Mapping[str, Any] | None = None,
+        validate: bool | None = None,
     ) -> EdgeSet:
+        """Edges from ``sizes`` per component, an ``adjacency`` and features
+        ``[total_size, ...]`` (``validate`` accepted for TF-GNN compatibility)."""
         return cls._make(sizes, adjacency, features, "edge set")
 
     @classmethod

@@ -109,12 +109,23 @@ class _ThawedPickle:
         return type(self), tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in values)
 
 
+class _FeaturesByName:
+    """``piece_spec[feature_name]``: the feature's spec, as TF-GNN's piece specs."""
+
+    features: Mapping[str, FeatureSpec]
+
+    def __getitem__(self, feature_name: str) -> FeatureSpec:
+        if feature_name not in self.features:
+            raise KeyError(f"no feature {feature_name!r} (features: {sorted(self.features)})")
+        return self.features[feature_name]
+
+
 def _eq_maps(a: Mapping, b: Mapping) -> bool:
     return dict(a) == dict(b)
 
 
 @dataclass(frozen=True, eq=False)
-class ContextSpec(_ThawedPickle):
+class ContextSpec(_FeaturesByName, _ThawedPickle):
     """Feature specs of the context (items = components)."""
 
     features: Mapping[str, FeatureSpec] = field(default_factory=dict)
@@ -135,7 +146,7 @@ class ContextSpec(_ThawedPickle):
 
 
 @dataclass(frozen=True, eq=False)
-class NodeSetSpec(_ThawedPickle):
+class NodeSetSpec(_FeaturesByName, _ThawedPickle):
     """Feature specs of a node set."""
 
     features: Mapping[str, FeatureSpec] = field(default_factory=dict)
@@ -156,7 +167,7 @@ class NodeSetSpec(_ThawedPickle):
 
 
 @dataclass(frozen=True, eq=False)
-class EdgeSetSpec(_ThawedPickle):
+class EdgeSetSpec(_FeaturesByName, _ThawedPickle):
     """Feature specs of an edge set plus the names of its source and target node sets."""
 
     source_name: str

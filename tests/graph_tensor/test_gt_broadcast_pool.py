@@ -206,7 +206,7 @@ def test_errors_name_what_is_wrong():
     with pytest.raises(ValueError, match=r"has shape \(6, 1\), expected 7 items"):
         pool_edges_to_node(g, "writes", SOURCE, feature_value=np.ones((6, 1)))
     with pytest.raises(TypeError, match=r"feature 'tokenized_title' of node set 'paper' is ragged"):
-        broadcast_node_to_edges(g, "cites", SOURCE, feature_name="tokenized_title")
+        pool(g, CONTEXT, node_set_name=["paper"], reduce_type="sum", feature_name="tokenized_title")
     with pytest.raises(ValueError, match="node tag must be SOURCE"):
         broadcast_node_to_edges(g, "writes", 2, feature_name="name")
     with pytest.raises(ValueError, match="concatenated along the last axis"):

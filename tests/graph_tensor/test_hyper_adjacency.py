@@ -491,8 +491,8 @@ def test_hyper_adjacency_padding_with_linspace(dtype):
 
 
 def test_unsupported_operations_raise_instead_of_dropping_tags():
-    from arraygnn.graph_tensor import mask_edges
+    from arraygnn.graph_tensor import add_self_loops
 
     g = _abc_graph()  # batching keeps every tag (test_review_tfgnn_gaps.py)
     with pytest.raises(ValueError, match=r"node tags \[0, 1, 2\] has no source"):
-        mask_edges(g, "a.b.c", np.array([True, False, True]))
+        add_self_loops(g, "a.b.c")  # TF-GNN's needs source_name too (mask_edges: every tag)

@@ -96,6 +96,8 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
         activation: applied to the pooled values (default ``"relu"``).
         kernel_initializer, kernel_regularizer: accepted and ignored (training only).
         transform_keys, score_scaling, transform_values_after_pooling: as TF-GNN.
+        share_key_transform: one key projection (``per_head_channels`` wide) shared by all
+            heads instead of one per head (TF-GNN after 1.0.3; with ``transform_keys``).
         receiver_dim: size of the receiver feature.
         sender_node_dim: size of the sender node feature (default ``receiver_dim``).
         sender_edge_dim: size of the edge feature (needed with ``sender_edge_feature``).
@@ -133,6 +135,7 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
         kernel_initializer: Any = None,
         kernel_regularizer: Any = None,
         transform_keys: bool = True,
+        share_key_transform: bool = False,
         score_scaling: str = "rsqrt_dim",
         transform_values_after_pooling: bool = False,
         receiver_dim: int,
@@ -158,6 +161,7 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
             )
         self.score_scaling_type = score_scaling
         self.transform_keys = bool(transform_keys)
+        self.share_key_transform = bool(share_key_transform)
         self.transform_values_after_pooling = bool(transform_values_after_pooling)
         self.attention_activation = keras_activation(attention_activation, where)
         self.activation = keras_activation(activation, where)
@@ -184,16 +188,17 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
         has_node = self.sender_node_dim is not None
         self.key_width = (self.sender_node_dim or 0) + (self.sender_edge_dim or 0)
 
-        def lin(n_in: int | None, bias: bool) -> Linear | None:
-            return None if n_in is None else Linear(n_in, hc, bias, dtype=dtype, rng=gen)
+        def lin(n_in: int | None, bias: bool, width: int = hc) -> Linear | None:
+            return None if n_in is None else Linear(n_in, width, bias, dtype=dtype, rng=gen)
 
         self.score_scaling = None
         if score_scaling == "trainable_elup1":
             self.score_scaling = np.zeros((H, 1), dtype=dtype)
         self.key_node = self.key_edge = None
-        if self.transform_keys:
-            self.key_node = lin(self.sender_node_dim, self.use_bias)
-            self.key_edge = lin(self.sender_edge_dim, self.use_bias and not has_node)
+        if self.transform_keys:  # one key per head, or one for all (share_key_transform)
+            k_width = C if self.share_key_transform else hc
+            self.key_node = lin(self.sender_node_dim, self.use_bias, k_width)
+            self.key_edge = lin(self.sender_edge_dim, self.use_bias and not has_node, k_width)
         self.value_node = self.value_edge = None
         self.value_pooled_kernel = self.value_pooled_bias = None
         if not self.transform_values_after_pooling:
@@ -307,24 +312,27 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
         query = act(self.query(rcv))
         if self.transform_keys:
             query = query.reshape(-1, H, C)
+            hk = 1 if self.share_key_transform else H  # key heads: one key serves all heads
             if edge is None:
-                keys = act(self.key_node(snd)).reshape(-1, H, C)
+                keys = act(self.key_node(snd)).reshape(-1, hk, C)
                 scores = dot_node(keys, query)
             elif act is _identity:
                 # q . (W_e e [+ b]) = e . (W_e^T q) [+ q . b]: no per-edge keys
-                w_e = self.key_edge.weight.T.reshape(self.sender_edge_dim, H, C)
-                q_e = xp.einsum("nhc,dhc->nhd", query, w_e.astype(dtype))
+                w_e = self.key_edge.weight.T.reshape(self.sender_edge_dim, hk, C)
+                w_e = xp.broadcast_to(w_e.astype(dtype), (self.sender_edge_dim, H, C))
+                q_e = xp.einsum("nhc,dhc->nhd", query, w_e)
                 scores = dot_edge(q_e)
                 if snd is not None:
-                    scores = dot_node(self.key_node(snd).reshape(-1, H, C), query) + scores
+                    scores = dot_node(self.key_node(snd).reshape(-1, hk, C), query) + scores
                 elif self.key_edge.bias is not None:
-                    qb = xp.einsum("nhc,hc->nh", query, self.key_edge.bias.reshape(H, C))
+                    b_e = xp.broadcast_to(self.key_edge.bias.reshape(hk, C), (H, C))
+                    qb = xp.einsum("nhc,hc->nh", query, b_e)
                     scores = scores + ops.gather(qb, to_slot_order(csr, csr.dst))
             else:  # the activation of a sum per edge: [E, H, C] keys, as TF-GNN
                 keys = self.key_edge(edge)
                 if snd is not None:
                     keys = ops.gather(self.key_node(snd), snd_index) + keys
-                keys = act(keys).reshape(-1, H, C)
+                keys = xp.broadcast_to(act(keys).reshape(-1, hk, C), (n_items, H, C))
                 q_items = ops.gather(query, rcv_index)
                 scores = to_slot_order(csr, xp.einsum("ehc,ehc->eh", q_items, keys))
             key_dim = C
@@ -374,6 +382,7 @@ class MultiHeadAttentionConv(AnyToAnyConvolutionBase):
         return (
             f"num_heads={self.num_heads}, per_head_channels={self.per_head_channels}, "
             f"receiver_tag={self.receiver_tag!r}, transform_keys={self.transform_keys}, "
+            f"share_key_transform={self.share_key_transform}, "
             f"score_scaling={self.score_scaling_type!r}"
         )
 
