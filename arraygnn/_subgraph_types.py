@@ -168,11 +168,20 @@ def induced_edges(xp: Any, csr: Any, dst_ids: Any, src_local: Any) -> tuple[Any,
     """``(row, col, e_id)``: every in-edge (``csr``: the destination CSR, ``indptr`` /
     ``indices`` / ``perm``) of each node of ``dst_ids`` (``col``: its position there)
     whose source has a position in ``src_local`` (``row``), in torch-sparse's order."""
-    from arraygnn.graph.query import _rows_slots
-
     if dst_ids.shape[0] == 0:
         empty = xp.zeros(0, dtype=np.int64)
         return empty, empty, empty
+    if xp is np:  # one Numba pass over the slots (the array steps: about 2x slower)
+        from arraygnn.kernels.cpu.sampling import induced_in_edges
+
+        return induced_in_edges(csr.indptr, csr.indices, csr.perm, dst_ids, src_local)
+    return _induced_arrays(xp, csr, dst_ids, src_local)
+
+
+def _induced_arrays(xp: Any, csr: Any, dst_ids: Any, src_local: Any) -> tuple[Any, Any, Any]:
+    """:func:`induced_edges` in array steps (CuPy; ``dst_ids`` not empty)."""
+    from arraygnn.graph.query import _rows_slots
+
     slots, seg = _rows_slots(xp, csr.indptr, dst_ids)
     pos = src_local[csr.indices[slots]]
     keep = pos >= 0

@@ -25,7 +25,8 @@ dataset of many small graphs is a few arrays, not a few per graph.
 
 RULE: nothing is pickled, on writing or reading: arrays are read with the ``.npy`` reader's
   header checks only (object and structured dtypes refused), so loading a file never runs
-  code from it.
+  code from it. Members must be stored uncompressed (as written), so no array read is
+  larger than the file.
 RULE: ``load_graphs`` checks the file before it builds a graph: every member present, each
   array's size equal to what its ``.npy`` header and the JSON header say, ids of the
   graph's idtype and inside ``[0, num_nodes)`` of their own graph and node type, every
@@ -277,13 +278,14 @@ class _File:
         self.where = where
         with open(path, "rb") as f:
             head = f.read(4)
+            self.size = os.fstat(f.fileno()).st_size
         if len(head) < 4:
             raise self.corrupt(f"{len(head)} bytes")
         if head not in (b"PK\x03\x04", b"PK\x05\x06"):
             raise self.foreign(f"it starts with {head!r}")
         try:
             self.zip = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as err:
             raise self.corrupt(f"{type(err).__name__}: {err}") from None
         try:
             self.names = set(self.zip.namelist())
@@ -332,6 +334,14 @@ class _File:
         """The array of member ``key``, read without pickle after its size is checked."""
         self.need(isinstance(key, str) and key + ".npy" in self.names, f"member {key!r} is missing")
         info = self.zip.getinfo(key + ".npy")
+        # save_graphs stores members uncompressed: their sizes are then bounded by the
+        # file's (no small file inflating to GBs; no zlib / encryption errors)
+        self.need(info.compress_type == zipfile.ZIP_STORED, f"member {key!r} is compressed")
+        self.need(not info.flag_bits & 1, f"member {key!r} is encrypted")
+        self.need(
+            info.file_size <= self.size,
+            f"member {key!r} declares {info.file_size} bytes, larger than the file",
+        )
         try:
             with self.zip.open(info) as fp:
                 version = np.lib.format.read_magic(fp)
@@ -346,6 +356,8 @@ class _File:
                         f"member {key!r} holds dtype {dtype}; object and structured arrays "
                         "are never read (no pickle)"
                     )
+                if any(d < 0 for d in shape):
+                    raise self.corrupt(f"member {key!r} has shape {shape}")
                 nbytes = math.prod(shape) * dtype.itemsize
                 if info.file_size - fp.tell() != nbytes:
                     raise self.corrupt(
@@ -360,7 +372,15 @@ class _File:
                     if not n:
                         raise self.corrupt(f"member {key!r} ends after {got} of {nbytes} bytes")
                     got += n
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, SyntaxError) as err:
+        except (
+            zipfile.BadZipFile,
+            OSError,
+            EOFError,
+            ValueError,
+            SyntaxError,
+            NotImplementedError,  # zipfile's refusals of flag bits it does not read
+            RuntimeError,
+        ) as err:
             if isinstance(err, ValueError) and str(err).startswith(self.where):
                 raise
             raise self.corrupt(f"member {key!r}: {type(err).__name__}: {err}"[:300]) from None
@@ -427,6 +447,10 @@ class _Group:
         f.need(self.idtype == np.int64 or big <= _INT32_MAX, "int32 ids for counts past int32")
         self.node_offsets = [_offsets(self.num_nodes[:, j]) for j in range(len(self.ntypes))]
         self.edge_offsets = [_offsets(self.num_edges[:, j]) for j in range(len(etypes))]
+        # counts are >= 0, so a sum that wrapped around int64 shows as a descent (and would
+        # cut rows from the arrays' ends, or overflow np.repeat's total in _check_range)
+        for offsets in self.node_offsets + self.edge_offsets:
+            f.need(bool((offsets[1:] >= offsets[:-1]).all()), "counts that add up past int64")
         self.rels: list[tuple[tuple[str, str, str], np.ndarray, np.ndarray]] = []
         for j, rel in enumerate(etypes):
             c = f.field(rel, "etype")
