@@ -53,7 +53,8 @@ def coalesce(
 
     ``edge_attr``: an array [E, ...], a list of such arrays, ``None``, or left out (then the
     edge index alone is returned, as PyG). ``reduce``: PyG's ``'sum'`` / ``'add'``,
-    ``'mean'``, ``'min'``, ``'max'``, ``'mul'`` (``'mean'`` of integer features is float32,
+    ``'mean'``, ``'min'``, ``'max'``, ``'mul'``, ``'any'`` (each group's last value in edge
+    order; PyG's unstable sort may pick another) (``'mean'`` of integer features is float32,
     as PyG's scatter; features are reduced only when duplicates exist, so without
     duplicates they keep their dtype, as in PyG). ``sort_by_row=False`` sorts by column
     first. ``is_sorted=True`` promises the input is already sorted that way (checked here,

@@ -40,12 +40,13 @@ def to_dgl(
 ) -> Any:
     """A DGL-face :class:`arraygnn.graph.Graph` of ``data`` (PyG's ``utils.to_dgl``).
 
-    A ``Data`` gives a homogeneous graph (``edge_index[0]`` -> ``edge_index[1]``,
-    ``data.num_nodes`` nodes) with ``x`` / ``pos`` (or ``node_features``) in ``g.ndata`` and
-    ``edge_attr`` / ``edge_weight`` (or ``edge_features``) in ``g.edata``. A ``HeteroData``
-    gives one node type per node store and one canonical edge type per edge store, every
-    array of a store going to its type (``node_features`` / ``edge_features`` do not apply;
-    ``exclude_keys`` leaves keys out). Arrays are shared, not copied.
+    A ``Data`` gives a homogeneous graph (``edge_index[0]`` -> ``edge_index[1]``, none
+    without ``edge_index``, as PyG; ``data.num_nodes`` nodes) with ``x`` / ``pos`` (or
+    ``node_features``) in ``g.ndata`` and ``edge_attr`` / ``edge_weight`` (or
+    ``edge_features``) in ``g.edata``. A ``HeteroData`` gives one node type per node store
+    and one canonical edge type per edge store, every array of a store going to its type
+    (``node_features`` / ``edge_features`` do not apply; ``exclude_keys`` leaves keys out).
+    Arrays are shared, not copied.
 
     >>> import numpy as np
     >>> from arraygnn.hetero_data import HeteroData
@@ -67,6 +68,8 @@ def to_dgl(
             )
         return hetero_data_to_graph(data, exclude_keys=exclude_keys)
     if isinstance(data, Data):
+        if "edge_index" not in data:
+            data = _edgeless(data)
         return data_to_graph(
             data,
             node_features=node_features,
@@ -74,6 +77,27 @@ def to_dgl(
             exclude_keys=exclude_keys,
         )
     raise TypeError(f"to_dgl: data must be a Data or a HeteroData, got {type(data).__name__}")
+
+
+def _edgeless(data: Any) -> Any:
+    """A shallow copy of a ``Data`` without ``edge_index`` holding an empty int64 one (PyG's
+    ``to_dgl``: no edges); ``ToSparseTensor``'s ``adj_t`` in its place is a ``ValueError``."""
+    import copy
+
+    import numpy as np
+
+    from arraygnn._namespace import get_namespace, is_array
+
+    if "adj_t" in data:
+        raise ValueError(
+            "to_dgl: data holds adj_t but no edge_index; keep the edges "
+            "(ToSparseTensor(remove_edge_index=False)) or leave adj_t out"
+        )
+    arrays = [data[k] for k in data.keys() if is_array(data[k])]
+    xp = get_namespace(*arrays) if arrays else np
+    out = copy.copy(data)
+    out.edge_index = xp.zeros((2, 0), dtype=np.int64)
+    return out
 
 
 def from_dgl(g: Any) -> Any:

@@ -665,6 +665,8 @@ def _build(make):
                 p.uniform_(-0.5, 0.5)
         if isinstance(getattr(module, "beta", None), torch.Tensor):  # AGNNConv's, at 1
             module.beta.fill_(1.7)
+        if type(module).__name__ == "RGATConv":  # PyG 2.8.1's reset_parameters leaves l2
+            module.l2.fill_(1.0 / module.out_channels)  # as torch.empty memory (mod='scaled')
         for m in module.modules():  # fresh running statistics, used in eval mode
             if getattr(m, "running_mean", None) is not None:
                 m.running_mean.uniform_(-0.5, 0.5)

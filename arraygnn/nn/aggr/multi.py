@@ -110,15 +110,17 @@ class MultiAggregation(Aggregation):
                 )
         if mode == "attn":
             from arraygnn.nn.hetero_linear import HeteroDictLinear
+            from arraygnn.nn.linear import _rng
             from arraygnn.nn.multihead_attention import MultiheadAttention
 
+            gen = _rng(rng)  # one stream for both (a seed twice would draw the same numbers)
             channels = {str(i): int(c) for i, c in enumerate(self.in_channels)}
             self.lin_heads = HeteroDictLinear(
-                channels, int(self.out_channels), dtype=dtype, rng=rng
+                channels, int(self.out_channels), dtype=dtype, rng=gen
             )
             num_heads = options.pop("num_heads", 1)
             self.multihead_attn = MultiheadAttention(
-                int(self.out_channels), num_heads, **options, dtype=dtype, rng=rng
+                int(self.out_channels), num_heads, **options, dtype=dtype, rng=gen
             )
         if mode == "proj":
             bias = bool(options.pop("bias", True))
