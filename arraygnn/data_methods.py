@@ -227,7 +227,7 @@ def coalesce(
     ``Data.coalesce`` reduces ``edge_attr`` only and leaves other per-edge arrays
     (``edge_weight``) out of step; here every edge attribute follows."""
     where = _where(data, "coalesce")
-    check_pyg_reduce(where, reduce)
+    check_pyg_reduce(where, reduce, allow_any=True)
     levels = _levels(where, data, node_attrs, edge_attrs, graph_attrs)
     out = data.copy()
     ei = _checked_edge_index(where, data, data.num_nodes, required=False)

@@ -5,7 +5,9 @@ When ``h`` starts with a ``Linear`` (a ``Linear``, a ``Sequential`` starting wit
 ``MLP``), its first layer is applied to the nodes, not the edges: ``W [x_i, x_j - x_i] + b =
 (W_a - W_b) x_i + b + W_b x_j``, two node products and one SDDMM ``add`` give the first
 hidden layer of every edge, and no ``[E, 2 F]`` input is formed. The rest of ``h`` runs
-per edge (it is nonlinear), and one scatter reduces the messages on their targets.
+per edge (it is nonlinear), and one scatter reduces the messages on their targets (PyG's
+other aggregations, ``aggr_module``: the messages grouped by target, each target's in
+edge-id order).
 
 ``DynamicEdgeConv`` (PyG's) builds the graph itself on every call: each node's ``k`` nearest
 nodes in feature space (:func:`arraygnn.utils.knn`, itself included), then runs the
@@ -26,6 +28,7 @@ from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._graph_input import parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import MLP, Linear, Sequential, matmul
+from arraygnn.nn.sage_conv import _aggregation, aggregate_edge_messages
 
 __all__ = ["EdgeConv", "DynamicEdgeConv"]
 
@@ -56,22 +59,24 @@ class EdgeConv(Module):
     Args:
         nn: an arraygnn module mapping ``[x_i, x_j - x_i]`` ``(E, 2 F)`` to ``(E, out)``.
         aggr: ``'max'`` (default), ``'add'`` / ``'sum'``, ``'mean'``, ``'min'`` (a node
-            without in-edges gets 0).
+            without in-edges gets 0), or PyG's others: a list of names (a
+            ``MultiAggregation``, its ``'cat'`` output ``k`` times wider), another name
+            (``'std'``, ``'softmax'``, ...) or an :mod:`arraygnn.nn.aggr` object
+            (``aggr_module``).
 
     Call as ``conv(x, edge_index)``, ``conv((x_src, x_dst), edge_index)`` or
-    ``conv(graph, feat)``. Names (PyG): ``nn.*``.
+    ``conv(graph, feat)``. Names (PyG): ``nn.*`` (and ``aggr_module.*``).
     """
 
-    _child_names = ("nn",)
+    _child_names = ("nn", "aggr_module")
 
-    def __init__(self, nn: Module, aggr: str = "max") -> None:
+    def __init__(self, nn: Module, aggr: Any = "max") -> None:
         layer = type(self).__name__
         if not isinstance(nn, Module):
             raise TypeError(f"{layer}: nn must be an arraygnn.nn Module, got {type(nn).__name__}")
-        if aggr not in _AGGRS:
-            raise ValueError(f"{layer}: aggr must be one of {sorted(_AGGRS)}, got {aggr!r}")
+        self.aggr_module = _aggregation(aggr, nn.dtype, f"{layer}: aggr", tuple(_AGGRS))
         self.nn = nn
-        self.aggr = _AGGRS[aggr]
+        self.aggr = _AGGRS[aggr] if self.aggr_module is None else aggr
 
     def __call__(self, x_or_graph: Any, edge_index_or_feat: Any) -> Any:
         from arraygnn import ops
@@ -102,6 +107,8 @@ class EdgeConv(Module):
             xj = ops.gather(x_src, inp.src)
             xp = get_namespace(xi)
             messages = self.nn(xp.concatenate([xi, xj - xi], axis=-1))
+        if self.aggr_module is not None:
+            return aggregate_edge_messages(self.aggr_module, inp, messages)
         return ops.scatter(messages, inp.dst, inp.num_dst, reduce=self.aggr)
 
     def extra_repr(self) -> str:

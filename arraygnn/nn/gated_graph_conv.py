@@ -35,6 +35,7 @@ from arraygnn.nn.linear import (
     get_activation,
     matmul,
 )
+from arraygnn.nn.sage_conv import _aggregation, _edge_id_order, module_aggregate
 
 __all__ = ["GatedGraphConv", "ResGatedGraphConv"]
 
@@ -47,7 +48,10 @@ class GatedGraphConv(Module):
     Args:
         out_channels: hidden size (inputs up to this width, zero-padded).
         num_layers: propagation rounds.
-        aggr: ``'add'`` (default), ``'mean'``, ``'max'``, ``'min'``.
+        aggr: ``'add'`` (default), ``'mean'``, ``'max'``, ``'min'`` (one SpMM per round), or
+            PyG's others of the messages' width (a name such as ``'std'``, an
+            :mod:`arraygnn.nn.aggr` object, ``aggr_module``: the ``[E, F]`` messages are
+            formed each round; a ``'cat'`` of several widens them past the GRU, as in PyG).
         bias: GRU biases.
 
     Call as ``conv(x, edge_index, edge_weight=None)`` (or ``conv(graph, feat)``).
@@ -56,13 +60,13 @@ class GatedGraphConv(Module):
     """
 
     _param_names = ("weight",)
-    _child_names = ("rnn",)
+    _child_names = ("rnn", "aggr_module")
 
     def __init__(
         self,
         out_channels: int,
         num_layers: int,
-        aggr: str = "add",
+        aggr: Any = "add",
         bias: bool = True,
         *,
         dtype: Any = np.float32,
@@ -71,9 +75,8 @@ class GatedGraphConv(Module):
         layer = "GatedGraphConv"
         self.out_channels = layer_size(layer, "out_channels", out_channels, minimum=1)
         self.num_layers = layer_size(layer, "num_layers", num_layers)
-        if aggr not in _AGGRS:
-            raise ValueError(f"{layer}: aggr must be one of {sorted(_AGGRS)}, got {aggr!r}")
-        self.aggr = _AGGRS[aggr]
+        self.aggr_module = _aggregation(aggr, dtype, f"{layer}: aggr", tuple(_AGGRS))
+        self.aggr = _AGGRS[aggr] if self.aggr_module is None else aggr
         gen = _rng(rng)
         bound = 1 / np.sqrt(self.out_channels)
         shape = (self.num_layers, self.out_channels, self.out_channels)
@@ -100,6 +103,19 @@ class GatedGraphConv(Module):
         h = xp.zeros((inp.num_src, self.out_channels), dtype=dtype)
         h[:, :width] = x
         check_edge_weight("GatedGraphConv", edge_weight, inp.num_edges)
+        if self.aggr_module is not None:  # PyG's other aggregations: [E, F] messages
+            order = _edge_id_order(inp, xp)
+            for i in range(self.num_layers):
+                m = matmul(h, self.weight[i])
+                m = module_aggregate(self.aggr_module, m, order, edge_weight, inp.num_dst)
+                if m.shape[-1] != self.out_channels:  # PyG's GRUCell fails as well
+                    raise ValueError(
+                        f"GatedGraphConv: the aggregation gives {m.shape[-1]} features per "
+                        f"node, the GRU takes out_channels={self.out_channels} (a list of "
+                        "aggregations concatenates them)"
+                    )
+                h = self.rnn(m, h)
+            return h
         csr = csr_of(inp)
         w = to_slot_order(csr, edge_weight)
         for i in range(self.num_layers):

@@ -1,7 +1,9 @@
 """Graph isomorphism network layers (Xu et al.): ``GINConv`` and ``GINEConv``.
 
 ``GINConv``: ``h_i' = nn((1 + eps) h_i + aggr_{j in N(i)} h_j)`` with ``aggr`` sum (default),
-mean or max, one fused SpMM.
+mean or max, one fused SpMM. PyG's other aggregations (a list of names, ``'std'``, an
+:mod:`arraygnn.nn.aggr` object, kept as ``aggr_module``) take the general path: the
+``[E, F]`` messages are formed and grouped by target, each group in edge-id order.
 
 ``GINEConv`` (Hu et al., edge features): ``h_i' = nn((1 + eps) h_i + aggr_j ReLU(h_j +
 e_ji))``, ``e_ji`` the edge's features (through ``lin`` when ``edge_dim`` is set). The ReLU
@@ -20,12 +22,14 @@ from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_attr, check_edge_weight, csr_of, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import MLP, Linear, Sequential, _check_features, get_activation
+from arraygnn.nn.sage_conv import _aggregation, _edge_id_order, module_aggregate
 
 __all__ = ["GINConv", "GINEConv"]
 
 
-def _init_gin(layer: Module, name: str, nn: Any, eps: float, aggregator: str, dtype: Any) -> None:
-    """The checks and settings GIN and GINE share: ``nn``, ``eps``, ``aggregator_type``."""
+def _init_gin(layer: Module, name: str, nn: Any, eps: float, aggregator: Any, dtype: Any) -> None:
+    """The checks and settings GIN and GINE share: ``nn``, ``eps``, ``aggregator_type``
+    (a fused name, or PyG's other aggregations as ``aggr_module``)."""
     aggregators = ("sum", "mean", "max")
     # eps first: with DGL's order GINConv(apply_func, 'max', 0.1) the aggregator slot holds
     # DGL's init_eps, and the error should name the swapped arguments
@@ -34,14 +38,12 @@ def _init_gin(layer: Module, name: str, nn: Any, eps: float, aggregator: str, dt
         if eps in aggregators:  # DGL's order: GINConv(apply_func, aggregator_type, init_eps)
             hint = f" (DGL's second argument is the aggregator: pass aggregator_type={eps!r})"
         raise TypeError(f"{name} eps must be a number, got {eps!r}{hint}")
-    if aggregator not in aggregators:
-        raise ValueError(
-            f"{name} aggregator_type must be 'sum', 'mean' or 'max', got {aggregator!r}"
-        )
+    aggr_module = _aggregation(aggregator, dtype, f"{name} aggregator_type", aggregators)
     if nn is not None and not isinstance(nn, Module):
         raise TypeError(f"{name} nn must be an arraygnn.nn Module or None, got {type(nn)}")
     layer.nn = nn
     layer.aggregator_type = aggregator
+    layer.aggr_module = aggr_module
     layer.eps = np.full(1, eps, dtype=dtype)
 
 
@@ -53,6 +55,13 @@ def _root_and_update(layer: Any, name: str, out: Any, inp: Any) -> Any:
             raise ValueError(
                 f"{name}: source and destination features differ in shape "
                 f"({tuple(inp.x_src.shape)} vs {tuple(inp.x_dst.shape)})"
+            )
+        if out.shape[-1] != inp.x_dst.shape[-1]:  # PyG fails on the sum as well
+            raise ValueError(
+                f"{name}: the aggregation gives {out.shape[-1]} features per node but x_dst "
+                f"has {inp.x_dst.shape[-1]} (a list of aggregations concatenates them): the "
+                "root term cannot be added; use a MultiAggregation mode other than 'cat', "
+                "or call with (x_src, None)"
             )
         out = out + (1 + layer.eps.astype(out.dtype)[0]) * inp.x_dst
     out = layer.nn(out) if layer.nn is not None else out
@@ -77,7 +86,10 @@ class GINConv(Module):
         nn: the update network (``Linear``, ``MLP``, ``Sequential`` or any arraygnn
             ``Module``), or ``None`` for none (DGL's ``apply_func=None``).
         eps: the ``eps`` value (stored as a ``(1,)`` array like PyG / DGL).
-        aggregator_type: ``'sum'`` (default), ``'mean'`` or ``'max'``.
+        aggregator_type: ``'sum'`` (default), ``'mean'`` or ``'max'`` (one fused SpMM), or
+            PyG's others: a list of names (a ``MultiAggregation``; ``'cat'`` widens the
+            aggregate, so only with ``(x_src, None)``), a name such as ``'std'`` or an
+            :mod:`arraygnn.nn.aggr` object (``aggr_module``; forms the ``[E, F]`` messages).
         activation: applied after ``nn`` (DGL's ``activation``; a name or a callable).
 
     Call as ``conv(x, edge_index)``, ``conv((x_src, x_dst), edge_index)``, ``conv(graph,
@@ -95,14 +107,14 @@ class GINConv(Module):
     """
 
     _buffer_names = ("eps",)
-    _child_names = ("nn",)
+    _child_names = ("nn", "aggr_module")
     _dgl_supported = True
 
     def __init__(
         self,
         nn: Module | None,
         eps: float = 0.0,
-        aggregator_type: str = "sum",
+        aggregator_type: Any = "sum",
         *,
         activation: Any = None,
         dtype: Any = np.float32,
@@ -117,6 +129,10 @@ class GINConv(Module):
 
         inp = parse_input("GINConv", graph_or_x, feat_or_edge_index, size)
         check_edge_weight("GINConv", edge_weight, inp.num_edges)
+        if self.aggr_module is not None:  # PyG's other aggregations: [E, F] messages
+            order = _edge_id_order(inp, get_namespace(inp.x_src))
+            out = module_aggregate(self.aggr_module, inp.x_src, order, edge_weight, inp.num_dst)
+            return _root_and_update(self, "GINConv", out, inp)
         csr = csr_of(inp)
         out = ops.spmm(
             csr,
@@ -163,7 +179,8 @@ class GINEConv(Module):
             must already have the node features' size (no ``lin``; DGL's layer).
         in_feats: node feature size for ``lin``; by default the input size of ``nn``'s
             first ``Linear`` (PyG infers it the same way).
-        aggregator_type: ``'sum'`` (default), ``'mean'`` or ``'max'``.
+        aggregator_type: ``'sum'`` (default), ``'mean'`` or ``'max'``, or PyG's others as
+            :class:`GINConv` (``aggr_module``).
 
     Call as ``conv(x, edge_index, edge_attr)`` (PyG), ``conv((x_src, x_dst), edge_index,
     edge_attr)``, ``conv(graph, feat, edge_feat)`` or ``conv(block, feat, edge_feat)`` (DGL).
@@ -186,7 +203,7 @@ class GINEConv(Module):
     """
 
     _buffer_names = ("eps",)
-    _child_names = ("nn", "lin")
+    _child_names = ("nn", "lin", "aggr_module")
     _dgl_supported = True
 
     def __init__(
@@ -196,7 +213,7 @@ class GINEConv(Module):
         edge_dim: int | None = None,
         *,
         in_feats: int | None = None,
-        aggregator_type: str = "sum",
+        aggregator_type: Any = "sum",
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
@@ -241,18 +258,27 @@ class GINEConv(Module):
             _check_features(x, self.lin.out_features, "GINEConv source features")
         e = self._edge_features(edge_attr, inp.num_edges, x)
         xp = get_namespace(x)
-        csr = csr_of(inp)
         # the messages in the CSR's slot order: source rows, plus edge rows, rectified.
-        # The raw edge features go to slot order before lin (D columns, not F)
-        e = to_slot_order(csr, e)
+        # The raw edge features go to slot order before lin (D columns, not F). PyG's
+        # other aggregations see each target's messages in edge-id order
+        if self.aggr_module is None:
+            csr = csr_of(inp)
+            indptr, indices = csr.indptr, csr.indices
+            e = to_slot_order(csr, e)
+        else:
+            indptr, perm, indices = _edge_id_order(inp, xp)
+            e = ops.gather(e, perm)
         if self.lin is not None:
             e = self.lin(e)
-        msg = ops.gather(x, csr.indices)
+        msg = ops.gather(x, indices)
         msg = msg.astype(xp.result_type(msg.dtype, e.dtype), copy=False)
         msg += e
         del e
         xp.maximum(msg, 0, out=msg)
-        out = ops.segment(msg, csr.indptr, self.aggregator_type)
+        if self.aggr_module is None:
+            out = ops.segment(msg, indptr, self.aggregator_type)
+        else:
+            out = self.aggr_module(msg, ptr=indptr, dim_size=inp.num_dst, dim=0)
         del msg
         return _root_and_update(self, "GINEConv", out, inp)
 

@@ -14,6 +14,10 @@ which then reduce on their targets (one ``ops.scatter``):
   of sources at a time. Same maths, other rounding (the sums are reassociated).
 - **direct** otherwise: the per-edge matrices are made and used a chunk of edges at a time
   (``CHUNK_BYTES``), so the ``[E, in, out]`` array PyG and DGL form is never whole.
+
+PyG's other aggregations (``aggr_module``: a list of names, ``'std'``, an
+:mod:`arraygnn.nn.aggr` object) take the same ``[E, out]`` messages, grouped by target with
+each target's in edge-id order.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from arraygnn.nn._graph_input import check_edge_attr, parse_input
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
 from arraygnn.nn.gin_conv import _first_in_features
 from arraygnn.nn.linear import MLP, Linear, Sequential, _check_features, add_bias, matmul
+from arraygnn.nn.sage_conv import _aggregation, aggregate_edge_messages
 
 __all__ = ["NNConv"]
 
@@ -59,7 +64,11 @@ class NNConv(Module):
             features ``(E, D)`` to ``(E, in_src * out)``, each edge's row on its own (as
             PyG and DGL assume: it runs on chunks of edges, in any order).
         aggr: ``'add'`` (PyG's default) / ``'sum'``, ``'mean'`` (DGL's default), ``'max'``,
-            ``'min'`` over each target's messages ``x_j h(e_ji)`` (a target without edges: 0).
+            ``'min'`` over each target's messages ``x_j h(e_ji)`` (a target without edges: 0),
+            or PyG's others: a list of names (a ``MultiAggregation``; its ``'cat'`` output
+            is ``k`` times wider, so only without root weight and bias, as in PyG), another
+            name (``'std'``, ``'softmax'``, ...) or an :mod:`arraygnn.nn.aggr` object
+            (``aggr_module``).
         root_weight: add ``lin(x_i)`` (PyG's ``lin``, DGL's ``res_fc`` Linear);
             ``'identity'`` adds ``x_i`` itself (DGL's residual when sizes match).
         bias: additive bias.
@@ -85,7 +94,7 @@ class NNConv(Module):
     """
 
     _param_names = ("bias",)
-    _child_names = ("nn", "lin")
+    _child_names = ("nn", "lin", "aggr_module")
     _dgl_supported = True
 
     def __init__(
@@ -93,7 +102,7 @@ class NNConv(Module):
         in_channels: int | tuple[int, int],
         out_channels: int,
         nn: Module,
-        aggr: str = "add",
+        aggr: Any = "add",
         root_weight: bool | str = True,
         bias: bool = True,
         *,
@@ -111,8 +120,7 @@ class NNConv(Module):
                 f"{layer}: nn must be an arraygnn.nn Module mapping edge features (MLP, "
                 f"Sequential, Linear, ...), got {type(nn).__name__}"
             )
-        if aggr not in _AGGRS:
-            raise ValueError(f"{layer}: aggr must be one of {sorted(_AGGRS)}, got {aggr!r}")
+        self.aggr_module = _aggregation(aggr, dtype, f"{layer}: aggr", tuple(_AGGRS))
         if root_weight not in (True, False, "identity"):
             raise ValueError(f"{layer}: root_weight must be True, False or 'identity'")
         if root_weight == "identity" and self.in_dst != self.out_channels:
@@ -121,7 +129,7 @@ class NNConv(Module):
                 f"({self.in_dst} != {self.out_channels})"
             )
         self.nn = nn
-        self.aggr = _AGGRS[aggr]
+        self.aggr = _AGGRS[aggr] if self.aggr_module is None else aggr
         self.root_weight = root_weight
         self.lin = (
             Linear(self.in_dst, self.out_channels, False, dtype=dtype, rng=rng)
@@ -148,11 +156,23 @@ class NNConv(Module):
         num_edges, n_in = inp.num_edges, self.in_src
         split = _last_linear(self.nn) if FACTORED else None
         share = (inp.num_src * n_in + num_edges) / max(num_edges * n_in, 1)
+        rows = None  # the edge of each message row, when not edge order
         if split is not None and num_edges and share <= FACTORED_MAX_SHARE:
-            messages, targets = self._factored_messages(inp, edge_attr, *split)
+            messages, targets, rows = self._factored_messages(inp, edge_attr, *split)
         else:
             messages, targets = self._direct_messages(inp, edge_attr), inp.dst
-        out = ops.scatter(messages, targets, inp.num_dst, reduce=self.aggr)
+        if self.aggr_module is not None:
+            out = aggregate_edge_messages(self.aggr_module, inp, messages, rows)
+            adds_root = self.root_weight is not False and inp.x_dst is not None
+            if out.shape[-1] != self.out_channels and (adds_root or self.bias is not None):
+                raise ValueError(  # PyG fails on the sum as well
+                    f"NNConv: the aggregation gives {out.shape[-1]} features per node, not "
+                    f"out_channels={self.out_channels} (a list of aggregations concatenates "
+                    "them): the root weight and bias cannot be added; use root_weight=False, "
+                    "bias=False or a MultiAggregation mode other than 'cat'"
+                )
+        else:
+            out = ops.scatter(messages, targets, inp.num_dst, reduce=self.aggr)
         if self.root_weight is not False and inp.x_dst is not None:
             _check_features(inp.x_dst, self.in_dst, "NNConv destination features")
             out = out + (self.lin(inp.x_dst) if self.lin is not None else inp.x_dst)
@@ -170,9 +190,9 @@ class NNConv(Module):
 
     def _factored_messages(
         self, inp: Any, edge_attr: Any, prefix: Any, last: Linear
-    ) -> tuple[Any, Any]:
-        """``[E, out]`` messages in source order and their targets (see the module
-        docstring): ``m_e = [z_e, 1] @ Q_src`` with ``Q_j = x_j @ [A | c]``."""
+    ) -> tuple[Any, Any, Any]:
+        """``[E, out]`` messages in source order, their targets and their edge ids (see the
+        module docstring): ``m_e = [z_e, 1] @ Q_src`` with ``Q_j = x_j @ [A | c]``."""
         from arraygnn import ops
         from arraygnn.kernels.reference import rows_of_slots
 
@@ -214,7 +234,7 @@ class NNConv(Module):
                 if messages is None:
                     messages = xp.empty((inp.num_edges, n_out), dtype=part.dtype)
                 messages[e0:e1] = part
-        return messages, by_src.indices
+        return messages, by_src.indices, by_src.perm
 
     def _direct_messages(self, inp: Any, edge_attr: Any) -> Any:
         from arraygnn import ops

@@ -200,13 +200,8 @@ class SAGEConv(Module):
     def _module_aggregate(self, inp: Any, h: Any, edge_weight: Any) -> Any:
         """``aggr_module`` over each destination's messages ``h_j`` (``* w_ji`` with
         ``edge_weight``), grouped by a CSR ``ptr`` in edge-id order within each group."""
-        from arraygnn import ops
-
-        indptr, perm, indices = _edge_id_order(inp, get_namespace(h))
-        msg = ops.gather(h, indices)
-        if edge_weight is not None:
-            msg = msg * edge_weight[perm].reshape((-1,) + (1,) * (msg.ndim - 1))
-        return self.aggr_module(msg, ptr=indptr, dim_size=inp.num_dst, dim=0)
+        order = _edge_id_order(inp, get_namespace(h))
+        return module_aggregate(self.aggr_module, h, order, edge_weight, inp.num_dst)
 
     def _lstm_aggregate(self, inp: Any, h: Any, edge_weight: Any) -> Any:
         """DGL's LSTM reducer: per destination node, the LSTM's last hidden state over its
@@ -277,17 +272,78 @@ class SAGEConv(Module):
         return f"{sizes}, aggregator_type={self.aggregator_type!r}"
 
 
-def _aggregation(aggregator_type: Any, dtype: Any) -> Any:
+def _aggregation(
+    aggregator_type: Any,
+    dtype: Any,
+    where: str = "SAGEConv: aggregator_type",
+    native: tuple[str, ...] | None = None,
+) -> Any:
     """PyG's aggregation for a list of names (a ``MultiAggregation``) or an
-    ``arraygnn.nn.aggr`` object; None for arraygnn's own names (strings)."""
+    ``arraygnn.nn.aggr`` object; None for arraygnn's own names (strings).
+
+    With ``native`` (the names a layer fuses into one SpMM / segment: a ``'sum'`` there
+    keeps the fast path), every other name goes to
+    :func:`~arraygnn.nn.aggr.aggregation_resolver` (``'std'``, ``'softmax'``, ...) as in
+    PyG's ``MessagePassing(aggr=...)``, and anything unknown raises a ``ValueError``
+    naming ``where``; None means a native name."""
     from arraygnn.nn.aggr import Aggregation, aggregation_resolver
 
-    if isinstance(aggregator_type, (list, tuple)):
+    if isinstance(aggregator_type, Aggregation):
+        return aggregator_type
+    is_name = isinstance(aggregator_type, str)
+    if native is not None and is_name and aggregator_type in native:
+        return None
+    if isinstance(aggregator_type, (list, tuple)) or (native is not None and is_name):
+        query = aggregator_type if is_name else list(aggregator_type)
         try:
-            return aggregation_resolver(list(aggregator_type), dtype=dtype)
+            return aggregation_resolver(query, dtype=dtype)
         except (TypeError, ValueError) as err:
-            raise type(err)(f"SAGEConv: aggregator_type={aggregator_type!r}: {err}") from None
-    return aggregator_type if isinstance(aggregator_type, Aggregation) else None
+            if native is not None and is_name:
+                msg = f"{_choices(where, native)}, got {aggregator_type!r} ({err})"
+                raise type(err)(msg) from None
+            raise type(err)(f"{where}={aggregator_type!r}: {err}") from None
+    if native is not None:
+        raise ValueError(f"{_choices(where, native)}, got {aggregator_type!r}")
+    return None
+
+
+def _choices(where: str, native: tuple[str, ...]) -> str:
+    return (
+        f"{where} must be one of {', '.join(map(repr, native))}, another name of "
+        "arraygnn.nn.aggr.aggregation_resolver (PyG's), a list of names or an "
+        "arraygnn.nn.aggr aggregation"
+    )
+
+
+def module_aggregate(
+    aggr_module: Any, h: Any, order: tuple[Any, Any, Any], edge_weight: Any, num_dst: int
+) -> Any:
+    """``aggr_module`` over each destination's gathered messages ``h_j`` (``* w_ji`` with
+    ``edge_weight``, in edge order), ``order`` the ``(indptr, perm, indices)`` of
+    :func:`_edge_id_order` (or of a CSR built with ``to_csr``): the general path, which
+    materialises the ``[E, F]`` messages."""
+    from arraygnn import ops
+
+    indptr, perm, indices = order
+    msg = ops.gather(h, indices)
+    if edge_weight is not None:
+        msg = msg * edge_weight[perm].reshape((-1,) + (1,) * (msg.ndim - 1))
+    return aggr_module(msg, ptr=indptr, dim_size=num_dst, dim=0)
+
+
+def aggregate_edge_messages(aggr_module: Any, inp: Any, messages: Any, rows: Any = None) -> Any:
+    """``aggr_module`` over per-edge ``messages`` ``[E, ...]`` on their destinations, each
+    destination's messages in edge-id order; row ``k`` of ``messages`` is edge ``k``, or
+    edge ``rows[k]`` when ``rows`` (a permutation of the edges) is given."""
+    from arraygnn import ops
+
+    xp = get_namespace(messages)
+    indptr, perm, _ = _edge_id_order(inp, xp)
+    if rows is not None:  # where each edge's row is: the inverse permutation
+        at = xp.empty_like(rows)
+        at[rows] = xp.arange(rows.shape[0], dtype=rows.dtype)
+        perm = at[perm]
+    return aggr_module(ops.gather(messages, perm), ptr=indptr, dim_size=inp.num_dst, dim=0)
 
 
 def _edge_id_order(inp: Any, xp: Any) -> tuple[Any, Any, Any]:
@@ -321,8 +377,10 @@ def rename_prefixes(values: dict, pairs: tuple, reverse: bool = False) -> dict:
 class PyGGraphConv(SAGEConv):
     """PyG's ``GraphConv`` (Morris et al.): ``W_root x_i + W_rel aggr_j x_j + b``, which is
     :class:`SAGEConv` with a root weight; PyG's names ``lin_rel.*`` / ``lin_root.weight``
-    (``lin_l`` / ``lin_r`` here). ``from_pyg`` builds it from PyG's ``GraphConv``; PyG's
-    optional edge weights are not taken.
+    (``lin_l`` / ``lin_r`` here). ``from_pyg`` builds it from PyG's ``GraphConv``, its
+    aggregation included (a list of names, ``'std'``, an aggregation object: see
+    :class:`SAGEConv`); PyG's edge weights are ``conv(x, edge_index, edge_weight)``
+    (``aggr_j w_ji x_j``, as PyG).
 
     >>> import numpy as np
     >>> conv = PyGGraphConv(3, 2, "sum", rng=0)

@@ -5,7 +5,9 @@
 weight 1 added at every node before aggregating, as PyG's ``add_self_loops``). One CSR, one
 SpMM with the weights in the CSR's slot order (``sum`` / ``mean`` / ``max`` / ``min`` /
 ``mul``; a target without in-edges gets zeros, ones for ``mul``, as PyG): no per-edge feature
-array is formed.
+array is formed. PyG's other aggregations (a list of names, ``'std'``, ``'softmax'``, an
+:mod:`arraygnn.nn.aggr` object, kept as ``aggr_module``) form the ``[E, F]`` messages and
+group them by target, each target's in edge-id order (the added self-loops last).
 
 >>> import numpy as np
 >>> conv = SimpleConv(aggr="mean", combine_root="cat")
@@ -17,10 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._graph_input import check_edge_weight, check_float_features, csr_of, parse_input
 from arraygnn.nn._module import Module
+from arraygnn.nn.sage_conv import _aggregation, _edge_id_order, module_aggregate
 
 __all__ = ["SimpleConv"]
 
@@ -33,7 +38,10 @@ class SimpleConv(Module):
 
     Args:
         aggr: ``'sum'`` (PyG's ``'add'`` too, default), ``'mean'``, ``'max'``, ``'min'`` or
-            ``'mul'`` (the product; 1 for a target without in-edges, as PyG).
+            ``'mul'`` (the product; 1 for a target without in-edges, as PyG): one SpMM.
+            PyG's others: a list of names (a ``MultiAggregation``, its ``'cat'`` output
+            ``k`` times wider), another name (``'std'``, ``'softmax'``, ...) or an
+            :mod:`arraygnn.nn.aggr` object (``aggr_module``; forms the ``[E, F]`` messages).
         combine_root: ``None`` (default), ``'sum'`` (add ``x_dst``), ``'cat'``
             (``[x_dst, out]``) or ``'self_loop'`` (aggregate over ``A + I``; homogeneous
             input only).
@@ -47,15 +55,14 @@ class SimpleConv(Module):
           edge_weight ``(E,)`` (optional)
         - output: ``(N_dst, F)`` (``(N_dst, 2F)`` with ``'cat'``)
 
-    No parameters (an empty state dict, as PyG's).
+    No parameters (an empty state dict, as PyG's), but a learnt aggregation's
+    (``aggr_module.*``, PyG's names).
     """
 
-    def __init__(self, aggr: str = "sum", combine_root: str | None = None) -> None:
-        if not isinstance(aggr, str) or aggr not in _AGGRS:
-            raise ValueError(
-                "SimpleConv: aggr must be 'sum', 'add', 'mean', 'max', 'min' or 'mul', got "
-                f"{aggr!r}"
-            )
+    _child_names = ("aggr_module",)
+
+    def __init__(self, aggr: Any = "sum", combine_root: str | None = None) -> None:
+        self.aggr_module = _aggregation(aggr, np.float32, "SimpleConv: aggr", tuple(_AGGRS))
         if combine_root not in _COMBINE:
             raise ValueError(
                 "SimpleConv: combine_root must be 'sum', 'cat', 'self_loop' or None, got "
@@ -80,6 +87,7 @@ class SimpleConv(Module):
         check_float_features("SimpleConv", inp.x_dst, what="node features (x_dst)")
         check_edge_weight("SimpleConv", edge_weight, inp.num_edges)
         src, dst, w = inp.src, inp.dst, edge_weight
+        order = None  # the general path's (indptr, perm, indices), edge-id order per target
         if self.combine_root == "self_loop":
             if not inp.homogeneous or inp.num_src != inp.num_dst:
                 raise ValueError(
@@ -93,16 +101,28 @@ class SimpleConv(Module):
             dst = xp.concatenate([dst.astype(idt, copy=False), loops])
             if w is not None:
                 w = xp.concatenate([w, xp.ones(inp.num_src, dtype=w.dtype)])
-            csr = ops.to_csr((src, dst), inp.num_src, inp.num_dst)
+            csr = ops.to_csr((src, dst), inp.num_src, inp.num_dst)  # stable: loops last
+            order = (csr.indptr, csr.perm, csr.indices)
+        elif self.aggr_module is not None:
+            order = _edge_id_order(inp, get_namespace(x))
         else:  # the caller's CSR, the graph's cached one, or built once
             csr = csr_of(inp)
-        if w is not None:
-            w = to_slot_order(csr, w)
-        out = spmm_slots(csr, x, w, reduce=_AGGRS[self.aggr])
-        if self.aggr == "mul":  # PyG's product of no messages is 1 (the kernel gives 0)
-            out[csr.in_degrees() == 0] = 1
+        if self.aggr_module is not None:
+            out = module_aggregate(self.aggr_module, x, order, w, inp.num_dst)
+        else:
+            if w is not None:
+                w = to_slot_order(csr, w)
+            out = spmm_slots(csr, x, w, reduce=_AGGRS[self.aggr])
+            if self.aggr == "mul":  # PyG's product of no messages is 1 (the kernel gives 0)
+                out[csr.in_degrees() == 0] = 1
         x_dst = inp.x_dst
         if x_dst is not None and self.combine_root == "sum":
+            if out.shape[-1] != x_dst.shape[-1]:  # PyG fails on the sum as well
+                raise ValueError(
+                    f"SimpleConv: the aggregation gives {out.shape[-1]} features per node but "
+                    f"x_dst has {x_dst.shape[-1]} (a list of aggregations concatenates them): "
+                    "combine_root='sum' cannot add them; use combine_root='cat'"
+                )
             out = out + x_dst
         elif x_dst is not None and self.combine_root == "cat":
             # promoted as torch.cat does (float64 x_dst next to float32 messages: float64)

@@ -11,7 +11,9 @@ ReLU / ELU(alpha) / Sigmoid / Tanh / LeakyReLU(negative_slope) / Identity / Drop
 ``SAGEConv`` (``project``; mean / sum / max, a list of aggregations, PyG's aggregation
 objects and its ``'lstm'``), ``AGNNConv``, ``GATConv`` / ``GATv2Conv``
 (``edge_dim``, ``fill_value``, ``residual``, ``share_weights`` too), ``GINConv`` /
-``GINEConv`` (sum / mean / max aggregation), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
+``GINEConv`` (sum / mean / max, or PyG's other aggregations as ``SAGEConv``'s: also in
+``GraphConv``, ``SimpleConv``, ``EdgeConv``, ``DynamicEdgeConv``, ``NNConv`` and
+``GatedGraphConv``), ``SGConv``, ``APPNP``, ``TAGConv``, ``ChebConv``,
 ``TransformerConv``, ``NNConv``, ``RGCNConv`` / ``FastRGCNConv``, ``HeteroConv``, ``HGTConv``,
 ``GCN2Conv``, ``GatedGraphConv``, ``ResGatedGraphConv``, ``EdgeConv``, ``DynamicEdgeConv``,
 ``PointNetConv``, ``GENConv``, ``LEConv``, ``ClusterGCNConv``, ``SSGConv``, ``LGConv``,
@@ -248,6 +250,21 @@ def _pyg_aggr(module: Any, kind: str, supported: tuple[str, ...]) -> str:
             f"with {' / '.join(repr(a) for a in supported)}"
         )
     return name
+
+
+def _pyg_aggregation(module: Any, kind: str, fused: tuple[str, ...]) -> Any:
+    """The PyG module's aggregation for an arraygnn layer that takes PyG's others too: an
+    arraygnn name when it is one of ``fused`` (the layer's one-SpMM path), else PyG's
+    ``aggr_module`` converted (a list of names, ``'std'``, an aggregation object, ...);
+    a ``ValueError`` naming it when that cannot be converted, or for another ``flow``."""
+    aggr = getattr(module, "aggr", "add")
+    if isinstance(aggr, str) and ("sum" if aggr == "add" else aggr) in fused:
+        return _pyg_aggr(module, kind, fused)
+    _pyg_flow(module, kind)
+    try:
+        return aggregation_from_pyg(module.aggr_module)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"from_pyg: {kind}(aggr={aggr!r}) is not supported ({err})") from None
 
 
 def _pyg_flow(module: Any, kind: str) -> None:
@@ -590,18 +607,10 @@ def from_pyg(module: Any) -> Module:
         return _load(layer, module, "pyg")
     if kind == "SAGEConv":
         project = bool(module.project)
-        aggregator: Any
-        if getattr(module, "aggr", None) in ("mean", "sum", "add", "max"):
-            aggr = _pyg_aggr(module, kind, ("mean", "sum", "max"))
-            aggregator = "pool" if (project and aggr == "max") else aggr
-        else:  # PyG's other aggregations (several, learnable, its LSTM: not DGL's 'lstm')
-            _pyg_flow(module, kind)
-            try:
-                aggregator = aggregation_from_pyg(module.aggr_module)
-            except (TypeError, ValueError) as err:
-                raise ValueError(
-                    f"from_pyg: SAGEConv(aggr={module.aggr!r}) is not supported ({err})"
-                ) from None
+        # PyG's other aggregations: several, learnable, its LSTM (not DGL's 'lstm')
+        aggregator = _pyg_aggregation(module, kind, ("mean", "sum", "max"))
+        if project and aggregator == "max":
+            aggregator = "pool"
         lin_r = module.lin_r if module.root_weight else module.lin_l
         layer = SAGEConv(
             _lazy_sizes(kind, module.in_channels, module.lin_l, lin_r),
@@ -648,12 +657,12 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "GINConv":
-        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
+        aggr = _pyg_aggregation(module, kind, ("sum", "mean", "max"))
         inner = from_torch(module.nn)
         layer = GINConv(inner, _eps(module), aggr, dtype=dtype)
         return _load(layer, module, "pyg")
     if kind == "GINEConv":
-        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
+        aggr = _pyg_aggregation(module, kind, ("sum", "mean", "max"))
         lin = getattr(module, "lin", None)
         layer = GINEConv(
             from_torch(module.nn),
@@ -735,7 +744,7 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "NNConv":
-        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
+        aggr = _pyg_aggregation(module, kind, ("sum", "mean", "max", "min"))
         sizes = module.in_channels
         if module.root_weight:  # lin maps the targets: it sizes in_channels[1]
             paired = isinstance(sizes, (tuple, list))
@@ -819,7 +828,7 @@ def from_pyg(module: Any) -> Module:
         layer.beta = float(module.beta)
         return _load(layer, module, "pyg")
     if kind == "GatedGraphConv":
-        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
+        aggr = _pyg_aggregation(module, kind, ("sum", "mean", "max", "min"))
         layer = GatedGraphConv(
             module.out_channels, module.num_layers, aggr, module.rnn.bias, dtype=dtype
         )
@@ -840,22 +849,27 @@ def from_pyg(module: Any) -> Module:
         )
         return _load(layer, module, "pyg")
     if kind == "EdgeConv":
-        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
-        return EdgeConv(from_torch(module.nn), aggr=aggr)
+        aggr = _pyg_aggregation(module, kind, ("sum", "mean", "max", "min"))
+        return _load(EdgeConv(from_torch(module.nn), aggr=aggr), module, "pyg")
     if kind == "PointNetConv":
         aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
         return PointNetConv(
             _optional(module.local_nn), _optional(module.global_nn), module.add_self_loops, aggr
         )
     if kind == "DynamicEdgeConv":
-        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min"))
-        return DynamicEdgeConv(
+        aggr = _pyg_aggregation(module, kind, ("sum", "mean", "max", "min"))
+        layer = DynamicEdgeConv(
             from_torch(module.nn), module.k, aggr=aggr, num_workers=module.num_workers
         )
+        return _load(layer, module, "pyg")
     if kind == "GraphConv":  # PyG's (Morris et al.): SAGE with a root weight, PyG's names
-        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max"))
+        aggr = _pyg_aggregation(module, kind, ("sum", "mean", "max"))
+        sizes = module.in_channels
+        if isinstance(sizes, int) and not isinstance(aggr, str):
+            # lazy: lin_rel took the aggregate's width (a 'cat' of k aggregations: k F)
+            sizes = _lazy_sizes(kind, sizes, module.lin_root)
         layer = PyGGraphConv(
-            _lazy_sizes(kind, module.in_channels, module.lin_rel, module.lin_root),
+            _lazy_sizes(kind, sizes, module.lin_rel, module.lin_root),
             module.out_channels,
             aggr,
             bias=module.lin_rel.bias is not None,
@@ -979,8 +993,8 @@ def _pyg_hop_layer(module: Any, kind: str, dtype: Any) -> Module:
     if kind == "SimpleConv":
         from arraygnn.nn.simple_conv import SimpleConv
 
-        aggr = _pyg_aggr(module, kind, ("sum", "mean", "max", "min", "mul"))
-        return SimpleConv(aggr, module.combine_root)
+        aggr = _pyg_aggregation(module, kind, ("sum", "mean", "max", "min", "mul"))
+        return _load(SimpleConv(aggr, module.combine_root), module, "pyg")
     from arraygnn.nn.mix_hop_conv import MixHopConv
 
     _pyg_aggr(module, kind, ("sum",))

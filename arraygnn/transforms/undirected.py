@@ -88,7 +88,7 @@ class ToUndirected(BaseTransform):
         edge_attrs: Iterable[str] | None = None,
         graph_attrs: Iterable[str] = (),
     ) -> None:
-        check_pyg_reduce("ToUndirected", reduce)
+        check_pyg_reduce("ToUndirected", reduce, allow_any=True)
         self.reduce = reduce
         self.merge = bool_arg("ToUndirected", "merge", merge)
         self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
@@ -143,7 +143,7 @@ class RemoveDuplicatedEdges(BaseTransform):
         for k in self.keys:
             if not isinstance(k, str):
                 raise TypeError(f"RemoveDuplicatedEdges: key must hold attribute names, got {k!r}")
-        check_pyg_reduce("RemoveDuplicatedEdges", reduce)
+        check_pyg_reduce("RemoveDuplicatedEdges", reduce, allow_any=True)
         self.reduce = reduce
         self.node_attrs, self.edge_attrs, self.graph_attrs = node_attrs, edge_attrs, graph_attrs
 

@@ -167,7 +167,7 @@ def test_bad_input_is_named():
     with pytest.raises(TypeError, match="DynamicEdgeConv: k must be an int"):
         agnn.DynamicEdgeConv(lin, k=2.5)
     with pytest.raises(ValueError, match="DynamicEdgeConv: aggr must be one of"):
-        agnn.DynamicEdgeConv(lin, k=2, aggr="std")
+        agnn.DynamicEdgeConv(lin, k=2, aggr="bogus")
     with pytest.raises(TypeError, match="DynamicEdgeConv: nn must be an arraygnn.nn Module"):
         agnn.DynamicEdgeConv(lambda z: z, k=2)
     with pytest.raises(ValueError, match="DynamicEdgeConv: num_workers must be in"):

@@ -155,7 +155,7 @@ def test_more_layers_bad_input_is_named():
     with pytest.raises(ValueError, match="edge_attr must be given exactly"):
         agnn.ResGatedGraphConv(4, 2, edge_dim=3, rng=0)(x, ei)
     with pytest.raises(ValueError, match="aggr must be one of"):
-        agnn.EdgeConv(agnn.Linear(8, 2, rng=0), aggr="std")
+        agnn.EdgeConv(agnn.Linear(8, 2, rng=0), aggr="bogus")
     with pytest.raises(ValueError, match="one width"):
         agnn.EdgeConv(agnn.Linear(8, 2, rng=0))((x, np.ones((3, 5), np.float32)), ei)
     with pytest.raises(TypeError, match="arraygnn.nn Module"):

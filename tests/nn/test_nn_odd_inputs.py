@@ -547,7 +547,7 @@ def test_gine_conv_names_bad_input():
     seq = Sequential("relu", Linear(3, 4, rng=0))
     assert GINEConv(seq, edge_dim=2).lin.weight.shape == (3, 2)
     with pytest.raises(ValueError, match="aggregator_type"):
-        GINEConv(None, aggregator_type="median")
+        GINEConv(None, aggregator_type="bogus")
     with pytest.raises(ValueError, match="source features"):
         conv(np.ones((4, 5), np.float32), ei, np.ones((3, 2), np.float32))
     ea = np.arange(6, dtype=np.float32).reshape(3, 2)

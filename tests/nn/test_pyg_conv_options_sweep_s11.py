@@ -633,7 +633,7 @@ HETERO_CASES = [
 
 # options arraygnn refuses: the error must name the option
 REFUSED = [
-    ("GINConv-multi", lambda: pyg.GINConv(_mlp(2 * F, O), aggr=["sum", "max"]), "aggr="),
+    ("GATConv-multi", lambda: pyg.GATConv(F, O, aggr=["sum", "max"]), "aggr="),
     ("GCN2Conv-flow", lambda: pyg.GCN2Conv(F, 0.1, flow="target_to_source"), "flow="),
     ("GCN2Conv-mean", lambda: pyg.GCN2Conv(F, 0.1, aggr="mean"), "aggr='mean'"),
     ("GATConv-flow", lambda: pyg.GATConv(F, O, flow="target_to_source"), "flow="),
