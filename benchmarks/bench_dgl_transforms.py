@@ -4,8 +4,9 @@ One random multigraph (N nodes, E edges, int64 ids, float32 edge weights) and ma
 graphs; each arraygnn call is timed against the closest anchor in the same run (PyG's
 ``to_undirected`` / ``coalesce`` / ``add_self_loops`` / ``remove_self_loops`` /
 ``Batch.from_data_list`` / ``to_data_list`` on torch tensors, SciPy's COO -> CSR duplicate
-summing). Anchors differ in detail (PyG's ``coalesce`` sorts by (row, col); arraygnn's
-``to_simple`` keeps each pair at its first edge), so read the ratios as "same job". Best of
+summing). Anchors differ in detail (PyG's ``coalesce`` and arraygnn's ``to_simple`` both
+sort the pairs by (row, col), as DGL's; ``to_simple`` also counts them and returns the
+write-back mapping), so read the ratios as "same job". Best of
 ``--repeat``; ratio = anchor / arraygnn (> 1: arraygnn faster).
 
     python benchmarks/bench_dgl_transforms.py            # full size

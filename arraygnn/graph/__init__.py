@@ -12,10 +12,11 @@ array([0. , 0. , 1.5])
 Modules: ``frame`` (feature storage), ``core`` (Graph, constructors), ``message_passing``
 (apply_edges / update_all / multi_update_all, UDF batches), ``query`` (in_edges,
 out_edges, edge_ids, ... as Graph methods), ``subgraph`` (subgraph, edge_subgraph,
-to_block), ``transform`` (add_self_loop, remove_self_loop, reverse, add_reverse_edges,
-to_simple, to_bidirected), ``batching`` (batch, unbatch), ``readout`` (sum_nodes,
-mean_nodes, softmax_nodes, broadcast_nodes, ...), ``convert`` (Data / GraphTensor
-converters), ``knn`` (knn_graph, segmented_knn_graph), ``positional_encoding``
+to_block), ``blocks`` (create_block, block_to_graph), ``transform`` (add_self_loop,
+remove_self_loop, reverse, add_reverse_edges, to_simple, to_bidirected), ``batching``
+(batch, unbatch), ``readout`` (sum_nodes, mean_nodes, softmax_nodes, broadcast_nodes,
+...), ``convert`` (Data / GraphTensor converters), ``knn`` (knn_graph,
+segmented_knn_graph), ``positional_encoding``
 (laplacian_pe / lap_pe, random_walk_pe, laplacian_lambda_max), ``shortest_dist``
 (DGL's shortest_dist with paths), ``homophily``
 (node_homophily, edge_homophily, linkx_homophily), ``transform_modules`` /
@@ -34,6 +35,7 @@ split_dataset, Subset and ``dgl.data.utils``' download helpers). DGL's ``from_sc
 
 from arraygnn.graph.adj_graphs import adj_product_graph, adj_sum_graph
 from arraygnn.graph.batching import GraphDataLoader, batch, slice_batch, unbatch
+from arraygnn.graph.blocks import block_to_graph, create_block
 from arraygnn.graph.convert import (
     data_to_graph,
     graph_tensor_to_graph,
@@ -162,6 +164,8 @@ __all__ = [
     "node_type_subgraph",
     "edge_type_subgraph",
     "to_block",
+    "create_block",
+    "block_to_graph",
     "in_subgraph",
     "out_subgraph",
     "khop_in_subgraph",

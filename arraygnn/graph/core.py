@@ -24,7 +24,8 @@ RULE: the CSR of each edge type is built once (``arraygnn.ops.to_csr``) and cach
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections import namedtuple
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,9 @@ def check_graph(where: str, g: Any) -> None:
 
 NID = "_ID"
 EID = "_ID"
+
+#: DGL's ``Scheme``: a feature's per-row shape and dtype (``g.node_attr_schemes()``)
+Scheme = namedtuple("Scheme", ["shape", "dtype"])
 DEFAULT_NTYPE = "_N"
 DEFAULT_ETYPE = "_E"
 
@@ -125,19 +129,110 @@ class _TypeSpace:
         return self._g._nodes_call(self._kind, *args, **kwargs)
 
     def __getitem__(self, key: Any) -> _TypeItem:
+        """DGL's key forms: a type (``g.nodes['user']``, ``g.edges['plays']`` or a
+        canonical triple), ``:`` / ``None`` (the only type), or rows: ``g.nodes[ids]``,
+        ``g.nodes[ids, ntype]``, ``g.edges[eids]``, ``g.edges[u, v]`` (a pair of id lists)."""
+        rows = None
+        if isinstance(key, slice):
+            if key != slice(None):
+                raise TypeError(f"g.{self._kind}[...]: only the full slice ':' is supported")
+            key = None
+        elif self._kind == "edges":
+            if isinstance(key, tuple) and not (
+                len(key) == 3 and all(isinstance(k, str) for k in key)
+            ):
+                if len(key) != 2:
+                    raise TypeError(
+                        "g.edges[...]: a tuple is a canonical edge type (3 names) or a (u, v) "
+                        f"pair of node ids, got {key!r}"
+                    )
+                rows, key = key, None
+            elif key is not None and not isinstance(key, (str, tuple)):
+                rows, key = key, None
+        elif isinstance(key, tuple):
+            if len(key) != 2:
+                raise TypeError(f"g.{self._kind}[...]: a tuple is (node ids, ntype), got {key!r}")
+            rows, key = key
+        elif key is not None and not isinstance(key, str):
+            rows, key = key, None
         if self._kind == "edges":
-            return _TypeItem(self._g._rel(key).frame)
+            rel = self._g._rel(key)
+            if rows is None:
+                return _TypeItem(rel.frame)
+            return _TypeItem(_RowView(rel.frame, _edge_rows(self._g, rel, rows)))
         if self._kind == "nodes" and self._g.is_block:
             raise ValueError(
                 f"g.nodes[{key!r}] is ambiguous on a block; use g.srcnodes[...] or g.dstnodes[...]"
             )
         side = {"nodes": "src", "srcnodes": "src", "dstnodes": "dst"}[self._kind]
-        return _TypeItem(self._g._node_frame(key, side))
+        frame = self._g._node_frame(key, side)
+        if rows is None:
+            return _TypeItem(frame)
+        from arraygnn.graph.subgraph import _ids_for
+
+        if isinstance(rows, (int, np.integer)) and not isinstance(rows, (bool, np.bool_)):
+            rows = [int(rows)]
+        ids = _ids_for(self._g, rows, frame.num_rows, f"{frame.where} rows", unique=False)
+        return _TypeItem(_RowView(frame, ids))
+
+
+def _edge_rows(g: Graph, rel: _Relation, rows: Any) -> Any:
+    """Edge ids of ``rel`` from ids, a boolean mask, one id or a ``(u, v)`` pair."""
+    from arraygnn.graph.subgraph import _ids_for
+
+    if isinstance(rows, tuple):
+        from arraygnn.graph.query import edge_ids
+
+        return edge_ids(g, rows[0], rows[1], etype=rel.canonical)
+    if isinstance(rows, (int, np.integer)) and not isinstance(rows, (bool, np.bool_)):
+        rows = [int(rows)]
+    return _ids_for(g, rows, rel.num_edges, f"{rel.frame.where} rows", "edges", unique=False)
 
 
 class _TypeItem:
-    def __init__(self, frame: Frame) -> None:
+    def __init__(self, frame: Any) -> None:
         self.data = frame
+
+
+class _RowView(MutableMapping):
+    """DGL's ``g.nodes[ids].data`` / ``g.edges[ids].data``: the features' rows ``ids``.
+
+    Reads gather those rows (new arrays); a write replaces them in a new array (DGL
+    updates out of place; a new feature is 0 in the other rows); ``del`` removes the whole
+    feature, as DGL."""
+
+    def __init__(self, frame: Frame, rows: Any) -> None:
+        self._frame = frame
+        self._rows = rows
+
+    def __getitem__(self, key: str) -> Any:
+        from arraygnn import ops
+
+        return ops.gather(self._frame[key], self._rows)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        from arraygnn.graph.message_passing import _write_rows
+
+        n = int(self._rows.shape[0])
+        where = f"{self._frame.where}[{key!r}] (rows)"
+        if not is_array(value):
+            raise TypeError(f"{where} must be a NumPy or CuPy array, got {type(value).__name__}")
+        if value.ndim == 0 or value.shape[0] != n:
+            got = "a scalar" if value.ndim == 0 else f"{value.shape[0]} rows"
+            raise ValueError(f"{where}: the value has {got}; {n} rows are selected")
+        self._frame[key] = _write_rows(self._frame, key, self._rows, value)
+
+    def __delitem__(self, key: str) -> None:
+        del self._frame[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._frame)
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __repr__(self) -> str:
+        return f"RowView({self._frame.where}, rows={int(self._rows.shape[0])}, {list(self)})"
 
 
 class Graph:
@@ -331,12 +426,7 @@ class Graph:
             return "src", self._srctypes[0], 0
         if not isinstance(ntype, str):
             raise TypeError(f"ntype must be a node type name (str), got {ntype!r}")
-        if self._is_block:
-            src = {t: i for i, t in enumerate(self._srctypes)}
-            dst = {t: i + len(src) for i, t in enumerate(self._dsttypes)}
-        else:
-            src = {t: self._srctypes.index(t) for t in self._side_types("src")}
-            dst = {t: self._srctypes.index(t) for t in self._side_types("dst")}
+        src, dst = self._side_type_ids()
         if unibipartite and ntype[:4] in ("SRC/", "DST/"):
             side, table = ("src", src) if ntype[:4] == "SRC/" else ("dst", dst)
             if ntype[4:] in table:
@@ -346,6 +436,54 @@ class Graph:
         if ntype in dst:
             return "dst", ntype, dst[ntype]
         raise KeyError(f"node type {ntype!r} does not exist; node types: {self.ntypes}")
+
+    def _side_type_ids(self) -> tuple[dict[str, int], dict[str, int]]:
+        """DGL's ``_srctypes_invmap`` / ``_dsttypes_invmap``: each source (destination)
+        type's node type id (in a block the source types are ``0 .. S-1``, the
+        destination types ``S ..``)."""
+        if self._is_block:
+            src = {t: i for i, t in enumerate(self._srctypes)}
+            return src, {t: i + len(src) for i, t in enumerate(self._dsttypes)}
+        return (
+            {t: self._srctypes.index(t) for t in self._side_types("src")},
+            {t: self._srctypes.index(t) for t in self._side_types("dst")},
+        )
+
+    def _side_ntype_id(self, ntype: str | None, side: str) -> int:
+        table = self._side_type_ids()[0 if side == "src" else 1]
+        label = side.upper()
+        if ntype is None:
+            if len(table) != 1:
+                raise ValueError(
+                    f"the graph has {label} node types {list(table)}; pass the node type"
+                )
+            return next(iter(table.values()))
+        if ntype not in table:
+            raise KeyError(
+                f"{label} node type {ntype!r} does not exist; {label} types: {list(table)}"
+            )
+        return table[ntype]
+
+    def get_ntype_id_from_src(self, ntype: str | None) -> int:
+        """DGL's ``g.get_ntype_id_from_src``: the node type id of source type ``ntype``
+        (``None``: the only source type); ids as :meth:`get_ntype_id`.
+
+        >>> g = heterograph({("a", "r", "b"): ([0], [1]), ("c", "s", "b"): ([0], [0])})
+        >>> g.get_ntype_id_from_src("c"), g.get_ntype_id_from_dst(None)
+        (2, 1)
+        """
+        return self._side_ntype_id(ntype, "src")
+
+    def get_ntype_id_from_dst(self, ntype: str | None) -> int:
+        """DGL's ``g.get_ntype_id_from_dst``: as :meth:`get_ntype_id_from_src` for the
+        destination types."""
+        return self._side_ntype_id(ntype, "dst")
+
+    @property
+    def is_unibipartite(self) -> bool:
+        """DGL's ``g.is_unibipartite``: every node type is only a source or only a
+        destination type of the edge types (always so for a block)."""
+        return self._is_unibipartite()
 
     def _rel(self, etype: Any = None) -> _Relation:
         """Resolve ``None`` / an etype name / a canonical triple to one relation."""
@@ -655,6 +793,164 @@ class Graph:
         out = ids < n
         return bool(out[0]) if scalar else out
 
+    # ------------------------------------------------------ DGL's in-place structure edits
+    def _become(self, new: Graph) -> None:
+        """Take ``new``'s structure, features, caches and batch information (DGL's in-place
+        edits replace the graph index and the frames); ``g.nodes`` / ``g.edges`` stay
+        bound to ``self``."""
+        views = {k: self.__dict__[k] for k in ("nodes", "srcnodes", "dstnodes", "edges")}
+        self.__dict__.clear()
+        self.__dict__.update(new.__dict__)
+        self.__dict__.update(views)
+
+    def add_nodes(self, num: int, data: Any = None, ntype: str | None = None) -> None:
+        """DGL's ``g.add_nodes(num, data=None, ntype=None)``, in place: ``num`` nodes of
+        ``ntype`` with the features ``data`` (zeros in the others; an existing node gets
+        zeros in a feature only ``data`` has). Batch information is discarded, as DGL.
+        :func:`arraygnn.graph.add_nodes` leaves ``g`` as it is and returns the new graph.
+
+        Features are replaced by new arrays (the old arrays are not changed); a graph that
+        shares this one's frames (``g['plays']``, ``node_type_subgraph``) keeps the old
+        structure.
+
+        >>> import numpy as np
+        >>> g = graph(([0, 1], [1, 2]))
+        >>> g.ndata["h"] = np.ones(3)
+        >>> g.add_nodes(2, data={"h": np.full(2, 5.0)})
+        >>> g.num_nodes(), g.ndata["h"].tolist()
+        (5, [1.0, 1.0, 1.0, 5.0, 5.0])
+        """
+        self._become(_function("graph.structure", "add_nodes")(self, num, data, ntype))
+
+    def add_edges(self, u: Any, v: Any, data: Any = None, etype: Any = None) -> None:
+        """DGL's ``g.add_edges(u, v, data=None, etype=None)``, in place: edges
+        ``(u[i], v[i])`` after the others (one id is repeated against many); end nodes
+        beyond the graph are added first (zero features). Batch information is discarded.
+        See :meth:`add_nodes` and :func:`arraygnn.graph.add_edges`.
+
+        >>> g = graph(([0, 1], [1, 2]))
+        >>> g.add_edges([1, 3], [0, 1])
+        >>> g.num_nodes(), g.edges()[0].tolist()
+        (4, [0, 1, 1, 3])
+        """
+        self._become(_function("graph.structure", "add_edges")(self, u, v, data, etype))
+
+    def remove_edges(self, eids: Any, etype: Any = None, store_ids: bool = False) -> None:
+        """DGL's ``g.remove_edges(eids, etype=None, store_ids=False)``, in place: the other
+        edges keep their order and are numbered from 0; every node stays. Batch
+        information is recounted. See :func:`arraygnn.graph.remove_edges`.
+
+        >>> g = graph(([0, 1, 2], [1, 2, 0]))
+        >>> g.remove_edges([0])
+        >>> g.edges()[0].tolist(), g.num_nodes()
+        ([1, 2], 3)
+        """
+        self._become(_function("graph.structure", "remove_edges")(self, eids, etype, store_ids))
+
+    def remove_nodes(self, nids: Any, ntype: str | None = None, store_ids: bool = False) -> None:
+        """DGL's ``g.remove_nodes(nids, ntype=None, store_ids=False)``, in place: the nodes
+        and their edges go, the rest are renumbered in order (DGL's node subgraph). Batch
+        information is recounted. See :func:`arraygnn.graph.remove_nodes`.
+
+        >>> g = graph(([0, 0, 2], [0, 1, 2]))
+        >>> g.remove_nodes([0, 1])
+        >>> g.num_nodes(), g.edges()[0].tolist()
+        (1, [0])
+        """
+        self._become(_function("graph.structure", "remove_nodes")(self, nids, ntype, store_ids))
+
+    # ------------------------------------------------------------------ DGL's small helpers
+    def local_var(self) -> Graph:
+        """DGL's ``g.local_var()``: a graph sharing the structure and the feature arrays,
+        whose feature dicts are its own (features set on it are not seen by ``g``): the same
+        as :meth:`clone`. Prefer :meth:`local_scope`."""
+        return self.clone()
+
+    def adjacency_matrix(self, etype: Any = None) -> Any:
+        """DGL's ``g.adjacency_matrix(etype=None)``: an alias of :meth:`adj`."""
+        return self.adj(etype)
+
+    def node_attr_schemes(self, ntype: str | None = None) -> dict[str, Scheme]:
+        """DGL's ``g.node_attr_schemes(ntype=None)``: ``{name: Scheme(shape, dtype)}`` of
+        the node features of ``ntype``, ``shape`` the per-node shape.
+
+        >>> import numpy as np
+        >>> g = graph(([0], [1]))
+        >>> g.ndata["h"] = np.zeros((2, 3), np.float32)
+        >>> g.node_attr_schemes()
+        {'h': Scheme(shape=(3,), dtype=dtype('float32'))}
+        """
+        side, t, _ = self._ntype_side_id(ntype)
+        frame = (self._dst_frames if side == "dst" else self._src_frames)[t]
+        return {k: Scheme(tuple(v.shape[1:]), v.dtype) for k, v in frame._data.items()}
+
+    def edge_attr_schemes(self, etype: Any = None) -> dict[str, Scheme]:
+        """DGL's ``g.edge_attr_schemes(etype=None)``: as :meth:`node_attr_schemes` for the
+        edge features of ``etype``."""
+        frame = self._rel(etype).frame
+        return {k: Scheme(tuple(v.shape[1:]), v.dtype) for k, v in frame._data.items()}
+
+    _MASK = "__filter_mask__"
+
+    def _mask_of(self, frame: Frame, where: str) -> Any:
+        mask = frame._data[self._MASK]
+        if mask.ndim != 1 or mask.dtype.kind not in "biu":
+            raise TypeError(
+                f"{where}: the predicate must return one bool per item, got "
+                f"{mask.dtype} of shape {tuple(mask.shape)}"
+            )
+        return mask.astype(bool, copy=False)
+
+    def filter_nodes(self, predicate: Any, nodes: Any = None, ntype: str | None = None) -> Any:
+        """DGL's ``g.filter_nodes(predicate, nodes=ALL, ntype=None)``: the ids of the nodes
+        (all, or ``nodes`` in the order given) for which ``predicate(node_batch)`` (a UDF
+        as :meth:`apply_nodes` takes) is true.
+
+        >>> import numpy as np
+        >>> g = graph(([0, 1], [1, 2]))
+        >>> g.ndata["h"] = np.array([1.0, 5.0, 3.0])
+        >>> g.filter_nodes(lambda nodes: nodes.data["h"] > 2).tolist()
+        [1, 2]
+        """
+        where = "filter_nodes"
+        with self.local_scope():
+            self.apply_nodes(lambda nb: {self._MASK: predicate(nb)}, nodes, ntype)
+            mask = self._mask_of(self._node_frame(ntype, "dst"), where)
+        if nodes is None:
+            return self._xp().nonzero(mask)[0].astype(self.idtype)
+        from arraygnn.graph.subgraph import _ids_for
+
+        if isinstance(nodes, (int, np.integer)) and not isinstance(nodes, (bool, np.bool_)):
+            nodes = [int(nodes)]
+        ids = _ids_for(self, nodes, mask.shape[0], f"{where}: nodes", unique=False)
+        return ids[mask[ids]]
+
+    def filter_edges(self, predicate: Any, edges: Any = None, etype: Any = None) -> Any:
+        """DGL's ``g.filter_edges(predicate, edges=ALL, etype=None)``: the ids of the
+        edges (all, or ``edges``: ids, a mask or a ``(u, v)`` pair) for which
+        ``predicate(edge_batch)`` (a UDF as :meth:`apply_edges` takes) is true."""
+        where = "filter_edges"
+        rel = self._rel(etype)
+        with self.local_scope():
+            self.apply_edges(lambda eb: {self._MASK: predicate(eb)}, edges, rel.canonical)
+            mask = self._mask_of(rel.frame, where)
+        if edges is None:
+            return self._xp().nonzero(mask)[0].astype(self.idtype)
+        e = _edge_rows(self, rel, edges)
+        return e[mask[e]]
+
+    def to_networkx(self, *args: Any, **kwargs: Any) -> Any:
+        """``g.to_networkx(...)``: :func:`arraygnn.graph.to_networkx` on ``g``."""
+        return _function("interop.networkx", "graph_to_networkx")(self, *args, **kwargs)
+
+    def reorder_graph(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.reorder_graph(...)``: :func:`arraygnn.graph.reorder_graph` on ``g``."""
+        return _function("graph.reorder", "reorder_graph")(self, *args, **kwargs)
+
+    def sample_etype_neighbors(self, *args: Any, **kwargs: Any) -> Graph:
+        """``g.sample_etype_neighbors(...)``: :func:`arraygnn.graph.sample_etype_neighbors`."""
+        return _function("graph.etype_neighbors", "sample_etype_neighbors")(self, *args, **kwargs)
+
     # ------------------------------------------------------------------ batches
     @property
     def batch_size(self) -> int:
@@ -734,14 +1030,16 @@ class Graph:
         return find_edges(self, eid, etype)
 
     def has_edges_between(self, u: Any, v: Any, etype: Any = None) -> Any:
-        """Whether each ``(u[i], v[i])`` is an edge (a bool for two ints)."""
+        """Whether each ``(u[i], v[i])`` is an edge (a bool for two ints; one ``u`` goes
+        with every ``v`` and one ``v`` with every ``u``, as DGL)."""
         from arraygnn.graph.query import has_edges_between
 
         return has_edges_between(self, u, v, etype)
 
     def edge_ids(self, u: Any, v: Any, return_uv: bool = False, etype: Any = None) -> Any:
         """Edge id of each ``(u[i], v[i])`` (smallest of parallel edges; ``ValueError`` for
-        a pair that is not an edge); ``return_uv=True``: every edge as ``(u, v, eid)``."""
+        a pair that is not an edge; one id broadcast as in :meth:`has_edges_between`);
+        ``return_uv=True``: every edge as ``(u, v, eid)``."""
         from arraygnn.graph.query import edge_ids
 
         return edge_ids(self, u, v, return_uv, etype)
@@ -1077,19 +1375,43 @@ class Graph:
         push(self, u, message_func, reduce_func, apply_node_func, etype)
 
     # ------------------------------------------------------------------ subgraphs
-    def subgraph(self, nodes: Any, *, store_ids: bool = True) -> Graph:
+    def subgraph(
+        self,
+        nodes: Any,
+        *,
+        relabel_nodes: bool = True,
+        store_ids: bool = True,
+        output_device: Any = None,
+    ) -> Graph:
         """Node-induced subgraph (see :func:`arraygnn.graph.subgraph.node_subgraph`)."""
         from arraygnn.graph.subgraph import node_subgraph
 
-        return node_subgraph(self, nodes, store_ids=store_ids)
+        return node_subgraph(
+            self,
+            nodes,
+            relabel_nodes=relabel_nodes,
+            store_ids=store_ids,
+            output_device=output_device,
+        )
 
     def edge_subgraph(
-        self, edges: Any, *, relabel_nodes: bool = True, store_ids: bool = True
+        self,
+        edges: Any,
+        *,
+        relabel_nodes: bool = True,
+        store_ids: bool = True,
+        output_device: Any = None,
     ) -> Graph:
         """Edge-induced subgraph (see :func:`arraygnn.graph.subgraph.edge_subgraph`)."""
         from arraygnn.graph.subgraph import edge_subgraph
 
-        return edge_subgraph(self, edges, relabel_nodes=relabel_nodes, store_ids=store_ids)
+        return edge_subgraph(
+            self,
+            edges,
+            relabel_nodes=relabel_nodes,
+            store_ids=store_ids,
+            output_device=output_device,
+        )
 
     def node_type_subgraph(self, ntypes: Any, output_device: Any = None) -> Graph:
         """``g.node_type_subgraph(ntypes)``: :func:`arraygnn.graph.node_type_subgraph`."""
@@ -1161,40 +1483,144 @@ def _function(module: str, name: str) -> Any:
 
 
 # ---------------------------------------------------------------------- constructors
-def graph(data: tuple[Any, Any], num_nodes: int | None = None) -> Graph:
-    """A homogeneous graph from ``(src, dst)`` id arrays (NumPy, CuPy or lists).
+def _max_plus_one(*ids: Any) -> int:
+    return max([int(a.max()) + 1 for a in ids if a.size] or [0])
 
-    ``num_nodes=None`` uses the largest id + 1 (DGL's rule).
+
+def _graph_data(data: Any, what: str) -> tuple[Any, Any, int, int]:
+    """DGL's graph data forms (``utils.graphdata2tensors``) as ``(src, dst, n_src, n_dst)``:
+    a tuple ``(src, dst)`` or ``('coo', (src, dst))``; ``('csr', (indptr, indices, eids))``
+    (row ``i``'s entries ``indptr[i]:indptr[i+1]``, entry ``j`` is edge ``eids[j]``, or edge
+    ``j`` when ``eids`` is empty) or ``'csc'`` (columns: the destinations); a list of
+    ``(u, v)`` pairs (DGL's edge list). ``n_src`` / ``n_dst``: the least node counts a
+    CSR's / CSC's row count implies (0 otherwise); the ids' largest + 1 is left to the
+    caller (:func:`_inferred`), which needs it only when no count is given."""
+    if isinstance(data, list):
+        pairs = [tuple(p) if isinstance(p, (tuple, list)) else p for p in data]
+        if not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
+            raise TypeError(
+                f"{what}: a list is DGL's edge list of (u, v) pairs; pass a tuple (src, dst) "
+                "of id arrays for the other form"
+            )
+        src = _as_ids([p[0] for p in pairs], f"{what}: sources")
+        dst = _as_ids([p[1] for p in pairs], f"{what}: destinations")
+        return src, dst, 0, 0
+    if not (isinstance(data, tuple) and len(data) == 2):
+        raise TypeError(
+            f"{what}: data must be a pair (src, dst) of id arrays, ('coo' | 'csr' | 'csc', "
+            f"arrays) or a list of (u, v) pairs, got {type(data).__name__}"
+        )
+    fmt, arrays = ("coo", data) if not isinstance(data[0], str) else data
+    if fmt == "coo":
+        if not (isinstance(arrays, (tuple, list)) and len(arrays) == 2):
+            raise TypeError(f"{what}: 'coo' data must be (src, dst)")
+        src = _as_ids(arrays[0], f"{what}: src")
+        dst = _as_ids(arrays[1], f"{what}: dst")
+        return src, dst, 0, 0
+    if fmt not in ("csr", "csc"):
+        raise ValueError(f"{what}: unknown sparse format {fmt!r}; use 'coo', 'csr' or 'csc'")
+    if not (isinstance(arrays, (tuple, list)) and len(arrays) == 3):
+        raise TypeError(f"{what}: {fmt!r} data must be (indptr, indices, edge_ids)")
+    indptr = _as_ids(arrays[0], f"{what}: indptr")
+    indices = _as_ids(arrays[1], f"{what}: indices")
+    eids = _as_ids(arrays[2], f"{what}: edge ids")
+    xp = get_namespace(indptr, indices)
+    e = int(indices.shape[0])
+    if indptr.shape[0] == 0 or int(indptr[0]) != 0 or int(indptr[-1]) != e:
+        raise ValueError(f"{what}: indptr must start at 0 and end at len(indices) ({e})")
+    lengths = xp.diff(indptr)
+    if lengths.size and int(lengths.min()) < 0:
+        raise ValueError(f"{what}: indptr must not decrease")
+    rows_n = int(indptr.shape[0]) - 1
+    from arraygnn._namespace import repeat_counts
+
+    rows = repeat_counts(xp, xp.arange(rows_n, dtype=indices.dtype), lengths, e)
+    if eids.shape[0]:
+        _check_range(eids, e, f"{what}: eids", "edges")
+        hit = xp.zeros(e, dtype=bool)
+        hit[eids] = True
+        if eids.shape[0] != e or not bool(hit.all()):
+            raise ValueError(f"{what}: eids must hold each edge id 0 .. {e - 1} once")
+        ordered_rows, ordered_cols = xp.empty_like(rows), xp.empty_like(indices)
+        ordered_rows[eids], ordered_cols[eids] = rows, indices
+        rows, indices = ordered_rows, ordered_cols
+    if fmt == "csr":
+        return rows, indices, rows_n, 0
+    return indices, rows, 0, rows_n
+
+
+def _inferred(ids: Any, least: int) -> int:
+    """DGL's node count of one side: the largest id + 1, at least ``least`` (a CSR's
+    rows); one device sync on CuPy."""
+    return max(_max_plus_one(ids), least)
+
+
+def _finish(g: Graph, idtype: Any, device: Any, where: str) -> Graph:
+    """``g`` cast to ``idtype`` (checked to hold) and moved to ``device`` (DGL's
+    ``idtype=`` / ``device=`` arguments)."""
+    if idtype is not None:
+        from arraygnn.interop.scipy import _check_idtype
+
+        dt = _check_idtype(idtype, where)
+        if g.idtype != dt:
+            g = g.astype(dt)
+    return g if device is None else g.to(device)
+
+
+def graph(
+    data: Any,
+    num_nodes: int | None = None,
+    idtype: Any = None,
+    device: Any = None,
+    row_sorted: bool = False,
+    col_sorted: bool = False,
+) -> Graph:
+    """DGL's ``dgl.graph``: a homogeneous graph from ``(src, dst)`` id arrays (NumPy, CuPy
+    or lists), ``('coo', (src, dst))``, ``('csr', (indptr, indices, edge_ids))``,
+    ``('csc', ...)`` or a list of ``(u, v)`` pairs (DGL's forms; a CSR's edges take the
+    ids ``edge_ids`` gives, entry order when it is empty).
+
+    ``num_nodes=None`` uses the largest id + 1 (DGL's rule). ``idtype``: int32 / int64
+    (NumPy dtype, name or ``torch.int32``; ``None`` keeps int32 arrays int32, else
+    int64). ``device``: ``'cpu'`` / ``'cuda'`` to move the graph. ``row_sorted`` /
+    ``col_sorted`` are DGL's hints, checked to be bools and otherwise not needed.
 
     >>> import numpy as np
     >>> g = graph((np.array([0, 0]), np.array([1, 2])))
     >>> g.num_nodes(), g.num_edges(), g.canonical_etypes
     (3, 2, [('_N', '_E', '_N')])
+    >>> graph(("csr", ([0, 2, 3], [1, 0, 0], [])), idtype="int32").edges()
+    (array([0, 0, 1], dtype=int32), array([1, 0, 0], dtype=int32))
     """
-    if not (isinstance(data, (tuple, list)) and len(data) == 2):
-        raise TypeError("graph(data): data must be a pair (src, dst) of id arrays")
-    src = _as_ids(data[0], "graph: src")
-    dst = _as_ids(data[1], "graph: dst")
+    for name, flag in (("row_sorted", row_sorted), ("col_sorted", col_sorted)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"graph: {name} must be True or False, got {flag!r}")
+    src, dst, n_src, n_dst = _graph_data(data, "graph")
     if num_nodes is None:
-        num_nodes = _max_plus_one(src, dst)
+        num_nodes = max(_inferred(src, n_src), _inferred(dst, n_dst))
     elif not isinstance(num_nodes, (int, np.integer)) or num_nodes < 0:
         raise ValueError(f"graph: num_nodes must be a non-negative int, got {num_nodes!r}")
+    elif num_nodes < max(n_src, n_dst):
+        raise ValueError(
+            f"graph: num_nodes={num_nodes} but the CSR / CSC data has {max(n_src, n_dst)} rows"
+        )
     canonical = (DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE)
-    return Graph({canonical: (src, dst)}, {DEFAULT_NTYPE: int(num_nodes)})
-
-
-def _max_plus_one(*ids: Any) -> int:
-    return max([int(a.max()) + 1 for a in ids if a.size] or [0])
+    g = Graph({canonical: (src, dst)}, {DEFAULT_NTYPE: int(num_nodes)})
+    return _finish(g, idtype, device, "graph")
 
 
 def heterograph(
-    data_dict: Mapping[Canonical, tuple[Any, Any]],
+    data_dict: Mapping[Canonical, Any],
     num_nodes_dict: Mapping[str, int] | None = None,
+    idtype: Any = None,
+    device: Any = None,
 ) -> Graph:
-    """A heterogeneous graph from ``{(src_type, etype, dst_type): (src, dst)}``.
+    """DGL's ``dgl.heterograph``: a heterogeneous graph from ``{(src_type, etype,
+    dst_type): data}``, each ``data`` in one of :func:`graph`'s forms (``(src, dst)``,
+    ``('csr', ...)``, a list of pairs, ...).
 
     Node types missing from ``num_nodes_dict`` get the largest id + 1 over the edge types
-    that touch them (DGL's rule).
+    that touch them (DGL's rule). ``idtype`` / ``device`` as in :func:`graph`.
 
     >>> import numpy as np
     >>> g = heterograph({("user", "plays", "game"): (np.array([0, 1]), np.array([0, 0]))})
@@ -1207,20 +1633,21 @@ def heterograph(
         )
     num_nodes_dict = dict(num_nodes_dict or {})
     rels: dict[Canonical, tuple[Any, Any]] = {}
-    seen: dict[str, list[Any]] = {}
-    for c, pair in data_dict.items():
+    seen: dict[str, int] = {}
+    for c, data in data_dict.items():
         if not (isinstance(c, tuple) and len(c) == 3 and all(isinstance(s, str) for s in c)):
             raise TypeError(f"heterograph: keys are (src_type, etype, dst_type), got {c!r}")
-        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise TypeError(f"heterograph: value of {c!r} must be a pair (src, dst)")
-        src = _as_ids(pair[0], f"source ids of edge type {c!r}")
-        dst = _as_ids(pair[1], f"destination ids of edge type {c!r}")
+        src, dst, n_src, n_dst = _graph_data(data, f"heterograph: edge type {c!r}")
         rels[c] = (src, dst)
-        seen.setdefault(c[0], []).append(src)
-        seen.setdefault(c[2], []).append(dst)
-    for t in num_nodes_dict:
-        seen.setdefault(t, [])
-    counts = {}
-    for t in sorted(seen):
-        counts[t] = int(num_nodes_dict[t]) if t in num_nodes_dict else _max_plus_one(*seen[t])
-    return Graph(rels, counts)
+        for t, ids, least in ((c[0], src, n_src), (c[2], dst, n_dst)):
+            if t not in num_nodes_dict:  # DGL's rule, read only when needed (no CuPy sync)
+                seen[t] = max(seen.get(t, 0), _inferred(ids, least))
+            elif int(num_nodes_dict[t]) < least:
+                raise ValueError(
+                    f"heterograph: num_nodes_dict[{t!r}]={num_nodes_dict[t]} but the CSR / CSC "
+                    f"data of {c!r} has {least} rows"
+                )
+    counts = {
+        t: int(num_nodes_dict.get(t, seen.get(t, 0))) for t in sorted({*seen, *num_nodes_dict})
+    }
+    return _finish(Graph(rels, counts), idtype, device, "heterograph")

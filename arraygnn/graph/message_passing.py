@@ -292,7 +292,8 @@ def _check_udf_output(out: Any, rows: int, what: str, where: str) -> dict[str, A
 def apply_edges(g: Any, func: Any, edges: Any = None, etype: Any = None) -> None:
     """Write ``func``'s output into the edge features of ``etype``.
 
-    ``edges`` (edge ids or a boolean mask) restricts the computation to those edges; their
+    ``edges`` (edge ids, one id, a boolean mask or a ``(u, v)`` pair of node ids, DGL's
+    forms) restricts the computation to those edges; their
     rows of the output field are replaced (in a new array; other rows keep their values,
     or 0 when the field is new). Without ``etype`` on a graph of several edge types, a
     built-in runs on every edge type (DGL; UDFs need ``etype=``).
@@ -305,11 +306,7 @@ def apply_edges(g: Any, func: Any, edges: Any = None, etype: Any = None) -> None
         return
     rel = g._rel(etype)
     _check_message(func)
-    eids = None
-    if edges is not None:
-        from arraygnn.graph.subgraph import _ids_for
-
-        eids = _ids_for(g, edges, rel.num_edges, f"apply_edges: edge ids of {rel.canonical!r}")
+    eids = None if edges is None else _edge_ids_arg(g, rel, edges, "apply_edges")
     if isinstance(func, (CopyMessage, BinaryMessage)):
         with _naming(func):
             out = {func.out_field: _builtin_messages(g, rel, func, eids)}

@@ -16,6 +16,8 @@ RULE: every node / edge id is range-checked first; ``edge_ids`` of a pair that i
       edge raises ``ValueError`` naming it (``return_uv=True`` lists every parallel edge).
 RULE: where a pair has parallel edges, ``edge_ids(..., return_uv=False)`` gives the smallest
       edge id (DGL: "an arbitrary one").
+RULE: ``has_edges_between`` / ``edge_ids`` pair ``u[i]`` with ``v[i]``; a single ``u`` (an
+      int or one id) goes with every ``v``, and a single ``v`` with every ``u`` (DGL's C++).
 """
 
 from __future__ import annotations
@@ -195,7 +197,13 @@ def _pairs(g: Graph, where: str, u: Any, v: Any, etype: Any) -> tuple[Any, Any, 
     uu = g._check_node_ids(u, rel.canonical[0], "src")
     vv = g._check_node_ids(v, rel.canonical[2], "dst")
     if uu.shape[0] != vv.shape[0]:
-        raise ValueError(f"{where}: u has {uu.shape[0]} ids but v has {vv.shape[0]}")
+        xp = g._xp()
+        if uu.shape[0] == 1:  # DGL's CSRGetData / CSRIsNonZero: one id against many
+            uu = xp.repeat(uu, vv.shape[0])
+        elif vv.shape[0] == 1:
+            vv = xp.repeat(vv, uu.shape[0])
+        else:
+            raise ValueError(f"{where}: u has {uu.shape[0]} ids but v has {vv.shape[0]}")
     return rel, uu, vv, scalar
 
 

@@ -11,16 +11,18 @@ Each returns a new graph; the input is never changed.
 >>> h = add_self_loop(remove_self_loop(g))
 >>> h.edges(), h.edata["w"]
 ((array([0, 1, 0, 1, 2]), array([1, 2, 0, 1, 2])), array([0.5, 3. , 1. , 1. , 1. ]))
->>> to_bidirected(g).edges()
-(array([0, 1, 1, 1, 2]), array([1, 1, 2, 0, 1]))
+>>> to_bidirected(g).edges()  # sorted, as DGL's C++ to_simple
+(array([0, 1, 1, 1, 2]), array([1, 0, 1, 2, 1]))
 
 RULE: edge order is kept: new edges go after the old ones (``add_self_loop``: one loop per
       node in node order; ``add_reverse_edges``: the reversed edges in edge-id order);
-      ``remove_self_loop`` keeps the other edges in edge-id order; ``to_simple`` keeps each
-      distinct ``(u, v)`` pair at its first edge (DGL's documented ``to_simple`` order).
+      ``remove_self_loop`` keeps the other edges in edge-id order; ``to_simple`` (and so
+      ``to_bidirected``) lists the distinct ``(u, v)`` pairs sorted (DGL's C++
+      ``COOToSimple``).
 RULE: node features are shared with the input (same arrays, as DGL's ``copy_ndata``); edge
       features of kept edges are gathered into new arrays; ``edata[EID]`` is not added
-      (DGL's ``store_ids=False``).
+      (DGL's ``store_ids=False``). Batch information is dropped, except by
+      ``remove_self_loop``, which recounts it (DGL's ``remove_edges``).
 RULE: blocks are refused, and so are transforms needing one node type at both ends of an
       edge type that joins two (``add_self_loop``, ``remove_self_loop``, ``to_bidirected``),
       naming the edge type.
@@ -28,6 +30,7 @@ RULE: blocks are refused, and so are transforms needing one node type at both en
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -93,11 +96,6 @@ def _build(
     return new
 
 
-def _gathered(frame: Any, rows: Any) -> dict[str, Any]:
-    ops = _ops()
-    return {k: ops.gather(v, rows) for k, v in frame._data.items()}
-
-
 def add_self_loop(
     g: Graph,
     edge_feat_names: Iterable[str] | None = None,
@@ -159,26 +157,44 @@ def add_self_loop(
 
 def remove_self_loop(g: Graph, etype: Any = None) -> Graph:
     """``g`` without the edges ``(i, i)`` of ``etype`` (every one of them, parallel loops
-    too); the other edges keep their order and features."""
+    too); the other edges keep their order and features. As DGL's (which calls
+    ``remove_edges``), a batched graph keeps its batch information, edges recounted."""
+    from arraygnn.graph.structure import remove_edges
+
     where = "remove_self_loop"
     _check_input(where, g)
     rel = g._rel(etype)
     c = rel.canonical
     _one_node_type(where, c)
-    xp = g._xp()
-    keep = xp.nonzero(rel.src != rel.dst)[0].astype(g.idtype)
-    relations = {k: (r.src, r.dst) for k, r in g._rels.items()}
-    relations[c] = (rel.src[keep], rel.dst[keep])
-    edge_data = {k: dict(r.frame._data) for k, r in g._rels.items()}
-    edge_data[c] = _gathered(rel.frame, keep)
-    return _build(g, relations, edge_data, copy_ndata=True)
+    loops = g._xp().nonzero(rel.src == rel.dst)[0].astype(g.idtype)
+    return remove_edges(g, loops, c)
 
 
-def reverse(g: Graph, copy_ndata: bool = True, copy_edata: bool = False) -> Graph:
+def _deprecated(where: str, old: str, new: str, value: Any, default: Any) -> Any:
+    """DGL's renamed keywords: ``old`` (when given) wins over ``new``, with a warning."""
+    if value is None:
+        return default
+    warnings.warn(
+        f"{where}: {old} has been renamed to {new} (as in DGL)", DeprecationWarning, stacklevel=3
+    )
+    return value
+
+
+def reverse(
+    g: Graph,
+    copy_ndata: bool = True,
+    copy_edata: bool = False,
+    *,
+    share_ndata: bool | None = None,
+    share_edata: bool | None = None,
+) -> Graph:
     """``g`` with every edge turned around: edge type ``(s, e, d)`` becomes ``(d, e, s)``
     with the same edge ids. ``copy_ndata`` / ``copy_edata`` share the features (DGL's
-    defaults: node features yes, edge features no)."""
+    defaults: node features yes, edge features no); ``share_ndata`` / ``share_edata`` are
+    DGL's old names (they win, with a ``DeprecationWarning``)."""
     where = "reverse"
+    copy_ndata = _deprecated(where, "share_ndata", "copy_ndata", share_ndata, copy_ndata)
+    copy_edata = _deprecated(where, "share_edata", "copy_edata", share_edata, copy_edata)
     _check_input(where, g)
     _check_flag(where, "copy_ndata", copy_ndata)
     _check_flag(where, "copy_edata", copy_edata)
@@ -195,6 +211,8 @@ def add_reverse_edges(
     copy_edata: bool = False,
     ignore_bipartite: bool = False,
     exclude_self: bool = True,
+    *,
+    readonly: Any = None,
 ) -> Graph:
     """``g`` plus the edge ``(v, u)`` for every edge ``(u, v)`` of each edge type with one
     node type at both ends, after the original edges in edge-id order.
@@ -202,8 +220,11 @@ def add_reverse_edges(
     ``exclude_self`` adds no reverse of a self-loop. ``copy_edata`` gives each reverse edge
     its original's features (else the result has no edge features, as DGL). An edge type
     joining two node types raises unless ``ignore_bipartite`` (then it is kept as it is).
+    ``readonly`` is DGL's deprecated argument (ignored, with a ``DeprecationWarning``; DGL
+    takes it second, so pass the flags by name).
     """
     where = "add_reverse_edges"
+    _readonly(where, readonly)
     _check_input(where, g)
     for name, flag in (
         ("copy_ndata", copy_ndata),
@@ -236,10 +257,29 @@ def add_reverse_edges(
     return _build(g, relations, edge_data, copy_ndata)
 
 
+def _distinct_pairs(g: Graph, c: Canonical, src: Any, dst: Any) -> tuple[Any, Any, Any]:
+    """For the distinct ``(src, dst)`` pairs sorted by ``(src, dst)`` (DGL's
+    ``COOToSimple``: ``COOSort`` then ``COOCoalesce``): the edge id of each pair's first
+    edge, each edge's pair index (DGL's write-back mapping) and each pair's edge count.
+    O(E + nodes): the pairs in order of first appearance (one counting sort by ``dst``,
+    then the ``pairs`` kernel), then two stable counting sorts of the distinct pairs."""
+    from arraygnn.graph.query import pair_order
+
+    first, mapping, counts = _first_occurrences(g, c, src, dst)
+    k = int(first.shape[0])
+    if k < 2:
+        return first, mapping, counts
+    xp = g._xp()
+    order = pair_order(src[first], dst[first], g._num_src[c[0]], g._num_dst[c[2]])
+    rank = xp.empty(k, dtype=mapping.dtype)
+    rank[order] = xp.arange(k, dtype=mapping.dtype)
+    return first[order], rank[mapping], counts[order]
+
+
 def _first_occurrences(g: Graph, c: Canonical, src: Any, dst: Any) -> tuple[Any, Any, Any]:
     """For the distinct ``(src, dst)`` pairs in order of first appearance: the edge id of
-    each pair's first edge, each edge's pair index (DGL's write-back mapping) and each
-    pair's edge count. O(E): one counting sort by ``dst``, then the ``pairs`` kernel."""
+    each pair's first edge, each edge's pair index and each pair's edge count. O(E): one
+    counting sort by ``dst``, then the ``pairs`` kernel."""
     from arraygnn.ops._common import kernel_function, kernel_index
     from arraygnn.ops.csr import sorted_segments
 
@@ -268,14 +308,21 @@ def to_simple(
     copy_edata: bool = False,
     aggregator: str = "arbitrary",
 ) -> Any:
-    """``g`` with parallel edges (same edge type and endpoints) merged into one, each pair
-    placed at its first edge.
+    """``g`` with parallel edges (same edge type and endpoints) merged into one; the
+    distinct pairs come sorted by ``(u, v)``, as DGL's C++ ``COOToSimple`` gives them (its
+    docstring's heterograph example shows an older, first-appearance order).
 
     ``return_counts`` names the edge feature receiving each pair's edge count (``None``:
     none). ``writeback_mapping=True`` also returns, for each old edge, its new edge id (a
     dict by canonical edge type when ``g`` has several). ``copy_edata`` merges the edge
-    features of parallel edges with ``aggregator``: ``'arbitrary'`` (the first edge's,
-    here), ``'sum'`` or ``'mean'``.
+    features of parallel edges with ``aggregator``: ``'arbitrary'`` (the pair's first
+    edge's, as DGL's ``np.unique(return_index=True)``), ``'sum'`` or ``'mean'``.
+
+    >>> from arraygnn.graph import graph
+    >>> g = graph(([2, 0, 2, 1], [0, 1, 0, 2]))
+    >>> h, wb = to_simple(g, writeback_mapping=True)
+    >>> h.edges(), h.edata["count"], wb
+    ((array([0, 1, 2]), array([1, 2, 0])), array([1, 1, 2]), array([2, 0, 2, 1]))
     """
     where = "to_simple"
     _check_input(where, g)
@@ -293,7 +340,7 @@ def to_simple(
         )
     relations, edge_data, mapping = {}, {}, {}
     for c, rel in g._rels.items():
-        first, wb, counts = _first_occurrences(g, c, rel.src, rel.dst)
+        first, wb, counts = _distinct_pairs(g, c, rel.src, rel.dst)
         relations[c] = (rel.src[first], rel.dst[first])
         mapping[c] = wb
         data = {}
@@ -312,11 +359,22 @@ def to_simple(
     return new, (next(iter(mapping.values())) if len(mapping) == 1 else mapping)
 
 
-def to_bidirected(g: Graph, copy_ndata: bool = False) -> Graph:
+def _readonly(where: str, readonly: Any) -> None:
+    if readonly is not None:
+        warnings.warn(
+            f"{where}: readonly is deprecated and ignored (as in DGL)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+
+
+def to_bidirected(g: Graph, copy_ndata: bool = False, readonly: Any = None) -> Graph:
     """The simple graph with an edge ``(v, u)`` wherever ``g`` has ``(u, v)`` or ``(v, u)``:
-    :func:`add_reverse_edges` (self-loops once) then :func:`to_simple` without counts. Edge
-    features are dropped (as DGL); every edge type needs one node type at both ends."""
+    :func:`add_reverse_edges` (self-loops once) then :func:`to_simple` without counts, so
+    the edges come sorted by ``(u, v)`` (DGL's). Edge features are dropped (as DGL); every
+    edge type needs one node type at both ends. ``readonly``: DGL's deprecated argument."""
     where = "to_bidirected"
+    _readonly(where, readonly)
     _check_input(where, g)
     _check_flag(where, "copy_ndata", copy_ndata)
     for c in g._rels:
@@ -331,8 +389,9 @@ ETYPE = "_TYPE"
 
 
 def _combined(where: str, frames: list[tuple[Any, Any]], names: Any, what: str) -> dict:
-    """``{name: concatenation over the typed frames}``; every frame must hold ``name``
-    with one trailing shape and dtype."""
+    """``{name: concatenation over the typed frames}``; every frame with rows must hold
+    ``name`` with one trailing shape and dtype (frames without rows are skipped, as DGL's
+    ``combine_frames``; when every frame is empty, those holding ``name`` are used)."""
     if names is None:
         return {}
     if isinstance(names, str) or not isinstance(names, Iterable):
@@ -340,7 +399,10 @@ def _combined(where: str, frames: list[tuple[Any, Any]], names: Any, what: str) 
     out = {}
     for name in names:
         parts = []
-        for key, frame in frames:
+        used = [(k, f) for k, f in frames if f.num_rows > 0]
+        if not used:
+            used = [(k, f) for k, f in frames if name in f._data] or frames[:1]
+        for key, frame in used:
             if name not in frame._data:
                 raise KeyError(f"{where}: {what} feature {name!r} is missing on {key!r}")
             parts.append(frame._data[name])

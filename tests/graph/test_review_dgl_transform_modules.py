@@ -156,12 +156,8 @@ def test_remove_self_loop_keeps_batch_information(idtype):
     assert AddSelfLoop()(bg).batch_size == 1  # DGL's add_self_loop discards it
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="arraygnn.graph.to_simple keeps the first-occurrence order; DGL's C++ "
-    "COOToSimple sorts the edges by (src, dst) (COOSort then COOCoalesce)",
-)
 def test_to_simple_edges_sorted_as_dgl():
+    """DGL's C++ COOToSimple sorts the edges by (src, dst) (COOSort then COOCoalesce)."""
     g = graph((np.array([2, 0, 1, 2]), np.array([0, 1, 2, 0])))
     h = ToSimple()(g)
     assert [np.asarray(a).tolist() for a in h.edges()] == [[0, 1, 2], [1, 2, 0]]
