@@ -329,11 +329,11 @@ def test_fake_hetero_dataset_has_pygs_layout():
 
 def test_stochastic_block_model_dataset_matches_pyg(tmp_path):
     tg = pytest.importorskip("torch_geometric.datasets")
+    pytest.importorskip("sklearn")  # PyG's process() imports it even without features
     sizes, probs = [3, 2, 2], [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
     ref = tg.StochasticBlockModelDataset(str(tmp_path), sizes, probs, num_graphs=2)
     ours = StochasticBlockModelDataset(tmp_path, sizes, probs, num_graphs=2, seed=0)
     assert_same_dataset(ref, ours, extra=("num_nodes",))  # probabilities 0 / 1: PyG's edges
-    pytest.importorskip("sklearn")
     # (PyG 2.8.1 passes make_classification a tensor of weights, which scikit-learn 1.9
     # refuses: the features are checked here without it)
     ours = StochasticBlockModelDataset(tmp_path, sizes, probs, num_channels=3, seed=0)
