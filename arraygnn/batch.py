@@ -221,6 +221,10 @@ class Batch(Data):
                 )
         first = data_list[0]
         data_cls = type(first)
+        # a batch of batches (PyG's rule): no new batch / ptr vectors, the inner ones moved on
+        nested = _nested_counts(data_list) if isinstance(first, Batch) else None
+        if nested is not None:
+            data_cls = first._data_cls
         exclude = set(exclude_keys or ())
         follow = list(follow_batch or ())
         first_keys = first._store.keys()
@@ -228,8 +232,9 @@ class Batch(Data):
         # cheap check (one C pass): equal key counts; a missing key then fails the value
         # gathering in _collate, which calls _check_keys for the message
         if set(map(len, stores)) != {len(first_keys)}:
-            _check_keys(data_list, exclude)
-        keys = [k for k in first_keys if k not in exclude]
+            _check_keys(data_list, exclude | {"ptr"})
+        # RULE: a graph's own ``ptr`` is skipped, as PyG does
+        keys = [k for k in first_keys if k not in exclude and k != "ptr"]
         for k in follow:
             if k not in keys:
                 raise ValueError(f"Batch.from_data_list: follow_batch key {k!r} is not a key")
@@ -245,6 +250,11 @@ class Batch(Data):
             raise
         x_column = columns[keys.index("x")] if "x" in keys else None
         node_counts = _node_counts(data_list, types, stores, x_column)
+        if nested is None and node_counts is not None and "batch" in keys:
+            # RULE: a graph's own ``batch`` is replaced by the batch's (PyG overwrites it
+            # too, then splits it back wrongly): left out, not split back
+            i = keys.index("batch")
+            del keys[i], columns[i]
         return _collate(
             cls,
             data_cls,
@@ -255,6 +265,7 @@ class Batch(Data):
             set(follow),
             default_hooks,
             node_counts,
+            nested,
         )
 
     @classmethod
@@ -531,7 +542,11 @@ def _collate(
     follow: set[str],
     default_hooks: bool,
     node_counts: np.ndarray | None,
+    nested: tuple[np.ndarray, set[str]] | None = None,
 ) -> Batch:
+    """``nested``: for a batch of batches, the graphs in each inner batch and the inner
+    graph-id vectors (``batch``, ``<key>_batch``), which are moved on by the graphs before
+    them; no outer ``batch`` / ``ptr`` is added then (PyG's rule)."""
     g = len(data_list)
     store: dict[str, Any] = {}
     slices: dict[str, np.ndarray] = {}
@@ -639,6 +654,11 @@ def _collate(
         inc = _fill_array(
             key, data_list, values, out, cat, sizes, sl, default_hooks, node_counts, node_ptr, xp
         )
+        if nested is not None and key in nested[1] and cat is not None and inc.ndim == 1:
+            graphs = _exclusive_cumsum(nested[0])  # exact counts (PyG: batch.max() + 1)
+            if graphs.any():
+                _add_increments(key, out, graphs, sizes, cat, xp)
+                inc = inc + graphs
         store[key] = out
         slices[key], incs[key], cat_dims[key] = sl, inc, cat
         kinds[key] = "cat" if cat is not None else "stack"
@@ -648,7 +668,7 @@ def _collate(
             ptr[...] = sl
             store[key + "_batch"] = ids if xp is np else xp.asarray(ids)
             store[key + "_ptr"] = ptr if xp is np else xp.asarray(ptr)
-    if node_counts is not None and node_ptr is not None:
+    if node_counts is not None and node_ptr is not None and nested is None:
         if batch_handle is not None:
             vec = arena.get(batch_handle)
             vec[...] = np.repeat(np.arange(g, dtype=np.int64), node_counts)
@@ -663,6 +683,35 @@ def _collate(
 
 def _is_0d(value: Any) -> bool:
     return is_array(value) and value.ndim == 0
+
+
+def _nested_counts(data_list: Sequence[Data]) -> tuple[np.ndarray, set[str]]:
+    """For a list of ``Batch`` objects: the number of graphs in each and the keys holding
+    graph ids (``batch`` and the ``follow_batch`` vectors, from the first batch's records),
+    for :func:`_collate`. ``TypeError`` when the list mixes batches with graphs, or when
+    the graphs' class has hooks of its own (the inner batches do not carry them)."""
+    from arraygnn.transforms.attrs import batch_vectors
+
+    first = data_list[0]
+    for i, d in enumerate(data_list):
+        if not isinstance(d, Batch):
+            raise TypeError(
+                f"Batch.from_data_list: graph {i} is a {type(d).__name__}, graph 0 a Batch "
+                "(a batch of batches takes batches only)"
+            )
+    dc = first._data_cls
+    if dc.__inc__ is not Data.__inc__ or dc.__cat_dim__ is not Data.__cat_dim__:
+        raise TypeError(
+            f"Batch.from_data_list: a batch of batches of {dc.__name__} (its own __inc__ / "
+            "__cat_dim__) is not supported; collate the graphs themselves "
+            "(Batch.from_data_list(b1.to_data_list() + b2.to_data_list()))"
+        )
+    counts = [d.num_graphs for d in data_list]
+    vectors = set(batch_vectors(first)[0])
+    if vectors and any(c is None for c in counts):
+        i = counts.index(None)
+        raise ValueError(f"Batch.from_data_list: batch {i} does not know its num_graphs")
+    return np.asarray([c or 0 for c in counts], dtype=np.int64), vectors
 
 
 def scalar_increased(key: str, kind: str, dtype: Any, default_hooks: bool = True) -> bool:

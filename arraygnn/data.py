@@ -24,6 +24,11 @@ __all__ = ["Data", "NODE_COUNT_KEYS", "node_count"]
 #: keys whose first dimension is the node count (PyG's ``N_KEYS``, checked in insertion order)
 NODE_COUNT_KEYS = frozenset({"x", "feat", "pos", "batch", "node_type", "n_id"})
 
+#: attributes PyG's ``Data`` reads as ``None`` when they are not set (its properties)
+NONE_WHEN_ABSENT = frozenset(
+    {"x", "edge_index", "edge_attr", "edge_weight", "pos", "time", "face", "batch", "y"}
+)
+
 
 def node_count(store: Mapping[str, Any]) -> int | None:
     """RULE: an explicit ``num_nodes`` if set, else the length of the first of ``x``,
@@ -119,20 +124,24 @@ class Data:
         store = self.__dict__.get("_store")
         if store is not None and key in store:
             return store[key]
+        if store is not None and key in NONE_WHEN_ABSENT:
+            return None  # PyG's Data properties: data.edge_attr is None when not set
         raise AttributeError(f"'{type(self).__name__}' object has no attribute {key!r}")
 
     def __setattr__(self, key: str, value: Any) -> None:
-        if key.startswith("_") or isinstance(getattr(type(self), key, None), property):
+        prop = getattr(type(self), key, None)
+        if key.startswith("_") or (isinstance(prop, property) and prop.fset is not None):
             object.__setattr__(self, key, value)
-        elif value is None:
+        elif value is None:  # a read-only property's name is a plain key, as in PyG
             self._store.pop(key, None)
         else:
             self._store[key] = value
 
     def __delattr__(self, key: str) -> None:
+        """``del data.key``; a key that is not set is ignored, as in PyG."""
         if key in self._store:
             del self._store[key]
-        else:
+        elif key.startswith("_") or key in self.__dict__:
             object.__delattr__(self, key)
 
     def __getitem__(self, key: str) -> Any:
@@ -152,7 +161,8 @@ class Data:
             self._store[key] = value
 
     def __delitem__(self, key: str) -> None:
-        del self._store[key]
+        """``del data[key]``; a key that is not set is ignored, as in PyG."""
+        self._store.pop(key, None)
 
     def __contains__(self, key: object) -> bool:
         return key in self._store
@@ -197,6 +207,27 @@ class Data:
         return [self]
 
     @property
+    def node_stores(self) -> list[Any]:
+        """PyG's ``node_stores``: ``[self]`` (the one store holds the nodes)."""
+        return [self]
+
+    @property
+    def edge_stores(self) -> list[Any]:
+        """PyG's ``edge_stores``: ``[self]`` (the one store holds the edges)."""
+        return [self]
+
+    def to_namedtuple(self) -> tuple:
+        """The values as a namedtuple whose fields are the keys, in order (PyG's; the
+        values are shared).
+
+        >>> Data(a=1, b="s").to_namedtuple()
+        DataTuple(a=1, b='s')
+        """
+        from collections import namedtuple
+
+        return namedtuple(f"{type(self).__name__}Tuple", list(self._store))(**self._store)
+
+    @property
     def is_cuda(self) -> bool:
         """Whether some value is a CuPy array (or a CUDA torch tensor), as PyG's."""
         return any(_on_gpu(value) for value in self._store.values())
@@ -224,8 +255,12 @@ class Data:
 
     @property
     def num_edges(self) -> int:
-        """``edge_index.shape[1]``, else ``edge_attr.shape[0]``, else 0."""
+        """An explicit integer ``num_edges`` if set (PyG's), else ``edge_index.shape[1]``,
+        else ``edge_attr.shape[0]``, else 0."""
         store = self._store
+        explicit = store.get("num_edges")
+        if isinstance(explicit, (int, np.integer)) and not isinstance(explicit, bool):
+            return int(explicit)
         ei = store.get("edge_index")
         if ei is not None and getattr(ei, "ndim", 0) == 2:
             return int(ei.shape[1])
@@ -277,11 +312,14 @@ class Data:
 
         return copy.deepcopy(self)
 
-    def apply(self, fn: Callable[[Any], Any]) -> Data:
-        """A new object of the same class with ``fn`` applied to every NumPy / CuPy array."""
+    def apply(self, fn: Callable[[Any], Any], *args: str) -> Data:
+        """A new object of the same class with ``fn`` applied to every NumPy / CuPy array
+        (those named in ``args``, else all; absent names ignored). PyG's changes the
+        object in place and returns it; this leaves it alone, so write
+        ``data = data.apply(fn)`` for both."""
         out = self.copy()
         for key, value in self._store.items():
-            if is_array(value):
+            if is_array(value) and (not args or key in args):
                 out._store[key] = fn(value)
         return out
 
@@ -375,6 +413,27 @@ class Data:
         for key, value in other.items():
             self[key] = value
         return self
+
+    def generate_ids(self) -> None:
+        """Set ``n_id`` (``arange(num_nodes)``) and ``e_id`` (``arange(num_edges)``),
+        int64 on the graph's device, **in place** (PyG's). ``num_nodes`` must be known.
+
+        >>> import numpy as np
+        >>> d = Data(edge_index=np.array([[0, 1], [1, 2]]), num_nodes=3)
+        >>> d.generate_ids()
+        >>> d.n_id.tolist(), d.e_id.tolist()
+        ([0, 1, 2], [0, 1])
+        """
+        n = self.num_nodes
+        if n is None:
+            raise ValueError(
+                f"{type(self).__name__}.generate_ids: num_nodes is unknown (give x, pos or "
+                "num_nodes=; it is never guessed from edge_index.max() + 1)"
+            )
+        arrays = [v for v in self._store.values() if is_array(v)]
+        xp = get_namespace(*arrays) if arrays else np
+        self._store["n_id"] = xp.arange(n, dtype=np.int64)
+        self._store["e_id"] = xp.arange(self.num_edges, dtype=np.int64)
 
     def size(self, dim: int | None = None) -> Any:
         """The adjacency matrix's size ``(num_nodes, num_nodes)``, or its ``dim`` entry.
@@ -495,6 +554,35 @@ class Data:
         from arraygnn import data_methods
 
         return data_methods.coalesce(self, node_attrs, edge_attrs, graph_attrs, reduce)
+
+    def is_sorted(self, sort_by_row: bool = True) -> bool:
+        """Whether ``edge_index[0]`` (``edge_index[1]`` with ``sort_by_row=False``) never
+        decreases (PyG's; ``True`` without ``edge_index``)."""
+        from arraygnn import data_methods
+
+        return data_methods.is_sorted(self, sort_by_row)
+
+    def sort(
+        self,
+        sort_by_row: bool = True,
+        *,
+        node_attrs: Iterable[str] | None = None,
+        edge_attrs: Iterable[str] | None = None,
+        graph_attrs: Iterable[str] = (),
+    ) -> Data:
+        """A new object with ``edge_index`` sorted by ``(row, col)`` (by ``(col, row)``
+        with ``sort_by_row=False``; parallel edges keep their order) and every edge
+        attribute moved with its edges, as PyG's. Keywords as :meth:`subgraph`.
+
+        >>> import numpy as np
+        >>> d = Data(edge_index=np.array([[2, 0, 1], [0, 2, 2]]), edge_attr=np.arange(3))
+        >>> s = d.sort(sort_by_row=False)
+        >>> s.edge_index.tolist(), s.edge_attr.tolist(), d.is_sorted(), s.is_sorted(False)
+        ([[2, 0, 1], [0, 2, 2]], [0, 1, 2], False, True)
+        """
+        from arraygnn import data_methods
+
+        return data_methods.sort(self, sort_by_row, node_attrs, edge_attrs, graph_attrs)
 
     def is_undirected(self) -> bool:
         """Whether every edge ``(i, j)`` has its reverse as many times, with equal

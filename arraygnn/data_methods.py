@@ -1,6 +1,7 @@
 """PyG's structural methods of :class:`arraygnn.Data` (the bodies; ``Data`` keeps thin
-methods): ``subgraph``, ``edge_subgraph``, ``coalesce``, ``is_coalesced``,
-``is_undirected``, ``has_isolated_nodes``, ``has_self_loops`` and ``to_heterogeneous``.
+methods): ``subgraph``, ``edge_subgraph``, ``coalesce``, ``is_coalesced``, ``sort``,
+``is_sorted``, ``is_undirected``, ``has_isolated_nodes``, ``has_self_loops`` and
+``to_heterogeneous``.
 
 RULE: which arrays are per node, per edge or per graph is said by the caller
 (``node_attrs=`` / ``edge_attrs=`` / ``graph_attrs=``; defaults ``('x', 'pos')`` /
@@ -32,6 +33,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.utils._checks import (
+    bool_arg,
     check_ids,
     check_int_array,
     check_numeric,
@@ -43,6 +45,7 @@ from arraygnn.utils._checks import (
 from arraygnn.utils.coalesce import coalesce as coalesce_edges
 from arraygnn.utils.isolated import contains_isolated_nodes
 from arraygnn.utils.loops import contains_self_loops
+from arraygnn.utils.sort import sort_edge_index
 from arraygnn.utils.subgraph import subgraph as subgraph_edges
 from arraygnn.utils.undirected import is_undirected as is_undirected_edges
 
@@ -51,6 +54,8 @@ __all__ = [
     "edge_subgraph",
     "coalesce",
     "is_coalesced",
+    "sort",
+    "is_sorted",
     "is_undirected",
     "has_isolated_nodes",
     "has_self_loops",
@@ -241,6 +246,44 @@ def coalesce(
     # num_nodes unknown: coalesce takes edge_index.max() + 1 as a sort bound only; the
     # result does not depend on it and the graph's num_nodes stays unknown
     new_ei, new_feats = coalesce_edges(ei, feats, data.num_nodes, reduce)
+    out._store["edge_index"] = new_ei
+    for key, value in zip(levels.edge, new_feats):
+        out._store[key] = value
+    return out
+
+
+def is_sorted(data: Any, sort_by_row: bool = True) -> bool:
+    """PyG's: whether ``edge_index[0]`` (``edge_index[1]`` with ``sort_by_row=False``)
+    never decreases (``True`` without ``edge_index``); ties are not looked at."""
+    where = _where(data, "is_sorted")
+    sort_by_row = bool_arg(where, "sort_by_row", sort_by_row)
+    ei = _checked_edge_index(where, data, data.num_nodes, required=False)
+    if ei is None or ei.shape[1] < 2:
+        return True
+    index = ei[0] if sort_by_row else ei[1]
+    return bool((index[:-1] <= index[1:]).all())
+
+
+def sort(
+    data: Any,
+    sort_by_row: bool = True,
+    node_attrs: Iterable[str] | None = None,
+    edge_attrs: Iterable[str] | None = None,
+    graph_attrs: Iterable[str] = (),
+) -> Any:
+    """A new graph with ``edge_index`` sorted by ``(row, col)`` (``(col, row)`` with
+    ``sort_by_row=False``; parallel edges keep their order) and every edge attribute
+    moved with its edges: PyG's ``Data.sort`` (:func:`arraygnn.utils.sort_edge_index`)."""
+    where = _where(data, "sort")
+    sort_by_row = bool_arg(where, "sort_by_row", sort_by_row)
+    levels = _levels(where, data, node_attrs, edge_attrs, graph_attrs)
+    out = data.copy()
+    ei = _checked_edge_index(where, data, data.num_nodes, required=False)
+    if ei is None:
+        return out
+    feats = [data._store[key] for key in levels.edge]
+    # num_nodes unknown: edge_index.max() + 1 is a sort bound only, as in coalesce
+    new_ei, new_feats = sort_edge_index(ei, feats, data.num_nodes, sort_by_row=sort_by_row)
     out._store["edge_index"] = new_ei
     for key, value in zip(levels.edge, new_feats):
         out._store[key] = value

@@ -290,6 +290,7 @@ class _Collation:
         self.graph_range = np.arange(self.g + 1, dtype=np.int64)
         self.followed: set[str] = set()
         self.from_x: set[str] = set()  # node types whose counts are x's row counts
+        self.nested: tuple[np.ndarray, dict[Any, set[str]]] | None = None  # see _nested
 
     # ------------------------------------------------------------ structure
     def _stores(self, attr: str, names: list[Any]) -> list[list[Any]]:
@@ -356,9 +357,12 @@ class _Collation:
         edge_maps = [list(map(attrgetter("_mapping"), objs)) for objs in edge_objs]
         global_maps = list(map(attrgetter("_global"), self.data_list))
         self.counts = {t: self._counts(t, m) for t, m in zip(node_types, node_maps)}
+        # a batch of batches (PyG's rule): no new batch / ptr, the inner graph ids moved on
+        self.nested = self._nested() if isinstance(first, HeteroBatch) else None
         out = self.cls.__new__(self.cls)
         HeteroBatch.__init__(out)
-        object.__setattr__(out, "_data_cls", type(first))
+        data_cls = first._data_cls if self.nested is not None else type(first)
+        object.__setattr__(out, "_data_cls", data_cls)
         object.__setattr__(out, "_num_graphs", self.g)
         self.out = out
         # pass 1
@@ -387,7 +391,7 @@ class _Collation:
         g_ids = np.arange(self.g, dtype=np.int64)
         for t in node_types:
             c = self.counts[t]
-            if c is None:
+            if c is None or self.nested is not None:
                 continue
             m = out._nodes[t]._mapping
             ptr = _ptr(c)
@@ -400,6 +404,36 @@ class _Collation:
                 m["batch"] = xp.asarray(np.repeat(g_ids, c))
                 m["ptr"] = xp.asarray(ptr)
         return out
+
+    def _nested(self) -> tuple[np.ndarray, dict[Any, set[str]]]:
+        """For a list of ``HeteroBatch`` objects: the graphs in each, and per store the keys
+        holding inner graph ids (``batch``, ``follow_batch``'s ``<key>_batch``: keys the
+        first batch holds without a record, beside a recorded key)."""
+        first = self.data_list[0]
+        for i, d in enumerate(self.data_list):
+            if not isinstance(d, HeteroBatch):
+                raise TypeError(
+                    f"{_PREFIX}graph {i} is a {type(d).__name__}, graph 0 a HeteroBatch (a "
+                    "batch of batches takes batches only)"
+                )
+        dc = first._data_cls
+        if dc.__inc__ is not HeteroData.__inc__ or dc.__cat_dim__ is not HeteroData.__cat_dim__:
+            raise TypeError(
+                f"{_PREFIX}a batch of batches of {dc.__name__} (its own __inc__ / __cat_dim__) "
+                "is not supported; collate the graphs themselves"
+            )
+        counts = [d.num_graphs for d in self.data_list]
+        if any(c is None for c in counts):
+            raise ValueError(f"{_PREFIX}batch {counts.index(None)} does not know its num_graphs")
+        vectors: dict[Any, set[str]] = {}
+        for store in first.stores:
+            kinds = first._kind_dict.get(store._key, {})
+            vectors[store._key] = {
+                k
+                for k in store._mapping
+                if k not in kinds and (k == "batch" or (k.endswith("_batch") and k[:-6] in kinds))
+            }
+        return np.asarray(counts, dtype=np.int64), vectors
 
     # ------------------------------------------------------------ per store
     def _plan_store(
@@ -414,6 +448,10 @@ class _Collation:
             rec[skey] = {}
         m0 = maps[0]
         keys = [k for k in m0 if k not in self.exclude and k != "ptr"]
+        if "batch" in keys and self.nested is None and self.counts.get(skey) is not None:
+            # RULE: a node store's own ``batch`` is replaced by the batch's (PyG overwrites
+            # it too, then splits it back wrongly): left out, not split back
+            keys.remove("batch")
         if set(len(m) - ("ptr" in m) for m in maps) != {len(m0) - ("ptr" in m0)}:
             self._key_error(skey, maps)
         try:
@@ -642,6 +680,11 @@ class _Collation:
                     _add_increments(key, out, inc, sizes, cat, xp)
                 else:
                     inc = np.zeros_like(raw)
+            if self.nested is not None and key in self.nested[1].get(skey, ()):
+                graphs = _exclusive_cumsum(self.nested[0])  # exact (PyG: batch.max() + 1)
+                if cat is not None and inc.ndim == 1 and graphs.any():
+                    _add_increments(key, out, graphs, sizes, cat, xp)
+                    inc = inc + graphs
             target[key] = out
             self.out._inc_dict[skey][key] = inc
             if follow_handle is not None:

@@ -224,8 +224,12 @@ class EdgeStore(_Store):
 
     @property
     def num_edges(self) -> int:
-        """``edge_index.shape[1]``, else ``edge_attr.shape[0]``, else 0."""
+        """An explicit integer ``num_edges`` if set (PyG's), else ``edge_index.shape[1]``,
+        else ``edge_attr.shape[0]``, else 0."""
         mapping = self._mapping
+        explicit = mapping.get("num_edges")
+        if isinstance(explicit, (int, np.integer)) and not isinstance(explicit, bool):
+            return int(explicit)
         ei = mapping.get("edge_index")
         if ei is not None and getattr(ei, "ndim", 0) == 2:
             return int(ei.shape[1])
@@ -606,6 +610,134 @@ class HeteroData:
         """Sum of the edge types' ``num_edges``."""
         return int(sum(s.num_edges for s in self._edges.values()))
 
+    @property
+    def node_offsets(self) -> dict[NodeType, int]:
+        """``{node_type: number of nodes of the types before it}`` in ``node_types`` order,
+        where ``to_homogeneous`` places each type (PyG's). ``ValueError`` when a type's
+        ``num_nodes`` is unknown.
+
+        >>> HeteroData(a={"num_nodes": 2}, b={"num_nodes": 3}).node_offsets
+        {'a': 0, 'b': 2}
+        """
+        out, offset = {}, 0
+        for t, store in self._nodes.items():
+            n = store.num_nodes
+            if n is None:
+                raise ValueError(
+                    f"node_offsets: num_nodes of node type {t!r} is unknown (give x, pos or "
+                    "num_nodes=)"
+                )
+            out[t], offset = offset, offset + n
+        return out
+
+    def size(self, dim: int | None = None) -> Any:
+        """``(num_nodes, num_nodes)`` over all types, or its ``dim`` entry (PyG's)."""
+        size = (self.num_nodes, self.num_nodes)
+        return size if dim is None else size[dim]
+
+    def to_namedtuple(self) -> tuple:
+        """PyG's: a ``DataTuple`` of the graph-level values, then one namedtuple per node
+        store and per edge store (fields: the keys), named by the type
+        (``'src__rel__dst'`` for an edge type); values shared.
+
+        >>> import numpy as np
+        >>> t = HeteroData(a={"num_nodes": 2}, y=1).to_namedtuple()
+        >>> t._fields, t.a.num_nodes
+        (('y', 'a'), 2)
+        """
+        from collections import namedtuple
+
+        def store_tuple(store: _Store) -> tuple:
+            fields = list(store._mapping)
+            return namedtuple(f"{type(store).__name__}Tuple", fields)(**store._mapping)
+
+        names = list(self._global)
+        values = list(self._global.values())
+        for t, store in chain(self._nodes.items(), self._edges.items()):
+            names.append("__".join(t) if isinstance(t, tuple) else t)
+            values.append(store_tuple(store))
+        return namedtuple("DataTuple", names)(*values)
+
+    def update(self, data: HeteroData) -> HeteroData:
+        """Set every value of ``data`` (graph-level, node and edge stores, types made where
+        missing) on ``self``, **in place**, and return ``self`` (PyG's; existing keys are
+        overwritten).
+
+        >>> d = HeteroData(a={"num_nodes": 2}).update(HeteroData(b={"num_nodes": 1}, y=1))
+        >>> d.metadata(), d.y
+        ((['a', 'b'], []), 1)
+        """
+        if not isinstance(data, HeteroData):
+            raise TypeError(f"update: data must be a HeteroData, got {type(data).__name__}")
+        for key, value in data._global.items():
+            setattr(self, key, value)
+        for t, store in data._nodes.items():
+            self.get_node_store(t).update(store._mapping)
+        for t, store in data._edges.items():
+            self.get_edge_store(*t).update(store._mapping)
+        return self
+
+    def concat(self, data: HeteroData) -> HeteroData:
+        """PyG's ``concat``: a new object with every store of ``self`` joined with the same
+        type's store of ``data`` (same types and keys): arrays along their
+        ``__cat_dim__`` (``edge_index`` NOT increased: this is no batch), lists appended,
+        ``num_nodes`` / ``num_edges`` added; graph-level values too. Other values are a
+        ``TypeError``, as in PyG.
+
+        >>> d = HeteroData(a={"num_nodes": 2}).concat(HeteroData(a={"num_nodes": 3}))
+        >>> d["a"].num_nodes
+        5
+        """
+        from arraygnn.data import _joined
+
+        where = f"{type(self).__name__}.concat"
+        if not isinstance(data, HeteroData):
+            raise TypeError(f"{where}: data must be a HeteroData, got {type(data).__name__}")
+        if self.node_types != data.node_types or self.edge_types != data.edge_types:
+            raise ValueError(
+                f"{where}: both objects need the same node and edge types; self has "
+                f"{self.metadata()}, data has {data.metadata()}"
+            )
+        out = self.copy()
+        for mine, theirs, name, store in zip(
+            out.stores, data.stores, ["the graph level", *out.node_types, *out.edge_types],
+            [None, *out.node_stores, *out.edge_stores],
+        ):  # fmt: skip
+            if set(mine._mapping) != set(theirs._mapping):
+                raise ValueError(
+                    f"{where}: {name!r} needs the same keys in both objects; self has "
+                    f"{sorted(mine._mapping)}, data has {sorted(theirs._mapping)}"
+                )
+            for key, value in mine._mapping.items():
+
+                def cat(k: str, v: Any, _store: Any = store) -> Any:
+                    return self.__cat_dim__(k, v, _store)
+
+                mine._mapping[key] = _joined(where, key, value, theirs._mapping[key], cat)
+        return out
+
+    def generate_ids(self) -> None:
+        """Set ``n_id`` (``arange(num_nodes)``) in every node store and ``e_id``
+        (``arange(num_edges)``) in every edge store, int64, **in place** (PyG's).
+
+        >>> d = HeteroData(a={"num_nodes": 2})
+        >>> d.generate_ids()
+        >>> d["a"].n_id.tolist()
+        [0, 1]
+        """
+        arrays = [v for s in self.stores for v in s._mapping.values() if is_array(v)]
+        xp = get_namespace(*arrays) if arrays else np
+        for t, store in self._nodes.items():
+            n = store.num_nodes
+            if n is None:
+                raise ValueError(
+                    f"generate_ids: num_nodes of node type {t!r} is unknown (give x, pos or "
+                    "num_nodes=)"
+                )
+            store._mapping["n_id"] = xp.arange(n, dtype=np.int64)
+        for store in self._edges.values():
+            store._mapping["e_id"] = xp.arange(store.num_edges, dtype=np.int64)
+
     # ---------------------------------------------------------------- hooks
     def __cat_dim__(self, key: str, value: Any, store: Any = None, *args: Any, **kw: Any) -> Any:
         """Default: ``-1`` for an ``'index'`` key of an edge store, else ``0``."""
@@ -653,18 +785,23 @@ class HeteroData:
 
         return copy.deepcopy(self)
 
-    def apply(self, fn: Callable[[Any], Any]) -> HeteroData:
-        """A new object with ``fn`` applied to every NumPy / CuPy array of every store."""
+    def apply(self, fn: Callable[[Any], Any], *args: str) -> HeteroData:
+        """A new object with ``fn`` applied to every NumPy / CuPy array of every store
+        (those named in ``args``, else all). PyG's changes the object in place and returns
+        it; this leaves it alone."""
+
+        def f(k: str, v: Any) -> Any:
+            return fn(v) if is_array(v) and (not args or k in args) else v
+
         out = self._fresh()
         for k, v in out._global.items():
-            if is_array(v):
-                out._global[k] = fn(v)
+            out._global[k] = f(k, v)
         for t, s in self._nodes.items():
             ns = out._nodes[t] = NodeStore(t, out)
-            ns._mapping.update({k: fn(v) if is_array(v) else v for k, v in s._mapping.items()})
+            ns._mapping.update({k: f(k, v) for k, v in s._mapping.items()})
         for t, s in self._edges.items():
             es = out._edges[t] = EdgeStore(t, out)
-            es._mapping.update({k: fn(v) if is_array(v) else v for k, v in s._mapping.items()})
+            es._mapping.update({k: f(k, v) for k, v in s._mapping.items()})
         return out
 
     def to(self, device: str) -> HeteroData:
@@ -1096,6 +1233,122 @@ class HeteroData:
             return bool((fwd == bwd).all())
         a, b = xp.lexsort(xp.stack([cols, rows])), xp.lexsort(xp.stack([rows, cols]))
         return bool(((rows[a] == cols[b]) & (cols[a] == rows[b])).all())
+
+    def is_directed(self) -> bool:
+        """``not self.is_undirected()`` (PyG's)."""
+        return not self.is_undirected()
+
+    def _edge_rows(self, et: EdgeType, store: EdgeStore) -> list[tuple[str, int]]:
+        """``(key, dim)`` of the per-edge arrays of an edge store: arrays whose
+        ``__cat_dim__`` length is ``num_edges``, keys holding ``'index'`` aside (the rule
+        of :meth:`subgraph`; a store holds one type's values, no level is guessed across
+        types)."""
+        e = store.num_edges
+        out = []
+        for key, value in store._mapping.items():
+            if "index" in key or not is_array(value) or value.ndim == 0:
+                continue
+            dim = int(self.__cat_dim__(key, value, store) or 0)
+            dim = dim + value.ndim if dim < 0 else dim
+            if 0 <= dim < value.ndim and value.shape[dim] == e:
+                out.append((key, dim))
+        return out
+
+    def _edge_pass(self, where: str, fn: Callable[..., Any]) -> HeteroData:
+        """A copy whose every edge type with ``edge_index`` is rewritten by
+        ``fn(edge_index, per-edge arrays (rows first), num_nodes bound)``."""
+        out = self.copy()
+        for et, store in self._edges.items():
+            ei = store._mapping.get("edge_index")
+            if ei is None:
+                continue
+            if not is_array(ei) or ei.ndim != 2 or ei.shape[0] != 2:
+                raise ValueError(f"{where}: edge type {et!r}: edge_index must be a [2, E] array")
+            rows = self._edge_rows(et, store)
+            xp = get_namespace(ei)
+            feats = [xp.moveaxis(store._mapping[k], d, 0) if d else store._mapping[k]
+                     for k, d in rows]  # fmt: skip
+            sizes = [n for n in store.size() if n is not None]
+            try:
+                new_ei, new_feats = fn(ei, feats, max(sizes) if sizes else None)
+            except (ValueError, TypeError) as err:  # name the edge type at fault
+                raise type(err)(f"{where}: edge type {et!r}: {err}") from None
+            new = out._edges[et]._mapping
+            new["edge_index"] = new_ei
+            for (k, d), v in zip(rows, new_feats):
+                new[k] = xp.moveaxis(v, 0, d) if d else v
+        return out
+
+    def is_sorted(self, sort_by_row: bool = True) -> bool:
+        """Whether in every edge type ``edge_index[0]`` (``[1]`` with
+        ``sort_by_row=False``) never decreases (PyG's; ties are not looked at).
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"num_nodes": 3})
+        >>> d["a", "to", "a"].edge_index = np.array([[0, 2, 1], [1, 0, 2]])
+        >>> d.is_sorted(), d.sort().is_sorted(), d.sort()["to"].edge_index.tolist()
+        (False, True, [[0, 1, 2], [1, 2, 0]])
+        """
+        from arraygnn.utils._checks import bool_arg
+
+        sort_by_row = bool_arg("is_sorted", "sort_by_row", sort_by_row)
+        for store in self._edges.values():
+            ei = store._mapping.get("edge_index")
+            if ei is None or ei.shape[-1] < 2:
+                continue
+            index = ei[0] if sort_by_row else ei[1]
+            if not bool((index[:-1] <= index[1:]).all()):
+                return False
+        return True
+
+    def sort(self, sort_by_row: bool = True) -> HeteroData:
+        """A new object whose every edge type has ``edge_index`` sorted by ``(row, col)``
+        (``(col, row)`` with ``sort_by_row=False``; parallel edges keep their order), its
+        per-edge arrays (``num_edges`` rows, keys holding ``'index'`` aside, as
+        :meth:`subgraph`) moved with the edges; PyG's."""
+        from arraygnn.utils._checks import bool_arg
+        from arraygnn.utils.sort import sort_edge_index
+
+        sort_by_row = bool_arg("sort", "sort_by_row", sort_by_row)
+        return self._edge_pass(
+            "sort", lambda ei, feats, n: sort_edge_index(ei, feats, n, sort_by_row=sort_by_row)
+        )
+
+    def is_coalesced(self) -> bool:
+        """Whether every edge type's ``edge_index`` is sorted by ``(row, col)`` without
+        parallel edges (PyG's; ``True`` for types without ``edge_index``)."""
+        for store in self._edges.values():
+            ei = store._mapping.get("edge_index")
+            if ei is None or ei.shape[-1] < 2:
+                continue
+            row, col = ei[0], ei[1]
+            up = row[1:] > row[:-1]
+            ties = (row[1:] == row[:-1]) & (col[1:] > col[:-1])
+            if not bool((up | ties).all()):
+                return False
+        return True
+
+    def coalesce(self, reduce: str = "sum") -> HeteroData:
+        """A new object whose every edge type has ``edge_index`` sorted by ``(row, col)``
+        and parallel edges merged, its per-edge arrays (as :meth:`sort`) reduced with
+        ``reduce`` (PyG's ``'sum'``; PyG reduces ``edge_attr`` only and leaves other
+        per-edge arrays out of step).
+
+        >>> import numpy as np
+        >>> d = HeteroData(a={"num_nodes": 2})
+        >>> d["a", "to", "a"].edge_index = np.array([[1, 0, 1], [0, 1, 0]])
+        >>> d["a", "to", "a"].edge_attr = np.ones(3)
+        >>> c = d.coalesce()
+        >>> c["to"].edge_index.tolist(), c["to"].edge_attr.tolist(), c.is_coalesced()
+        ([[0, 1], [1, 0]], [1.0, 2.0], True)
+        """
+        from arraygnn.utils._checks import check_pyg_reduce
+        from arraygnn.utils.coalesce import coalesce as coalesce_edges
+
+        check_pyg_reduce("coalesce", reduce)
+        return self._edge_pass(
+            "coalesce", lambda ei, feats, n: coalesce_edges(ei, feats, n, reduce)
+        )
 
     # ---------------------------------------------------------------- homogeneous
     def to_homogeneous(
