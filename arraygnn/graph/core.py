@@ -181,9 +181,11 @@ def _edge_rows(g: Graph, rel: _Relation, rows: Any) -> Any:
     from arraygnn.graph.subgraph import _ids_for
 
     if isinstance(rows, tuple):
-        from arraygnn.graph.query import edge_ids
+        from arraygnn.graph.query import _is_int, edge_ids
 
-        return edge_ids(g, rows[0], rows[1], etype=rel.canonical)
+        # two ints are one pair (an id array, as DGL's prepare_tensor), not a scalar id
+        u, v = (e if not _is_int(e) else [int(e)] for e in rows)
+        return edge_ids(g, u, v, etype=rel.canonical)
     if isinstance(rows, (int, np.integer)) and not isinstance(rows, (bool, np.bool_)):
         rows = [int(rows)]
     return _ids_for(g, rows, rel.num_edges, f"{rel.frame.where} rows", "edges", unique=False)
@@ -797,7 +799,14 @@ class Graph:
     def _become(self, new: Graph) -> None:
         """Take ``new``'s structure, features, caches and batch information (DGL's in-place
         edits replace the graph index and the frames); ``g.nodes`` / ``g.edges`` stay
-        bound to ``self``."""
+        bound to ``self``. Refused inside :meth:`local_scope` (``RuntimeError``)."""
+        if getattr(self, "_scope_depth", 0):
+            raise RuntimeError(
+                "in-place structure edits (add_nodes / add_edges / remove_nodes / "
+                "remove_edges) are not supported inside g.local_scope(): the features saved "
+                "on entry could not be restored on exit; edit the graph outside the scope, "
+                "or use the functional arraygnn.graph.add_nodes / add_edges / ... there"
+            )
         views = {k: self.__dict__[k] for k in ("nodes", "srcnodes", "dstnodes", "edges")}
         self.__dict__.clear()
         self.__dict__.update(new.__dict__)
@@ -913,17 +922,30 @@ class Graph:
         [1, 2]
         """
         where = "filter_nodes"
-        with self.local_scope():
-            self.apply_nodes(lambda nb: {self._MASK: predicate(nb)}, nodes, ntype)
-            mask = self._mask_of(self._node_frame(ntype, "dst"), where)
-        if nodes is None:
-            return self._xp().nonzero(mask)[0].astype(self.idtype)
-        from arraygnn.graph.subgraph import _ids_for
+        frame = self._node_frame(ntype, "dst")
+        ids = None
+        if nodes is not None:  # ids may repeat (DGL): the predicate runs on a mask of them
+            from arraygnn.graph.subgraph import _ids_for
 
-        if isinstance(nodes, (int, np.integer)) and not isinstance(nodes, (bool, np.bool_)):
-            nodes = [int(nodes)]
-        ids = _ids_for(self, nodes, mask.shape[0], f"{where}: nodes", unique=False)
+            if isinstance(nodes, (int, np.integer)) and not isinstance(nodes, (bool, np.bool_)):
+                nodes = [int(nodes)]
+            ids = _ids_for(self, nodes, frame.num_rows, f"{where}: nodes", unique=False)
+        with self.local_scope():
+            self.apply_nodes(
+                lambda nb: {self._MASK: predicate(nb)}, self._selection(ids, frame.num_rows), ntype
+            )
+            mask = self._mask_of(frame, where)
+        if ids is None:
+            return self._xp().nonzero(mask)[0].astype(self.idtype)
         return ids[mask[ids]]
+
+    def _selection(self, ids: Any, n: int) -> Any:
+        """A boolean mask of ``ids`` over ``n`` rows (``None``: every row)."""
+        if ids is None:
+            return None
+        sel = self._xp().zeros(n, dtype=bool)
+        sel[ids] = True
+        return sel
 
     def filter_edges(self, predicate: Any, edges: Any = None, etype: Any = None) -> Any:
         """DGL's ``g.filter_edges(predicate, edges=ALL, etype=None)``: the ids of the
@@ -931,12 +953,16 @@ class Graph:
         ``predicate(edge_batch)`` (a UDF as :meth:`apply_edges` takes) is true."""
         where = "filter_edges"
         rel = self._rel(etype)
+        e = None if edges is None else _edge_rows(self, rel, edges)  # ids may repeat (DGL)
         with self.local_scope():
-            self.apply_edges(lambda eb: {self._MASK: predicate(eb)}, edges, rel.canonical)
+            self.apply_edges(
+                lambda eb: {self._MASK: predicate(eb)},
+                self._selection(e, rel.num_edges),
+                rel.canonical,
+            )
             mask = self._mask_of(rel.frame, where)
-        if edges is None:
+        if e is None:
             return self._xp().nonzero(mask)[0].astype(self.idtype)
-        e = _edge_rows(self, rel, edges)
         return e[mask[e]]
 
     def to_networkx(self, *args: Any, **kwargs: Any) -> Any:
@@ -1101,12 +1127,17 @@ class Graph:
     def local_scope(self) -> Iterator[Graph]:
         """Features set or removed inside the block are dropped on exit.
 
-        In-place writes into an existing array are not undone (as in DGL).
+        In-place writes into an existing array are not undone (as in DGL). In-place
+        structure edits (:meth:`add_nodes`, :meth:`add_edges`, :meth:`remove_nodes`,
+        :meth:`remove_edges`) are refused inside the block: the features saved on entry
+        belong to the old structure and could not be put back.
         """
         snapshots = [(f, f._snapshot()) for f in self._all_frames()]
+        self._scope_depth = getattr(self, "_scope_depth", 0) + 1
         try:
             yield self
         finally:
+            self._scope_depth -= 1
             for f, snap in snapshots:
                 f._restore(snap)
 

@@ -261,37 +261,20 @@ def _distinct_pairs(g: Graph, c: Canonical, src: Any, dst: Any) -> tuple[Any, An
     """For the distinct ``(src, dst)`` pairs sorted by ``(src, dst)`` (DGL's
     ``COOToSimple``: ``COOSort`` then ``COOCoalesce``): the edge id of each pair's first
     edge, each edge's pair index (DGL's write-back mapping) and each pair's edge count.
-    O(E + nodes): the pairs in order of first appearance (one counting sort by ``dst``,
-    then the ``pairs`` kernel), then two stable counting sorts of the distinct pairs."""
+    O(E + nodes): two stable counting sorts (:func:`arraygnn.graph.query.pair_order`),
+    then one pass numbering the runs of equal pairs (the ``pairs`` kernel)."""
     from arraygnn.graph.query import pair_order
-
-    first, mapping, counts = _first_occurrences(g, c, src, dst)
-    k = int(first.shape[0])
-    if k < 2:
-        return first, mapping, counts
-    xp = g._xp()
-    order = pair_order(src[first], dst[first], g._num_src[c[0]], g._num_dst[c[2]])
-    rank = xp.empty(k, dtype=mapping.dtype)
-    rank[order] = xp.arange(k, dtype=mapping.dtype)
-    return first[order], rank[mapping], counts[order]
-
-
-def _first_occurrences(g: Graph, c: Canonical, src: Any, dst: Any) -> tuple[Any, Any, Any]:
-    """For the distinct ``(src, dst)`` pairs in order of first appearance: the edge id of
-    each pair's first edge, each edge's pair index and each pair's edge count. O(E): one
-    counting sort by ``dst``, then the ``pairs`` kernel."""
     from arraygnn.ops._common import kernel_function, kernel_index
-    from arraygnn.ops.csr import sorted_segments
 
     xp = g._xp()
     e = int(src.shape[0])
     if e == 0:
         empty = xp.zeros(0, dtype=g.idtype)
         return empty, empty, empty
-    indptr, perm = sorted_segments(xp, dst, g._num_dst[c[2]])
-    mapping, first, counts = (xp.empty(e, dtype=perm.dtype) for _ in range(3))
-    k = kernel_function(xp, "pairs", "pair_mapping")(
-        indptr, perm, kernel_index(xp, src), g._num_src[c[0]], mapping, first, counts
+    order = pair_order(src, dst, g._num_src[c[0]], g._num_dst[c[2]])
+    mapping, first, counts = (xp.empty(e, dtype=order.dtype) for _ in range(3))
+    k = kernel_function(xp, "pairs", "pair_runs")(
+        order, kernel_index(xp, src), kernel_index(xp, dst), mapping, first, counts
     )
     return (
         first[:k].astype(g.idtype, copy=False),

@@ -84,11 +84,11 @@ csr.csr_from_keys(keys, indptr, perm)
     Optional on CUDA: without arraygnn.kernels.cuda.csr the op uses the reference
     (bincount + cumsum + stable argsort, CuPy functions).
 
-pairs.pair_mapping(indptr, perm, src, num_src, mapping, first, counts) -> K
-    indptr [R+1], perm [E]: the destination-sorted CSR of edges with sources src [E] in
-    [0, num_src); mapping, first, counts [E] idx. Numbers the distinct (src, dst) pairs
-    0..K-1 by first appearance: mapping[e] = pair of edge e, first[k] = its first edge,
-    counts[k] = its edge count (first / counts valid up to K). CPU only (CuPy: reference).
+pairs.pair_runs(order, src, dst, mapping, first, counts) -> K
+    order [E] idx: the edges sorted by (src [E], dst [E]), parallel edges by id (two stable
+    counting sorts); mapping, first, counts [E] idx. Numbers the runs of equal (src, dst)
+    along order 0..K-1: mapping[e] = run of edge e, first[k] = its first edge, counts[k] =
+    its edge count (first / counts valid up to K). CPU only (CuPy: reference).
 
 sampling.sample_without_replacement(indptr, perm, seeds, fanout, seed) -> edge ids
     min(fanout, deg) uniformly drawn in-edges per seed of a destination CSR, sorted; CPU

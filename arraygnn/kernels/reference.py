@@ -35,7 +35,7 @@ __all__ = [
     "gatv2_scores_csr",
     "csr_from_keys",
     "scatter_coo",
-    "pair_mapping",
+    "pair_runs",
     "naive_gather",
     "naive_scatter",
     "naive_segment",
@@ -350,34 +350,24 @@ def scatter_coo(index: Any, x: Any, out: Any, reduce: str) -> Any:
     return out
 
 
-def pair_mapping(
-    indptr: Any, perm: Any, src: Any, num_src: int, mapping: Any, first: Any, counts: Any
-) -> int:
-    """Group the edges of a destination-sorted CSR by ``(src, dst)`` pair: a second stable
-    sort by source puts each pair's edges in one run, first edge (smallest id) first; the
-    pairs are numbered by first appearance. Returns the number of pairs ``K``."""
-    xp = get_namespace(indptr, perm, src, mapping)
-    e = int(perm.shape[0])
+def pair_runs(order: Any, src: Any, dst: Any, mapping: Any, first: Any, counts: Any) -> int:
+    """Number the runs of equal ``(src, dst)`` pairs along ``order`` (the edges sorted by
+    ``(src, dst)``, parallel edges by id): ``mapping[e]`` the run of edge ``e``,
+    ``first[k]`` the first edge of run ``k``, ``counts[k]`` its size. Returns ``K``."""
+    xp = get_namespace(order, src, mapping)
+    e = int(order.shape[0])
     if e == 0:
         return 0
-    dst_of_slot = rows_of_slots(xp, indptr)
-    src_of_slot = src[perm].astype(perm.dtype, copy=False)
-    by_src = xp.empty(e, dtype=perm.dtype)
-    csr_from_keys(src_of_slot, xp.empty(num_src + 1, dtype=perm.dtype), by_src)
-    order = perm[by_src]  # edges sorted by (src, dst), parallel edges by id
-    s, d = src_of_slot[by_src], dst_of_slot[by_src]
+    s, d = src[order], dst[order]
     new = xp.ones(e, dtype=bool)
     new[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
     starts = xp.nonzero(new)[0]
-    first_eid = order[starts]
-    is_first = xp.zeros(e, dtype=bool)
-    is_first[first_eid] = True
-    rank = (xp.cumsum(is_first) - 1)[first_eid]  # each run's place by first appearance
-    sizes = xp.diff(xp.concatenate([starts, xp.asarray([e], dtype=starts.dtype)]))
     k = int(starts.shape[0])
-    counts[rank] = sizes.astype(counts.dtype)
-    mapping[order] = rank[xp.cumsum(new) - 1].astype(mapping.dtype)
-    first[:k] = xp.nonzero(is_first)[0].astype(first.dtype)
+    mapping[order] = (xp.cumsum(new) - 1).astype(mapping.dtype)
+    first[:k] = order[starts].astype(first.dtype)
+    counts[:k] = xp.diff(xp.concatenate([starts, xp.asarray([e], dtype=starts.dtype)])).astype(
+        counts.dtype
+    )
     return k
 
 

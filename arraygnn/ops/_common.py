@@ -231,7 +231,7 @@ def kernel_function(xp: ModuleType, module: str, function: str, values_ok: bool 
             expected,
             lambda: _float64_run(ref, [*args[:out_pos], initial, *args[out_pos + 1 :]], out_pos),
         )
-        if not hasattr(got, "shape") and got != ref_result:  # a count (pair_mapping)
+        if not hasattr(got, "shape") and got != ref_result:  # a count (pair_runs)
             raise AssertionError(
                 f"arraygnn.ops.{function}: kernel count differs from the reference"
             )
@@ -254,5 +254,5 @@ _OUT_POSITION = {
     "gatv2_scores_csr": 9,
     "scatter_coo": 2,
     "csr_from_keys": 2,
-    "pair_mapping": 4,
+    "pair_runs": 3,
 }

@@ -521,15 +521,15 @@ def test_apply_nodes_on_a_subset():
 
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
-def test_pair_mapping_kernel_matches_the_reference(index_dtype):
-    """to_simple's CPU kernel (one counting sort, then a look-up of each row's sources)
-    and the reference (a second sort by source) number the pairs alike: random multigraphs
-    with many parallel edges and self-loops, bipartite sizes, a hub, no edges, isolated
-    nodes; also through ``config(validate=True)``, which compares the two on every call."""
+def test_pair_runs_kernel_matches_the_reference(index_dtype):
+    """to_simple's CPU kernel (one pass over the edges sorted by (src, dst)) and the
+    reference (array code) number the pairs alike: random multigraphs with many parallel
+    edges and self-loops, bipartite sizes, a hub, no edges, isolated nodes; also through
+    ``config(validate=True)``, which compares the two on every call."""
     import arraygnn
+    from arraygnn.graph.query import pair_order
     from arraygnn.kernels import reference
-    from arraygnn.kernels.cpu.pairs import pair_mapping
-    from arraygnn.ops.csr import sorted_segments
+    from arraygnn.kernels.cpu.pairs import pair_runs
 
     rng = np.random.default_rng(5)
     shapes = [(1, 1, 0), (3, 4, 1), (5, 5, 40), (7, 2, 60), (2, 9, 30), (50, 50, 400)]
@@ -537,24 +537,23 @@ def test_pair_mapping_kernel_matches_the_reference(index_dtype):
         for _ in range(5):
             src = rng.integers(0, n_src, e).astype(index_dtype)
             dst = (rng.integers(0, n_dst, e) ** 2 % n_dst).astype(index_dtype)  # a hub
-            indptr, perm = sorted_segments(np, dst, n_dst)
-            got = [np.full(e, -1, perm.dtype) for _ in range(3)]
-            want = [np.full(e, -1, perm.dtype) for _ in range(3)]
-            k = pair_mapping(indptr, perm, src, n_src, *got)
-            assert reference.pair_mapping(indptr, perm, src, n_src, *want) == k
+            order = pair_order(src, dst, n_src, n_dst)
+            got = [np.full(e, -1, order.dtype) for _ in range(3)]
+            want = [np.full(e, -1, order.dtype) for _ in range(3)]
+            k = pair_runs(order, src, dst, *got)
+            assert reference.pair_runs(order, src, dst, *want) == k
             assert got[0].tolist() == want[0].tolist()
             assert got[1][:k].tolist() == want[1][:k].tolist()
             assert got[2][:k].tolist() == want[2][:k].tolist()
             pairs = list(zip(src.tolist(), dst.tolist(), strict=True))
-            firsts = list(dict.fromkeys(pairs))
-            assert k == len(firsts)
-            assert got[0].tolist() == [firsts.index(p) for p in pairs]
-            assert got[1][:k].tolist() == [pairs.index(p) for p in firsts]
-            assert got[2][:k].tolist() == [pairs.count(p) for p in firsts]
+            ranked = sorted(set(pairs))  # sorted, as DGL's COOToSimple
+            assert k == len(ranked)
+            assert got[0].tolist() == [ranked.index(p) for p in pairs]
+            assert got[1][:k].tolist() == [pairs.index(p) for p in ranked]
+            assert got[2][:k].tolist() == [pairs.count(p) for p in ranked]
             g = graph((src, dst), num_nodes=max(n_src, n_dst))
             with arraygnn.config(validate=True):
                 h, wb = to_simple(g, writeback_mapping=True)
-            ranked = sorted(firsts)  # to_simple numbers the pairs sorted (DGL's COOToSimple)
             assert wb.tolist() == [ranked.index(p) for p in pairs] and h.num_edges() == k
 
 
