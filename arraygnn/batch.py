@@ -542,11 +542,12 @@ def _collate(
     follow: set[str],
     default_hooks: bool,
     node_counts: np.ndarray | None,
-    nested: tuple[np.ndarray, set[str]] | None = None,
+    nested: tuple[np.ndarray, dict[str, bool]] | None = None,
 ) -> Batch:
     """``nested``: for a batch of batches, the graphs in each inner batch and the inner
     graph-id vectors (``batch``, ``<key>_batch``), which are moved on by the graphs before
-    them; no outer ``batch`` / ``ptr`` is added then (PyG's rule)."""
+    them; no outer ``batch`` / ``ptr`` is added then (PyG's rule). A vector mapped to
+    ``True`` is a collated key of batches of batches, moved on by ``max() + 1``."""
     g = len(data_list)
     store: dict[str, Any] = {}
     slices: dict[str, np.ndarray] = {}
@@ -655,7 +656,8 @@ def _collate(
             key, data_list, values, out, cat, sizes, sl, default_hooks, node_counts, node_ptr, xp
         )
         if nested is not None and key in nested[1] and cat is not None and inc.ndim == 1:
-            graphs = _exclusive_cumsum(nested[0])  # exact counts (PyG: batch.max() + 1)
+            # exact counts (PyG: batch.max() + 1, which a batch of batches needs)
+            graphs = _exclusive_cumsum(_id_counts(values) if nested[1][key] else nested[0])
             if graphs.any():
                 _add_increments(key, out, graphs, sizes, cat, xp)
                 inc = inc + graphs
@@ -685,11 +687,13 @@ def _is_0d(value: Any) -> bool:
     return is_array(value) and value.ndim == 0
 
 
-def _nested_counts(data_list: Sequence[Data]) -> tuple[np.ndarray, set[str]]:
+def _nested_counts(data_list: Sequence[Data]) -> tuple[np.ndarray, dict[str, bool]]:
     """For a list of ``Batch`` objects: the number of graphs in each and the keys holding
-    graph ids (``batch`` and the ``follow_batch`` vectors, from the first batch's records),
-    for :func:`_collate`. ``TypeError`` when the list mixes batches with graphs, or when
-    the graphs' class has hooks of its own (the inner batches do not carry them)."""
+    graph ids (``batch`` and the ``follow_batch`` vectors, from the first batch's records,
+    ``False``; in a batch of batches these are collated keys, ``True``: its ``num_graphs``
+    counts batches, not the ids), for :func:`_collate`. ``TypeError`` when the list mixes
+    batches with graphs, or when the graphs' class has hooks of its own (the inner batches
+    do not carry them)."""
     from arraygnn.transforms.attrs import batch_vectors
 
     first = data_list[0]
@@ -707,11 +711,21 @@ def _nested_counts(data_list: Sequence[Data]) -> tuple[np.ndarray, set[str]]:
             "(Batch.from_data_list(b1.to_data_list() + b2.to_data_list()))"
         )
     counts = [d.num_graphs for d in data_list]
-    vectors = set(batch_vectors(first)[0])
+    vectors = dict.fromkeys(batch_vectors(first)[0], False)
     if vectors and any(c is None for c in counts):
         i = counts.index(None)
         raise ValueError(f"Batch.from_data_list: batch {i} does not know its num_graphs")
+    kinds = first._kind_dict
+    for k, kind in kinds.items():
+        if kind == "cat" and (k == "batch" or (k.endswith("_batch") and k[:-6] in kinds)):
+            vectors[k] = True
     return np.asarray([c or 0 for c in counts], dtype=np.int64), vectors
+
+
+def _id_counts(values: Sequence[Any]) -> np.ndarray:
+    """Graph ids in each 1-D vector, ``max() + 1`` (PyG's; 0 when empty): one device sync
+    per vector on CuPy."""
+    return np.asarray([int(v.max()) + 1 if v.shape[0] else 0 for v in values], np.int64)
 
 
 def scalar_increased(key: str, kind: str, dtype: Any, default_hooks: bool = True) -> bool:

@@ -47,6 +47,7 @@ from arraygnn.batch import (
     _Arena,
     _diagnose,
     _exclusive_cumsum,
+    _id_counts,
     _inc_array,
     _is_0d,
     _ptr,
@@ -290,7 +291,7 @@ class _Collation:
         self.graph_range = np.arange(self.g + 1, dtype=np.int64)
         self.followed: set[str] = set()
         self.from_x: set[str] = set()  # node types whose counts are x's row counts
-        self.nested: tuple[np.ndarray, dict[Any, set[str]]] | None = None  # see _nested
+        self.nested: tuple[np.ndarray, dict[Any, dict[str, bool]]] | None = None  # _nested
 
     # ------------------------------------------------------------ structure
     def _stores(self, attr: str, names: list[Any]) -> list[list[Any]]:
@@ -405,10 +406,12 @@ class _Collation:
                 m["ptr"] = xp.asarray(ptr)
         return out
 
-    def _nested(self) -> tuple[np.ndarray, dict[Any, set[str]]]:
+    def _nested(self) -> tuple[np.ndarray, dict[Any, dict[str, bool]]]:
         """For a list of ``HeteroBatch`` objects: the graphs in each, and per store the keys
         holding inner graph ids (``batch``, ``follow_batch``'s ``<key>_batch``: keys the
-        first batch holds without a record, beside a recorded key)."""
+        first batch holds without a record, beside a recorded key; ``True`` where the key
+        is recorded, in a batch of batches, whose ``num_graphs`` counts batches: moved on
+        by ``max() + 1`` as PyG)."""
         first = self.data_list[0]
         for i, d in enumerate(self.data_list):
             if not isinstance(d, HeteroBatch):
@@ -425,13 +428,14 @@ class _Collation:
         counts = [d.num_graphs for d in self.data_list]
         if any(c is None for c in counts):
             raise ValueError(f"{_PREFIX}batch {counts.index(None)} does not know its num_graphs")
-        vectors: dict[Any, set[str]] = {}
+        vectors: dict[Any, dict[str, bool]] = {}
         for store in first.stores:
             kinds = first._kind_dict.get(store._key, {})
             vectors[store._key] = {
-                k
+                k: kinds.get(k) == "cat"
                 for k in store._mapping
-                if k not in kinds and (k == "batch" or (k.endswith("_batch") and k[:-6] in kinds))
+                if kinds.get(k) in (None, "cat")
+                and (k == "batch" or (k.endswith("_batch") and k[:-6] in kinds))
             }
         return np.asarray(counts, dtype=np.int64), vectors
 
@@ -680,8 +684,9 @@ class _Collation:
                     _add_increments(key, out, inc, sizes, cat, xp)
                 else:
                     inc = np.zeros_like(raw)
-            if self.nested is not None and key in self.nested[1].get(skey, ()):
-                graphs = _exclusive_cumsum(self.nested[0])  # exact (PyG: batch.max() + 1)
+            recorded = self.nested[1].get(skey, {}).get(key) if self.nested else None
+            if recorded is not None:  # exact counts (PyG: max() + 1, as a recorded one)
+                graphs = _exclusive_cumsum(_id_counts(values) if recorded else self.nested[0])
                 if cat is not None and inc.ndim == 1 and graphs.any():
                     _add_increments(key, out, graphs, sizes, cat, xp)
                     inc = inc + graphs

@@ -1331,8 +1331,8 @@ class HeteroData:
     def coalesce(self, reduce: str = "sum") -> HeteroData:
         """A new object whose every edge type has ``edge_index`` sorted by ``(row, col)``
         and parallel edges merged, its per-edge arrays (as :meth:`sort`) reduced with
-        ``reduce`` (PyG's ``'sum'``; PyG reduces ``edge_attr`` only and leaves other
-        per-edge arrays out of step).
+        ``reduce`` (PyG's ``'sum'``; ``'any'`` too, as :meth:`Data.coalesce`; PyG reduces
+        ``edge_attr`` only and leaves other per-edge arrays out of step).
 
         >>> import numpy as np
         >>> d = HeteroData(a={"num_nodes": 2})
@@ -1345,7 +1345,7 @@ class HeteroData:
         from arraygnn.utils._checks import check_pyg_reduce
         from arraygnn.utils.coalesce import coalesce as coalesce_edges
 
-        check_pyg_reduce("coalesce", reduce)
+        check_pyg_reduce("coalesce", reduce, allow_any=True)
         return self._edge_pass(
             "coalesce", lambda ei, feats, n: coalesce_edges(ei, feats, n, reduce)
         )

@@ -501,8 +501,9 @@ def test_matches_pyg(name):
 
 # ------------------------------------------------------------------ documented differences
 def test_inputs_are_not_modified_where_pyg_modifies_them():
-    """PyG's ``apply`` / ``sort`` / ``coalesce`` change the object in place too; arraygnn
-    returns new objects (the results above are equal) and leaves the input alone."""
+    """PyG's ``apply`` changes the object in place too (its ``sort`` / ``coalesce`` return
+    shallow copies); arraygnn returns new objects (the results above are equal) and leaves
+    the input alone."""
     d = g_dup("a")
     before = plain(d)
     d.apply(lambda v: v * 2)
