@@ -38,6 +38,8 @@ def _init_gin(layer: Module, name: str, nn: Any, eps: float, aggregator: Any, dt
         if eps in aggregators:  # DGL's order: GINConv(apply_func, aggregator_type, init_eps)
             hint = f" (DGL's second argument is the aggregator: pass aggregator_type={eps!r})"
         raise TypeError(f"{name} eps must be a number, got {eps!r}{hint}")
+    if isinstance(aggregator, str) and aggregator == "add":  # PyG's spelling: the fused sum
+        aggregator = "sum"
     aggr_module = _aggregation(aggregator, dtype, f"{name} aggregator_type", aggregators)
     if nn is not None and not isinstance(nn, Module):
         raise TypeError(f"{name} nn must be an arraygnn.nn Module or None, got {type(nn)}")
