@@ -5,12 +5,18 @@ padded by appending **padding components** until every node set, edge set and th
 components meet a :class:`SizeConstraints` exactly; a boolean mask tells real components from
 padding ones.
 
-RULE: padding components come after all real components; every padding edge joins two padding
-      nodes of the *first* padding component (never a real node, never another component).
+RULE: padding components come after all real components. The first padding component takes
+      all padding edges and the nodes left over; later ones get ``min_nodes_per_component``
+      nodes and no edges (TF-GNN's ``_pad_sizes``).
+RULE: padding edges join padding nodes only (never a real node), spread evenly over ALL
+      padding nodes of each incident node set by TF-GNN's ``linspace`` exactly: index ``k``
+      of ``E`` padding edges is ``int(float32(n) + float32((N - n) / (E - 1)) * k)`` (the
+      last one ``N - 1``, float32 arithmetic as ``tf.linspace``), ``n`` real nodes, ``N``
+      the total. With ``min_nodes_per_component``, an edge of the first padding component
+      may so reach a node of a later padding component, as in TF-GNN.
 RULE: each padding component holds at least ``min_nodes_per_component[set]`` nodes of each set,
       so readouts that need a first node per component (``ReadoutFirstNode``) work on padding
-      components too; the first padding component takes all remaining nodes and all padding
-      edges, spread evenly over its nodes (TF-GNN's linspace scheme, not one hot node).
+      components too.
 RULE: the real components must already hold ``min_nodes_per_component[set]`` nodes (padding
       never adds nodes to them): otherwise the graph does not satisfy the constraints (TF-GNN).
 RULE: padded features are zeros (``""`` / ``b""`` for strings, empty rows for ragged features)
@@ -61,6 +67,8 @@ __all__ = [
     "remove_padding",
     "satisfies_total_sizes",
     "assert_satisfies_total_sizes",
+    "satisfies_size_constraints",
+    "assert_satisfies_size_constraints",
     "find_tight_size_constraints",
     "learn_fit_or_skip_size_constraints",
     "total_sizes",
@@ -250,7 +258,7 @@ def size_violations(
     if num_pad < 0:
         out.append(f"graph has {num_components} components > total_num_components={target_c}")
         return out
-    first_pad_nodes = {}
+    pad_nodes = {}  # padding nodes per node set (padding edges may use any of them)
     for name, n in nodes.items():
         target = constraints.total_num_nodes[name]
         min_n = constraints.min_nodes_per_component.get(name, 0)
@@ -263,7 +271,7 @@ def size_violations(
                 f"node set {name!r}: {n} nodes < total_num_nodes[{name!r}]={target} and no "
                 "room for a padding component (graph already has total_num_components)"
             )
-        first_pad_nodes[name] = target - n - min_n * max(num_pad - 1, 0)
+        pad_nodes[name] = target - n
     for name, e in edges.items():
         target = constraints.total_num_edges[name]
         if e > target:
@@ -278,7 +286,7 @@ def size_violations(
             ends = incident[name]
             roles = ("source", "target") if len(ends) == 2 else ("incident",) * len(ends)
             for role, ns in zip(roles, ends):
-                if first_pad_nodes.get(ns, 0) < 1:
+                if pad_nodes.get(ns, 0) < 1:
                     out.append(
                         f"edge set {name!r}: padding edges need a padding node in {role} "
                         f"node set {ns!r}, but total_num_nodes[{ns!r}] leaves none"
@@ -286,21 +294,29 @@ def size_violations(
     return out
 
 
-def satisfies_total_sizes(graph: Any, constraints: SizeConstraints) -> bool:
-    """True when ``graph`` can be padded to exactly ``constraints`` (its totals leave room
-    for the padding components, and each of its components already holds the
-    ``min_nodes_per_component``).
+def satisfies_total_sizes(graph_tensor: Any, total_sizes: SizeConstraints) -> bool:
+    """True when ``graph_tensor`` can be padded to exactly ``total_sizes`` (its totals leave
+    room for the padding components, and each of its components already holds the
+    ``min_nodes_per_component``). TF-GNN's ``satisfies_size_constraints`` (also this name),
+    with TF-GNN's argument names.
 
-    Raises ``ValueError`` when ``constraints`` lacks a node or edge set of the graph.
+    Raises ``ValueError`` when ``total_sizes`` lacks a node or edge set of the graph.
     """
-    return not _violations(graph, constraints)
+    return not _violations(graph_tensor, total_sizes)
 
 
-def assert_satisfies_total_sizes(graph: Any, constraints: SizeConstraints) -> None:
-    """Raise ``ValueError`` listing every violated constraint (no-op when satisfied)."""
-    problems = _violations(graph, constraints)
+def assert_satisfies_total_sizes(graph_tensor: Any, size_constraints: SizeConstraints) -> None:
+    """Raise ``ValueError`` listing every violated constraint (no-op when satisfied).
+    TF-GNN's ``assert_satisfies_size_constraints`` (also this name)."""
+    problems = _violations(graph_tensor, size_constraints)
     if problems:
         raise ValueError("cannot pad graph to size constraints: " + "; ".join(problems))
+
+
+satisfies_size_constraints = satisfies_total_sizes
+"""TF-GNN's current name of :func:`satisfies_total_sizes`."""
+assert_satisfies_size_constraints = assert_satisfies_total_sizes
+"""TF-GNN's current name of :func:`assert_satisfies_total_sizes`."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,28 +453,42 @@ def _pad_node_set(
 
 
 def _spread_indices(xp: Any, dtype: Any, num_edges: int, first: int, count: int) -> Any:
-    """``num_edges`` non-decreasing indices spread evenly over ``first .. first+count-1``."""
+    """``num_edges`` non-decreasing indices spread evenly over ``first .. first+count-1``
+    (``pad_batch``'s scheme)."""
     if num_edges == 0:
         return xp.zeros(0, dtype=dtype)
     k = xp.arange(num_edges, dtype=np.int64)
     return (first + (k * count) // num_edges).astype(dtype)
 
 
+def _linspace_indices(xp: Any, dtype: Any, num_edges: int, first: int, stop: int) -> Any:
+    """TF-GNN's ``_pad_adjacency_index_with_linspace``: ``tf.linspace(float32(first),
+    float32(stop), num_edges)`` (``start + delta * k``, the last value ``stop``, in float32
+    as ``math_ops.linspace_nd``) cast to int and clipped to ``first .. stop - 1``."""
+    if num_edges == 0:
+        return xp.zeros(0, dtype=dtype)
+    start, end = np.float32(first), np.float32(stop)
+    delta = (end - start) / np.float32(max(num_edges - 1, 1))
+    vals = start + delta * xp.arange(num_edges, dtype=np.int64).astype(np.float32)
+    if num_edges > 1:
+        vals[-1] = end
+    return xp.clip(vals.astype(np.int64), first, stop - 1).astype(dtype)
+
+
 def _pad_adjacency(
     adjacency: Any,
     num_pad_edges: int,
-    first_pad_node: Mapping[str, tuple[int, int]],
+    real_nodes: Mapping[str, int],
     total_nodes: Mapping[str, int],
 ) -> Any:
     ends = adjacency.get_indices_dict()  # {SOURCE: .., TARGET: ..}; any tags if hyper
     xp = get_namespace(*[idx for _, idx in ends.values()])
     new = {}
     for tag, (name, idx) in ends.items():
-        start, count = first_pad_node[name]
         # a small index dtype widens (as merging does) rather than wrap past its range;
         # decided by the constraint's total, so equal constraints give equal dtypes
         dtype = ids_dtype_holding(idx.dtype, total_nodes[name] - 1)
-        fake = _spread_indices(xp, dtype, num_pad_edges, start, count)
+        fake = _linspace_indices(xp, dtype, num_pad_edges, real_nodes[name], total_nodes[name])
         new[tag] = (name, xp.concatenate([idx.astype(dtype, copy=False), fake]))
     return adjacency._with_indices(new)
 
@@ -467,7 +497,7 @@ def _pad_edge_set(
     edge_set: Any,
     num_pad: int,
     num_pad_edges: int,
-    first_pad_node: Mapping[str, tuple[int, int]],
+    real_nodes: Mapping[str, int],
     constraints: SizeConstraints,
     padding_values: Mapping[str, Any] | None,
     where: str,
@@ -479,7 +509,7 @@ def _pad_edge_set(
     return EdgeSet.from_fields(
         sizes=_pad_sizes(edge_set.sizes, pad_sizes, constraints.total_num_edges[name]),
         adjacency=_pad_adjacency(
-            edge_set.adjacency, num_pad_edges, first_pad_node, constraints.total_num_nodes
+            edge_set.adjacency, num_pad_edges, real_nodes, constraints.total_num_nodes
         ),
         features=_pad_features(edge_set.features, num_pad_edges, padding_values, where),
     )
@@ -519,17 +549,19 @@ def _flat_padding_values(values: FeatureDefaultValues) -> dict[str, Any]:
 
 
 def pad_to_total_sizes(
-    graph: Any,
-    constraints: SizeConstraints,
+    graph_tensor: Any,
+    size_constraints: SizeConstraints,
     *,
     padding_values: Mapping[str, Mapping[str, Any]] | FeatureDefaultValues | None = None,
     validate: bool = True,
 ) -> tuple[Any, Any]:
-    """Pad a merged GraphTensor with padding components to exactly ``constraints``.
+    """Pad a merged GraphTensor with padding components to exactly ``size_constraints``
+    (TF-GNN's ``pad_to_total_sizes``, same arguments; the layout is in the module RULEs).
 
     Args:
-      graph: a GraphTensor (scalar, merged: several components allowed).
-      constraints: the target sizes; must name every node set and edge set of the graph.
+      graph_tensor: a GraphTensor (scalar, merged: several components allowed).
+      size_constraints: the target sizes; must name every node set and edge set of the
+        graph.
       padding_values: optional ``{"context": {feature: v}, "nodes/<set>": {...},
         "edges/<set>": {...}}`` scalars to pad features with instead of zeros, or the
         same as TF-GNN's :class:`FeatureDefaultValues` ``(context=, node_sets=,
@@ -541,6 +573,7 @@ def pad_to_total_sizes(
       ``(padded_graph, mask)`` with ``mask`` a bool array [total_num_components], True for
       the real components (a context-level value: broadcast it to nodes or edges as needed).
     """
+    graph, constraints = graph_tensor, size_constraints
     _check_graph_tensor("pad_to_total_sizes", graph)
     if isinstance(padding_values, FeatureDefaultValues):
         padding_values = _flat_padding_values(padding_values)
@@ -572,13 +605,11 @@ def pad_to_total_sizes(
     num_pad = constraints.total_num_components - num_components
 
     node_sets = {}
-    first_pad_node: dict[str, tuple[int, int]] = {}
     for name, ns in graph.node_sets.items():
         min_n = constraints.min_nodes_per_component.get(name, 0)
         pad_sizes = _node_padding_sizes(
             num_pad, constraints.total_num_nodes[name] - nodes[name], min_n
         )
-        first_pad_node[name] = (nodes[name], pad_sizes[0] if pad_sizes else 0)
         node_sets[name] = _pad_node_set(
             ns,
             pad_sizes,
@@ -591,7 +622,7 @@ def pad_to_total_sizes(
             es,
             num_pad,
             constraints.total_num_edges[name] - edges[name],
-            first_pad_node,
+            nodes,
             constraints,
             padding_values.get(f"edges/{name}"),
             f"edge set {name!r}",
@@ -732,13 +763,15 @@ def _finish_constraints(
     excess_nodes: Mapping[str, int],
     edges: Mapping[str, int],
     min_nodes: Mapping[str, int],
+    given_min: Mapping[str, int] | None,
 ) -> SizeConstraints:
     """Budgets for real items -> constraints with room for padding.
 
     ``excess_nodes[set]`` bounds ``nodes - min_nodes * components`` of a batch; with
     ``C = components + 1`` total components the node total is ``excess + min * C`` (every
     component, real or padding, holds its minimum), plus one node when padding edges need a
-    node in a set whose minimum is 0.
+    node in a set whose minimum is 0. ``given_min`` (the caller's
+    ``min_nodes_per_component``, zeros included) is kept in the result as given, as TF-GNN.
     """
     total_c = components + 1
     needs_node = {name for pair in table.incident.values() for name in pair}
@@ -750,7 +783,7 @@ def _finish_constraints(
         total_num_components=int(total_c),
         total_num_nodes=total_n,
         total_num_edges={k: int(v) for k, v in edges.items()},
-        min_nodes_per_component={k: v for k, v in min_nodes.items() if v},
+        min_nodes_per_component={k: min_nodes[k] for k in (given_min or {})},
     )
 
 
@@ -769,6 +802,11 @@ def find_tight_size_constraints(
     RULE: any batch of at most ``target_batch_size`` of the given graphs satisfies the result,
     provided their components hold ``min_nodes_per_component`` (a graph with a smaller
     component satisfies no constraints with that minimum, see :func:`satisfies_total_sizes`).
+
+    The same as TF-GNN's when every graph has one component. With several components per
+    graph and a minimum, node sets are measured above the minimum per component: TF-GNN's
+    independent maxima of nodes and components can leave too few nodes for the padding
+    components of a graph with few components and many nodes (which then does not fit).
     """
     table = _size_table(graphs)
     b = 1 if target_batch_size is None else int(target_batch_size)
@@ -785,12 +823,45 @@ def find_tight_size_constraints(
         excess,
         {k: b * int(v.max()) for k, v in table.edges.items()},
         min_nodes,
+        min_nodes_per_component,
     )
 
 
 def _is_scalar(value: Any) -> bool:
     """One number (a 0-d array too) rather than a sequence or other iterable of them."""
     return np.ndim(value) == 0 and not (isinstance(value, Iterable) and not is_array(value))
+
+
+def _fit_or_skip_totals(
+    totals: np.ndarray, ratios: Sequence[float], num_thresholds: int
+) -> list[np.ndarray]:
+    """TF-GNN's fit-or-skip selection on sampled batch totals ``[N, D]``: one row ``[D]``
+    of size limits per ratio.
+
+    As ``batching_utils.learn_fit_or_skip_size_constraints``: dimension ``d`` weighs
+    ``std_d / max std`` (0 when all are 0, float32); threshold ``t`` limits it to the
+    ``int(float32(linspace(0, N, T)[t]) * weight_d)``-th largest total; the result is the
+    largest ``t`` that at least a fraction ``r`` of the batches fit (``t = 0`` if none).
+    """
+    n = totals.shape[0]
+    std = totals.astype(np.float64).std(axis=0).astype(np.float32)
+    top = std.max()
+    weight = std / top if top > 0 else np.zeros_like(std)
+    desc = -np.sort(-totals, axis=0)  # [N, D] largest first
+    steps = np.linspace(0, n, num_thresholds, endpoint=False).astype(np.float32)
+    pos = np.minimum((steps[:, None] * weight[None, :]).astype(np.int64), n - 1)  # [T, D]
+    cand = np.take_along_axis(desc, pos, axis=0)  # [T, D] limits per threshold
+    # cand[:, d] is non-increasing in t, so batch i fits threshold t iff t < k_i with
+    # k_i = min over d of #{t : cand[t, d] >= totals[i, d]}.
+    k = np.full(n, num_thresholds, dtype=np.int64)
+    for d in range(cand.shape[1]):
+        k = np.minimum(k, np.searchsorted(-cand[:, d], -totals[:, d], side="right"))
+    fitting = n - np.cumsum(np.bincount(k, minlength=num_thresholds + 1))[:-1]  # [T]
+    out = []
+    for r in ratios:
+        ok = np.flatnonzero(fitting / n >= r)
+        out.append(cand[int(ok.max()) if ok.size else 0])
+    return out
 
 
 def learn_fit_or_skip_size_constraints(
@@ -805,17 +876,23 @@ def learn_fit_or_skip_size_constraints(
 ) -> Any:
     """Size constraints that a random batch of ``batch_size`` graphs fits with
     probability at least ``success_ratio`` ("overbooking"); the rare batch that does not fit
-    is skipped (see :class:`arraygnn.pipeline.batching.FitOrSkip`).
+    is skipped (see :func:`arraygnn.pipeline.batching.fit_or_skip`).
 
     Algorithm (TF-GNN's, on NumPy): read the sizes of the first ``sample_size`` graphs;
     draw ``sample_size`` random batches of each batch size (with replacement); for every
     size dimension ``d`` (components, each node set's nodes above the per-component minimum,
     each edge set's edges) sort the batch totals and weight ``d`` by its standard deviation
-    relative to the largest one; threshold ``t`` in ``[0, 1)`` gives each dimension the
-    ``floor(t * weight_d * sample_size)``-th largest total; pick the largest ``t`` whose
-    constraints the sampled batches satisfy with at least ``success_ratio`` and add room for
-    a padding component. The success ratio holds on the sample exactly and on fresh batches
-    up to sampling error.
+    relative to the largest one (float32, as TF-GNN); threshold ``t`` of ``num_thresholds``
+    gives each dimension the ``int(float32(t * sample_size / num_thresholds) * weight_d)``-th
+    largest total; pick the largest ``t`` whose constraints the sampled batches satisfy with
+    at least ``success_ratio`` and add room for a padding component. The success ratio holds
+    on the sample exactly and on fresh batches up to sampling error.
+
+    Unlike TF-GNN, node sets are measured by their nodes *above* ``min_nodes_per_component``
+    per component (the same as TF-GNN when every graph has one component): TF-GNN's limits
+    on raw node totals can reject a batch with few components and many nodes that the
+    learned constraints were meant to fit. ``min_nodes_per_component`` is kept in the result
+    as given.
 
     Returns one :class:`SizeConstraints`, or nested lists ``result[b][r]`` when
     ``batch_size`` and/or ``success_ratio`` are sequences (a scalar argument squeezes its
@@ -844,7 +921,6 @@ def learn_fit_or_skip_size_constraints(
     rng = np.random.default_rng(seed)
     num_graphs = per_graph.shape[0]
     n_batches = int(sample_size)
-    thresholds = np.linspace(0.0, 1.0, num_thresholds, endpoint=False)
     results = []
     for b in batch_sizes:
         # totals of n_batches random batches [N, D], drawn in chunks to bound memory
@@ -854,27 +930,15 @@ def learn_fit_or_skip_size_constraints(
             e = min(n_batches, s + chunk)
             idx = rng.integers(0, num_graphs, size=(e - s, b))
             totals[s:e] = per_graph[idx].sum(axis=1)
-        std = totals.std(axis=0)
-        weight = std / std.max() if std.max() > 0 else np.zeros_like(std)
-        desc = -np.sort(-totals, axis=0)  # [N, D] largest first
-        pos = np.minimum(
-            (thresholds[:, None] * weight[None, :] * n_batches).astype(np.int64), n_batches - 1
-        )  # [T, D]
-        cand = np.take_along_axis(desc, pos, axis=0)  # [T, D] constraint per threshold
-        # cand[:, d] is non-increasing in t, so batch i fits threshold t iff t < k_i with
-        # k_i = min over d of #{t : cand[t, d] >= totals[i, d]}.
-        k = np.full(n_batches, num_thresholds, dtype=np.int64)
-        for d in range(cand.shape[1]):
-            k = np.minimum(k, np.searchsorted(-cand[:, d], -totals[:, d], side="right"))
-        fits = 1.0 - np.cumsum(np.bincount(k, minlength=num_thresholds + 1))[:-1] / n_batches
         per_ratio = []
-        for r in ratios:
-            ok = np.flatnonzero(fits >= r)
-            t = int(ok.max()) if ok.size else 0
-            c = cand[t]
+        for c in _fit_or_skip_totals(totals, ratios, num_thresholds):
             excess = {k: max(int(c[1 + i]), 0) for i, k in enumerate(node_names)}
             edges = {k: int(c[1 + len(node_names) + i]) for i, k in enumerate(edge_names)}
-            per_ratio.append(_finish_constraints(table, int(c[0]), excess, edges, min_nodes))
+            per_ratio.append(
+                _finish_constraints(
+                    table, int(c[0]), excess, edges, min_nodes, min_nodes_per_component
+                )
+            )
         results.append(per_ratio)
     if one_ratio:
         results = [r[0] for r in results]

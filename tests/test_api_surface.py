@@ -572,6 +572,7 @@ PUBLIC = {
         "add_readout_from_first_node",
         "batch_graphs",
         "context_readout_into_feature",
+        "dataset_filter_with_summary",
         "dynamic_batch",
         "fit_or_skip",
         "map_features",

@@ -30,7 +30,11 @@ from arraygnn.graph_tensor.graph_ops import get_aux_type_prefix
 from arraygnn.graph_tensor.pieces import HIDDEN_STATE, SOURCE, TARGET, GraphTensor
 from arraygnn.graph_tensor.ragged import Ragged
 from arraygnn.graph_tensor.spec import GraphTensorSpec
-from arraygnn.padding import assert_satisfies_total_sizes, satisfies_total_sizes
+from arraygnn.padding import (  # re-exported: TF-GNN's names (padding.py defines them)
+    assert_satisfies_size_constraints,
+    assert_satisfies_total_sizes,
+    satisfies_size_constraints,
+)
 
 __all__ = [
     "DEFAULT_STATE_NAME",
@@ -61,11 +65,6 @@ SOURCE_NAME = "#source"
 TARGET_NAME = "#target"
 """Reserved feature name of the target indices."""
 RESERVED_FEATURES = frozenset({SIZE_NAME, SOURCE_NAME, TARGET_NAME})
-
-satisfies_size_constraints = satisfies_total_sizes
-"""TF-GNN's older name of ``satisfies_total_sizes``."""
-assert_satisfies_size_constraints = assert_satisfies_total_sizes
-"""TF-GNN's older name of ``assert_satisfies_total_sizes``."""
 
 
 def is_graph_tensor(value: Any) -> bool:

@@ -670,21 +670,31 @@ class _Parser:
         raise ValueError(f"{where}: unknown enum number {v}")
 
 
-def parse_schema(text: str) -> GraphSchema:
-    """Parse the text format of a ``GraphSchema`` (what ``graph_schema.pbtxt`` holds)."""
-    if not isinstance(text, str):
-        raise TypeError(f"parse_schema() takes the text (str), got {type(text).__name__}")
-    return _Parser(text).message(GraphSchema, None)
+def parse_schema(schema_text: str | bytes) -> GraphSchema:
+    """Parse the text format of a ``GraphSchema`` (what ``graph_schema.pbtxt`` holds); a
+    ``str``, or UTF-8 ``bytes`` as protobuf's ``text_format.Parse`` also takes (TF-GNN's
+    ``parse_schema(schema_text)``)."""
+    if isinstance(schema_text, (bytes, bytearray)):
+        try:
+            schema_text = bytes(schema_text).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ValueError(f"parse_schema(): schema_text bytes are not UTF-8 ({err})") from None
+    if not isinstance(schema_text, str):
+        raise TypeError(
+            f"parse_schema() takes the text (str or bytes), got {type(schema_text).__name__}"
+        )
+    return _Parser(schema_text).message(GraphSchema, None)
 
 
-def read_schema(path: str | os.PathLike) -> GraphSchema:
-    """Read a ``graph_schema.pbtxt`` file; errors name the file and the line."""
-    with open(path, encoding="utf-8") as f:
+def read_schema(filename: str | os.PathLike) -> GraphSchema:
+    """Read a ``graph_schema.pbtxt`` file; errors name the file and the line (TF-GNN's
+    ``read_schema(filename)``)."""
+    with open(filename, encoding="utf-8") as f:
         text = f.read()
     try:
         return parse_schema(text)
     except ValueError as err:
-        raise ValueError(f"{os.fspath(path)}: {err}") from None
+        raise ValueError(f"{os.fspath(filename)}: {err}") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -738,10 +748,11 @@ def schema_to_text(schema: GraphSchema) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def write_schema(schema: GraphSchema, path: str | os.PathLike) -> None:
-    """Write ``schema`` to ``path`` in text format (readable by TF-GNN and :func:`read_schema`)."""
+def write_schema(schema: GraphSchema, filename: str | os.PathLike) -> None:
+    """Write ``schema`` to ``filename`` in text format (readable by TF-GNN and
+    :func:`read_schema`; TF-GNN's ``write_schema(schema, filename)``)."""
     text = schema_to_text(schema)
-    with open(path, "w", encoding="utf-8") as f:
+    with open(filename, "w", encoding="utf-8") as f:
         f.write(text)
 
 

@@ -7,8 +7,8 @@ The pieces of the seed's ``tf.data`` recipes, as plain Python iterators over Gra
 - :func:`batch_graphs`: consecutive graphs merged into one graph with one component each
   (``ds.batch(n)`` followed by ``merge_batch_to_components()``).
 - :func:`dynamic_batch`: as many consecutive graphs as fit a :class:`SizeConstraints`.
-- :class:`FilterWithSummary` / :func:`fit_or_skip`: skip batches that do not fit the
-  constraints, counting what was skipped (``dataset_filter_with_summary``).
+- :class:`FilterWithSummary` / :func:`dataset_filter_with_summary` / :func:`fit_or_skip`:
+  skip batches that do not fit the constraints, counting what was skipped.
 - :class:`GraphBatchLoader`: TFRecord files or in-memory graphs -> parsed, merged, optionally
   mapped, filtered and padded batches, per replica.
 """
@@ -29,6 +29,7 @@ __all__ = [
     "shard_dataset",
     "GraphBatchLoader",
     "batch_graphs",
+    "dataset_filter_with_summary",
     "dynamic_batch",
     "fit_or_skip",
     "merge_graphs",
@@ -109,6 +110,7 @@ def dynamic_batch(
     """
     from arraygnn.padding import (
         _check_constraints_cover,
+        _incident_node_sets,
         size_violations,
         small_components,
         total_sizes,
@@ -118,14 +120,11 @@ def dynamic_batch(
     acc_c = 0
     acc_n: dict[str, int] = {}
     acc_e: dict[str, int] = {}
-    incident: dict[str, tuple[str, str]] | None = None
+    incident: dict[str, tuple[str, ...]] | None = None
     for i, g in enumerate(graphs):
         _check_constraints_cover(g, constraints)
-        if incident is None:
-            incident = {
-                k: (es.adjacency.source_name, es.adjacency.target_name)
-                for k, es in g.edge_sets.items()
-            }
+        if incident is None:  # every tag's node set (a HyperAdjacency has more than two)
+            incident = {k: _incident_node_sets(g, k) for k in g.edge_sets}
         c, n, e = total_sizes(g)
         alone = size_violations(c, n, e, incident, constraints) + small_components(g, constraints)
         if alone:
@@ -149,19 +148,43 @@ def dynamic_batch(
 class FilterWithSummary:
     """Iterate ``items`` keeping those where ``predicate(item)`` holds, and count the rest.
 
-    ``num_seen``, ``num_skipped`` and ``skipped_fraction`` report what was filtered so far
-    (the seed's ``dataset_filter_with_summary``, without TensorBoard: log them yourself).
+    ``num_seen``, ``num_skipped`` and ``skipped_fraction`` report what was filtered so far;
+    ``removed_fraction_ema`` is TF-GNN's exponential moving average of it, and with
+    ``report`` it is passed on every ``summary_steps`` items (see
+    :func:`dataset_filter_with_summary`).
 
     >>> f = FilterWithSummary(range(10), lambda x: x % 4 != 0)
     >>> list(f), f.num_skipped, f.skipped_fraction
     ([1, 2, 3, 5, 6, 7, 9], 3, 0.3)
     """
 
-    def __init__(self, items: Iterable[T], predicate: Callable[[T], bool]) -> None:
+    def __init__(
+        self,
+        items: Iterable[T],
+        predicate: Callable[[T], bool],
+        *,
+        summary_name: str = "dataset_removed_fraction",
+        summary_steps: int = 1000,
+        summary_decay: float | None = None,
+        report: Callable[[str, float, int], Any] | None = None,
+    ) -> None:
+        if not summary_steps > 0:
+            raise ValueError(f"Expected summary_steps > 0, actual summary_steps={summary_steps}.")
+        if summary_decay is None:
+            summary_decay = float(np.exp(-1.0 / float(summary_steps)))
+        elif not 0.0 < summary_decay < 1.0:
+            raise ValueError(
+                f"Expected 0 < summary_decay < 1, actual summary_decay={summary_decay}."
+            )
         self._items = items
         self._predicate = predicate
+        self.summary_name = summary_name
+        self.summary_steps = int(summary_steps)
+        self.summary_decay = float(summary_decay)
+        self._report = report
         self.num_seen = 0
         self.num_skipped = 0
+        self.removed_fraction_ema = 0.0
 
     @property
     def skipped_fraction(self) -> float:
@@ -170,10 +193,52 @@ class FilterWithSummary:
     def __iter__(self) -> Iterator[T]:
         for item in self._items:
             self.num_seen += 1
-            if self._predicate(item):
-                yield item
-            else:
+            keep = bool(self._predicate(item))
+            if not keep:
                 self.num_skipped += 1
+            # TF-GNN: alpha = max(1 - decay, 1 / seen) (a plain mean while warming up)
+            alpha = max(1.0 - self.summary_decay, 1.0 / self.num_seen)
+            self.removed_fraction_ema += alpha * (float(not keep) - self.removed_fraction_ema)
+            if self._report is not None and self.num_seen % self.summary_steps == 0:
+                kept = self.num_seen - self.num_skipped
+                self._report(self.summary_name, self.removed_fraction_ema, max(kept - 1, 0))
+            if keep:
+                yield item
+
+
+def dataset_filter_with_summary(
+    dataset: Iterable[T],
+    predicate: Callable[[T], bool],
+    *,
+    summary_name: str = "dataset_removed_fraction",
+    summary_steps: int = 1000,
+    summary_decay: float | None = None,
+    report: Callable[[str, float, int], Any] | None = None,
+) -> FilterWithSummary:
+    """TF-GNN's ``dataset_filter_with_summary`` on any iterable: keep the items where
+    ``predicate`` holds and track the removed fraction as TF-GNN does (an exponential moving
+    average with decay ``summary_decay``, default ``exp(-1 / summary_steps)``, a plain mean
+    over the first items).
+
+    Every ``summary_steps`` input items, ``report(summary_name, ema, step)`` is called, with
+    ``step`` the index of the last kept item (TF-GNN writes
+    ``tf.summary.scalar(summary_name, ema, step=step)``; pass e.g. a TensorBoard writer's
+    ``add_scalar``). ``ValueError`` unless ``summary_steps > 0`` and ``0 < summary_decay < 1``.
+
+    >>> seen = []
+    >>> f = dataset_filter_with_summary(range(6), lambda x: x % 3 != 0, summary_steps=3,
+    ...                                 report=lambda name, ema, step: seen.append(step))
+    >>> list(f), seen, f.num_skipped
+    ([1, 2, 4, 5], [1, 3], 2)
+    """
+    return FilterWithSummary(
+        dataset,
+        predicate,
+        summary_name=summary_name,
+        summary_steps=summary_steps,
+        summary_decay=summary_decay,
+        report=report,
+    )
 
 
 def fit_or_skip(batches: Iterable[Any], constraints: Any) -> FilterWithSummary:

@@ -53,7 +53,8 @@ def _check_padded(g, padded, mask, sc):
     # mask
     assert mask.dtype == bool and mask.shape == (sc.total_num_components,)
     assert mask[:c].all() and not mask[c:].any()
-    # padding edges join padding nodes of the first padding component only
+    # padding edges belong to the first padding component and join padding nodes only,
+    # spread over ALL padding nodes by TF-GNN's linspace (first and last padding node)
     for k, es in padded.edge_sets.items():
         e = edges[k]
         if es.sizes[c:].sum() == 0:
@@ -63,14 +64,15 @@ def _check_padded(g, padded, mask, sc):
             (es.adjacency.source, es.adjacency.source_name),
             (es.adjacency.target, es.adjacency.target_name),
         ):
-            lo = nodes[ns_name]
-            hi = lo + int(padded.node_sets[ns_name].sizes[c])
+            lo, hi = nodes[ns_name], sc.total_num_nodes[ns_name]
             fake = np.asarray(idx[e:])
             assert (fake >= lo).all() and (fake < hi).all()
-            assert (np.diff(fake) >= 0).all()
-            # spread evenly: no node takes more than ceil(#fake edges / #fake nodes)
+            assert (np.diff(fake) >= 0).all() and fake[0] == lo
+            if len(fake) > 1:
+                assert fake[-1] == hi - 1
+            # spread evenly: no node takes more than ceil(#fake edges / #fake nodes) + 1
             counts = np.bincount(fake - lo, minlength=hi - lo)
-            assert counts.max() <= -(-len(fake) // (hi - lo))
+            assert counts.max() <= -(-len(fake) // (hi - lo)) + 1
     # features of padding rows are zeros / empty strings / empty ragged rows
     a = padded.node_sets["a"].features
     na = nodes["a"]
@@ -377,7 +379,7 @@ def test_padding_widens_index_and_size_dtypes_that_cannot_hold_the_padding(dtype
     sc = SizeConstraints(2, {"n": 70_000}, {"e": 5})
     padded, _ = pad_to_total_sizes(_one_edge_graph(100, dtype, dtype), sc)
     adj = padded.edge_sets["e"].adjacency
-    assert adj.source.tolist() == [0, 100, 17575, 35050, 52525]
+    assert adj.source.tolist() == [0, 100, 23400, 46700, 69999]  # TF-GNN's linspace
     assert adj.source.dtype == np.int64 and adj.target.dtype == np.int64
     assert padded.node_sets["n"].sizes.tolist() == [100, 69_900]
     # a fresh, validating construction accepts the padded graph

@@ -394,9 +394,10 @@ def test_padding_matches_tfgnn_pad_sizes(dataset):
     assert padded.node_sets["paper"]["title"].tolist()[5:] == ["", "", "", ""]
     assert padded.node_sets["paper"]["words"].row_splits.tolist()[5:] == [4, 4, 4, 4, 4]
     assert padded.edge_sets["cites"]["w"].tolist() == [0, 1, 0, 0, 0, 0]
-    # padding edges stay among padding nodes (papers 5..7 of the first padding component)
+    # padding edges stay among padding nodes: TF-GNN's linspace over ALL padding papers
+    # (5..8: the first padding component's 5..7 and the last one's 8)
     src = padded.edge_sets["cites"].adjacency.source.tolist()
-    assert src[:3] == [0, 1, 3] and all(5 <= s <= 7 for s in src[3:])
+    assert src[:3] == [0, 1, 3] and src[3:] == [5, 7, 8]  # linspace(5.0, 9.0, 3), clipped
     # min_nodes_per_component makes readout from the first node work on padding too
     with_readout = add_readout_from_first_node(padded, "seed", node_set_name="paper")
     assert with_readout.edge_sets["_readout/seed"].adjacency.source.tolist() == [0, 3, 5, 8]
