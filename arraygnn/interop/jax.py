@@ -184,7 +184,10 @@ def to_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
             check_shared(rep, path, a, out, strict, expect_copy=bool(reasons))
             return out
         if _is_ml_dtype(a.dtype):  # bfloat16 / float8 (ml_dtypes): NumPy has no DLPack
-            need_copy(rep, path, f"{a.dtype} (ml_dtypes) cannot travel by DLPack", strict)
+            if a.size:  # (an empty one has no memory to copy: it counts as shared)
+                need_copy(rep, path, f"{a.dtype} (ml_dtypes) cannot travel by DLPack", strict)
+            else:
+                rep.shared.append(path)
             return jax.numpy.array(a, dtype=a.dtype, copy=True)
         if not a.flags.writeable:
             reasons.append("read-only array (DLPack cannot export it to JAX)")
@@ -232,7 +235,9 @@ def from_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     CPU arrays become **read-only** NumPy views of the JAX buffers (no copy; JAX arrays are
     immutable, so the view must not be written). GPU arrays become CuPy arrays on the same
     device through DLPack. Arrays spread over several devices are gathered with
-    ``np.asarray`` (a copy, reported). ``strict`` and ``report`` as in :func:`to_jax`.
+    ``np.asarray`` (a copy, reported). Typed PRNG key arrays (``jax.random.key``) are
+    kept, listed under ``kept`` (``jax.random.key_data(key)`` converts their bits).
+    ``strict`` and ``report`` as in :func:`to_jax`.
 
     >>> import jax.numpy as jnp
     >>> from arraygnn.interop import from_jax
@@ -249,6 +254,12 @@ def from_jax(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
                 f"{path!r} is a traced JAX value (inside jit / grad); "
                 "convert concrete arrays outside the transformed function"
             )
+        if jax.dtypes.issubdtype(j.dtype, jax.dtypes.prng_key):
+            rep.kept[path] = (
+                f"typed PRNG key array ({j.dtype}): NumPy has no such dtype; "
+                "convert its bits, jax.random.key_data(key)"
+            )
+            return j
         devices = j.devices()
         if len(devices) != 1:
             need_copy(rep, path, f"array spread over {len(devices)} devices", strict)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.interop._handoff import HandoffReport, finish
-from arraygnn.interop.torch import from_torch, import_torch, to_torch
+from arraygnn.interop.torch import from_torch, import_torch, numpy_can_hold, to_torch
 
 __all__ = ["to_pyg", "from_pyg", "import_pyg"]
 
@@ -66,7 +66,8 @@ def to_pyg(
     ('HeteroData', 3, 'HeteroData')
 
     An arraygnn :class:`~arraygnn.temporal_data.TemporalData` becomes PyG's
-    ``TemporalData`` (and back with :func:`from_pyg`).
+    ``TemporalData``, a collated ``TemporalDataBatch`` PyG's ``TemporalDataBatch`` with
+    the records to split it (and back with :func:`from_pyg`).
 
     A ``Data`` without ``x`` gets an explicit ``num_nodes`` (PyG would otherwise guess from
     ``edge_index.max() + 1``). A ``Batch`` keeps ``batch``, ``ptr``, ``num_graphs`` and its
@@ -83,12 +84,18 @@ def to_pyg(
     from arraygnn.batch import Batch
     from arraygnn.data import Data
     from arraygnn.hetero_data import HeteroData
-    from arraygnn.temporal_data import TemporalData
+    from arraygnn.temporal_data import TemporalData, TemporalDataBatch
 
     if isinstance(obj, HeteroData):  # heterogeneous: arraygnn.interop.pyg_hetero
         from arraygnn.interop.pyg_hetero import hetero_to_pyg
 
         return hetero_to_pyg(obj, tg, strict=strict, report=report)
+    if isinstance(obj, TemporalDataBatch) and obj.num_graphs is not None:
+        # collated streams: PyG's TemporalDataBatch, with the records to split them
+        tensors, rep = to_torch(obj.to_dict(), strict=strict, report=True)
+        out = _batch_to_pyg(tg, obj, tensors, tg.data.TemporalData)
+        _check_split_dims(obj, out, tg.data.TemporalData)
+        return finish(out, rep, report)
     if isinstance(obj, TemporalData):  # an event stream: PyG's TemporalData
         tensors, rep = to_torch(obj.to_dict(), strict=strict, report=True)
         return finish(tg.data.TemporalData(**tensors), rep, report)
@@ -191,9 +198,23 @@ def from_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
 
     A PyG ``HeteroData`` (or heterogeneous ``Batch``) becomes an arraygnn
     :class:`~arraygnn.hetero_data.HeteroData` (or ``HeteroBatch``), see
-    :mod:`arraygnn.interop.pyg_hetero`. A PyG ``TemporalData`` (a ``TemporalDataBatch``
-    too, as its collated values) becomes an arraygnn ``TemporalData``. ``strict`` /
-    ``report`` as in :func:`from_torch`.
+    :mod:`arraygnn.interop.pyg_hetero`. A PyG ``TemporalData`` becomes an arraygnn
+    ``TemporalData``, a PyG ``TemporalDataBatch`` an arraygnn ``TemporalDataBatch``
+    (records kept, it splits back). ``strict`` / ``report`` as in :func:`from_torch`.
+
+    A batch's values that PyG collates into nested records (a dict per graph, a list of
+    tensors per graph) or that NumPy cannot hold (sparse tensors, nested tensors,
+    complex32) come back as a list with one value per graph, as arraygnn collates them:
+    graph ``i``'s value is what PyG's ``get_example(i)`` gives (sparse ``adj`` keys
+    too, which PyG itself cannot split).
+
+    >>> import torch
+    >>> from torch_geometric.data import Batch as PygBatch, Data as PygData
+    >>> meta = [{"name": f"g{n}", "deg": torch.arange(n)} for n in (2, 3)]
+    >>> graphs = [PygData(x=torch.ones(n, 1), meta=m) for n, m in zip((2, 3), meta)]
+    >>> b = from_pyg(PygBatch.from_data_list(graphs))
+    >>> len(b.meta), b.get_example(1).meta
+    (2, {'name': 'g3', 'deg': array([0, 1, 2])})
     """
     tg = import_pyg()
     from arraygnn.data import Data
@@ -202,28 +223,119 @@ def from_pyg(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
         from arraygnn.interop.pyg_hetero import hetero_from_pyg
 
         return hetero_from_pyg(obj, tg, strict=strict, report=report)
-    if isinstance(obj, tg.data.TemporalData):  # an event stream (a batch of them too)
+    is_batch = isinstance(obj, tg.data.Batch) and hasattr(obj, "_slice_dict")
+    if isinstance(obj, tg.data.TemporalData) and not is_batch:  # an event stream
         from arraygnn.temporal_data import TemporalData
 
         arrays, rep = from_torch(obj.to_dict(), strict=strict, report=True)
         return finish(TemporalData(**arrays), rep, report)
-    if not isinstance(obj, tg.data.Data):
+    if not isinstance(obj, (tg.data.Data, tg.data.TemporalData)):
         raise TypeError(f"from_pyg expects a torch_geometric Data or Batch, got {type(obj)}")
     values = {k: v for k, v in obj.to_dict().items() if k != "_num_nodes"}  # PyG batch bookkeeping
-    arrays, rep = from_torch(values, strict=strict, report=True)
-    if isinstance(obj, tg.data.Batch) and hasattr(obj, "_slice_dict"):
-        out = _batch_from_pyg(obj, arrays)
+    per_graph = {}
+    if is_batch:
+        per_graph = _per_graph_keys(obj, obj._store, values, obj._slice_dict, obj._inc_dict)
+    arrays, rep = from_torch(
+        {k: v for k, v in values.items() if k not in per_graph}, strict=strict, report=True
+    )
+    if per_graph:  # values PyG collated into a form arraygnn keeps graph by graph
+        pieces, part = from_torch(per_graph, strict=strict, report=True)
+        _merge(rep, part)
+        arrays = {k: pieces[k] if k in pieces else arrays[k] for k in values}
+    if is_batch:
+        temporal = isinstance(obj, tg.data.TemporalData)
+        out = _batch_from_pyg(obj, arrays, set(per_graph), temporal)
     else:
         out = Data(**arrays)
     return finish(out, rep, report)
 
 
-def _batch_from_pyg(obj: Any, arrays: dict[str, Any]) -> Any:
-    from arraygnn.batch import Batch
+def _per_graph_keys(
+    obj: Any, store: Any, values: dict[str, Any], slice_rec: Any, inc_rec: Any
+) -> dict[str, list[Any]]:
+    """The keys of a PyG batch's store that arraygnn cannot keep collated, each as a list
+    of its per-graph values (cut as PyG's ``separate`` cuts them, torch objects).
 
-    slices = {k: from_torch(v) for k, v in obj._slice_dict.items()}
+    These are the values PyG collates into nested records (a dict of values, a list of
+    tensors per graph), sparse tensors (slices per dim, ``'adj'`` keys diagonally) and
+    tensors NumPy cannot hold (complex32, nested; bfloat16 without ml_dtypes): arraygnn's
+    own collation keeps such values as a list, one per graph. ``slice_rec`` / ``inc_rec``
+    are the store's records (PyG nests a node / edge type's under its type)."""
+    torch = import_torch()
+    g = int(obj.num_graphs)
+    out = {}
+    for key, sl in slice_rec.items():
+        value = values.get(key)
+        plain = isinstance(sl, torch.Tensor) and sl.dim() == 1
+        if isinstance(value, torch.Tensor):
+            if plain and numpy_can_hold(value):
+                continue
+        elif plain or not isinstance(value, (dict, list)):
+            continue  # a list PyG kept per graph (or anything else it did not collate)
+        inc = inc_rec.get(key)
+        out[key] = [_pyg_piece(obj, store, key, value, sl, inc, i, torch) for i in range(g)]
+    return out
+
+
+def _pyg_piece(
+    obj: Any, store: Any, key: str, value: Any, sl: Any, inc: Any, i: int, torch: Any
+) -> Any:
+    """Graph ``i``'s part of a value PyG collated (what PyG's ``separate`` cuts, also for
+    sparse tensors, cut along each of their concatenation dims, and nested tensors)."""
+    if isinstance(value, torch.Tensor):
+        cat = obj.__cat_dim__(key, value, store)
+        dims = cat if isinstance(cat, tuple) else (cat or 0,)
+        starts, ends = sl[i].reshape(-1).tolist(), sl[i + 1].reshape(-1).tolist()
+        piece = value
+        for dim, start, end in zip(dims, starts, ends):
+            piece = _narrow(torch, piece, dim, start, end - start)
+        if cat is None:
+            piece = piece.squeeze(0)
+        if inc is not None and (inc.dim() > 1 or int(inc[i]) != 0):
+            piece = piece - inc[i]
+        return piece
+    if isinstance(value, dict):
+        return {
+            k: _pyg_piece(obj, store, k, v, sl[k], None if inc is None else inc[k], i, torch)
+            for k, v in value.items()
+        }
+    if isinstance(value, list) and isinstance(sl, (list, tuple)):  # tensors collated per place
+        return [
+            _pyg_piece(obj, store, key, v, sl[j], None if inc is None else inc[j], i, torch)
+            for j, v in enumerate(value)
+        ]
+    return value[i]
+
+
+def _narrow(torch: Any, t: Any, dim: int, start: int, length: int) -> Any:
+    if t.is_nested:  # graph i's tensors of the collated nested tensor
+        return torch.nested.nested_tensor(list(t.unbind())[start : start + length])
+    if t.layout == torch.strided:
+        return t.narrow(dim, start, length)
+    layout = t.layout  # sparse: cut as COO, give back the layout it had
+    piece = t.to_sparse_coo().narrow_copy(dim, start, length)
+    if layout == torch.sparse_csr:
+        return piece.to_sparse_csr()
+    if layout == torch.sparse_csc:
+        return piece.to_sparse_csc()
+    return piece
+
+
+def _batch_from_pyg(obj: Any, arrays: dict[str, Any], per_graph: set[str], temporal: bool) -> Any:
+    """An arraygnn ``Batch`` (a ``TemporalDataBatch`` for PyG's) over PyG's records; the
+    ``per_graph`` keys are lists with one value per graph."""
+    from arraygnn.batch import Batch
+    from arraygnn.temporal_data import TemporalData, TemporalDataBatch
+
+    g = int(obj.num_graphs)
+    slices = {
+        k: np.arange(g + 1, dtype=np.int64) if k in per_graph else from_torch(v)
+        for k, v in obj._slice_dict.items()
+    }
     # PyG records None for keys without increments (strings and other non-tensor values)
-    incs = {k: from_torch(v) for k, v in obj._inc_dict.items() if v is not None}
+    incs = {
+        k: from_torch(v) for k, v in obj._inc_dict.items() if v is not None and k not in per_graph
+    }
     counts = getattr(obj._store, "_num_nodes", None)
     if "num_nodes" in arrays and counts is not None:
         slices["num_nodes"] = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
@@ -233,8 +345,9 @@ def _batch_from_pyg(obj: Any, arrays: dict[str, Any]) -> Any:
     cat_dims = {
         k: obj.__cat_dim__(k, obj[k])
         for k in slices
-        if k != "num_nodes" and isinstance(obj[k], torch.Tensor)
+        if k != "num_nodes" and k not in per_graph and isinstance(obj[k], torch.Tensor)
     }
-    return Batch.from_records(
-        arrays, slices, incs, num_graphs=int(obj.num_graphs), cat_dims=cat_dims
-    )
+    if temporal:  # PyG's TemporalDataBatch: arraygnn's, rebuilt by the same code
+        build = Batch.from_records.__func__
+        return build(TemporalDataBatch, arrays, slices, incs, g, TemporalData, cat_dims)
+    return Batch.from_records(arrays, slices, incs, num_graphs=g, cat_dims=cat_dims)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.interop._handoff import finish
+from arraygnn.interop.pyg import _merge, _per_graph_keys
 from arraygnn.interop.torch import from_torch, import_torch, to_torch
 
 __all__ = ["hetero_to_pyg", "hetero_from_pyg"]
@@ -103,8 +104,31 @@ def hetero_from_pyg(obj: Any, tg: Any, *, strict: bool = False, report: bool = F
         "nodes": {t: obj[t].to_dict() for t in obj.node_types},
         "edges": {t: obj[t].to_dict() for t in obj.edge_types},
     }
-    conv, rep = from_torch(structure, strict=strict, report=True)
     is_batch = isinstance(obj, tg.data.Batch) and hasattr(obj, "_slice_dict")
+    if is_batch:  # values arraygnn keeps graph by graph (dicts, sparse, ...): lists
+        per_graph = _per_graph(obj, structure)
+        rest = {
+            part: {t: _without(v, per_graph[part].get(t, {})) for t, v in stores.items()}
+            for part, stores in structure.items()
+            if part != "graph"
+        }
+        rest["graph"] = _without(structure["graph"], per_graph["graph"])
+        conv, rep = from_torch(rest, strict=strict, report=True)
+        pieces, part_rep = from_torch(per_graph, strict=strict, report=True)
+        _merge(rep, part_rep)
+        conv = {  # in the stores' own key order
+            "graph": _merged(structure["graph"], conv["graph"], pieces["graph"]),
+            "nodes": {
+                t: _merged(v, conv["nodes"][t], pieces["nodes"].get(t, {}))
+                for t, v in structure["nodes"].items()
+            },
+            "edges": {
+                t: _merged(v, conv["edges"][t], pieces["edges"].get(t, {}))
+                for t, v in structure["edges"].items()
+            },
+        }
+    else:
+        conv, rep = from_torch(structure, strict=strict, report=True)
     out: Any = HeteroBatch() if is_batch else HeteroData()
     for key, value in conv["graph"].items():
         out._global[key] = value
@@ -122,6 +146,34 @@ def hetero_from_pyg(obj: Any, tg: Any, *, strict: bool = False, report: bool = F
     if is_batch:
         _records_from_pyg(obj, out)
     return finish(out, rep, report)
+
+
+def _per_graph(obj: Any, structure: dict[str, Any]) -> dict[str, Any]:
+    """Per store, the keys of a PyG hetero batch arraygnn keeps as per-graph lists
+    (:func:`arraygnn.interop.pyg._per_graph_keys`), in ``structure``'s layout."""
+    graph_slices = {k: v for k, v in obj._slice_dict.items() if k in structure["graph"]}
+    graph_incs = {k: obj._inc_dict.get(k) for k in graph_slices}
+    out: dict[str, Any] = {
+        "graph": _per_graph_keys(
+            obj, obj._global_store, structure["graph"], graph_slices, graph_incs
+        )
+    }
+    for part in ("nodes", "edges"):
+        out[part] = {}
+        for t, values in structure[part].items():
+            sl, inc = obj._slice_dict.get(t, {}), obj._inc_dict.get(t, {})
+            found = _per_graph_keys(obj, obj[t], values, sl, inc)
+            if found:
+                out[part][t] = found
+    return out
+
+
+def _without(values: dict[str, Any], drop: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if k not in drop}
+
+
+def _merged(order: dict[str, Any], conv: dict[str, Any], pieces: dict[str, Any]) -> dict:
+    return {k: pieces[k] if k in pieces else conv[k] for k in order}
 
 
 def _records_from_pyg(obj: Any, out: Any) -> None:
@@ -144,9 +196,9 @@ def _records_from_pyg(obj: Any, out: Any) -> None:
             rec[skey] = {}
         for key, sl in s_rec.items():
             value = pstore[key]
-            sl_np = np.asarray(from_torch(sl), dtype=np.int64)
             inc = i_rec.get(key)
             if isinstance(value, torch.Tensor) and not isinstance(target.get(key), list):
+                sl_np = np.asarray(from_torch(sl), dtype=np.int64)
                 cat = obj.__cat_dim__(key, value, pstore)
                 cat = 0 if cat is None else int(cat)
                 if cat < 0:

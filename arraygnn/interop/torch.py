@@ -47,7 +47,7 @@ from arraygnn.interop._handoff import (
     record_to_numpy,
 )
 
-__all__ = ["to_torch", "from_torch", "import_torch"]
+__all__ = ["to_torch", "from_torch", "import_torch", "numpy_can_hold"]
 
 
 def import_torch():
@@ -178,6 +178,29 @@ _NUMPY_DTYPE_NAMES = (
 )  # fmt: skip
 
 
+def _kept_reason(torch: Any, t: Any) -> str | None:
+    """Why :func:`from_torch` keeps tensor ``t`` as it is (NumPy / CuPy cannot hold it),
+    or None when it converts it."""
+    if t.is_nested:
+        return "nested tensor (only dense tensors are converted)"
+    if t.layout != torch.strided:
+        return f"layout {t.layout} (only dense tensors are converted)"
+    name = str(t.dtype).removeprefix("torch.")
+    ml = name in _ML_FLOATS and t.device.type == "cpu"
+    if name not in _NUMPY_DTYPE_NAMES and not (ml and hasattr(_ml_dtypes_module(), name)):
+        # complex32, quantized, bits (bfloat16 / float8 without ml_dtypes, or on the
+        # GPU: CuPy has no such dtype): NumPy cannot hold them
+        return f"dtype {t.dtype} has no NumPy equivalent"
+    if t.device.type not in ("cpu", "cuda"):
+        return f"device {t.device} (only cpu and cuda are converted)"
+    return None
+
+
+def numpy_can_hold(t: Any) -> bool:
+    """Whether :func:`from_torch` converts tensor ``t`` (rather than keep it)."""
+    return _kept_reason(import_torch(), t) is None
+
+
 def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     """Convert every ``torch.Tensor`` inside ``obj`` back to NumPy (CPU) or CuPy (CUDA).
 
@@ -201,26 +224,21 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
     rep = HandoffReport("numpy")
 
     def leaf(t: Any, path: str) -> Any:
-        if t.is_nested:
-            rep.kept[path] = "nested tensor (only dense tensors are converted)"
-            return t
-        if t.layout != torch.strided:
-            rep.kept[path] = f"layout {t.layout} (only dense tensors are converted)"
+        why = _kept_reason(torch, t)
+        if why is not None:
+            rep.kept[path] = why
             return t
         name = str(t.dtype).removeprefix("torch.")
         ml = None
         if name in _ML_FLOATS and t.device.type == "cpu":
             ml = getattr(_ml_dtypes_module(), name, None)  # bfloat16 / float8 as ml_dtypes
-        if name not in _NUMPY_DTYPE_NAMES and ml is None:
-            # complex32, quantized, bits (bfloat16 / float8 without ml_dtypes, or on the
-            # GPU: CuPy has no such dtype): NumPy cannot hold them
-            rep.kept[path] = f"dtype {t.dtype} has no NumPy equivalent"
-            return t
+        # detach() also unwraps tensor subclasses that wrap a plain tensor (PyG's
+        # EdgeIndex / Index report data_ptr() 0): compare pointers with what NumPy reads
         src = t.detach()
         if ml is not None:  # the same bits, seen as unsigned ints, then as ml_dtypes
             bits = {1: torch.uint8, 2: torch.uint16}[t.element_size()]
             out = src.view(bits).numpy().view(ml)
-            check_shared(rep, path, t, out, strict, expect_copy=False)
+            check_shared(rep, path, src, out, strict, expect_copy=False)
             return out
         reason = None
         if src.is_conj() or src.is_neg():
@@ -229,12 +247,9 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
             src = src.resolve_conj().resolve_neg()
         if src.device.type == "cpu":
             out = src.numpy()
-        elif src.device.type == "cuda":
+        else:  # cuda (_kept_reason keeps other devices)
             out = import_cupy().from_dlpack(src)
-        else:
-            rep.kept[path] = f"device {src.device} (only cpu and cuda are converted)"
-            return t
-        check_shared(rep, path, t, out, strict, expect_copy=reason is not None)
+        check_shared(rep, path, src, out, strict, expect_copy=reason is not None)
         return out
 
     def is_leaf(v: Any) -> bool:
