@@ -59,6 +59,7 @@ import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array, to_numpy
+from arraygnn._renamed_args import renamed_keywords
 
 __all__ = [
     "FeatureDefaultValues",
@@ -294,6 +295,7 @@ def size_violations(
     return out
 
 
+@renamed_keywords("TF-GNN's name", graph="graph_tensor", constraints="total_sizes")
 def satisfies_total_sizes(graph_tensor: Any, total_sizes: SizeConstraints) -> bool:
     """True when ``graph_tensor`` can be padded to exactly ``total_sizes`` (its totals leave
     room for the padding components, and each of its components already holds the
@@ -305,6 +307,7 @@ def satisfies_total_sizes(graph_tensor: Any, total_sizes: SizeConstraints) -> bo
     return not _violations(graph_tensor, total_sizes)
 
 
+@renamed_keywords("TF-GNN's name", graph="graph_tensor", constraints="size_constraints")
 def assert_satisfies_total_sizes(graph_tensor: Any, size_constraints: SizeConstraints) -> None:
     """Raise ``ValueError`` listing every violated constraint (no-op when satisfied).
     TF-GNN's ``assert_satisfies_size_constraints`` (also this name)."""
@@ -548,6 +551,7 @@ def _flat_padding_values(values: FeatureDefaultValues) -> dict[str, Any]:
     return out
 
 
+@renamed_keywords("TF-GNN's name", graph="graph_tensor", constraints="size_constraints")
 def pad_to_total_sizes(
     graph_tensor: Any,
     size_constraints: SizeConstraints,

@@ -233,12 +233,18 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
         if name in _ML_FLOATS and t.device.type == "cpu":
             ml = getattr(_ml_dtypes_module(), name, None)  # bfloat16 / float8 as ml_dtypes
         # detach() also unwraps tensor subclasses that wrap a plain tensor (PyG's
-        # EdgeIndex / Index report data_ptr() 0): compare pointers with what NumPy reads
+        # EdgeIndex / Index report data_ptr() 0). Pointers are compared with t's own
+        # memory (a subclass's detach() may copy): a wrapper's data_ptr() reads 0, so its
+        # wrapped tensor (PyG's as_tensor(), a view) stands in, else the detached one
         src = t.detach()
+        ref = t
+        if t.numel() and t.data_ptr() == 0:
+            as_tensor = getattr(t, "as_tensor", None)
+            ref = as_tensor() if callable(as_tensor) else src
         if ml is not None:  # the same bits, seen as unsigned ints, then as ml_dtypes
             bits = {1: torch.uint8, 2: torch.uint16}[t.element_size()]
             out = src.view(bits).numpy().view(ml)
-            check_shared(rep, path, src, out, strict, expect_copy=False)
+            check_shared(rep, path, ref, out, strict, expect_copy=False)
             return out
         reason = None
         if src.is_conj() or src.is_neg():
@@ -249,7 +255,7 @@ def from_torch(obj: Any, *, strict: bool = False, report: bool = False) -> Any:
             out = src.numpy()
         else:  # cuda (_kept_reason keeps other devices)
             out = import_cupy().from_dlpack(src)
-        check_shared(rep, path, src, out, strict, expect_copy=reason is not None)
+        check_shared(rep, path, ref, out, strict, expect_copy=reason is not None)
         return out
 
     def is_leaf(v: Any) -> bool:

@@ -46,6 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._renamed_args import renamed_keywords
+
 __all__ = [
     "GraphSchema",
     "ContextSchema",
@@ -670,6 +672,7 @@ class _Parser:
         raise ValueError(f"{where}: unknown enum number {v}")
 
 
+@renamed_keywords("TF-GNN's name", text="schema_text")
 def parse_schema(schema_text: str | bytes) -> GraphSchema:
     """Parse the text format of a ``GraphSchema`` (what ``graph_schema.pbtxt`` holds); a
     ``str``, or UTF-8 ``bytes`` as protobuf's ``text_format.Parse`` also takes (TF-GNN's
@@ -686,6 +689,7 @@ def parse_schema(schema_text: str | bytes) -> GraphSchema:
     return _Parser(schema_text).message(GraphSchema, None)
 
 
+@renamed_keywords("TF-GNN's name", path="filename")
 def read_schema(filename: str | os.PathLike) -> GraphSchema:
     """Read a ``graph_schema.pbtxt`` file; errors name the file and the line (TF-GNN's
     ``read_schema(filename)``)."""
@@ -748,6 +752,7 @@ def schema_to_text(schema: GraphSchema) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
+@renamed_keywords("TF-GNN's name", path="filename")
 def write_schema(schema: GraphSchema, filename: str | os.PathLike) -> None:
     """Write ``schema`` to ``filename`` in text format (readable by TF-GNN and
     :func:`read_schema`; TF-GNN's ``write_schema(schema, filename)``)."""
