@@ -136,14 +136,15 @@ def sample_neighbors(
     g: Graph,
     nodes: Any,
     fanout: int | Mapping[Any, int],
-    *,
     edge_dir: str = "in",
     prob: str | None = None,
-    exclude_edges: Any = None,
     replace: bool = False,
-    seed: Any = None,
     copy_ndata: bool = True,
     copy_edata: bool = True,
+    *,
+    exclude_edges: Any = None,
+    output_device: Any = None,
+    seed: Any = None,
 ) -> Graph:
     """A frontier graph with every node of ``g`` and ``fanout`` sampled in-edges (out-edges
     with ``edge_dir='out'``) per seed.
@@ -161,6 +162,8 @@ def sample_neighbors(
     As DGL, the frontier shares ``g``'s node features when ``copy_ndata`` and gets the
     sampled edges' features when ``copy_edata``; the sampled edges' ids in ``g`` are in
     ``edata[EID]`` either way (also when ``g`` is a subgraph with its own ``EID``, as DGL).
+    The arguments up to ``copy_edata`` may be given by position, in DGL's order;
+    ``output_device`` (``'cpu'`` / ``'cuda'``) moves the frontier (:meth:`Graph.to`).
     """
     where = "sample_neighbors"
     check_graph(where, g)
@@ -193,7 +196,8 @@ def sample_neighbors(
             chosen[c] = e
         else:
             chosen[c] = xp.zeros(0, dtype=g.idtype)
-    return _frontier(g, chosen, copy_ndata, copy_edata)
+    frontier = _frontier(g, chosen, copy_ndata, copy_edata)
+    return frontier if output_device is None else frontier.to(output_device)
 
 
 def _frontier(g: Graph, chosen: Mapping[Any, Any], copy_ndata: bool, copy_edata: bool) -> Graph:
@@ -303,8 +307,12 @@ def _sample_weighted(
     xp: Any, indptr: Any, perm: Any, seeds: Any, fanout: int, replace: bool, w: Any, rng: Any
 ) -> Any:
     """Edge ids (increasing) of the CSR rows ``seeds`` drawn in proportion to ``w`` (DGL's
-    picks: ``min(fanout, positive edges)`` without replacement, ``fanout`` (``-1``: the
-    row length) with replacement where a row has a positive edge, none elsewhere)."""
+    picks: ``min(fanout, positive edges)`` without replacement, ``fanout`` with
+    replacement where a row has a positive edge, none elsewhere;
+    ``fanout=-1`` takes every positive edge once, with or without replacement: DGL's
+    ``replace && num_samples != -1``)."""
+    if fanout < 0:
+        replace = False
     n = int(seeds.shape[0])
     deg, seg, local, eid = _row_slots(xp, indptr, perm, seeds)
     total = int(eid.shape[0])
@@ -320,7 +328,7 @@ def _sample_weighted(
         order = xp.lexsort(xp.stack([key, seg]))  # by seed, then key (smallest first)
         picked = eid[order][local < picks[seg]]
         return xp.sort(picked)
-    picks = xp.where(nnz > 0, deg if fanout < 0 else fanout, 0)
+    picks = xp.where(nnz > 0, fanout, 0)
     owner = repeat_counts(xp, xp.arange(n), picks)
     # one prefix sum over all rows, of the weights divided by their row's total: each
     # row adds 1, so no row's weights are lost under another row's scale
@@ -342,9 +350,9 @@ def select_topk(
     nodes: Any = None,
     edge_dir: str = "in",
     ascending: bool = False,
-    *,
     copy_ndata: bool = True,
     copy_edata: bool = True,
+    output_device: Any = None,
 ) -> Graph:
     """A frontier graph keeping, for each node of ``nodes`` (every node when ``None``), the
     ``k`` in-edges (out-edges with ``edge_dir='out'``) of largest ``weight`` (smallest when
@@ -353,7 +361,8 @@ def select_topk(
     ``k`` is an int or ``{etype: int}`` naming every edge type (``-1``: all edges); every
     edge type must have the feature ``weight``. Ties keep the smaller edge id (DGL's sort
     leaves their order unspecified). Features and ``edata[EID]`` as :func:`sample_neighbors`;
-    the kept edges are in edge-id order (DGL's come per node).
+    the kept edges are in edge-id order (DGL's come per node). ``output_device`` moves the
+    result (:meth:`Graph.to`), as DGL's.
 
     >>> import numpy as np
     >>> from arraygnn.graph import graph
@@ -393,7 +402,8 @@ def select_topk(
         order = xp.lexsort(xp.stack([local.astype(kind), key, seg.astype(kind)]))
         keep = local < (deg if ks[c] < 0 else xp.minimum(deg, ks[c]))[seg]
         chosen[c] = xp.sort(eid[order][keep])
-    return _frontier(g, chosen, copy_ndata, copy_edata)
+    frontier = _frontier(g, chosen, copy_ndata, copy_edata)
+    return frontier if output_device is None else frontier.to(output_device)
 
 
 def _calc_redundancy(k_hat: int, num_edges: int, num_pairs: int, r: int = 3) -> float:
@@ -597,7 +607,10 @@ class NeighborSampler:
     Each call draws fresh randomness from one generator seeded once with ``seed``. ``prob``
     (an edge feature of sampling weights) or ``mask`` (a boolean edge feature: edges marked
     False are never sampled) as DGL's; not both. ``edge_dir='out'``: out-edges, blocks over
-    the turned-around frontier (see :func:`sample_blocks`). ``sample_blocks(g, seed_nodes,
+    the turned-around frontier (see :func:`sample_blocks`). The arguments up to ``fused``
+    may be given by position, in DGL's order; ``output_device`` moves the blocks and ids
+    (:meth:`Graph.to`); ``fused`` (DGL's CPU kernel switch) is accepted and has no effect.
+    ``sample_blocks(g, seed_nodes,
     exclude_eids=None)`` and ``sample`` (the same) take DGL's ``exclude_eids``, so the
     sampler plugs into :func:`arraygnn.edge_prediction.as_edge_prediction_sampler`.
 
@@ -612,16 +625,18 @@ class NeighborSampler:
     def __init__(
         self,
         fanouts: Sequence[int],
-        *,
         edge_dir: str = "in",
-        replace: bool = False,
-        seed: Any = None,
-        copy_ndata: bool = True,
         prob: str | None = None,
         mask: str | None = None,
+        replace: bool = False,
         prefetch_node_feats: Any = None,
         prefetch_labels: Any = None,
         prefetch_edge_feats: Any = None,
+        output_device: Any = None,
+        fused: bool = True,
+        *,
+        seed: Any = None,
+        copy_ndata: bool = True,
     ):
         if prob is not None and mask is not None:
             raise ValueError("NeighborSampler: give prob or mask, not both (as DGL)")
@@ -654,6 +669,8 @@ class NeighborSampler:
         self.replace = replace
         self.copy_ndata = copy_ndata
         self.prob = prob if prob is not None else mask
+        self.output_device = output_device
+        self.fused = fused  # DGL's CPU fast path switch; one path here
         self._seed = seed
         self._rng: Any = None
 
@@ -677,6 +694,12 @@ class NeighborSampler:
             _prefetch_nodes(g, blocks[0], "src", self.prefetch_node_feats, "prefetch_node_feats")
             _prefetch_nodes(g, blocks[-1], "dst", self.prefetch_labels, "prefetch_labels")
             _requested(g, self.prefetch_edge_feats, "edges", "prefetch_edge_feats")
+        if self.output_device is not None:  # DGL moves each frontier there
+            from arraygnn._namespace import to_device
+
+            blocks = [b.to(self.output_device) for b in blocks]
+            input_nodes = to_device(input_nodes, self.output_device)
+            output_nodes = to_device(output_nodes, self.output_device)
         return input_nodes, output_nodes, blocks
 
     def sample(
@@ -723,6 +746,7 @@ def _prefetch_nodes(g: Graph, block: Graph, side: str, names: Any, what: str) ->
 class MultiLayerFullNeighborSampler(NeighborSampler):
     """Every in-edge (out-edge with ``edge_dir='out'``) on each of ``num_layers`` layers
     (DGL's ``MultiLayerFullNeighborSampler``): the blocks of exact layer-wise inference.
+    Other keyword arguments go to :class:`NeighborSampler`, as DGL's ``**kwargs``.
 
     >>> import numpy as np
     >>> from arraygnn.graph import graph
@@ -732,16 +756,7 @@ class MultiLayerFullNeighborSampler(NeighborSampler):
     [2, 1]
     """
 
-    def __init__(
-        self,
-        num_layers: int,
-        *,
-        copy_ndata: bool = True,
-        edge_dir: str = "in",
-        prefetch_node_feats: Any = None,
-        prefetch_labels: Any = None,
-        prefetch_edge_feats: Any = None,
-    ) -> None:
+    def __init__(self, num_layers: int, **kwargs: Any) -> None:
         if isinstance(num_layers, (bool, np.bool_)) or not isinstance(
             num_layers, (int, np.integer)
         ):
@@ -752,14 +767,7 @@ class MultiLayerFullNeighborSampler(NeighborSampler):
             raise ValueError(
                 f"MultiLayerFullNeighborSampler: num_layers must be >= 1, got {num_layers}"
             )
-        super().__init__(
-            [-1] * int(num_layers),
-            copy_ndata=copy_ndata,
-            edge_dir=edge_dir,
-            prefetch_node_feats=prefetch_node_feats,
-            prefetch_labels=prefetch_labels,
-            prefetch_edge_feats=prefetch_edge_feats,
-        )
+        super().__init__([-1] * int(num_layers), **kwargs)
 
 
 class NodeDataLoader:
@@ -769,7 +777,8 @@ class NodeDataLoader:
     Args:
         g: the graph to sample from.
         indices: seed node ids (or a boolean mask), or ``{ntype: ids}`` for a
-            heterogeneous graph (batches then mix types, in type order, as DGL's).
+            heterogeneous graph (the types' ids concatenated in the dict's order, each batch
+            ``{ntype: ids}`` of the types it holds in that order, as DGL's).
         graph_sampler: anything with ``sample_blocks(g, seed_nodes)``
             (:class:`NeighborSampler`, :class:`MultiLayerFullNeighborSampler`).
         batch_size, shuffle, drop_last: as DGL's.
@@ -813,7 +822,8 @@ class NodeDataLoader:
         self._typed = isinstance(indices, Mapping)
         self._types: list[Any] = []
         self._ids: list[Any] = []
-        for t in [t for t in g.ntypes if t in given]:
+        # the dict's order (DGL's mapping_keys = list(indices.keys())), else the one type
+        for t in given:
             g._ntype(t, "dst")
             ids = _ids_for(g, given[t], g._num_dst[t], f"{where}: seed nodes of type {t!r}")
             self._types.append(t)
