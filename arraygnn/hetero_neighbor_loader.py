@@ -44,7 +44,8 @@ Each batch carries, as PyG's: per node type ``n_id`` (global ids; the input type
 first), ``num_sampled_nodes`` (per hop, hop 0 the seeds) and ``num_nodes``; per edge type
 ``edge_index`` (row 0 the sampled neighbour, a ``src``-type batch id; row 1 the node it was
 sampled for, a ``dst``-type batch id), ``e_id`` and ``num_sampled_edges`` (per hop); on the
-input type ``batch_size`` and ``input_id`` (the seeds' positions in ``input_nodes``).
+input type ``batch_size`` and ``input_id`` (the seeds' positions in ``input_nodes``; for a
+boolean mask its node ids, as PyG).
 
 >>> import numpy as np
 >>> from arraygnn.hetero_data import HeteroData
@@ -157,7 +158,7 @@ class HeteroNeighborLoader(NeighborLoader):
         from arraygnn._remote_backend import resolve_hetero
         from arraygnn.graph.core import Graph
         from arraygnn.hetero_data import HeteroData
-        from arraygnn.neighbor_loader import _input_time, _temporal_args
+        from arraygnn.neighbor_loader import _input_time, _temporal_args, is_mask
 
         # a (FeatureStore, GraphStore) pair: its structure here, its features per batch
         data, node_attrs, edge_attrs, self._remote = resolve_hetero(
@@ -198,6 +199,8 @@ class HeteroNeighborLoader(NeighborLoader):
                 self.graph.csr(et)  # one destination CSR per edge type, now
         xp = self.graph._xp()
         self.input_type, self.input_nodes = _input_nodes(data, input_nodes, self.num_nodes_dict, xp)
+        given = input_nodes[1] if isinstance(input_nodes, tuple) and len(input_nodes) == 2 else None
+        self._ids_as_input_id = is_mask(given)  # PyG's get_input_nodes: a mask's ids
         self.input_time = _input_time(_WHERE, xp, input_time, time_attr, self.input_nodes)
         self._times(data, level, xp)
         self._rng = np.random.default_rng(seed)  # epochs' orders
@@ -341,7 +344,7 @@ class HeteroNeighborLoader(NeighborLoader):
         given = None if self.input_time is None else self.input_time[positions]
         batch = self._subgraph(seeds, self._seed_times(seeds, given))
         store = batch.get_node_store(self.input_type)
-        store.input_id = positions.astype(np.int64)
+        store.input_id = (seeds if self._ids_as_input_id else positions).astype(np.int64)
         store.batch_size = int(seeds.shape[0])
         if given is not None:  # PyG: the given input times only
             store.seed_time = given

@@ -32,7 +32,8 @@ RULE: ``subgraph_type`` is PyG's: ``'directional'`` (the sampled edges, as above
       ``num_sampled_edges``, as PyG's batches (:mod:`arraygnn._subgraph_types`).
 
 Each batch carries, as PyG's: ``n_id`` (the batch's nodes, global ids, seeds first),
-``e_id`` (the sampled edges' ids), ``input_id`` (the seeds' positions in ``input_nodes``),
+``e_id`` (the sampled edges' ids), ``input_id`` (the seeds' positions in ``input_nodes``;
+for a boolean mask its node ids, as PyG's ``get_input_nodes``),
 ``batch_size``, ``num_sampled_nodes`` / ``num_sampled_edges`` (per hop, the seeds first),
 ``num_nodes``, ``edge_index`` ``[2, E_batch]`` (``edge_index[0]`` the sampled neighbour,
 ``edge_index[1]`` the node it was sampled for) and the sliced attributes.
@@ -202,7 +203,27 @@ class _NeighborSampling:
         checked and kept as attributes; returns the epoch stream (:func:`epoch_rng`), given
         on as ``seed`` (``default_rng`` hands a ``Generator`` back unaltered)."""
         check_directed(where, directed)  # the HOW keywords: no effect, batches made on demand
+        self._pyg_sampler_args(where, kwargs)
         return apply_torch_args(self, where, kwargs, seed, batch_size, shuffle, drop_last)
+
+    def _pyg_sampler_args(self, where: str, kwargs: dict) -> None:
+        """PyG's ``NeighborLoader`` / ``LinkNeighborLoader`` keywords of its own sampler,
+        popped from ``kwargs``: ``is_sorted`` (a hint, kept, unused); ``weight_attr``,
+        ``transform_sampler_output`` and ``neighbor_sampler`` only at their ``None``
+        default (a ``ValueError`` otherwise: the loader makes no sampler output)."""
+        self.is_sorted = bool(kwargs.pop("is_sorted", False))
+        weight_attr = kwargs.pop("weight_attr", None)
+        if weight_attr is not None:
+            raise ValueError(
+                f"{where}: weight_attr={weight_attr!r} (PyG's weighted neighbour sampling) "
+                "is not provided; sampling is uniform"
+            )
+        for name in ("transform_sampler_output", "neighbor_sampler"):
+            if kwargs.pop(name, None) is not None:
+                raise ValueError(
+                    f"{where}: {name} is not provided (this loader makes no sampler output); "
+                    "use arraygnn.loader.NodeLoader / LinkLoader with a sampler instead"
+                )
 
     def _samplers(self) -> tuple[Any, Any]:
         return getattr(self, "sampler", None), getattr(self, "batch_sampler", None)
@@ -542,6 +563,7 @@ class NeighborLoader(_NeighborSampling):
         )  # fmt: skip
         xp = self.graph._xp()
         self.input_nodes = self._input_nodes(where, input_nodes, xp)
+        self._ids_as_input_id = is_mask(input_nodes)  # PyG's get_input_nodes
         self.input_time = _input_time(where, xp, input_time, time_attr, self.input_nodes)
         if self._edge_time is not None and self.input_time is None:
             raise ValueError(
@@ -589,7 +611,7 @@ class NeighborLoader(_NeighborSampling):
         seeds = self.input_nodes[positions]
         given = None if self.input_time is None else self.input_time[positions]
         batch = self._subgraph(seeds, self._seed_times(seeds, given))
-        batch.input_id = positions.astype(np.int64)
+        batch.input_id = (seeds if self._ids_as_input_id else positions).astype(np.int64)
         batch.batch_size = int(seeds.shape[0])
         if given is not None:  # PyG: the given input times only
             batch.seed_time = given
@@ -600,6 +622,16 @@ class NeighborLoader(_NeighborSampling):
             f"NeighborLoader(num_neighbors={self.num_neighbors}, batch_size={self.batch_size}, "
             f"num_input_nodes={int(self.input_nodes.shape[0])})"
         )
+
+
+def is_mask(input_nodes: Any) -> bool:
+    """Whether ``input_nodes`` is a boolean mask: PyG's ``get_input_nodes`` then makes its
+    node ids the ``input_id`` as well (each batch's ``input_id`` is its seeds' node ids,
+    not their positions)."""
+    dtype = getattr(input_nodes, "dtype", None)
+    if dtype is None and isinstance(input_nodes, (list, tuple)) and input_nodes:
+        return all(isinstance(v, (bool, np.bool_)) for v in input_nodes)
+    return dtype is not None and np.dtype(dtype) == np.bool_
 
 
 def _input_time(where: str, xp: Any, input_time: Any, time_attr: Any, nodes: Any) -> Any:
