@@ -188,6 +188,7 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
                 data, num_neighbors, no_inputs, batch_size, shuffle, drop_last, replace,
                 subgraph_type, seed, node_attrs, edge_attrs, excluded,
                 disjoint=disjoint, temporal_strategy=temporal_strategy, time_attr=time_attr,
+                weight_attr=self.weight_attr,
             )  # fmt: skip
         except (TypeError, ValueError) as err:
             msg = str(err)

@@ -189,6 +189,15 @@ class HeteroNeighborLoader(NeighborLoader):
         level = _time_level(data, time_attr)
         # the time's level is the kind of store holding it (no guess): sliced there, as PyG
         also = None if level is None else (level, time_attr)
+        weight_attr = self.weight_attr  # per edge: said by its name (sliced unless excluded)
+        if weight_attr is not None and not any(weight_attr in st for _, st in data.edge_items()):
+            raise ValueError(f"{_WHERE}: weight_attr={weight_attr!r}: no edge type holds it")
+        if weight_attr is not None and weight_attr not in set(exclude_keys):
+            if edge_attrs is None:  # the defaults some edge type holds, and the weights
+                held = {k for _, store in data.edge_items() for k in store}
+                edge_attrs = [k for k in _DEFAULT_EDGE if k in held]
+            edge_attrs = list(edge_attrs)
+            edge_attrs += [] if weight_attr in edge_attrs else [weight_attr]
         self._place_attrs(data, node_attrs, edge_attrs, set(exclude_keys), also)
         try:  # range checks once; the structure only (features are sliced per batch)
             self.graph = Graph({et: (ei[0], ei[1]) for et, ei in rels.items()}, self.num_nodes_dict)
@@ -203,6 +212,17 @@ class HeteroNeighborLoader(NeighborLoader):
         self._ids_as_input_id = is_mask(given)  # PyG's get_input_nodes: a mask's ids
         self.input_time = _input_time(_WHERE, xp, input_time, time_attr, self.input_nodes)
         self._times(data, level, xp)
+        self._weights: dict[Any, Any] = {}  # pyg-lib's: the edge types holding the weights
+        if weight_attr is not None:
+            from arraygnn.neighbor_loader import check_weighted_mode, check_weights
+
+            check_weighted_mode(_WHERE, weight_attr, self.disjoint)
+            for et, store in data.edge_items():
+                if weight_attr in store:
+                    w = check_weights(
+                        xp, _WHERE, weight_attr, store[weight_attr], _num_edges(data, et), et
+                    )
+                    self._weights[et] = (weight_attr, w)
         self._rng = np.random.default_rng(seed)  # epochs' orders
         # the sampling stream: its own seed drawn from the first (as the homogeneous loader)
         self._sample_seed = int(self._rng.integers(2**63 - 1))
@@ -534,8 +554,9 @@ class HeteroNeighborLoader(NeighborLoader):
                     continue
                 # pyg-lib's order: grouped by target node, in frontier order
                 eid, src, counts = _sample_grouped(
-                    g, et, targets, fanout, self.replace, self._sample_rng
-                )
+                    g, et, targets, fanout, self.replace, self._sample_rng,
+                    self._weights.get(et),
+                )  # fmt: skip
                 col = repeat_counts(xp, local[dst_type][targets], counts)
                 if hop == 0 and copies is not None:
                     # a seed listed twice: its later copies get the first copy's edges too

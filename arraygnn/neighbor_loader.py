@@ -15,7 +15,9 @@ RULE: which attributes are per node and per edge is said, never guessed from len
       ``edge_attrs`` or ``exclude_keys`` (a ``ValueError`` lists them), as in
       :func:`arraygnn.graph.data_to_graph`. Non-array attributes are kept as they are.
 RULE: sampling is uniform over each node's in-edges (``-1``: all of them), reproducible
-      from ``seed``; the graph's CSR is built once, when the loader is made.
+      from ``seed``; the graph's CSR is built once, when the loader is made. With
+      ``weight_attr`` (PyG's weighted sampling) it is in proportion to that edge
+      attribute's weights, as pyg-lib (:func:`check_weights`; docs/input_pipelines.md).
 RULE: the order is pyg-lib's: each hop's edges grouped by the node they were sampled for,
       in batch order; a node's in-edges in edge-id order when all of them are taken
       (``-1``, or a fan-out >= its in-degree without replacement), in draw order otherwise;
@@ -90,6 +92,33 @@ def _temporal_args(where: str, disjoint: Any, strategy: Any, time_attr: Any) -> 
     return bool(disjoint) or time_attr is not None, strategy, time_attr
 
 
+def check_weighted_mode(where: str, weight_attr: str, disjoint: bool) -> None:
+    """``weight_attr`` is for directional, non-disjoint sampling here (pyg-lib refuses it
+    with times: 'Biased ... temporal sampling not yet supported')."""
+    if disjoint:
+        raise ValueError(
+            f"{where}: weight_attr={weight_attr!r} with disjoint=True or time_attr= is not "
+            "provided (pyg-lib has no weighted temporal sampling)"
+        )
+
+
+def check_weights(xp: Any, where: str, name: str, value: Any, num_edges: int, etype: Any) -> Any:
+    """PyG's ``weight_attr`` values, checked (never changed): one finite, non-negative
+    float per edge of ``etype`` (``None``: the one edge type of a ``Data``)."""
+    of = "" if etype is None else f" of edge type {etype!r}"
+    what = f"{where}: weight_attr={name!r}{of}"
+    if not is_array(value) or value.ndim != 1 or int(value.shape[0]) != num_edges:
+        shape = tuple(value.shape) if is_array(value) else type(value).__name__
+        raise ValueError(f"{what} must be a 1-D array of {num_edges} edge weights, got {shape}")
+    if value.dtype.kind != "f":
+        raise ValueError(f"{what} must hold floating-point weights, got dtype {value.dtype}")
+    if num_edges and not bool(xp.isfinite(value).all()):
+        raise ValueError(f"{what} holds a NaN or infinite weight; weights must be finite")
+    if num_edges and float(value.min()) < 0:
+        raise ValueError(f"{what} holds a negative weight; weights must be non-negative")
+    return value
+
+
 def check_transform(transform: Any) -> Any:
     """PyG's loader ``transform`` (applied to every batch): ``None`` or a callable."""
     if transform is not None and not callable(transform):
@@ -146,6 +175,15 @@ class _NeighborSampling:
         edge_keys = [k for k in _DEFAULT_EDGE if k in keys] if edge_attrs is None else edge_attrs
         self.node_attrs, self.edge_attrs = list(node_keys), list(edge_keys)
         excluded = set(exclude_keys)
+        weight_attr = getattr(self, "weight_attr", None)
+        if weight_attr is not None:  # per edge: said by its name (sliced unless excluded)
+            if weight_attr not in keys:
+                raise ValueError(
+                    f"{where}: weight_attr={weight_attr!r}: data has no such attribute "
+                    f"(has {sorted(keys)})"
+                )
+            if weight_attr not in excluded and weight_attr not in self.edge_attrs:
+                self.edge_attrs.append(weight_attr)
         for name in self.node_attrs + self.edge_attrs:
             if name not in keys:
                 raise ValueError(f"{where}: data has no attribute {name!r} (has {sorted(keys)})")
@@ -186,6 +224,12 @@ class _NeighborSampling:
             k: data[k] for k in keys if k not in placed and k not in excluded and k not in _OWN
         }
         self._temporal_setup(where, data, disjoint, temporal_strategy, time_attr)
+        self._weight = None  # (name, weights): pyg-lib's weighted sampling
+        if weight_attr is not None:
+            check_weighted_mode(where, weight_attr, self.disjoint)
+            xp = self.graph._xp()
+            w = check_weights(xp, where, weight_attr, data[weight_attr], num_edges, None)
+            self._weight = (weight_attr, w)
         from arraygnn._subgraph_types import check_subgraph_type
 
         self.subgraph_type = check_subgraph_type(where, subgraph_type, self.disjoint)
@@ -208,16 +252,15 @@ class _NeighborSampling:
 
     def _pyg_sampler_args(self, where: str, kwargs: dict) -> None:
         """PyG's ``NeighborLoader`` / ``LinkNeighborLoader`` keywords of its own sampler,
-        popped from ``kwargs``: ``is_sorted`` (a hint, kept, unused); ``weight_attr``,
-        ``transform_sampler_output`` and ``neighbor_sampler`` only at their ``None``
-        default (a ``ValueError`` otherwise: the loader makes no sampler output)."""
+        popped from ``kwargs``: ``is_sorted`` (a hint, kept, unused); ``weight_attr``
+        (checked and kept: :func:`check_weights`); ``transform_sampler_output`` and
+        ``neighbor_sampler`` only at their ``None`` default (a ``ValueError`` otherwise:
+        the loader makes no sampler output)."""
         self.is_sorted = bool(kwargs.pop("is_sorted", False))
         weight_attr = kwargs.pop("weight_attr", None)
-        if weight_attr is not None:
-            raise ValueError(
-                f"{where}: weight_attr={weight_attr!r} (PyG's weighted neighbour sampling) "
-                "is not provided; sampling is uniform"
-            )
+        if weight_attr is not None and not isinstance(weight_attr, str):
+            raise TypeError(f"{where}: weight_attr must be an attribute name, got {weight_attr!r}")
+        self.weight_attr = weight_attr
         for name in ("transform_sampler_output", "neighbor_sampler"):
             if kwargs.pop(name, None) is not None:
                 raise ValueError(
@@ -410,8 +453,9 @@ class _NeighborSampling:
                 eid = src = col = xp.zeros(0, dtype=np.int64)
             else:  # pyg-lib's order: grouped by frontier node, in frontier order
                 eid, src, counts = _sample_grouped(
-                    g, rel_type, frontier, fanout, self.replace, self._sample_rng
-                )
+                    g, rel_type, frontier, fanout, self.replace, self._sample_rng,
+                    self._weight,
+                )  # fmt: skip
                 col = repeat_counts(xp, local[frontier], counts)
             if not rows and int(first.shape[0]) < int(seeds.shape[0]):
                 # a seed listed twice: its later copies get the first copy's edges too,

@@ -67,17 +67,50 @@ def _rng(g: Graph, seed: Any) -> Any:
 
 
 def _sample_grouped(
-    g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, rng: Any
+    g: Graph, c: Any, seeds: Any, fanout: int, replace: bool, rng: Any, weight: Any = None
 ) -> tuple[Any, Any, Any]:
     """``(edge ids, sources, counts)`` of the in-edges of relation ``c`` sampled into
     ``seeds`` (distinct), in pyg-lib's order: grouped by seed in the order of ``seeds``, a
     seed taken whole in edge-id order (CSR slot order), a sampled one in draw order;
     ``counts`` the edges per seed. The draws are :func:`_sample_csr`'s. The ids and
     sources are read at the CSR slots, which lie together per seed (no gather by edge id
-    over the whole edge list)."""
+    over the whole edge list). ``weight``: ``(name, float weights in edge-id order)`` for
+    pyg-lib's weighted sampling (:func:`_weighted_pick`, ``pyg=True``); a seed taken whole
+    is taken as without weights."""
     csr = g.csr(c)
-    slots, counts = _sample_slots(g._xp(), csr.indptr, seeds, fanout, replace, rng)
+    xp = g._xp()
+    if weight is not None and fanout >= 0:
+        deg = csr.indptr[1:][seeds] - csr.indptr[seeds]
+        if replace or (deg.size and int(deg.max()) > fanout):
+            return _sample_grouped_weighted(xp, csr, c, seeds, deg, fanout, replace, rng, weight)
+    slots, counts = _sample_slots(xp, csr.indptr, seeds, fanout, replace, rng)
     return csr.perm[slots], csr.indices[slots], counts
+
+
+def _sample_grouped_weighted(
+    xp: Any, csr: Any, c: Any, seeds: Any, deg: Any, fanout: int, replace: bool, rng: Any,
+    weight: tuple[str, Any],
+) -> tuple[Any, Any, Any]:  # fmt: skip
+    """:func:`_sample_grouped` with pyg-lib's weighted draws; with ``replace`` a seed whose
+    in-edges weigh 0 in total is a ``ValueError`` (pyg-lib's ``multinomial`` raises)."""
+    from arraygnn.graph.query import _rows_slots
+
+    slots, seg = _rows_slots(xp, csr.indptr, seeds)
+    local = slots - csr.indptr[seeds].astype(np.int64)[seg]
+    wt = weight[1][csr.perm[slots]].astype(xp.float64)
+    if replace:
+        n = int(seeds.shape[0])
+        row_total = xp.bincount(seg, weights=wt, minlength=n) if slots.size else xp.zeros(n)
+        bad = xp.nonzero((deg > 0) & (row_total <= 0))[0]
+        if bad.size:
+            raise ValueError(
+                f"weight_attr={weight[0]!r}: node {int(seeds[bad[0]])} has in-edges of "
+                f"edge type {c!r} but their weights sum to 0; replace=True draws in "
+                "proportion to the weights, which needs a non-zero total (PyG: 'non-zero "
+                "total weight within local neighborhoods'; pyg-lib's multinomial raises)"
+            )
+    picked, counts = _weighted_pick(xp, deg, seg, local, slots, wt, fanout, replace, rng, True)
+    return csr.perm[picked], csr.indices[picked], counts
 
 
 def _relation_csr(g: Graph, c: Any, edge_dir: str) -> tuple[Any, Any]:
@@ -313,22 +346,47 @@ def _sample_weighted(
     ``replace && num_samples != -1``)."""
     if fanout < 0:
         replace = False
-    n = int(seeds.shape[0])
     deg, seg, local, eid = _row_slots(xp, indptr, perm, seeds)
-    total = int(eid.shape[0])
-    seg_start = xp.cumsum(deg) - deg
     wt = w[eid].astype(xp.float64)
+    return xp.sort(_weighted_pick(xp, deg, seg, local, eid, wt, fanout, replace, rng)[0])
+
+
+def _weighted_pick(
+    xp: Any, deg: Any, seg: Any, local: Any, ids: Any, wt: Any, fanout: int, replace: bool,
+    rng: Any, pyg: bool = False,
+) -> tuple[Any, Any]:  # fmt: skip
+    """``(picked, counts)``: entries of ``ids`` (the slots of some rows, grouped by row:
+    ``deg`` per row, ``seg`` / ``local`` each slot's row and rank in it, ``wt`` its float64
+    weight) drawn in proportion to ``wt``, grouped by row in draw order, and how many
+    each row got. Without replacement the draws are exponential keys (Efraimidis-Spirakis,
+    the successive draws' distribution); with it, one search in a prefix sum per draw.
+    DGL's picks (``pyg=False``): only positive edges, ``min(fanout, positive)`` per row
+    (``fanout=-1``: all positive ones), ``fanout`` per row with a positive edge when
+    ``replace``. pyg-lib's (``pyg=True``, ``fanout >= 0``): without replacement
+    ``min(fanout, deg)`` per row, a row of at most ``fanout`` edges whole in slot order,
+    else the positive edges by key and, past them, zero-weight ones uniformly (pyg-lib's
+    ``topk`` of ``log(u) / w``); with it ``fanout`` per non-empty row (the caller refuses
+    a row of zero total weight: pyg-lib's ``multinomial`` does)."""
+    n = int(deg.shape[0])
+    total = int(ids.shape[0])
+    seg_start = xp.cumsum(deg) - deg
     positive = wt > 0
     nnz = xp.bincount(seg[positive], minlength=n) if total else xp.zeros(n, dtype=xp.int64)
     if not replace:
-        picks = nnz if fanout < 0 else xp.minimum(nnz, fanout)
+        if pyg:
+            picks = xp.minimum(deg, fanout)
+        else:
+            picks = nnz if fanout < 0 else xp.minimum(nnz, fanout)
         u = 1.0 - rng.random(total)  # (0, 1]
         with np.errstate(divide="ignore"):
             key = xp.where(positive, -xp.log(u) / xp.where(positive, wt, 1.0), xp.inf)
-        order = xp.lexsort(xp.stack([key, seg]))  # by seed, then key (smallest first)
-        picked = eid[order][local < picks[seg]]
-        return xp.sort(picked)
-    picks = xp.where(nnz > 0, fanout, 0)
+        if pyg:  # a whole row in slot order; zero-weight ties broken by u (uniform)
+            key = xp.where((deg <= fanout)[seg], local.astype(xp.float64), key)
+            order = xp.lexsort(xp.stack([u, key, seg.astype(xp.float64)]))
+        else:
+            order = xp.lexsort(xp.stack([key, seg]))  # by seed, then key (smallest first)
+        return ids[order][local < picks[seg]], picks
+    picks = xp.where((deg if pyg else nnz) > 0, fanout, 0)
     owner = repeat_counts(xp, xp.arange(n), picks)
     # one prefix sum over all rows, of the weights divided by their row's total: each
     # row adds 1, so no row's weights are lost under another row's scale
@@ -340,7 +398,7 @@ def _sample_weighted(
     j = xp.searchsorted(c0[1:], x, side="right")
     last = xp.searchsorted(c0[1:], top, side="left")  # each row's last positive edge
     j = xp.maximum(xp.minimum(j, last), seg_start[owner])  # never outside the row
-    return xp.sort(eid[j])
+    return ids[j], picks
 
 
 def select_topk(

@@ -250,7 +250,7 @@ def test_neighbor_sampler_takes_pyg_arguments_and_names_itself():
     for field in ("node", "row", "col", "edge"):
         np.testing.assert_array_equal(getattr(got, field), getattr(want, field))
     with pytest.raises(ValueError, match="^NeighborSampler: .*weight_attr"):
-        NeighborSampler(data, [2], weight_attr="w")
+        NeighborSampler(data, [2], weight_attr="w")  # (weighted sampling: no such attribute)
     with pytest.raises(ValueError, match="^NeighborSampler: .*sample_direction"):
         NeighborSampler(data, [2], sample_direction="backward")
     with pytest.warns(UserWarning, match="'directed' argument"):

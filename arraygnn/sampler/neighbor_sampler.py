@@ -129,8 +129,9 @@ class NeighborSampler(BaseSampler):
             homogeneous node time is named in ``node_attrs``, an edge time in
             ``edge_attrs`` (said, never guessed); the other array attributes are ignored.
         weight_attr / is_sorted / share_memory / directed / sample_direction: PyG's, in its
-            positions: ``weight_attr`` must be ``None`` and ``sample_direction``
-            ``'forward'``; ``directed=False`` means ``subgraph_type='induced'`` (with PyG's
+            positions: ``weight_attr`` names the edge weights of PyG's weighted sampling
+            (as :class:`~arraygnn.neighbor_loader.NeighborLoader`); ``sample_direction``
+            must be ``'forward'``; ``directed=False`` means ``subgraph_type='induced'`` (with PyG's
             deprecation warning); the two hints are unused.
         seed: the sampling streams' seed (the loaders' ``seed``; keyword only).
 
@@ -158,10 +159,6 @@ class NeighborSampler(BaseSampler):
         node_attrs: Iterable[str] = (),
         edge_attrs: Iterable[str] = (),
     ) -> None:
-        if weight_attr is not None:
-            raise ValueError(
-                f"{_WHERE}: weight_attr={weight_attr!r} (biased sampling) is not provided"
-            )
         if sample_direction != "forward":
             raise ValueError(
                 f"{_WHERE}: sample_direction={sample_direction!r} is not provided; only "
@@ -180,19 +177,19 @@ class NeighborSampler(BaseSampler):
         with _named(_WHERE):
             self._setup(
                 data, num_neighbors, subgraph_type, replace, disjoint, temporal_strategy,
-                time_attr, seed, node_attrs, edge_attrs,
+                time_attr, seed, node_attrs, edge_attrs, weight_attr,
             )  # fmt: skip
 
     def _setup(
         self, data: Any, num_neighbors: Any, subgraph_type: Any, replace: bool, disjoint: bool,
         temporal_strategy: str, time_attr: str | None, seed: Any, node_attrs: Iterable[str],
-        edge_attrs: Iterable[str],
+        edge_attrs: Iterable[str], weight_attr: str | None = None,
     ) -> None:  # fmt: skip
         from arraygnn.hetero_data import HeteroData
 
         common = dict(
             replace=replace, subgraph_type=subgraph_type, seed=seed, disjoint=disjoint,
-            temporal_strategy=temporal_strategy, time_attr=time_attr,
+            temporal_strategy=temporal_strategy, time_attr=time_attr, weight_attr=weight_attr,
         )  # fmt: skip
         self.is_hetero = isinstance(data, HeteroData)
         if self.is_hetero:

@@ -114,7 +114,7 @@ def test_pyg_keywords_accepted(cls, kwargs):
 
 
 @pytest.mark.parametrize("cls", [NeighborLoader, LinkNeighborLoader])
-@pytest.mark.parametrize("name", ["weight_attr", "transform_sampler_output", "neighbor_sampler"])
+@pytest.mark.parametrize("name", ["transform_sampler_output", "neighbor_sampler"])
 def test_pyg_keywords_not_provided_are_clear(cls, name):
     data = _data()
     data.w = np.ones(EI.shape[1])
