@@ -32,6 +32,7 @@ __all__ = [
     "sddmm_coo",
     "sddmm_csr",
     "edge_softmax_csr",
+    "edge_softmax_coo",
     "gatv2_scores_csr",
     "csr_from_keys",
     "scatter_coo",
@@ -311,6 +312,13 @@ def edge_softmax_csr(indptr: Any, perm: Any, logits: Any, out: Any) -> Any:
         rows = xp.empty(perm.shape[0], dtype=np.int64)
         rows[perm] = rows_of_slots(xp, indptr)
     out[...] = _softmax_by_rows(xp, logits, rows, num_rows)
+    return out
+
+
+def edge_softmax_coo(index: Any, logits: Any, out: Any, num_rows: int) -> Any:
+    """Softmax of ``logits`` [E] over the edges sharing a row ``index[e]``."""
+    xp = get_namespace(logits, out)
+    out[...] = _softmax_by_rows(xp, logits, index, num_rows)
     return out
 
 

@@ -251,6 +251,7 @@ _OUT_POSITION = {
     "sddmm_coo": 4,
     "sddmm_csr": 5,
     "edge_softmax_csr": 3,
+    "edge_softmax_coo": 2,
     "gatv2_scores_csr": 9,
     "scatter_coo": 2,
     "csr_from_keys": 2,

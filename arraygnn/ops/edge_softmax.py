@@ -23,6 +23,7 @@ from arraygnn.ops._common import (
     check_values,
     compute_dtype,
     kernel_function,
+    kernel_module,
     namespace,
     native,
     use_kernels,
@@ -78,11 +79,17 @@ def edge_softmax(edge_index: Any, logits: Any, num_dst_nodes: int | None = None)
             raise ValueError(f"edge_index[0] (sources) has a negative entry ({int(src.min())})")
         check_index("edge_index[1] (targets)", dst, n_dst)
         _check_logits(logits, int(dst.shape[0]))
+        flat = _edge_order(xp, dst, n_dst, logits)
+        if flat is not None:
+            return flat
         # only the row pointer and the slot order are needed, not a whole CSR: the same
         # stable sort as to_csr, so the same bits
         indptr, perm = sorted_segments(xp, dst, n_dst)
         return _softmax(xp, indptr, perm, logits)
     _check_logits(logits, csr.num_edges)
+    flat = _edge_order(xp, csr.dst, csr.num_dst_nodes, logits)
+    if flat is not None:
+        return flat
     return _softmax(xp, csr.indptr, csr.perm, logits)
 
 
@@ -100,6 +107,30 @@ def _check_logits(logits: Any, num_edges: int) -> None:
         raise ValueError(
             f"logits must be [E, ...] with E = {num_edges} edges, got shape {tuple(logits.shape)}"
         )
+
+
+def _edge_order(xp: Any, index: Any, num_rows: int, logits: Any) -> Any:
+    """One value per edge on the CPU (``[E]``, ``[E, 1]``, ...): the softmax by the
+    edge-order kernel, which needs no CSR and gives the row kernel's bits (see
+    ``kernels/cpu/edge_softmax.py``); ``None`` where the CSR path runs instead (CuPy,
+    several values per edge, dtypes the kernels do not take, more than two threads on a
+    large input)."""
+    num_edges = int(logits.shape[0])
+    if xp is not np or num_edges == 0 or not use_kernels(logits):
+        return None
+    if int(np.prod(logits.shape[1:], dtype=np.int64)) != 1:
+        return None
+    first = getattr(kernel_module(np, "edge_softmax"), "edge_order_first", None)
+    if first is None or not first(num_edges, num_rows):
+        return None  # (a kernel module without it: the CUDA mirror under the simulator)
+    work = compute_dtype(np, logits.dtype)
+    values = np.ascontiguousarray(logits).astype(work, copy=False).reshape(num_edges)
+    rows = np.ascontiguousarray(index)
+    if rows.dtype != np.int32 and rows.dtype != np.int64:  # narrow, unsigned, byte-swapped
+        rows = rows.astype(np.int64)  # validated ids: every one fits
+    out = np.empty(num_edges, dtype=work)
+    kernel_function(np, "edge_softmax", "edge_softmax_coo")(rows, values, out, num_rows)
+    return out.astype(native(logits.dtype), copy=False).reshape(logits.shape)
 
 
 def _softmax(xp: Any, indptr: Any, perm: Any, logits: Any) -> Any:

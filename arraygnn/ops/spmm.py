@@ -26,13 +26,23 @@ from arraygnn.ops._common import (
     check_values,
     compute_dtype,
     kernel_function,
+    kernel_index,
     namespace,
     native,
     use_kernels,
 )
-from arraygnn.ops.csr import CSR, as_csr
+from arraygnn.ops.csr import CSR, _split_edge_index, as_csr
+from arraygnn.ops.gather import _row_view
 
 __all__ = ["spmm"]
+
+#: an edge list (no CSR) with at most this many values per node row is aggregated by a
+#: gather of the messages and the CPU scatter kernel instead of a CSR built for one call
+NARROW_WIDTH = 8
+
+#: the reductions whose scatter gives the SpMM's bits (same operations, same edge order)
+_NARROW_REDUCES = ("sum", "mean", "max", "min")
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _edge_arrays(edge_index: Any) -> dict[str, Any]:
@@ -91,6 +101,10 @@ def _spmm(
         raise ValueError("x must have at least one dimension (nodes), got a 0-d array")
     if num_dst_nodes is not None:
         num_dst_nodes = check_size("num_dst_nodes", num_dst_nodes)
+    if xp is np and not isinstance(edge_index, CSR):
+        narrow = _narrow_edge_list(edge_index, x, edge_weight, reduce, num_dst_nodes)
+        if narrow is not None:
+            return narrow
     rows = "the source features x have {} rows"
     if isinstance(edge_index, CSR):
         csr = as_csr(edge_index, int(x.shape[0]), num_dst_nodes, src_from=rows)
@@ -173,3 +187,59 @@ def _spmm(
     kernel = kernel_function(xp, "spmm", "spmm_csr", ok)
     kernel(csr.indptr, csr.indices, perm, x3, w2, out3, reduce)
     return out3.astype(out_dtype, copy=False).reshape((n_dst,) + tail)
+
+
+def _narrow_edge_list(
+    edge_index: Any, x: Any, edge_weight: Any, reduce: str, num_dst_nodes: int | None
+) -> Any:
+    """:func:`spmm` of an edge list on the CPU for narrow rows (at most ``NARROW_WIDTH``
+    float32 / float64 values per node, ``edge_weight`` ``None`` or ``[E]`` of ``x``'s
+    dtype): the messages ``w * x[src]`` gathered in edge order, then reduced by the
+    scatter kernel, which folds each target's messages in edge order from the reduction's
+    identity -- the CSR's stable slot order and the same operations, so the SpMM's bits.
+    A CSR built for a single call costs more than the product there (100k nodes / 1M
+    edges, one thread: F = 1 4.4 vs 14.6 ms, F = 4 13.4 vs 20.7 ms), and ``[E, F]``
+    messages of F <= 8 take no more memory than the CSR's five index arrays. ``None``
+    (the CSR path, which also raises every input error) for anything else."""
+    if reduce not in _NARROW_REDUCES or x.ndim == 0 or x.dtype not in _FLOATS:
+        return None
+    width = int(np.prod(x.shape[1:], dtype=np.int64))
+    if width == 0 or width > NARROW_WIDTH:
+        return None
+    try:
+        src, dst = _split_edge_index(edge_index)
+    except (TypeError, ValueError):
+        return None
+    if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)):
+        return None
+    if src.dtype.kind not in "iu" or dst.dtype.kind not in "iu" or src.ndim != 1:
+        return None
+    num = int(src.shape[0])
+    if edge_weight is not None and (
+        not isinstance(edge_weight, np.ndarray)
+        or edge_weight.ndim != 1
+        or edge_weight.shape[0] != num
+        or edge_weight.dtype != x.dtype
+    ):
+        return None
+    n_src = int(x.shape[0])
+    n_dst = n_src if num_dst_nodes is None else num_dst_nodes
+    if num:
+        lo = min(int(src.min()), int(dst.min()))
+        if lo < 0 or int(src.max()) >= n_src or int(dst.max()) >= n_dst:
+            return None
+    if n_dst == 0:
+        return np.zeros((0,) + tuple(x.shape[1:]), dtype=x.dtype)
+    x2 = np.ascontiguousarray(x).reshape(n_src, width)
+    msgs = np.empty((num, width), dtype=x.dtype)
+    if num:
+        gather_rows = kernel_function(np, "gather", "gather_rows")
+        gather_rows(_row_view(x2), kernel_index(np, src), _row_view(msgs))
+    if edge_weight is not None:
+        with np.errstate(all="ignore"):  # inf * 0 is NaN here as in the kernel, unannounced
+            np.multiply(edge_weight[:, None], msgs, out=msgs)  # w * x, the SpMM's product
+    out3 = np.empty((n_dst, 1, width), dtype=x.dtype)
+    kernel_function(np, "scatter", "scatter_coo")(
+        kernel_index(np, dst), msgs.reshape(num, 1, width), out3, reduce
+    )
+    return out3.reshape((n_dst,) + tuple(x.shape[1:]))
