@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import check_edge_attr, check_edge_weight, csr_of, parse_input
+from arraygnn.nn._graph_input import (
+    check_edge_attr,
+    check_edge_weight,
+    csr_of,
+    parse_input,
+    spmm_edges,
+)
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import MLP, Linear, Sequential, _check_features, get_activation
 from arraygnn.nn.sage_conv import _aggregation, _edge_id_order, module_aggregate
@@ -135,9 +141,8 @@ class GINConv(Module):
             order = _edge_id_order(inp, get_namespace(inp.x_src))
             out = module_aggregate(self.aggr_module, inp.x_src, order, edge_weight, inp.num_dst)
             return _root_and_update(self, "GINConv", out, inp)
-        csr = csr_of(inp)
         out = ops.spmm(
-            csr,
+            spmm_edges(inp),
             inp.x_src,
             edge_weight=edge_weight,
             reduce=self.aggregator_type,

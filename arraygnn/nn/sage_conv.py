@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import check_edge_weight, csr_of, in_degrees, parse_input
+from arraygnn.nn._graph_input import (
+    check_edge_weight,
+    csr_of,
+    in_degrees,
+    parse_input,
+    spmm_edges,
+)
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
 from arraygnn.nn.linear import LSTM, Linear, _check_features, _rng, get_activation, matmul
 
@@ -164,8 +170,8 @@ class SAGEConv(Module):
         lin_l = self.lin_l
         if linear_first:
             h = matmul(h, lin_l.weight.T)
-        csr = csr_of(inp)
         if aggr == "gcn":
+            csr = csr_of(inp)  # for the degrees too
             summed = ops.spmm(
                 csr, h, edge_weight=edge_weight, reduce="sum", num_dst_nodes=inp.num_dst
             )
@@ -182,7 +188,11 @@ class SAGEConv(Module):
         else:
             reduce = "max" if aggr in ("max", "pool") else aggr
             neigh = ops.spmm(
-                csr, h, edge_weight=edge_weight, reduce=reduce, num_dst_nodes=inp.num_dst
+                spmm_edges(inp),
+                h,
+                edge_weight=edge_weight,
+                reduce=reduce,
+                num_dst_nodes=inp.num_dst,
             )
         out = neigh if linear_first else matmul(neigh, lin_l.weight.T)
         if lin_l.bias is not None:
