@@ -80,8 +80,10 @@ class BidirectionalNeighborSampler(BaseSampler):
             bidirectional at the end, as PyG's ``sample_from_nodes``); ``'induced'``
             (also ``directed=False``) is not provided.
         replace / disjoint: as :class:`~arraygnn.sampler.NeighborSampler`.
-        temporal_strategy / time_attr / weight_attr: PyG's; a ``time_attr`` or
-            ``weight_attr`` is refused (as PyG's backward sampler).
+        temporal_strategy / time_attr / weight_attr: PyG's; a ``time_attr`` is refused
+            (as PyG's backward sampler); ``weight_attr`` weighs both directions' draws by
+            the same per-edge weights (as PyG's; rules of
+            :class:`~arraygnn.sampler.NeighborSampler`).
         is_sorted / share_memory / directed: as ``NeighborSampler``.
         seed: the sampling streams' seed (keyword only).
     """
@@ -134,16 +136,26 @@ class BidirectionalNeighborSampler(BaseSampler):
             )
         edge_index = data.edge_index
         n = data.num_nodes
+        weights = {}  # PyG's: both directions weighted by the same per-edge weights
+        if isinstance(weight_attr, str):
+            keys = list(data.keys())
+            if weight_attr not in keys:
+                raise ValueError(
+                    f"{_WHERE}: weight_attr={weight_attr!r}: data has no such attribute "
+                    f"(has {sorted(keys)})"
+                )
+            weights = {weight_attr: data[weight_attr]}
         streams = np.random.default_rng(seed).integers(2**63 - 1, size=2)
         # the two directions' hops stay directional: subgraph_type acts on the merged output
         args = ("directional", replace, disjoint, temporal_strategy, None, weight_attr,
                 is_sorted, share_memory)  # fmt: skip
         try:
             self.forward_sampler = NeighborSampler(
-                Data(edge_index=edge_index, num_nodes=n), fanouts, *args, seed=int(streams[0])
-            )
+                Data(edge_index=edge_index, num_nodes=n, **weights), fanouts, *args,
+                seed=int(streams[0]),
+            )  # fmt: skip
             self.backward_sampler = NeighborSampler(
-                Data(edge_index=edge_index[[1, 0]], num_nodes=n), fanouts, *args,
+                Data(edge_index=edge_index[[1, 0]], num_nodes=n, **weights), fanouts, *args,
                 seed=int(streams[1]),
             )  # fmt: skip
         except (TypeError, ValueError) as err:  # the checks are NeighborSampler's: name this
