@@ -467,8 +467,14 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
         )
         return {k: xp.zeros((n_dst,) + tuple(v.shape[1:]), dtype=v.dtype) for k, v in out.items()}
     first = buckets[0]
-    for b in buckets:
-        nodes = xp.nonzero(deg == b)[0]
+    if xp is np:  # one stable sort, then a slice per bucket (not a pass over deg per bucket)
+        order = np.argsort(deg, kind="stable")
+        sorted_deg = deg[order]
+        starts = np.searchsorted(sorted_deg, buckets, side="left")
+        ends = np.searchsorted(sorted_deg, buckets, side="right")
+    for i, b in enumerate(buckets):
+        # this bucket's nodes in increasing id order (what nonzero(deg == b) gives)
+        nodes = order[starts[i] : ends[i]] if xp is np else xp.nonzero(deg == b)[0]
         slots = indptr[nodes][:, None] + xp.arange(b, dtype=indptr.dtype)[None, :]
         eids = perm[slots.reshape(-1)]
         mailbox = {
