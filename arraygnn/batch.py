@@ -697,19 +697,9 @@ def _nested_counts(data_list: Sequence[Data]) -> tuple[np.ndarray, dict[str, boo
     from arraygnn.transforms.attrs import batch_vectors
 
     first = data_list[0]
-    for i, d in enumerate(data_list):
-        if not isinstance(d, Batch):
-            raise TypeError(
-                f"Batch.from_data_list: graph {i} is a {type(d).__name__}, graph 0 a Batch "
-                "(a batch of batches takes batches only)"
-            )
-    dc = first._data_cls
-    if dc.__inc__ is not Data.__inc__ or dc.__cat_dim__ is not Data.__cat_dim__:
-        raise TypeError(
-            f"Batch.from_data_list: a batch of batches of {dc.__name__} (its own __inc__ / "
-            "__cat_dim__) is not supported; collate the graphs themselves "
-            "(Batch.from_data_list(b1.to_data_list() + b2.to_data_list()))"
-        )
+    _check_batches_only(
+        data_list, Batch, Data, " (Batch.from_data_list(b1.to_data_list() + b2.to_data_list()))"
+    )
     counts = [d.num_graphs for d in data_list]
     vectors = dict.fromkeys(batch_vectors(first)[0], False)
     if vectors and any(c is None for c in counts):
@@ -720,6 +710,24 @@ def _nested_counts(data_list: Sequence[Data]) -> tuple[np.ndarray, dict[str, boo
         if kind == "cat" and (k == "batch" or (k.endswith("_batch") and k[:-6] in kinds)):
             vectors[k] = True
     return np.asarray([c or 0 for c in counts], dtype=np.int64), vectors
+
+
+def _check_batches_only(data_list: Sequence[Any], batch_cls: type, base: type, hint: str) -> None:
+    """A batch of batches takes ``batch_cls`` objects only, of graphs without hooks of their
+    own (``__inc__`` / ``__cat_dim__`` other than ``base``'s: the inner batches do not
+    carry them); ``TypeError`` otherwise. Shared by Batch and HeteroBatch."""
+    for i, d in enumerate(data_list):
+        if not isinstance(d, batch_cls):
+            raise TypeError(
+                f"Batch.from_data_list: graph {i} is a {type(d).__name__}, graph 0 a "
+                f"{batch_cls.__name__} (a batch of batches takes batches only)"
+            )
+    dc = data_list[0]._data_cls
+    if dc.__inc__ is not base.__inc__ or dc.__cat_dim__ is not base.__cat_dim__:
+        raise TypeError(
+            f"Batch.from_data_list: a batch of batches of {dc.__name__} (its own __inc__ / "
+            f"__cat_dim__) is not supported; collate the graphs themselves{hint}"
+        )
 
 
 def _id_counts(values: Sequence[Any]) -> np.ndarray:

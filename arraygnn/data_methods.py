@@ -211,12 +211,27 @@ def is_coalesced(data: Any) -> bool:
     without ``edge_index``, as PyG)."""
     where = _where(data, "is_coalesced")
     ei = _checked_edge_index(where, data, data.num_nodes, required=False)
-    if ei is None or ei.shape[1] < 2:
+    return _edge_index_is_coalesced(ei)
+
+
+def _edge_index_is_coalesced(ei: Any) -> bool:
+    """Whether ``ei`` [2, E] is sorted by ``(row, col)`` without parallel edges (True for
+    None or fewer than 2 edges); shared by Data and HeteroData."""
+    if ei is None or ei.shape[-1] < 2:
         return True
     row, col = ei[0], ei[1]
     up = row[1:] > row[:-1]
     ties = (row[1:] == row[:-1]) & (col[1:] > col[:-1])
     return bool((up | ties).all())
+
+
+def _edge_index_is_sorted(ei: Any, sort_by_row: bool) -> bool:
+    """Whether ``ei`` [2, E] is sorted by its rows (columns with ``sort_by_row=False``);
+    True for None or fewer than 2 edges; shared by Data and HeteroData."""
+    if ei is None or ei.shape[-1] < 2:
+        return True
+    index = ei[0] if sort_by_row else ei[1]
+    return bool((index[:-1] <= index[1:]).all())
 
 
 def coalesce(
@@ -258,10 +273,7 @@ def is_sorted(data: Any, sort_by_row: bool = True) -> bool:
     where = _where(data, "is_sorted")
     sort_by_row = bool_arg(where, "sort_by_row", sort_by_row)
     ei = _checked_edge_index(where, data, data.num_nodes, required=False)
-    if ei is None or ei.shape[1] < 2:
-        return True
-    index = ei[0] if sort_by_row else ei[1]
-    return bool((index[:-1] <= index[1:]).all())
+    return _edge_index_is_sorted(ei, sort_by_row)
 
 
 def sort(

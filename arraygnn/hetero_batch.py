@@ -45,6 +45,7 @@ from arraygnn.batch import (
     _SCALARS,
     _add_increments,
     _Arena,
+    _check_batches_only,
     _diagnose,
     _exclusive_cumsum,
     _id_counts,
@@ -413,18 +414,7 @@ class _Collation:
         is recorded, in a batch of batches, whose ``num_graphs`` counts batches: moved on
         by ``max() + 1`` as PyG)."""
         first = self.data_list[0]
-        for i, d in enumerate(self.data_list):
-            if not isinstance(d, HeteroBatch):
-                raise TypeError(
-                    f"{_PREFIX}graph {i} is a {type(d).__name__}, graph 0 a HeteroBatch (a "
-                    "batch of batches takes batches only)"
-                )
-        dc = first._data_cls
-        if dc.__inc__ is not HeteroData.__inc__ or dc.__cat_dim__ is not HeteroData.__cat_dim__:
-            raise TypeError(
-                f"{_PREFIX}a batch of batches of {dc.__name__} (its own __inc__ / __cat_dim__) "
-                "is not supported; collate the graphs themselves"
-            )
+        _check_batches_only(self.data_list, HeteroBatch, HeteroData, "")
         counts = [d.num_graphs for d in self.data_list]
         if any(c is None for c in counts):
             raise ValueError(f"{_PREFIX}batch {counts.index(None)} does not know its num_graphs")

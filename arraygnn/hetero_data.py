@@ -619,16 +619,20 @@ class HeteroData:
         >>> HeteroData(a={"num_nodes": 2}, b={"num_nodes": 3}).node_offsets
         {'a': 0, 'b': 2}
         """
-        out, offset = {}, 0
-        for t, store in self._nodes.items():
-            n = store.num_nodes
+        return self._offsets("node_offsets")[0]
+
+    def _offsets(self, where: str) -> tuple[dict[NodeType, int], int]:
+        """``({node_type: nodes of the types before it}, total nodes)``; ``ValueError``
+        naming ``where`` when a type's ``num_nodes`` is unknown."""
+        offsets, total = {}, 0
+        for t, s in self._nodes.items():
+            n = s.num_nodes
             if n is None:
                 raise ValueError(
-                    f"node_offsets: num_nodes of node type {t!r} is unknown (give x, pos or "
-                    "num_nodes=)"
+                    f"{where}: num_nodes of node type {t!r} is unknown (give x, pos or num_nodes=)"
                 )
-            out[t], offset = offset, offset + n
-        return out
+            offsets[t], total = total, total + n
+        return offsets, total
 
     def size(self, dim: int | None = None) -> Any:
         """``(num_nodes, num_nodes)`` over all types, or its ``dim`` entry (PyG's)."""
@@ -1140,14 +1144,7 @@ class HeteroData:
     # ---------------------------------------------------------------- properties
     def _homogeneous_edges(self, where: str) -> tuple[Any, int, Any]:
         """(rows, cols, total nodes, namespace) over every edge type with edge_index."""
-        offsets, total = {}, 0
-        for t, s in self._nodes.items():
-            n = s.num_nodes
-            if n is None:
-                raise ValueError(
-                    f"{where}: num_nodes of node type {t!r} is unknown (give x, pos or num_nodes=)"
-                )
-            offsets[t], total = total, total + n
+        offsets, total = self._offsets(where)
         parts = []
         for et, s in self._edges.items():
             ei = s._mapping.get("edge_index")
@@ -1289,17 +1286,14 @@ class HeteroData:
         >>> d.is_sorted(), d.sort().is_sorted(), d.sort()["to"].edge_index.tolist()
         (False, True, [[0, 1, 2], [1, 2, 0]])
         """
+        from arraygnn.data_methods import _edge_index_is_sorted
         from arraygnn.utils._checks import bool_arg
 
         sort_by_row = bool_arg("is_sorted", "sort_by_row", sort_by_row)
-        for store in self._edges.values():
-            ei = store._mapping.get("edge_index")
-            if ei is None or ei.shape[-1] < 2:
-                continue
-            index = ei[0] if sort_by_row else ei[1]
-            if not bool((index[:-1] <= index[1:]).all()):
-                return False
-        return True
+        return all(
+            _edge_index_is_sorted(store._mapping.get("edge_index"), sort_by_row)
+            for store in self._edges.values()
+        )
 
     def sort(self, sort_by_row: bool = True) -> HeteroData:
         """A new object whose every edge type has ``edge_index`` sorted by ``(row, col)``
@@ -1317,16 +1311,12 @@ class HeteroData:
     def is_coalesced(self) -> bool:
         """Whether every edge type's ``edge_index`` is sorted by ``(row, col)`` without
         parallel edges (PyG's; ``True`` for types without ``edge_index``)."""
-        for store in self._edges.values():
-            ei = store._mapping.get("edge_index")
-            if ei is None or ei.shape[-1] < 2:
-                continue
-            row, col = ei[0], ei[1]
-            up = row[1:] > row[:-1]
-            ties = (row[1:] == row[:-1]) & (col[1:] > col[:-1])
-            if not bool((up | ties).all()):
-                return False
-        return True
+        from arraygnn.data_methods import _edge_index_is_coalesced
+
+        return all(
+            _edge_index_is_coalesced(store._mapping.get("edge_index"))
+            for store in self._edges.values()
+        )
 
     def coalesce(self, reduce: str = "sum") -> HeteroData:
         """A new object whose every edge type has ``edge_index`` sorted by ``(row, col)``

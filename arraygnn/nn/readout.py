@@ -364,6 +364,15 @@ def _first_dim(name: str, dim: Any, ndim: int) -> bool:
     return dim % ndim == 0
 
 
+def _check_two_dimensional_dim(name: str, dim: Any) -> None:
+    """PyG's ``assert_two_dimensional_input``: ``dim`` must name the rows of a 2-D ``x``."""
+    if not _first_dim(name, dim, 2):
+        raise ValueError(
+            f"{name}: aggregates along the first dimension of a two-dimensional x "
+            f"(dim=0 or dim=-2, as PyG's), got dim={dim}"
+        )
+
+
 def _attention_pool_along(
     feat: Any, gate: Any, index: Any, ptr: Any, dim_size: Any, dim: int
 ) -> Any:
@@ -505,13 +514,7 @@ class SortAggregation(Module):
         dim_size: int | None = None,
         dim: int = -2,
     ) -> Any:
-        if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
-            raise TypeError(f"SortAggregation: dim must be an int, got {dim!r}")
-        if dim not in (0, -2):
-            raise ValueError(
-                "SortAggregation: aggregates along the first dimension of a two-dimensional "
-                f"x (dim=0 or dim=-2, as PyG's), got dim={dim}"
-            )
+        _check_two_dimensional_dim("SortAggregation", dim)
         return _sort_pool(x, index, dim_size, ptr, self.k, "SortAggregation", "dim_size")
 
     def extra_repr(self) -> str:
@@ -611,11 +614,7 @@ class Set2Set(DGLModule):  # PyG's and DGL's names are the same
         from arraygnn import ops
 
         name = "Set2Set"
-        if not _first_dim(name, dim, 2):  # PyG's assert_two_dimensional_input
-            raise ValueError(
-                f"{name}: aggregates along the first dimension of a two-dimensional x "
-                f"(dim=0 or dim=-2, as PyG's), got dim={dim}"
-            )
+        _check_two_dimensional_dim(name, dim)
         if not is_array(x) and hasattr(x, "batch_num_nodes"):  # DGL: readout(graph, feat)
             graph, x = x, index
             if not is_array(x):
