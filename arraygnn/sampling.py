@@ -96,7 +96,8 @@ def _sample_grouped_weighted(
     from arraygnn.graph.query import _rows_slots
 
     slots, seg = _rows_slots(xp, csr.indptr, seeds)
-    local = slots - csr.indptr[seeds].astype(np.int64)[seg]
+    # (the NumPy kernel needs no ranks: _weighted_pick reads ``local`` on CuPy only)
+    local = None if xp is np else slots - csr.indptr[seeds].astype(np.int64)[seg]
     wt = weight[1][csr.perm[slots]].astype(xp.float64)
     if replace:
         n = int(seeds.shape[0])
@@ -366,17 +367,25 @@ def _weighted_pick(
     ``min(fanout, deg)`` per row, a row of at most ``fanout`` edges whole in slot order,
     else the positive edges by key and, past them, zero-weight ones uniformly (pyg-lib's
     ``topk`` of ``log(u) / w``); with it ``fanout`` per non-empty row (the caller refuses
-    a row of zero total weight: pyg-lib's ``multinomial`` does)."""
+    a row of zero total weight: pyg-lib's ``multinomial`` does). NumPy inputs run the
+    Numba kernel :func:`arraygnn.kernels.cpu.sampling.weighted_pick` (the same bits; it
+    reads no ``local``, which may be ``None`` there); CuPy inputs this array code."""
     n = int(deg.shape[0])
     total = int(ids.shape[0])
-    seg_start = xp.cumsum(deg) - deg
-    positive = wt > 0
-    nnz = xp.bincount(seg[positive], minlength=n) if total else xp.zeros(n, dtype=xp.int64)
+    if pyg and xp is np:  # the kernel needs no per-row positive counts for pyg-lib's picks
+        nnz = None
+    else:
+        nnz = xp.bincount(seg[wt > 0], minlength=n) if total else xp.zeros(n, dtype=xp.int64)
     if not replace:
         if pyg:
             picks = xp.minimum(deg, fanout)
         else:
             picks = nnz if fanout < 0 else xp.minimum(nnz, fanout)
+        if xp is np:  # a bounded heap per row, not a sort of every slot; the same bits
+            from arraygnn.kernels.cpu.sampling import weighted_pick
+
+            return weighted_pick(deg, ids, wt, fanout, False, pyg, picks, rng), picks
+        positive = wt > 0
         u = 1.0 - rng.random(total)  # (0, 1]
         with np.errstate(divide="ignore"):
             key = xp.where(positive, -xp.log(u) / xp.where(positive, wt, 1.0), xp.inf)
@@ -387,6 +396,12 @@ def _weighted_pick(
             order = xp.lexsort(xp.stack([key, seg]))  # by seed, then key (smallest first)
         return ids[order][local < picks[seg]], picks
     picks = xp.where((deg if pyg else nnz) > 0, fanout, 0)
+    if xp is np:  # a prefix sum per row and a binary search per draw; the same bits
+        from arraygnn.kernels.cpu.sampling import weighted_pick
+
+        return weighted_pick(deg, ids, wt, fanout, True, pyg, picks, rng), picks
+    seg_start = xp.cumsum(deg) - deg
+    positive = wt > 0
     owner = repeat_counts(xp, xp.arange(n), picks)
     # one prefix sum over all rows, of the weights divided by their row's total: each
     # row adds 1, so no row's weights are lost under another row's scale
