@@ -1357,10 +1357,11 @@ class Graph:
         update_all(self, message_func, reduce_func, apply_node_func, etype=etype)
 
     def multi_update_all(
-        self, etype_dict: Mapping[Any, tuple], cross_reducer: str, apply_node_func: Any = None
+        self, etype_dict: Mapping[Any, tuple], cross_reducer: Any, apply_node_func: Any = None
     ) -> None:
         """``update_all`` per edge type, then merge per destination type with ``cross_reducer``
-        (``'sum'``, ``'min'``, ``'max'``, ``'mean'`` or ``'stack'``)."""
+        (``'sum'``, ``'min'``, ``'max'``, ``'mean'``, ``'stack'`` or, as DGL, a callable
+        taking the list of per-edge-type arrays)."""
         from arraygnn.graph.message_passing import multi_update_all
 
         multi_update_all(self, etype_dict, cross_reducer, apply_node_func)

@@ -579,16 +579,19 @@ def update_all(
 ) -> None:
     """Message, reduce and (optionally) apply on every destination node of ``etype``
     (without ``etype`` on a graph of several edge types: every edge type, see
-    :func:`_update_all_relations`)."""
+    :func:`_update_all_relations`). With ``apply_node_func`` only its output is stored:
+    it sees the reduced fields in ``nodes.data``, which are not kept (DGL)."""
     if etype is None and len(g._rels) > 1:
         _update_all_relations(g, message, reduce, apply_node_func)
         return
     rel = g._rel(etype)
     out = _compute_update(g, rel, message, reduce)
+    if apply_node_func is not None:  # only its output is stored (DGL's message_passing)
+        _check_callable("apply_node_func", apply_node_func)
+        out = _per_etype_apply(g, rel, out, apply_node_func)
     frame = g._dst_frames[rel.canonical[2]]
     for k, v in out.items():
         frame[k] = v
-    _apply_node_udf(g, rel.canonical[2], apply_node_func)
 
 
 def _update_all_relations(
@@ -694,8 +697,8 @@ def _receive(
             frame._data.update(columns)
             res = apply_node_func(NodeBatch(frame, receivers, None, n))
             res = _check_udf_output(res, n, "apply_node_func", frame.where)
-            for k, v in res.items():
-                columns[k] = _write_rows(frame, k, receivers, v)
+            # only the UDF's output is stored, not the reduced fields (DGL's message_passing)
+            columns = {k: _write_rows(frame, k, receivers, v) for k, v in res.items()}
         finally:
             frame._data.clear()
             frame._data.update(saved)
@@ -768,11 +771,22 @@ def push(
 
 
 def multi_update_all(
-    g: Any, etype_dict: Mapping[Any, tuple], cross_reducer: str, apply_node_func: Any = None
+    g: Any, etype_dict: Mapping[Any, tuple], cross_reducer: Any, apply_node_func: Any = None
 ) -> None:
-    """``update_all`` per edge type, merged per destination node type by ``cross_reducer``."""
-    if cross_reducer not in CROSS_REDUCERS:
-        raise ValueError(f"cross_reducer must be one of {CROSS_REDUCERS}, got {cross_reducer!r}")
+    """``update_all`` per edge type, merged per destination node type by ``cross_reducer``:
+    one of :data:`CROSS_REDUCERS` or, as DGL, a callable taking the list of one field's
+    per-edge-type results (in ``etype_dict`` order) and returning one array; a field that
+    only one edge type writes is taken as is, unless the reducer is ``'stack'`` or a
+    callable and the node type receives several edge types in ``etype_dict``. A
+    per-edge-type ``apply_node`` function's output replaces that edge type's reduced
+    fields (DGL)."""
+    use_callable = callable(cross_reducer)
+    if not use_callable and (
+        not isinstance(cross_reducer, str) or cross_reducer not in CROSS_REDUCERS
+    ):
+        raise ValueError(
+            f"cross_reducer must be one of {CROSS_REDUCERS} or a callable, got {cross_reducer!r}"
+        )
     if not isinstance(etype_dict, Mapping):
         raise TypeError("multi_update_all: etype_dict must be {etype: (message, reduce)}")
     plan = []
@@ -783,19 +797,26 @@ def multi_update_all(
                 f"multi_update_all: value for {key!r} must be (message, reduce[, apply_node])"
             )
         plan.append((rel, funcs))
-    order = {c: i for i, c in enumerate(g.canonical_etypes)}
-    plan.sort(key=lambda p: order[p[0].canonical])
+    if not use_callable:  # canonical order (DGL stacks by edge type id); a callable: dict order
+        order = {c: i for i, c in enumerate(g.canonical_etypes)}
+        plan.sort(key=lambda p: order[p[0].canonical])
     per_dst: dict[str, dict[str, list[Any]]] = {}
+    n_frames: dict[str, int] = {}  # edge types per destination node type
     for rel, funcs in plan:
         out = _compute_update(g, rel, funcs[0], funcs[1])
         if len(funcs) == 3 and funcs[2] is not None:
+            _check_callable(f"multi_update_all: apply_node_func of {rel.canonical!r}", funcs[2])
             out = _per_etype_apply(g, rel, out, funcs[2])
         bucket = per_dst.setdefault(rel.canonical[2], {})
+        n_frames[rel.canonical[2]] = n_frames.get(rel.canonical[2], 0) + 1
         for k, v in out.items():
             bucket.setdefault(k, []).append(v)
     for dtype_, fields in per_dst.items():
         frame = g._dst_frames[dtype_]
         for k, arrays in fields.items():
+            if use_callable and n_frames[dtype_] == 1:  # DGL takes one edge type's as is
+                frame[k] = arrays[0]
+                continue
             frame[k] = _cross_reduce(arrays, cross_reducer, k, dtype_)
         _apply_node_udf(g, dtype_, apply_node_func)
 
@@ -814,10 +835,22 @@ def _per_etype_apply(g: Any, rel: Any, out: dict[str, Any], func: Callable) -> d
                 frame._data.pop(k, None)
             else:
                 frame._data[k] = v
-    return {**out, **res}
+    return res  # the apply function's output only (DGL's core.message_passing)
 
 
-def _cross_reduce(arrays: list[Any], how: str, field: str, ntype: str) -> Any:
+def _cross_reduce(arrays: list[Any], how: Any, field: str, ntype: str) -> Any:
+    if callable(how):  # DGL calls it even with one array when the node type has several
+        from arraygnn._namespace import is_array
+
+        out = how(list(arrays))
+        n = arrays[0].shape[0]
+        if not is_array(out) or out.ndim == 0 or out.shape[0] != n:
+            got = f"shape {tuple(out.shape)}" if is_array(out) else type(out).__name__
+            raise ValueError(
+                f"multi_update_all: the cross_reducer callable must return one array of "
+                f"{n} rows for field {field!r} of node type {ntype!r}, got {got}"
+            )
+        return out
     shapes = {tuple(a.shape) for a in arrays}
     if len(shapes) != 1:
         raise ValueError(
