@@ -150,6 +150,21 @@ class JumpingKnowledge(Module):
         if not isinstance(xs, (list, tuple)) or not xs or not all(is_array(x) for x in xs):
             raise TypeError("JumpingKnowledge: xs must be a non-empty list of arrays")
         xp = get_namespace(*xs)
+        shapes = [tuple(x.shape) for x in xs]
+        if len({s[:-1] for s in shapes}) > 1 or (self.mode == "lstm" and len(shapes[0]) != 2):
+            raise ValueError(
+                "JumpingKnowledge: xs must agree in every dimension but the last (mode='lstm': "
+                f"2-D, (N, channels)), got shapes {shapes}"
+            )
+        if self.mode != "cat" and len(set(shapes)) > 1:
+            raise ValueError(
+                f"JumpingKnowledge: mode={self.mode!r} needs xs of one shape, got shapes {shapes}"
+            )
+        if self.mode == "lstm" and shapes[0][1] != self.channels:
+            raise ValueError(
+                f"JumpingKnowledge: xs have {shapes[0][1]} features, expected "
+                f"channels={self.channels}"
+            )
         if self.mode == "cat":
             return xp.concatenate(xs, axis=-1)
         if self.mode == "max":
@@ -163,6 +178,15 @@ class JumpingKnowledge(Module):
         if self.mode == "lstm":
             return f"lstm, channels={self.channels}, layers={self.num_layers}"
         return self.mode
+
+
+def _dropout(name: str, p: Any) -> float:
+    """PyG's ``dropout`` (torch's ``Dropout(p)``): a probability in ``[0, 1]``."""
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.number)):
+        raise TypeError(f"{name}: dropout must be a float in [0, 1], got {p!r}")
+    if not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"{name}: dropout must be a probability in [0, 1], got {p!r}")
+    return float(p)
 
 
 class BasicGNN(Module):
@@ -205,7 +229,7 @@ class BasicGNN(Module):
                 f"{name}: norm={norm!r} is not supported when building the model; use None or "
                 f"one of {sorted(_NORMS)} (from_pyg converts every PyG norm arraygnn.nn.norm has)"
             )
-        self.dropout = float(dropout)  # inference: the identity
+        self.dropout = _dropout(name, dropout)  # inference: the identity
         self.act = resolve_act(name, act, act_kwargs)
         self.act_first = bool(act_first)
         self.jk_mode = jk
@@ -427,13 +451,14 @@ class GAT(BasicGNN):
 
 class PNA(BasicGNN):
     """PyG's ``PNA``: ``PNAConv`` layers (``aggregators``, ``scalers``, ``deg``,
-    ``edge_dim``, ``towers``, ``pre_layers``, ``post_layers``, ``divide_input``);
-    ``edge_attr`` reaches them."""
+    ``edge_dim``, ``towers``, ``pre_layers``, ``post_layers``, ``divide_input``;
+    ``train_norm`` is taken and, at inference, changes nothing); ``edge_attr`` reaches them."""
 
     supports_edge_attr = True
 
     def init_conv(self, in_channels: int, out_channels: int, **kwargs: Any) -> Module:
         kw = self._conv_kwargs(kwargs, {"rng": self._rng})
+        kw.pop("train_norm", None)  # trainable average degrees: the same numbers at inference
         return PNAConv(in_channels, out_channels, **kw)
 
 
