@@ -307,6 +307,9 @@ def mask_edges(
             "edge set of the graph"
         )
     mask = boolean_edge_mask
+    if isinstance(mask, (list, tuple)) and all(isinstance(m, (bool, np.bool_)) for m in mask):
+        # a list of bools, as tf.constant takes it; on the graph's device
+        mask = get_namespace(es.sizes).asarray(np.asarray(mask, dtype=np.bool_).reshape(-1))
     if not is_array(mask) or mask.dtype != np.bool_:
         raise TypeError(
             f"{op}: boolean_edge_mask for edge set {edge_set_name!r} must be a bool array, got "

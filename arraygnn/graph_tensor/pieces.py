@@ -486,17 +486,32 @@ class Context(_Piece):
         *,
         features: Mapping[str, Any] | None = None,
         sizes: Any = None,
+        shape: Any = None,
+        indices_dtype: Any = None,
         validate: bool | None = None,
     ) -> Context:
         """Context from features ``[num_components, ...]``; ``sizes`` default to ones.
 
         Without features and sizes the number of components is taken from the node and edge
-        sets when the context is put into a GraphTensor. ``validate`` is accepted for TF-GNN
-        compatibility: pieces are always checked.
+        sets when the context is put into a GraphTensor. As TF-GNN: ``indices_dtype``
+        (int32 / int64) is the dtype of ``sizes`` (cast if given); ``shape`` is the graph
+        shape, ``()`` (scalar) or ``(batch_size,)``, checked against ``sizes`` / features.
+        ``validate`` is accepted for TF-GNN compatibility: pieces are always checked.
         """
+        if indices_dtype is not None:
+            indices_dtype = np.dtype(indices_dtype)
+            if indices_dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+                raise ValueError(
+                    f"context: indices_dtype must be int32 or int64, got {indices_dtype}"
+                )
         features = _frozen_features(features, "context")
+        inferred = sizes is None and indices_dtype is None
         if sizes is None:
             sizes = cls._infer_sizes(features)
+        if sizes is not None and indices_dtype is not None:
+            sizes = _sizes_as(_as_sizes(sizes, "context"), indices_dtype)
+        if shape is not None:
+            cls._check_shape(shape, sizes)
         self = cls.__new__(cls)
         if sizes is None:
             self._sizes = None  # filled in by GraphTensor.from_pieces
@@ -510,7 +525,29 @@ class Context(_Piece):
         if vals.shape[0] and bool(xp.any(vals != 1)):
             raise ValueError(f"context: sizes must all be 1, got {to_numpy(vals).tolist()}")
         self._init(sizes, features, "context")
+        if inferred:  # GraphTensor.from_pieces gives them the sets' dtype (TF-GNN's ones_like)
+            self._cache["inferred_sizes"] = True
         return self
+
+    @staticmethod
+    def _check_shape(shape: Any, sizes: Any) -> None:
+        try:
+            shape = tuple(int(d) if d is not None else None for d in shape)
+        except TypeError:
+            raise TypeError(f"context: shape must be a tuple, got {shape!r}") from None
+        if sizes is None:  # sizes come from the sets: only a scalar graph can do that
+            if shape:
+                raise ValueError(
+                    f"context: shape {shape} needs sizes or features (without them the "
+                    "context takes its components from a scalar graph's sets)"
+                )
+            return
+        if isinstance(sizes, Ragged):
+            got: tuple[int, ...] = (sizes.nrows,)
+        else:
+            got = tuple(sizes.shape[:-1])
+        if len(shape) != len(got) or any(d is not None and d != g for d, g in zip(shape, got)):
+            raise ValueError(f"context: shape {shape} does not match sizes of graph shape {got}")
 
     @staticmethod
     def _infer_sizes(features: dict[str, Any]) -> Any:
@@ -858,8 +895,17 @@ class GraphTensor(_SlotsPickle):
                 shown_ref = ref if piece._rank == 0 else to_numpy(ref).tolist()
                 raise ValueError(f"{where} has {shown} components but {ref_where} has {shown_ref}")
         rank = ranks.pop() if ranks else 0
+        # RULE: context sizes not given take the dtype holding the sets' sizes and indices
+        # (TF-GNN: ones_like(a set's sizes), cast to the graph's indices_dtype)
+        dtype = _sets_index_dtype(node_sets, edge_sets)
         if context._sizes is None:
-            context = context._resolved(_context_sizes(reference, rank, node_sets, edge_sets))
+            context = context._resolved(
+                _context_sizes(reference, rank, node_sets, edge_sets, dtype)
+            )
+        elif context._cache.get("inferred_sizes") and dtype is not None:
+            context = Context.from_fields(
+                features=context.features, sizes=_sizes_as(context.sizes, dtype)
+            )
 
         self = cls.__new__(cls)
         self._context = context
@@ -1146,16 +1192,38 @@ def _named_pieces(
     return out
 
 
+def _sets_index_dtype(node_sets: Mapping, edge_sets: Mapping) -> np.dtype | None:
+    """The integer dtype holding every set's sizes and adjacency indices (None: no sets)."""
+    arrays = [p.sizes for p in (*node_sets.values(), *edge_sets.values())]
+    arrays += [i for es in edge_sets.values() for _, i in es.adjacency.get_indices_dict().values()]
+    if not arrays:
+        return None
+    dtype = np.result_type(*(a.values.dtype if isinstance(a, Ragged) else a.dtype for a in arrays))
+    return dtype if dtype.kind in "iu" else np.dtype(np.int64)  # e.g. int64 with uint64
+
+
+def _sizes_as(sizes: Any, dtype: Any) -> Any:
+    if isinstance(sizes, Ragged):
+        return Ragged(sizes.values.astype(dtype, copy=False), sizes.row_splits, validate=False)
+    return sizes.astype(dtype, copy=False)
+
+
 def _context_sizes(
-    reference: tuple[str, Any] | None, rank: int, node_sets: Mapping, edge_sets: Mapping
+    reference: tuple[str, Any] | None,
+    rank: int,
+    node_sets: Mapping,
+    edge_sets: Mapping,
+    dtype: Any = None,
 ) -> Any:
-    """Context sizes (all ones) for the number of components the sets agree on."""
+    """Context sizes (all ones, ``dtype`` or int64) for the number of components the sets
+    agree on."""
+    dtype = np.int64 if dtype is None else dtype
     if reference is None:
-        return np.ones(0, dtype=np.int64)
+        return np.ones(0, dtype=dtype)
     _, ncomp = reference
     if rank == 0:
         some = next(iter([*node_sets.values(), *edge_sets.values()]))
-        return get_namespace(some.sizes).ones(ncomp, dtype=np.int64)
+        return get_namespace(some.sizes).ones(ncomp, dtype=dtype)
     xp = get_namespace(ncomp)
     splits = _splits_from_lengths(ncomp)
-    return Ragged(xp.ones(int(to_numpy(splits[-1])), dtype=np.int64), splits)
+    return Ragged(xp.ones(int(to_numpy(splits[-1])), dtype=dtype), splits)

@@ -583,8 +583,9 @@ def test_indices_dtype_and_with_indices_dtype():
             features={"w": np.array([0.5])},
         )},
     )  # fmt: skip
-    assert g.context.sizes.dtype == np.int64  # default context sizes
-    assert g.indices_dtype == np.int64  # the dtype that holds them all
+    # context sizes not given take the sets' dtype (TF-GNN: ones_like(sizes))
+    assert g.context.sizes.dtype == np.int32
+    assert g.indices_dtype == np.int32  # the dtype that holds them all
     g32 = g.with_indices_dtype(np.int32)
     assert g32.indices_dtype == np.int32
     assert g32.edge_sets["e"].adjacency.target.dtype == np.int32
