@@ -228,16 +228,22 @@ class HeteroConv(_Wrapper):
 
     def __call__(self, *args_dict: Any, **kwargs_dict: Any) -> dict[str, Any]:
         outputs: dict[str, list[Any]] = {}
+        sources: dict[str, list[tuple[str, str, str]]] = {}
         for i, value_dict in enumerate(args_dict):
             if not isinstance(value_dict, Mapping):
                 raise TypeError(
                     f"HeteroConv: positional argument {i} must be a dict keyed by node or "
                     f"edge type, got {type(value_dict).__name__}"
                 )
-        for name in kwargs_dict:
+        for name, value_dict in kwargs_dict.items():
             if not name.endswith("_dict"):
                 raise ValueError(
                     f"HeteroConv: keyword arguments must end with '_dict' (got {name!r})"
+                )
+            if not isinstance(value_dict, Mapping):
+                raise TypeError(
+                    f"HeteroConv: {name} must be a dict keyed by node or edge type, got "
+                    f"{type(value_dict).__name__}"
                 )
         for edge_type in self.edge_types:
             src, _, dst = edge_type
@@ -264,6 +270,17 @@ class HeteroConv(_Wrapper):
             if not has_own:
                 continue
             outputs.setdefault(dst, []).append(self._convs[edge_type](*args, **kwargs))
+            sources.setdefault(dst, []).append(edge_type)
+        for t, xs in outputs.items():
+            shapes = [tuple(getattr(x, "shape", ())) for x in xs]
+            keep = (lambda sh: sh[:-1]) if self.aggr == "cat" else (lambda sh: sh)
+            if len({keep(sh) for sh in shapes}) > 1:
+                listed = ", ".join(f"{e}: {sh}" for e, sh in zip(sources[t], shapes))
+                raise ValueError(
+                    f"HeteroConv: the layers' outputs for node type {t!r} differ in shape "
+                    f"({listed}); aggr={self.aggr!r} needs "
+                    + ("the same rows" if self.aggr == "cat" else "one shape")
+                )
         return {
             t: (_stack(xs, 1) if self.aggr is None else _reduce(xs, self.aggr))
             for t, xs in outputs.items()

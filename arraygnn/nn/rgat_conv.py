@@ -91,8 +91,9 @@ class RGATConv(Module):
     decompositions, additive mode with ``dim > 1``, ``dropout`` with a ``mod``) raise
     ``ValueError`` naming the argument.
 
-    Call as ``conv(x, edge_index, edge_type, edge_attr=None)`` or ``conv(graph, feat,
-    edge_type, edge_attr=None)`` (a homogeneous graph, as PyG). ``return_attention_weights
+    Call as ``conv(x, edge_index, edge_type, edge_attr=None, size=None)`` or ``conv(graph,
+    feat, edge_type, edge_attr=None)`` (a homogeneous graph, as PyG; ``size`` may only be
+    ``(N, N)``, as PyG's checks). ``return_attention_weights
     =True`` also returns ``(edge_index, alpha)``, ``alpha`` ``(E, heads * dim)`` before the
     ``mod`` rescaling, as PyG.
 
@@ -250,15 +251,17 @@ class RGATConv(Module):
         feat_or_edge_index: Any,
         edge_type: Any = None,
         edge_attr: Any = None,
+        size: Any = None,
         *,
         return_attention_weights: bool = False,
     ) -> Any:
         """The layer's output (and ``(edge_index, alpha)`` when asked for); see the class
-        docstring."""
+        docstring. ``size``: PyG's, ``None`` or ``(N, N)``."""
         from arraygnn import ops
 
         name = "RGATConv"
         inp = one_node_set_input(name, graph_or_x, feat_or_edge_index)
+        _check_size(name, size, inp)
         _check_features(inp.x_src, self.in_channels, f"{name} node features", self.q)
         etype = _check_edge_type(name, edge_type, inp.num_edges, self.num_relations)
         xp = get_namespace(inp.x_src)
@@ -336,6 +339,24 @@ class RGATConv(Module):
             f"num_relations={self.num_relations}, mode={self.attention_mode!r}, "
             f"mechanism={self.attention_mechanism!r}, mod={self.mod!r}"
         )
+
+
+def _check_size(name: str, size: Any, inp: Any) -> int:
+    """PyG's ``size``: ``None`` or ``(N, N)`` (its ``x`` gives both ends of every edge)."""
+    if size is None:
+        return int(inp.num_dst)
+    if (
+        not isinstance(size, (tuple, list))
+        or len(size) != 2
+        or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in size)
+    ):
+        raise TypeError(f"{name}: size must be a pair of ints (N, M), got {size!r}")
+    if (int(size[0]), int(size[1])) != (inp.num_src, inp.num_dst):
+        raise ValueError(  # PyG's x is both ends of every edge: size must be (N, N)
+            f"{name}: size must be (N, N) = ({inp.num_src}, {inp.num_dst}) for x with "
+            f"{inp.num_src} nodes, got {tuple(size)}"
+        )
+    return int(inp.num_dst)
 
 
 def from_pyg_module(module: Any, dtype: Any, convert: Any) -> RGATConv:

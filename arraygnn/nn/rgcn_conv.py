@@ -413,7 +413,9 @@ class RGCNConv(_RelationalBase):
 
     Call as ``conv(x, edge_index, edge_type)``, ``conv((x_src, x_dst), edge_index,
     edge_type)`` or with a DGL-face graph ``conv(g, feat, edge_type)``; ``x`` may be
-    ``None`` (node ``i`` has id ``i``) or 1-D integer node ids, as in PyG.
+    ``None`` (node ``i`` has id ``i``) or 1-D integer node ids, as in PyG (messages read
+    ``x[j]``; PyG's ``FastRGCNConv`` reads the source position ``j`` instead, which agrees
+    only for ``x=None`` / ``arange``).
 
     Shapes:
         - input: ``(N_src, in)`` (or ids ``(N,)``), edge_type ``(E,)``
