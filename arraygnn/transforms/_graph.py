@@ -131,9 +131,11 @@ def edge_keys(
 ) -> list[str]:
     """The per-edge arrays of ``store``: for a ``Data``, its edge level as said through
     :func:`attribute_levels` (which also checks every array is placed); for a
-    ``HeteroData`` edge store, :func:`hetero_edge_keys`."""
+    ``HeteroData`` edge store, :func:`hetero_edge_keys`, without an ``edge_label`` beside
+    an ``edge_label_index`` (it belongs to the label pairs, as PyG leaves it)."""
     if isinstance(data, HeteroData):
-        return hetero_edge_keys(where, store)
+        skip = ("edge_label",) if "edge_label_index" in store else ()
+        return hetero_edge_keys(where, store, skip=skip)
     return attribute_levels(where, data, node_attrs, edge_attrs, graph_attrs).edge
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from arraygnn._namespace import is_array
+from arraygnn.data import check_index_range
 from arraygnn.hetero_data import HeteroData
 from arraygnn.transforms._graph import check_data, edge_index_of, namespace_of, node_count
 from arraygnn.transforms.attrs import SaidLevels
@@ -30,7 +31,9 @@ class RemoveIsolatedNodes(SaidLevels, BaseTransform):
     the kept nodes and an explicit ``num_nodes`` is updated; edge and graph attributes are
     unchanged. ``HeteroData``: a node type's kept nodes are those touched by any edge type
     (as source or destination); every array of its store is per node and is sliced; a node
-    type no edge type touches loses all its nodes (as PyG).
+    type no edge type touches loses all its nodes (as PyG). An edge store's other node-id
+    pairs (``edge_label_index``) are renumbered too, and one naming a removed node is a
+    ``ValueError`` (PyG leaves the old ids).
 
     >>> import numpy as np
     >>> from arraygnn.hetero_data import HeteroData
@@ -82,6 +85,8 @@ def _hetero(where: str, data: HeteroData, xp: Any) -> HeteroData:
         masks[dst][ei[1]] = True
     for s in stores:
         src, _, dst = s._key
+        for k in [k for k, v in s.items() if "index" in k and k != "edge_index" and is_array(v)]:
+            s[k] = _renumbered_pairs(where, s, k, masks[src], masks[dst], xp)
         ei = s.edge_index
         rows = [
             (xp.cumsum(masks[t]) - 1).astype(ei.dtype, copy=False)[ei[r]]
@@ -101,3 +106,22 @@ def _hetero(where: str, data: HeteroData, xp: Any) -> HeteroData:
                     )
                 store[k] = v[ids]
     return data
+
+
+def _renumbered_pairs(where: str, s: Any, k: str, keep_src: Any, keep_dst: Any, xp: Any) -> Any:
+    """An edge store's other ``[2, L]`` node-id pairs (``edge_label_index``) in the new
+    numbering; ``ValueError`` when one names a removed node (PyG leaves the old ids)."""
+    pairs = s[k]
+    what = f"{where}: edge type {s._key!r}: {k}"
+    if pairs.ndim != 2 or pairs.shape[0] != 2:
+        raise ValueError(f"{what} must be a [2, L] array of node ids, got {tuple(pairs.shape)}")
+    rows = []
+    for r, keep in ((0, keep_src), (1, keep_dst)):
+        check_index_range(pairs[r], keep.shape[0], f"{what} row {r}")
+        if pairs.shape[1] and not bool(keep[pairs[r]].all()):
+            raise ValueError(
+                f"{what} row {r} names a node no edge touches, which is removed (apply "
+                "RemoveIsolatedNodes before the split that made it)"
+            )
+        rows.append((xp.cumsum(keep) - 1).astype(pairs.dtype, copy=False)[pairs[r]])
+    return xp.stack(rows)

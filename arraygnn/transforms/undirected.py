@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from arraygnn._namespace import is_array
 from arraygnn.transforms._graph import (
     check_data,
     edge_index_of,
@@ -60,6 +61,24 @@ def _checked_stores(
         yield store, key, ei, keys, n_src, n_dst
 
 
+def _refuse_stale_reverse(rev: Any, key: Any, keys: list[str]) -> None:
+    """``ValueError`` when the existing reverse store ``rev`` of ``key`` holds per-edge
+    arrays that writing the flipped edges (and ``keys``) would leave out of step (PyG
+    keeps them so)."""
+    skip = {"edge_label"} if "edge_label_index" in rev else set()
+    stale = [
+        k
+        for k, v in rev.items()
+        if is_array(v) and "index" not in k and k not in keys and k not in skip
+    ]
+    if stale:
+        raise ValueError(
+            f"ToUndirected: edge type {key!r}: its reverse type {rev._key!r} already exists "
+            f"and its array(s) {stale} would be left out of step with the new edge_index "
+            "(remove them or that edge type first)"
+        )
+
+
 class ToUndirected(BaseTransform):
     """Make every edge ``(i, j)`` also ``(j, i)`` (PyG's ``ToUndirected``).
 
@@ -68,8 +87,10 @@ class ToUndirected(BaseTransform):
     the per-edge arrays of edges that became parallel with ``reduce`` (``'add'``,
     ``'mean'``, ``'min'``, ``'max'``, ``'mul'``). Bipartite edge types (and every edge type
     with ``merge=False``) get a reverse type ``(dst, 'rev_' + rel, src)`` holding the
-    flipped ``edge_index`` and the same per-edge arrays. A ``Data`` takes ``node_attrs=`` /
-    ``edge_attrs=`` / ``graph_attrs=``.
+    flipped ``edge_index`` and the same per-edge arrays; an existing reverse type is
+    overwritten, as PyG's, and a ``ValueError`` names its arrays that would go stale (PyG
+    keeps them). In a ``HeteroData``, ``edge_label`` beside ``edge_label_index`` is left
+    alone (as PyG). A ``Data`` takes ``node_attrs=`` / ``edge_attrs=`` / ``graph_attrs=``.
 
     >>> import numpy as np
     >>> from arraygnn.hetero_data import HeteroData
@@ -97,7 +118,10 @@ class ToUndirected(BaseTransform):
         for store, key, ei, keys, n_src, _ in _checked_stores("ToUndirected", data, self):
             if key is not None and (key[0] != key[-1] or not self.merge):
                 src, rel, dst = key
-                rev = data[dst, f"rev_{rel}", src]
+                rev_key = (dst, f"rev_{rel}", src)
+                if rev_key in data.edge_types:
+                    _refuse_stale_reverse(data[rev_key], key, keys)
+                rev = data[rev_key]
                 rev["edge_index"] = ei[::-1].copy()
                 for k in keys:
                     rev[k] = store[k]
