@@ -37,7 +37,9 @@ def _mask_span(ids: Any, num_ids: int | None) -> tuple[int, int] | None:
     wrap around). One min / max pass (0.07 ms for 300k ids)."""
     size = int(ids.shape[0])
     limit = 4 * size + 65536
-    low, high = int(ids.min()), int(ids.max())
+    from arraygnn.ops._common import index_bounds
+
+    low, high = index_bounds(ids)
     if num_ids is not None and 0 <= low and high < int(num_ids) <= limit:
         return 0, int(num_ids)
     return (low, high - low + 1) if high - low < limit else None

@@ -89,7 +89,9 @@ def _as_ids(x: Any, what: str) -> Any:
 def _check_range(ids: Any, n: int, what: str, items: str = "nodes") -> None:
     if ids.size == 0:
         return
-    lo, hi = int(ids.min()), int(ids.max())
+    from arraygnn.ops._common import index_bounds
+
+    lo, hi = index_bounds(ids)
     if lo < 0 or hi >= n:
         bad = lo if lo < 0 else hi
         raise ValueError(f"{what} contains id {bad}, outside [0, {n}) ({n} {items})")

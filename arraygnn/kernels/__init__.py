@@ -84,6 +84,10 @@ csr.csr_from_keys(keys, indptr, perm)
     Optional on CUDA: without arraygnn.kernels.cuda.csr the op uses the reference
     (bincount + cumsum + stable argsort, CuPy functions).
 
+bounds.index_bounds(a) -> (min, max)
+    a [n > 0] idx (any layout): its smallest and largest entry in one pass (the ops'
+    validation, ``arraygnn.ops._common.index_bounds``). CPU only (CuPy: min() / max()).
+
 pairs.pair_runs(order, src, dst, mapping, first, counts) -> K
     order [E] idx: the edges sorted by (src [E], dst [E]), parallel edges by id (two stable
     counting sorts); mapping, first, counts [E] idx. Numbers the runs of equal (src, dst)

@@ -53,12 +53,26 @@ def check_index(name: str, index: Any, size: int | None, *, ndim: int = 1) -> No
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(index.shape)}")
     if size is None or index.size == 0:
         return
-    lo = int(index.min())
-    hi = int(index.max())
+    lo, hi = index_bounds(index)
     if lo < 0:
         raise ValueError(f"{name} has a negative entry ({lo}); indices must be in [0, {size})")
     if hi >= size:
         raise ValueError(f"{name} has entry {hi}, out of range for size {size}")
+
+
+_BOUNDS_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def index_bounds(index: Any) -> tuple[int, int]:
+    """``(min, max)`` of a non-empty integer array as Python ints: one pass of a Numba
+    kernel on a 1-D int32 / int64 NumPy array (half the reads of ``min()`` then ``max()``),
+    the array library's reductions otherwise."""
+    if isinstance(index, np.ndarray) and index.ndim == 1 and index.dtype in _BOUNDS_DTYPES:
+        from arraygnn.kernels.cpu.bounds import index_bounds as one_pass
+
+        lo, hi = one_pass(index)
+        return int(lo), int(hi)
+    return int(index.min()), int(index.max())
 
 
 def check_size(name: str, value: Any) -> int:

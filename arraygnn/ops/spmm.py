@@ -25,6 +25,7 @@ from arraygnn.ops._common import (
     check_size,
     check_values,
     compute_dtype,
+    index_bounds,
     kernel_function,
     kernel_index,
     namespace,
@@ -225,8 +226,9 @@ def _narrow_edge_list(
     n_src = int(x.shape[0])
     n_dst = n_src if num_dst_nodes is None else num_dst_nodes
     if num:
-        lo = min(int(src.min()), int(dst.min()))
-        if lo < 0 or int(src.max()) >= n_src or int(dst.max()) >= n_dst:
+        src_lo, src_hi = index_bounds(src)
+        dst_lo, dst_hi = index_bounds(dst)
+        if min(src_lo, dst_lo) < 0 or src_hi >= n_src or dst_hi >= n_dst:
             return None
     if n_dst == 0:
         return np.zeros((0,) + tuple(x.shape[1:]), dtype=x.dtype)
