@@ -117,15 +117,24 @@ def _owner_kernel(index, x, out, code):  # pragma: no cover - compiled
         _finish_row(out, r, count[r], code, width)
 
 
+#: a 1-D mean keeps each row's sum and count side by side in the value dtype (one cache
+#: line per edge instead of two) while every count stays exact in float32 (2**24)
+FLAT_PAIRED_MEAN_MAX_EDGES = 1 << 24
+
+
 @njit(cache=True, nogil=True)
-def _owner_flat_kernel(index, x, out, code):  # pragma: no cover - compiled
+def _owner_flat_kernel(index, x, out, code, paired_mean):  # pragma: no cover - compiled
     """The owner path for one value per row (``x`` [E], ``out`` [R]).
 
     ``out`` starts at the reduction's identity (-0.0 for sum and mean, -inf for max, +inf
     for min, 1 for prod), which gives the first value back exactly (``-0.0 + v == v`` for
     every v, -0.0 included), so the bits equal the copy-then-fold of the other paths with
     no per-edge branch and no counter read; rows that received nothing are set to 0 from
-    a byte mark (a count for the mean).
+    a bit mark (one bit per row: a byte per row next to a 4-byte output row doubled the
+    cache misses, 1M edges into 100k rows 1.7 -> 1.1 ms). The mean keeps each row's sum
+    and count side by side when ``paired_mean`` (a count in the value dtype: the caller
+    passes it below ``FLAT_PAIRED_MEAN_MAX_EDGES`` edges, where counts are exact; an int64
+    count array past it).
     """
     rows = out.shape[0]
     num = index.shape[0]
@@ -137,6 +146,22 @@ def _owner_flat_kernel(index, x, out, code):  # pragma: no cover - compiled
         ident = 1.0
     else:
         ident = -0.0
+    if code == MEAN and paired_mean:
+        acc = np.empty((rows, 2), dtype=out.dtype)
+        for r in range(rows):
+            acc[r, 0] = ident
+            acc[r, 1] = 0
+        for e in range(num):
+            r = index[e]
+            acc[r, 0] += x[e]
+            acc[r, 1] += 1
+        for r in range(rows):
+            k = np.int64(acc[r, 1])
+            if k == 0:
+                out[r] = 0
+            else:
+                out[r] = acc[r, 0] / k
+        return
     for r in range(rows):
         out[r] = ident
     if code == MEAN:
@@ -152,29 +177,29 @@ def _owner_flat_kernel(index, x, out, code):  # pragma: no cover - compiled
             else:
                 out[r] /= k
         return
-    seen = np.zeros(rows, dtype=np.uint8)
+    seen = np.zeros((rows + 7) >> 3, dtype=np.uint8)
     if code == MAX:
         for e in range(num):
             r = index[e]
             out[r] = np.maximum(out[r], x[e])
-            seen[r] = 1
+            seen[r >> 3] |= np.uint8(1 << (r & 7))
     elif code == MIN:
         for e in range(num):
             r = index[e]
             out[r] = np.minimum(out[r], x[e])
-            seen[r] = 1
+            seen[r >> 3] |= np.uint8(1 << (r & 7))
     elif code == PROD:
         for e in range(num):
             r = index[e]
             out[r] *= x[e]
-            seen[r] = 1
+            seen[r >> 3] |= np.uint8(1 << (r & 7))
     else:
         for e in range(num):
             r = index[e]
             out[r] += x[e]
-            seen[r] = 1
+            seen[r >> 3] |= np.uint8(1 << (r & 7))
     for r in range(rows):
-        if seen[r] == 0:
+        if (seen[r >> 3] >> (r & 7)) & 1 == 0:
             out[r] = 0
 
 
@@ -306,7 +331,8 @@ def scatter_coo(index: Any, x: Any, out: Any, reduce: str) -> Any:
     if width == 1:
         # one value per row: the flat owner kernel costs a few ns per edge, less than
         # the counting sort of the sorted path on any thread count
-        _owner_flat_kernel(index, x2.reshape(num), out2.reshape(rows), code)
+        paired = num < FLAT_PAIRED_MEAN_MAX_EDGES
+        _owner_flat_kernel(index, x2.reshape(num), out2.reshape(rows), code, paired)
         return out
     if threads > OWNER_MAX_THREADS:
         from arraygnn.kernels.cpu.csr import csr_from_keys
