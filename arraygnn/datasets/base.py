@@ -69,7 +69,10 @@ class Dataset:
     Differs from PyG: local paths only (PyG also takes fsspec URLs); a class that defines
     ``download`` / ``process`` needs a ``root`` (PyG writes into ``./???``); integer
     arrays of any integer dtype index (PyG takes int64 only), a boolean mask must have one
-    entry per graph; ``shuffle`` draws from a NumPy generator (``seed=``).
+    entry per graph, and a list of bools is a mask too (PyG reads it as the ints 0 / 1);
+    ``ds[True]`` is refused (PyG gives graph 1); a 0-d NumPy integer array gives one graph
+    as a 0-d tensor does (PyG gives a view of one); ``shuffle`` draws from a NumPy
+    generator (``seed=``).
     """
 
     # ------------------------------------------------------------------ to override

@@ -98,6 +98,10 @@ class InMemoryDataset(Dataset):
     ``_data_list``): cutting a graph out is a few array views. Several ``HeteroData``
     graphs are not collated (one is kept as is, as in PyG): keep them in an
     :class:`~arraygnn.datasets.OnDiskDataset`, which stores ``HeteroData`` rows.
+    ``collate`` refuses graphs whose keys differ, naming the graph and key (PyG collates
+    graph 0's keys: a later graph's extra key is dropped, a missing one is a ``KeyError``).
+    ``dataset.<key>`` of a view of no graphs is the key's empty value (``x``: ``[0, F]``;
+    PyG raises ``IndexError``).
     """
 
     def __init__(
@@ -262,10 +266,14 @@ class InMemoryDataset(Dataset):
         return dataset
 
     def to_on_disk_dataset(
-        self, root: str | os.PathLike | None = None, log: bool = True
+        self,
+        root: str | os.PathLike | None = None,
+        backend: str = "sqlite",
+        log: bool = True,
     ) -> OnDiskDataset:
         """The graphs of this dataset in an :class:`~arraygnn.datasets.OnDiskDataset` at
-        ``root`` (default ``<root>/on_disk``), written there unless its database exists."""
+        ``root`` (default ``<root>/on_disk``), written there unless its database exists;
+        PyG's arguments (``backend``: ``"sqlite"``) and repr (``OnDisk<Name>(<len>)``)."""
         from arraygnn.datasets.on_disk import OnDiskDataset
 
         if root is None and (self.root == "???" or not os.path.exists(self.root)):
@@ -274,7 +282,8 @@ class InMemoryDataset(Dataset):
                 "pass in 'root' when creating on-disk datasets from it."
             )
         root = root if root is not None else os.path.join(self.root, "on_disk")
-        out = OnDiskDataset(root, transform=self.transform, log=log)
+        out = OnDiskDataset(root, transform=self.transform, backend=backend, log=log)
+        out._repr_name = f"OnDisk{type(self).__name__}"  # PyG's name for the converted set
         if len(out) == 0:
             chunk = 1000
             ids = list(self.indices())
@@ -297,9 +306,25 @@ class InMemoryDataset(Dataset):
         if isinstance(data, Data) and key in data:
             if self._indices is None and not _increased(data, key):
                 return data[key]
+            if len(self.indices()) == 0:  # PyG raises IndexError: here the empty value
+                return self._empty_value(key)
             graphs = [self.get(int(i)) for i in self.indices()]  # no transform, as PyG
             return Batch.from_data_list(graphs)[key]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{key}'")
+
+    def _empty_value(self, key: str) -> Any:
+        """``dataset.<key>`` of a view of no graphs: the key's value over zero graphs (an
+        array of no rows along its concatenation dimension, ``[]``, ``0`` nodes)."""
+        view = self._view
+        if view is None and self._slices is None:  # one graph stored: a storage of two
+            with _named(f"{type(self).__name__}.{key}"):
+                view = _Layout(*_collate([self.get(0)] * 2), type(self).__name__)
+        elif view is None:
+            view = self._view = _Layout(self._data, self._slices, type(self).__name__)
+        data, _ = _gather(view, np.zeros(0, np.int64))
+        if key not in data:
+            raise AttributeError(f"'{type(self).__name__}' view of no graphs: no {key!r}")
+        return data[key]
 
     def to(self, device: str) -> InMemoryDataset:
         """Move the whole storage to ``device`` (``'cpu'``, ``'cuda'``), in place."""

@@ -196,6 +196,10 @@ class OnDiskDataset(Dataset):
         return self._numel
 
     def __repr__(self) -> str:
+        name = getattr(self, "_repr_name", None)
+        if name is not None:  # made by InMemoryDataset.to_on_disk_dataset, as PyG's
+            n = len(self)
+            return f"{name}({n if n > 1 else ''})"
         return f"{type(self).__name__}({len(self)})"
 
     def _encode(self, data: Any) -> bytes:
