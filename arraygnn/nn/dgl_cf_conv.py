@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._dgl_common import DGLModule, check_edge_feat, shifted_softplus
-from arraygnn.nn._graph_input import check_float_features, csr_of, parse_input
+from arraygnn.nn._graph_input import check_float_features, csr_of, is_graph, parse_input
 from arraygnn.nn._module import layer_size
 from arraygnn.nn.linear import Linear, Sequential, _check_features, _rng
 
@@ -44,7 +45,8 @@ class DGLCFConv(DGLModule):
             ``ShiftedSoftplus()`` defaults ``(1, 2, 20)``).
 
     Call as ``conv(graph, node_feats, edge_feats)`` with a homogeneous graph, a bipartite
-    graph and ``(feat_src, feat_dst)`` (only the sources are read, as DGL), or a block; or
+    graph and ``(feat_src, feat_dst)`` or ``feat_src`` alone (only the sources are read, as
+    DGL), or a block; or
     ``conv(x, edge_index, edge_feats)``. A node without in-edges gets ``ssp(b_out)``.
 
     Shapes:
@@ -93,7 +95,17 @@ class DGLCFConv(DGLModule):
         from arraygnn import ops
 
         layer = "DGLCFConv"
-        inp = parse_input(layer, graph_or_x, node_feats_or_edge_index)
+        feats = node_feats_or_edge_index
+        if is_graph(graph_or_x) and is_array(feats) and not getattr(graph_or_x, "is_block", 0):
+            g = graph_or_x
+            n_dst = int(g.number_of_dst_nodes())
+            if hasattr(g, "number_of_src_nodes") and int(g.number_of_src_nodes()) != n_dst:
+                # DGL reads g.srcdata only: one array on a bipartite graph is the sources;
+                # the destination side is an unused zero-copy placeholder
+                xp = get_namespace(feats)
+                pad = xp.zeros((1,) + tuple(feats.shape[1:]), feats.dtype)
+                feats = (feats, xp.broadcast_to(pad, (n_dst,) + tuple(feats.shape[1:])))
+        inp = parse_input(layer, graph_or_x, feats)
         x = inp.x_src
         _check_features(x, self.node_in_feats, f"{layer} node_feats", self.project_node.weight)
         check_float_features(layer, x)  # DGL's Linears refuse integers

@@ -48,18 +48,25 @@ def check_types(where: str, types: Any, num_rows: int, num_types: int, xp: Any) 
 
 
 def typed_product(
-    where: str, x: Any, types: Any, weight: Any, num_types: int, is_sorted: bool = False
+    where: str,
+    x: Any,
+    types: Any,
+    weight: Any,
+    num_types: int,
+    is_sorted: bool = False,
+    sorted_name: str = "is_sorted",
 ) -> Any:
     """``out[i] = x[i] @ weight[types[i]]`` for ``x`` [N, in], ``weight`` [T, in, out]:
     one BLAS product per type when ``types`` is sorted (found by one pass; ``is_sorted``
-    True makes an unsorted vector an error), else one ``gather_mm`` pass."""
+    True makes an unsorted vector an error naming ``sorted_name``), else one ``gather_mm``
+    pass."""
     from arraygnn import ops
 
     xp = get_namespace(weight)
     types = check_types(where, types, int(x.shape[0]), num_types, xp)
     ordered = int(x.shape[0]) < 2 or bool((types[1:] >= types[:-1]).all())  # one pass
     if is_sorted and not ordered:
-        raise ValueError(f"{where}: is_sorted=True but the type vector is not sorted")
+        raise ValueError(f"{where}: {sorted_name}=True but the type vector is not sorted")
     if ordered:
         counts = xp.bincount(types.astype(np.int64, copy=False), minlength=num_types)
         return ops.segment_mm(x, weight, counts[:num_types])

@@ -578,7 +578,13 @@ class TypedLinear(Module):
         weight, blocks = self.weights()
         if blocks is None:
             return typed_product(
-                "TypedLinear", x, x_type, weight, self.num_types, bool(sorted_by_type)
+                "TypedLinear",
+                x,
+                x_type,
+                weight,
+                self.num_types,
+                bool(sorted_by_type),
+                "sorted_by_type",
             )
         xp = get_namespace(blocks)
         n = int(x.shape[0])
