@@ -369,7 +369,7 @@ class Data:
         return self.to("cuda")
 
     # ------------------------------------------------------------------ checks
-    def validate(self) -> bool:
+    def validate(self, raise_on_error: bool = True) -> bool:
         """Check the graph; raise ``ValueError`` / ``TypeError`` naming the key at fault.
 
         Checks: arrays of one kind (all NumPy or all CuPy); ``edge_index`` is [2, E];
@@ -377,7 +377,10 @@ class Data:
         ``__inc__``) holds integers in ``[0, num_nodes)``; ``x``, ``pos`` and the other
         node-count keys (:func:`node_count`) have ``num_nodes`` rows;
         ``edge_attr`` / ``edge_weight`` have ``num_edges`` rows. Returns ``True``.
+        ``raise_on_error=False`` (PyG's keyword) warns with the message and returns ``False``.
         """
+        if not raise_on_error:
+            return _warn_invalid(self.validate)
         name = type(self).__name__
         get_namespace(*[v for v in self._store.values() if is_array(v)])
         n = self.num_nodes
@@ -732,6 +735,17 @@ def data_holding(cls: type[Data], store: dict[str, Any]) -> Data:
         obj = cls.__new__(cls)
     object.__setattr__(obj, "_store", store)
     return obj
+
+
+def _warn_invalid(check: Callable[[], bool]) -> bool:
+    """``validate(raise_on_error=False)``: the check's error as a warning, then ``False``."""
+    import warnings
+
+    try:
+        return check()
+    except (ValueError, TypeError) as err:
+        warnings.warn(str(err), UserWarning, stacklevel=3)
+        return False
 
 
 def check_index_range(value: Any, n: int, where: str) -> None:

@@ -33,7 +33,13 @@ import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
-from arraygnn.data import Data, check_index_range, check_node_count_rows, node_count
+from arraygnn.data import (
+    Data,
+    _warn_invalid,
+    check_index_range,
+    check_node_count_rows,
+    node_count,
+)
 
 __all__ = ["HeteroData", "NodeStore", "EdgeStore", "DEFAULT_REL"]
 
@@ -576,8 +582,16 @@ class HeteroData:
             raise _MissingKey(f"no node or edge type holds {key!r}")
         return out
 
-    def set_value_dict(self, key: str, value_dict: Mapping[StoreKey, Any]) -> HeteroData:
-        """``self[t].<key> = value`` for every ``t: value`` of ``value_dict``."""
+    def set_value_dict(self, key: str, value_dict: Mapping[StoreKey, Any] | None) -> HeteroData:
+        """``self[t].<key> = value`` for every ``t: value`` of ``value_dict`` (in place, returns
+        ``self``, as PyG's; ``None`` sets nothing). Types are named as in ``data[...]``."""
+        if value_dict is None:
+            return self
+        if not isinstance(value_dict, Mapping):
+            raise TypeError(
+                "set_value_dict: value_dict must map node / edge types to values, got "
+                f"{type(value_dict).__name__}"
+            )
         for t, v in value_dict.items():
             self[t][key] = v
         return self
@@ -837,8 +851,9 @@ class HeteroData:
             self.get_edge_store(*t)._mapping.update(m)
 
     # ---------------------------------------------------------------- checks
-    def validate(self) -> bool:
-        """Check the graph; raise ``ValueError`` / ``TypeError`` naming the type at fault.
+    def validate(self, raise_on_error: bool = True) -> bool:
+        """Check the graph; raise ``ValueError`` / ``TypeError`` naming the type at fault
+        (``raise_on_error=False``, PyG's keyword: warn with the message, return ``False``).
 
         Checks: arrays of one kind (all NumPy or all CuPy); every edge type's end types
         exist; ``x``, ``pos``, ... have ``num_nodes`` rows; every edge-store key containing
@@ -854,6 +869,8 @@ class HeteroData:
         ...
         ValueError: edge type ('a', 'to', 'b'): edge_index row 1 (destination 'b') holds node id...
         """
+        if not raise_on_error:
+            return _warn_invalid(self.validate)
         arrays = [v for v in self._global.values() if is_array(v)]
         for s in chain(self._nodes.values(), self._edges.values()):
             arrays += [v for v in s._mapping.values() if is_array(v)]
@@ -1491,6 +1508,26 @@ def _consistent(data: HeteroData, stores: list[_Store]) -> list[str]:
     return keys
 
 
+def _check_rows(
+    data: HeteroData, key: str, values: list[Any], stores: list[_Store], kind: str
+) -> None:
+    """A ``ValueError`` naming ``key`` and the types when the values cannot be stacked."""
+    shapes = {}
+    for v, s in zip(values, stores):
+        if not is_array(v) or v.ndim == 0:
+            raise ValueError(
+                f"to_homogeneous: {kind} type {s._key!r}: {key!r} must be an array with rows, "
+                f"got {type(v).__name__}{'' if not is_array(v) else ' of shape []'}"
+            )
+        shapes[s._key] = _row_shape(data, key, v, s)[1]
+    if len(set(shapes.values())) > 1:
+        listed = ", ".join(f"{t!r}: {list(r)}" for t, r in shapes.items())
+        raise ValueError(
+            f"to_homogeneous: {key!r} has rows of different shapes per {kind} type ({listed}); "
+            f"give {kind}_attrs= without it"
+        )
+
+
 def _to_homogeneous(
     data: HeteroData,
     node_attrs: list[str] | None,
@@ -1557,6 +1594,7 @@ def _to_homogeneous(
                 else xp.concatenate([v, xp.zeros((v.shape[0], width - v.shape[-1]), v.dtype)], 1)
                 for v in values
             ]
+        _check_rows(data, key, values, node_stores, "node")
         out[key] = xp.concatenate(values, dim) if len(values) > 1 else values[0]
     if out.num_nodes != total:
         out.num_nodes = total
@@ -1577,6 +1615,7 @@ def _to_homogeneous(
                 raise KeyError(f"to_homogeneous: edge type {s._key!r} has no {key!r}")
             values.append(s._mapping[key])
         dim, _ = _row_shape(data, key, values[0], edge_stores[0])
+        _check_rows(data, key, values, edge_stores, "edge")
         out[key] = xp.concatenate(values, dim) if len(values) > 1 else values[0]
     labelled = [(et, s) for et, s in data._edges.items() if "edge_label_index" in s._mapping]
     if labelled:
