@@ -61,13 +61,22 @@ def check_index(name: str, index: Any, size: int | None, *, ndim: int = 1) -> No
 
 
 _BOUNDS_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+#: shorter arrays keep NumPy's two reductions (tens of microseconds), which spares a fresh
+#: process loading the kernel for small graphs (~30 ms once)
+BOUNDS_KERNEL_MIN_SIZE = 1 << 16
 
 
 def index_bounds(index: Any) -> tuple[int, int]:
     """``(min, max)`` of a non-empty integer array as Python ints: one pass of a Numba
-    kernel on a 1-D int32 / int64 NumPy array (half the reads of ``min()`` then ``max()``),
-    the array library's reductions otherwise."""
-    if isinstance(index, np.ndarray) and index.ndim == 1 and index.dtype in _BOUNDS_DTYPES:
+    kernel on a 1-D int32 / int64 NumPy array of at least ``BOUNDS_KERNEL_MIN_SIZE``
+    entries (half the reads of ``min()`` then ``max()``), the array library's reductions
+    otherwise."""
+    if (
+        isinstance(index, np.ndarray)
+        and index.ndim == 1
+        and index.dtype in _BOUNDS_DTYPES
+        and index.shape[0] >= BOUNDS_KERNEL_MIN_SIZE
+    ):
         from arraygnn.kernels.cpu.bounds import index_bounds as one_pass
 
         lo, hi = one_pass(index)

@@ -27,6 +27,16 @@ def test_bounds_match_numpy_on_random_and_extreme_arrays(dtype):
         assert type(lo) is int and type(hi) is int
 
 
+def test_long_arrays_take_the_kernel_and_agree():
+    from arraygnn.ops import _common
+
+    rng = np.random.default_rng(2)
+    for dtype in (np.int32, np.int64):
+        a = rng.integers(-(2**30), 2**30, size=_common.BOUNDS_KERNEL_MIN_SIZE + 5).astype(dtype)
+        for view in (a, a[::-1], np.stack([a, a], 1)[:, 1]):
+            assert index_bounds(view) == (int(view.min()), int(view.max()))
+
+
 def test_kernel_itself_on_int32_and_int64():
     from arraygnn.kernels.cpu.bounds import index_bounds as one_pass
 
