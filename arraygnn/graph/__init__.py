@@ -24,13 +24,13 @@ segmented_knn_graph), ``positional_encoding``
 DropNode, GCNNorm, PPR, SIGNDiffusion, LapPE, ...), ``ops`` (DGL's ``dgl.ops``: gspmm,
 gsddmm, edge_softmax, segment_reduce, segment_softmax, copy_u_sum, u_mul_e_sum, u_dot_v,
 ...), ``structure`` (in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
-line_graph, khop_graph, metapath_reachable_graph, compact_graphs, add_nodes, add_edges,
-remove_nodes, remove_edges), ``serialize`` (save_graphs, load_graphs, load_labels,
-save_info, load_info: safe ``.npz`` files), ``dgl_dataset`` (DGLDataset, DGLBuiltinDataset,
-split_dataset, Subset and ``dgl.data.utils``' download helpers). DGL's ``from_scipy``,
-``bipartite_from_scipy``, ``from_networkx`` and
-``to_networkx`` come from :mod:`arraygnn.interop.scipy` / :mod:`arraygnn.interop.networkx`
-(``g.adj_external(...)`` gives the SciPy matrix back).
+line_graph, khop_graph, khop_adj, norm_by_dst, metapath_reachable_graph, compact_graphs,
+add_nodes, add_edges, remove_nodes, remove_edges), ``serialize`` (save_graphs, load_graphs,
+load_labels, save_info, load_info: safe ``.npz`` files), ``dgl_dataset`` (DGLDataset,
+DGLBuiltinDataset, split_dataset, Subset and ``dgl.data.utils``' download helpers). DGL's
+``from_scipy``, ``bipartite_from_scipy``, ``from_networkx`` and ``to_networkx`` come from
+:mod:`arraygnn.interop.scipy` / :mod:`arraygnn.interop.networkx` (``g.adj_external(...)``
+gives the SciPy matrix back).
 """
 
 from arraygnn.graph.adj_graphs import adj_product_graph, adj_sum_graph
@@ -97,11 +97,13 @@ from arraygnn.graph.structure import (
     add_nodes,
     compact_graphs,
     in_subgraph,
+    khop_adj,
     khop_graph,
     khop_in_subgraph,
     khop_out_subgraph,
     line_graph,
     metapath_reachable_graph,
+    norm_by_dst,
     out_subgraph,
     remove_edges,
     remove_nodes,
@@ -172,6 +174,8 @@ __all__ = [
     "khop_out_subgraph",
     "line_graph",
     "khop_graph",
+    "khop_adj",
+    "norm_by_dst",
     "metapath_reachable_graph",
     "compact_graphs",
     "add_nodes",

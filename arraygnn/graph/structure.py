@@ -61,6 +61,8 @@ __all__ = [
     "khop_out_subgraph",
     "line_graph",
     "khop_graph",
+    "khop_adj",
+    "norm_by_dst",
     "metapath_reachable_graph",
     "compact_graphs",
     "add_nodes",
@@ -358,6 +360,50 @@ def khop_graph(g: Graph, k: int, copy_ndata: bool = True) -> Graph:
     if copy_ndata:
         new._src_frames[t]._data.update(g._src_frames[t]._data)
     return new
+
+
+def khop_adj(g: Graph, k: int) -> Any:
+    """``A ** k`` as a dense float32 ``[N, N]`` array (``A[u, v]``: the number of edges
+    ``u -> v``; entry ``(u, v)`` of the result counts the walks of ``k`` edges), DGL's
+    ``khop_adj``; ``k = 0`` gives the identity. On the graph's device (DGL: on the CPU).
+    Homogeneous graphs only.
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import graph
+    >>> khop_adj(graph(([0, 1, 1], [1, 2, 2])), 2).tolist()
+    [[0.0, 0.0, 2.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
+    where = "khop_adj"
+    rel = _homogeneous(where, g)
+    k = _check_count(where, "k", k)
+    xp = g._xp()
+    n = g._num_src[rel.canonical[0]]
+    adj = xp.zeros(n * n, dtype=np.int64)
+    if rel.num_edges:
+        flat = rel.src.astype(np.int64) * n + rel.dst.astype(np.int64)
+        adj += xp.bincount(flat, minlength=n * n)
+    return xp.linalg.matrix_power(adj.reshape(n, n), k).astype(np.float32)
+
+
+def norm_by_dst(g: Graph, etype: Any = None) -> Any:
+    """``1 / in-degree`` of each edge's destination (in-edges of ``etype`` only), float32
+    per edge in edge-id order, DGL's ``norm_by_dst``.
+
+    >>> import numpy as np
+    >>> from arraygnn.graph import graph
+    >>> norm_by_dst(graph(([0, 1, 1], [1, 1, 2]))).tolist()
+    [0.5, 0.5, 1.0]
+    """
+    where = "norm_by_dst"
+    _check_input(where, g)
+    if etype is None and len(g._rels) != 1:
+        raise ValueError(f"{where}: the graph has edge types {g.canonical_etypes}; pass etype=")
+    rel = _named_rel(where, "etype", g, etype)
+    xp = g._xp()
+    if not rel.num_edges:
+        return xp.zeros(0, dtype=np.float32)
+    deg = xp.bincount(rel.dst.astype(np.int64), minlength=g._num_dst[rel.canonical[2]])
+    return (1.0 / deg[rel.dst]).astype(np.float32)
 
 
 def metapath_reachable_graph(g: Graph, metapath: Sequence[Any]) -> Graph:

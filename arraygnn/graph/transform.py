@@ -106,9 +106,10 @@ def add_self_loop(
     (added whether or not a loop exists; :func:`remove_self_loop` first for exactly one).
 
     The new edges' features named in ``edge_feat_names`` (default: all) are ``fill_data``
-    (a number, cast to each feature's dtype) or the ``'sum'`` / ``'mean'`` / ``'max'`` /
-    ``'min'`` of the node's incoming edges' features (0 for a node with none); other
-    features get zeros, as DGL.
+    (a number or bool, cast to each feature's dtype) or the ``'sum'`` / ``'mean'`` /
+    ``'max'`` / ``'min'`` of the node's incoming edges' features (0 for a node with none);
+    other features get zeros, as DGL. ``'mean'`` needs floating-point features (DGL's
+    reductions refuse integer ones; ``'sum'`` / ``'max'`` / ``'min'`` are exact on them).
     """
     where = "add_self_loop"
     _check_input(where, g)
@@ -127,9 +128,7 @@ def add_self_loop(
             raise ValueError(
                 f"{where}: fill_data must be a number or one of {_LOOP_REDUCES}, got {fill_data!r}"
             )
-    elif isinstance(fill_data, (bool, np.bool_)) or not isinstance(
-        fill_data, (int, float, np.integer, np.floating)
-    ):
+    elif not isinstance(fill_data, (int, float, np.integer, np.floating, np.bool_)):
         raise TypeError(f"{where}: fill_data must be a number or a reduction name")
     xp = g._xp()
     n = g._num_src[c[0]]
@@ -139,10 +138,11 @@ def add_self_loop(
         if k not in names:
             loop_values = xp.zeros((n, *v.shape[1:]), dtype=v.dtype)
         elif isinstance(fill_data, str):
-            if v.dtype.kind not in "iuf":
+            if v.dtype.kind not in "iuf" or (fill_data == "mean" and v.dtype.kind != "f"):
                 raise TypeError(
                     f"{where}: fill_data={fill_data!r} reduces edge feature {k!r}, which is "
-                    f"{v.dtype}; name only numeric features in edge_feat_names"
+                    f"{v.dtype}; name only {'floating' if fill_data == 'mean' else 'numeric'} "
+                    "features in edge_feat_names"
                 )
             loop_values = _ops().scatter(v, rel.dst, n, fill_data)
         else:
@@ -299,7 +299,8 @@ def to_simple(
     none). ``writeback_mapping=True`` also returns, for each old edge, its new edge id (a
     dict by canonical edge type when ``g`` has several). ``copy_edata`` merges the edge
     features of parallel edges with ``aggregator``: ``'arbitrary'`` (the pair's first
-    edge's, as DGL's ``np.unique(return_index=True)``), ``'sum'`` or ``'mean'``.
+    edge's, as DGL's ``np.unique(return_index=True)``), ``'sum'`` or ``'mean'`` (floating-point
+    features only: DGL's in-place division refuses integer ones).
 
     >>> from arraygnn.graph import graph
     >>> g = graph(([2, 0, 2, 1], [0, 1, 0, 2]))
@@ -329,6 +330,11 @@ def to_simple(
         data = {}
         if copy_edata:
             for k, v in rel.frame._data.items():
+                if aggregator == "mean" and v.dtype.kind != "f":
+                    raise TypeError(
+                        f"{where}: aggregator='mean' needs floating-point edge features; "
+                        f"{k!r} of edge type {c!r} is {v.dtype} (as DGL, which refuses it)"
+                    )
                 if aggregator == "arbitrary":
                     data[k] = _ops().gather(v, first)
                 else:

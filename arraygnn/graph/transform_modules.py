@@ -173,9 +173,7 @@ class AddSelfLoop(BaseTransform):
                     "AddSelfLoop: fill_data must be a number or 'sum' / 'mean' / 'max' / "
                     f"'min', got {fill_data!r}"
                 )
-        elif isinstance(fill_data, (bool, np.bool_)) or not isinstance(
-            fill_data, (int, float, np.integer, np.floating)
-        ):
+        elif not isinstance(fill_data, (int, float, np.integer, np.floating, np.bool_)):
             raise TypeError(
                 f"AddSelfLoop: fill_data must be a number or a reduction name, got {fill_data!r}"
             )
