@@ -579,8 +579,9 @@ def update_all(
 ) -> None:
     """Message, reduce and (optionally) apply on every destination node of ``etype``
     (without ``etype`` on a graph of several edge types: every edge type, see
-    :func:`_update_all_relations`). With ``apply_node_func`` only its output is stored:
-    it sees the reduced fields in ``nodes.data``, which are not kept (DGL)."""
+    :func:`_update_all_relations`). With ``apply_node_func`` on one edge type only its
+    output is stored: it sees the reduced fields in ``nodes.data``, which are not kept
+    (DGL); across several edge types the merged fields are kept and it runs after them."""
     if etype is None and len(g._rels) > 1:
         _update_all_relations(g, message, reduce, apply_node_func)
         return

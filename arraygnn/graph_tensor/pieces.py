@@ -510,8 +510,8 @@ class Context(_Piece):
             sizes = cls._infer_sizes(features)
         if sizes is not None and indices_dtype is not None:
             sizes = _sizes_as(_as_sizes(sizes, "context"), indices_dtype)
-        if shape is not None:
-            cls._check_shape(shape, sizes)
+        if shape is not None:  # (sizes as a list / tuple: their array first)
+            cls._check_shape(shape, None if sizes is None else _as_sizes(sizes, "context"))
         self = cls.__new__(cls)
         if sizes is None:
             self._sizes = None  # filled in by GraphTensor.from_pieces

@@ -451,14 +451,13 @@ class GAT(BasicGNN):
 
 class PNA(BasicGNN):
     """PyG's ``PNA``: ``PNAConv`` layers (``aggregators``, ``scalers``, ``deg``,
-    ``edge_dim``, ``towers``, ``pre_layers``, ``post_layers``, ``divide_input``;
-    ``train_norm`` is taken and, at inference, changes nothing); ``edge_attr`` reaches them."""
+    ``edge_dim``, ``towers``, ``pre_layers``, ``post_layers``, ``divide_input``,
+    ``train_norm``: the same numbers at inference); ``edge_attr`` reaches them."""
 
     supports_edge_attr = True
 
     def init_conv(self, in_channels: int, out_channels: int, **kwargs: Any) -> Module:
         kw = self._conv_kwargs(kwargs, {"rng": self._rng})
-        kw.pop("train_norm", None)  # trainable average degrees: the same numbers at inference
         return PNAConv(in_channels, out_channels, **kw)
 
 

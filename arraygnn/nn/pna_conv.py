@@ -32,6 +32,7 @@ from arraygnn.nn.linear import (
     _rng,
     get_activation,
     matmul,
+    resolve_act,
 )
 
 __all__ = ["PNAConv"]
@@ -71,7 +72,10 @@ class PNAConv(Module):
             buffers take precedence.
         edge_dim: edge feature size (an ``edge_encoder`` Linear to ``F_in``).
         towers, pre_layers, post_layers, divide_input: as PyG.
-        act: activation between the layers of ``pre_nn`` / ``post_nn`` (a name or callable).
+        act: activation between the layers of ``pre_nn`` / ``post_nn`` (a name or callable);
+            ``act_kwargs`` as PyG's resolver (elu ``alpha``, leaky_relu ``negative_slope``).
+        train_norm: whether PyG learns the average degrees; the same numbers at inference
+            (the loaded state dict's values are used either way).
 
     Call as ``conv(x, edge_index, edge_attr=None)`` or ``conv(graph, feat, edge_attr)``.
     Aggregates of a node without in-edges are 0 (``std`` too; PyG zeroes a standard
@@ -103,6 +107,8 @@ class PNAConv(Module):
         post_layers: int = 1,
         divide_input: bool = False,
         act: Any = "relu",
+        act_kwargs: dict[str, Any] | None = None,
+        train_norm: bool = False,
         *,
         dtype: Any = np.float32,
         rng: Any = None,
@@ -132,7 +138,8 @@ class PNAConv(Module):
         self.F_in = self.in_channels // self.towers if self.divide_input else self.in_channels
         self.F_out = self.out_channels // self.towers
         self.edge_dim = None if edge_dim is None else layer_size(layer, "edge_dim", edge_dim, 1)
-        self.act = get_activation(act)
+        self.act = resolve_act(layer, act, act_kwargs) if act_kwargs else get_activation(act)
+        self.train_norm = bool(train_norm)  # PyG learns the degree averages: loaded either way
         gen = _rng(rng)
         f_in, f_out = self.F_in, self.F_out
         self.aggr_module = _DegreeScaler(deg, dtype)

@@ -83,10 +83,15 @@ def _hetero(where: str, data: HeteroData, xp: Any) -> HeteroData:
         )
         masks[src][ei[0]] = True
         masks[dst][ei[1]] = True
-    for s in stores:
+    for s in data.edge_stores:  # every store's label pairs, with edges of its own or not
         src, _, dst = s._key
         for k in [k for k, v in s.items() if "index" in k and k != "edge_index" and is_array(v)]:
+            for t in (src, dst):
+                if t not in masks:
+                    raise ValueError(f"{where}: edge type {s._key!r}: {t!r} is not a node type")
             s[k] = _renumbered_pairs(where, s, k, masks[src], masks[dst], xp)
+    for s in stores:
+        src, _, dst = s._key
         ei = s.edge_index
         rows = [
             (xp.cumsum(masks[t]) - 1).astype(ei.dtype, copy=False)[ei[r]]
