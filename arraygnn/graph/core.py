@@ -912,6 +912,26 @@ class Graph:
             )
         return mask.astype(bool, copy=False)
 
+    @staticmethod
+    def _predicate(predicate: Any, where: str) -> Any:
+        """``predicate`` as the UDF the filter runs, its output checked to be one value per
+        item of the batch (an error naming the predicate, not the hidden mask field)."""
+
+        def run(batch: Any) -> dict[str, Any]:
+            out = predicate(batch)
+            if not is_array(out):
+                raise TypeError(
+                    f"{where}: the predicate must return a boolean array, got {type(out).__name__}"
+                )
+            if out.ndim != 1 or out.shape[0] != len(batch):
+                raise ValueError(
+                    f"{where}: the predicate must return one value per item of the batch "
+                    f"(shape ({len(batch)},)), got shape {tuple(out.shape)}"
+                )
+            return {Graph._MASK: out}
+
+        return run
+
     def filter_nodes(self, predicate: Any, nodes: Any = None, ntype: str | None = None) -> Any:
         """DGL's ``g.filter_nodes(predicate, nodes=ALL, ntype=None)``: the ids of the nodes
         (all, or ``nodes`` in the order given) for which ``predicate(node_batch)`` (a UDF
@@ -934,7 +954,7 @@ class Graph:
             ids = _ids_for(self, nodes, frame.num_rows, f"{where}: nodes", unique=False)
         with self.local_scope():
             self.apply_nodes(
-                lambda nb: {self._MASK: predicate(nb)}, self._selection(ids, frame.num_rows), ntype
+                self._predicate(predicate, where), self._selection(ids, frame.num_rows), ntype
             )
             mask = self._mask_of(frame, where)
         if ids is None:
@@ -958,7 +978,7 @@ class Graph:
         e = None if edges is None else _edge_rows(self, rel, edges)  # ids may repeat (DGL)
         with self.local_scope():
             self.apply_edges(
-                lambda eb: {self._MASK: predicate(eb)},
+                self._predicate(predicate, where),
                 self._selection(e, rel.num_edges),
                 rel.canonical,
             )

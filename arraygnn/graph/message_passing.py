@@ -123,7 +123,9 @@ class _LazyRows(Mapping):
 
 
 class EdgeBatch:
-    """What a message UDF receives: ``src``, ``dst``, ``data`` (per-edge rows) and ``edges()``."""
+    """What a message UDF receives: ``src``, ``dst``, ``data`` (per-edge rows), ``edges()``,
+    ``batch_size()`` and ``canonical_etype``. In ``send_and_recv`` / ``pull`` / ``push``
+    ``edges()`` gives the graph's edge ids of the edges sent along (DGL's ``orig_eid``)."""
 
     def __init__(self, g: Any, rel: Any, eids: Any = None) -> None:
         s, _, d = rel.canonical
@@ -140,6 +142,8 @@ class EdgeBatch:
         """``(src ids, dst ids, edge ids)`` of the edges in the batch."""
         eids = self._eids
         if eids is None:
+            eids = getattr(self._rel, "_parent_eids", None)  # the edges _receive sends along
+        if eids is None:
             xp = np if isinstance(self._src, np.ndarray) else _cupy()
             eids = xp.arange(self._src.shape[0], dtype=self._src.dtype)
         return self._src, self._dst, eids
@@ -152,13 +156,22 @@ class EdgeBatch:
 
 
 class NodeBatch:
-    """What a reduce / apply-node UDF receives: ``data``, ``mailbox``, ``nodes()``."""
+    """What a reduce / apply-node UDF receives: ``data``, ``mailbox``, ``nodes()``,
+    ``batch_size()`` and ``ntype`` (the node type, DGL's ``NodeBatch.ntype``)."""
 
-    def __init__(self, frame: Any, nodes: Any, mailbox: dict[str, Any] | None, num: int) -> None:
+    def __init__(
+        self,
+        frame: Any,
+        nodes: Any,
+        mailbox: dict[str, Any] | None,
+        num: int,
+        ntype: str | None = None,
+    ) -> None:
         self._nodes = nodes
         self._num = num
         self.data = _LazyRows(frame, nodes, "nodes.data")
         self.mailbox = _Mailbox(mailbox or {})
+        self.ntype = ntype
 
     def nodes(self) -> Any:
         if self._nodes is None:  # every node of the frame, on the graph's device
@@ -349,8 +362,9 @@ def apply_nodes(g: Any, func: Callable, v: Any = None, ntype: str | None = None)
     arrays; a new field is 0 elsewhere)."""
     _check_callable("apply_nodes: func", func)
     frame = g._node_frame(ntype, "dst")
+    ntype = g._ntype(ntype, "dst")
     if v is None:
-        out = func(NodeBatch(frame, None, None, frame.num_rows))
+        out = func(NodeBatch(frame, None, None, frame.num_rows, ntype))
         for k, val in _check_udf_output(out, frame.num_rows, "apply-node UDF", frame.where).items():
             frame[k] = val
         return
@@ -362,7 +376,7 @@ def apply_nodes(g: Any, func: Callable, v: Any = None, ntype: str | None = None)
     )
     n = int(nodes.shape[0])
     out = _check_udf_output(
-        func(NodeBatch(frame, nodes, None, n)), n, "apply-node UDF", frame.where
+        func(NodeBatch(frame, nodes, None, n, ntype)), n, "apply-node UDF", frame.where
     )
     columns = {k: _write_rows(frame, k, nodes, val) for k, val in out.items()}
     for k, val in columns.items():
@@ -463,7 +477,7 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
         # a [0, 1, ...] mailbox: reductions over the degree axis stay well defined
         mailbox = {k: xp.zeros((0, 1) + tuple(m.shape[1:]), m.dtype) for k, m in messages.items()}
         out = _check_udf_output(
-            func(NodeBatch(frame, nodes, mailbox, 0)), 0, "reduce UDF", frame.where
+            func(NodeBatch(frame, nodes, mailbox, 0, d)), 0, "reduce UDF", frame.where
         )
         return {k: xp.zeros((n_dst,) + tuple(v.shape[1:]), dtype=v.dtype) for k, v in out.items()}
     first = buckets[0]
@@ -481,7 +495,7 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
             k: ops.gather(m, eids).reshape((nodes.shape[0], b) + tuple(m.shape[1:]))
             for k, m in messages.items()
         }
-        out = func(NodeBatch(frame, nodes, mailbox, int(nodes.shape[0])))
+        out = func(NodeBatch(frame, nodes, mailbox, int(nodes.shape[0]), d))
         out = _check_udf_output(out, int(nodes.shape[0]), "reduce UDF", f"degree-{b} bucket")
         # every bucket must give the same fields of the same per-node shape (a missing field
         # would leave zeros, a narrower dtype would truncate the other buckets' values)
@@ -569,7 +583,7 @@ def _apply_node_udf(g: Any, dtype_: str, func: Callable | None) -> None:
         return
     _check_callable("apply_node_func", func)
     frame = g._dst_frames[dtype_]
-    out = func(NodeBatch(frame, None, None, frame.num_rows))
+    out = func(NodeBatch(frame, None, None, frame.num_rows, dtype_))
     for k, v in _check_udf_output(out, frame.num_rows, "apply_node_func", frame.where).items():
         frame[k] = v
 
@@ -685,6 +699,7 @@ def _receive(
     )
     sub._src_frames, sub._dst_frames = g._src_frames, g._dst_frames  # read, never written
     sub_rel = sub._rels[c]
+    sub_rel._parent_eids = eids  # edges.edges() in a message UDF: g's edge ids (DGL)
     sub_rel.frame._data.update({k: _ops().gather(v, eids) for k, v in rel.frame._data.items()})
     out = _compute_update(sub, sub_rel, message, reduce)
     frame = g._dst_frames[c[2]]
@@ -696,7 +711,7 @@ def _receive(
         saved = dict(frame._data)
         try:  # the UDF sees the received values; the frame is restored whatever happens
             frame._data.update(columns)
-            res = apply_node_func(NodeBatch(frame, receivers, None, n))
+            res = apply_node_func(NodeBatch(frame, receivers, None, n, c[2]))
             res = _check_udf_output(res, n, "apply_node_func", frame.where)
             # only the UDF's output is stored, not the reduced fields (DGL's message_passing)
             columns = {k: _write_rows(frame, k, receivers, v) for k, v in res.items()}
@@ -756,14 +771,18 @@ def push(
     apply_node_func: Callable | None = None,
     etype: Any = None,
 ) -> None:
-    """Nodes ``u`` (each once) send along all their out-edges; the destinations reduce (as
-    :func:`send_and_recv` over those edges)."""
+    """Nodes ``u`` (each once, in the order of their first appearance) send along all their
+    out-edges; the destinations reduce (as :func:`send_and_recv` over those edges, so a
+    reduce UDF's mailbox holds the messages in the order of ``u``, then of edge id, DGL's)."""
+    from arraygnn._ids import unique_ids_with
     from arraygnn.graph.query import out_edges
 
     rel = g._rel(etype)
     nodes = g._check_node_ids(u, rel.canonical[0], "src")
     xp = np if isinstance(rel.src, np.ndarray) else _cupy()
-    senders = unique_ids(xp, nodes, g._num_src[rel.canonical[0]])  # a repeated node sends once
+    # a repeated node sends once; the others keep their order (DGL's out_edges(u) order)
+    _, first = unique_ids_with(xp, nodes, g._num_src[rel.canonical[0]], return_index=True)
+    senders = nodes[xp.sort(first)]
     eids = out_edges(g, senders, "eid", etype)
     _check_message(message)
     _check_reduce(reduce)
@@ -828,7 +847,7 @@ def _per_etype_apply(g: Any, rel: Any, out: dict[str, Any], func: Callable) -> d
     try:
         for k, v in out.items():
             frame._data[k] = v
-        res = func(NodeBatch(frame, None, None, frame.num_rows))
+        res = func(NodeBatch(frame, None, None, frame.num_rows, rel.canonical[2]))
         res = _check_udf_output(res, frame.num_rows, "apply_node_func", frame.where)
     finally:
         for k, v in with_scope.items():
