@@ -44,7 +44,8 @@ argument that is not an array is ``None``; a pre-hook's replacement arguments re
 steps too. Differences, all on input PyG mishandles: a required argument that is missing
 raises ``TypeError`` naming it; an out-of-range id raises ``IndexError`` before anything is
 gathered; ``decomposed_layers`` that splits the features into fewer blocks than asked still
-runs (PyG: ``IndexError``).
+runs (PyG: ``IndexError``) and splits ``(x_src, x_dst)`` pairs (PyG: ``AttributeError``);
+ids of any integer dtype are taken; ``size`` must be two non-negative ints or ``None``.
 
 >>> import numpy as np
 >>> from arraygnn.nn import Linear, MessagePassing
