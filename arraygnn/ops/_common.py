@@ -47,7 +47,7 @@ def check_index(name: str, index: Any, size: int | None, *, ndim: int = 1) -> No
     check_array(name, index)
     if index.dtype.kind not in "iu" or index.dtype == np.bool_:
         raise TypeError(
-            f"{name} must be an integer array (int32 or int64), got dtype {index.dtype}"
+            f"{name} must be an integer array (any int / uint dtype), got dtype {index.dtype}"
         )
     if index.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(index.shape)}")
