@@ -87,13 +87,26 @@ def bidirectional(
         return r, c, e
     if num_rows is None:
         num_rows = int(r.max()) + 1
-    key = c * max(int(num_rows), 1) + r
-    order = xp.argsort(key, kind="stable")
-    key = key[order]
+    order, key = _stable_sort(xp, c * max(int(num_rows), 1) + r)
     first = xp.ones(key.shape[0], dtype=bool)
     first[1:] = key[1:] != key[:-1]
     keep = order[first]
     return r[keep], c[keep], None if e is None else e[keep]
+
+
+def _stable_sort(xp: Any, key: Any) -> tuple[Any, Any]:
+    """``(order, key[order])`` for ``order = argsort(key, kind='stable')`` (``key`` int64,
+    not empty). On the CPU, when they fit in int64, the keys packed with their positions
+    are sorted instead: distinct values, so a plain (SIMD) sort gives the stable order,
+    several times faster than NumPy's stable argsort of int64."""
+    size = int(key.shape[0])
+    if xp is np:
+        shift = size.bit_length()  # positions < 2 ** shift
+        if int(key.min()) >= 0 and int(key.max()) < 1 << (63 - shift):
+            packed = np.sort((key << shift) | np.arange(size, dtype=np.int64))
+            return packed & ((1 << shift) - 1), packed >> shift
+    order = xp.argsort(key, kind="stable")
+    return order, key[order]
 
 
 def hetero_partners(edge_types: Sequence[tuple[str, str, str]]) -> tuple[list, list]:

@@ -218,58 +218,137 @@ class BidirectionalNeighborSampler(BaseSampler):
         return out.to_bidirectional() if self.subgraph_type == "bidirectional" else out
 
     def _sample(self, xp: Any, seeds: Any) -> SamplerOutput:
-        """The hops around ``seeds`` merged (see the module's rules). Nodes and edges are
-        keyed ``root * N + node`` / ``root * E + edge`` (``root`` 0 unless disjoint)."""
+        """The hops around ``seeds`` merged (see the module's rules). Disjoint: nodes and
+        edges are keyed ``root * N + node`` / ``root * E + edge`` (``root``: the seed's
+        position), kept in order of first appearance by sorting (the keys span ``seeds x
+        N``); else :meth:`_sample_shared`."""
+        if not self.disjoint:
+            return self._sample_shared(xp, seeds)
         n = max(self.num_nodes, 1)
         n_edges = int(self.forward_sampler._core.graph.num_edges())
         cores = (self.forward_sampler._core, self.backward_sampler._core)
         count = int(seeds.shape[0])
-        roots = xp.arange(count, dtype=np.int64) if self.disjoint else xp.zeros(count, np.int64)
-        nodes = _Seen(xp, None if self.disjoint else self._scratch(xp, "_node_map", n))
-        edges = _Seen(xp, None if self.disjoint else self._scratch(xp, "_edge_map", n_edges))
+        roots = xp.arange(count, dtype=np.int64)
+        nodes, edges = _Seen(xp), _Seen(xp)
         ends: list[tuple[Any, Any]] = []  # the kept edges' (source key, target key)
-        try:
-            # a repeated seed counts once from here (disjoint: one tree per seed position)
-            first = _first_occurrences(xp, roots * n + seeds)
-            frontier, roots = seeds[first], roots[first]
-            for fanout in self.num_neighbors.values:
-                hop_start = nodes.total
-                for backward, core in enumerate(cores):
-                    size = int(frontier.shape[0])
-                    if size == 0:
-                        nodes.skip(2)
-                        edges.skip(1)
-                        continue
-                    core.num_neighbors = [int(fanout)]  # one hop at a time (PyG's loop)
-                    out = core._subgraph(frontier)
-                    tree = roots[out.batch] if self.disjoint else None
-                    keys = out.node if tree is None else tree * n + out.node
-                    # pyg-lib's order, as the sampler gives it: edges grouped by frontier
-                    # node, new nodes numbered as they first appear there
-                    row, col, edge = out.row, out.col, out.edge
-                    nodes.add(keys[:size])  # new only for the seeds, at hop 0
-                    if not backward:
-                        hop_start = nodes.total
-                    nodes.add(keys[row[row >= size]])
-                    src, dst = (col, row) if backward else (row, col)
-                    kept = edges.add(edge if tree is None else tree[col] * n_edges + edge)
-                    ends.append((keys[src][kept], keys[dst][kept]))
-                fresh = nodes.since(hop_start)  # the nodes first seen in this hop
-                frontier, roots = fresh % n, fresh // n
-            node_keys, edge_keys = nodes.keys(), edges.keys()
-            src = xp.concatenate([e[0] for e in ends]) if ends else edge_keys
-            dst = xp.concatenate([e[1] for e in ends]) if ends else edge_keys
-            row, col = nodes.positions(src), nodes.positions(dst)
-        finally:
-            nodes.reset()
-            edges.reset()
+        first = _first_occurrences(xp, roots * n + seeds)  # one tree per seed position
+        frontier, roots = seeds[first], roots[first]
+        for fanout in self.num_neighbors.values:
+            hop_start = nodes.total
+            for backward, core in enumerate(cores):
+                size = int(frontier.shape[0])
+                if size == 0:
+                    nodes.skip(2)
+                    edges.skip(1)
+                    continue
+                core.num_neighbors = [int(fanout)]  # one hop at a time (PyG's loop)
+                out = core._subgraph(frontier)
+                tree = roots[out.batch]
+                keys = tree * n + out.node
+                # pyg-lib's order, as the sampler gives it: edges grouped by frontier
+                # node, new nodes numbered as they first appear there
+                row, col, edge = out.row, out.col, out.edge
+                nodes.add(keys[:size])  # new only for the seeds, at hop 0
+                if not backward:
+                    hop_start = nodes.total
+                nodes.add(keys[row[row >= size]])
+                src, dst = (col, row) if backward else (row, col)
+                kept = edges.add(tree[col] * n_edges + edge)
+                ends.append((keys[src][kept], keys[dst][kept]))
+            fresh = nodes.since(hop_start)  # the nodes first seen in this hop
+            frontier, roots = fresh % n, fresh // n
+        node_keys, edge_keys = nodes.keys(), edges.keys()
+        src = xp.concatenate([e[0] for e in ends]) if ends else edge_keys
+        dst = xp.concatenate([e[1] for e in ends]) if ends else edge_keys
+        row, col = nodes.positions(src), nodes.positions(dst)
         num_sampled_nodes = nodes.counts
         num_sampled_nodes[0] = count
         num_sampled_edges = edges.counts
         return SamplerOutput(
             node_keys % n, row, col, edge_keys % max(n_edges, 1),
-            node_keys // n if self.disjoint else None, num_sampled_nodes, num_sampled_edges,
+            node_keys // n, num_sampled_nodes, num_sampled_edges,
         )  # fmt: skip
+
+    def _sample_shared(self, xp: Any, seeds: Any) -> SamplerOutput:
+        """:meth:`_sample` without disjoint trees, in one pass per hop and direction: the
+        draws are the directions' own hops' (:func:`~arraygnn.sampling._sample_grouped`
+        on their CSRs, their streams, in the same order), numbered straight into the
+        node and edge maps (no per-direction batch built, deduplicated and renumbered)."""
+        from arraygnn._namespace import repeat_counts
+        from arraygnn.sampling import _rng, _sample_grouped
+
+        n_edges = int(self.forward_sampler._core.graph.num_edges())
+        node_map = self._scratch(xp, "_node_map", max(self.num_nodes, 1))
+        edge_map = self._scratch(xp, "_edge_map", n_edges)
+        cores = (self.forward_sampler._core, self.backward_sampler._core)
+        empty = xp.zeros(0, dtype=np.int64)
+        count = int(seeds.shape[0])
+        frontier = seeds[_first_occurrences(xp, seeds)]  # a repeated seed counts once
+        nodes: list[Any] = []  # the nodes in order of first appearance, part by part
+        edges: list[Any] = []
+        rows: list[Any] = []
+        cols: list[Any] = []
+        num_sampled_nodes: list[int] = []
+        num_sampled_edges: list[int] = []
+        total = 0
+        num_edges = 0
+
+        def add(ids: Any) -> None:
+            nonlocal total
+            fresh = number_new(xp, node_map, ids, total)
+            nodes.append(fresh)
+            num_sampled_nodes.append(int(fresh.shape[0]))
+            total += int(fresh.shape[0])
+
+        try:
+            for fanout in self.num_neighbors.values:
+                hop_start = len(nodes)
+                for backward, core in enumerate(cores):
+                    if int(frontier.shape[0]) == 0:
+                        num_sampled_nodes += [0, 0]
+                        num_sampled_edges.append(0)
+                        continue
+                    core.num_neighbors = [int(fanout)]  # one hop at a time (PyG's loop)
+                    if core._sample_rng is None:
+                        core._sample_rng = _rng(core.graph, core._sample_seed)
+                    add(frontier)  # new only for the seeds, at hop 0
+                    if not backward:
+                        hop_start = len(nodes)
+                    if int(fanout) == 0:
+                        eid = src = empty
+                        per_node = xp.zeros(int(frontier.shape[0]), dtype=np.int64)
+                    else:  # pyg-lib's order: grouped by frontier node
+                        (rel,) = core.graph._rels
+                        eid, src, per_node = _sample_grouped(
+                            core.graph, rel, frontier, int(fanout), core.replace,
+                            core._sample_rng, core._weight,
+                        )  # fmt: skip
+                    add(src)  # numbered as they first appear
+                    eid = eid.astype(np.int64, copy=False)
+                    first_seen = edge_map[eid] < 0  # an edge both ways: kept where first
+                    kept = number_new(xp, edge_map, eid, num_edges)
+                    edges.append(kept)
+                    num_sampled_edges.append(int(kept.shape[0]))
+                    num_edges += int(kept.shape[0])
+                    src_pos = node_map[src]
+                    dst_pos = repeat_counts(xp, node_map[frontier], per_node)
+                    if backward:  # every edge in its graph direction
+                        src_pos, dst_pos = dst_pos, src_pos
+                    rows.append(src_pos[first_seen])
+                    cols.append(dst_pos[first_seen])
+                fresh_parts = nodes[hop_start:]  # the nodes first seen in this hop
+                frontier = xp.concatenate(fresh_parts) if fresh_parts else empty
+            node = xp.concatenate(nodes) if nodes else empty
+            edge = xp.concatenate(edges) if edges else empty
+            row = xp.concatenate(rows) if rows else empty
+            col = xp.concatenate(cols) if cols else empty
+        finally:  # only the entries this batch set (no [N] fill per batch)
+            for part in nodes:
+                node_map[part] = -1
+            for part in edges:
+                edge_map[part] = -1
+        num_sampled_nodes[0] = count
+        return SamplerOutput(node, row, col, edge, None, num_sampled_nodes, num_sampled_edges)
 
     def _scratch(self, xp: Any, name: str, size: int) -> Any:
         """A ``[size]`` map key -> position, ``-1`` between calls (made once)."""
@@ -282,12 +361,10 @@ class BidirectionalNeighborSampler(BaseSampler):
 
 class _Seen:
     """Keys in order of first appearance, added part by part, with the number each part
-    adds: through a ``-1``-filled map over the key space (one Numba numbering pass on the
-    CPU; reset entry by entry), or, without one, by sorting (disjoint keys span
-    ``seeds x N``)."""
+    adds, by sorting (disjoint keys span ``seeds x N``)."""
 
-    def __init__(self, xp: Any, scratch: Any) -> None:
-        self.xp, self.scratch = xp, scratch
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
         self.parts: list[Any] = []
         self.counts: list[int] = []
         self.total = 0
@@ -299,13 +376,9 @@ class _Seen:
         """Keep the keys not seen yet, each once in order of first appearance; the mask
         of the entries not seen before (those kept when ``keys`` are distinct)."""
         xp = self.xp
-        if self.scratch is not None:
-            fresh = self.scratch[keys] < 0
-            kept = number_new(xp, self.scratch, keys, self.total)  # one Numba pass (CPU)
-        else:
-            fresh = ~xp.isin(keys, self.keys())
-            kept = keys[fresh]
-            kept = kept[_first_occurrences(xp, kept)]
+        fresh = ~xp.isin(keys, self.keys())
+        kept = keys[fresh]
+        kept = kept[_first_occurrences(xp, kept)]
         self.parts.append(kept)
         self.counts.append(int(kept.shape[0]))
         self.total += int(kept.shape[0])
@@ -319,11 +392,4 @@ class _Seen:
         return xp.concatenate(self.parts) if self.parts else xp.zeros(0, dtype=np.int64)
 
     def positions(self, keys: Any) -> Any:
-        if self.scratch is not None:
-            return self.scratch[keys]
         return _positions(self.xp, self.keys(), keys)
-
-    def reset(self) -> None:
-        if self.scratch is not None:
-            for part in self.parts:
-                self.scratch[part] = -1
