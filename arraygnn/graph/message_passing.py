@@ -749,18 +749,24 @@ def pull(
     etype: Any = None,
 ) -> None:
     """Nodes ``v`` (each once) receive along all their in-edges (0 for a node without any);
-    other nodes keep their features."""
+    other nodes keep their features. The edges are sent in DGL's ``in_edges(v)`` order (by
+    node in the order of first appearance, then edge id); ``apply_node_func`` sees the
+    receivers sorted (DGL's compute graph)."""
+    from arraygnn._ids import unique_ids_with
     from arraygnn.graph.query import in_edges
 
     rel = g._rel(etype)
     nodes = g._check_node_ids(v, rel.canonical[2], "dst")
     xp = np if isinstance(rel.src, np.ndarray) else _cupy()
-    nodes = unique_ids(xp, nodes, g._num_dst[rel.canonical[2]]).astype(g.idtype, copy=False)
+    receivers, first = unique_ids_with(xp, nodes, g._num_dst[rel.canonical[2]], return_index=True)
+    receivers = receivers.astype(g.idtype, copy=False)
     _check_message(message)
     _check_reduce(reduce)
-    if nodes.shape[0] == 0:
+    if receivers.shape[0] == 0:
         return
-    _receive(g, rel, in_edges(g, nodes, "eid", etype), nodes, message, reduce, apply_node_func)
+    ordered = nodes[xp.sort(first)].astype(g.idtype, copy=False)  # as given, each once
+    eids = in_edges(g, ordered, "eid", etype)
+    _receive(g, rel, eids, receivers, message, reduce, apply_node_func)
 
 
 def push(

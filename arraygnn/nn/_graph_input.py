@@ -307,8 +307,9 @@ def check_zero_in_degree(layer: str, deg: Any) -> None:
         count = int((deg == 0).sum())
         raise ValueError(
             f"{layer}: {count} destination node(s) have zero in-degree (first: node {first}); "
-            "they receive no message (their output would be zeros, or just the bias) and that "
-            "silently hurts the model. Add self-loops "
+            "they receive no message (their output would carry nothing from neighbours: "
+            "zeros, or only the bias / residual / root terms) and that silently hurts the "
+            "model. Add self-loops "
             "(add_self_loops=True where the layer has it, or loop edges in the graph) or pass "
             "allow_zero_in_degree=True to accept it."
         )

@@ -167,8 +167,8 @@ def test_udf_message_with_builtin_reduce_and_back(red):
 def test_receiving_udfs_see_the_graphs_edge_ids_and_dgls_mailbox_order(how):
     """DGL runs these on a compute graph whose ``orig_eid`` is what ``edges.edges()``
     reports, whose edges are numbered in the order given (``send_and_recv`` ids,
-    ``push``'s ``out_edges(u)``: by node as given, then edge id), and whose mailboxes
-    follow that numbering."""
+    ``pull``'s ``in_edges(v)`` and ``push``'s ``out_edges(u)``: by node as given, then
+    edge id), and whose mailboxes follow that numbering."""
     src = np.array([0, 1, 2, 2, 3, 0, 3])
     dst = np.array([1, 2, 1, 3, 1, 3, 3])
     g = ag.graph((src, dst), num_nodes=5)
@@ -186,7 +186,7 @@ def test_receiving_udfs_see_the_graphs_edge_ids_and_dgls_mailbox_order(how):
         order = [4, 1, 6, 0, 3]  # node 1 receives 4 then 0; node 3 receives 6 then 3
         g.send_and_recv(order, msg, red)
     elif how == "pull":
-        order = [0, 2, 4, 3, 5, 6]  # in_edges([3, 1]): each node's in-edges in edge-id order
+        order = [3, 5, 6, 0, 2, 4]  # in_edges([3, 1]): by node as given, then edge id
         g.pull([3, 1], msg, red)
     else:
         order = [4, 6, 0, 5, 2, 3]  # out_edges([3, 0, 2]): by node as given, then edge id
