@@ -166,9 +166,11 @@ class NodeBatch:
         mailbox: dict[str, Any] | None,
         num: int,
         ntype: str | None = None,
+        idtype: Any = None,
     ) -> None:
         self._nodes = nodes
         self._num = num
+        self._idtype = idtype  # nodes() in the graph's idtype, as DGL's
         self.data = _LazyRows(frame, nodes, "nodes.data")
         self.mailbox = _Mailbox(mailbox or {})
         self.ntype = ntype
@@ -176,8 +178,10 @@ class NodeBatch:
     def nodes(self) -> Any:
         if self._nodes is None:  # every node of the frame, on the graph's device
             xp = np if self.data._frame.device == "cpu" else _cupy()
-            return xp.arange(self._num)
-        return self._nodes
+            return xp.arange(self._num, dtype=self._idtype)
+        if self._idtype is None:
+            return self._nodes
+        return self._nodes.astype(self._idtype, copy=False)
 
     def batch_size(self) -> int:
         return self._num
@@ -364,7 +368,7 @@ def apply_nodes(g: Any, func: Callable, v: Any = None, ntype: str | None = None)
     frame = g._node_frame(ntype, "dst")
     ntype = g._ntype(ntype, "dst")
     if v is None:
-        out = func(NodeBatch(frame, None, None, frame.num_rows, ntype))
+        out = func(NodeBatch(frame, None, None, frame.num_rows, ntype, g.idtype))
         for k, val in _check_udf_output(out, frame.num_rows, "apply-node UDF", frame.where).items():
             frame[k] = val
         return
@@ -376,7 +380,7 @@ def apply_nodes(g: Any, func: Callable, v: Any = None, ntype: str | None = None)
     )
     n = int(nodes.shape[0])
     out = _check_udf_output(
-        func(NodeBatch(frame, nodes, None, n, ntype)), n, "apply-node UDF", frame.where
+        func(NodeBatch(frame, nodes, None, n, ntype, g.idtype)), n, "apply-node UDF", frame.where
     )
     columns = {k: _write_rows(frame, k, nodes, val) for k, val in out.items()}
     for k, val in columns.items():
@@ -477,7 +481,7 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
         # a [0, 1, ...] mailbox: reductions over the degree axis stay well defined
         mailbox = {k: xp.zeros((0, 1) + tuple(m.shape[1:]), m.dtype) for k, m in messages.items()}
         out = _check_udf_output(
-            func(NodeBatch(frame, nodes, mailbox, 0, d)), 0, "reduce UDF", frame.where
+            func(NodeBatch(frame, nodes, mailbox, 0, d, g.idtype)), 0, "reduce UDF", frame.where
         )
         return {k: xp.zeros((n_dst,) + tuple(v.shape[1:]), dtype=v.dtype) for k, v in out.items()}
     first = buckets[0]
@@ -495,7 +499,7 @@ def _reduce_udf(g: Any, rel: Any, messages: dict[str, Any], func: Callable) -> d
             k: ops.gather(m, eids).reshape((nodes.shape[0], b) + tuple(m.shape[1:]))
             for k, m in messages.items()
         }
-        out = func(NodeBatch(frame, nodes, mailbox, int(nodes.shape[0]), d))
+        out = func(NodeBatch(frame, nodes, mailbox, int(nodes.shape[0]), d, g.idtype))
         out = _check_udf_output(out, int(nodes.shape[0]), "reduce UDF", f"degree-{b} bucket")
         # every bucket must give the same fields of the same per-node shape (a missing field
         # would leave zeros, a narrower dtype would truncate the other buckets' values)
@@ -583,7 +587,7 @@ def _apply_node_udf(g: Any, dtype_: str, func: Callable | None) -> None:
         return
     _check_callable("apply_node_func", func)
     frame = g._dst_frames[dtype_]
-    out = func(NodeBatch(frame, None, None, frame.num_rows, dtype_))
+    out = func(NodeBatch(frame, None, None, frame.num_rows, dtype_, g.idtype))
     for k, v in _check_udf_output(out, frame.num_rows, "apply_node_func", frame.where).items():
         frame[k] = v
 
@@ -711,7 +715,7 @@ def _receive(
         saved = dict(frame._data)
         try:  # the UDF sees the received values; the frame is restored whatever happens
             frame._data.update(columns)
-            res = apply_node_func(NodeBatch(frame, receivers, None, n, c[2]))
+            res = apply_node_func(NodeBatch(frame, receivers, None, n, c[2], g.idtype))
             res = _check_udf_output(res, n, "apply_node_func", frame.where)
             # only the UDF's output is stored, not the reduced fields (DGL's message_passing)
             columns = {k: _write_rows(frame, k, receivers, v) for k, v in res.items()}
@@ -853,7 +857,7 @@ def _per_etype_apply(g: Any, rel: Any, out: dict[str, Any], func: Callable) -> d
     try:
         for k, v in out.items():
             frame._data[k] = v
-        res = func(NodeBatch(frame, None, None, frame.num_rows, rel.canonical[2]))
+        res = func(NodeBatch(frame, None, None, frame.num_rows, rel.canonical[2], g.idtype))
         res = _check_udf_output(res, frame.num_rows, "apply_node_func", frame.where)
     finally:
         for k, v in with_scope.items():
