@@ -6,7 +6,8 @@ Hop ``h`` samples, for every node of the frontier (the seeds at hop 0),
 hop reached that no earlier hop had are the next frontier. The hops' outputs are merged as
 PyG's ``SamplerOutput.merge_with`` / ``collate`` merge them: the nodes in order of first
 appearance (hop by hop: frontier, forward nodes, backward nodes), each edge once (an edge
-both directions reached is kept where it came first), ``row`` / ``col`` positions in
+both directions reached, or drawn again with ``replace=True``, is kept where it came first:
+PyG's ``unique_unsorted`` of the ``(row, col, edge)`` uids), ``row`` / ``col`` positions in
 ``node``, every edge in its graph direction (``node[row]`` its source). Within a hop and
 direction the edges come grouped by frontier node, in edge-id order per node (pyg-lib's
 order for full fan-outs), so full fan-outs give PyG's output exactly.
@@ -22,9 +23,12 @@ Differences from PyG: ``edge`` holds the graph's edge ids in both directions (Py
 backward edges are positions in the reversed CSC, which its ``edge_permutation``, the
 forward one, does not map), so an edge found both ways is merged; a repeated seed is
 sampled once (its other copies only count in ``num_sampled_nodes[0]``; PyG's counts then go
-wrong, even negative); ``sample_from_edges`` runs (PyG 2.8's reads a ``num_nodes`` it never
-sets); no message is printed for more than one hop. As PyG's, dicts of fan-outs (per edge
-type), heterogeneous graphs, temporal sampling and negative sampling are refused.
+wrong, even negative); with ``replace=True`` the edge counts are of the edges kept (PyG's
+merge assumes no edge is drawn twice: its first count includes the repeats, the next one
+subtracts them, so they stop matching its edges); ``sample_from_edges`` runs (PyG 2.8's
+reads a ``num_nodes`` it never sets); no message is printed for more than one hop. As
+PyG's, dicts of fan-outs (per edge type), heterogeneous graphs, temporal sampling and
+negative sampling are refused.
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -326,6 +330,10 @@ class BidirectionalNeighborSampler(BaseSampler):
                     add(src)  # numbered as they first appear
                     eid = eid.astype(np.int64, copy=False)
                     first_seen = edge_map[eid] < 0  # an edge both ways: kept where first
+                    if core.replace:  # an edge drawn again in this part: its first draw
+                        once = xp.zeros(eid.shape[0], dtype=bool)
+                        once[_first_occurrences(xp, eid)] = True
+                        first_seen &= once
                     kept = number_new(xp, edge_map, eid, num_edges)
                     edges.append(kept)
                     num_sampled_edges.append(int(kept.shape[0]))
@@ -374,15 +382,17 @@ class _Seen:
 
     def add(self, keys: Any) -> Any:
         """Keep the keys not seen yet, each once in order of first appearance; the mask
-        of the entries not seen before (those kept when ``keys`` are distinct)."""
+        of the entries kept (a key repeated in ``keys``: its first entry only)."""
         xp = self.xp
-        fresh = ~xp.isin(keys, self.keys())
+        fresh = xp.flatnonzero(~xp.isin(keys, self.keys()))
+        fresh = fresh[_first_occurrences(xp, keys[fresh])]
         kept = keys[fresh]
-        kept = kept[_first_occurrences(xp, kept)]
         self.parts.append(kept)
         self.counts.append(int(kept.shape[0]))
         self.total += int(kept.shape[0])
-        return fresh
+        mask = xp.zeros(keys.shape[0], dtype=bool)
+        mask[fresh] = True
+        return mask
 
     def since(self, start: int) -> Any:
         return self.keys()[start:]
