@@ -19,7 +19,8 @@ the nodes outside ``mask``). One class takes both libraries' forms:
 and ``'sym'`` for the ``(graph, labels)`` form; name one to cross over. The labels follow
 the chosen library's rules: ``'gcn'``: integer ids ``(N,)`` / ``(N, 1)`` become a float32
 one-hot matrix (any integer dtype; PyG only one-hot encodes int64), a float ``(N, C)`` keeps
-its dtype; ``'sym'`` / ``'row'``: ids or an ``(N, C)`` matrix, the result is float32 (as
+its dtype (float16 steps in float32 without ``edge_weight``, as PyG's float32 weights
+make it); ``'sym'`` / ``'row'``: ids or an ``(N, C)`` matrix, the result is float32 (as
 DGL's). One-hot widths are ``max id + 1`` unless ``num_classes`` is given.
 
 Paths: one CSR per call; each step is one SpMM over it (``'gcn'``: the GCN weights in
@@ -212,15 +213,24 @@ class LabelPropagation(Module):
         else:
             inp = propagation_input(layer, labels, edge_index_or_labels, edge_weight)
         mask = check_mask(layer, mask, inp.num_src)
-        step = _Steps(inp, mode, edge_weight, labels.dtype)
         out = _masked(labels, mask)
+        res = out * out.dtype.type(1.0 - self.alpha)
+        if mode == "gcn" and edge_weight is None and out.dtype.itemsize < 4:
+            # PyG: half-precision labels times gcn_norm's float32 weights step in float32
+            out, res = out.astype(np.float32), res.astype(np.float32)
         dt = out.dtype.type
-        res = out * dt(1.0 - self.alpha)
+        step = _Steps(inp, mode, edge_weight, out.dtype)
         xp = get_namespace(out)
         for _ in range(self.num_layers):
             out = step(out, dt(self.alpha), res)
             if post_step is not None:
+                shape = out.shape
                 out = post_step(out)
+                if not is_array(out) or out.shape != shape:
+                    raise TypeError(
+                        f"{layer}: post_step must return the {tuple(shape)} label array, got "
+                        f"{getattr(out, 'shape', type(out).__name__)}"
+                    )
             elif self.clamp:
                 xp.clip(out, 0, 1, out=out)
             if self.normalize:  # torch's F.normalize(p=1): / max(||row||_1, 1e-12)
@@ -329,6 +339,11 @@ class CorrectAndSmooth(Module):
         if y_true.dtype.kind in "iu" and y_true.size == y_true.shape[0]:
             y_true = _one_hot(
                 f"CorrectAndSmooth.{where}", y_true, int(y_soft.shape[1]), y_soft.dtype
+            )
+        elif y_true.ndim != 2 or y_true.shape[1] != y_soft.shape[1]:
+            raise ValueError(
+                f"CorrectAndSmooth.{where}: y_true must be class ids (M,) / (M, 1) or a "
+                f"matrix (M, {y_soft.shape[1]}) as wide as y_soft, got {tuple(y_true.shape)}"
             )
         return y_true, mask, numel
 

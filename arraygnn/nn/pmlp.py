@@ -54,7 +54,9 @@ class PMLP(Module):
 
     Args:
         in_channels, hidden_channels, out_channels: sizes.
-        num_layers: linear layers (at least 2, as PyG builds them).
+        num_layers: the layers run (at least 1). PyG always builds at least two linear
+            layers (``in -> hidden``, ``hidden -> out``); ``num_layers=1`` runs the first
+            only, so the output is ``hidden_channels`` wide, as PyG's.
         dropout: ignored (inference).
         norm: batch normalisation between layers (default ``True``).
         bias: biases in the linear layers.
@@ -83,12 +85,12 @@ class PMLP(Module):
         self.in_channels = layer_size(name, "in_channels", in_channels)
         self.hidden_channels = layer_size(name, "hidden_channels", hidden_channels)
         self.out_channels = layer_size(name, "out_channels", out_channels)
-        self.num_layers = layer_size(name, "num_layers", num_layers, minimum=2)
+        self.num_layers = layer_size(name, "num_layers", num_layers, minimum=1)
         self.dropout = float(dropout)
         self.norm = bool(norm)
         self.bias = bool(bias)
         gen = _rng(rng)
-        sizes = [self.in_channels] + [self.hidden_channels] * (self.num_layers - 1)
+        sizes = [self.in_channels] + [self.hidden_channels] * (max(self.num_layers, 2) - 1)
         sizes.append(self.out_channels)
         self.lins = _ModuleList(
             [Linear(a, b, self.bias, dtype=dtype, rng=gen) for a, b in zip(sizes, sizes[1:])]
@@ -100,7 +102,8 @@ class PMLP(Module):
             raise ValueError("PMLP: edge_index is required at inference (as PyG's)")
         _check_features(x, self.in_channels, "PMLP node features")
         last = self.num_layers - 1
-        for i, lin in enumerate(self.lins):
+        for i in range(self.num_layers):
+            lin = self.lins[i]
             x = self.conv(matmul(x, lin.weight.T), edge_index)
             if lin.bias is not None:
                 x += lin.bias
