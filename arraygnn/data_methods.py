@@ -25,7 +25,7 @@ RULE: errors name the method (``Data.subgraph: ...``) and the argument at fault.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
@@ -249,20 +249,31 @@ def coalesce(
     where = _where(data, "coalesce")
     check_pyg_reduce(where, reduce, allow_any=True)
     levels = _levels(where, data, node_attrs, edge_attrs, graph_attrs)
+
+    def rewrite(ei: Any, feats: list[Any]) -> tuple[Any, list[Any]]:
+        for key, value in zip(levels.edge, feats):
+            check_numeric(where, f"edge attribute {key!r}", value)
+            if get_namespace(value) is not get_namespace(ei):
+                raise TypeError(f"{where}: edge attribute {key!r} is not on edge_index's device")
+        # num_nodes unknown: coalesce takes edge_index.max() + 1 as a sort bound only; the
+        # result does not depend on it and the graph's num_nodes stays unknown
+        return coalesce_edges(ei, feats, data.num_nodes, reduce)
+
+    return _edges_rewritten(where, data, levels.edge, rewrite)
+
+
+def _edges_rewritten(
+    where: str, data: Any, edge_keys: list[str], rewrite: Callable[[Any, list[Any]], Any]
+) -> Any:
+    """A copy of ``data`` whose ``edge_index`` and edge attributes ``edge_keys`` are
+    ``rewrite(edge_index, [their values])`` (the copy as is without ``edge_index``)."""
     out = data.copy()
     ei = _checked_edge_index(where, data, data.num_nodes, required=False)
     if ei is None:
         return out
-    feats = [data._store[key] for key in levels.edge]
-    for key, value in zip(levels.edge, feats):
-        check_numeric(where, f"edge attribute {key!r}", value)
-        if get_namespace(value) is not get_namespace(ei):
-            raise TypeError(f"{where}: edge attribute {key!r} is not on edge_index's device")
-    # num_nodes unknown: coalesce takes edge_index.max() + 1 as a sort bound only; the
-    # result does not depend on it and the graph's num_nodes stays unknown
-    new_ei, new_feats = coalesce_edges(ei, feats, data.num_nodes, reduce)
+    new_ei, new_feats = rewrite(ei, [data._store[key] for key in edge_keys])
     out._store["edge_index"] = new_ei
-    for key, value in zip(levels.edge, new_feats):
+    for key, value in zip(edge_keys, new_feats):
         out._store[key] = value
     return out
 
@@ -289,17 +300,13 @@ def sort(
     where = _where(data, "sort")
     sort_by_row = bool_arg(where, "sort_by_row", sort_by_row)
     levels = _levels(where, data, node_attrs, edge_attrs, graph_attrs)
-    out = data.copy()
-    ei = _checked_edge_index(where, data, data.num_nodes, required=False)
-    if ei is None:
-        return out
-    feats = [data._store[key] for key in levels.edge]
     # num_nodes unknown: edge_index.max() + 1 is a sort bound only, as in coalesce
-    new_ei, new_feats = sort_edge_index(ei, feats, data.num_nodes, sort_by_row=sort_by_row)
-    out._store["edge_index"] = new_ei
-    for key, value in zip(levels.edge, new_feats):
-        out._store[key] = value
-    return out
+    return _edges_rewritten(
+        where,
+        data,
+        levels.edge,
+        lambda ei, feats: sort_edge_index(ei, feats, data.num_nodes, sort_by_row=sort_by_row),
+    )
 
 
 # ------------------------------------------------------------------ structure tests

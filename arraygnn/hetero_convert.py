@@ -62,16 +62,9 @@ def _check_data(data: Any, where: str) -> None:
 
 
 def _counts(data: HeteroData, where: str) -> dict[str, int]:
-    counts = {}
-    for t, s in data._nodes.items():
-        n = s.num_nodes
-        if n is None:
-            raise ValueError(
-                f"{where}: num_nodes of node type {t!r} is unknown (give x, pos or num_nodes=; it "
-                "is never guessed from edge_index.max() + 1)"
-            )
-        counts[t] = n
-    return counts
+    return data._node_counts(
+        where, "give x, pos or num_nodes=; it is never guessed from edge_index.max() + 1"
+    )
 
 
 def _edge_index(data: HeteroData, et: EdgeType, where: str) -> Any:

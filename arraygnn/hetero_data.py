@@ -639,14 +639,22 @@ class HeteroData:
         """``({node_type: nodes of the types before it}, total nodes)``; ``ValueError``
         naming ``where`` when a type's ``num_nodes`` is unknown."""
         offsets, total = {}, 0
+        for t, n in self._node_counts(where).items():
+            offsets[t], total = total, total + n
+        return offsets, total
+
+    def _node_counts(
+        self, where: str, hint: str = "give x, pos or num_nodes="
+    ) -> dict[NodeType, int]:
+        """``{node_type: num_nodes}`` in ``node_types`` order; a ``ValueError`` naming
+        ``where`` and the type (with ``hint``) when one is unknown."""
+        counts = {}
         for t, s in self._nodes.items():
             n = s.num_nodes
             if n is None:
-                raise ValueError(
-                    f"{where}: num_nodes of node type {t!r} is unknown (give x, pos or num_nodes=)"
-                )
-            offsets[t], total = total, total + n
-        return offsets, total
+                raise ValueError(f"{where}: num_nodes of node type {t!r} is unknown ({hint})")
+            counts[t] = n
+        return counts
 
     def size(self, dim: int | None = None) -> Any:
         """``(num_nodes, num_nodes)`` over all types, or its ``dim`` entry (PyG's)."""
@@ -745,14 +753,8 @@ class HeteroData:
         """
         arrays = [v for s in self.stores for v in s._mapping.values() if is_array(v)]
         xp = get_namespace(*arrays) if arrays else np
-        for t, store in self._nodes.items():
-            n = store.num_nodes
-            if n is None:
-                raise ValueError(
-                    f"generate_ids: num_nodes of node type {t!r} is unknown (give x, pos or "
-                    "num_nodes=)"
-                )
-            store._mapping["n_id"] = xp.arange(n, dtype=np.int64)
+        for t, n in self._node_counts("generate_ids").items():
+            self._nodes[t]._mapping["n_id"] = xp.arange(n, dtype=np.int64)
         for store in self._edges.values():
             store._mapping["e_id"] = xp.arange(store.num_edges, dtype=np.int64)
 
@@ -1535,17 +1537,8 @@ def _to_homogeneous(
     add_node_type: bool,
     add_edge_type: bool,
 ) -> Data:
-    counts = {}
-    for t, s in data._nodes.items():
-        n = s.num_nodes
-        if n is None:
-            raise ValueError(
-                f"to_homogeneous: num_nodes of node type {t!r} is unknown "
-                "(give x, pos or num_nodes=)"
-            )
-        counts[t] = n
-    offsets = dict(zip(counts, np.concatenate([[0], np.cumsum(list(counts.values()))]).tolist()))
-    total = int(sum(counts.values()))
+    counts = data._node_counts("to_homogeneous")
+    offsets, total = data._offsets("to_homogeneous")
     arrays = [v for s in chain(data._nodes.values(), data._edges.values()) for v in s.values()]
     arrays = [v for v in arrays if is_array(v)]
     xp = get_namespace(*arrays)

@@ -127,10 +127,10 @@ class EdgeBatch:
     ``batch_size()`` and ``canonical_etype``. In ``send_and_recv`` / ``pull`` / ``push``
     ``edges()`` gives the graph's edge ids of the edges sent along (DGL's ``orig_eid``)."""
 
-    def __init__(self, g: Any, rel: Any, eids: Any = None) -> None:
+    def __init__(self, g: Any, rel: Any, eids: Any = None, edge_ids: Any = None) -> None:
         s, _, d = rel.canonical
-        self._rel = rel
         self._eids = eids
+        self._edge_ids = eids if edge_ids is None else edge_ids  # what edges() reports
         self._src = rel.src if eids is None else rel.src[eids]
         self._dst = rel.dst if eids is None else rel.dst[eids]
         self.src = _LazyRows(g._src_frames[s], self._src, "edges.src")
@@ -140,9 +140,7 @@ class EdgeBatch:
 
     def edges(self) -> tuple[Any, Any, Any]:
         """``(src ids, dst ids, edge ids)`` of the edges in the batch."""
-        eids = self._eids
-        if eids is None:
-            eids = getattr(self._rel, "_parent_eids", None)  # the edges _receive sends along
+        eids = self._edge_ids
         if eids is None:
             xp = np if isinstance(self._src, np.ndarray) else _cupy()
             eids = xp.arange(self._src.shape[0], dtype=self._src.dtype)
@@ -286,8 +284,8 @@ def _align_feature_ranks(a: Any, b: Any) -> tuple[Any, Any]:
     return a, b
 
 
-def _udf_messages(g: Any, rel: Any, func: Callable) -> dict[str, Any]:
-    out = func(EdgeBatch(g, rel))
+def _udf_messages(g: Any, rel: Any, func: Callable, edge_ids: Any = None) -> dict[str, Any]:
+    out = func(EdgeBatch(g, rel, edge_ids=edge_ids))
     return _check_udf_output(out, rel.num_edges, "message UDF", f"edges of type {rel.canonical!r}")
 
 
@@ -548,8 +546,11 @@ def _naming(*funcs: Any) -> Iterator[None]:
         raise TypeError(f"{names}: a feature it reads is not usable: {err}") from err
 
 
-def _compute_update(g: Any, rel: Any, message: Any, reduce: Any) -> dict[str, Any]:
-    """The reduced destination features ``{out_field: [num_dst, ...]}`` of one edge type."""
+def _compute_update(
+    g: Any, rel: Any, message: Any, reduce: Any, edge_ids: Any = None
+) -> dict[str, Any]:
+    """The reduced destination features ``{out_field: [num_dst, ...]}`` of one edge type
+    (``edge_ids``: what a message UDF's ``edges.edges()`` reports for ``rel``'s edges)."""
     _check_message(message)
     _check_reduce(reduce)
     builtin_msg = isinstance(message, (CopyMessage, BinaryMessage))
@@ -567,7 +568,7 @@ def _compute_update(g: Any, rel: Any, message: Any, reduce: Any) -> dict[str, An
         with _naming(message):
             messages = {message.out_field: _builtin_messages(g, rel, message)}
     else:
-        messages = _udf_messages(g, rel, message)
+        messages = _udf_messages(g, rel, message, edge_ids)
     if isinstance(reduce, Reduce):
         if reduce.msg_field not in messages:
             raise ValueError(
@@ -703,9 +704,9 @@ def _receive(
     )
     sub._src_frames, sub._dst_frames = g._src_frames, g._dst_frames  # read, never written
     sub_rel = sub._rels[c]
-    sub_rel._parent_eids = eids  # edges.edges() in a message UDF: g's edge ids (DGL)
     sub_rel.frame._data.update({k: _ops().gather(v, eids) for k, v in rel.frame._data.items()})
-    out = _compute_update(sub, sub_rel, message, reduce)
+    # edges.edges() in a message UDF: g's edge ids of the edges sent along (DGL's orig_eid)
+    out = _compute_update(sub, sub_rel, message, reduce, edge_ids=eids)
     frame = g._dst_frames[c[2]]
     n = int(receivers.shape[0])
     columns = {
@@ -756,21 +757,19 @@ def pull(
     other nodes keep their features. The edges are sent in DGL's ``in_edges(v)`` order (by
     node in the order of first appearance, then edge id); ``apply_node_func`` sees the
     receivers sorted (DGL's compute graph)."""
-    from arraygnn._ids import unique_ids_with
     from arraygnn.graph.query import in_edges
+    from arraygnn.graph.subgraph import _first_appearance
 
     rel = g._rel(etype)
     nodes = g._check_node_ids(v, rel.canonical[2], "dst")
     xp = np if isinstance(rel.src, np.ndarray) else _cupy()
-    receivers, first = unique_ids_with(xp, nodes, g._num_dst[rel.canonical[2]], return_index=True)
-    receivers = receivers.astype(g.idtype, copy=False)
+    ordered = _first_appearance(xp, nodes).astype(g.idtype, copy=False)  # as given, each once
     _check_message(message)
     _check_reduce(reduce)
-    if receivers.shape[0] == 0:
+    if ordered.shape[0] == 0:
         return
-    ordered = nodes[xp.sort(first)].astype(g.idtype, copy=False)  # as given, each once
     eids = in_edges(g, ordered, "eid", etype)
-    _receive(g, rel, eids, receivers, message, reduce, apply_node_func)
+    _receive(g, rel, eids, xp.sort(ordered), message, reduce, apply_node_func)
 
 
 def push(
@@ -784,15 +783,14 @@ def push(
     """Nodes ``u`` (each once, in the order of their first appearance) send along all their
     out-edges; the destinations reduce (as :func:`send_and_recv` over those edges, so a
     reduce UDF's mailbox holds the messages in the order of ``u``, then of edge id, DGL's)."""
-    from arraygnn._ids import unique_ids_with
     from arraygnn.graph.query import out_edges
+    from arraygnn.graph.subgraph import _first_appearance
 
     rel = g._rel(etype)
     nodes = g._check_node_ids(u, rel.canonical[0], "src")
     xp = np if isinstance(rel.src, np.ndarray) else _cupy()
     # a repeated node sends once; the others keep their order (DGL's out_edges(u) order)
-    _, first = unique_ids_with(xp, nodes, g._num_src[rel.canonical[0]], return_index=True)
-    senders = nodes[xp.sort(first)]
+    senders = _first_appearance(xp, nodes)
     eids = out_edges(g, senders, "eid", etype)
     _check_message(message)
     _check_reduce(reduce)

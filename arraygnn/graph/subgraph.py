@@ -250,7 +250,9 @@ def _first_appearance(xp: Any, ids: Any) -> Any:
     if num == 0:
         return ids
     if xp is np and ids.dtype.kind in "iu":
-        low, high = int(ids.min()), int(ids.max())
+        from arraygnn.ops._common import index_bounds
+
+        low, high = index_bounds(ids)
         if high - low < 16 * num + (1 << 20):
             at = _offsets(ids, low)
             positions = np.arange(num)
