@@ -168,6 +168,20 @@ def copy_names(names: Any, where: str) -> Any:
     return out
 
 
+def name_set(names: Any, arg: str, where: str) -> set[str] | None:
+    """``None``, or a collection of set names as a set; a single ``str`` (which TF-GNN
+    would take letter by letter, or test for substrings) raises ``TypeError`` naming
+    ``arg``."""
+    if names is None:
+        return None
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise TypeError(
+            f"{where}: {arg} must be a collection of set names (e.g. [{names!r}]), got "
+            f"{names!r}"
+        )
+    return set(names)
+
+
 def flatten(nest: Any) -> list[Any]:
     """``tf.nest.flatten``: tuples / lists in order, dicts by sorted key, arrays as leaves."""
     if isinstance(nest, Mapping):

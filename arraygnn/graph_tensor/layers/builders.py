@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.graph_tensor.layers._base import is_aux
+from arraygnn.graph_tensor.layers._base import is_aux, name_set
 from arraygnn.graph_tensor.layers._keras import dense
 from arraygnn.graph_tensor.layers.convolutions import check_tag
 from arraygnn.graph_tensor.layers.graph_update import GraphUpdate, NodeSetUpdate, deferred_update
@@ -94,7 +94,7 @@ def conv_gnn_graph_update(
     input_widths)`` the next state (``input_widths`` by sorted edge set name).
     """
     tag = check_tag(receiver_tag, where, allow_context=False)
-    wanted = None if node_set_names is None else set(node_set_names)
+    wanted = name_set(node_set_names, "node_set_names", where)
     for name in wanted or ():
         if is_aux(name):
             raise ValueError(f"{where}: convolution requested towards aux node set {name!r}")

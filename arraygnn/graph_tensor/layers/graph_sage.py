@@ -51,6 +51,7 @@ from arraygnn.graph_tensor.layers._base import (
     feature,
     flatten,
     is_aux,
+    name_set,
     node_set,
 )
 from arraygnn.graph_tensor.layers._keras import KerasSlot, _concat_slots, keras_activation
@@ -489,7 +490,7 @@ def GraphSAGEGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     keras_activation(activation, where)
     if not isinstance(feature_name, str):
         raise TypeError(f"{where}: feature_name must be a str, got {feature_name!r}")
-    wanted = None if node_set_names is None else set(node_set_names)
+    wanted = name_set(node_set_names, "node_set_names", where)
     for ns_name in wanted or ():
         if is_aux(ns_name):
             raise ValueError(f"{where}: convolution requested towards aux node set {ns_name!r}")

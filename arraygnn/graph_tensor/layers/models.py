@@ -38,6 +38,7 @@ from arraygnn.graph_tensor.layers._base import (
     edge_set,
     feature,
     is_aux,
+    name_set,
 )
 from arraygnn.graph_tensor.layers._keras import (
     KerasSlot,
@@ -523,7 +524,7 @@ def VanillaMPNNGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
     message_dim = layer_size(where, "message_dim", message_dim, minimum=1)
     reduce_type = check_reduce_type(reduce_type, where)
     factor = len(reduce_type.split("|"))
-    wanted = None if node_set_names is None else set(node_set_names)
+    wanted = name_set(node_set_names, "node_set_names", where)
     for name in wanted or ():
         if is_aux(name):
             raise ValueError(f"{where}: convolution requested towards aux node set {name!r}")

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import is_array
-from arraygnn.graph_tensor.layers._base import GraphLayer, concat_last
+from arraygnn.graph_tensor.layers._base import GraphLayer, concat_last, name_set
 from arraygnn.graph_tensor.layers._keras import dense, keras_activation
 from arraygnn.graph_tensor.layers.builders import conv_gnn_graph_update
 from arraygnn.graph_tensor.layers.convolutions import SimpleConv, check_reduce_type, check_tag
@@ -240,12 +240,13 @@ def MtAlbisGraphUpdate(  # noqa: N802 - called like a class, as TF-GNN's
         raise ValueError(f"{where}: unknown normalization_type {normalization_type!r}")
     if edge_set_combine_type not in ("concat", "sum"):
         raise ValueError(f"{where}: edge_set_combine_type must be 'concat' or 'sum'")
+    attention_sets = name_set(attention_edge_set_names, "attention_edge_set_names", where)
     gen = _rng(rng)
 
     def needs_attention(edge_set_name: str) -> bool:
         if attention_type == "none":
             return False
-        return attention_edge_set_names is None or edge_set_name in attention_edge_set_names
+        return attention_sets is None or edge_set_name in attention_sets
 
     def conv(edge_set_name: str, dims: dict[str, Any]) -> tuple[Any, int]:
         if not needs_attention(edge_set_name):
