@@ -96,6 +96,8 @@ _TAKES_SIZE = (
     "GENConv",
     "GINConv",
     "GINEConv",
+    "GMMConv",
+    "NNConv",
     "SAGEConv",
     "TransformerConv",
 )

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge
+from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge, real_number
 
 __all__ = ["DistMult"]
 
@@ -44,7 +44,7 @@ class DistMult(KGEModel):
         rng: Any = None,
     ) -> None:
         super().__init__(num_nodes, num_relations, hidden_channels, sparse, dtype=dtype, rng=rng)
-        self.margin = float(margin)
+        self.margin = real_number("DistMult", "margin", margin)
 
     def _loss(self, pos: Any, neg: Any) -> Any:
         return margin_ranking_loss(pos, neg, self.margin, "DistMult.loss")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn.kge.base import KGEModel, _table, logits_loss, pyg_kge, xavier_bound
+from arraygnn.nn.kge.base import KGEModel, _table, logits_loss, pyg_kge, real_number, xavier_bound
 
 __all__ = ["RotatE"]
 
@@ -45,7 +45,7 @@ class RotatE(KGEModel):
         rng: Any = None,
     ) -> None:
         super().__init__(num_nodes, num_relations, hidden_channels, sparse, dtype=dtype, rng=rng)
-        self.margin = float(margin)
+        self.margin = real_number("RotatE", "margin", margin)
         dt, f = self.node_emb.weight.dtype, self.hidden_channels
         b = xavier_bound(self.num_nodes, f)
         self.node_emb_im = _table(self.num_nodes, f, self._gen, dt, -b, b)

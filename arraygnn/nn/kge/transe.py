@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge
+from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge, real_number
 
 __all__ = ["TransE"]
 
@@ -66,8 +66,8 @@ class TransE(KGEModel):
         rng: Any = None,
     ) -> None:
         super().__init__(num_nodes, num_relations, hidden_channels, sparse, dtype=dtype, rng=rng)
-        self.margin = float(margin)
-        self.p_norm = float(p_norm)
+        self.margin = real_number("TransE", "margin", margin)
+        self.p_norm = real_number("TransE", "p_norm", p_norm)
         if not self.p_norm >= 0:
             raise ValueError(f"TransE: p_norm must be >= 0, got {p_norm}")
         bound = 6.0 / np.sqrt(self.hidden_channels) if self.hidden_channels else 0.0
