@@ -30,7 +30,14 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import leaky_relu_
-from arraygnn.nn._dense_input import bmm, dense_inputs, row_sums, softmax, with_self_loops
+from arraygnn.nn._dense_input import (
+    bmm,
+    dense_inputs,
+    real_arg,
+    row_sums,
+    softmax,
+    with_self_loops,
+)
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, glorot, matmul
 from arraygnn.nn.sage_conv import l2_normalize
@@ -200,9 +207,9 @@ class DenseGINConv(Module):
         if not isinstance(nn, Module):
             raise TypeError(f"DenseGINConv: nn must be an arraygnn.nn Module, got {type(nn)}")
         self.nn = nn
-        self.initial_eps = float(eps)
+        self.initial_eps = real_arg("DenseGINConv", "eps", eps)
         self.train_eps = bool(train_eps)
-        self.eps = np.full(1, eps, dtype=dtype)
+        self.eps = np.full(1, self.initial_eps, dtype=dtype)
 
     def __call__(self, x: Any, adj: Any, mask: Any = None, add_loop: bool = True) -> Any:
         inp = dense_inputs("DenseGINConv", x, adj, mask)
@@ -338,8 +345,8 @@ class DenseGATConv(Module):
         self.out_channels = layer_size(layer, "out_channels", out_channels)
         self.heads = layer_size(layer, "heads", heads, minimum=1)
         self.concat = bool(concat)
-        self.negative_slope = float(negative_slope)
-        self.dropout = float(dropout)
+        self.negative_slope = real_arg(layer, "negative_slope", negative_slope)
+        self.dropout = real_arg(layer, "dropout", dropout)
         gen = _rng(rng)
         h, c = self.heads, self.out_channels
         self.lin = Linear(self.in_channels, h * c, False, dtype=dtype, rng=gen)

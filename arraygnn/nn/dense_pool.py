@@ -32,6 +32,7 @@ from arraygnn.nn._dense_input import (
     bmm,
     check_float_array,
     dense_inputs,
+    real_arg,
     row_sums,
     softmax,
 )
@@ -47,16 +48,19 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _pool_inputs(where: str, x: Any, adj: Any, s: Any, mask: Any) -> tuple[DenseInput, Any]:
+def _pool_inputs(
+    where: str, x: Any, adj: Any, s: Any, mask: Any, *, has_s: bool = True
+) -> tuple[DenseInput, Any]:
     """Checked, batched ``(inputs, s)``; ``s`` ``[B, N, K]`` (``[N, K]``) in ``x``'s
-    dtype. ``adj`` may be shared (a batch of 1), ``x`` and ``s`` may not."""
+    dtype (``None`` without ``has_s``). ``adj`` may be shared (a batch of 1), ``x`` and
+    ``s`` may not."""
     inp = dense_inputs(where, x, adj, mask)
     if inp.x.shape[0] != inp.batch:
         raise ValueError(
             f"{where}: x has {inp.x.shape[0]} graph(s) but adj {inp.batch}; give x and s "
             "one entry per graph"
         )
-    if s is None:
+    if not has_s:
         return inp, None
     check_float_array(where, "s", s, (2, 3))
     get_namespace(x, s)
@@ -175,13 +179,17 @@ def dense_mincut_pool(
         adj: adjacency ``(B, N, N)`` or ``(N, N)`` (read in ``x``'s dtype).
         s: assignment logits ``(B, N, K)`` or ``(N, K)``.
         mask: ``(B, N)`` real nodes (optional).
-        temp: softmax temperature.
+        temp: softmax temperature, a real number: nonzero and not NaN (PyG's 0 gives
+            NaN everywhere; negative values are kept, as PyG).
 
     Returns:
         ``(out (B, K, F), out_adj (B, K, K), mincut_loss, ortho_loss)``, the losses 0-d
         arrays.
     """
     where = "dense_mincut_pool"
+    temp = real_arg(where, "temp", temp)
+    if temp == 0 or np.isnan(temp):
+        raise ValueError(f"{where}: temp must be a nonzero number, got {temp!r}")
     inp, s = _pool_inputs(where, x, adj, s, mask)
     s = softmax(s / s.dtype.type(temp) if temp != 1.0 else s)
     xm, s = _masked(inp, s)
@@ -249,12 +257,12 @@ class DMoNPooling(Module):
         channels = [channels] if not isinstance(channels, (list, tuple)) else list(channels)
         channels = [layer_size(layer, f"channels[{i}]", c) for i, c in enumerate(channels)]
         self.k = layer_size(layer, "k", k, minimum=1)
-        self.dropout = float(dropout)
+        self.dropout = real_arg(layer, "dropout", dropout)
         self.mlp = MLP([*channels, self.k], act=None, norm=None, dtype=dtype, rng=rng)
 
     def __call__(self, x: Any, adj: Any, mask: Any = None) -> tuple[Any, ...]:
         where = "DMoNPooling"
-        inp, _ = _pool_inputs(where, x, adj, None, mask)
+        inp, _ = _pool_inputs(where, x, adj, None, mask, has_s=False)
         _check_features(inp.x, self.mlp.channel_list[0], f"{where} x", self.mlp.lins[0].weight)
         xp = inp.xp
         s = softmax(self.mlp(inp.x))
