@@ -13,7 +13,11 @@
 RULE: one row per batched graph (``graph.batch_size``; an unbatched graph is one); every
       reduction runs in ``arraygnn.ops.segment`` over the graphs' node / edge ranges and
       gives 0 for a graph without nodes / edges (``mean`` included), as DGL.
-RULE: ``weight`` names a feature multiplied into ``feat`` first (DGL: no normalisation).
+RULE: ``weight`` names a feature multiplied into ``feat`` first (DGL: no normalisation);
+      the product must be floating point (``TypeError``; DGL's kernel takes floats only).
+RULE: ``max`` / ``min`` turn every infinity of the result into 0, as DGL's
+      ``segment_reduce`` (``replace_inf_with_zero``): a graph whose rows are all ``-inf``
+      (a masked feature) reads out 0 for ``max``.
 RULE: ``topk_*`` pad each graph to ``max(k, largest graph)`` rows with -inf (inf when
       ascending), sort, take ``k`` and turn every infinity of the result into 0 (DGL's
       ``replace_inf_with_zero``): graphs with fewer than ``k`` rows end in zero rows.
@@ -85,14 +89,25 @@ def _readout(where: str, graph: Any, feat: str, weight: str | None, op: str, kin
                 f"{where}: weight {weight!r} of shape {tuple(w.shape)} does not broadcast "
                 f"against feature {feat!r} of shape {tuple(x.shape)}"
             ) from None
-    return _ops().segment(x, ptr, op)
+    if x.dtype.kind != "f":  # DGL's segment reduce kernel takes float features only
+        what = f"feature {feat!r}" + ("" if weight is None else f" times weight {weight!r}")
+        raise TypeError(
+            f"{where}: {what} must be floating point (float16, float32 or float64, as DGL's "
+            f"readouts), got {x.dtype}"
+        )
+    out = _ops().segment(x, ptr, op)
+    if op in ("max", "min"):  # DGL's segment_reduce: replace_inf_with_zero
+        xp = graph._xp()
+        out = xp.where(xp.isinf(out), xp.zeros((), dtype=out.dtype), out)
+    return out
 
 
 def readout_nodes(
     graph: Graph, feat: str, weight: str | None = None, *, op: str = "sum", ntype: str | None = None
 ) -> Any:
     """``op`` (``'sum'``, ``'mean'``, ``'max'``, ``'min'``) of node feature ``feat`` per
-    graph, ``[batch_size, *feat_shape]``."""
+    graph, ``[batch_size, *feat_shape]``; float features only, and ``max`` / ``min``
+    infinities become 0, as DGL's."""
     return _readout("readout_nodes", graph, feat, weight, op, "nodes", ntype)
 
 
@@ -124,12 +139,14 @@ def mean_edges(graph: Graph, feat: str, weight: str | None = None, *, etype: Any
 
 
 def max_nodes(graph: Graph, feat: str, weight: str | None = None, *, ntype: str | None = None):
-    """Feature-wise max of node feature ``feat`` per graph (0 for a graph without nodes)."""
+    """Feature-wise max of node feature ``feat`` per graph (0 for a graph without nodes;
+    infinities become 0, as DGL's)."""
     return _readout("max_nodes", graph, feat, weight, "max", "nodes", ntype)
 
 
 def max_edges(graph: Graph, feat: str, weight: str | None = None, *, etype: Any = None):
-    """Feature-wise max of edge feature ``feat`` per graph (0 for a graph without edges)."""
+    """Feature-wise max of edge feature ``feat`` per graph (0 for a graph without edges;
+    infinities become 0, as DGL's)."""
     return _readout("max_edges", graph, feat, weight, "max", "edges", etype)
 
 

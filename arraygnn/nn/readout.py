@@ -182,7 +182,21 @@ class _GraphPooling(DGLModule):
     def __call__(self, graph: Any, feat: Any) -> Any:
         name = type(self).__name__
         batch, ptr = _graph_segments(graph, feat, name)
-        return _pool(feat, batch, None, ptr, self._reduce, name)
+        if is_array(feat) and feat.dtype.kind != "f":  # DGL's segment reduce: floats only
+            raise TypeError(
+                f"{name}: feat must be floating point (float16, float32 or float64, as "
+                f"DGL's readouts), got {feat.dtype}"
+            )
+        out = _pool(feat, batch, None, ptr, self._reduce, name)
+        if self._reduce == "max":  # DGL's max_nodes: every infinity becomes 0
+            out = _inf_to_zero(out)
+        return out
+
+
+def _inf_to_zero(out: Any) -> Any:
+    """DGL's ``replace_inf_with_zero``."""
+    xp = get_namespace(out)
+    return xp.where(xp.isinf(out), xp.zeros((), dtype=out.dtype), out)
 
 
 class SumPooling(_GraphPooling):
@@ -203,7 +217,9 @@ class AvgPooling(_GraphPooling):
 
 
 class MaxPooling(_GraphPooling):
-    """Feature-wise max per graph (DGL's ``MaxPooling``); shapes as ``SumPooling``."""
+    """Feature-wise max per graph (DGL's ``MaxPooling``); shapes as ``SumPooling``.
+    Infinities of the result become 0, as DGL's ``max_nodes`` (a graph whose rows are
+    all ``-inf`` reads out 0)."""
 
     _reduce = "max"
 
@@ -405,11 +421,12 @@ class GlobalAttentionPooling(_GatedPooling, DGLModule):  # DGL's names are its o
     batched graph (``batch_num_nodes()``) or a ``Batch``: the sum of
     :class:`AttentionalAggregation` with DGL's names ``gate_nn`` / ``feat_nn``. The gate
     must have one column (DGL's check). ``get_attention=True`` also returns the softmaxed
-    gate ``(N, 1)``.
+    gate ``(N, 1)``. As DGL's, features ``(N, *, F)`` take a gate ``(N, *, 1)``,
+    softmaxed over each graph's nodes for every leading feature position.
 
     Shapes:
-        - input: ``(N, F)``
-        - output: ``(B, C)``
+        - input: ``(N, F)`` (or ``(N, *, F)``)
+        - output: ``(B, C)`` (or ``(B, *, C)``)
     """
 
     _child_names = ("gate_nn", "feat_nn")
@@ -423,14 +440,31 @@ class GlobalAttentionPooling(_GatedPooling, DGLModule):  # DGL's names are its o
         name = type(self).__name__
         self._check_input(feat, "feat")
         gate = self.gate_nn(feat)
-        if not is_array(gate) or gate.ndim != 2 or gate.shape[1] != 1:
+        n = feat.shape[0] if feat.ndim else 0
+        if not is_array(gate) or gate.ndim < 2 or gate.shape[-1] != 1 or gate.shape[0] != n:
             raise ValueError(
-                f"{name}: gate_nn must give (N, 1) gate logits, got "
-                f"{getattr(gate, 'shape', type(gate).__name__)}"
+                f"{name}: gate_nn must give (N, 1) gate logits (or (N, *, 1) for features "
+                f"(N, *, F)), got {getattr(gate, 'shape', type(gate).__name__)}"
             )
         inner = self.feat_nn(feat) if self.feat_nn is not None else feat
         batch, ptr = _graph_segments(graph, feat, name)
-        out, weights = _attention_pool(inner, gate, batch, None, ptr, name)
+        if gate.ndim == 2 and getattr(inner, "ndim", 0) == 2:
+            out, weights = _attention_pool(inner, gate, batch, None, ptr, name)
+            return (out, weights) if get_attention else out
+        # (N, *, 1) gates: DGL's softmax_nodes per gate column, then sum_nodes(feat * gate)
+        from arraygnn import ops
+
+        csr = _rows_into_graphs(inner, *_segments(inner, batch, None, ptr, name), name)
+        flat = gate.reshape(n, int(np.prod(gate.shape[1:])))
+        weights = ops.edge_softmax(csr, flat).reshape(gate.shape)
+        try:
+            weighted = inner * weights
+        except ValueError:
+            raise ValueError(
+                f"{name}: gate {tuple(gate.shape)} does not broadcast with features "
+                f"{tuple(inner.shape)}"
+            ) from None
+        out = _pool(weighted, batch, None, ptr, "sum", name)
         return (out, weights) if get_attention else out
 
     def extra_repr(self) -> str:
@@ -523,7 +557,8 @@ class SortAggregation(Module):
 
 class SortPooling(DGLModule):
     """DGL's ``SortPooling(k)``: each node's features sorted ascending first, then per graph
-    the ``k`` nodes with the largest (last, so largest) feature, descending, zero-padded.
+    the ``k`` nodes with the largest (last, so largest) feature, descending, zero-padded;
+    infinities of the result become 0, as DGL's ``topk_nodes``.
     Call as ``pool(graph, feat)`` on a batched graph (or a ``Batch``). A weightless
     ``Module``, as DGL's is a torch module.
 
@@ -544,7 +579,9 @@ class SortPooling(DGLModule):
         if not is_array(feat):
             raise TypeError(f"SortPooling: feat must be a NumPy or CuPy array, got {type(feat)}")
         feat = get_namespace(feat).sort(feat, axis=-1)
-        return _sort_pool(feat, batch, None, ptr, self.k, "SortPooling", "size")
+        out = _sort_pool(feat, batch, None, ptr, self.k, "SortPooling", "size")
+        # DGL's topk masks every infinity of the result to 0
+        return _inf_to_zero(out) if out.dtype.kind == "f" else out
 
     def extra_repr(self) -> str:
         return f"k={self.k}"
