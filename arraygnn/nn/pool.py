@@ -22,6 +22,7 @@ Both return PyG's ``(x, edge_index, edge_attr, batch, perm, score)``.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,14 @@ from arraygnn.nn.readout import group_bounds
 from arraygnn.ops._common import check_index
 
 __all__ = ["TopKPooling", "SAGPooling", "topk", "filter_adj"]
+
+
+def _real(layer: str, name: str, value: Any) -> float:
+    """``value`` as a float; a ``TypeError`` naming ``layer`` and ``name`` for a bool, a
+    string or ``None``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{layer}: {name} must be a number, got {value!r}")
+    return float(value)
 
 
 def _graph_ranks(xp: Any, batch: Any, order: Any) -> tuple[Any, Any]:
@@ -110,15 +119,28 @@ class _TopKBase(Module):
     ) -> None:  # fmt: skip
         """The settings both poolings share, checked."""
         self.in_channels = layer_size(name, "in_channels", in_channels, minimum=1)
+        for arg, value in (("ratio", ratio), ("min_score", min_score)):
+            if value is not None:
+                _real(name, arg, value)
+        multiplier = _real(name, "multiplier", multiplier)
+        if nonlinearity is None:  # PyG keeps None and fails on the first call
+            raise ValueError(f"{name}: nonlinearity must be an activation, got None")
         if min_score is None and (ratio is None or not ratio > 0):
             raise ValueError(f"{name}: ratio must be > 0 (or give min_score), got {ratio!r}")
         self.ratio, self.min_score, self.multiplier = ratio, min_score, float(multiplier)
-        self.act = get_activation(nonlinearity)
+        try:
+            self.act = get_activation(nonlinearity)
+        except ValueError as err:
+            raise ValueError(f"{name}: nonlinearity: {err}") from None
 
     @staticmethod
-    def _attention(x: Any, attn: Any) -> Any:
+    def _attention(name: str, x: Any, attn: Any) -> Any:
         """What the score is computed from: ``attn`` (a column when 1-D), else ``x``."""
-        attn = x if attn is None else attn
+        if attn is None:
+            attn = x
+        elif is_array(attn) and is_array(x) and attn.ndim and attn.shape[0] != x.shape[0]:
+            raise ValueError(f"{name}: attn must have {x.shape[0]} rows (one per node), got "
+                             f"shape {tuple(attn.shape)}")  # fmt: skip
         return attn.reshape(-1, 1) if getattr(attn, "ndim", 2) == 1 else attn
 
     def _pool(
@@ -129,6 +151,12 @@ class _TopKBase(Module):
         if not is_array(edge_index) or edge_index.ndim != 2 or edge_index.shape[0] != 2:
             raise ValueError(f"{name}: edge_index must be an integer array [2, E]")
         check_index(f"{name}: edge_index", edge_index.reshape(-1), n)
+        e = int(edge_index.shape[1])
+        if edge_attr is not None and (
+            not is_array(edge_attr) or edge_attr.ndim < 1 or edge_attr.shape[0] != e
+        ):
+            shape = tuple(getattr(edge_attr, "shape", ()))
+            raise ValueError(f"{name}: edge_attr must have {e} rows (one per edge), got {shape}")
         if batch is None:
             batch = xp.zeros(n, dtype=np.int64)
         else:
@@ -187,7 +215,7 @@ class TopKPooling(_TopKBase):
     def __call__(
         self, x: Any, edge_index: Any, edge_attr: Any = None, batch: Any = None, attn: Any = None
     ) -> tuple[Any, ...]:
-        attn = self._attention(x, attn)
+        attn = self._attention("TopKPooling", x, attn)
         _check_features(attn, self.in_channels, "TopKPooling attn", self.select.weight)
         return self._pool("TopKPooling", x, attn, edge_index, edge_attr, batch)
 
@@ -246,7 +274,7 @@ class SAGPooling(_TopKBase):
     def __call__(
         self, x: Any, edge_index: Any, edge_attr: Any = None, batch: Any = None, attn: Any = None
     ) -> tuple[Any, ...]:
-        scores = self.gnn(self._attention(x, attn), edge_index)
+        scores = self.gnn(self._attention("SAGPooling", x, attn), edge_index)
         return self._pool("SAGPooling", x, scores.reshape(-1, 1), edge_index, edge_attr, batch)
 
     def extra_repr(self) -> str:

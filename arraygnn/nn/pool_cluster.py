@@ -30,6 +30,7 @@ import numpy as np
 
 from arraygnn._ids import unique_ids_with
 from arraygnn._namespace import device_of, get_namespace, is_array, to_device, to_numpy
+from arraygnn.nn._module import layer_size
 from arraygnn.ops._common import check_index, check_size
 
 __all__ = [
@@ -141,9 +142,12 @@ def _pool_x(
         if tuple(batch.shape) != (n,):
             raise ValueError(f"{where}: batch must have shape ({n},), got {tuple(batch.shape)}")
     if size is not None:
-        if batch_size is None:
-            if batch is None:
-                raise ValueError(f"{where}: give batch or batch_size with size")
+        size = layer_size(where, "size", size, minimum=1)
+        if batch_size is not None:
+            batch_size = layer_size(where, "batch_size", batch_size)
+        elif batch is None:
+            raise ValueError(f"{where}: give batch or batch_size with size")
+        else:
             batch_size = int(batch.max()) + 1 if n else 0
         total = int(batch_size) * int(size)
         check_index(f"{where}: cluster", cluster, total)
