@@ -252,8 +252,9 @@ def _value_any(piece: Any, where: str, feature_value: Any, feature_name: Any, op
 
 
 def combine_values(inputs: Sequence[Any], combine_type: str) -> Any:
-    """Combine a list of arrays: ``"sum"`` adds them (same shape and dtype), ``"concat"``
-    joins them along the last axis (same dtype, same shape but the last axis)."""
+    """Combine a list of arrays: ``"sum"`` adds them (same shape and numeric dtype, as
+    ``tf.math.add_n``: bools and strings raise ``TypeError``), ``"concat"`` joins them along
+    the last axis (same dtype, same shape but the last axis)."""
     op = "combine_values()"
     if combine_type not in ("sum", "concat"):
         raise ValueError(f"{op}: unknown combine_type {combine_type!r}; known: ['sum', 'concat']")
@@ -278,6 +279,11 @@ def combine_values(inputs: Sequence[Any], combine_type: str) -> Any:
     xp = get_namespace(*inputs)
     if combine_type == "concat":
         return xp.concatenate(list(inputs), axis=-1)
+    if first.dtype.kind not in "iufc":  # tf.math.add_n: numbers only
+        raise TypeError(
+            f'{op}: combine_type="sum" adds numbers; the inputs are {first.dtype} (use '
+            '"concat", or cast them)'
+        )
     out = first.copy()
     for v in inputs[1:]:
         out += v

@@ -10,6 +10,8 @@ and two stable sorts, with no per-edge Python.
 
 RULE: ``non_backtracking=True`` drops the pairs whose outer ends agree
       (``u[1 - connect_from] == v[1 - connect_to]``), as TF-GNN, through :func:`mask_edges`.
+RULE: every edge set needs exactly the node tags SOURCE and TARGET (a ``HyperAdjacency``
+      with other tags raises ``ValueError``, as TF-GNN).
 RULE: auxiliary sets: ``_readout`` ones need ``connect_with_original_nodes=True`` (they are
       kept, pointing at the ``"original/<set>"`` node sets); any other auxiliary set raises.
 
@@ -43,6 +45,16 @@ from arraygnn.graph_tensor.pieces import (
 __all__ = ["convert_to_line_graph"]
 
 _OP = "convert_to_line_graph()"
+
+
+def _check_adjacencies(graph: GraphTensor) -> None:
+    for name, es in graph.edge_sets.items():  # TF-GNN: no hypergraphs
+        tags = sorted(es.adjacency.get_indices_dict())
+        if tags != [SOURCE, TARGET]:
+            raise ValueError(
+                f"{_OP}: edge set {name!r} has node tags {tags}; line graphs need an adjacency "
+                "with exactly one SOURCE (0) and one TARGET (1) end"
+            )
 
 
 def _check_aux(graph: GraphTensor, connect_with_original_nodes: bool) -> None:
@@ -169,6 +181,7 @@ def convert_to_line_graph(
         _check_tag(tag, _OP)
         if tag not in (SOURCE, TARGET):
             raise ValueError(f"{_OP}: node tag must be SOURCE (0) or TARGET (1), got {tag!r}")
+    _check_adjacencies(graph)
     _check_aux(graph, connect_with_original_nodes)
     nodes: dict[str, NodeSet] = {}
     edges: dict[str, EdgeSet] = {}
