@@ -30,10 +30,11 @@ def spmm(src: Any, other: Any, reduce: str = "sum") -> Any:
     ``'max'`` (PyG's ``spmm``; any other is a ``ValueError``, as PyG).
 
     ``src``: a 2-D SciPy (or cupyx) sparse matrix / array [M, N] (explicitly stored zeros
-    take part, as in PyG), or a :class:`~arraygnn.ops.CSR` of edges ``s -> t`` read as the
-    0/1 matrix ``A[t, s]`` ([num_dst_nodes, num_src_nodes], a GNN's aggregation);
-    ``other`` [N, ...] numeric on ``src``'s device. Returns [M, ...] in
-    ``result_type(A, other)``.
+    take part, as in PyG; a COO matrix's repeated entries are summed into one first, as
+    PyG coalesces a COO tensor, while a CSR / CSC's count apart, as torch's), or a
+    :class:`~arraygnn.ops.CSR` of edges ``s -> t`` read as the 0/1 matrix ``A[t, s]``
+    ([num_dst_nodes, num_src_nodes], a GNN's aggregation); ``other`` [N, ...] numeric on
+    ``src``'s device. Returns [M, ...] in ``result_type(A, other)``.
 
     >>> import numpy as np
     >>> from arraygnn.ops import to_csr
@@ -58,6 +59,10 @@ def spmm(src: Any, other: Any, reduce: str = "sum") -> Any:
             )
         return ops.spmm(src, other, reduce=reduce)
     coo = _coo(where, src)
+    if reduce != "sum" and src.format == "coo" and not coo.has_canonical_format:
+        # PyG coalesces a COO tensor first: repeated (i, j) entries are one, their sum
+        coo = coo.copy()  # (sum_duplicates works in place: the input stays as it is)
+        coo.sum_duplicates()
     if coo.data.dtype.kind not in "fiu":
         raise TypeError(
             f"{where}: src must hold numbers (float or int), got dtype {coo.data.dtype}"

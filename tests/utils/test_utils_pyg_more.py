@@ -373,8 +373,11 @@ def test_spmm_matches_pyg(dt, label, ei, n, reduce, fdtype):
     assert ours.dtype == fdtype
     tol = 1e-5 if fdtype == np.float32 else 1e-12
     np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
-    if reduce != "add":  # an arraygnn CSR: the 0/1 matrix A[t, s]
-        ones = sp.coo_matrix((np.ones(ei.shape[1], fdtype), (ei[1], ei[0])), shape=(n, n))
+    if reduce != "add":  # an arraygnn CSR: A[t, s], each parallel edge its own entry
+        # (a CSR with repeated entries counts them apart; a COO's are summed, as PyG's)
+        order = np.lexsort((ei[0], ei[1]))
+        ptr = np.concatenate([[0], np.cumsum(np.bincount(ei[1], minlength=n))])
+        ones = sp.csr_matrix((np.ones(ei.shape[1], fdtype), ei[0][order], ptr), shape=(n, n))
         np.testing.assert_allclose(
             U.spmm(to_csr(ei, n, n), x, reduce), U.spmm(ones, x, reduce), rtol=tol, atol=tol
         )
