@@ -31,7 +31,6 @@ __all__ = [
     "check_float_array",
     "dense_inputs",
     "node_mask",
-    "real_arg",
     "row_sums",
     "softmax",
     "with_self_loops",
@@ -127,18 +126,6 @@ def node_mask(layer: str, mask: Any, batch: int, num_nodes: int, dtype: Any) -> 
             f"{layer}: mask must be [B, N] = [{batch}, {num_nodes}], got shape {tuple(mask.shape)}"
         )
     return mask.reshape(batch, num_nodes, 1).astype(dtype)
-
-
-def real_arg(layer: str, name: str, value: Any) -> float:
-    """``value`` (a Python / NumPy real number or a one-element real array) as a float; a
-    ``TypeError`` naming ``layer`` and ``name`` for anything else (``None``, strings and
-    bools too: ``float('0.5')`` would pass a string, ``np.float64(None)`` is NaN)."""
-    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
-        value = value.reshape(-1)[0]
-    real = isinstance(value, (int, float, np.integer, np.floating))
-    if not real or isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{layer}: {name} must be a real number, got {value!r}")
-    return float(value)
 
 
 def bmm(a: Any, b: Any) -> Any:

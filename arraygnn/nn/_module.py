@@ -49,6 +49,23 @@ def layer_size(layer: str, name: str, value: Any, minimum: int = 0) -> int:
     return int(value)
 
 
+def real_number(layer: str, name: str, value: Any) -> float:
+    """``value`` as a float: a Python / NumPy real number, or a one-element real array
+    (PyG keeps some as ``(1,)`` tensors); a ``TypeError`` naming ``layer`` and ``name``
+    for ``None``, bools and strings (``float('0.5')`` would take a string,
+    ``np.float64(None)`` is NaN).
+
+    >>> real_number("TransE", "margin", np.float32(0.5))
+    0.5
+    """
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
+        value = value.reshape(-1)[0]
+    real = isinstance(value, (int, float, np.integer, np.floating))
+    if not real or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{layer}: {name} must be a real number, got {value!r}")
+    return float(value)
+
+
 def is_size(value: Any) -> bool:
     """An int-like size (NumPy integers and 0-d integer arrays too), not a pair."""
     if isinstance(value, np.ndarray) and value.ndim == 0:

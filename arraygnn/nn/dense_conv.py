@@ -33,12 +33,11 @@ from arraygnn.nn._attention import leaky_relu_
 from arraygnn.nn._dense_input import (
     bmm,
     dense_inputs,
-    real_arg,
     row_sums,
     softmax,
     with_self_loops,
 )
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, real_number
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, glorot, matmul
 from arraygnn.nn.sage_conv import l2_normalize
 
@@ -207,7 +206,7 @@ class DenseGINConv(Module):
         if not isinstance(nn, Module):
             raise TypeError(f"DenseGINConv: nn must be an arraygnn.nn Module, got {type(nn)}")
         self.nn = nn
-        self.initial_eps = real_arg("DenseGINConv", "eps", eps)
+        self.initial_eps = real_number("DenseGINConv", "eps", eps)
         self.train_eps = bool(train_eps)
         self.eps = np.full(1, self.initial_eps, dtype=dtype)
 
@@ -345,8 +344,8 @@ class DenseGATConv(Module):
         self.out_channels = layer_size(layer, "out_channels", out_channels)
         self.heads = layer_size(layer, "heads", heads, minimum=1)
         self.concat = bool(concat)
-        self.negative_slope = real_arg(layer, "negative_slope", negative_slope)
-        self.dropout = real_arg(layer, "dropout", dropout)
+        self.negative_slope = real_number(layer, "negative_slope", negative_slope)
+        self.dropout = real_number(layer, "dropout", dropout)
         gen = _rng(rng)
         h, c = self.heads, self.out_channels
         self.lin = Linear(self.in_channels, h * c, False, dtype=dtype, rng=gen)

@@ -32,11 +32,10 @@ from arraygnn.nn._dense_input import (
     bmm,
     check_float_array,
     dense_inputs,
-    real_arg,
     row_sums,
     softmax,
 )
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, real_number
 from arraygnn.nn.linear import MLP, _check_features
 
 __all__ = ["dense_diff_pool", "dense_mincut_pool", "DMoNPooling"]
@@ -187,7 +186,7 @@ def dense_mincut_pool(
         arrays.
     """
     where = "dense_mincut_pool"
-    temp = real_arg(where, "temp", temp)
+    temp = real_number(where, "temp", temp)
     if temp == 0 or np.isnan(temp):
         raise ValueError(f"{where}: temp must be a nonzero number, got {temp!r}")
     inp, s = _pool_inputs(where, x, adj, s, mask)
@@ -257,7 +256,7 @@ class DMoNPooling(Module):
         channels = [channels] if not isinstance(channels, (list, tuple)) else list(channels)
         channels = [layer_size(layer, f"channels[{i}]", c) for i, c in enumerate(channels)]
         self.k = layer_size(layer, "k", k, minimum=1)
-        self.dropout = real_arg(layer, "dropout", dropout)
+        self.dropout = real_number(layer, "dropout", dropout)
         self.mlp = MLP([*channels, self.k], act=None, norm=None, dtype=dtype, rng=rng)
 
     def __call__(self, x: Any, adj: Any, mask: Any = None) -> tuple[Any, ...]:

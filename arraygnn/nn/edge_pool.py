@@ -170,12 +170,12 @@ class EdgePooling(Module):
                 f"{edge_score_method!r}"
             )
         self.compute_edge_score = edge_score_method
-        from arraygnn.nn.pool import _real
+        from arraygnn.nn._module import real_number
 
-        if not 0.0 <= _real("EdgePooling", "dropout", dropout) < 1.0:
+        if not 0.0 <= real_number("EdgePooling", "dropout", dropout) < 1.0:
             raise ValueError(f"EdgePooling: dropout must be in [0, 1), got {dropout!r}")
         self.dropout = float(dropout)
-        self.add_to_edge_score = _real("EdgePooling", "add_to_edge_score", add_to_edge_score)
+        self.add_to_edge_score = real_number("EdgePooling", "add_to_edge_score", add_to_edge_score)
         self.lin = Linear(2 * self.in_channels, 1, dtype=dtype, rng=_rng(rng))
 
     def __call__(self, x: Any, edge_index: Any, batch: Any = None) -> tuple[Any, ...]:

@@ -81,9 +81,9 @@ class MemPooling(Module):
         self.out_channels = layer_size(name, "out_channels", out_channels)
         self.heads = layer_size(name, "heads", heads, minimum=1)
         self.num_clusters = layer_size(name, "num_clusters", num_clusters, minimum=1)
-        from arraygnn.nn.pool import _real
+        from arraygnn.nn._module import real_number
 
-        if not _real(name, "tau", tau) > 0:
+        if not real_number(name, "tau", tau) > 0:
             raise ValueError(f"{name}: tau must be > 0, got {tau!r}")
         self.tau = float(tau)
         gen = _rng(rng)

@@ -22,26 +22,17 @@ Both return PyG's ``(x, edge_index, edge_attr, batch, perm, score)``.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, real_number
 from arraygnn.nn.linear import _check_features, _rng, get_activation, glorot, matmul
 from arraygnn.nn.readout import group_bounds
 from arraygnn.ops._common import check_index
 
 __all__ = ["TopKPooling", "SAGPooling", "topk", "filter_adj"]
-
-
-def _real(layer: str, name: str, value: Any) -> float:
-    """``value`` as a float; a ``TypeError`` naming ``layer`` and ``name`` for a bool, a
-    string or ``None``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{layer}: {name} must be a number, got {value!r}")
-    return float(value)
 
 
 def _graph_ranks(xp: Any, batch: Any, order: Any) -> tuple[Any, Any]:
@@ -121,8 +112,8 @@ class _TopKBase(Module):
         self.in_channels = layer_size(name, "in_channels", in_channels, minimum=1)
         for arg, value in (("ratio", ratio), ("min_score", min_score)):
             if value is not None:
-                _real(name, arg, value)
-        multiplier = _real(name, "multiplier", multiplier)
+                real_number(name, arg, value)
+        multiplier = real_number(name, "multiplier", multiplier)
         if nonlinearity is None:  # PyG keeps None and fails on the first call
             raise ValueError(f"{name}: nonlinearity must be an activation, got None")
         if min_score is None and (ratio is None or not ratio > 0):

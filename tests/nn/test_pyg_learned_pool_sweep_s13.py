@@ -293,15 +293,15 @@ def _x_ei():
 
 
 BAD_ARGS = [
-    (lambda: agnn.TopKPooling(F, "0.5"), TypeError, "TopKPooling: ratio must be a number"),
+    (lambda: agnn.TopKPooling(F, "0.5"), TypeError, "TopKPooling: ratio must be a real number"),
     (lambda: agnn.SAGPooling(F, min_score="a"), TypeError, "SAGPooling: min_score must be"),
     (lambda: agnn.PANPooling(F, multiplier="2"), TypeError, "PANPooling: multiplier must be"),
-    (lambda: agnn.TopKPooling(F, True), TypeError, "TopKPooling: ratio must be a number"),
+    (lambda: agnn.TopKPooling(F, True), TypeError, "TopKPooling: ratio must be a real number"),
     (lambda: agnn.TopKPooling(F, nonlinearity=None), ValueError, "TopKPooling: nonlinearity"),
     (lambda: agnn.SAGPooling(F, nonlinearity="foo"), ValueError, "SAGPooling: nonlinearity"),
     (lambda: agnn.EdgePooling(F, add_to_edge_score="a"), TypeError, "add_to_edge_score"),
     (lambda: agnn.EdgePooling(F, dropout="a"), TypeError, "EdgePooling: dropout"),
-    (lambda: agnn.ASAPooling(F, "a"), TypeError, "ASAPooling: ratio must be a number"),
+    (lambda: agnn.ASAPooling(F, "a"), TypeError, "ASAPooling: ratio must be a real number"),
     (lambda: agnn.ASAPooling(F, negative_slope=None), TypeError, "ASAPooling: negative_slope"),
     (lambda: agnn.MemPooling(F, 2, 1, 2, tau="a"), TypeError, "MemPooling: tau must be"),
 ]

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.dgl_hetero_linear import _Embedding
 from arraygnn.nn.linear import _rng
@@ -36,19 +36,6 @@ def _table(rows: int, cols: int, gen: Any, dtype: Any, low: float, high: float) 
     emb = _Embedding(0, cols, gen, dtype)
     emb.weight = gen.uniform(low, high, (rows, cols)).astype(dtype)
     return emb
-
-
-def real_number(where: str, name: str, value: Any) -> float:
-    """``value`` as a float; a ``TypeError`` naming ``where`` and ``name`` unless it is a
-    real number (a string such as ``'l2'`` is not)."""
-    import numbers
-
-    if isinstance(value, numbers.Real) or (is_array(value) and value.ndim == 0):
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            pass
-    raise TypeError(f"{where}: {name} must be a real number, got {value!r}")
 
 
 def xavier_bound(rows: int, cols: int) -> float:

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge, real_number
+from arraygnn.nn._module import real_number
+from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge
 
 __all__ = ["DistMult"]
 

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn.kge.base import KGEModel, _table, logits_loss, pyg_kge, real_number, xavier_bound
+from arraygnn.nn._module import real_number
+from arraygnn.nn.kge.base import KGEModel, _table, logits_loss, pyg_kge, xavier_bound
 
 __all__ = ["RotatE"]
 

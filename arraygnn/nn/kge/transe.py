@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge, real_number
+from arraygnn.nn._module import real_number
+from arraygnn.nn.kge.base import KGEModel, margin_ranking_loss, pyg_kge
 
 __all__ = ["TransE"]
 
