@@ -9,7 +9,8 @@ scores, which :class:`arraygnn.nn.MultiheadAttention`'s additive ``attn_mask`` c
 express, so the attention core lives here (:func:`biased_attention`).
 
 RULE: ``attn_mask`` is True (or non-zero, DGL's ``.to(bool)``) where attention is *not*
-      allowed; a query row that is masked everywhere gives NaN, as DGL's softmax.
+      allowed; the blocked scores are set to ``-inf`` after the bias (so an infinite bias
+      there is harmless); a query row that is masked everywhere gives NaN, as DGL's softmax.
 RULE: inference only: ``attn_drop`` is kept for the record and never applied.
 
 >>> import numpy as np
@@ -30,7 +31,6 @@ from arraygnn.nn._dgl_common import DGLModule
 from arraygnn.nn._gt_input import check_array, check_floats
 from arraygnn.nn._module import layer_size
 from arraygnn.nn.linear import Linear, _rng
-from arraygnn.nn.multihead_attention import _mask_bias
 
 __all__ = ["BiasedMHA", "biased_attention", "from_dgl_module"]
 
@@ -68,12 +68,15 @@ def biased_attention(
     xp = get_namespace(q, k, v)
     scores = bmm(q, xp.swapaxes(k, -1, -2))
     if bias is not None:
-        if multiply:
-            scores *= bias
-        else:
-            scores += bias
+        with np.errstate(invalid="ignore"):  # inf * 0, inf - inf: NaN, as torch, silently
+            if multiply:
+                scores *= bias
+            else:
+                scores += bias
     if blocked is not None:
-        scores += _mask_bias("attn_mask", blocked, tuple(blocked.shape), scores.dtype)[:, None]
+        # written over the scores, as DGL's ``attn_weights[attn_mask] = -inf``: an infinite
+        # bias under the mask (Graphormer's -inf padding, inf * 0) must not leave NaN there
+        xp.copyto(scores, scores.dtype.type(-np.inf), where=blocked[:, None])
     return bmm(softmax(scores, -1, inplace=True), v)
 
 
