@@ -96,6 +96,16 @@ def slot_ends(csr: Any) -> tuple[Any, Any]:
     return csr.indices, repeat_counts(xp, rows, xp.diff(csr.indptr))
 
 
+def drop_prob(layer: str, what: str, p: Any) -> float:
+    """A dropout probability kept for parity (the identity at inference): a number in
+    ``[0, 1]``, as the ``torch.nn.Dropout(p)`` DGL builds refuses any other."""
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.number)):
+        raise TypeError(f"{layer}: {what} must be a number in [0, 1], got {p!r}")
+    if not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"{layer}: {what} must be a probability in [0, 1], got {p!r}")
+    return float(p)
+
+
 def silu(x: Any) -> Any:
     """``x * sigmoid(x)`` (torch's ``SiLU``)."""
     xp = get_namespace(x)

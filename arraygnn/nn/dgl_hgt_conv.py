@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, to_numpy
+from arraygnn.nn._dgl_common import drop_prob
 from arraygnn.nn._graph_input import csr_of, is_graph, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.hgt_conv import _ArrayDict
@@ -76,7 +77,8 @@ class DGLHGTConv(Module):
         head_size: features per head ``D``; the output has ``head_size * num_heads``.
         num_heads: attention heads ``H``.
         num_ntypes, num_etypes: numbers of node and edge types.
-        dropout: accepted and ignored (inference: dropout is the identity).
+        dropout: a probability in ``[0, 1]``, ignored (inference: dropout is the
+            identity).
         use_norm: a ``LayerNorm`` on the output (``norm.*``).
 
     Call as DGL's, ``conv(g, x, ntype, etype, presorted=False)`` with a DGL-face graph or
@@ -129,7 +131,7 @@ class DGLHGTConv(Module):
         self.num_heads = layer_size(layer, "num_heads", num_heads, minimum=1)
         self.num_ntypes = layer_size(layer, "num_ntypes", num_ntypes, minimum=1)
         self.num_etypes = layer_size(layer, "num_etypes", num_etypes, minimum=1)
-        self.dropout = float(dropout)
+        self.dropout = drop_prob(layer, "dropout", dropout)
         self.use_norm = bool(use_norm)
         gen = _rng(rng)
         d, h, nt, et = self.head_size, self.num_heads, self.num_ntypes, self.num_etypes

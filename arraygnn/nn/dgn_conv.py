@@ -34,7 +34,13 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, repeat_counts
-from arraygnn.nn._dgl_common import DGLModule, check_edge_feat, homogeneous_input, slot_ends
+from arraygnn.nn._dgl_common import (
+    DGLModule,
+    check_edge_feat,
+    drop_prob,
+    homogeneous_input,
+    slot_ends,
+)
 from arraygnn.nn._graph_input import csr_of
 from arraygnn.nn._module import layer_size
 from arraygnn.nn.linear import (
@@ -76,7 +82,7 @@ class DGLPNAConv(DGLModule):
             (``DGNConv`` adds ``dir1-av`` ... ``dir3-dx``).
         scalers: names from ``identity, amplification, attenuation``.
         delta: the mean ``log(D + 1)`` of the training graphs.
-        dropout: accepted and ignored (the identity at inference).
+        dropout: a probability in ``[0, 1]``, ignored (the identity at inference).
         num_towers: towers, each on ``in_size / num_towers`` input features.
         edge_feat_size: edge feature size (0: none).
         residual: add the input (dropped unless ``in_size == out_size``, as DGL).
@@ -138,7 +144,7 @@ class DGLPNAConv(DGLModule):
             self.delta = float(delta)
         except (TypeError, ValueError):
             raise TypeError(f"{layer}: delta must be a number, got {delta!r}") from None
-        self.dropout = float(dropout)
+        self.dropout = drop_prob(layer, "dropout", dropout)
         self.residual = bool(residual) and self.in_size == self.out_size
         self.tower_in = self.in_size // self.num_towers
         self.tower_out = self.out_size // self.num_towers

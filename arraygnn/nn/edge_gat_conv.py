@@ -32,7 +32,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import GraphAttention, leaky_relu_
-from arraygnn.nn._dgl_common import DGLModule, check_edge_feat
+from arraygnn.nn._dgl_common import DGLModule, check_edge_feat, drop_prob
 from arraygnn.nn._graph_input import (
     check_float_features,
     check_zero_in_degree,
@@ -59,7 +59,8 @@ class EdgeGATConv(DGLModule, GraphAttention):
         edge_feats: edge feature size ``D``.
         out_feats: output size per head ``F``.
         num_heads: attention heads ``H``.
-        feat_drop, attn_drop: accepted and ignored (the identity at inference).
+        feat_drop, attn_drop: probabilities in ``[0, 1]``, ignored (the identity at
+            inference).
         negative_slope: leaky-ReLU slope (0.2).
         residual: add ``res_fc(v_i)``, a bias-free ``Linear(in_dst, H * F)`` (DGL's
             default ``True``).
@@ -113,7 +114,8 @@ class EdgeGATConv(DGLModule, GraphAttention):
         )  # fmt: skip
         self.num_heads = self.heads
         self.edge_feats = layer_size(name, "edge_feats", edge_feats)
-        self.feat_drop, self.attn_drop = float(feat_drop), float(attn_drop)
+        self.feat_drop = drop_prob(name, "feat_drop", feat_drop)
+        self.attn_drop = drop_prob(name, "attn_drop", attn_drop)
         gen = _rng(rng)
         hf = self.heads * self.out_feats
         self.fc = self.fc_src = self.fc_dst = None

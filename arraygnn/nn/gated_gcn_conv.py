@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._dgl_common import DGLModule, check_edge_feat, homogeneous_input
+from arraygnn.nn._dgl_common import DGLModule, check_edge_feat, drop_prob, homogeneous_input
 from arraygnn.nn._graph_input import csr_of
 from arraygnn.nn._module import layer_size
 from arraygnn.nn.linear import BatchNorm, Linear, _check_features, _rng, _sigmoid, get_activation
@@ -44,7 +44,7 @@ class GatedGCNConv(DGLModule):
 
     Args:
         input_feats, edge_feats, output_feats: sizes.
-        dropout: accepted and ignored (the identity at inference).
+        dropout: a probability in ``[0, 1]``, ignored (the identity at inference).
         batch_norm: batch norm (running statistics) on the new node and edge features.
         residual: add the inputs (dropped, as DGL, unless both input sizes equal
             ``output_feats``).
@@ -79,7 +79,7 @@ class GatedGCNConv(DGLModule):
         self.input_feats = layer_size(layer, "input_feats", input_feats)
         self.edge_feats = layer_size(layer, "edge_feats", edge_feats)
         self.output_feats = layer_size(layer, "output_feats", output_feats)
-        self.dropout = float(dropout)
+        self.dropout = drop_prob(layer, "dropout", dropout)
         self.batch_norm = bool(batch_norm)
         self.residual = bool(residual) and self.input_feats == self.output_feats == self.edge_feats
         self.activation = get_activation(activation)
