@@ -309,10 +309,31 @@ class TemporalData:
         RULE: ``t <= q`` is compared as PyG's torch comparison of the tensor ``t`` with a
           float: in float32 (torch's default dtype) for integer ``t``, in ``t``'s own dtype
           for floating ``t``. Integer seconds beyond 2**24 (Unix times) are rounded to
-          float32 first, so events a few seconds apart can land in the same part."""
+          float32 first, so events a few seconds apart can land in the same part.
+        RULE: ``val_ratio``, ``test_ratio`` and their sum must lie in ``[0, 1]``
+          (``TypeError`` / ``ValueError`` naming them; PyG's silently overlaps the parts
+          for a negative ratio). An empty stream gives three empty parts (PyG's raises)."""
         t = self._store.get("t")
         if t is None:
             raise ValueError("TemporalData.train_val_test_split needs t")
+        for name, ratio in (("val_ratio", val_ratio), ("test_ratio", test_ratio)):
+            if isinstance(ratio, (bool, np.bool_)) or not isinstance(
+                ratio, (int, float, np.number)
+            ):
+                raise TypeError(
+                    f"TemporalData.train_val_test_split: {name} must be a float, got {ratio!r}"
+                )
+            if not 0.0 <= ratio <= 1.0:
+                raise ValueError(
+                    f"TemporalData.train_val_test_split: {name} must be in [0, 1], got {ratio}"
+                )
+        if val_ratio + test_ratio > 1.0:
+            raise ValueError(
+                "TemporalData.train_val_test_split: val_ratio + test_ratio must be <= 1, got "
+                f"{val_ratio} + {test_ratio}"
+            )
+        if t.shape[0] == 0:
+            return self[0:0], self[0:0], self[0:0]
         val_time, test_time = np.quantile(
             to_numpy(t), [1.0 - val_ratio - test_ratio, 1.0 - test_ratio]
         )

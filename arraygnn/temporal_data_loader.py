@@ -59,7 +59,9 @@ class TemporalDataLoader:
     Args:
         data: the event stream.
         batch_size: events per batch.
-        neg_sampling_ratio: ``None`` or ``0.0`` for no negatives (PyG's default 0.0).
+        neg_sampling_ratio: ``None`` or ``0.0`` for no negatives (PyG's default 0.0); a
+            negative or infinite ratio is a ``ValueError`` (PyG's draws none for a
+            negative one).
         drop_last: leave out the last batch when it is short.
         seed: seed or ``numpy.random.Generator`` for the negative destinations.
         **kwargs: torch ``DataLoader`` keywords that change nothing here
@@ -86,16 +88,35 @@ class TemporalDataLoader:
             raise TypeError(f"TemporalDataLoader: batch_size must be an int, got {batch_size!r}")
         if batch_size < 1:
             raise ValueError(f"TemporalDataLoader: batch_size must be >= 1, got {batch_size}")
-        ratio = 0.0 if neg_sampling_ratio is None else float(neg_sampling_ratio)
-        if not ratio >= 0.0:
-            raise ValueError(
-                f"TemporalDataLoader: neg_sampling_ratio must be >= 0, got {neg_sampling_ratio}"
+        ratio = neg_sampling_ratio
+        if ratio is None:
+            ratio = 0.0
+        elif isinstance(ratio, (bool, np.bool_)) or not isinstance(
+            ratio, (int, float, np.integer, np.floating)
+        ):
+            raise TypeError(
+                f"TemporalDataLoader: neg_sampling_ratio must be a float, got {ratio!r}"
             )
+        ratio = float(ratio)
+        if not 0.0 <= ratio < float("inf"):
+            raise ValueError(
+                "TemporalDataLoader: neg_sampling_ratio must be finite and >= 0, got "
+                f"{neg_sampling_ratio}"
+            )
+        if "src" not in data or "dst" not in data:
+            raise ValueError("TemporalDataLoader: data needs src and dst")
         self.data = data
         self.events_per_batch = int(batch_size)
         self.neg_sampling_ratio = ratio
         self.drop_last = bool(drop_last)
-        self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        try:
+            self._rng = (
+                seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+            )
+        except (TypeError, ValueError) as err:
+            raise TypeError(
+                f"TemporalDataLoader: seed must be None, an int or a numpy Generator, got {seed!r}"
+            ) from err
         if ratio > 0:
             dst = data._store.get("dst")
             if dst is None or dst.shape[0] == 0:

@@ -56,9 +56,12 @@ def _ids(where: str, name: str, value: Any, num_nodes: int) -> Any:
     return value
 
 
-def _aggr_inputs(layer: str, msg: Any, index: Any, t: Any, dim_size: Any) -> int:
+def _aggr_inputs(
+    layer: str, msg: Any, index: Any, t: Any, dim_size: Any, need_t: bool = False
+) -> int:
     """An aggregator's ``(msg, index, t, dim_size)`` checked, naming ``layer``; ``t`` is
-    checked when given (``LastAggregator`` reads it, ``MeanAggregator`` does not)."""
+    checked when given or ``need_t`` (``LastAggregator`` reads it, ``MeanAggregator``
+    does not)."""
     dim_size = check_size(f"{layer}: dim_size", dim_size)
     check_index(f"{layer}: index", index, dim_size)
     if not is_array(msg) or msg.ndim < 1:
@@ -67,7 +70,7 @@ def _aggr_inputs(layer: str, msg: Any, index: Any, t: Any, dim_size: Any) -> int
         raise ValueError(
             f"{layer}: index has {index.shape[0]} entries but msg has {msg.shape[0]} rows"
         )
-    if t is not None and (
+    if (need_t or t is not None) and (
         not is_array(t) or t.shape != (msg.shape[0],) or t.dtype.kind not in "iuf"
     ):
         raise ValueError(
@@ -178,7 +181,7 @@ class LastAggregator(Module):
     """
 
     def __call__(self, msg: Any, index: Any, t: Any, dim_size: int) -> Any:
-        dim_size = _aggr_inputs("LastAggregator", msg, index, t, dim_size)
+        dim_size = _aggr_inputs("LastAggregator", msg, index, t, dim_size, need_t=True)
         xp = get_namespace(msg, index, t)
         perm, ptr = _sorted_segments(xp, index, dim_size)
         last, has = _last_in_segments(xp, t[perm], ptr)
@@ -291,7 +294,8 @@ class TGNMemory(Module):
 
     RULE: ``last_update`` is int64 (PyG's long buffer); floating ``t`` is truncated into it.
     RULE: ``raw_msg`` is cast to the layer dtype when stored (PyG requires it to match).
-    RULE: an empty batch is a no-op (PyG's raises inside its message gathering).
+    RULE: an empty batch is a no-op, and ``memory(n_id)`` of no ids gives empty arrays
+      (PyG's raises for both inside its message gathering).
     RULE: duplicate ids in a training-mode ``memory(n_id)`` all get the node's row (PyG
       computes only the last duplicate's row and gives the others a zero message).
     Ties for ``LastAggregator``: see its RULE (the last message in PyG's order: the
@@ -441,7 +445,13 @@ class TGNMemory(Module):
         t_rel = t - last.astype(t.dtype, copy=False) if t.dtype.kind == "f" else t - last
         t_enc = self.time_enc(t_rel.astype(self.memory.dtype))
         module = self.msg_s_module if part == "s" else self.msg_d_module
-        return module(self.memory[key], self.memory[other], store.msg[rows], t_enc)
+        msg = module(self.memory[key], self.memory[other], store.msg[rows], t_enc)
+        if msg.ndim != 2 or msg.shape[-1] != self.gru.input_size:
+            raise ValueError(
+                f"TGNMemory: message_module gave {msg.shape[-1]} columns, but its "
+                f"out_channels={self.gru.input_size} (the GRU's input size)"
+            )
+        return msg
 
     def _updated_memory(self, n_id: Any) -> tuple[Any, Any]:
         """``(memory, last_update)`` of the distinct nodes ``n_id`` after their update."""
