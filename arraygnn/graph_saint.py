@@ -59,7 +59,7 @@ class GraphSAINTSampler:
             the subclass's).
         num_steps: batches per epoch (>= 0).
         sample_coverage: samples per node for the norms (0: no ``node_norm`` /
-            ``edge_norm``).
+            ``edge_norm``; > 0 needs ``num_steps >= 1``).
         node_attrs / edge_attrs / graph_attrs: the arrays by level (see above).
         seed: seed of the ``numpy.random.Generator`` of every draw.
     """
@@ -87,6 +87,8 @@ class GraphSAINTSampler:
         self.batch_size = _check_int(where, "batch_size", batch_size, 1)
         self.num_steps = _check_int(where, "num_steps", num_steps, 0)
         self.sample_coverage = _check_int(where, "sample_coverage", sample_coverage, 0)
+        if self.sample_coverage > 0 and self.num_steps == 0:  # PyG loops forever here
+            raise ValueError(f"{where}: sample_coverage > 0 needs num_steps >= 1")
         ei = data._store.get("edge_index")
         if ei is None:
             raise ValueError(f"{where}: data has no edge_index")

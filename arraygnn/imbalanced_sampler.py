@@ -8,8 +8,9 @@ Iterating draws ``num_samples`` positions (default: as many as there are labels)
 draw every epoch; pass it as ``sampler=`` to :class:`~arraygnn.loader.DataLoader`. Over
 many draws each class is drawn about equally often.
 
-RULE: ``weights[i] = 1 / count(y == y[i])``; the positions index the labels (for a
-      ``Data`` with ``input_nodes``: positions in ``input_nodes``, as PyG's).
+RULE: ``weights[i] = 1 / count(y == y[i])`` (rounded to float32, as PyG's); the positions
+      index the labels (for a ``Data`` with ``input_nodes``: positions in ``input_nodes``,
+      as PyG's).
 RULE: the same ``seed`` gives the same draws (one ``numpy.random.Generator`` across epochs).
 
 >>> import numpy as np
@@ -17,7 +18,7 @@ RULE: the same ``seed`` gives the same draws (one ``numpy.random.Generator`` acr
 >>> sampler = ImbalancedSampler(y, num_samples=4000, seed=0)
 >>> drawn = y[np.fromiter(sampler, dtype=np.int64)]
 >>> sampler.weights.tolist()[5:], bool(abs(drawn.mean() - 0.5) < 0.05)
-([0.16666666666666666, 0.5, 0.5], True)
+([0.1666666716337204, 0.5, 0.5], True)
 """
 
 from __future__ import annotations
@@ -104,7 +105,8 @@ class ImbalancedSampler:
         num_samples: draws per epoch (``None``: the number of labels).
         seed: seed of the ``numpy.random.Generator``.
 
-    Attributes: ``weights`` [n] float64, ``num_samples``, ``replacement`` (``True``).
+    Attributes: ``weights`` [n] float64 (``1 / class count`` rounded to float32, as
+    PyG's), ``num_samples``, ``replacement`` (``True``).
     """
 
     replacement = True
@@ -129,7 +131,9 @@ class ImbalancedSampler:
             raise ValueError(f"{_WHERE}: there are no labels to draw from")
         self.num_samples = int(num_samples)
         with np.errstate(divide="ignore"):  # absent classes: never indexed
-            self.weights = (1.0 / np.bincount(y).astype(np.float64))[y]
+            # PyG's bits: 1 / count in float32 (torch's default), then held as float64
+            inverse = np.float32(1.0) / np.bincount(y).astype(np.float32)
+            self.weights = inverse[y].astype(np.float64)
         self._rng = np.random.default_rng(seed)
 
     def __len__(self) -> int:
