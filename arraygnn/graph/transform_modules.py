@@ -154,7 +154,8 @@ class AddSelfLoop(BaseTransform):
     """One self-loop per node for every edge type whose two ends are one node type (other
     edge types unchanged). Without ``allow_duplicate`` the existing loops are removed
     first; ``edge_feat_names`` / ``fill_data`` as :func:`~arraygnn.graph.add_self_loop`.
-    ``new_etypes=True`` also adds an edge type ``(ntype, 'self', ntype)`` per node type."""
+    ``new_etypes=True`` also adds an edge type ``(ntype, 'self', ntype)`` per node type
+    (one already in the graph keeps its edges and features, as DGL)."""
 
     def __init__(
         self,
@@ -193,10 +194,12 @@ class AddSelfLoop(BaseTransform):
             )
         if self.new_etypes:
             xp = out._xp()
-            relations = {c: (r.src, r.dst) for c, r in out._rels.items()}
+            relations: dict[Canonical, tuple[Any, Any]] = {}
             for t in out.ntypes:
                 ids = xp.arange(out.num_nodes(t), dtype=out.idtype)
                 relations[(t, "self", t)] = (ids, ids)
+            # as DGL, an existing (t, 'self', t) edge type keeps its edges and features
+            relations.update({c: (r.src, r.dst) for c, r in out._rels.items()})
             data = {c: dict(r.frame._data) for c, r in out._rels.items()}
             out = _rebuilt(out, relations, data)
         return out
