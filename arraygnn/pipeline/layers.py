@@ -86,7 +86,7 @@ class PadToTotalSizes:
         from arraygnn.padding import pad_to_total_sizes
 
         padded, mask = pad_to_total_sizes(graph, self.sizes_constraints, validate=self.validate)
-        if self.mask_output_feature_name is not None:
+        if self.mask_output_feature_name:  # TF-GNN: "" stores no mask, as None
             context = padded.context.get_features_dict()
             context[self.mask_output_feature_name] = mask
             padded = padded.replace_features(context=context)

@@ -131,6 +131,14 @@ SHADOW = "_shadow/"
 _READOUT_NAME = re.compile(r"_readout(:[a-zA-Z0-9_]+)?")
 
 
+class _ReadoutKeyError(KeyError, ValueError):
+    """A readout key without edge sets: a ``KeyError`` as TF-GNN raises, and a
+    ``ValueError`` as arraygnn's other readout errors."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def _readout_edge_sets(graph: Any, key: str, readout_node_set: str) -> list[str]:
     if not _READOUT_NAME.fullmatch(readout_node_set):
         raise ValueError(
@@ -140,7 +148,7 @@ def _readout_edge_sets(graph: Any, key: str, readout_node_set: str) -> list[str]
     prefix = f"{readout_node_set}/{key}"
     names = [n for n in graph.edge_sets if n == prefix or n.startswith(prefix + "/")]
     if not names:
-        raise ValueError(
+        raise _ReadoutKeyError(
             f"structured_readout: no edge set '{prefix}' (or '{prefix}/...'); "
             f"edge sets: {sorted(graph.edge_sets)}"
         )
@@ -152,6 +160,21 @@ def _readout_edge_sets(graph: Any, key: str, readout_node_set: str) -> list[str]
                 f"{readout_node_set!r}, points at {tgt!r}"
             )
     return sorted(names)
+
+
+def _check_readout_structure(graph: Any, key: str, readout_node_set: str) -> None:
+    """TF-GNN's structure check over all ``<readout_node_set>/...`` edge sets (names only)."""
+    from arraygnn.pipeline.readout_features import readout_edge_set_map
+
+    prefix = f"{readout_node_set}/"
+    ends = {
+        n: (es.adjacency.source_name, es.adjacency.target_name)
+        for n, es in graph.edge_sets.items()
+        if n.startswith(prefix)
+    }
+    readout_edge_set_map(
+        readout_node_set, list(graph.node_sets), list(graph.edge_sets), ends, [key]
+    )
 
 
 def _readout_source(graph: Any, src_set: str, feature_name: str, via: str) -> Any:
@@ -176,7 +199,12 @@ def _readout_source(graph: Any, src_set: str, feature_name: str, via: str) -> An
 
 
 def structured_readout(
-    graph: Any, key: str, *, feature_name: str, readout_node_set: str = READOUT
+    graph: Any,
+    key: str,
+    *,
+    feature_name: str,
+    readout_node_set: str = READOUT,
+    validate: bool = True,
 ) -> Any:
     """Values of ``feature_name`` at the seed nodes named by the ``<readout_node_set>/<key>``
     edge sets (``readout_node_set``: ``"_readout"`` or ``"_readout:<tag>"``).
@@ -184,18 +212,33 @@ def structured_readout(
     Output row ``i`` belongs to node ``i`` of ``readout_node_set``; every readout node must
     receive exactly one edge from those edge sets. A source node set ``"_shadow/<name>"``
     reads the feature of edge set ``<name>`` instead (TF-GNN's readout from edges).
+
+    As TF-GNN, the whole readout structure is checked (every ``<readout_node_set>/...``
+    edge set, any key: ``ValueError``), a key without edge sets raises ``KeyError`` (also a
+    ``ValueError``), and several source sets must give one dtype. ``validate`` is accepted
+    for TF-GNN's signature: the readout is always checked. Unlike TF-GNN, the targets of an
+    edge set need not be sorted (``validate_graph_tensor_for_readout`` still requires it).
     """
     _check_scalar(graph, "structured_readout()")
+    del validate  # always validated (a cheap count per readout node)
     if readout_node_set not in graph.node_sets:
         raise ValueError(f"structured_readout: no node set {readout_node_set!r}")
     num_out = int(graph.node_sets[readout_node_set].sizes.sum())
     names = _readout_edge_sets(graph, key, readout_node_set)
+    _check_readout_structure(graph, key, readout_node_set)
     parts_t, parts_v = [], []
     for n in names:
         adj = graph.edge_sets[n].adjacency
         value = _readout_source(graph, adj.source_name, feature_name, n)
         parts_t.append(adj.target)
         parts_v.append(value[adj.source])
+    if len({(v.dtype, v.shape[1:]) for v in parts_v}) > 1:
+        found = {n: f"{v.dtype}{list(v.shape[1:])}" for n, v in zip(names, parts_v)}
+        raise ValueError(
+            f"structured_readout(..., {key!r}, feature_name={feature_name!r}): the source "
+            f"sets give different dtypes or feature shapes {found}; expected one (TF-GNN "
+            "raises for conflicting dtypes)"
+        )
     xp = get_namespace(*parts_t)
     targets = xp.concatenate(parts_t)
     values = xp.concatenate(parts_v, axis=0) if len(parts_v) > 1 else parts_v[0]
@@ -348,6 +391,11 @@ class ReadoutFirstNode:
         self.node_set_name = node_set_name
         self.feature_name = feature_name
 
+    @property
+    def location(self) -> dict[str, Any]:
+        """``{"node_set_name": ...}`` as given at init, or ``{}`` (TF-GNN's property)."""
+        return {} if self.node_set_name is None else {"node_set_name": self.node_set_name}
+
     def __call__(
         self, graph: Any, *, node_set_name: str | None = None, feature_name: str | None = None
     ) -> Any:
@@ -389,4 +437,5 @@ class StructuredReadout:
             key,
             feature_name=self.feature_name,
             readout_node_set=self.readout_node_set,
+            validate=self.validate,
         )
