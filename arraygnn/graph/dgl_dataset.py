@@ -219,8 +219,9 @@ def split_dataset(
     """Split ``dataset`` into train / validation / test :class:`Subset` s (DGL's
     ``dgl.data.utils.split_dataset``, the same draws).
 
-    ``frac_list`` (default ``[0.8, 0.1, 0.1]``) must sum to 1 (``ValueError`` otherwise;
-    DGL asserts); the first two lengths are ``int(len * frac)``, the last takes the rest.
+    ``frac_list`` (default ``[0.8, 0.1, 0.1]``) must sum to 1 and hold no negative value
+    (``ValueError`` otherwise; DGL asserts the sum only); the first two lengths are
+    ``int(len * frac)``, the last takes the rest.
     ``shuffle`` permutes with ``np.random.RandomState(random_state)``, as DGL, so the
     same seed gives DGL's split; otherwise the split is consecutive.
 
@@ -234,6 +235,10 @@ def split_dataset(
     if fracs.ndim != 1 or not np.allclose(np.sum(fracs), 1.0):
         raise ValueError(
             f"split_dataset: frac_list must sum to 1, got {np.sum(fracs):.4f} ({frac_list!r})"
+        )
+    if bool((fracs < 0).any()):  # DGL would slice with a negative length: garbage splits
+        raise ValueError(
+            f"split_dataset: frac_list must not hold negative values, got {frac_list!r}"
         )
     n = len(dataset)
     lengths = (n * fracs).astype(int)

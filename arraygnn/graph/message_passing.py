@@ -226,8 +226,12 @@ def _check_broadcast(func: str, lhs: Any, rhs: Any, msg: BinaryMessage) -> tuple
             f"fn.{func}: feature shapes {tuple(lhs.shape[1:])} ({msg.lhs_field!r}) and "
             f"{tuple(rhs.shape[1:])} ({msg.rhs_field!r}) do not broadcast"
         ) from None
-    if msg.op == "dot" and (lhs.ndim < 2 or rhs.ndim < 2):
-        raise ValueError(f"fn.{func}: dot needs a feature dimension on both operands")
+    a, b = tuple(lhs.shape[1:]), tuple(rhs.shape[1:])
+    if msg.op == "dot" and (a[-1:] or (1,)) != (b[-1:] or (1,)):  # 1-D: size-1 vectors
+        raise ValueError(
+            f"fn.{func}: dot needs the same size on the last feature dim of both operands "
+            f"(DGL does not broadcast it), got feature shapes {a} and {b}"
+        )
     return shape
 
 
@@ -266,12 +270,14 @@ def _builtin_messages(g: Any, rel: Any, msg: Any, eids: Any = None) -> Any:
     _check_broadcast(msg.name, lhs, rhs, msg)
     lhs = edge_rows(lhs) if msg.lhs == "e" else lhs
     rhs = edge_rows(rhs) if msg.rhs == "e" else rhs
+    # DGL dots 1-D (scalar) features as size-1 vectors and squeezes: their product
+    op = "mul" if msg.op == "dot" and lhs.ndim == 1 and rhs.ndim == 1 else msg.op
     lhs, rhs = _align_feature_ranks(lhs, rhs)
     if eids is not None:
         edge_index = g._xp().stack([src, dst])
     else:  # the relation's CSR once built (same results, v rows read in order on the CPU)
         edge_index = rel._csr if rel._csr is not None else rel.edge_index()
-    return ops.sddmm(edge_index, lhs, rhs, op=msg.op, lhs_target=msg.lhs, rhs_target=msg.rhs)
+    return ops.sddmm(edge_index, lhs, rhs, op=op, lhs_target=msg.lhs, rhs_target=msg.rhs)
 
 
 def _align_feature_ranks(a: Any, b: Any) -> tuple[Any, Any]:

@@ -212,8 +212,11 @@ def _check_pair(where: str, op: str, lhs: Any, rhs: Any) -> None:
         raise ValueError(
             f"{where}: feature shapes {a} (lhs_data) and {b} (rhs_data) do not broadcast"
         ) from None
-    if op == "dot" and (not a or not b):
-        raise ValueError(f"{where}: dot needs a feature dimension on lhs_data and rhs_data")
+    if op == "dot" and (a[-1:] or (1,)) != (b[-1:] or (1,)):
+        raise ValueError(
+            f"{where}: dot needs the same size on the last feature dim of lhs_data and "
+            f"rhs_data (DGL does not broadcast it), got feature shapes {a} and {b}"
+        )
 
 
 def _as_add_mul(op: str, rhs: Any) -> tuple[str, Any]:
@@ -281,7 +284,8 @@ def gsddmm(
     edge-id order.
 
     ``op``: ``add``, ``sub``, ``mul``, ``div``, ``dot`` (sums the last feature dim, keeps
-    it as size 1), ``copy_lhs``, ``copy_rhs``; targets ``u`` (source), ``v``
+    it as size 1; both operands need the same last dim, 1-D operands give the [E]
+    product, as DGL), ``copy_lhs``, ``copy_rhs``; targets ``u`` (source), ``v``
     (destination) or ``e`` (edge).
     """
     where = "gsddmm"
@@ -303,6 +307,8 @@ def gsddmm(
         return ops.sddmm(csr, None, rhs, op="copy_rhs", rhs_target=rhs_target)
     from arraygnn.graph.message_passing import _align_feature_ranks
 
+    if op == "dot" and lhs.ndim == 1 and rhs.ndim == 1:
+        op = "mul"  # DGL: scalar features are dotted as size-1 vectors, then squeezed
     op, rhs = _as_add_mul(op, rhs)
     lhs, rhs = _align_feature_ranks(lhs, rhs)
     return ops.sddmm(csr, lhs, rhs, op=op, lhs_target=lhs_target, rhs_target=rhs_target)
