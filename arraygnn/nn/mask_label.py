@@ -103,6 +103,10 @@ class MaskLabel(Module):
                 "MaskLabel.ratio_mask: mask must be a 1-D boolean array, got "
                 f"{getattr(mask, 'dtype', type(mask).__name__)}"
             )
+        if isinstance(ratio, (bool, np.bool_)) or not isinstance(ratio, (int, float, np.number)):
+            raise TypeError(
+                f"MaskLabel.ratio_mask: ratio must be a number, got {type(ratio).__name__}"
+            )
         xp = get_namespace(mask)
         out = mask.copy()
         n = int(mask.sum())

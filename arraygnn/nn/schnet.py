@@ -39,7 +39,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._dgl_common import shifted_softplus
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, real_number
 from arraygnn.nn.dgl_hetero_linear import _Embedding
 from arraygnn.nn.linear import Linear, Sequential, _ModuleList, _rng
 
@@ -278,16 +278,16 @@ class SchNet(Module):
         self.num_filters = layer_size(name, "num_filters", num_filters)
         self.num_interactions = layer_size(name, "num_interactions", num_interactions)
         self.num_gaussians = layer_size(name, "num_gaussians", num_gaussians, minimum=2)
-        self.cutoff = float(cutoff)
+        self.cutoff = real_number(name, "cutoff", cutoff)
         if not self.cutoff > 0:
             raise ValueError(f"{name}: cutoff must be positive, got {cutoff}")
         self.dipole = bool(dipole)
         if not isinstance(readout, str) or readout not in _READOUTS:
             raise ValueError(f"{name}: readout must be one of {sorted(_READOUTS)}, got {readout!r}")
         self.readout = "add" if self.dipole else readout
-        self.mean = None if mean is None else float(mean)
-        self.std = None if std is None else float(std)
-        self.scale = None if scale is None else float(scale)
+        self.mean = None if mean is None else real_number(name, "mean", mean)
+        self.std = None if std is None else real_number(name, "std", std)
+        self.scale = None if scale is None else real_number(name, "scale", scale)
         gen = _rng(rng)
         self.embedding = _Embedding(100, hid, gen, dtype)
         self.embedding.weight[0] = 0  # padding_idx=0

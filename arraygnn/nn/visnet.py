@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, real_number
 from arraygnn.nn.dgl_hetero_linear import _Embedding
 from arraygnn.nn.linear import LayerNorm, Linear, _ModuleList, _rng, add_bias, matmul
 from arraygnn.nn.visnet_pieces import (
@@ -391,10 +391,14 @@ class ViSNetBlock(Module):
         self.num_layers = layer_size(name, "num_layers", num_layers, minimum=1)
         self.num_rbf = layer_size(name, "num_rbf", num_rbf, minimum=1)
         self.max_z = layer_size(name, "max_z", max_z, minimum=1)
-        self.cutoff = float(cutoff)
+        self.cutoff = real_number(name, "cutoff", cutoff)
         if not self.cutoff > 0:
             raise ValueError(f"{name}: cutoff must be positive, got {cutoff}")
         self.vertex = bool(vertex)
+        if vecnorm_type not in (None, "max_min"):
+            raise ValueError(
+                f"{name}: vecnorm_type must be 'max_min' or None, got {vecnorm_type!r}"
+            )
         self.vecnorm_type = vecnorm_type
         gen = _rng(rng)
         self.embedding = _Embedding(self.max_z, hid, gen, dtype)
@@ -545,8 +549,8 @@ class ViSNet(Module):
         )  # fmt: skip
         self.output_model = EquivariantScalar(hidden_channels, dtype=dtype, rng=gen)
         self.prior_model = Atomref(atomref, max_z, dtype=dtype)
-        self.mean = np.asarray(mean, dtype=dtype)
-        self.std = np.asarray(std, dtype=dtype)
+        self.mean = np.asarray(real_number("ViSNet", "mean", mean), dtype=dtype)
+        self.std = np.asarray(real_number("ViSNet", "std", std), dtype=dtype)
 
     def __call__(
         self, z: Any, pos: Any, batch: Any = None, batch_size: int | None = None

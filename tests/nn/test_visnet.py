@@ -264,7 +264,7 @@ def test_bad_inputs():
         ViSNet(hidden_channels=10, num_heads=4)
     with pytest.raises(ValueError, match="ViSNet: reduce_op"):
         ViSNet(reduce_op="any")
-    with pytest.raises(ValueError, match="VecLayerNorm: norm_type"):
+    with pytest.raises(ValueError, match="ViSNetBlock: vecnorm_type"):
         ViSNet(vecnorm_type="rms")
     with pytest.raises(ValueError, match="ViSNetBlock: cutoff"):
         ViSNet(cutoff=0.0)
