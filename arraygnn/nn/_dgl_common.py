@@ -21,7 +21,7 @@ from arraygnn.nn._graph_input import (
     check_float_features,
     parse_input,
 )
-from arraygnn.nn._module import Module
+from arraygnn.nn._module import Module, real_number
 
 __all__ = [
     "DGLModule",
@@ -99,11 +99,10 @@ def slot_ends(csr: Any) -> tuple[Any, Any]:
 def drop_prob(layer: str, what: str, p: Any) -> float:
     """A dropout probability kept for parity (the identity at inference): a number in
     ``[0, 1]``, as the ``torch.nn.Dropout(p)`` DGL builds refuses any other."""
-    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.number)):
-        raise TypeError(f"{layer}: {what} must be a number in [0, 1], got {p!r}")
-    if not 0.0 <= float(p) <= 1.0:
+    value = real_number(layer, what, p)
+    if not 0.0 <= value <= 1.0:
         raise ValueError(f"{layer}: {what} must be a probability in [0, 1], got {p!r}")
-    return float(p)
+    return value
 
 
 def silu(x: Any) -> Any:

@@ -39,7 +39,7 @@ from arraygnn.nn._module import Module, layer_size, real_number
 from arraygnn.nn._pool_input import check_pool_input, torch_spgemm
 from arraygnn.nn.le_conv import LEConv
 from arraygnn.nn.linear import Linear, _rng, get_activation, matmul
-from arraygnn.nn.pool import _SelectTopK, topk
+from arraygnn.nn.pool import _SelectTopK, _setting, topk
 
 __all__ = ["ASAPooling"]
 
@@ -102,11 +102,12 @@ class ASAPooling(Module):
         **kwargs: Any,
     ) -> None:
         self.in_channels = layer_size("ASAPooling", "in_channels", in_channels, minimum=1)
-        if ratio is None or not real_number("ASAPooling", "ratio", ratio) > 0:
+        ratio = None if ratio is None else _setting("ASAPooling", "ratio", ratio)
+        if ratio is None or not ratio > 0:
             raise ValueError(f"ASAPooling: ratio must be > 0, got {ratio!r}")
-        if not 0.0 <= real_number("ASAPooling", "dropout", dropout) < 1.0:
+        self.ratio, self.dropout = ratio, real_number("ASAPooling", "dropout", dropout)
+        if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"ASAPooling: dropout must be in [0, 1), got {dropout!r}")
-        self.ratio, self.dropout = ratio, float(dropout)
         self.negative_slope = real_number("ASAPooling", "negative_slope", negative_slope)
         self.add_self_loops = bool(add_self_loops)
         gen = _rng(rng)

@@ -172,9 +172,9 @@ class EdgePooling(Module):
         self.compute_edge_score = edge_score_method
         from arraygnn.nn._module import real_number
 
-        if not 0.0 <= real_number("EdgePooling", "dropout", dropout) < 1.0:
+        self.dropout = real_number("EdgePooling", "dropout", dropout)
+        if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"EdgePooling: dropout must be in [0, 1), got {dropout!r}")
-        self.dropout = float(dropout)
         self.add_to_edge_score = real_number("EdgePooling", "add_to_edge_score", add_to_edge_score)
         self.lin = Linear(2 * self.in_channels, 1, dtype=dtype, rng=_rng(rng))
 

@@ -83,9 +83,9 @@ class MemPooling(Module):
         self.num_clusters = layer_size(name, "num_clusters", num_clusters, minimum=1)
         from arraygnn.nn._module import real_number
 
-        if not real_number(name, "tau", tau) > 0:
+        self.tau = real_number(name, "tau", tau)
+        if not self.tau > 0:
             raise ValueError(f"{name}: tau must be > 0, got {tau!r}")
-        self.tau = float(tau)
         gen = _rng(rng)
         shape = (self.heads, self.num_clusters, self.in_channels)
         self.k = gen.uniform(-1.0, 1.0, size=shape).astype(dtype)

@@ -35,6 +35,13 @@ from arraygnn.ops._common import check_index
 __all__ = ["TopKPooling", "SAGPooling", "topk", "filter_adj"]
 
 
+def _setting(layer: str, name: str, value: Any) -> Any:
+    """A checked real ``value`` (:func:`real_number`) as a scalar: a one-element array
+    unwrapped, an int kept an int (``ratio >= 1`` counts nodes)."""
+    real_number(layer, name, value)
+    return value.reshape(-1)[0].item() if isinstance(value, np.ndarray) else value
+
+
 def _graph_ranks(xp: Any, batch: Any, order: Any) -> tuple[Any, Any]:
     """``(rank within its graph, size of its graph)`` of the rows of ``batch[order]``
     (``order`` groups the rows by graph)."""
@@ -110,9 +117,8 @@ class _TopKBase(Module):
     ) -> None:  # fmt: skip
         """The settings both poolings share, checked."""
         self.in_channels = layer_size(name, "in_channels", in_channels, minimum=1)
-        for arg, value in (("ratio", ratio), ("min_score", min_score)):
-            if value is not None:
-                real_number(name, arg, value)
+        ratio = None if ratio is None else _setting(name, "ratio", ratio)
+        min_score = None if min_score is None else _setting(name, "min_score", min_score)
         multiplier = real_number(name, "multiplier", multiplier)
         if nonlinearity is None:  # PyG keeps None and fails on the first call
             raise ValueError(f"{name}: nonlinearity must be an activation, got None")

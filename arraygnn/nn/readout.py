@@ -421,7 +421,7 @@ class GlobalAttentionPooling(_GatedPooling, DGLModule):  # DGL's names are its o
     batched graph (``batch_num_nodes()``) or a ``Batch``: the sum of
     :class:`AttentionalAggregation` with DGL's names ``gate_nn`` / ``feat_nn``. The gate
     must have one column (DGL's check). ``get_attention=True`` also returns the softmaxed
-    gate ``(N, 1)``. As DGL's, features ``(N, *, F)`` take a gate ``(N, *, 1)``,
+    gate ``(N, 1)`` (``(N, *, 1)``). As DGL's, features ``(N, *, F)`` take a gate ``(N, *, 1)``,
     softmaxed over each graph's nodes for every leading feature position.
 
     Shapes:

@@ -275,5 +275,5 @@ def test_dropout_must_be_a_probability(make, what):
     for bad in (1.5, -0.1):
         with pytest.raises(ValueError, match=f"{what} must be a probability"):
             make(bad)
-    with pytest.raises(TypeError, match=f"{what} must be a number"):
+    with pytest.raises(TypeError, match=f"{what} must be a real number"):
         make("0.1")

@@ -3,7 +3,7 @@ look-ups that name the piece, and ``tf.nest``'s flattening order."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 from arraygnn._namespace import get_namespace, is_array
@@ -171,14 +171,17 @@ def copy_names(names: Any, where: str) -> Any:
 def name_set(names: Any, arg: str, where: str) -> set[str] | None:
     """``None``, or a collection of set names as a set; a single ``str`` (which TF-GNN
     would take letter by letter, or test for substrings) raises ``TypeError`` naming
-    ``arg``."""
+    ``arg``, and so does an iterator (read once here, it would be empty when a deferred
+    update reads it again)."""
     if names is None:
         return None
-    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
-        raise TypeError(
-            f"{where}: {arg} must be a collection of set names (e.g. [{names!r}]), got "
-            f"{names!r}"
-        )
+    if (
+        isinstance(names, str)
+        or not isinstance(names, Collection)
+        or not all(isinstance(n, str) for n in names)
+    ):
+        example = f" (e.g. [{names!r}])" if isinstance(names, str) else " (a list, tuple or set)"
+        raise TypeError(f"{where}: {arg} must be a collection of set names{example}, got {names!r}")
     return set(names)
 
 

@@ -580,9 +580,9 @@ class GCNGraphSAGENodeSetUpdate(GraphLayer):
         rng: Any = None,
     ) -> None:
         where = "GCNGraphSAGENodeSetUpdate"
-        if isinstance(edge_set_names, str) or not all(isinstance(n, str) for n in edge_set_names):
-            raise TypeError(f"{where}: edge_set_names must be a collection of edge set names")
-        self.edge_set_names = sorted(set(edge_set_names))
+        if edge_set_names is None:
+            raise TypeError(f"{where}: edge_set_names must be a collection of set names, got None")
+        self.edge_set_names = sorted(name_set(edge_set_names, "edge_set_names", where))
         self.receiver_tag = check_tag(receiver_tag, where, allow_context=False)
         if reduce_type not in ("sum", "mean"):
             raise ValueError(
