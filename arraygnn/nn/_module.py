@@ -60,6 +60,8 @@ def real_number(layer: str, name: str, value: Any) -> float:
     """
     if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
         value = value.reshape(-1)[0]
+    elif is_cupy_array(value) and value.size == 1 and value.dtype.kind in "iuf":
+        value = value.reshape(-1)[0].item()  # a setting: one host read when built
     real = isinstance(value, (int, float, np.integer, np.floating))
     if not real or isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{layer}: {name} must be a real number, got {value!r}")

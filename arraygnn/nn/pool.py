@@ -39,7 +39,7 @@ def _setting(layer: str, name: str, value: Any) -> Any:
     """A checked real ``value`` (:func:`real_number`) as a scalar: a one-element array
     unwrapped, an int kept an int (``ratio >= 1`` counts nodes)."""
     real_number(layer, name, value)
-    return value.reshape(-1)[0].item() if isinstance(value, np.ndarray) else value
+    return value.reshape(-1)[0].item() if is_array(value) else value
 
 
 def _graph_ranks(xp: Any, batch: Any, order: Any) -> tuple[Any, Any]:
