@@ -88,16 +88,11 @@ class TemporalDataLoader:
             raise TypeError(f"TemporalDataLoader: batch_size must be an int, got {batch_size!r}")
         if batch_size < 1:
             raise ValueError(f"TemporalDataLoader: batch_size must be >= 1, got {batch_size}")
-        ratio = neg_sampling_ratio
-        if ratio is None:
-            ratio = 0.0
-        elif isinstance(ratio, (bool, np.bool_)) or not isinstance(
-            ratio, (int, float, np.integer, np.floating)
-        ):
-            raise TypeError(
-                f"TemporalDataLoader: neg_sampling_ratio must be a float, got {ratio!r}"
-            )
-        ratio = float(ratio)
+        from arraygnn.nn._module import real_number
+
+        ratio = 0.0
+        if neg_sampling_ratio is not None:
+            ratio = real_number("TemporalDataLoader", "neg_sampling_ratio", neg_sampling_ratio)
         if not 0.0 <= ratio < float("inf"):
             raise ValueError(
                 "TemporalDataLoader: neg_sampling_ratio must be finite and >= 0, got "
@@ -113,9 +108,10 @@ class TemporalDataLoader:
             self._rng = (
                 seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
             )
-        except (TypeError, ValueError) as err:
-            raise TypeError(
-                f"TemporalDataLoader: seed must be None, an int or a numpy Generator, got {seed!r}"
+        except (TypeError, ValueError) as err:  # ValueError: a negative int
+            raise type(err)(
+                "TemporalDataLoader: seed must be None, a non-negative int or a numpy "
+                f"Generator, got {seed!r}"
             ) from err
         if ratio > 0:
             dst = data._store.get("dst")

@@ -446,10 +446,12 @@ class TGNMemory(Module):
         t_enc = self.time_enc(t_rel.astype(self.memory.dtype))
         module = self.msg_s_module if part == "s" else self.msg_d_module
         msg = module(self.memory[key], self.memory[other], store.msg[rows], t_enc)
-        if msg.ndim != 2 or msg.shape[-1] != self.gru.input_size:
+        want = (int(rows.shape[0]), self.gru.input_size)
+        if not is_array(msg) or tuple(msg.shape) != want:
             raise ValueError(
-                f"TGNMemory: message_module gave {msg.shape[-1]} columns, but its "
-                f"out_channels={self.gru.input_size} (the GRU's input size)"
+                f"TGNMemory: message_module gave {_shape_dtype(msg)}, expected "
+                f"[{want[0]}, {want[1]}]: one row per message, out_channels={want[1]} "
+                "columns (the GRU's input size)"
             )
         return msg
 

@@ -172,9 +172,12 @@ def _check_readout_structure(graph: Any, key: str, readout_node_set: str) -> Non
         for n, es in graph.edge_sets.items()
         if n.startswith(prefix)
     }
-    readout_edge_set_map(
-        readout_node_set, list(graph.node_sets), list(graph.edge_sets), ends, [key]
-    )
+    try:
+        readout_edge_set_map(
+            readout_node_set, list(graph.node_sets), list(graph.edge_sets), ends, [key]
+        )
+    except KeyError as err:  # e.g. key "a/b": TF-GNN reads "_readout/a/b" as key "a"
+        raise _ReadoutKeyError(*err.args) from None
 
 
 def _readout_source(graph: Any, src_set: str, feature_name: str, via: str) -> Any:
