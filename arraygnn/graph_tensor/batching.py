@@ -171,6 +171,11 @@ def merge_graphs_to_components(graphs: Sequence[GraphTensor]) -> GraphTensor:
 
     The result equals ``merge_batch_to_components(batch_graph_tensors(graphs))``.
     """
+    if isinstance(graphs, GraphTensor) or not hasattr(graphs, "__iter__"):
+        raise TypeError(
+            "merge_graphs_to_components(): graphs must be a list of GraphTensors, got "
+            f"{type(graphs).__name__}"
+        )
     graphs = list(graphs)
     _check_same_spec(graphs, "merge_graphs_to_components()")
     g0 = graphs[0]

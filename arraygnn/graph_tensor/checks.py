@@ -27,7 +27,15 @@ import numpy as np
 
 from arraygnn._namespace import is_array, to_numpy
 from arraygnn.graph_tensor.graph_ops import get_aux_type_prefix
-from arraygnn.graph_tensor.pieces import HIDDEN_STATE, SOURCE, TARGET, GraphTensor
+from arraygnn.graph_tensor.pieces import (
+    HIDDEN_STATE,
+    SOURCE,
+    TARGET,
+    Context,
+    EdgeSet,
+    GraphTensor,
+    NodeSet,
+)
 from arraygnn.graph_tensor.ragged import Ragged
 from arraygnn.graph_tensor.spec import GraphTensorSpec
 from arraygnn.padding import (  # re-exported: TF-GNN's names (padding.py defines them)
@@ -93,11 +101,12 @@ def get_graph_tensor_spec(graph: Any) -> GraphTensorSpec:
 
 
 def check_scalar_graph_tensor(graph: Any, name: str = "This operation") -> None:
-    """``ValueError`` unless ``graph`` (a GraphTensor or its spec) is scalar (rank 0)."""
+    """``ValueError`` unless ``graph`` (a GraphTensor or its spec, or a Context / NodeSet /
+    EdgeSet, as TF-GNN's ``check_scalar_graph_piece``) is scalar (rank 0)."""
     if isinstance(graph, GraphTensorSpec):
         kind, rank = "GraphTensor", graph.rank  # TF-GNN names the value type of a spec
-    elif isinstance(graph, GraphTensor):
-        kind, rank = "GraphTensor", graph.rank
+    elif isinstance(graph, (GraphTensor, Context, NodeSet, EdgeSet)):
+        kind, rank = type(graph).__name__, graph.rank
     else:
         raise ValueError(f"Unsupported value type {type(graph).__name__}.")
     if rank != 0:

@@ -842,12 +842,21 @@ def _dtype_name(dtype: np.dtype, where: str) -> str:
 
 
 def _feature_schema(fspec: Any, where: str) -> FeatureSchema:
+    """As TF-GNN: a feature with one value per item (per-item shape ``()``) leaves ``shape``
+    unset."""
     dims = [DimSchema(size=-1 if d is None else d) for d in fspec.shape]
-    return FeatureSchema(dtype=_dtype_name(fspec.dtype, where), shape=ShapeSchema(dim=dims))
+    shape = ShapeSchema(dim=dims) if dims else None
+    return FeatureSchema(dtype=_dtype_name(fspec.dtype, where), shape=shape)
 
 
 def create_schema_from_graph_spec(spec_or_graph: Any) -> GraphSchema:
-    """A ``GraphSchema`` describing a spec (or a graph's spec); no descriptions."""
+    """A ``GraphSchema`` describing a spec (or a graph's spec); no descriptions.
+
+    As TF-GNN's ``create_schema_pb_from_graph_spec``, the ``context`` is left unset (``None``)
+    when the context has no features, and so is the ``shape`` of a feature with one value
+    per item. Unlike it, this accepts batched and multi-component graphs (their per-item
+    specs are the same) and complex dtypes; :func:`create_schema_pb_from_graph_spec`
+    checks as TF-GNN does."""
     from arraygnn.graph_tensor.spec import GraphTensorSpec
 
     spec = getattr(spec_or_graph, "spec", spec_or_graph)
@@ -856,8 +865,15 @@ def create_schema_from_graph_spec(spec_or_graph: Any) -> GraphSchema:
             f"create_schema_from_graph_spec: expected a GraphTensor or GraphTensorSpec, got "
             f"{type(spec_or_graph).__name__}"
         )
-    ctx = ContextSchema(
-        {k: _feature_schema(f, f"context feature {k!r}") for k, f in spec.context.features.items()}
+    ctx = (
+        ContextSchema(
+            {
+                k: _feature_schema(f, f"context feature {k!r}")
+                for k, f in spec.context.features.items()
+            }
+        )
+        if spec.context.features
+        else None  # TF-GNN sets the context message only for a feature
     )
     node_sets = {
         n: NodeSetSchema(
@@ -954,8 +970,37 @@ def create_graph_spec_from_schema_pb(schema: GraphSchema, indices_dtype: Any = N
 
 
 def create_schema_pb_from_graph_spec(graph: Any) -> GraphSchema:
-    """TF-GNN's name of :func:`create_schema_from_graph_spec` (a graph or its spec)."""
-    return create_schema_from_graph_spec(graph)
+    """TF-GNN's name of :func:`create_schema_from_graph_spec` (a graph or its spec), with
+    TF-GNN's checks: ``ValueError`` unless the graph is scalar with a single component (the
+    component count is checked for a GraphTensor; a spec does not record it) and every
+    feature has a dtype that ``tf.Example`` I/O supports (no complex dtypes)."""
+    from arraygnn.graph_tensor.checks import check_scalar_graph_tensor
+    from arraygnn.graph_tensor.spec import GraphTensorSpec
+    from arraygnn.io.schema_validation import _printable_supported_dtypes, is_supported_dtype
+
+    name = "create_schema_pb_from_graph()"  # TF-GNN's text
+    if isinstance(graph, GraphTensorSpec) or hasattr(graph, "num_components"):
+        check_scalar_graph_tensor(graph, name)
+        if not isinstance(graph, GraphTensorSpec) and graph.total_num_components != 1:
+            raise ValueError(
+                f"{name} requires scalar GraphTensor with a single graph component, got a "
+                f"scalar GraphTensor with {graph.total_num_components} components."
+            )
+    schema = create_schema_from_graph_spec(graph)
+    for where, pieces in (
+        ("Graph context", {"": schema.context} if schema.context is not None else {}),
+        ("Node set", schema.node_sets),
+        ("Edge set", schema.edge_sets),
+    ):
+        for set_name, piece in pieces.items():
+            for fname, feature in piece.features.items():
+                if not is_supported_dtype(feature.dtype):
+                    ctx = where if not set_name else f"{where} {set_name}"
+                    raise ValueError(
+                        f"{ctx} feature {fname} has dtype={feature.dtype} which is not "
+                        f"supported by the GraphSchema. {_printable_supported_dtypes()}"
+                    )
+    return schema
 
 
 def check_compatible_with_schema_pb(graph: Any, schema: GraphSchema) -> None:
