@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.aggr.patch_transformer import PositionalEncoding
 from arraygnn.nn.linear import matmul
@@ -41,6 +41,11 @@ class TemporalEncoding(Module):
         self.weight = (1.0 / root**steps).reshape(1, -1).astype(dtype)
 
     def __call__(self, x: Any) -> Any:
+        if not is_array(x):
+            raise TypeError(
+                "TemporalEncoding: x must be a NumPy or CuPy array of times, got "
+                f"{type(x).__name__}{torch_hint(x)}"
+            )
         xp = get_namespace(x, self.weight)
         if x.dtype.kind not in "fiu" or x.dtype == np.bool_:
             raise TypeError(f"TemporalEncoding: x must hold real numbers, got dtype {x.dtype}")

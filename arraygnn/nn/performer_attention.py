@@ -6,7 +6,8 @@ head_channels``), ``phi(z) = kernel(z @ P.T) + 0.001`` with the fixed orthogonal
 projection ``P`` ``[R, D]`` (buffer ``fast_attn.projection_matrix``, ``R = int(D ln D)``),
 then ``out = (phi(q) @ (phi(k).T @ v)) / (phi(q) @ sum_n phi(k))`` and ``attn_out``: no ``[N,
 N]`` score array. As PyG, a ``mask`` ``[B, N]`` zeroes the padded rows' values only (their
-keys still enter the normaliser).
+keys still enter the normaliser). No rows (``B = 0`` or ``N = 0``): an empty
+``(B, N, channels)`` result (PyG's ``reshape(B, N, -1)`` fails there).
 
 >>> import numpy as np
 >>> attn = PerformerAttention(8, heads=2, head_channels=4, rng=0)
@@ -24,7 +25,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._dense_input import bmm, check_float_array
 from arraygnn.nn._module import Module, layer_size
-from arraygnn.nn.linear import Linear, _rng, get_activation, matmul
+from arraygnn.nn.linear import Linear, _check_features, _rng, get_activation, matmul
 
 __all__ = ["PerformerAttention", "from_pyg_module"]
 
@@ -83,7 +84,10 @@ class PerformerAttention(Module):
                 f"{_WHERE}: head_channels={d} gives int(d * ln d) = 0 random features; use "
                 "head_channels >= 2"
             )
-        self.kernel = get_activation(kernel)
+        try:
+            self.kernel = get_activation(kernel)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{_WHERE}: kernel: {err}") from None
         if self.kernel is None:
             raise ValueError(f"{_WHERE}: kernel must be an activation, got None")
         self.dropout = float(dropout)
@@ -103,6 +107,7 @@ class PerformerAttention(Module):
 
     def __call__(self, x: Any, mask: Any = None) -> Any:
         check_float_array(_WHERE, "x", x, (3,))
+        _check_features(x, self.channels, f"{_WHERE} x", self.q.weight)
         xp = get_namespace(x)
         b, n, _ = x.shape
         h, d = self.heads, self.head_channels

@@ -19,6 +19,7 @@ Needs a sorted ``index``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,8 @@ class PositionalEncoding(Module):
     """PyG's ``PositionalEncoding(out_channels, base_freq=1e-4, granularity=1.0)``:
     ``[sin(p * f), cos(p * f)]`` for positions ``p`` (divided by ``granularity``) and the
     ``out_channels / 2`` frequencies ``f = base_freq ** linspace(0, 1)`` (buffer
-    ``frequency``).
+    ``frequency``). A negative ``base_freq`` or a zero ``granularity`` is a ``ValueError``
+    (PyG's module gives NaN / inf there); positions must be a real (or bool) array.
 
     Shapes:
         - input: positions, any shape (flattened)
@@ -64,11 +66,27 @@ class PositionalEncoding(Module):
         self.out_channels = out_channels
         self.base_freq = float(base_freq)
         self.granularity = float(granularity)
+        if not (math.isfinite(self.base_freq) and self.base_freq >= 0):  # PyG: NaN frequencies
+            raise ValueError(
+                f"PositionalEncoding: base_freq must be a finite number >= 0, got {base_freq!r}"
+            )
+        if not math.isfinite(self.granularity) or self.granularity == 0:  # PyG: inf / NaN
+            raise ValueError(
+                "PositionalEncoding: granularity must be a finite nonzero number, got "
+                f"{granularity!r}"
+            )
         self.frequency = (self.base_freq ** np.linspace(0, 1, out_channels // 2)).astype(dtype)
 
     def __call__(self, x: Any) -> Any:
-        from arraygnn._namespace import get_namespace
+        from arraygnn._namespace import get_namespace, is_array, torch_hint
 
+        if not is_array(x):
+            raise TypeError(
+                "PositionalEncoding: x must be a NumPy or CuPy array of positions, got "
+                f"{type(x).__name__}{torch_hint(x)}"
+            )
+        if x.dtype.kind not in "fiub":
+            raise TypeError(f"PositionalEncoding: x must hold real numbers, got dtype {x.dtype}")
         xp = get_namespace(x, self.frequency)
         if x.dtype.kind != "f":  # integer positions: torch computes in the buffer's float
             x = x.astype(self.frequency.dtype)
