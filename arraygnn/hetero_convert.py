@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, to_numpy
 from arraygnn.hetero_data import EdgeType, HeteroData
 
 __all__ = [
@@ -101,7 +101,9 @@ def hetero_data_to_graph(data: HeteroData, *, exclude_keys: Iterable[str] = ()) 
 
     Node store arrays go to ``g.nodes[ntype].data``, edge store arrays (but
     ``edge_index``) to ``g.edges[etype].data``; graph-level attributes and non-array values
-    are not carried. Node counts come from each type's ``num_nodes``.
+    are not carried. Node counts come from each type's ``num_nodes``; a ``HeteroBatch``
+    gives a batched graph (``batch_num_nodes`` / ``batch_num_edges`` from its ``ptr`` and
+    slice records).
 
     >>> import numpy as np
     >>> d = HeteroData(a={"num_nodes": 2}, b={"num_nodes": 1, "h": np.ones((1, 2))})
@@ -130,6 +132,13 @@ def hetero_data_to_graph(data: HeteroData, *, exclude_keys: Iterable[str] = ()) 
     for et, s in data._edges.items():
         for k, v in _features(s._mapping, skip | {"edge_index"}).items():
             g.edges[et].data[k] = v
+    if _batch_store_keys(data) and data._kind_dict:  # a HeteroBatch: a batched Graph
+        ptrs = {t: s._mapping.get("ptr") for t, s in data._nodes.items()}
+        if all(p is not None for p in ptrs.values()):
+            g.set_batch_num_nodes({t: np.diff(np.asarray(to_numpy(p))) for t, p in ptrs.items()})
+            g.set_batch_num_edges(
+                {et: np.diff(np.asarray(data._slice_dict[et]["edge_index"])) for et in rels}
+            )
     return g
 
 

@@ -12,6 +12,11 @@
 RULE: feature arrays are shared, never copied; ``edge_index`` rows become (src, dst) views,
       and ``graph_to_data`` stacks ``(src, dst)`` into one new ``[2, E]`` array.
 RULE: context (graph-level) features of a GraphTensor are not carried: a Graph has none.
+RULE: a batched Graph's per-graph counts (``batch_num_nodes`` / ``batch_num_edges``) are a
+      GraphTensor's components (``sizes``), both ways, and ``data_to_graph`` of a ``Batch``
+      sets them from ``ptr`` and its slice records (its ``batch`` / ``ptr`` vectors are not
+      features). ``graph_to_data`` gives one ``Data`` of all the graphs; for a ``Batch``, go
+      through the GraphTensor: ``graph_tensor_to_batch(graph_to_graph_tensor(g))``.
 
 >>> import numpy as np
 >>> from arraygnn.graph import graph
@@ -31,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import is_array
+from arraygnn._namespace import is_array, to_numpy
 from arraygnn.graph.core import DEFAULT_ETYPE, DEFAULT_NTYPE, Graph, check_graph
 
 __all__ = ["graph_to_graph_tensor", "graph_tensor_to_graph", "graph_to_data", "data_to_graph"]
@@ -40,7 +45,9 @@ _GT_NODES, _GT_EDGES = "nodes", "edges"
 
 
 def graph_to_graph_tensor(g: Graph) -> Any:
-    """A one-component GraphTensor with the graph's node / edge types as sets."""
+    """A GraphTensor with the graph's node / edge types as sets: one component, or one per
+    graph of a batched graph."""
+    from arraygnn.graph.batching import host_batch_counts
     from arraygnn.graph_tensor import Adjacency, EdgeSet, GraphTensor, NodeSet
 
     check_graph("graph_to_graph_tensor", g)
@@ -62,14 +69,16 @@ def graph_to_graph_tensor(g: Graph) -> Any:
     def ename(e: str) -> str:
         return _GT_EDGES if homogeneous else e
 
-    one = xp.ones(1, dtype=np.int64)
+    def sizes(kind: str, typ: Any) -> Any:  # one component per batched graph
+        return xp.asarray(host_batch_counts(g, kind, typ).astype(np.int64))
+
     node_sets = {
-        nname(t): NodeSet.from_fields(sizes=one * g._num_src[t], features=dict(f._data))
+        nname(t): NodeSet.from_fields(sizes=sizes("nodes", t), features=dict(f._data))
         for t, f in g._src_frames.items()
     }
     edge_sets = {
         ename(c[1]): EdgeSet.from_fields(
-            sizes=one * r.num_edges,
+            sizes=sizes("edges", c),
             adjacency=Adjacency.from_indices(
                 source=(nname(c[0]), r.src), target=(nname(c[2]), r.dst)
             ),
@@ -118,6 +127,16 @@ def graph_tensor_to_graph(gt: Any) -> Graph:
             if isinstance(v, Ragged):
                 raise ValueError(f"edge set {name!r} feature {k!r} is ragged; a Graph needs arrays")
             g._rels[c].frame[k] = v
+    if gt.num_components != 1:  # components are the batched graphs
+        g.set_batch_num_nodes({nname(t): ns.sizes for t, ns in gt.node_sets.items()})
+        g.set_batch_num_edges(
+            {
+                (nname(es.adjacency.source_name), ename(n), nname(es.adjacency.target_name)): (
+                    es.sizes
+                )
+                for n, es in gt.edge_sets.items()
+            }
+        )
     return g
 
 
@@ -168,7 +187,14 @@ def data_to_graph(
         if k not in keys:
             raise ValueError(f"data has no attribute {k!r} (attributes: {sorted(keys)})")
     placed = set(node_keys) | set(edge_keys) | set(exclude_keys) | {"edge_index", "num_nodes"}
-    unplaced = [k for k in keys if k not in placed and is_array(data[k])]
+    is_batch = hasattr(data, "num_graphs") and getattr(data, "ptr", None) is not None
+    records = (getattr(data, "_slice_dict", None) or None) if is_batch else None
+    # a Batch's ``batch`` / ``ptr`` / ``<key>_batch`` vectors are not collated keys
+    unplaced = [
+        k
+        for k in keys
+        if k not in placed and is_array(data[k]) and (records is None or k in records)
+    ]
     if unplaced:
         raise ValueError(
             f"data attribute(s) {unplaced} have no place in the Graph: name them in "
@@ -189,4 +215,7 @@ def data_to_graph(
         g.ndata[k] = data[k]
     for k in edge_keys:
         g.edata[k] = data[k]
+    if records is not None and "edge_index" in records:  # a Batch: a batched Graph
+        g.set_batch_num_nodes(np.diff(np.asarray(to_numpy(data.ptr), dtype=np.int64)))
+        g.set_batch_num_edges(np.diff(np.asarray(records["edge_index"], dtype=np.int64)))
     return g

@@ -9,7 +9,8 @@ Where each attribute goes is stated, never guessed from array lengths:
 ``node_features`` (default: ``x`` and ``pos`` when present), ``edge_features`` (default:
 ``edge_attr`` and ``edge_weight`` when present), ``context_features`` (default: none; e.g.
 ``("y",)`` for graph labels). Any other array attribute raises ``ValueError`` naming it,
-unless listed in ``exclude_keys``.
+unless listed in ``exclude_keys``. A ``Batch``'s own vectors (``batch``, ``ptr`` and
+``follow_batch``'s ``<key>_batch`` / ``<key>_ptr``) are left out: they are not collated keys.
 
 >>> import numpy as np
 >>> from arraygnn.data import Data
@@ -82,7 +83,11 @@ def data_to_graph_tensor(
     for k in node_keys + edge_keys + ctx_keys:
         if k not in keys:
             raise ValueError(f"data has no attribute {k!r} (attributes: {sorted(keys)})")
-    unplaced = [k for k in keys if k not in placed]
+    is_batch = hasattr(data, "num_graphs") and getattr(data, "ptr", None) is not None
+    # a Batch's own vectors (``batch``, ``ptr``, follow_batch's ``x_batch`` / ``x_ptr``) are
+    # not in its slice records: only the collated keys need a place
+    records = (getattr(data, "_slice_dict", None) or None) if is_batch else None
+    unplaced = [k for k in keys if k not in placed and (records is None or k in records)]
     if unplaced:
         raise ValueError(
             f"data attribute(s) {unplaced} have no place in the GraphTensor: name them in "
@@ -95,7 +100,6 @@ def data_to_graph_tensor(
         raise ValueError("data.edge_index must be an integer array of shape [2, num_edges]")
     xp = get_namespace(edge_index)
     num_edges = int(edge_index.shape[1])
-    is_batch = hasattr(data, "num_graphs") and getattr(data, "ptr", None) is not None
     num_nodes = None if is_batch else data.num_nodes
     if num_nodes is None and not is_batch:
         raise ValueError("data.num_nodes is unknown; set data.num_nodes or data.x")
