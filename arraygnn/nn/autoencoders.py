@@ -215,7 +215,10 @@ class VGAE(GAE):
 
 class ARGA(GAE):
     """PyG's ``ARGA``: a ``GAE`` with a ``discriminator`` (names ``discriminator.*``);
-    ``reg_loss(z)`` is PyG's ``-log(sigmoid(discriminator(z)) + 1e-15).mean()``."""
+    ``reg_loss(z)`` is PyG's ``-log(sigmoid(discriminator(z)) + 1e-15).mean()`` and
+    ``discriminator_loss(z, real_z=None, *, seed=None)`` PyG's ``-log(sigmoid(D(real_z)) +
+    1e-15).mean() - log(1 - sigmoid(D(z)) + 1e-15).mean()``, ``real_z`` standard normal
+    like ``z`` (drawn from ``seed`` when not given: PyG's distribution, not its numbers)."""
 
     def __init__(
         self,
@@ -236,6 +239,28 @@ class ARGA(GAE):
         real = _sigmoid(self.discriminator(z))
         with np.errstate(divide="ignore"):
             return -get_namespace(real).log(real + real.dtype.type(EPS)).mean()
+
+    def discriminator_loss(self, z: Any, real_z: Any = None, *, seed: Any = None) -> Any:
+        """PyG's discriminator loss: ``real_z`` (standard normal, ``z``'s shape) scored as
+        real, ``z`` as fake."""
+        where = f"{type(self).__name__}.discriminator_loss"
+        _check_latent(where, z)
+        xp = get_namespace(z)
+        if real_z is None:
+            noise = xp.random.default_rng(seed).standard_normal(z.shape, dtype=np.float32)
+            real_z = noise.astype(z.dtype, copy=False)
+        elif seed is not None:
+            raise ValueError(f"{where}: give real_z or seed, not both")
+        elif not is_array(real_z) or tuple(real_z.shape) != tuple(z.shape):
+            raise ValueError(
+                f"{where}: real_z must be an array of z's shape {tuple(z.shape)}, got "
+                f"{getattr(real_z, 'shape', type(real_z).__name__)}"
+            )
+        real = _sigmoid(self.discriminator(real_z))
+        fake = _sigmoid(self.discriminator(z))
+        eps = real.dtype.type(EPS)
+        with np.errstate(divide="ignore"):
+            return -xp.log(real + eps).mean() - xp.log(1 - fake + eps).mean()
 
 
 class ARGVA(ARGA):

@@ -161,9 +161,11 @@ class EmbeddingBag(_Table):
     Call as ``bag(input)`` with a 2-D ``input`` ``(B, N)`` (each row a bag of ``N`` ids),
     or ``bag(input, offsets)`` with a 1-D ``input`` and ``offsets`` the start of each bag
     (``offsets[0] == 0``, non-decreasing; with ``include_last_offset=True`` the last entry
-    closes the last bag, as torch's). An empty bag gives zeros, as torch's; ids equal to
-    ``padding_idx`` are left out of their bag (so they count for neither the sum nor the
-    mean). ``per_sample_weights`` is not supported (a ``ValueError``).
+    closes the last bag and must equal ``len(input)``, torch's CSR contract: torch computes
+    inconsistent bags otherwise, arraygnn raises). An empty bag gives zeros, as torch's;
+    ids equal to ``padding_idx`` are left out of their bag (so they count for neither the
+    sum nor the mean). ``per_sample_weights`` (``input``'s shape, the table's dtype) scales
+    each looked-up row before the sum; as torch's, only with ``mode='sum'``.
 
     Shapes:
         - input: ``(B, N)``, or ``(E,)`` with offsets ``(B,)`` (``(B + 1,)`` with
@@ -205,9 +207,9 @@ class EmbeddingBag(_Table):
         from arraygnn.ops import segment
 
         layer = "EmbeddingBag"
-        if per_sample_weights is not None:
-            raise ValueError(f"{layer}: per_sample_weights is not supported")
         _check_ids(layer, "input", input, self.weight)
+        if per_sample_weights is not None:
+            self._check_weights(layer, per_sample_weights, input)
         xp = get_namespace(self.weight)
         if input.ndim == 2:
             if offsets is not None:
@@ -221,12 +223,42 @@ class EmbeddingBag(_Table):
         else:
             raise ValueError(f"{layer}: input must be 1-D or 2-D, got shape {input.shape}")
         ids = input.reshape(-1)
+        scale = None if per_sample_weights is None else per_sample_weights.reshape(-1)
         if self.padding_idx is not None:  # left out of their bags: shift each bag's end
             keep = ids != self.padding_idx
             kept = xp.concatenate([xp.zeros(1, np.int64), xp.cumsum(keep, dtype=np.int64)])
             ptr, ids = kept[ptr], ids[keep]
+            scale = None if scale is None else scale[keep]
         rows = xp.take(self.weight, ids, axis=0)
+        if scale is not None:
+            rows = rows * scale[:, None]
         return segment(rows, ptr, reduce=self.mode)
+
+    def _check_weights(self, layer: str, weights: Any, input: Any) -> None:
+        """torch's rules for ``per_sample_weights``: ``mode='sum'`` only, ``input``'s shape,
+        the table's dtype."""
+        if self.mode != "sum":
+            raise ValueError(
+                f"{layer}: per_sample_weights is only supported for mode='sum' (torch's), "
+                f"got mode={self.mode!r}"
+            )
+        if not is_array(weights):
+            raise TypeError(
+                f"{layer}: per_sample_weights must be a NumPy or CuPy array, got "
+                f"{type(weights).__name__}{torch_hint(weights)}"
+            )
+        if is_cupy_array(weights) != is_cupy_array(self.weight):
+            raise TypeError(f"{layer}: per_sample_weights and the table are on different devices")
+        if tuple(weights.shape) != tuple(input.shape):
+            raise ValueError(
+                f"{layer}: per_sample_weights must have input's shape {tuple(input.shape)}, "
+                f"got {tuple(weights.shape)}"
+            )
+        if weights.dtype != self.weight.dtype:
+            raise TypeError(
+                f"{layer}: per_sample_weights must have the table's dtype {self.weight.dtype}, "
+                f"got {weights.dtype}"
+            )
 
     def _ptr(self, layer: str, offsets: Any, size: int, xp: Any) -> Any:
         if not is_array(offsets) or offsets.ndim != 1 or offsets.dtype.kind not in "iu":
@@ -245,6 +277,11 @@ class EmbeddingBag(_Table):
                 f"{layer}: offsets[-1] = {int(offsets[-1])} is past the end of input ({size})"
             )
         if self.include_last_offset:
+            if int(offsets[-1]) != size:
+                raise ValueError(
+                    f"{layer}: with include_last_offset=True, offsets[-1] must equal the "
+                    f"length of input ({size}), got {int(offsets[-1])}"
+                )
             return offsets
         return xp.concatenate([offsets, xp.full(1, size, np.int64)])
 

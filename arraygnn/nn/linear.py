@@ -554,7 +554,8 @@ class GRUCell(Module):
     ``weight_hh`` ``(3H, H)``, ``bias_ih``, ``bias_hh`` and gate order (reset, update, new).
 
     ``cell(x, h=None)`` with ``x`` ``(B, input_size)``, ``h`` ``(B, H)`` (zeros when left
-    out) returns the next ``h`` ``(B, H)``.
+    out) returns the next ``h`` ``(B, H)``; an unbatched ``x`` ``(input_size,)`` takes an
+    ``h`` ``(H,)`` and returns ``(H,)``, as torch's.
 
     >>> import numpy as np
     >>> GRUCell(3, 2, rng=0)(np.ones((5, 3), np.float32)).shape
@@ -584,6 +585,13 @@ class GRUCell(Module):
 
     def __call__(self, x: Any, h: Any = None) -> Any:
         _check_features(x, self.input_size, "GRUCell input", self.weight_ih)
+        if x.ndim == 1:  # torch's unbatched form: (input_size,) and h (H,)
+            if h is not None and getattr(h, "ndim", None) != 1:
+                raise ValueError(
+                    f"GRUCell: an unbatched (1-D) input needs a 1-D h ({self.hidden_size},), "
+                    f"got {getattr(h, 'shape', type(h).__name__)}"
+                )
+            return self(x[None, :], None if h is None else h[None, :])[0]
         if x.ndim != 2:
             raise ValueError(f"GRUCell input must be (B, input_size), got {tuple(x.shape)}")
         xp = get_namespace(x)
