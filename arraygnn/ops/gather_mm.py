@@ -94,27 +94,27 @@ def segment_mm(a: Any, b: Any, seglen_a: Any) -> Any:
 
     Shapes: ``a`` [N, K], ``b`` [R, K, M], ``seglen_a`` [R] non-negative integers summing to
     ``N`` (a host read of ``R`` numbers) -> [N, M] in ``result_type(a, b)``. One matrix
-    product per non-empty segment (NumPy's / CuPy's BLAS).
+    product per non-empty segment (NumPy's / CuPy's BLAS; NumPy sums float16 in float32).
     """
     dtype = _check_operands("segment_mm", a, b)
     xp = namespace(a=a, b=b, seglen_a=seglen_a)
     if getattr(seglen_a, "dtype", np.dtype(np.float64)).kind not in "iu":
         raise TypeError(f"segment_mm: seglen_a must hold integers, got {seglen_a!r:.60}")
-    lengths = np.asarray(to_numpy(seglen_a)).astype(np.int64).reshape(-1)
-    if lengths.shape[0] != int(b.shape[0]):
+    if seglen_a.ndim != 1:
+        raise ValueError(f"segment_mm: seglen_a must be 1-D, got shape {tuple(seglen_a.shape)}")
+    lengths = np.asarray(to_numpy(seglen_a)).tolist()  # Python ints: no wrap, no overflow
+    if len(lengths) != int(b.shape[0]):
         raise ValueError(
-            f"segment_mm: seglen_a has {lengths.shape[0]} entries but b has {b.shape[0]} "
+            f"segment_mm: seglen_a has {len(lengths)} entries but b has {b.shape[0]} "
             "matrices (one segment per matrix)"
         )
-    if lengths.size and int(lengths.min()) < 0:
-        raise ValueError(f"segment_mm: seglen_a has a negative length {int(lengths.min())}")
-    if int(lengths.sum()) != int(a.shape[0]):
-        raise ValueError(
-            f"segment_mm: seglen_a sums to {int(lengths.sum())} but a has {a.shape[0]} rows"
-        )
+    if lengths and min(lengths) < 0:
+        raise ValueError(f"segment_mm: seglen_a has a negative length {min(lengths)}")
+    if sum(lengths) != int(a.shape[0]):
+        raise ValueError(f"segment_mm: seglen_a sums to {sum(lengths)} but a has {a.shape[0]} rows")
     out = xp.zeros((int(a.shape[0]), int(b.shape[2])), dtype=dtype)
     start = 0
-    for r, n in enumerate(lengths.tolist()):
+    for r, n in enumerate(lengths):
         if n:
             out[start : start + n] = xp.matmul(a[start : start + n], b[r])
         start += n
