@@ -5,10 +5,10 @@ Explosion in GNNs", arXiv:2210.13339).
 Each candidate neighbour ``t`` rolls one uniform number ``r_t`` (a hash of the batch's
 random seed and ``t``), shared by every seed that has ``t`` as a neighbour; seed ``s`` keeps
 the edge ``t -> s`` when ``r_t <= min(1, c_s * pi_t)``. Without importance sampling
-``pi_t`` is the edge weight (1 when ``prob`` is None) and ``c_s = fanout / d_s``
-(``d_s``: the in-degree, or the sum of ``s``'s edge weights), so each seed keeps
-``fanout`` edges in expectation (all of them when it has no more) while seeds that share
-neighbours pick the same ones, which keeps the sampled node sets small.
+nor ``prob``, ``pi_t = 1`` and ``c_s = fanout / d_s`` (``d_s``: the in-degree), so each
+seed keeps ``fanout`` edges in expectation (all of them when it has no more) while seeds
+that share neighbours pick the same ones, which keeps the sampled node sets small
+(with ``prob``: ``pi_t`` is the edge weight and ``c_s`` DGL's, see the RULEs).
 
 >>> import numpy as np
 >>> from arraygnn.graph import graph
@@ -35,6 +35,11 @@ RULE: ``importance_sampling=k > 0`` runs ``k`` rounds (``-1``: until converged) 
       fixed-point updates of ``pi_t`` (Eq. 18) and ``c_s`` (Eq. 22); the blocks then
       carry ``edata['edge_weights']`` (``w / p``, scaled to mean 1 per seed, so
       ``fn.mean`` gives the unbiased estimate), as DGL.
+RULE: with ``prob`` (weights ``w``) DGL adds one round (``labor_pick.h``): even with
+      ``importance_sampling=0``, ``c_s`` solves Eq. (22) with ``pi_t = w`` (so the
+      expected count can be below ``fanout``) and ``edge_weights`` are returned / set.
+      A seed whose edges all weigh 0 keeps none (DGL: ``c_s = 0 / 0``, it keeps them
+      all with NaN weights).
 
 The per-edge work is vectorised array code (hash, segment sums and maxima over the
 seeds' CSR rows); it runs on NumPy and on CuPy arrays alike. ``r_t`` is SplitMix64-hashed
@@ -181,9 +186,7 @@ def _importance(
         it += 1
         if it > _MAX_ROUNDS:
             break
-    if hop is None:  # defensive (weighted runs take >= 2 rounds): pi = the weights
-        hop = _segment_max(xp, inv, w, n_uniq)
-    return c, hop
+    return c, hop  # hop None: weighted LABOR-0, pi is each edge's weight (DGL's)
 
 
 def _labor_relation(
@@ -211,20 +214,23 @@ def _labor_relation(
     ds = deg_f if w is None else xp.bincount(seg, weights=w, minlength=n)
     with np.errstate(divide="ignore", invalid="ignore"):
         c = xp.where(ds > 0, fanout / ds, 0.0)
-    if importance_sampling:
+    # DGL (labor_pick.h, labor_sampling.cu) bumps importance_sampling by one when
+    # weighted: LABOR-0 with prob= solves Eq. (22) for c_s and returns edge weights too
+    weighted_or_is = bool(importance_sampling) or w is not None
+    if weighted_or_is:
         uniq, inv = unique_ids_with(xp, nbr, return_inverse=True)
         inv = inv.reshape(-1)
         c, hop = _importance(
             xp, importance_sampling, c, ds, deg_f, fanout, seg, inv, int(uniq.shape[0]), w
         )
-        pi = hop[inv]
+        pi = w if hop is None else hop[inv]
     else:
-        pi = xp.ones(eid.shape[0]) if w is None else w
+        pi = xp.ones(eid.shape[0])
     r = _rolled(xp, rseeds, contribution, nbr)
     p = xp.minimum(1.0, c[seg] * pi)
     keep = r <= p
     kept = eid[keep]
-    if not importance_sampling:
+    if not weighted_or_is:
         return xp.sort(kept), None
     order = xp.argsort(kept)
     ew = (xp.ones(kept.shape[0]) if w is None else w[keep]) / p[keep]
@@ -273,8 +279,8 @@ def sample_labors(
     edge-id order and ``frontier.edata[EID]`` holds their ids in ``g``. ``random_seed`` is
     an int or two ints (``None``: a fresh one) and ``seed2_contribution`` in ``[0, 1]``
     mixes the two (DGL's batch dependency). ``importances`` has one entry per canonical
-    edge type: the kept edges' weights (same order) when ``importance_sampling != 0``,
-    else ``None``.
+    edge type: the kept edges' weights (same order) when ``importance_sampling != 0`` or
+    that edge type has the ``prob`` feature (DGL's), else ``None``.
     """
     where = "sample_labors"
     check_graph(where, g)
@@ -317,7 +323,7 @@ def sample_labors(
                 imp = None if imp is None else imp[keep]
         else:
             e = xp.zeros(0, dtype=g.idtype)
-            imp = xp.zeros(0) if rounds else None
+            imp = xp.zeros(0) if rounds or c in probs else None
         chosen[c] = e
         importances.append(imp)
     return _frontier(g, chosen, copy_ndata, copy_edata), importances
@@ -341,8 +347,10 @@ class LaborSampler:
         copy_ndata: give the blocks their nodes' features (False: none).
 
     Returns per call ``(input_nodes, output_nodes, blocks)``, the blocks built with the
-    seeds first among their source nodes; with importance sampling
-    ``block.edata['edge_weights']`` holds the edges' weights.
+    seeds first among their source nodes; with importance sampling or ``prob``
+    ``block.edata['edge_weights']`` holds the edges' weights (on a heterograph, on each
+    edge type that has them; DGL's hetero assignment writes into a temporary dict and
+    is lost).
     """
 
     def __init__(
@@ -428,12 +436,9 @@ class LaborSampler:
                 exclude_edges=exclude_eids,
             )
             block = to_block(frontier, current)
-            if self.importance_sampling:
-                if len(g.canonical_etypes) == 1:
-                    block.edata["edge_weights"] = importances[0]
-                else:
-                    for c, imp in zip(g.canonical_etypes, importances):
-                        block.edges[c].data["edge_weights"] = imp
+            for c, imp in zip(g.canonical_etypes, importances):
+                if imp is not None:  # importance sampling, or prob= on that edge type
+                    block.edges[c].data["edge_weights"] = imp
             current = block.srcdata[NID]
             blocks.insert(0, block)
         if blocks:

@@ -120,6 +120,14 @@ class SAINTSampler:
 
     def _cdf(self, g: Graph) -> Any:
         if self.cache and self.prob is not None:
+            n = g.num_nodes() if self.mode == "node" else g.num_edges()
+            if int(self.prob.shape[0]) != n:
+                what = "nodes" if self.mode == "node" else "edges"
+                raise ValueError(
+                    f"SAINTSampler: cache=True holds the probabilities of a graph with "
+                    f"{int(self.prob.shape[0])} {what}, this one has {n}; use cache=False "
+                    "or a new sampler"
+                )
             return self.prob
         xp = g._xp()
         out_deg = xp.maximum(g.out_degrees(), 1).astype(xp.float64)

@@ -322,5 +322,5 @@ def test_labor_sampler_blocks_are_edges_of_g(importance_sampling, layer_dependen
         np.testing.assert_array_equal(b.srcdata[NID][bu], s[e])
         np.testing.assert_array_equal(b.dstdata[NID][bv], d[e])
         assert len(set(e.tolist())) == e.size  # no edge twice
-        if importance_sampling != 0:  # (DGL also sets them with prob= and 0: left alone)
+        if importance_sampling != 0:  # (and with prob=, as DGL: see the s13 LABOR sweep)
             assert "edge_weights" in b.edata
