@@ -40,7 +40,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
-from arraygnn._namespace import is_array, is_torch_tensor
+from arraygnn._namespace import get_namespace, is_array, is_torch_tensor
 
 __all__ = ["AttrView", "FeatureStore", "InMemoryFeatureStore", "TensorAttr"]
 
@@ -344,7 +344,9 @@ class InMemoryFeatureStore(FeatureStore):
     array of either width through :func:`arraygnn.ops.gather` (ids outside ``[0, N)``
     raise ``ValueError``), a slice or anything else through ``array[index]``, ``None``
     for all rows; putting with an ``index`` writes those rows of a stored array (as PyG's
-    ``Data``).
+    ``Data``), and so does ``update_tensor`` with an ``index`` (PyG's default removes the
+    whole tensor first). A list or a torch tensor index is read as an integer array; an
+    array index of another dtype than integer or bool raises ``TypeError``.
     """
 
     def __init__(self) -> None:
@@ -367,13 +369,47 @@ class InMemoryFeatureStore(FeatureStore):
             return True
         if key not in self.store:
             raise KeyError(f"Could not find tensor for '{attr}' (to write rows of)")
-        self.store[key][attr.index] = tensor
+        stored = self.store[key]
+        index = self._index(attr, stored)
+        if is_array(index) and index.dtype.kind in "iu" and index.size and stored.ndim:
+            lo, hi = int(index.min()), int(index.max())
+            if lo < 0 or hi >= stored.shape[0]:
+                raise ValueError(
+                    f"InMemoryFeatureStore: {key}: index has ids in [{lo}, {hi}], outside "
+                    f"[0, {stored.shape[0]})"
+                )
+        stored[index] = tensor
         return True
 
+    def update_tensor(self, tensor: Any, *args: Any, **kwargs: Any) -> bool:
+        """Replace a tensor (``index=None``), or write rows of it (an ``index``: as
+        ``put_tensor``, nothing is removed)."""
+        attr = self._tensor_attr_cls.cast(*args, **kwargs)
+        if attr.is_set("index") and attr.index is not None:
+            return self.put_tensor(tensor, attr)
+        return super().update_tensor(tensor, attr)
+
+    def _index(self, attr: TensorAttr, tensor: Any) -> Any:
+        """``attr.index`` as an array on ``tensor``'s device when it is a list or a torch
+        tensor; ``TypeError`` for an array index that is neither integer nor bool."""
+        index = attr.index
+        if isinstance(index, list) or is_torch_tensor(index):
+            host = index.detach().cpu().numpy() if is_torch_tensor(index) else index
+            index = get_namespace(tensor).asarray(host)
+            if index.size == 0:
+                index = index.astype("int64")
+        if is_array(index) and index.dtype.kind not in "iub":
+            raise TypeError(
+                f"InMemoryFeatureStore: {self.key(attr)}: index must hold integers or bools, "
+                f"got dtype {index.dtype}"
+            )
+        return index
+
     def _get_tensor(self, attr: TensorAttr) -> Any:
-        tensor, index = self.store.get(self.key(attr)), attr.index
-        if tensor is None or index is None:
+        tensor = self.store.get(self.key(attr))
+        if tensor is None or attr.index is None:
             return tensor
+        index = self._index(attr, tensor)
         if is_array(index) and index.ndim == 1 and index.dtype.kind in "iu" and tensor.ndim:
             from arraygnn import ops  # (lazy: import stays light)
 
@@ -391,4 +427,5 @@ class InMemoryFeatureStore(FeatureStore):
         return None if tensor is None else tuple(int(s) for s in tensor.shape)
 
     def get_all_tensor_attrs(self) -> list[TensorAttr]:
-        return [self._tensor_attr_cls(g, a) for g, a in self.store]
+        cls = self._tensor_attr_cls  # (by name: a subclass may order its fields otherwise)
+        return [cls(group_name=g, attr_name=a) for g, a in self.store]

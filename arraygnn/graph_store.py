@@ -15,6 +15,10 @@ RULE: ``perm`` is ``None`` when no sort was needed (the layout was stored, or th
       order that maps the converted edges to the stored ones (``row[perm]``).
 RULE: converting COO to CSR / CSC needs the edge attribute's ``size`` (a ``ValueError``
       says so); PyG falls back to ``index.max() + 1``, which arraygnn never guesses.
+RULE: what PyG would turn into a wrong pointer raises ``ValueError`` naming the edge type:
+      ids of the pointer's side outside ``[0, size)``, ``is_sorted=True`` COO whose cols
+      are not sorted, COO halves of different lengths, a CSR / CSC pointer whose length
+      is not ``size + 1``, a ``size`` that is not two non-negative integers.
 
 >>> import numpy as np
 >>> gs = InMemoryGraphStore()
@@ -29,6 +33,7 @@ True
 from __future__ import annotations
 
 import copy
+import operator
 from abc import ABC, abstractmethod
 from collections import defaultdict
 from dataclasses import dataclass
@@ -185,6 +190,11 @@ class GraphStore(ABC):
             from arraygnn.remote_backend import as_array  # (a user's torch store)
 
             row, col = as_array(row), as_array(col)  # converted on NumPy
+        if attr.layout == EdgeLayout.COO and int(row.shape[0]) != int(col.shape[0]):
+            raise ValueError(
+                f"GraphStore: the COO edge index of {attr.edge_type!r} has {int(row.shape[0])} "
+                f"rows but {int(col.shape[0])} cols (the two halves must have one id per edge)"
+            )
         if layout == EdgeLayout.COO:
             if attr.layout == EdgeLayout.CSR:
                 row = _expanded(attr, row, col)
@@ -195,6 +205,7 @@ class GraphStore(ABC):
                 col = _expanded(attr, col, row)
             if attr.layout != EdgeLayout.CSR:
                 n = _side(attr, 0, "CSR")
+                _check_ids(attr, row, n, "row")
                 perm = get_namespace(row).argsort(row, kind="stable")
                 row, col = index2ptr(row[perm], n), col[perm]
         else:
@@ -202,15 +213,21 @@ class GraphStore(ABC):
                 row = _expanded(attr, row, col)
             if attr.layout != EdgeLayout.CSC:
                 n = _side(attr, 1, "CSC")
+                _check_ids(attr, col, n, "col")
                 if not attr.is_sorted:
                     perm = get_namespace(col).argsort(col, kind="stable")
                     col, row = col[perm], row[perm]
+                elif col.shape[0] > 1 and not bool((col[1:] >= col[:-1]).all()):
+                    raise ValueError(
+                        f"GraphStore: the {attr.layout.name} edge index of {attr.edge_type!r} "
+                        "is stored with is_sorted=True but its col ids are not sorted"
+                    )
                 col = index2ptr(col, n)
         if attr.layout != layout and store:
             attr = copy.copy(attr)
             attr.layout = layout
-            if perm is not None:
-                attr.is_sorted = False
+            if perm is not None:  # (sorted by col: CSC's rule; CSR is never is_sorted)
+                attr.is_sorted = layout == EdgeLayout.CSC
             self.put_edge_index((row, col), attr)
         return row, col, perm
 
@@ -252,7 +269,26 @@ def _expanded(attr: EdgeAttr, ptr: Any, other: Any) -> Any:
 
     where = f"GraphStore: the {attr.layout.name} edge index of {attr.edge_type!r}"
     checked_ptr(where, ptr, int(other.shape[0]), "row" if attr.layout == EdgeLayout.CSC else "col")
+    if attr.size is not None:  # one pointer entry per node of its side, plus one
+        n = _side(attr, int(attr.layout == EdgeLayout.CSC), attr.layout.name)
+        if int(ptr.shape[0]) != n + 1:
+            raise ValueError(
+                f"{where}: its pointer has {int(ptr.shape[0])} entries, but size={attr.size} "
+                f"says {n} + 1"
+            )
     return ptr2index(ptr)
+
+
+def _check_ids(attr: EdgeAttr, ids: Any, n: int, name: str) -> None:
+    """``ValueError`` naming the edge type when ``ids`` leave ``[0, n)`` (PyG's pointer
+    would silently drop or misplace those edges)."""
+    if ids.shape[0]:
+        lo, hi = int(ids.min()), int(ids.max())
+        if lo < 0 or hi >= n:
+            raise ValueError(
+                f"GraphStore: the {attr.layout.name} edge index of {attr.edge_type!r} has "
+                f"{name} ids in [{lo}, {hi}], outside [0, {n}) (size={attr.size})"
+            )
 
 
 def _side(attr: EdgeAttr, axis: int, layout: str) -> int:
@@ -262,7 +298,17 @@ def _side(attr: EdgeAttr, axis: int, layout: str) -> int:
             "needs its size (num_src_nodes, num_dst_nodes): give size= when putting the edge "
             "index (it is never guessed from index.max() + 1)"
         )
-    return int(attr.size[axis])
+    size = attr.size
+    try:
+        ok = len(size) == 2 and all(operator.index(s) >= 0 for s in size)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"GraphStore: the size of {attr.edge_type!r} must be two non-negative integers "
+            f"(num_src_nodes, num_dst_nodes), got {size!r}"
+        )
+    return int(size[axis])
 
 
 class InMemoryGraphStore(GraphStore):
@@ -292,6 +338,11 @@ class InMemoryGraphStore(GraphStore):
                     f"InMemoryGraphStore: the edge index of {edge_attr.edge_type!r} must hold "
                     f"integers, got dtype {a.dtype}"
                 )
+        if edge_attr.layout == EdgeLayout.COO and edge_index[0].shape != edge_index[1].shape:
+            raise ValueError(
+                f"InMemoryGraphStore: the COO edge index of {edge_attr.edge_type!r} has "
+                f"{edge_index[0].shape[0]} rows but {edge_index[1].shape[0]} cols"
+            )
         self.store[(edge_attr.edge_type, edge_attr.layout)] = (
             copy.copy(edge_attr),
             (edge_index[0], edge_index[1]),
