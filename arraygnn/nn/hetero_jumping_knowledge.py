@@ -31,7 +31,9 @@ class HeteroJumpingKnowledge(Module):
 
     Args:
         types: the node types (strings without dots).
-        mode: ``'cat'``, ``'max'`` or ``'lstm'``.
+        mode: ``'cat'``, ``'max'`` or ``'lstm'``, in any case (PyG 2.8.1 lowercases it too,
+            but builds the LSTM only for the lowercase ``'lstm'``: its ``'LSTM'`` fails when
+            called).
         channels, num_layers: the width and number of the representations (``'lstm'``).
 
     Call as ``jk(xs_dict)`` with ``{type: [layer outputs]}`` holding every type of
@@ -77,6 +79,11 @@ class HeteroJumpingKnowledge(Module):
 
 def from_pyg_module(module: Any, dtype: Any, convert: Callable[[Any], Any]) -> Module:
     """PyG's ``HeteroJumpingKnowledge``, each type's ``JumpingKnowledge`` converted."""
+    if module.mode == "lstm" and any(jk.lstm is None for jk in module.jk_dict.values()):
+        raise ValueError(
+            "from_pyg: this HeteroJumpingKnowledge has mode 'lstm' but no LSTM (PyG builds it "
+            "only for the lowercase spelling 'lstm', and its forward then fails)"
+        )
     layer = HeteroJumpingKnowledge.__new__(HeteroJumpingKnowledge)
     layer.mode = module.mode
     layer.jk_dict = _ModuleDict(

@@ -58,6 +58,7 @@ def propagate_hops(
     >>> [h.shape for h in xs]
     [(2, 2), (2, 2), (2, 2)]
     """
+    from arraygnn.ops._common import check_size
     from arraygnn.ops.slot_order import spmm_slots
 
     if isinstance(hops, (bool, np.bool_)) or not isinstance(hops, (int, np.integer)):
@@ -68,7 +69,7 @@ def propagate_hops(
         raise TypeError(f"propagate_hops: x must be a NumPy or CuPy array, got {type(x)}")
     if x.dtype.kind != "f":
         raise TypeError(f"propagate_hops: x must hold floating-point features, got dtype {x.dtype}")
-    n = int(x.shape[0]) if num_nodes is None else int(num_nodes)
+    n = x.shape[0] if num_nodes is None else check_size("propagate_hops: num_nodes", num_nodes)
     if x.shape[0] != n:
         raise ValueError(f"propagate_hops: x has {x.shape[0]} rows but num_nodes={n}")
     check_edge_weight("propagate_hops", edge_weight, int(edge_index[0].shape[0]))

@@ -103,8 +103,15 @@ def _b_array(v: Any, k: int, degree: int) -> Any:
 
 
 def _check_spline(layer: str, kernel_size: Any, is_open: Any, degree: Any, dim: int) -> None:
-    if isinstance(degree, bool) or degree not in (1, 2, 3):
+    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, (int, np.integer)):
+        raise TypeError(f"{layer}: degree must be an int (1, 2 or 3), got {degree!r}")
+    if degree not in (1, 2, 3):
         raise ValueError(f"{layer}: degree must be 1, 2 or 3, got {degree!r}")
+    for d in range(dim):
+        if not isinstance(is_open[d], (bool, np.bool_, int, np.integer)):  # "no" was True
+            raise TypeError(
+                f"{layer}: is_open_spline must be bools, got {is_open[d]!r} in dimension {d}"
+            )
     for d in range(dim):
         size = kernel_size[d]
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
@@ -122,19 +129,23 @@ def spline_basis(
     """``torch_spline_conv.spline_basis``: ``(basis, weight_index)``, both ``[E, S]`` with
     ``S = (degree + 1) ** D`` (``basis`` in pseudo's dtype, ``weight_index`` int64).
 
-    ``pseudo`` ``[E, D]`` floats in ``[0, 1]``, ``kernel_size`` / ``is_open_spline`` ``D``
-    ints / bools (or one value for every dimension), ``degree`` 1, 2 or 3.
+    ``pseudo`` ``[E, D]`` float32 / float64 in ``[0, 1]``, ``kernel_size`` /
+    ``is_open_spline`` ``D`` ints / bools (or one value for every dimension), ``degree`` 1,
+    2 or 3; anything else is a ``TypeError`` / ``ValueError`` naming the argument.
     """
     layer = "spline_basis"
     xp = get_namespace(pseudo)
     if pseudo.ndim != 2 or pseudo.dtype.kind != "f":
         raise ValueError(f"{layer}: pseudo must be a 2-D float array, got {pseudo.dtype} "
                          f"{list(pseudo.shape)}")  # fmt: skip
+    if pseudo.dtype not in (np.float32, np.float64):  # float16 crashed in Numba
+        raise TypeError(f"{layer}: pseudo must be float32 or float64 (as torch_spline_conv's "
+                        f"CPU kernels), got {pseudo.dtype}")  # fmt: skip
     D = int(pseudo.shape[1])
-    ks = [int(k) if not isinstance(k, bool) else k for k in _per_dim(layer, "kernel_size",
-                                                                      kernel_size, D)]  # fmt: skip
-    op = [bool(o) for o in _per_dim(layer, "is_open_spline", is_open_spline, D)]
+    ks = _per_dim(layer, "kernel_size", kernel_size, D)  # checked before int(): 2.5 was cut
+    op = _per_dim(layer, "is_open_spline", is_open_spline, D)
     _check_spline(layer, ks, op, degree, D)
+    ks, op, degree = [int(k) for k in ks], [bool(o) for o in op], int(degree)
     _check_pseudo(layer, pseudo, "pseudo")
     if xp is not np:
         return _basis_arrays(pseudo, ks, op, degree)
@@ -205,10 +216,9 @@ class SplineConv(Module):
         self.out_feats = layer_size(name, "out_channels", out_channels)
         self.dim = layer_size(name, "dim", dim, minimum=1)
         self.kernel_size = tuple(_per_dim(name, "kernel_size", kernel_size, self.dim))
-        self.is_open_spline = tuple(
-            bool(o) for o in _per_dim(name, "is_open_spline", is_open_spline, self.dim)
-        )
+        self.is_open_spline = tuple(_per_dim(name, "is_open_spline", is_open_spline, self.dim))
         _check_spline(name, self.kernel_size, self.is_open_spline, degree, self.dim)
+        self.is_open_spline = tuple(bool(o) for o in self.is_open_spline)
         self.kernel_size = tuple(int(k) for k in self.kernel_size)
         self.degree = int(degree)
         if aggr not in _AGGRS:

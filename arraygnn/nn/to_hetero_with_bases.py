@@ -18,7 +18,8 @@ A user edge weight reaches the layer multiplied by the type scale; as in PyG, an
 input is grouped along dim -2, so with several edge types it is ``(E, 1)``.
 
 Inference only: the ``num_bases`` copies keep the original layer's weights (PyG
-re-initialises each copy) and ``edge_type_weight`` starts Glorot-uniform; load the trained
+re-initialises each copy) and ``edge_type_weight`` starts Glorot-uniform, also for
+``num_bases=1`` (PyG 2.8.1 then leaves it uninitialised, ``torch.empty``); load the trained
 weights with ``load_state_dict`` (PyG's names).
 
 >>> import numpy as np
@@ -44,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import device_of, get_namespace
-from arraygnn.nn._module import Module
+from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_sequential import bind_inputs
 from arraygnn.nn.linear import Linear, _rng, glorot
 from arraygnn.nn.to_hetero import (
@@ -283,7 +284,15 @@ class HeteroBasesModel(Module):
         )
         self.node_ids = {k: i for i, k in enumerate(self.node_types)}
         self.edge_ids = {k: i for i, k in enumerate(self.edge_types)}
-        self.in_channels = dict(in_channels or {})
+        num_bases = layer_size(where, "num_bases", num_bases, minimum=1)  # 2.5 / '2' ran
+        if in_channels is not None and not isinstance(in_channels, Mapping):
+            raise TypeError(
+                f"{where}: in_channels must map input names to sizes, got {in_channels!r}"
+            )
+        self.in_channels = {
+            k: layer_size(where, f"in_channels[{k!r}]", v, minimum=1)
+            for k, v in (in_channels or {}).items()
+        }
         gen = _rng(rng)
         children = []
         self._fns: dict[str, Any] = {}
