@@ -15,6 +15,8 @@ dimension whose row lengths are stored under ``.d<i>``.
 RULE: the spec decides dtypes and shapes; the example only supplies values. A value that does
       not fit (wrong length, missing key for a non-empty set, integer out of range for the
       spec's dtype) raises ``ValueError`` naming the key and the example index.
+RULE: as TF-GNN's ``tf.io.RaggedFeature``, a ragged feature's value key may be absent when
+      its row lengths hold no values (an empty list); a dense context feature is required.
 
 >>> import numpy as np
 >>> from arraygnn.graph_tensor import GraphTensor, NodeSet
@@ -549,10 +551,11 @@ def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
     inner = f.shape[len(ragged_dims) :]
     per_value = int(np.prod(inner, dtype=np.int64))
     col = src.column(f.key, io, f.dtype)
-    missing = ~col.present & (items > 0)
-    if _any(missing):
-        i = _first(missing)
-        raise ValueError(f"example {i}: missing key {f.key!r} ({int(items[i])} items)")
+    if not ragged_dims:
+        missing = ~col.present & (items > 0)
+        if _any(missing):
+            i = _first(missing)
+            raise ValueError(f"example {i}: missing key {f.key!r} ({int(items[i])} items)")
     rows = items  # rows of the current level, per example
     all_lens = []
     for level in ragged_dims:
@@ -572,6 +575,15 @@ def _parse_feature(src: Any, f: _FeatureIO, items: np.ndarray) -> Any:
         all_lens.append(lens.values)
         rows = _segment_sums(lens.values, lens.counts)
     expected = rows * per_value
+    if ragged_dims:
+        # TF-GNN parses ragged features with tf.io.RaggedFeature: an absent value key is an
+        # empty list, fine when the row lengths say there are no values
+        missing = ~col.present & (expected > 0)
+        if _any(missing):
+            i = _first(missing)
+            raise ValueError(
+                f"example {i}: missing key {f.key!r} ({int(expected[i])} values by its row lengths)"
+            )
     bad = col.counts != expected
     if _any(bad):
         i = _first(bad)

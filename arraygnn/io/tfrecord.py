@@ -173,9 +173,13 @@ def _looks_gzip(path: str) -> bool:
     return masked_crc32c(head[:8]) != length_crc
 
 
-def _open(path: str, compression: str) -> BinaryIO:
+def _resolve(path: str, compression: str) -> str:
     if compression == "AUTO":
-        compression = "GZIP" if _looks_gzip(path) else "NONE"
+        return "GZIP" if _looks_gzip(path) else "NONE"
+    return compression
+
+
+def _open(path: str, compression: str) -> BinaryIO:
     if compression == "GZIP":
         return gzip.open(path, "rb")  # type: ignore[return-value]
     return open(path, "rb")
@@ -199,6 +203,8 @@ def read_tfrecord_file(
     comp = _check_compression(compression)
     crc = _default_backend() if verify else None
     header_size = _HEADER.size
+    comp = _resolve(path, comp)
+    hint = "pass compression='GZIP' for gzip files" if comp == "NONE" else "read as GZIP"
     with _open(path, comp) as f:
         buf = b""
         pos = 0
@@ -239,7 +245,7 @@ def read_tfrecord_file(
             if verify and _mask(crc(buf[pos : pos + 8])) != length_crc:
                 raise TFRecordError(
                     f"{path}: record {index}: length CRC mismatch (corrupt file, or not a "
-                    "TFRecord file; pass compression='GZIP' for gzip files)"
+                    f"TFRecord file; {hint})"
                 )
             total = header_size + length + _FOOTER.size
             if len(buf) - pos < total:
