@@ -6,6 +6,8 @@ Transforms that add, remove or reorder nodes or edges (``RemoveIsolatedNodes``,
 per-edge array with them. They take ``node_attrs=`` / ``edge_attrs=`` / ``graph_attrs=``
 (defaults: ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` / none, where present) and
 refuse an array attribute none of them names, so no array is left silently out of step.
+A value that is not an array (list, string, number) is kept as it is; it may be named in
+``graph_attrs=`` only (PyG guesses levels by length, a list of ``num_nodes`` items per node).
 A ``HeteroData`` needs no such lists: its node stores hold per-node values and its edge
 stores per-edge values.
 
@@ -69,7 +71,7 @@ class AttributeLevels:
 def _names(where: str, what: str, value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
-    if not isinstance(value, Iterable):
+    if isinstance(value, (bytes, bytearray)) or not isinstance(value, Iterable):
         raise TypeError(f"{where}: {what} must be a list of attribute names, got {value!r}")
     names = list(value)
     for name in names:
@@ -190,9 +192,10 @@ def attribute_levels(
             if name not in keys:
                 raise ValueError(f"{where}: data has no attribute {name!r} (has {sorted(keys)})")
             if name in seen:
-                raise ValueError(
-                    f"{where}: {name!r} named as a {seen[name]} and as a {level} attribute"
-                )
+                if seen[name] == level:
+                    raise ValueError(f"{where}: {name!r} named twice in {level}_attrs")
+                first, then = (("an " if w == "edge" else "a ") + w for w in (seen[name], level))
+                raise ValueError(f"{where}: {name!r} named as {first} and as {then} attribute")
             seen[name] = level
     unplaced = [
         k for k in keys if k not in seen and k not in _OWN and k not in own and is_array(data[k])

@@ -105,7 +105,9 @@ class Compose(BaseTransform):
 
 class ComposeFilters:
     """``True`` when every filter accepts ``data`` (PyG's ``ComposeFilters``); for a list or
-    tuple of graphs, when every filter accepts every graph.
+    tuple of graphs, when every filter accepts every graph. As PyG, the filters run in
+    order and stop at the first that refuses, but a filter runs on every graph of a list
+    (not stopping at the first it refuses).
 
     >>> import numpy as np
     >>> from arraygnn.data import Data
@@ -119,7 +121,7 @@ class ComposeFilters:
     def __call__(self, data: Any) -> bool:
         for fn in self.filters:
             if isinstance(data, (list, tuple)):
-                if not all(fn(d) for d in data):
+                if not all([fn(d) for d in data]):  # every graph, as PyG
                     return False
             elif not fn(data):
                 return False

@@ -2,10 +2,12 @@
 message-passing layers (an approximation, as PyG says: a multi-hop layer such as
 ``ChebConv`` counts once).
 
-A layer counts when its class name is one of PyG 2.8's ``MessagePassing`` subclasses
-(:data:`PYG_MESSAGE_PASSING`), one of the DGL face's message-passing layers
-(:data:`DGL_MESSAGE_PASSING`), or its class sets ``message_passing = True``
-(``False`` excludes it). Sub-layers are reached through ``_child_names`` and the items of
+A layer counts when its class sets ``message_passing = True`` (``False`` excludes it),
+or else when it is (or derives from) an arraygnn class named as one of PyG 2.8's
+``MessagePassing`` subclasses (:data:`PYG_MESSAGE_PASSING`; a private ``_GATEConv`` as
+``GATEConv``) or one of the DGL face's message-passing layers (:data:`DGL_MESSAGE_PASSING`):
+a subclass of ``GCNConv`` counts, as in PyG, and a class of one's own that only shares a
+name (``Encoder``) does not. Sub-layers are reached through ``_child_names`` and the items of
 layer lists / dicts, each layer once (as ``torch.nn.Module.modules``).
 
 >>> from arraygnn.nn import GCN
@@ -73,8 +75,15 @@ def _is_message_passing(layer: Any) -> bool:
     flag = getattr(type(layer), "message_passing", None)
     if isinstance(flag, bool):
         return flag
-    name = type(layer).__name__
-    return name in PYG_MESSAGE_PASSING or name in DGL_MESSAGE_PASSING
+    # by the arraygnn classes it derives from (a subclass counts, as PyG's isinstance); a
+    # private ``_GATEConv`` mirrors ``GATEConv``; a user's own ``Encoder`` is not PyG's
+    for cls in type(layer).__mro__:
+        if cls.__module__.split(".")[0] != "arraygnn":
+            continue
+        name = cls.__name__.lstrip("_")
+        if name in PYG_MESSAGE_PASSING or name in DGL_MESSAGE_PASSING:
+            return True
+    return False
 
 
 def get_num_hops(model: Any) -> int:
