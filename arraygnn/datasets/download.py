@@ -47,6 +47,8 @@ def download_url(url: str, folder: str, log: bool = True, filename: str | None =
     is moved into place when complete, so an interrupted download leaves no file that
     would count as present.
 
+    A ``filename`` with folders in it (``"sub/name.csv"``) gets them made, as PyG's.
+
     Differs from PyG: TLS certificates are verified (PyG turns verification off).
     """
     import urllib.request
@@ -61,7 +63,7 @@ def download_url(url: str, folder: str, log: bool = True, filename: str | None =
         _log(log, f"Using existing file {filename}")
         return path
     _log(log, f"Downloading {url}")
-    os.makedirs(folder, exist_ok=True)
+    os.makedirs(osp.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.part{os.getpid()}"
     try:
         with urllib.request.urlopen(url) as response, open(tmp, "wb") as f:
@@ -82,9 +84,19 @@ def download_google_url(id: str, folder: str, filename: str, log: bool = True) -
 def extract_tar(path: str, folder: str, mode: str = "r:gz", log: bool = True) -> None:
     """Extract the tar archive ``path`` into ``folder`` (``mode`` as ``tarfile.open``).
     Members that would land outside ``folder`` (absolute paths, ``..``, links out) are
-    refused, as PyG's ``filter='data'``."""
+    refused, as PyG's ``filter='data'``.
+
+    Differs from PyG: ``mode`` must be a reading mode (``"r"``, ``"r:*"``, ``"r:gz"``,
+    ``"r|xz"``, ...); PyG passes any mode on, and ``"w"`` empties the archive."""
     import tarfile
 
+    if not isinstance(mode, str):
+        raise TypeError(f"extract_tar: mode must be a str such as 'r:gz', got {mode!r}")
+    if mode[:1] != "r" or mode[1:2] not in ("", ":", "|"):
+        raise ValueError(
+            f"extract_tar: mode must be a reading mode ('r', 'r:*', 'r:gz', 'r:bz2', "
+            f"'r:xz', 'r|gz', ...), got {mode!r}"
+        )
     _log(log, f"Extracting {path}")
     with tarfile.open(path, mode) as f:
         if hasattr(tarfile, "data_filter"):
@@ -114,15 +126,24 @@ def _extract_stream(path: str, folder: str, log: bool, opener: object, where: st
         raise ValueError(
             f"{where}: {osp.basename(path)!r} has no extension to strip for the output name"
         )
-    with opener(path, "rb") as r, open(osp.join(folder, name), "wb") as w:  # type: ignore[operator]
-        shutil.copyfileobj(r, w, _CHUNK)
+    os.makedirs(folder, exist_ok=True)
+    out = osp.join(folder, name)
+    tmp = f"{out}.part{os.getpid()}"  # a corrupt archive leaves no output that looks done
+    try:
+        with opener(path, "rb") as r, open(tmp, "wb") as w:  # type: ignore[operator]
+            shutil.copyfileobj(r, w, _CHUNK)
+        os.replace(tmp, out)
+    finally:
+        if osp.exists(tmp):
+            os.remove(tmp)
 
 
 def extract_bz2(path: str, folder: str, log: bool = True) -> None:
     """Decompress ``path`` (``name.ext.bz2``) to ``folder/name.ext``.
 
     Differs from PyG: PyG writes beside the archive whatever ``folder`` is (the same
-    place when the archive lies in ``folder``, the usual case)."""
+    place when the archive lies in ``folder``, the usual case); ``folder`` is made when
+    missing; a corrupt archive raises leaving no output file (PyG leaves a partial one)."""
     import bz2
 
     _extract_stream(path, folder, log, bz2.open, "extract_bz2")

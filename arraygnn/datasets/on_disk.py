@@ -135,11 +135,17 @@ class OnDiskDataset(Dataset):
 
     def extend(self, data_list: Sequence[Any], batch_size: int | None = None) -> None:
         """Add the graphs of ``data_list`` at the end (one transaction per
-        ``batch_size`` graphs; all in one by default)."""
+        ``batch_size`` graphs, a positive int; all in one by default)."""
+        where = f"{type(self).__name__}.extend"
+        if batch_size is not None:
+            if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+                raise TypeError(f"{where}: batch_size must be an int or None, got {batch_size!r}")
+            if batch_size < 1:  # PyG: range() error for 0; nothing stored but counted for < 0
+                raise ValueError(f"{where}: batch_size must be >= 1, got {batch_size}")
         db = self.db
         start = len(self)
         rows = [self._encode(d) for d in data_list]
-        step = len(rows) if not batch_size else int(batch_size)
+        step = len(rows) if batch_size is None else int(batch_size)
         for a in range(0, len(rows), max(step, 1)):
             db.insert(range(start + a, start + min(a + step, len(rows))), rows[a : a + step])
         self._numel = start + len(rows)
