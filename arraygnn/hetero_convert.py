@@ -14,7 +14,8 @@ sharing arrays.
 Where each attribute goes is stated, never guessed from array lengths: every array of a
 node store is a node feature of its type, every array of an edge store other than
 ``edge_index`` an edge feature of its type (``exclude_keys`` leaves keys out of every
-store; a ``HeteroBatch``'s ``batch`` / ``ptr`` are always left out). Graph-level
+store; a ``HeteroBatch``'s ``batch`` / ``ptr`` and ``follow_batch``'s ``<key>_batch`` /
+``<key>_ptr`` are always left out). Graph-level
 attributes go to the GraphTensor's context only when named in ``context_features``; a
 graph has no graph-level features, so :func:`hetero_data_to_graph` drops them.
 
@@ -96,6 +97,16 @@ def _features(mapping: dict[str, Any], skip: set[str]) -> dict[str, Any]:
     return {k: v for k, v in mapping.items() if k not in skip and is_array(v)}
 
 
+def _collated(data: HeteroData, skey: Any, mapping: dict[str, Any]) -> dict[str, Any]:
+    """A ``HeteroBatch``'s keys that were collated (its slice records), not the ``batch`` /
+    ``ptr`` / ``follow_batch`` ``<key>_batch`` / ``<key>_ptr`` vectors collation added;
+    every key of anything else."""
+    if not (_batch_store_keys(data) and data._kind_dict):
+        return mapping
+    records = data._slice_dict.get(skey, {})
+    return {k: v for k, v in mapping.items() if k in records}
+
+
 def hetero_data_to_graph(data: HeteroData, *, exclude_keys: Iterable[str] = ()) -> Any:
     """A heterogeneous :class:`arraygnn.graph.Graph` with the same node and edge types.
 
@@ -103,7 +114,7 @@ def hetero_data_to_graph(data: HeteroData, *, exclude_keys: Iterable[str] = ()) 
     ``edge_index``) to ``g.edges[etype].data``; graph-level attributes and non-array values
     are not carried. Node counts come from each type's ``num_nodes``; a ``HeteroBatch``
     gives a batched graph (``batch_num_nodes`` / ``batch_num_edges`` from its ``ptr`` and
-    slice records).
+    slice records; its ``batch`` / ``ptr`` / ``follow_batch`` vectors are not features).
 
     >>> import numpy as np
     >>> d = HeteroData(a={"num_nodes": 2}, b={"num_nodes": 1, "h": np.ones((1, 2))})
@@ -127,10 +138,10 @@ def hetero_data_to_graph(data: HeteroData, *, exclude_keys: Iterable[str] = ()) 
     g = Graph(rels, counts)
     skip = set(exclude_keys) | {"num_nodes"} | set(_batch_store_keys(data))
     for t, s in data._nodes.items():
-        for k, v in _features(s._mapping, skip).items():
+        for k, v in _features(_collated(data, t, s._mapping), skip).items():
             g.nodes[t].data[k] = v
     for et, s in data._edges.items():
-        for k, v in _features(s._mapping, skip | {"edge_index"}).items():
+        for k, v in _features(_collated(data, et, s._mapping), skip | {"edge_index"}).items():
             g.edges[et].data[k] = v
     if _batch_store_keys(data) and data._kind_dict:  # a HeteroBatch: a batched Graph
         ptrs = {t: s._mapping.get("ptr") for t, s in data._nodes.items()}
@@ -259,18 +270,9 @@ def hetero_data_to_graph_tensor(
         return xp.asarray(np.diff(sl))
 
     skip = exclude | {"num_nodes"} | set(_batch_store_keys(data))
-
-    def collated(skey: Any, mapping: dict[str, Any]) -> dict[str, Any]:
-        """A batch's keys that were collated (its slice records), not the ``batch`` /
-        ``ptr`` / ``<key>_batch`` vectors collation added."""
-        if not is_batch:
-            return mapping
-        records = data._slice_dict.get(skey, {})
-        return {k: v for k, v in mapping.items() if k in records}
-
     node_sets = {
         t: NodeSet.from_fields(
-            sizes=node_sizes(t), features=_features(collated(t, s._mapping), skip)
+            sizes=node_sizes(t), features=_features(_collated(data, t, s._mapping), skip)
         )
         for t, s in data._nodes.items()
     }
@@ -281,7 +283,7 @@ def hetero_data_to_graph_tensor(
         edge_sets[names[et]] = EdgeSet.from_fields(
             sizes=edge_sizes(et, int(ei.shape[1])),
             adjacency=Adjacency.from_indices(source=(et[0], ei[0]), target=(et[2], ei[1])),
-            features=_features(collated(et, s._mapping), skip | {"edge_index"}),
+            features=_features(_collated(data, et, s._mapping), skip | {"edge_index"}),
         )
     context = Context.from_fields(
         features={k: data._global[k] for k in ctx_keys}, sizes=xp.ones(g, dtype=np.int64)

@@ -38,8 +38,11 @@ RULE: ``importance_sampling=k > 0`` runs ``k`` rounds (``-1``: until converged) 
 RULE: with ``prob`` (weights ``w``) DGL adds one round (``labor_pick.h``): even with
       ``importance_sampling=0``, ``c_s`` solves Eq. (22) with ``pi_t = w`` (so the
       expected count can be below ``fanout``) and ``edge_weights`` are returned / set.
-      A seed whose edges all weigh 0 keeps none (DGL: ``c_s = 0 / 0``, it keeps them
-      all with NaN weights).
+      An edge of weight 0 is never kept and adds 0 to Eq. (22) (its limit as ``w -> 0``),
+      so a seed whose edges all weigh 0 keeps none. DGL divides 0 by 0 there: ``c_s`` is
+      NaN for every seed with a zero-weight edge, and its CUDA kernel then keeps none of
+      that seed's edges while its CPU kernel's edge count and picks disagree (its
+      internal check fails).
 
 The per-edge work is vectorised array code (hash, segment sums and maxima over the
 seeds' CSR rows); it runs on NumPy and on CuPy arrays alike. ``r_t`` is SplitMix64-hashed
@@ -155,7 +158,8 @@ def _importance(
     w: Any,
 ) -> tuple[Any, Any]:
     """DGL's ``compute_importance_sampling_probabilities``: ``(c, pi)``, ``pi`` per
-    distinct neighbour (``inv`` maps a slot to its neighbour)."""
+    distinct neighbour (``inv`` maps a slot to its neighbour; ``None`` for weighted
+    LABOR-0, whose one round reads no ``pi`` but the weights)."""
     n = int(c.shape[0])
     weighted = w is not None
     if rounds >= 0:
@@ -218,11 +222,11 @@ def _labor_relation(
     # weighted: LABOR-0 with prob= solves Eq. (22) for c_s and returns edge weights too
     weighted_or_is = bool(importance_sampling) or w is not None
     if weighted_or_is:
-        uniq, inv = unique_ids_with(xp, nbr, return_inverse=True)
-        inv = inv.reshape(-1)
-        c, hop = _importance(
-            xp, importance_sampling, c, ds, deg_f, fanout, seg, inv, int(uniq.shape[0]), w
-        )
+        inv, n_uniq = None, 0  # weighted LABOR-0 (pi = w) reads no per-neighbour values
+        if importance_sampling:
+            uniq, inv = unique_ids_with(xp, nbr, return_inverse=True)
+            inv, n_uniq = inv.reshape(-1), int(uniq.shape[0])
+        c, hop = _importance(xp, importance_sampling, c, ds, deg_f, fanout, seg, inv, n_uniq, w)
         pi = w if hop is None else hop[inv]
     else:
         pi = xp.ones(eid.shape[0])

@@ -72,6 +72,17 @@ def graph_to_graph_tensor(g: Graph) -> Any:
     def sizes(kind: str, typ: Any) -> Any:  # one component per batched graph
         return xp.asarray(host_batch_counts(g, kind, typ).astype(np.int64))
 
+    graphs = {
+        kind: {int(host_batch_counts(g, kind, t).shape[0]) for t in types}
+        for kind, types in (("nodes", g.ntypes), ("edges", g.canonical_etypes))
+    }
+    if len(graphs["nodes"] | graphs["edges"]) > 1:  # e.g. set_batch_num_nodes alone
+        nodes, edges = ("/".join(map(str, sorted(graphs[k]))) for k in ("nodes", "edges"))
+        raise ValueError(
+            f"graph_to_graph_tensor: the graph's batch_num_nodes give {nodes} graphs but its "
+            f"batch_num_edges give {edges}; set both (g.set_batch_num_nodes, then "
+            "g.set_batch_num_edges)"
+        )
     node_sets = {
         nname(t): NodeSet.from_fields(sizes=sizes("nodes", t), features=dict(f._data))
         for t, f in g._src_frames.items()

@@ -969,23 +969,30 @@ def create_graph_spec_from_schema_pb(schema: GraphSchema, indices_dtype: Any = N
     return create_graph_spec_from_schema(schema)
 
 
+def _check_scalar_singleton(graph: Any, name: str) -> None:
+    """TF-GNN's ``check_scalar_singleton_graph_tensor``: a scalar graph (or spec) with one
+    component (counted for a GraphTensor; a spec does not record it)."""
+    from arraygnn.graph_tensor.checks import check_scalar_graph_tensor
+    from arraygnn.graph_tensor.spec import GraphTensorSpec
+
+    check_scalar_graph_tensor(graph, name)
+    if not isinstance(graph, GraphTensorSpec) and graph.total_num_components != 1:
+        raise ValueError(
+            f"{name} requires scalar GraphTensor with a single graph component, got a "
+            f"scalar GraphTensor with {graph.total_num_components} components."
+        )
+
+
 def create_schema_pb_from_graph_spec(graph: Any) -> GraphSchema:
     """TF-GNN's name of :func:`create_schema_from_graph_spec` (a graph or its spec), with
     TF-GNN's checks: ``ValueError`` unless the graph is scalar with a single component (the
     component count is checked for a GraphTensor; a spec does not record it) and every
     feature has a dtype that ``tf.Example`` I/O supports (no complex dtypes)."""
-    from arraygnn.graph_tensor.checks import check_scalar_graph_tensor
     from arraygnn.graph_tensor.spec import GraphTensorSpec
     from arraygnn.io.schema_validation import _printable_supported_dtypes, is_supported_dtype
 
-    name = "create_schema_pb_from_graph()"  # TF-GNN's text
     if isinstance(graph, GraphTensorSpec) or hasattr(graph, "num_components"):
-        check_scalar_graph_tensor(graph, name)
-        if not isinstance(graph, GraphTensorSpec) and graph.total_num_components != 1:
-            raise ValueError(
-                f"{name} requires scalar GraphTensor with a single graph component, got a "
-                f"scalar GraphTensor with {graph.total_num_components} components."
-            )
+        _check_scalar_singleton(graph, "create_schema_pb_from_graph()")  # TF-GNN's text
     schema = create_schema_from_graph_spec(graph)
     for where, pieces in (
         ("Graph context", {"": schema.context} if schema.context is not None else {}),
@@ -1010,16 +1017,7 @@ def check_compatible_with_schema_pb(graph: Any, schema: GraphSchema) -> None:
     (the message lists every difference)."""
     from types import SimpleNamespace
 
-    from arraygnn.graph_tensor.checks import check_scalar_graph_tensor
-    from arraygnn.graph_tensor.spec import GraphTensorSpec
-
-    name = "check_compatible_with_schema_pb()"
-    check_scalar_graph_tensor(graph, name)
-    if not isinstance(graph, GraphTensorSpec) and graph.num_components != 1:
-        raise ValueError(
-            f"{name} requires scalar GraphTensor with a single graph component, got a "
-            f"scalar GraphTensor with {graph.num_components} components."
-        )
+    _check_scalar_singleton(graph, "check_compatible_with_schema_pb()")
     try:
         check_graph_conforms(SimpleNamespace(spec=getattr(graph, "spec", graph)), schema)
     except ValueError as err:

@@ -161,9 +161,10 @@ class EmbeddingBag(_Table):
     Call as ``bag(input)`` with a 2-D ``input`` ``(B, N)`` (each row a bag of ``N`` ids),
     or ``bag(input, offsets)`` with a 1-D ``input`` and ``offsets`` the start of each bag
     (``offsets[0] == 0``, non-decreasing; with ``include_last_offset=True`` the last entry
-    closes the last bag and must equal ``len(input)``, torch's CSR contract: torch computes
-    inconsistent bags otherwise, arraygnn raises). An empty bag gives zeros, as torch's;
-    ids equal to ``padding_idx`` are left out of their bag (so they count for neither the
+    closes the last bag; ``mode='sum'`` without ``padding_idx`` leaves ids past it out, as
+    torch's, otherwise it must equal ``len(input)``, torch's CSR contract: torch's bags
+    are inconsistent there, arraygnn raises). An empty bag gives zeros, as torch's; ids
+    equal to ``padding_idx`` are left out of their bag (so they count for neither the
     sum nor the mean). ``per_sample_weights`` (``input``'s shape, the table's dtype) scales
     each looked-up row before the sum; as torch's, only with ``mode='sum'``.
 
@@ -277,10 +278,14 @@ class EmbeddingBag(_Table):
                 f"{layer}: offsets[-1] = {int(offsets[-1])} is past the end of input ({size})"
             )
         if self.include_last_offset:
-            if int(offsets[-1]) != size:
+            # torch's plain sum takes the bags [offsets[i], offsets[i + 1]) (the tail left
+            # out); its mean / max, and its sum with a padding_idx, disagree with that
+            plain_sum = self.mode == "sum" and self.padding_idx is None
+            if not plain_sum and int(offsets[-1]) != size:
                 raise ValueError(
                     f"{layer}: with include_last_offset=True, offsets[-1] must equal the "
-                    f"length of input ({size}), got {int(offsets[-1])}"
+                    f"length of input ({size}), got {int(offsets[-1])} (only mode='sum' "
+                    "without padding_idx leaves the ids past it out, as torch's)"
                 )
             return offsets
         return xp.concatenate([offsets, xp.full(1, size, np.int64)])

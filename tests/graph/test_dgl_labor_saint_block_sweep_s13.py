@@ -72,7 +72,7 @@ def _dgl_labor(src, dst, n, seeds, fanout, w, rounds, r, edge_dir="in"):
                     target += -(ds[i] ** 2) / d + sum(a(e) ** 2 for e in row)
                 c = cs[i]
                 while True:  # Eq. 22 by fixed point (a do-while in DGL)
-                    if weighted:
+                    if weighted:  # a 0 weight adds its limit 0 (DGL's 0 / 0 is NaN)
                         var1 = sum(
                             a(e) ** 2 / min(1.0, c * p) if a(e) > 0 else 0.0
                             for e, p in zip(row, ps)
@@ -162,7 +162,8 @@ def test_sample_labors_batch_dependency_seed_pair_matches_dgl():
 def test_weighted_labor0_uses_dgl_fixed_point_c():
     # node 0: in-edge weights 1, 1, 2, 0, fanout 2. DGL bumps importance_sampling to 1
     # when weighted: c solves sum w^2 / min(1, c w) = 16/2 - 16/4 + 6, so c = 0.4 and
-    # P(keep) = 0.4, 0.4, 0.8, 0 (not min(1, 2 w / 4) = 0.5, 0.5, 1, 0)
+    # P(keep) = 0.4, 0.4, 0.8, 0 (not min(1, 2 w / 4) = 0.5, 0.5, 1, 0); the 0-weight
+    # edge adds its limit 0 to the sum (DGL's 0 / 0 there makes c NaN: documented)
     g = graph((np.array([1, 2, 3, 4]), np.zeros(4, np.int64)), num_nodes=5)
     g.edata["w"] = np.array([1.0, 1.0, 2.0, 0.0])
     hits = np.zeros(4)
@@ -177,8 +178,8 @@ def test_weighted_labor0_uses_dgl_fixed_point_c():
 
 
 def test_all_zero_weight_seed_keeps_nothing():
-    # documented departure: DGL's c_s is 0 / 0 = NaN there and min(1, NaN) keeps every
-    # 0-weight edge with a NaN edge weight; arraygnn keeps none
+    # documented departure: DGL's c_s is 0 / 0 = NaN there (its CUDA kernel keeps none,
+    # its CPU kernel's count and picks disagree); arraygnn keeps none
     g = graph((np.array([1, 2, 3, 1]), np.array([0, 0, 0, 4])), num_nodes=5)
     g.edata["w"] = np.array([0.0, 0.0, 0.0, 1.0])
     for rounds in (0, 2, -1):

@@ -297,7 +297,8 @@ def test_labor_expected_count_is_the_fanout(rounds):
 
 def test_labor_edge_marginals_and_weights():
     # node 0 has 4 in-edges of weights 1, 1, 2, 0; fanout 2: P(keep) = min(1, c w) with
-    # DGL's weighted c (Eq. 22 fixed point, importance_sampling bumped to 1): c = 0.4
+    # DGL's weighted c (Eq. 22 fixed point, importance_sampling bumped to 1): c = 0.4 (the
+    # 0-weight edge adds its limit 0; DGL's 0 / 0 there makes c NaN: documented departure)
     g = graph((np.array([1, 2, 3, 4, 1, 2]), np.array([0, 0, 0, 0, 5, 5])), num_nodes=6)
     g.edata["w"] = np.array([1.0, 1.0, 2.0, 0.0, 1.0, 1.0])
     T = 3000
