@@ -58,9 +58,14 @@ class HeteroJumpingKnowledge(Module):
             )
         gen = _rng(rng)
         self.mode = mode.lower() if isinstance(mode, str) else mode
-        self.jk_dict = _ModuleDict(
-            {t: JumpingKnowledge(mode, channels, num_layers, dtype=dtype, rng=gen) for t in types}
-        )
+        try:
+            jks = {
+                t: JumpingKnowledge(mode, channels, num_layers, dtype=dtype, rng=gen) for t in types
+            }
+        except (TypeError, ValueError) as err:  # name this layer, not the inner one
+            msg = str(err).removeprefix("JumpingKnowledge: ")
+            raise type(err)(f"HeteroJumpingKnowledge: {msg}") from None
+        self.jk_dict = _ModuleDict(jks)
 
     def __call__(self, xs_dict: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(xs_dict, Mapping):

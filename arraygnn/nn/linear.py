@@ -598,8 +598,9 @@ class GRUCell(Module):
         hid = self.hidden_size
         if h is None:
             h = xp.zeros((x.shape[0], hid), dtype=np.result_type(x.dtype, self.weight_ih.dtype))
-        elif tuple(h.shape) != (x.shape[0], hid):
-            raise ValueError(f"GRUCell h must be {(x.shape[0], hid)}, got {tuple(h.shape)}")
+        elif not is_array(h) or tuple(h.shape) != (x.shape[0], hid):
+            got = tuple(h.shape) if is_array(h) else type(h).__name__
+            raise ValueError(f"GRUCell h must be {(x.shape[0], hid)}, got {got}")
         gi = matmul(x, self.weight_ih.T)
         gh = matmul(h, self.weight_hh.T)
         if self.bias_ih is not None:

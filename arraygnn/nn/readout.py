@@ -48,7 +48,10 @@ def _pool(x: Any, batch: Any, size: int | None, ptr: Any, reduce: str, name: str
     batch, size, ptr = _segments(x, batch, size, ptr, name)
     if ptr is not None:
         return ops.segment(x, ptr, reduce=reduce)
-    return ops.scatter(x, batch, size, reduce=reduce)
+    try:
+        return ops.scatter(x, batch, size, reduce=reduce)
+    except ValueError as err:  # validated before the kernel: name the caller's arguments
+        raise ValueError(f"{name}: {err} (the index is batch, the size the graph count)") from None
 
 
 def _segments(

@@ -1,0 +1,31 @@
+"""Lead's follow-ups to the session-13 sweeps' "left alone" notes: errors that name the
+public function / layer and argument the user wrote."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arraygnn.nn as agnn
+
+
+def test_global_pool_out_of_range_batch_names_the_function():
+    x = np.ones((4, 2), np.float32)
+    batch = np.array([0, 1, 3, 3])
+    for fn in (agnn.global_add_pool, agnn.global_mean_pool, agnn.global_max_pool):
+        with pytest.raises(ValueError, match=rf"{fn.__name__}: index has entry 3.*is batch"):
+            fn(x, batch, 2)
+    np.testing.assert_array_equal(agnn.global_add_pool(x, batch, 4)[3], [2.0, 2.0])
+
+
+def test_gru_cell_refuses_a_hidden_state_that_is_not_an_array():
+    cell = agnn.GRUCell(3, 2)
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match=r"GRUCell h must be \(2, 2\), got list"):
+        cell(x, [[0.0, 0.0], [0.0, 0.0]])
+    np.testing.assert_array_equal(cell(x, np.zeros((2, 2), np.float32)), cell(x))
+
+
+def test_hetero_jumping_knowledge_names_itself():
+    with pytest.raises(ValueError, match=r"^HeteroJumpingKnowledge: mode must be"):
+        agnn.HeteroJumpingKnowledge(["paper"], "foo")
