@@ -40,7 +40,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
-from arraygnn._namespace import get_namespace, is_array, is_torch_tensor
+from arraygnn._namespace import get_namespace, is_array, is_cupy_array, is_torch_tensor
 
 __all__ = ["AttrView", "FeatureStore", "InMemoryFeatureStore", "TensorAttr"]
 
@@ -372,7 +372,9 @@ class InMemoryFeatureStore(FeatureStore):
         stored = self.store[key]
         index = self._index(attr, stored)
         if is_array(index) and index.dtype.kind in "iu" and index.size and stored.ndim:
-            lo, hi = int(index.min()), int(index.max())
+            from arraygnn.ops._common import index_bounds  # (lazy: import stays light)
+
+            lo, hi = index_bounds(index.reshape(-1))
             if lo < 0 or hi >= stored.shape[0]:
                 raise ValueError(
                     f"InMemoryFeatureStore: {key}: index has ids in [{lo}, {hi}], outside "
@@ -394,8 +396,13 @@ class InMemoryFeatureStore(FeatureStore):
         tensor; ``TypeError`` for an array index that is neither integer nor bool."""
         index = attr.index
         if isinstance(index, list) or is_torch_tensor(index):
-            host = index.detach().cpu().numpy() if is_torch_tensor(index) else index
-            index = get_namespace(tensor).asarray(host)
+            xp = get_namespace(tensor)
+            if not is_torch_tensor(index):
+                index = xp.asarray(index)
+            elif is_cupy_array(tensor) and index.device.type == "cuda":  # (CUDA array
+                index = xp.asarray(index.detach())  # interface: no trip through the host)
+            else:
+                index = xp.asarray(index.detach().cpu().numpy())
             if index.size == 0:
                 index = index.astype("int64")
         if is_array(index) and index.dtype.kind not in "iub":

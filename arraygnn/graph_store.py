@@ -213,15 +213,18 @@ class GraphStore(ABC):
                 row = _expanded(attr, row, col)
             if attr.layout != EdgeLayout.CSC:
                 n = _side(attr, 1, "CSC")
-                _check_ids(attr, col, n, "col")
                 if not attr.is_sorted:
+                    _check_ids(attr, col, n, "col")
                     perm = get_namespace(col).argsort(col, kind="stable")
                     col, row = col[perm], row[perm]
-                elif col.shape[0] > 1 and not bool((col[1:] >= col[:-1]).all()):
-                    raise ValueError(
-                        f"GraphStore: the {attr.layout.name} edge index of {attr.edge_type!r} "
-                        "is stored with is_sorted=True but its col ids are not sorted"
-                    )
+                else:
+                    if col.shape[0] > 1 and not bool((col[1:] >= col[:-1]).all()):
+                        raise ValueError(
+                            f"GraphStore: the {attr.layout.name} edge index of "
+                            f"{attr.edge_type!r} is stored with is_sorted=True but its col "
+                            "ids are not sorted"
+                        )
+                    _check_ids(attr, col, n, "col", ordered=True)  # (its ends: no pass)
                 col = index2ptr(col, n)
         if attr.layout != layout and store:
             attr = copy.copy(attr)
@@ -279,11 +282,14 @@ def _expanded(attr: EdgeAttr, ptr: Any, other: Any) -> Any:
     return ptr2index(ptr)
 
 
-def _check_ids(attr: EdgeAttr, ids: Any, n: int, name: str) -> None:
+def _check_ids(attr: EdgeAttr, ids: Any, n: int, name: str, ordered: bool = False) -> None:
     """``ValueError`` naming the edge type when ``ids`` leave ``[0, n)`` (PyG's pointer
-    would silently drop or misplace those edges)."""
+    would silently drop or misplace those edges); ``ordered``: ``ids`` are known sorted,
+    so their ends are their bounds."""
+    from arraygnn.ops import _common  # (lazy: import stays light)
+
     if ids.shape[0]:
-        lo, hi = int(ids.min()), int(ids.max())
+        lo, hi = (int(ids[0]), int(ids[-1])) if ordered else _common.index_bounds(ids)
         if lo < 0 or hi >= n:
             raise ValueError(
                 f"GraphStore: the {attr.layout.name} edge index of {attr.edge_type!r} has "

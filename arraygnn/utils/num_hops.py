@@ -3,7 +3,8 @@ message-passing layers (an approximation, as PyG says: a multi-hop layer such as
 ``ChebConv`` counts once).
 
 A layer counts when its class sets ``message_passing = True`` (``False`` excludes it),
-or else when it is (or derives from) an arraygnn class named as one of PyG 2.8's
+or else when it derives from :class:`arraygnn.nn.MessagePassing` (a layer of one's own,
+as PyG's), or when it is (or derives from) an arraygnn class named as one of PyG 2.8's
 ``MessagePassing`` subclasses (:data:`PYG_MESSAGE_PASSING`; a private ``_GATEConv`` as
 ``GATEConv``) or one of the DGL face's message-passing layers (:data:`DGL_MESSAGE_PASSING`):
 a subclass of ``GCNConv`` counts, as in PyG, and a class of one's own that only shares a
@@ -44,8 +45,8 @@ PYG_MESSAGE_PASSING = frozenset(
 DGL_MESSAGE_PASSING = frozenset(
     {
         "APPNPConv", "AtomicConv", "DGLCFConv", "DGLGMMConv", "DGLHGTConv", "DGLPNAConv",
-        "DGNConv", "DotGatConv", "EGATConv", "EGNNConv", "GatedGCNConv", "RelGraphConv",
-        "TWIRLSConv",
+        "DGNConv", "DotGatConv", "EGATConv", "EGNNConv", "EdgeGATConv", "GatedGCNConv",
+        "RelGraphConv", "TWIRLSConv",
     }
 )  # fmt: skip
 
@@ -75,13 +76,16 @@ def _is_message_passing(layer: Any) -> bool:
     flag = getattr(type(layer), "message_passing", None)
     if isinstance(flag, bool):
         return flag
-    # by the arraygnn classes it derives from (a subclass counts, as PyG's isinstance); a
-    # private ``_GATEConv`` mirrors ``GATEConv``; a user's own ``Encoder`` is not PyG's
+    # by the arraygnn classes it derives from (a subclass counts, as PyG's isinstance:
+    # a user's own arraygnn.nn.MessagePassing layer first of all); a private
+    # ``_GATEConv`` mirrors ``GATEConv``; a user's own ``Encoder`` is not PyG's
     for cls in type(layer).__mro__:
         if cls.__module__.split(".")[0] != "arraygnn":
             continue
         name = cls.__name__.lstrip("_")
         if name in PYG_MESSAGE_PASSING or name in DGL_MESSAGE_PASSING:
+            return True
+        if name == "MessagePassing" and cls.__module__ == "arraygnn.nn.message_passing":
             return True
     return False
 
