@@ -475,6 +475,12 @@ MODELS = {m.__name__: m for m in (GCN, GraphSAGE, GIN, GAT, PNA, EdgeCNN)}
 
 def jumping_knowledge_from_pyg(module: Any, dtype: Any) -> JumpingKnowledge:
     """PyG's ``JumpingKnowledge`` (``'lstm'``: its LSTM and ``att`` weights loaded)."""
+    if module.mode == "lstm" and getattr(module, "lstm", None) is None:  # built for 'lstm' only
+        raise ValueError(
+            "from_pyg: this PyG JumpingKnowledge was built with mode='LSTM' (PyG lowercases the "
+            "mode but builds its LSTM only for 'lstm', so it fails when called); build it with "
+            "mode='lstm'"
+        )
     jk = JumpingKnowledge(module.mode, module.channels, module.num_layers, dtype=dtype)
     jk.load_state_dict(module.state_dict(), format="pyg")
     return jk

@@ -50,20 +50,11 @@ from typing import Any
 
 from arraygnn.nn._module import Module
 
-__all__ = ["summary", "PYG_MESSAGE_PASSING", "PYG_AGGREGATIONS"]
+# the classes of PyG (2.8) that subclass ``MessagePassing``, one list with ``get_num_hops``:
+# arraygnn layers of these names are leaves of the default summary, as PyG's are
+from arraygnn.utils.num_hops import PYG_MESSAGE_PASSING
 
-#: the classes of PyG (2.8) that subclass ``MessagePassing``: arraygnn layers of these names
-#: are leaves of the default summary, as PyG's are
-PYG_MESSAGE_PASSING = frozenset(
-    """AGNNConv APPNP ARMAConv CFConv CGConv ChebConv ClusterGCNConv DNAConv DynamicEdgeConv
-    EGConv EdgeConv FAConv FastRGCNConv FeaStConv FiLMConv FusedGATConv GATConv GATEConv
-    GATv2Conv GCN2Conv GCNConv GENConv GINConv GINEConv GMMConv GatedGraphConv GeneralConv
-    GraphConv GravNetConv HANConv HEATConv HGTConv HypergraphConv LEConv LGConv LPAttLayer
-    LabelPropagation MFConv MeshCNNConv MixHopConv NNConv NeighborEmbedding PANConv PDNConv
-    PNAConv PPFConv PointGNNConv PointNetConv PointTransformerConv RGATConv RGCNConv
-    ResGatedGraphConv SAGEConv SGConv SSGConv SignedConv SimpleConv SparseLinear SplineConv
-    SuperGATConv TAGConv TransformerConv ViS_MP ViS_MP_Vertex WLConvContinuous""".split()
-)
+__all__ = ["summary", "PYG_MESSAGE_PASSING", "PYG_AGGREGATIONS"]
 
 #: the classes of PyG (2.8) that subclass ``Aggregation``: PyG's ``Aggregation.__call__``
 #: hands all but ``x`` to ``forward`` by keyword, so their rows show ``x``'s shape alone

@@ -29,3 +29,20 @@ def test_gru_cell_refuses_a_hidden_state_that_is_not_an_array():
 def test_hetero_jumping_knowledge_names_itself():
     with pytest.raises(ValueError, match=r"^HeteroJumpingKnowledge: mode must be"):
         agnn.HeteroJumpingKnowledge(["paper"], "foo")
+
+
+def test_from_pyg_names_pygs_broken_uppercase_lstm_jumping_knowledge():
+    pnn = pytest.importorskip("torch_geometric.nn")
+    broken = pnn.JumpingKnowledge("LSTM", channels=4, num_layers=2)  # PyG builds no LSTM
+    with pytest.raises(ValueError, match="mode='LSTM'"):
+        agnn.from_pyg(broken)
+    assert isinstance(agnn.from_pyg(pnn.JumpingKnowledge("lstm", 4, 2)), agnn.JumpingKnowledge)
+
+
+def test_summary_and_get_num_hops_share_one_message_passing_list():
+    import importlib
+
+    from arraygnn.utils import num_hops
+
+    summary_module = importlib.import_module("arraygnn.nn.summary")
+    assert summary_module.PYG_MESSAGE_PASSING is num_hops.PYG_MESSAGE_PASSING
