@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from arraygnn.graph.core import (
     DEFAULT_ETYPE,
     DEFAULT_NTYPE,
@@ -42,6 +44,9 @@ def _counts(where: str, name: str, value: Any, one: bool) -> dict[str, int]:
         return {DEFAULT_NTYPE: int(value)}
     if not isinstance(value, Mapping):
         raise TypeError(f"{where}: {name} must be a dict {{ntype: count}} for dict data")
+    for t, n in value.items():
+        if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)) or n < 0:
+            raise TypeError(f"{where}: {name}[{t!r}] must be an int >= 0, got {n!r}")
     return {str(t): int(n) for t, n in value.items()}
 
 

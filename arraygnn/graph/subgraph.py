@@ -64,11 +64,15 @@ def _per_type(g: Graph, ids: Any, what: str, types: list[Any]) -> dict[Any, Any]
 
 
 def _one_id_as_list(ids: Any, what: str) -> Any:
-    """DGL's ``prepare_tensor``: a single int node id is a one-element id list."""
+    """DGL's ``prepare_tensor``: a single int node id (or a 0-d integer array) is a
+    one-element id list."""
     if isinstance(ids, (bool, np.bool_)):
         raise TypeError(f"{what} must be node ids, got {ids!r}")
     if isinstance(ids, (int, np.integer)):
         return [int(ids)]
+    if getattr(ids, "ndim", None) == 0 and getattr(ids, "dtype", None) is not None:
+        if ids.dtype.kind in "iu":
+            return ids.reshape(1)
     return ids
 
 
@@ -153,7 +157,7 @@ def node_subgraph(
     store_ids: bool = True,
     output_device: Any = None,
 ) -> Graph:
-    """The subgraph induced by ``nodes`` (ids, a boolean mask, or ``{ntype: ids}``).
+    """The subgraph induced by ``nodes`` (ids, one id, a boolean mask, or ``{ntype: ids}``).
 
     New node ``i`` of type ``t`` is ``nodes[t][i]``. Per edge type, the kept edges are
     grouped by new source id (``0, 1, ...``: the order ``nodes`` gives), each source's
@@ -185,7 +189,12 @@ def _node_subgraph(g: Graph, nodes: Any, relabel_nodes: Any, store_ids: Any) -> 
     for t in given:
         g._ntype(t, "src")
     keep = {
-        t: _ids_for(g, given.get(t, []), g._num_src[t], f"subgraph: node ids of type {t!r}")
+        t: _ids_for(
+            g,
+            _one_id_as_list(given.get(t, []), f"subgraph: node ids of type {t!r}"),
+            g._num_src[t],
+            f"subgraph: node ids of type {t!r}",
+        )
         for t in g.ntypes
     }
     maps = {t: _relabel_map(xp, ids, g._num_src[t]) for t, ids in keep.items()}
@@ -294,9 +303,11 @@ def edge_subgraph(
     """The subgraph made of ``edges`` (ids, a boolean mask, or ``{etype: ids}``).
 
     ``relabel_nodes=True`` keeps only the endpoints, numbered as DGL's (its ``Relabel_``
-    hash map): per node type in order of first appearance over the edge types in turn,
-    each one's sources then destinations (DGL's example: edges ``[0, 4]`` of the 5-cycle
-    give ``NID [0, 4, 1]``); ``False`` keeps every node. ``output_device`` moves the
+    hash map): per node type in order of first appearance over the edge types in turn
+    (the graph's order, whatever the dict's), each one's sources then destinations
+    (DGL's example: edges ``[0, 4]`` of the 5-cycle give ``NID [0, 4, 1]``); ``False``
+    keeps every node (features shared, no ``NID``, as DGL). A single id is a one-id
+    list and a repeated id gives its edge twice (DGL's). ``output_device`` moves the
     result (:meth:`Graph.to`).
     """
     sub = _edge_subgraph(g, edges, relabel_nodes, store_ids)
@@ -309,18 +320,18 @@ def _edge_subgraph(g: Graph, edges: Any, relabel_nodes: Any, store_ids: Any) -> 
         raise ValueError("edge_subgraph of a block is not supported")
     xp = g._xp()
     given = _per_type(g, edges, "edge_subgraph", g.canonical_etypes)
-    chosen = {}
+    given_ids = {}
     for key, ids in given.items():
         rel = g._rel(key)
-        chosen[rel.canonical] = _ids_for(
-            g, ids, rel.num_edges, f"edge_subgraph: edge ids of type {rel.canonical!r}", "edges"
-        )
-    for c in g._rels:
-        chosen.setdefault(c, xp.zeros(0, dtype=g.idtype))
-    if relabel_nodes:
-        keep = _first_appearance_nodes(g, [(c, g._rels[c], e) for c, e in chosen.items()])
-    else:
-        keep = {t: xp.arange(g._num_src[t], dtype=g.idtype) for t in g.ntypes}
+        what = f"edge_subgraph: edge ids of type {rel.canonical!r}"
+        given_ids[rel.canonical] = _ids_for(
+            g, _one_id_as_list(ids, what), rel.num_edges, what, "edges", unique=False
+        )  # a repeated id gives the edge twice (DGL's FindEdges)
+    # in the graph's edge-type order, whatever the dict's (DGL's induced_edges list)
+    chosen = {c: given_ids.get(c, xp.zeros(0, dtype=g.idtype)) for c in g._rels}
+    if not relabel_nodes:  # DGL: node frames as they are (no NID), edges in the order given
+        return _keep_edges(g, chosen, store_ids)
+    keep = _first_appearance_nodes(g, [(c, g._rels[c], e) for c, e in chosen.items()])
     maps = {t: _relabel_map(xp, ids, g._num_src[t]) for t, ids in keep.items()}
     rels = {}
     for c, e in chosen.items():
