@@ -141,7 +141,9 @@ class HeteroLinkNeighborLoader(LinkNeighborLoader):
     ``dst_neg_index[i, k] = P + k * P + i`` (two types), and ``edge_label_time`` on the
     label edge type's store (triplet: ``seed_time`` on both node types), as PyG.
 
-    Not provided (PyG has them): weighted sampling, ``transform``, worker processes.
+    ``weight_attr`` (weighted sampling, the edge types holding it) and ``transform`` work as
+    for a ``Data``. Not provided (PyG has them): worker processes, ``transform_sampler_output``
+    (a ``ValueError`` unless ``None``).
     Differences: true negatives (module notes); both ``neg_sampling`` and
     ``neg_sampling_ratio`` is an error; ids are int64.
     """
