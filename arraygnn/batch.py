@@ -584,7 +584,9 @@ def _collate(
             if default_hooks and key == "x" and "num_nodes" not in stores[0]:
                 hint = node_counts if node_count_key(stores[0]) == "x" else None
             cat, sizes, sl, shape = _plan_array(key, data_list, values, default_hooks, g, hint)
-            handle = arena.reserve(shape, v0.dtype) if xp is np else -1
+            # a batch is a fresh allocation: in the machine's byte order (a big-endian
+            # graph 0 would otherwise make every batch one that to_torch / to_jax must copy)
+            handle = arena.reserve(shape, v0.dtype.newbyteorder("=")) if xp is np else -1
             follow_handle = None
             if key in follow:
                 follow_handle = (
@@ -651,7 +653,7 @@ def _collate(
                 shape.insert(0, g)
             else:
                 shape[cat] = int(sl[-1])
-            out = xp.empty(tuple(shape), dtype=v0.dtype)
+            out = xp.empty(tuple(shape), dtype=v0.dtype.newbyteorder("="))
         inc = _fill_array(
             key, data_list, values, out, cat, sizes, sl, default_hooks, node_counts, node_ptr, xp
         )

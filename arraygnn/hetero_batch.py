@@ -533,7 +533,8 @@ class _Collation:
                 shape_l = list(v0.shape)
                 shape_l[cat] = int(sl[-1])
                 shape = tuple(shape_l)
-            handle = self.arena.reserve(shape, v0.dtype) if xp is np else -1
+            # the machine's byte order, as Batch.from_data_list (a fresh allocation)
+            handle = self.arena.reserve(shape, v0.dtype.newbyteorder("=")) if xp is np else -1
             follow_handle = None
             if key in self.follow:
                 self.followed.add(key)
@@ -640,7 +641,8 @@ class _Collation:
         xp = self.xp or np
         g = self.g
         with _naming(skey):
-            out = self.arena.get(handle) if handle >= 0 else xp.empty(shape, dtype=values[0].dtype)
+            native = values[0].dtype.newbyteorder("=")
+            out = self.arena.get(handle) if handle >= 0 else xp.empty(shape, dtype=native)
             try:
                 if cat is None:
                     xp.stack(values, axis=0, out=out, casting="equiv")
