@@ -69,10 +69,11 @@ def add_rows(out: Any, index: Any, values: Any) -> Any:
     """``out[index[i]] += values[i]`` in place for **distinct** ``index`` entries (the
     inverse of :func:`gather` for a one-to-one index; engine-internal, not exported).
 
-    ``out`` [N, ...] float, ``values`` [n, ...] with ``out``'s dtype and row shape, ``index``
-    [n] int in ``[0, N)`` (checked). Distinctness is the caller's promise (a repeated row
-    would add only once on the reference path): each output row is updated by one worker,
-    so results are the same bits on every run and thread count. Returns ``out``.
+    ``out`` [N, ...] float, writeable, ``values`` [n, ...] with ``out``'s dtype (either byte
+    order) and row shape, ``index`` [n] int in ``[0, N)`` (checked). Distinctness is the
+    caller's promise (a repeated row would add only once on the reference path): each
+    output row is updated by one worker, so results are the same bits on every run and
+    thread count. Returns ``out``.
 
     >>> import numpy as np
     >>> add_rows(np.zeros((3, 1)), np.array([2, 0]), np.array([[5.0], [7.0]])).ravel().tolist()
@@ -82,7 +83,9 @@ def add_rows(out: Any, index: Any, values: Any) -> Any:
     check_array("values", values)
     xp = namespace(out=out, index=index, values=values)
     check_index("index", index, int(out.shape[0]) if out.ndim else 0)
-    if out.dtype.kind != "f" or values.dtype != out.dtype:
+    if not getattr(out.flags, "writeable", True):
+        raise ValueError("add_rows: out is read-only (it is updated in place)")
+    if out.dtype.kind != "f" or values.dtype.newbyteorder("=") != out.dtype.newbyteorder("="):
         raise TypeError(
             f"add_rows: out and values must share one float dtype, got {out.dtype} and "
             f"{values.dtype}"
@@ -98,7 +101,7 @@ def add_rows(out: Any, index: Any, values: Any) -> Any:
         return out
     if not out.flags.c_contiguous:
         raise ValueError("add_rows: out must be C-contiguous (it is updated in place)")
-    vals = xp.ascontiguousarray(values).reshape(num, width)
+    vals = xp.ascontiguousarray(values).astype(out.dtype, copy=False).reshape(num, width)
     values_ok = out.dtype in (np.dtype(np.float32), np.dtype(np.float64))
     kernel = kernel_function(xp, "gather", "add_rows", values_ok)
     kernel(out.reshape(out.shape[0], width), kernel_index(xp, index), vals)

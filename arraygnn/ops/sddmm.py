@@ -99,9 +99,9 @@ def sddmm(
     [R_r, ...] where ``R`` is the number of sources (target ``"u"``), destinations
     (``"v"``) or edges (``"e"``). Result [E, *broadcast(lhs[0], rhs[0])] in
     ``result_type(lhs, rhs)``; for ``dot`` the last feature dims are summed and a trailing 1
-    kept: [E, ..., 1]. ``copy_lhs`` returns [E, *lhs.shape[1:]] (``rhs`` may be None);
-    ``copy_rhs`` likewise. Edge order is the order of ``edge_index`` (or the CSR's original
-    edge order).
+    kept: [E, ..., 1]. ``copy_lhs`` returns [E, *lhs.shape[1:]] (``rhs`` may be None;
+    in native byte order as every result, unlike :func:`gather`); ``copy_rhs`` likewise.
+    Edge order is the order of ``edge_index`` (or the CSR's original edge order).
 
     >>> import numpy as np
     >>> ei = np.array([[0, 0], [1, 2]])
@@ -169,8 +169,11 @@ def _sddmm(
     from arraygnn.ops.gather import gather
 
     if op == "copy_lhs":
+        swapped = not lhs.dtype.isnative
+        if swapped:  # the result in the machine's byte order, as every computed result
+            lhs = lhs.astype(native(lhs.dtype))
         if lhs_target == "e":
-            return lhs.copy()
+            return lhs if swapped else lhs.copy()
         if slots and lhs_target == "u":
             return gather(lhs, edge_index.indices)
         out = gather(lhs, rows[lhs_target])
