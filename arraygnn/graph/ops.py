@@ -200,7 +200,7 @@ def _operand(where: str, name: str, x: Any, g: Graph, rel: Any, target: str) -> 
 def _check_pair(where: str, op: str, lhs: Any, rhs: Any) -> None:
     if op in ("copy_lhs", "copy_rhs"):
         return
-    if lhs.dtype != rhs.dtype:
+    if lhs.dtype.newbyteorder("=") != rhs.dtype.newbyteorder("="):  # (byte order aside)
         raise TypeError(
             f"{where}: lhs_data is {lhs.dtype} but rhs_data is {rhs.dtype}; DGL needs one dtype"
         )

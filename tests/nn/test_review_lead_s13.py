@@ -46,3 +46,18 @@ def test_summary_and_get_num_hops_share_one_message_passing_list():
 
     summary_module = importlib.import_module("arraygnn.nn.summary")
     assert summary_module.PYG_MESSAGE_PASSING is num_hops.PYG_MESSAGE_PASSING
+
+
+def test_dgl_gsddmm_takes_one_dtype_in_either_byte_order():
+    from arraygnn.graph import graph
+    from arraygnn.graph import ops as gops
+
+    g = graph((np.array([0, 1, 2]), np.array([1, 2, 0])))
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    y = x + 1
+    want = gops.gsddmm(g, "mul", x, y)
+    got = gops.gsddmm(g, "mul", x.astype(">f4"), y)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.dtype("=f4")
+    with pytest.raises(TypeError, match="DGL needs one dtype"):
+        gops.gsddmm(g, "mul", x.astype(np.float64), y)
