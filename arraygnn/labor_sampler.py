@@ -5,7 +5,7 @@ Explosion in GNNs", arXiv:2210.13339).
 Each candidate neighbour ``t`` rolls one uniform number ``r_t`` (a hash of the batch's
 random seed and ``t``), shared by every seed that has ``t`` as a neighbour; seed ``s`` keeps
 the edge ``t -> s`` when ``r_t <= min(1, c_s * pi_t)``. Without importance sampling
-nor ``prob``, ``pi_t = 1`` and ``c_s = fanout / d_s`` (``d_s``: the in-degree), so each
+or ``prob``, ``pi_t = 1`` and ``c_s = fanout / d_s`` (``d_s``: the in-degree), so each
 seed keeps ``fanout`` edges in expectation (all of them when it has no more) while seeds
 that share neighbours pick the same ones, which keeps the sampled node sets small
 (with ``prob``: ``pi_t`` is the edge weight and ``c_s`` DGL's, see the RULEs).
