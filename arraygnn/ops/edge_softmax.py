@@ -12,6 +12,7 @@ edges in their original order).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -118,7 +119,7 @@ def _edge_order(xp: Any, index: Any, num_rows: int, logits: Any) -> Any:
     num_edges = int(logits.shape[0])
     if xp is not np or num_edges == 0 or not use_kernels(logits):
         return None
-    if int(np.prod(logits.shape[1:], dtype=np.int64)) != 1:
+    if math.prod(logits.shape[1:]) != 1:
         return None
     first = getattr(kernel_module(np, "edge_softmax"), "edge_order_first", None)
     if first is None or not first(num_edges, num_rows):
@@ -136,7 +137,7 @@ def _edge_order(xp: Any, index: Any, num_rows: int, logits: Any) -> Any:
 def _softmax(xp: Any, indptr: Any, perm: Any, logits: Any) -> Any:
     """Run the kernel over the CSR rows ``indptr`` / ``perm`` (logits validated)."""
     num_edges = int(logits.shape[0])
-    width = int(np.prod(logits.shape[1:], dtype=np.int64))
+    width = math.prod(logits.shape[1:])
     if num_edges == 0 or width == 0:
         return xp.empty(logits.shape, dtype=native(logits.dtype))
     ok = use_kernels(logits)  # other floats (longdouble) take the reference

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -96,7 +97,7 @@ def add_rows(out: Any, index: Any, values: Any) -> Any:
             f"got {tuple(values.shape)}"
         )
     num = int(index.shape[0])
-    width = int(np.prod(out.shape[1:], dtype=np.int64))
+    width = math.prod(out.shape[1:])
     if num == 0 or width == 0:
         return out
     if not out.flags.c_contiguous:

@@ -23,6 +23,7 @@ RULE: float16 values accumulate in float32; NaN propagates through max / min.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -48,7 +49,7 @@ __all__ = ["scatter", "segment"]
 def _reduce_rows(xp: Any, indptr: Any, perm: Any, src: Any, num_rows: int, reduce: str) -> Any:
     """Run ``segment_csr`` on ``src`` [M, ...] into [num_rows, ...] (src dtype)."""
     tail = tuple(src.shape[1:])
-    width = int(np.prod(tail, dtype=np.int64))
+    width = math.prod(tail)
     out_dtype = native(src.dtype)
     if num_rows == 0 or width == 0:
         return xp.zeros((num_rows,) + tail, dtype=out_dtype)
@@ -83,7 +84,7 @@ def scatter(src: Any, index: Any, dim_size: int, reduce: str = "sum") -> Any:
             f"index has {index.shape[0]} entries but src has {src.shape[0]} rows; they must match"
         )
     tail = tuple(src.shape[1:])
-    width = int(np.prod(tail, dtype=np.int64))
+    width = math.prod(tail)
     out_dtype = native(src.dtype)
     if dim_size == 0 or width == 0:
         return xp.zeros((dim_size,) + tail, dtype=out_dtype)

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,7 @@ def _group_split(
         if all(s == 1 for s in piece):
             return 1
         if piece == full[lo:hi]:
-            return int(np.prod(piece, dtype=np.int64))
+            return math.prod(piece)
         return None
 
     for p in range(rank + 1):
@@ -62,8 +63,8 @@ def _group_split(
         gr, kr = part(b, 0, p), part(b, p, rank)
         if None in (gl, kl, gr, kr):
             continue
-        g = int(np.prod(full[:p], dtype=np.int64))
-        k = int(np.prod(full[p:], dtype=np.int64))
+        g = math.prod(full[:p])
+        k = math.prod(full[p:])
         return (gl, kl), (gr, kr), (g, k)  # type: ignore[return-value]
     return None
 
@@ -72,7 +73,7 @@ def _dot_split(
     fl: tuple[int, ...], fr: tuple[int, ...], lead: tuple[int, ...]
 ) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]] | None:
     """For ``dot``: leading dims -> G (each side all of them or all ones), depth -> K."""
-    g = int(np.prod(lead, dtype=np.int64))
+    g = math.prod(lead)
     groups = []
     for f in (fl, fr):
         padded = (1,) * (len(lead) - len(f[:-1])) + tuple(f[:-1])

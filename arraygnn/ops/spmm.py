@@ -16,6 +16,7 @@ RULE: deterministic: each output row is reduced by one worker in edge order.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -131,7 +132,7 @@ def _spmm(
                 f"edge_weight has {edge_weight.shape[0]} entries but there are {num_edges} edges"
             )
         tail = tuple(x.shape[1:])
-        width = int(np.prod(tail, dtype=np.int64))
+        width = math.prod(tail)
         x3_shape = (int(x.shape[0]), 1, width)
         w2 = None if edge_weight is None else edge_weight.reshape(num_edges, 1)
         heads = 1
@@ -204,7 +205,7 @@ def _narrow_edge_list(
     (the CSR path, which also raises every input error) for anything else."""
     if reduce not in _NARROW_REDUCES or x.ndim == 0 or x.dtype not in _FLOATS:
         return None
-    width = int(np.prod(x.shape[1:], dtype=np.int64))
+    width = math.prod(x.shape[1:])
     if width == 0 or width > NARROW_WIDTH:
         return None
     try:
