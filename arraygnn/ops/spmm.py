@@ -42,6 +42,11 @@ __all__ = ["spmm"]
 #: gather of the messages and the CPU scatter kernel instead of a CSR built for one call
 NARROW_WIDTH = 8
 
+#: ... and so is a small edge list of wider rows, up to this many message values (128 KiB
+#: of float32): there the CSR's fixed cost (validation, counting sort, gathers: ~35 us for
+#: 400 edges) outweighs the product itself
+SMALL_MESSAGES = 1 << 15
+
 #: the reductions whose scatter gives the SpMM's bits (same operations, same edge order)
 _NARROW_REDUCES = ("sum", "mean", "max", "min")
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -195,18 +200,20 @@ def _narrow_edge_list(
     edge_index: Any, x: Any, edge_weight: Any, reduce: str, num_dst_nodes: int | None
 ) -> Any:
     """:func:`spmm` of an edge list on the CPU for narrow rows (at most ``NARROW_WIDTH``
-    float32 / float64 values per node, ``edge_weight`` ``None`` or ``[E]`` of ``x``'s
-    dtype): the messages ``w * x[src]`` gathered in edge order, then reduced by the
-    scatter kernel, which folds each target's messages in edge order from the reduction's
-    identity -- the CSR's stable slot order and the same operations, so the SpMM's bits.
-    A CSR built for a single call costs more than the product there (100k nodes / 1M
-    edges, one thread: F = 1 4.4 vs 14.6 ms, F = 4 13.4 vs 20.7 ms), and ``[E, F]``
-    messages of F <= 8 take no more memory than the CSR's five index arrays. ``None``
-    (the CSR path, which also raises every input error) for anything else."""
+    float32 / float64 values per node) or few messages (at most ``SMALL_MESSAGES``
+    values), ``edge_weight`` ``None`` or ``[E]`` of ``x``'s dtype: the messages
+    ``w * x[src]`` gathered in edge order, then reduced by the scatter kernel, which
+    folds each target's messages in edge order from the reduction's identity -- the
+    CSR's stable slot order and the same operations, so the SpMM's bits. A CSR built for
+    a single call costs more than the product there (100k nodes / 1M edges, one thread:
+    F = 1 4.4 vs 14.6 ms, F = 4 13.4 vs 20.7 ms; 100 nodes / 400 edges, F = 16: ~35 us
+    of CSR for a product of a few us), and ``[E, F]`` messages of F <= 8 take no more
+    memory than the CSR's five index arrays. ``None`` (the CSR path, which also raises
+    every input error) for anything else."""
     if reduce not in _NARROW_REDUCES or x.ndim == 0 or x.dtype not in _FLOATS:
         return None
     width = math.prod(x.shape[1:])
-    if width == 0 or width > NARROW_WIDTH:
+    if width == 0:
         return None
     try:
         src, dst = _split_edge_index(edge_index)
@@ -217,6 +224,8 @@ def _narrow_edge_list(
     if src.dtype.kind not in "iu" or dst.dtype.kind not in "iu" or src.ndim != 1:
         return None
     num = int(src.shape[0])
+    if width > NARROW_WIDTH and num * width > SMALL_MESSAGES:
+        return None
     if edge_weight is not None and (
         not isinstance(edge_weight, np.ndarray)
         or edge_weight.ndim != 1

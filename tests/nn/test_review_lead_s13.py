@@ -3,6 +3,8 @@ public function / layer and argument the user wrote."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -61,3 +63,21 @@ def test_dgl_gsddmm_takes_one_dtype_in_either_byte_order():
     assert got.dtype == np.dtype("=f4")
     with pytest.raises(TypeError, match="DGL needs one dtype"):
         gops.gsddmm(g, "mul", x.astype(np.float64), y)
+
+
+def test_small_wide_edge_lists_skip_the_csr_with_the_same_bits():
+    from arraygnn import ops
+    from arraygnn.testing.cases import powerlaw_edges
+
+    spmm_module = importlib.import_module("arraygnn.ops.spmm")
+    rng = np.random.default_rng(3)
+    ei = powerlaw_edges(100, 400, seed=1)
+    x = rng.standard_normal((100, 16)).astype(np.float32)
+    w = rng.standard_normal(400).astype(np.float32)
+    assert 400 * 16 <= spmm_module.SMALL_MESSAGES  # the gather + scatter path
+    csr = ops.to_csr(ei, 100, 100)
+    for reduce in ("sum", "mean", "max", "min"):
+        for weight in (None, w):
+            via_csr = ops.spmm(csr, x, weight, reduce)  # (weights in edge order)
+            got = ops.spmm(ei, x, weight, reduce)
+            np.testing.assert_array_equal(got, via_csr)

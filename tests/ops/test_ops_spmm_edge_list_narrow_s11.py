@@ -97,12 +97,13 @@ def test_narrow_edge_list_spmm_on_every_scatter_route(monkeypatch, calls, route)
     _check_all(rng, sorted_targets, 300, 300, calls, (np.float32,))
 
 
-def test_narrow_edge_list_spmm_leaves_the_rest_to_the_csr_path(calls):
-    """Wide rows, other dtypes and reductions, [E, H] weights and bad input take the CSR
-    path (which raises the errors)."""
+def test_narrow_edge_list_spmm_leaves_the_rest_to_the_csr_path(calls, monkeypatch):
+    """Wide rows of many messages, other dtypes and reductions, [E, H] weights and bad
+    input take the CSR path (which raises the errors)."""
     ei = np.array([[0, 1, 2], [1, 2, 2]])
     x = np.ones((3, 9), np.float32)
-    ops.spmm(ei, x)
+    monkeypatch.setattr(importlib.import_module("arraygnn.ops.spmm"), "SMALL_MESSAGES", 26)
+    ops.spmm(ei, x)  # 3 x 9 = 27 message values: more than SMALL_MESSAGES
     ops.spmm(ei, np.ones(3, np.float16))
     ops.spmm(ei, np.ones(3, np.int64))
     ops.spmm(ei, np.ones(3, np.float32), reduce="prod")
