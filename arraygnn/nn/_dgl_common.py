@@ -21,7 +21,7 @@ from arraygnn.nn._graph_input import (
     check_float_features,
     parse_input,
 )
-from arraygnn.nn._module import Module, real_number
+from arraygnn.nn._module import Module, probability
 
 __all__ = [
     "DGLModule",
@@ -97,12 +97,9 @@ def slot_ends(csr: Any) -> tuple[Any, Any]:
 
 
 def drop_prob(layer: str, what: str, p: Any) -> float:
-    """A dropout probability kept for parity (the identity at inference): a number in
-    ``[0, 1]``, as the ``torch.nn.Dropout(p)`` DGL builds refuses any other."""
-    value = real_number(layer, what, p)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{layer}: {what} must be a probability in [0, 1], got {p!r}")
-    return value
+    """A dropout probability kept for parity (the identity at inference): ``probability``,
+    as the ``torch.nn.Dropout(p)`` DGL builds refuses a number outside ``[0, 1]``."""
+    return probability(layer, what, p)
 
 
 def silu(x: Any) -> Any:

@@ -68,6 +68,22 @@ def real_number(layer: str, name: str, value: Any) -> float:
     return float(value)
 
 
+def probability(layer: str, name: str, value: Any, *, below_one: bool = False) -> float:
+    """A dropout-like probability as a float in ``[0, 1]`` (``[0, 1)`` with ``below_one``):
+    a ``TypeError`` naming ``layer`` and ``name`` for a non-number (as ``real_number``), a
+    ``ValueError`` for one out of range or NaN, as torch's ``Dropout(p)`` / ``F.dropout``
+    (which PyG's and DGL's layers call) refuses it.
+
+    >>> probability("GATConv", "dropout", np.float32(0.5))
+    0.5
+    """
+    p = real_number(layer, name, value)
+    if not (0.0 <= p < 1.0 if below_one else 0.0 <= p <= 1.0):
+        span = "[0, 1)" if below_one else "[0, 1]"
+        raise ValueError(f"{layer}: {name} must be a probability in {span}, got {value!r}")
+    return p
+
+
 def is_size(value: Any) -> bool:
     """An int-like size (NumPy integers and 0-d integer arrays too), not a pair."""
     if isinstance(value, np.ndarray) and value.ndim == 0:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from arraygnn.nn._dgl_common import one_node_set
-from arraygnn.nn._module import layer_size
+from arraygnn.nn._module import layer_size, probability
 from arraygnn.nn.sgc import APPNP, _homogeneous
 
 __all__ = ["APPNPConv"]
@@ -45,7 +45,7 @@ class APPNPConv(APPNP):
         if not 0.0 <= float(alpha) <= 1.0:
             raise ValueError(f"APPNPConv: alpha must be in [0, 1], got {alpha}")
         super().__init__(k, alpha, add_self_loops=False, degree_norm="dgl")
-        self.edge_drop = float(edge_drop)
+        self.edge_drop = probability("APPNPConv", "edge_drop", edge_drop)
 
     def __call__(self, graph_or_x: Any, feat_or_edge_index: Any, edge_weight: Any = None) -> Any:
         inp = _homogeneous("APPNPConv", graph_or_x, feat_or_edge_index, edge_weight)

@@ -31,7 +31,7 @@ import numpy as np
 from arraygnn import ops
 from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._graph_input import _check_edge_index
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.autoencoders import pair_scores
 from arraygnn.nn.linear import Linear, _ModuleList, _rng, _sigmoid, add_bias, matmul
 from arraygnn.ops._common import check_index
@@ -81,7 +81,7 @@ class ARLinkPredictor(Module):
             out_channels = hid
         self.out_channels = layer_size(_NAME, "out_channels", out_channels)
         self.num_layers = layer_size(_NAME, "num_layers", num_layers)
-        self.dropout = float(dropout)
+        self.dropout = probability("ARLinkPredictor", "dropout", dropout)
         if not 0 <= attract_ratio <= 1:
             raise ValueError(f"{_NAME}: attract_ratio must be between 0 and 1, got {attract_ratio}")
         self.attract_ratio = float(attract_ratio)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.graph_conv import normalized_slots
 from arraygnn.nn.linear import (
     _check_features,
@@ -89,7 +89,7 @@ class ARMAConv(Module):
         self.num_layers = layer_size(layer, "num_layers", num_layers, minimum=1)
         self.shared_weights = bool(shared_weights)
         self.act = get_activation(act)
-        self.dropout = float(dropout)
+        self.dropout = probability(layer, "dropout", dropout)
         t = 1 if self.shared_weights else self.num_layers
         gen = _rng(rng)
         self.weight = glorot((max(1, t - 1), k, fout, fout), gen, dtype)

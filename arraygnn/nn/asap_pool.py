@@ -35,7 +35,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, repeat_counts
 from arraygnn.nn._graph_input import check_edge_weight
-from arraygnn.nn._module import Module, layer_size, real_number
+from arraygnn.nn._module import Module, layer_size, probability, real_number
 from arraygnn.nn._pool_input import check_pool_input, torch_spgemm
 from arraygnn.nn.le_conv import LEConv
 from arraygnn.nn.linear import Linear, _rng, get_activation, matmul
@@ -105,9 +105,8 @@ class ASAPooling(Module):
         ratio = None if ratio is None else _setting("ASAPooling", "ratio", ratio)
         if ratio is None or not ratio > 0:
             raise ValueError(f"ASAPooling: ratio must be > 0, got {ratio!r}")
-        self.ratio, self.dropout = ratio, real_number("ASAPooling", "dropout", dropout)
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"ASAPooling: dropout must be in [0, 1), got {dropout!r}")
+        self.ratio = ratio
+        self.dropout = probability("ASAPooling", "dropout", dropout, below_one=True)
         self.negative_slope = real_number("ASAPooling", "negative_slope", negative_slope)
         self.add_self_loops = bool(add_self_loops)
         gen = _rng(rng)

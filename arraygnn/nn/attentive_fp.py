@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._module import Module, layer_size, real_number
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.linear import (
     GRUCell,
@@ -122,7 +122,7 @@ class AttentiveFP(Module):
         self.edge_dim = layer_size(name, "edge_dim", edge_dim)
         self.num_layers = layer_size(name, "num_layers", num_layers, minimum=1)
         self.num_timesteps = layer_size(name, "num_timesteps", num_timesteps)
-        self.dropout = real_number("AttentiveFP", "dropout", dropout)
+        self.dropout = probability("AttentiveFP", "dropout", dropout)
         gen = _rng(rng)
 
         def gat() -> GATConv:

@@ -29,7 +29,7 @@ from arraygnn._namespace import get_namespace
 from arraygnn.nn._dense_input import bmm, softmax
 from arraygnn.nn._dgl_common import DGLModule
 from arraygnn.nn._gt_input import check_array, check_floats
-from arraygnn.nn._module import layer_size
+from arraygnn.nn._module import layer_size, probability
 from arraygnn.nn.linear import Linear, _rng
 
 __all__ = ["BiasedMHA", "biased_attention", "from_dgl_module"]
@@ -116,7 +116,7 @@ class BiasedMHA(DGLModule):
         self.attn_bias_type = attn_bias_type
         self.head_dim = f // h
         self.scaling = self.head_dim**-0.5
-        self.attn_drop = float(attn_drop)
+        self.attn_drop = probability(_WHERE, "attn_drop", attn_drop)
         gen = _rng(rng)
         self.q_proj, self.k_proj, self.v_proj, self.out_proj = (
             Linear(f, f, bias, dtype=dtype, rng=gen) for _ in range(4)

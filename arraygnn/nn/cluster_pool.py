@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from arraygnn._namespace import device_of, to_device, to_numpy
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn._pool_input import check_pool_input, pair_scores
 from arraygnn.nn.linear import Linear, _rng, get_activation
 
@@ -87,12 +87,10 @@ class ClusterPooling(Module):
                 f"ClusterPooling: edge_score_method must be one of {_METHODS}, got "
                 f"{edge_score_method!r}"
             )
-        if not 0.0 <= float(dropout) < 1.0:
-            raise ValueError(f"ClusterPooling: dropout must be in [0, 1), got {dropout!r}")
+        self.dropout = probability("ClusterPooling", "dropout", dropout, below_one=True)
         if threshold is None:
             threshold = 0.5 if edge_score_method == "sigmoid" else 0.0
         self.edge_score_method = edge_score_method
-        self.dropout = float(dropout)
         self.threshold = float(threshold)
         self.lin = Linear(2 * self.in_channels, 1, dtype=dtype, rng=_rng(rng))
 

@@ -37,7 +37,7 @@ from arraygnn.nn._dense_input import (
     softmax,
     with_self_loops,
 )
-from arraygnn.nn._module import Module, layer_size, real_number
+from arraygnn.nn._module import Module, layer_size, probability, real_number
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, glorot, matmul
 from arraygnn.nn.sage_conv import l2_normalize
 
@@ -345,7 +345,7 @@ class DenseGATConv(Module):
         self.heads = layer_size(layer, "heads", heads, minimum=1)
         self.concat = bool(concat)
         self.negative_slope = real_number(layer, "negative_slope", negative_slope)
-        self.dropout = real_number(layer, "dropout", dropout)
+        self.dropout = probability(layer, "dropout", dropout)
         gen = _rng(rng)
         h, c = self.heads, self.out_channels
         self.lin = Linear(self.in_channels, h * c, False, dtype=dtype, rng=gen)

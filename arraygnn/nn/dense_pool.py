@@ -35,7 +35,7 @@ from arraygnn.nn._dense_input import (
     row_sums,
     softmax,
 )
-from arraygnn.nn._module import Module, layer_size, real_number
+from arraygnn.nn._module import Module, layer_size, probability, real_number
 from arraygnn.nn.linear import MLP, _check_features
 
 __all__ = ["dense_diff_pool", "dense_mincut_pool", "DMoNPooling"]
@@ -256,7 +256,7 @@ class DMoNPooling(Module):
         channels = [channels] if not isinstance(channels, (list, tuple)) else list(channels)
         channels = [layer_size(layer, f"channels[{i}]", c) for i, c in enumerate(channels)]
         self.k = layer_size(layer, "k", k, minimum=1)
-        self.dropout = real_number(layer, "dropout", dropout)
+        self.dropout = probability(layer, "dropout", dropout)
         self.mlp = MLP([*channels, self.k], act=None, norm=None, dtype=dtype, rng=rng)
 
     def __call__(self, x: Any, adj: Any, mask: Any = None) -> tuple[Any, ...]:

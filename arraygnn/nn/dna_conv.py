@@ -29,7 +29,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._graph_input import parse_input
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import _rng, add_bias, matmul
 
 __all__ = ["DNAConv", "from_pyg_module"]
@@ -121,7 +121,7 @@ class DNAConv(Module):
             raise ValueError(
                 f"{_WHERE}: heads={self.heads} and groups={self.groups} must divide one another"
             )
-        self.dropout = float(dropout)
+        self.dropout = probability("DNAConv", "dropout", dropout)
         self.cached = bool(cached)
         self.normalize = bool(normalize)
         self.add_self_loops = bool(add_self_loops)

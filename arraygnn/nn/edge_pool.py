@@ -37,7 +37,7 @@ import numpy as np
 
 from arraygnn._namespace import device_of, get_namespace, is_array, to_device, to_numpy
 from arraygnn.nn._graph_input import _check_edge_index
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn._pool_input import check_pool_input, pair_scores
 from arraygnn.nn.linear import Linear, _rng, get_activation
 from arraygnn.ops._common import check_index, check_size
@@ -172,9 +172,7 @@ class EdgePooling(Module):
         self.compute_edge_score = edge_score_method
         from arraygnn.nn._module import real_number
 
-        self.dropout = real_number("EdgePooling", "dropout", dropout)
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"EdgePooling: dropout must be in [0, 1), got {dropout!r}")
+        self.dropout = probability("EdgePooling", "dropout", dropout, below_one=True)
         self.add_to_edge_score = real_number("EdgePooling", "add_to_edge_score", add_to_edge_score)
         self.lin = Linear(2 * self.in_channels, 1, dtype=dtype, rng=_rng(rng))
 

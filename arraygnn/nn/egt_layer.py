@@ -29,7 +29,7 @@ from arraygnn._namespace import get_namespace
 from arraygnn.nn._dense_input import bmm, softmax
 from arraygnn.nn._dgl_common import DGLModule
 from arraygnn.nn._gt_input import check_floats, identity
-from arraygnn.nn._module import layer_size
+from arraygnn.nn._module import layer_size, probability
 from arraygnn.nn.linear import LayerNorm, Linear, Sequential, _rng, _sigmoid, get_activation
 
 __all__ = ["EGTLayer", "from_dgl_module"]
@@ -94,7 +94,8 @@ class EGTLayer(DGLModule):
         if f % h:
             raise ValueError(f"{_WHERE}: feat_size={f} must be divisible by num_heads={h}")
         self.dot_dim = f // h
-        self.dropout, self.attn_dropout = float(dropout), float(attn_dropout)
+        self.dropout = probability(_WHERE, "dropout", dropout)
+        self.attn_dropout = probability(_WHERE, "attn_dropout", attn_dropout)
         self.edge_update = bool(edge_update)
         gen = _rng(rng)
         act = get_activation(activation) or identity

@@ -24,7 +24,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._graph_input import csr_of
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.graph_conv import normalized_slots
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, matmul
 from arraygnn.nn.sgc import propagation_input
@@ -76,7 +76,7 @@ class FAConv(Module):
     ) -> None:
         self.channels = layer_size("FAConv", "channels", channels)
         self.eps = float(eps)
-        self.dropout = float(dropout)
+        self.dropout = probability("FAConv", "dropout", dropout)
         self.cached = bool(cached)
         self.add_self_loops = bool(add_self_loops)
         self.normalize = bool(normalize)

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import Linear, Sequential, _check_features, _rng, resolve_act
 from arraygnn.nn.multihead_attention import MultiheadAttention
 
@@ -119,7 +119,7 @@ class GPSConv(Module):
         gen = _rng(rng)
         self.conv = conv
         self.heads = heads
-        self.dropout = float(dropout)
+        self.dropout = probability("GPSConv", "dropout", dropout)
         self.attn_type = attn_type
         self.attn: Any
         if attn_type == "multihead":

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, to_device
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn._shared_graph import SharedGraph
 from arraygnn.nn.aggr.multi import torch_promoted
 from arraygnn.nn.gated_graph_conv import ResGatedGraphConv
@@ -488,6 +488,7 @@ class GPSE(Module):
         n_node = layer_size(_WHERE, "num_node_targets", num_node_targets)
         n_graph = layer_size(_WHERE, "num_graph_targets", num_graph_targets, minimum=1)
         head_width = layer_size(_WHERE, "multi_head_dim_inner", multi_head_dim_inner, minimum=1)
+        probability(_WHERE, "dropout", dropout)  # the identity at inference
         if layer_type not in _LAYER_TYPES:
             raise ValueError(
                 f"{_WHERE}: layer_type must be one of {_LAYER_TYPES}, got {layer_type!r}"
@@ -753,6 +754,8 @@ class GPSENodeEncoder(Module):
     ) -> None:
         where = "GPSENodeEncoder"
         self.dim_emb = layer_size(where, "dim_emb", dim_emb)
+        probability(where, "dropout_be", dropout_be)  # the identity at inference
+        probability(where, "dropout_ae", dropout_ae)
         self.dim_pe_in = layer_size(where, "dim_pe_in", dim_pe_in)
         self.dim_pe_out = layer_size(where, "dim_pe_out", dim_pe_out)
         if not self.dim_emb > self.dim_pe_out:

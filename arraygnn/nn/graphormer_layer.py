@@ -18,7 +18,7 @@ import numpy as np
 
 from arraygnn.nn._dgl_common import DGLModule
 from arraygnn.nn._gt_input import identity
-from arraygnn.nn._module import layer_size
+from arraygnn.nn._module import layer_size, probability
 from arraygnn.nn.biased_mha import BiasedMHA, check_pair_inputs
 from arraygnn.nn.linear import LayerNorm, Linear, Sequential, _rng, get_activation
 
@@ -59,7 +59,8 @@ class GraphormerLayer(DGLModule):
         hid = layer_size(_WHERE, "hidden_size", hidden_size, minimum=1)
         gen = _rng(rng)
         self.norm_first = bool(norm_first)
-        self.dropout = float(dropout)
+        self.dropout = probability(_WHERE, "dropout", dropout)
+        attn_dropout = probability(_WHERE, "attn_dropout", attn_dropout)
         self.attn = BiasedMHA(
             f, num_heads, True, attn_bias_type, attn_dropout, dtype=dtype, rng=gen
         )

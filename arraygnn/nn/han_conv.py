@@ -33,7 +33,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import leaky_relu_
 from arraygnn.nn._graph_input import check_metadata, csr_of, parse_input
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.hetero_conv import _ModuleDict
 from arraygnn.nn.hgt_conv import _ArrayDict, _edge_key
 from arraygnn.nn.linear import Linear, _relu, _rng, _tanh, glorot
@@ -111,7 +111,7 @@ class HANConv(Module):
                 f"({self.heads})"
             )
         self.negative_slope = float(negative_slope)
-        self.dropout = float(dropout)
+        self.dropout = probability(layer, "dropout", dropout)
         if not isinstance(in_channels, Mapping):
             in_channels = {t: in_channels for t in self.node_types}
         gen = _rng(rng)

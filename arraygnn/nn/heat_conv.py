@@ -36,7 +36,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import leaky_relu_
 from arraygnn.nn._graph_input import check_edge_attr, csr_of, parse_input
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.dgl_hetero_linear import _Embedding
 from arraygnn.nn.hetero_linear import HeteroLinear, check_types
 from arraygnn.nn.linear import Linear, _leaky_relu, _rng, matmul
@@ -110,7 +110,7 @@ class HEATConv(Module):
         self.heads = layer_size(layer, "heads", heads, minimum=1)
         self.concat = bool(concat)
         self.negative_slope = float(negative_slope)
-        self.dropout = float(dropout)
+        self.dropout = probability(layer, "dropout", dropout)
         self.root_weight = bool(root_weight)
         gen = _rng(rng)
         c, dt, da = self.out_channels, self.edge_type_emb_dim, self.edge_attr_emb_dim

@@ -31,7 +31,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._attention import leaky_relu_
 from arraygnn.nn._graph_input import check_edge_weight
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, glorot
 from arraygnn.ops._common import check_index, check_size
 
@@ -105,7 +105,7 @@ class HypergraphConv(Module):
         self.use_attention = bool(use_attention)
         self.attention_mode = attention_mode
         self.negative_slope = float(negative_slope)
-        self.dropout = float(dropout)
+        self.dropout = probability(layer, "dropout", dropout)
         self.heads = heads if self.use_attention else 1
         self.concat = bool(concat) if self.use_attention else True
         gen = _rng(rng)

@@ -27,7 +27,7 @@ from arraygnn._namespace import (
     is_torch_tensor,
     torch_hint,
 )
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 
 _NORM_EXPORT = re.compile(r"^norms\.(\d+)\.")
 
@@ -886,25 +886,18 @@ def _per_layer_bias(bias: Any, n_lin: int) -> list[bool]:
 
 def _per_layer_dropout(dropout: Any, n_lin: int, plain_last: bool) -> list[float]:
     """PyG's ``MLP`` ``dropout``: a float for every layer (none after a plain last layer),
-    or a list with one per layer; each a probability in ``[0, 1]``."""
-
-    def number(p: Any) -> bool:
-        return isinstance(p, (int, float, np.number)) and not isinstance(p, (bool, np.bool_))
-
-    if number(dropout):
-        values = [float(dropout)] * n_lin
+    or a list with one per layer; each a ``probability``."""
+    if not isinstance(dropout, (list, tuple)):
+        values = [probability("MLP", "dropout", dropout)] * n_lin
         if plain_last:
             values[-1] = 0.0
-    elif isinstance(dropout, (list, tuple)) and len(dropout) == n_lin and all(map(number, dropout)):
-        values = [float(p) for p in dropout]
-    else:
+        return values
+    if len(dropout) != n_lin:
         raise ValueError(
             f"MLP: dropout must be a float or a list of {n_lin} floats (one per layer), got "
             f"{dropout!r}"
         )
-    if not all(0.0 <= p <= 1.0 for p in values):
-        raise ValueError(f"MLP: dropout probabilities must be in [0, 1], got {dropout!r}")
-    return values
+    return [probability("MLP", f"dropout[{i}]", p) for i, p in enumerate(dropout)]
 
 
 class _ModuleList(Module):

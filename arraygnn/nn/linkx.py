@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import is_array
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import MLP, BatchNorm, Linear, _relu, _rng, add_bias, glorot
 
 __all__ = ["LINKX"]
@@ -94,7 +94,7 @@ class LINKX(Module):
         num_layers = layer_size(name, "num_layers", num_layers, minimum=1)
         self.num_edge_layers = layer_size(name, "num_edge_layers", num_edge_layers, minimum=1)
         num_node_layers = layer_size(name, "num_node_layers", num_node_layers, minimum=1)
-        self.dropout = float(dropout)
+        self.dropout = probability(name, "dropout", dropout)
         gen = _rng(rng)
 
         def mlp(channels: list[int]) -> MLP:

@@ -70,7 +70,7 @@ from arraygnn import ops
 from arraygnn._namespace import get_namespace, is_array, repeat_counts, torch_hint
 from arraygnn.nn._attention import leaky_relu_
 from arraygnn.nn._graph_input import _check_edge_index
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import LayerNorm, Linear, _ModuleList, _relu, _rng, glorot, matmul
 from arraygnn.nn.models import GCN
 from arraygnn.ops._common import check_index
@@ -187,8 +187,8 @@ class LPFormer(Module):
         self.num_gnn_layers = layer_size(_NAME, "num_gnn_layers", num_gnn_layers, minimum=1)
         self._check_settings(num_transformer_layers, num_heads)
         self._set_thresholds(ppr_thresholds)
-        self.gnn_dropout = float(gnn_dropout)
-        self.transformer_dropout = float(transformer_dropout)
+        self.gnn_dropout = probability(_NAME, "gnn_dropout", gnn_dropout)
+        self.transformer_dropout = probability(_NAME, "transformer_dropout", transformer_dropout)
         gen = _rng(rng)
         self.gnn = GCN(
             self.in_channels, hid, self.num_gnn_layers, norm="layer_norm", dtype=dtype, rng=gen

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._module import Module, real_number
+from arraygnn.nn._module import Module, probability
 from arraygnn.nn._wrapped import convert_part, keep_module_children
 from arraygnn.nn.linear import get_activation
 
@@ -77,7 +77,7 @@ class DeepGCNLayer(Module):
         self.norm = norm
         self.act = get_activation(act)
         self.block = block
-        self.dropout = real_number("DeepGCNLayer", "dropout", dropout)  # inference: identity
+        self.dropout = probability("DeepGCNLayer", "dropout", dropout)  # inference: identity
         keep_module_children(self, ("conv", "norm"))
 
     def __call__(self, x: Any, *args: Any, **kwargs: Any) -> Any:

@@ -42,7 +42,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
 from arraygnn.nn._dense_input import softmax
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.edge_conv import EdgeConv
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.gatv2_conv import GATv2Conv
@@ -182,11 +182,7 @@ class JumpingKnowledge(Module):
 
 def _dropout(name: str, p: Any) -> float:
     """PyG's ``dropout`` (torch's ``Dropout(p)``): a probability in ``[0, 1]``."""
-    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.number)):
-        raise TypeError(f"{name}: dropout must be a float in [0, 1], got {p!r}")
-    if not 0.0 <= float(p) <= 1.0:
-        raise ValueError(f"{name}: dropout must be a probability in [0, 1], got {p!r}")
-    return float(p)
+    return probability(name, "dropout", p)
 
 
 class BasicGNN(Module):

@@ -39,7 +39,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._dense_input import bmm, check_float_array, softmax
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import Linear, _rng, glorot
 
 __all__ = ["MultiheadAttention", "from_torch_module"]
@@ -149,7 +149,7 @@ class MultiheadAttention(Module):
         self.head_dim = e // h
         self.kdim = e if kdim is None else layer_size(_WHERE, "kdim", kdim, minimum=1)
         self.vdim = e if vdim is None else layer_size(_WHERE, "vdim", vdim, minimum=1)
-        self.dropout = float(dropout)
+        self.dropout = probability("MultiheadAttention", "dropout", dropout)
         self.batch_first = bool(batch_first)
         self.add_zero_attn = bool(add_zero_attn)
         self._qkv_same_embed_dim = self.kdim == e and self.vdim == e

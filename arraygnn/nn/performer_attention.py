@@ -24,7 +24,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, torch_hint
 from arraygnn.nn._dense_input import bmm, check_float_array
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import Linear, _check_features, _rng, get_activation, matmul
 
 __all__ = ["PerformerAttention", "from_pyg_module"]
@@ -90,7 +90,7 @@ class PerformerAttention(Module):
             raise type(err)(f"{_WHERE}: kernel: {err}") from None
         if self.kernel is None:
             raise ValueError(f"{_WHERE}: kernel must be an activation, got None")
-        self.dropout = float(dropout)
+        self.dropout = probability("PerformerAttention", "dropout", dropout)
         gen = _rng(rng)
         inner = h * d
         self.q = Linear(c, inner, qkv_bias, dtype=dtype, rng=gen)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import Linear, _check_features, _ModuleList, _relu, _rng, matmul
 from arraygnn.nn.simple_conv import SimpleConv
 
@@ -86,7 +86,7 @@ class PMLP(Module):
         self.hidden_channels = layer_size(name, "hidden_channels", hidden_channels)
         self.out_channels = layer_size(name, "out_channels", out_channels)
         self.num_layers = layer_size(name, "num_layers", num_layers, minimum=1)
-        self.dropout = float(dropout)
+        self.dropout = probability(name, "dropout", dropout)
         self.norm = bool(norm)
         self.bias = bool(bias)
         gen = _rng(rng)

@@ -45,7 +45,7 @@ import numpy as np
 from arraygnn.nn._dense_graphs import DenseGraphs
 from arraygnn.nn._dense_input import check_float_array, node_mask
 from arraygnn.nn._linear_attention import linear_attention
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn._shared_graph import SharedGraph
 from arraygnn.nn.gat_conv import GATConv
 from arraygnn.nn.graph_conv import GCNConv
@@ -99,7 +99,7 @@ class PolynormerAttention(Module):
         d = self.head_channels = layer_size(_ATTN, "head_channels", head_channels, minimum=1)
         self.beta = float(beta)
         self.qk_shared = bool(qk_shared)
-        self.dropout = float(dropout)
+        self.dropout = probability(_ATTN, "dropout", dropout)
         gen = _rng(rng)
         inner = h * d
         self.h_lins = Linear(c, inner, dtype=dtype, rng=gen)
@@ -201,7 +201,9 @@ class Polynormer(Module):
         self.beta = float(beta)
         self.pre_ln, self.post_bn = bool(pre_ln), bool(post_bn)
         self.local_attn = bool(local_attn)
-        self.in_dropout, self.dropout = float(in_dropout), float(dropout)
+        self.in_dropout = probability(_WHERE, "in_dropout", in_dropout)
+        self.dropout = probability(_WHERE, "dropout", dropout)
+        global_dropout = probability(_WHERE, "global_dropout", global_dropout)
         self.use_global = use_global
         gen = _rng(rng)
         inner = h * hidden

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn.nn._dense_input import check_float_array
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.lap_pos_encoder import TransformerEncoderLayer, _Layers
 from arraygnn.nn.linear import LayerNorm, Linear, _check_features, _rng, get_activation
 
@@ -71,7 +71,7 @@ class QFormer(Module):
         self.num_layers = layer_size(_WHERE, "num_layers", num_layers, minimum=1)
         if d % h:
             raise ValueError(f"{_WHERE}: input_dim={d} must be divisible by num_heads={h}")
-        self.dropout = float(dropout)
+        self.dropout = probability(_WHERE, "dropout", dropout)
         act = get_activation(activation)
         if act is None:
             raise ValueError(f"{_WHERE}: activation must be an activation, got None")

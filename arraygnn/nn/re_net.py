@@ -38,7 +38,7 @@ import numpy as np
 
 from arraygnn import ops
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._module import Module, layer_size, real_number
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import GRU, Linear, _rng
 from arraygnn.nn.signed_gcn import _log_softmax
 from arraygnn.ops._common import check_index
@@ -138,7 +138,7 @@ class RENet(Module):
         hid = self.hidden_channels = layer_size("RENet", "hidden_channels", hidden_channels, 1)
         self.seq_len = layer_size("RENet", "seq_len", seq_len, 1)
         self.num_layers = layer_size("RENet", "num_layers", num_layers, 1)
-        self.dropout = real_number("RENet", "dropout", dropout)
+        self.dropout = probability("RENet", "dropout", dropout)
         gen = _rng(rng)
         bound_ent = np.sqrt(2.0) * np.sqrt(6.0 / (self.num_nodes + hid))  # xavier, gain sqrt 2
         bound_rel = np.sqrt(2.0) * np.sqrt(6.0 / (self.num_rels + hid))

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.graph_conv import GCNConv
 from arraygnn.nn.label_propagation import check_mask
 from arraygnn.nn.linear import Linear, _rng, glorot
@@ -54,7 +54,7 @@ class RECT_L(Module):  # noqa: N801 - PyG's name
     ) -> None:
         self.in_channels = layer_size("RECT_L", "in_channels", in_channels)
         self.hidden_channels = layer_size("RECT_L", "hidden_channels", hidden_channels)
-        self.dropout = float(dropout)
+        self.dropout = probability("RECT_L", "dropout", dropout)
         gen = _rng(rng)
         self.conv = GCNConv(
             self.in_channels,

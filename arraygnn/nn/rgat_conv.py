@@ -42,7 +42,7 @@ import numpy as np
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import leaky_relu_
 from arraygnn.nn._graph_input import check_edge_attr
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, glorot, matmul
 from arraygnn.nn.relation_groups import _check_edge_type
 from arraygnn.nn.rgcn_conv import _check_decomposition
@@ -155,7 +155,8 @@ class RGATConv(Module):
             )
         if mod not in _MODS:
             raise ValueError(f"{name}: mod must be one of {_MODS}, got {mod!r}")
-        if float(dropout) > 0.0 and mod is not None:
+        dropout = probability(name, "dropout", dropout)
+        if dropout > 0.0 and mod is not None:
             raise ValueError(f"{name}: mod must be None when dropout > 0 (as PyG), got {mod!r}")
         if not isinstance(concat, (bool, np.bool_)):
             raise TypeError(f"{name}: concat must be True or False, got {concat!r}")
@@ -165,7 +166,7 @@ class RGATConv(Module):
         self.attention_mode = attention_mode
         self.concat = bool(concat)
         self.negative_slope = float(negative_slope)
-        self.dropout = float(dropout)
+        self.dropout = dropout
         gen = _rng(rng)
         R, i, F = self.num_relations, self.in_channels, self.out_channels
         hf, hd = self.heads * F, self.heads * self.dim

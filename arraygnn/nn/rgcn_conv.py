@@ -23,7 +23,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, repeat_counts
 from arraygnn.nn._graph_input import is_graph, parse_input
-from arraygnn.nn._module import Module, channels_pair, layer_size
+from arraygnn.nn._module import Module, channels_pair, layer_size, probability
 from arraygnn.nn.linear import (
     LayerNorm,
     _check_features,
@@ -663,6 +663,7 @@ class RelGraphConv(_RelationalBase):
         rng: Any = None,
     ) -> None:
         self._layer = "RelGraphConv"
+        probability(self._layer, "dropout", dropout)  # the identity at inference
         gen = _rng(rng)
         if regularizer is not None and num_bases is None:
             num_bases = num_rels

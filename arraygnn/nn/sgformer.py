@@ -40,7 +40,7 @@ from arraygnn._namespace import get_namespace
 from arraygnn.nn._dense_graphs import DenseGraphs
 from arraygnn.nn._dense_input import check_float_array, node_mask
 from arraygnn.nn._linear_attention import linear_attention
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn._shared_graph import SharedGraph
 from arraygnn.nn.graph_conv import GCNConv
 from arraygnn.nn.linear import (
@@ -225,7 +225,8 @@ class SGFormer(Module):
             )
         self.aggregate = aggregate
         self.graph_weight = float(graph_weight)
-        self.trans_dropout, self.gnn_dropout = float(trans_dropout), float(gnn_dropout)
+        self.trans_dropout = probability(_WHERE, "trans_dropout", trans_dropout)
+        self.gnn_dropout = probability(_WHERE, "gnn_dropout", gnn_dropout)
         gen = _rng(rng)
         self.trans_conv = _TransModule(self.in_channels, hidden, layers, heads, dtype, gen)
         self.graph_conv = _GraphModule(self.in_channels, hidden, gnn_layers, dtype, gen)

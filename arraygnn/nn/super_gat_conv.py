@@ -29,7 +29,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import GraphAttention, leaky_relu_
-from arraygnn.nn._module import layer_size
+from arraygnn.nn._module import layer_size, probability
 from arraygnn.nn.linear import Linear, _check_features, _rng, _sigmoid, glorot
 from arraygnn.nn.sgc import propagation_input
 
@@ -127,7 +127,7 @@ class SuperGATConv(GraphAttention):
         )  # fmt: skip
         self.in_src = self.in_dst = layer_size(name, "in_channels", in_channels)
         self.attention_type = attention_type
-        self.dropout = float(dropout)
+        self.dropout = probability(name, "dropout", dropout)
         self.neg_sample_ratio = float(neg_sample_ratio)
         self.edge_sample_ratio = float(edge_sample_ratio)
         self.is_undirected = bool(is_undirected)

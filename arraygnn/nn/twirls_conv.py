@@ -34,7 +34,7 @@ import numpy as np
 from arraygnn._ids import ids_dtype_holding
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._dgl_common import DGLModule, homogeneous_input
-from arraygnn.nn._module import layer_size
+from arraygnn.nn._module import layer_size, probability
 from arraygnn.nn.linear import (
     BatchNorm,
     LayerNorm,
@@ -167,11 +167,11 @@ class TWIRLSConv(DGLModule):
         self.attention = bool(attention)
         self.tau, self.T, self.p = float(tau), float(T), float(p)
         self.init_att = bool(attn_bef)
-        self.dropout = float(dropout)
-        self.attn_dropout = float(attn_dropout)
-        self.inp_dropout = float(inp_dropout)
+        self.dropout = probability("TWIRLSConv", "dropout", dropout)
+        self.attn_dropout = probability("TWIRLSConv", "attn_dropout", attn_dropout)
+        self.inp_dropout = probability("TWIRLSConv", "inp_dropout", inp_dropout)
         self.attn_aft = self.prop_step // 2 if self.attention else -1
-        self.cacheable = not self.attention and self.num_mlp_before == 0 and inp_dropout <= 0
+        self.cacheable = not self.attention and self.num_mlp_before == 0 and self.inp_dropout <= 0
         self.cached_unfolding: Any = None
         self._cached_inputs: tuple[Any, Any, Any] | None = None  # what it was made from
         size_bef = self.output_d if self.num_mlp_after == 0 else self.hidden_d

@@ -350,7 +350,7 @@ def test_model_dropout_must_be_a_probability_as_torch():
         pyg_models.GCN(IN, HID, 2, dropout=2.0)  # torch's Dropout refuses it
     with pytest.raises(ValueError, match="GCN: dropout must be a probability"):
         agnn.GCN(IN, HID, 2, dropout=2.0)
-    with pytest.raises(TypeError, match="GAT: dropout must be a float"):
+    with pytest.raises(TypeError, match="GAT: dropout must be a real number"):
         agnn.GAT(IN, HID, 2, dropout="0.5")
     assert agnn.GraphSAGE(IN, HID, 2, dropout=1, rng=0).dropout == 1.0
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.aggr.base import Groups
 from arraygnn.nn.aggr.dense import DenseAggregation
 from arraygnn.nn.aggr.set_transformer import MultiheadAttentionBlock
@@ -134,6 +134,7 @@ class PatchTransformerAggregation(DenseAggregation):
         self.out_channels = layer_size(where, "out_channels", out_channels)
         self.patch_size = layer_size(where, "patch_size", patch_size, minimum=1)
         hidden = layer_size(where, "hidden_channels", hidden_channels, minimum=1)
+        dropout = probability(where, "dropout", dropout)
         self.aggrs = [aggr] if isinstance(aggr, str) else list(aggr)
         bad = [a for a in self.aggrs if a not in _REDUCTIONS]
         if not self.aggrs or bad:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.aggr.base import Groups
 from arraygnn.nn.aggr.dense import DenseAggregation
 from arraygnn.nn.linear import LayerNorm, Linear, _ModuleList, _rng, add_bias, glorot
@@ -74,7 +74,7 @@ class MultiheadAttentionBlock(Module):
         gen = _rng(rng)
         self.channels = layer_size(type(self).__name__, "channels", channels, minimum=1)
         self.heads = heads
-        self.dropout = float(dropout)
+        self.dropout = probability(type(self).__name__, "dropout", dropout)
         self.attn = MultiheadAttention(
             channels, heads, dropout, batch_first=True, dtype=dtype, rng=gen
         )
@@ -116,6 +116,7 @@ class SetAttentionBlock(Module):
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
+        dropout = probability(type(self).__name__, "dropout", dropout)
         self.mab = MultiheadAttentionBlock(
             channels, heads, layer_norm, dropout, dtype=dtype, rng=rng
         )
@@ -147,6 +148,7 @@ class PoolingByMultiheadAttention(Module):
     ) -> None:
         gen = _rng(rng)
         seeds = layer_size(type(self).__name__, "num_seed_points", num_seed_points, minimum=1)
+        dropout = probability(type(self).__name__, "dropout", dropout)
         self.lin = Linear(channels, channels, dtype=dtype, rng=gen)
         self.seed = glorot((1, seeds, channels), gen, dtype)
         self.mab = MultiheadAttentionBlock(
@@ -208,7 +210,7 @@ class SetTransformerAggregation(DenseAggregation):
         self.heads = heads
         self.concat = bool(concat)
         self.layer_norm = bool(layer_norm)
-        self.dropout = float(dropout)
+        self.dropout = probability(where, "dropout", dropout)
         n_enc = layer_size(where, "num_encoder_blocks", num_encoder_blocks)
         n_dec = layer_size(where, "num_decoder_blocks", num_decoder_blocks)
         self.encoders = _blocks(n_enc, channels, heads, layer_norm, dropout, dtype, gen)
@@ -268,7 +270,7 @@ class GraphMultisetTransformer(DenseAggregation):
         self.k = k
         self.heads = heads
         self.layer_norm = bool(layer_norm)
-        self.dropout = float(dropout)
+        self.dropout = probability(where, "dropout", dropout)
         self.pma1 = PoolingByMultiheadAttention(
             channels, k, heads, layer_norm, dropout, dtype=dtype, rng=gen
         )
