@@ -21,8 +21,9 @@ with ``leaf_module=None``, ``SAGEConv``'s ``lin_l`` or ``EdgeConv``'s ``nn``) sh
 for their shapes, and a message-passing layer's aggregation module, when arraygnn keeps
 none, has no row.
 RULE: the leaves by default (``leaf_module='MessagePassing'``) are arraygnn's
-:class:`~arraygnn.nn.MessagePassing` layers and the layers named as one of PyG's
-``MessagePassing`` classes (``GCNConv``, ``SAGEConv``, ...): their sub-layers are not listed.
+:class:`~arraygnn.nn.MessagePassing` layers and its layers named as one of PyG's
+``MessagePassing`` classes (``GCNConv``, ``SAGEConv``, ...), subclasses included: their
+sub-layers are not listed (a class of one's own that only shares a name is no leaf).
 RULE: shapes are recorded by wrapping ``__call__`` of the listed layers' classes for the
 duration of the call (restored afterwards, even on an error): do not run the same classes in
 another thread meanwhile.
@@ -147,10 +148,24 @@ _TORCH_NAMES = {"FxProgram": "GraphModule", "BiLSTM": "LSTM"}
 def _class_name(layer: Any) -> str:
     """The class name PyG shows: private containers without their ``_`` (``ModuleList``),
     arraygnn's ``PyG``-prefixed twins of DGL names as PyG's (``PyGGraphConv``)."""
-    name = type(layer).__name__.lstrip("_")
+    return _shown_name(type(layer))
+
+
+def _shown_name(cls: type) -> str:
+    name = cls.__name__.lstrip("_")
     if name.startswith("PyG") and name[3:] in PYG_MESSAGE_PASSING:
         return name[3:]
     return _TORCH_NAMES.get(name, name)
+
+
+def _named_as_pyg_message_passing(layer: Any) -> bool:
+    """The layer's class is (or derives from) an arraygnn class named as one of PyG's
+    ``MessagePassing`` classes, as ``get_num_hops`` counts: a user's own class that only
+    shares a name (``Encoder``, PyG's protein-MPNN one) is no leaf, as in PyG."""
+    return any(
+        cls.__module__.split(".")[0] == "arraygnn" and _shown_name(cls) in PYG_MESSAGE_PASSING
+        for cls in type(layer).__mro__
+    )
 
 
 def _children(layer: Module) -> list[tuple[str, Module]]:
@@ -219,7 +234,7 @@ def _leaf_test(leaf_module: Any) -> Callable[[Module], bool]:
         from arraygnn.nn.message_passing import MessagePassing
 
         return lambda layer: (
-            isinstance(layer, MessagePassing) or _class_name(layer) in PYG_MESSAGE_PASSING
+            isinstance(layer, MessagePassing) or _named_as_pyg_message_passing(layer)
         )
     classes = tuple(leaf_module) if isinstance(leaf_module, (list, tuple)) else (leaf_module,)
     if not all(isinstance(c, type) for c in classes):

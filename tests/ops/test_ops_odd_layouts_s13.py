@@ -80,7 +80,9 @@ N, E, F = 5, 9, 3
 _rng = np.random.default_rng(13)
 EI = np.array([[0, 1, 2, 4, 4, 3, 0, 2, 1], [1, 2, 2, 0, 3, 3, 1, 0, 1]])
 X = _rng.standard_normal((N, F)).astype(np.float32)
-X_WIDE = _rng.standard_normal((N, 12)).astype(np.float64)  # the CSR spmm path (F > 8)
+# F > 8: on this small edge list spmm's gather + scatter route (SMALL_MESSAGES), on a CSR
+# the CSR kernel
+X_WIDE = _rng.standard_normal((N, 12)).astype(np.float64)
 XH = _rng.standard_normal((N, 2, F)).astype(np.float32)
 W = _rng.standard_normal(E).astype(np.float32)
 WH = _rng.standard_normal((E, 2)).astype(np.float32)
@@ -103,6 +105,7 @@ def _value_calls():
         "segment_sum": (lambda a: ops.segment(a, PTR, "sum"), (A,)),
         "spmm_narrow_w": (lambda x, w: ops.spmm(EI, x, w, "sum"), (X, W)),
         "spmm_wide_mean": (lambda x: ops.spmm(EI, x, reduce="mean"), (X_WIDE,)),
+        "spmm_wide_csr_mean": (lambda x: ops.spmm(CSR, x, reduce="mean"), (X_WIDE,)),
         "spmm_csr_heads": (lambda x, w: ops.spmm(CSR, x, w, "max"), (XH, WH)),
         "sddmm_dot_uv": (lambda a, b: ops.sddmm(EI, a, b, "dot"), (X, X)),
         "sddmm_mul_ue_csr": (lambda a, b: ops.sddmm(CSR, a, b, "mul", "u", "e"), (X, A[:, :F])),
