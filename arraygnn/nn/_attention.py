@@ -22,7 +22,7 @@ from arraygnn.nn._graph_input import (
     check_zero_in_degree,
     csr_of,
 )
-from arraygnn.nn._module import Module, is_size, layer_size
+from arraygnn.nn._module import Module, is_size, layer_size, probability
 from arraygnn.nn.linear import Linear, _check_features, add_bias, get_activation
 
 __all__ = [
@@ -98,6 +98,14 @@ class GraphAttention(Module):
         self.fill_value = check_fill_value(name, fill_value, self.edge_dim)
         self.res_identity = residual == "identity"
         self._residual_wanted = bool(residual) and not self.res_identity
+
+    def _set_dropouts(self, dropout: Any, feat_drop: Any = 0.0, attn_drop: Any = 0.0) -> None:
+        """PyG's ``dropout`` / DGL's ``feat_drop`` and ``attn_drop``: the identity at
+        inference, each checked as ``torch.nn.Dropout(p)`` checks it and kept."""
+        name = type(self).__name__
+        self.dropout = probability(name, "dropout", dropout)
+        self.feat_drop = probability(name, "feat_drop", feat_drop)
+        self.attn_drop = probability(name, "attn_drop", attn_drop)
 
     @property
     def out_size(self) -> int:

@@ -80,6 +80,9 @@ class GATConv(GraphAttention):
         activation: applied last (DGL's ``activation``).
         allow_zero_in_degree: accept destination nodes without incoming edges (output = bias);
             default ``False`` raises, the seed's check.
+        dropout, feat_drop, attn_drop: PyG's / DGL's dropouts, keyword-only (PyG's
+            positional order differs from this signature's): probabilities in ``[0, 1]``,
+            kept and never applied (inference).
 
     Call as ``conv(x, edge_index)``, ``conv((x_src, x_dst), edge_index)``, ``conv(graph, feat)``,
     ``conv(graph, (feat_src, feat_dst))`` or ``conv(block, feat)``; with ``edge_dim``, pass
@@ -125,10 +128,14 @@ class GATConv(GraphAttention):
         residual: bool | str = False,
         activation: Any = None,
         allow_zero_in_degree: bool = False,
+        dropout: float = 0.0,
+        feat_drop: float = 0.0,
+        attn_drop: float = 0.0,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
         gen = _rng(rng)
+        self._set_dropouts(dropout, feat_drop, attn_drop)
         self._setup(
             heads, out_feats, concat, negative_slope, add_self_loops, edge_dim, fill_value,
             residual, activation, allow_zero_in_degree,

@@ -56,6 +56,9 @@ class GATv2Conv(GraphAttention):
         activation: applied last (DGL's ``activation``).
         allow_zero_in_degree: accept destination nodes without incoming edges (output = bias);
             default ``False`` raises, DGL's check.
+        dropout, feat_drop, attn_drop: PyG's / DGL's dropouts, keyword-only (PyG's
+            positional order differs from this signature's): probabilities in ``[0, 1]``,
+            kept and never applied (inference).
 
     Called as ``GATConv`` is (``conv(x, edge_index[, edge_attr])``, pairs, graphs, blocks,
     a cached CSR), with ``return_attention_weights`` (PyG's ``(out, (edge_index, alpha))``)
@@ -93,10 +96,14 @@ class GATv2Conv(GraphAttention):
         lin_bias: bool | None = None,
         activation: Any = None,
         allow_zero_in_degree: bool = False,
+        dropout: float = 0.0,
+        feat_drop: float = 0.0,
+        attn_drop: float = 0.0,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
         gen = _rng(rng)
+        self._set_dropouts(dropout, feat_drop, attn_drop)
         self._setup(
             heads, out_feats, concat, negative_slope, add_self_loops, edge_dim, fill_value,
             residual, activation, allow_zero_in_degree,

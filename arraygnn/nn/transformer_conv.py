@@ -49,6 +49,8 @@ class TransformerConv(GraphAttention):
             the keys and the values; ``None``: no edge features.
         bias: biases of ``lin_key`` / ``lin_query`` / ``lin_value`` / ``lin_skip``.
         root_weight: add ``lin_skip(x_dst)`` (PyG's default ``True``).
+        dropout: PyG's attention dropout, keyword-only: a probability in ``[0, 1]``, kept and
+            never applied (inference).
 
     Called as the other layers (``conv(x, edge_index[, edge_attr])``, pairs, graphs, blocks,
     a cached CSR); ``return_attention_weights=True`` gives ``(out, (edge_index, alpha))``
@@ -78,10 +80,12 @@ class TransformerConv(GraphAttention):
         bias: bool = True,
         root_weight: bool = True,
         *,
+        dropout: float = 0.0,
         dtype: Any = np.float32,
         rng: Any = None,
     ) -> None:
         gen = _rng(rng)
+        self._set_dropouts(dropout)
         if is_size(in_feats):
             self.in_src = self.in_dst = layer_size("TransformerConv", "in_feats", in_feats)
         else:

@@ -81,3 +81,30 @@ def test_small_wide_edge_lists_skip_the_csr_with_the_same_bits():
             via_csr = ops.spmm(csr, x, weight, reduce)  # (weights in edge order)
             got = ops.spmm(ei, x, weight, reduce)
             np.testing.assert_array_equal(got, via_csr)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: agnn.GATConv(4, 2, heads=2, **kw),
+        lambda **kw: agnn.GATv2Conv(4, 2, heads=2, **kw),
+        lambda **kw: agnn.TransformerConv(4, 2, heads=2, **kw),
+    ],
+)
+def test_attention_layers_take_pygs_dropout_keyword(make):
+    """PyG's ``GATConv(..., dropout=0.6)`` (and DGL's feat_drop / attn_drop on the GATs):
+    accepted as keywords, checked, kept; the identity at inference."""
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    ei = np.array([[0, 1, 2], [1, 2, 0]])
+    plain, dropped = make(rng=0), make(dropout=0.6, rng=0)
+    assert dropped.dropout == pytest.approx(0.6)
+    np.testing.assert_array_equal(dropped(x, ei), plain(x, ei))
+    with pytest.raises(ValueError, match=r"dropout must be a probability in \[0, 1\]"):
+        make(dropout=1.5)
+
+
+def test_gats_take_dgls_feat_and_attn_drop():
+    conv = agnn.GATConv(4, 2, heads=2, feat_drop=0.1, attn_drop=0.2)
+    assert (conv.feat_drop, conv.attn_drop) == pytest.approx((0.1, 0.2))
+    with pytest.raises(TypeError, match="GATv2Conv: attn_drop must be a real number"):
+        agnn.GATv2Conv(4, 2, attn_drop="0.2")
