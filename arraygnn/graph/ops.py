@@ -200,7 +200,9 @@ def _operand(where: str, name: str, x: Any, g: Graph, rel: Any, target: str) -> 
 def _check_pair(where: str, op: str, lhs: Any, rhs: Any) -> None:
     if op in ("copy_lhs", "copy_rhs"):
         return
-    if lhs.dtype.newbyteorder("=") != rhs.dtype.newbyteorder("="):  # (byte order aside)
+    from arraygnn.ops._common import native
+
+    if native(lhs.dtype) != native(rhs.dtype):  # (byte order aside)
         raise TypeError(
             f"{where}: lhs_data is {lhs.dtype} but rhs_data is {rhs.dtype}; DGL needs one dtype"
         )
@@ -435,11 +437,20 @@ def segment_reduce(seglen: Any, value: Any, reducer: str = "sum") -> Any:
     where = "segment_reduce"
     _choice(where, "reducer", reducer, SPMM_REDUCES)
     ptr = _segment_ptr(where, seglen, value)
+    return dgl_segment(value, ptr, reducer)
+
+
+def replace_inf_with_zero(out: Any) -> Any:
+    """DGL's ``replace_inf_with_zero``: ``out`` with every infinity as 0 (a new array)."""
+    xp = get_namespace(out)
+    return xp.where(xp.isinf(out), xp.zeros((), dtype=out.dtype), out)
+
+
+def dgl_segment(value: Any, ptr: Any, reducer: str) -> Any:
+    """``ops.segment`` with DGL's rule for ``max`` / ``min``: every infinity of the result
+    is 0 (empty segments too), as DGL's ``segment_reduce`` and readouts."""
     out = _ops().segment(value, ptr, reduce=reducer)
-    if reducer in ("max", "min"):  # DGL replaces every infinity with 0 (empty segments too)
-        xp = get_namespace(out)
-        out = xp.where(xp.isinf(out), xp.zeros((), dtype=out.dtype), out)
-    return out
+    return replace_inf_with_zero(out) if reducer in ("max", "min") else out
 
 
 def segment_softmax(seglen: Any, value: Any) -> Any:

@@ -95,11 +95,9 @@ def _readout(where: str, graph: Any, feat: str, weight: str | None, op: str, kin
             f"{where}: {what} must be floating point (float16, float32 or float64, as DGL's "
             f"readouts), got {x.dtype}"
         )
-    out = _ops().segment(x, ptr, op)
-    if op in ("max", "min"):  # DGL's segment_reduce: replace_inf_with_zero
-        xp = graph._xp()
-        out = xp.where(xp.isinf(out), xp.zeros((), dtype=out.dtype), out)
-    return out
+    from arraygnn.graph.ops import dgl_segment
+
+    return dgl_segment(x, ptr, op)  # max / min: DGL's replace_inf_with_zero
 
 
 def readout_nodes(

@@ -21,7 +21,7 @@ from arraygnn.nn._graph_input import (
     check_float_features,
     parse_input,
 )
-from arraygnn.nn._module import Module, probability
+from arraygnn.nn._module import Module
 
 __all__ = [
     "DGLModule",
@@ -94,12 +94,6 @@ def slot_ends(csr: Any) -> tuple[Any, Any]:
     xp = get_namespace(csr.indptr)
     rows = xp.arange(csr.num_dst_nodes, dtype=csr.indices.dtype)
     return csr.indices, repeat_counts(xp, rows, xp.diff(csr.indptr))
-
-
-def drop_prob(layer: str, what: str, p: Any) -> float:
-    """A dropout probability kept for parity (the identity at inference): ``probability``,
-    as the ``torch.nn.Dropout(p)`` DGL builds refuses a number outside ``[0, 1]``."""
-    return probability(layer, what, p)
 
 
 def silu(x: Any) -> Any:

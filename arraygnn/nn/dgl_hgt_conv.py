@@ -32,9 +32,8 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, to_numpy
-from arraygnn.nn._dgl_common import drop_prob
 from arraygnn.nn._graph_input import csr_of, is_graph, parse_input
-from arraygnn.nn._module import Module, layer_size
+from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.hgt_conv import _ArrayDict
 from arraygnn.nn.linear import (
     LayerNorm,
@@ -131,7 +130,7 @@ class DGLHGTConv(Module):
         self.num_heads = layer_size(layer, "num_heads", num_heads, minimum=1)
         self.num_ntypes = layer_size(layer, "num_ntypes", num_ntypes, minimum=1)
         self.num_etypes = layer_size(layer, "num_etypes", num_etypes, minimum=1)
-        self.dropout = drop_prob(layer, "dropout", dropout)
+        self.dropout = probability(layer, "dropout", dropout)
         self.use_norm = bool(use_norm)
         gen = _rng(rng)
         d, h, nt, et = self.head_size, self.num_heads, self.num_ntypes, self.num_etypes

@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, repeat_counts
-from arraygnn.nn._dgl_common import DGLModule, drop_prob
+from arraygnn.nn._dgl_common import DGLModule
 from arraygnn.nn._gt_input import check_floats, identity
-from arraygnn.nn._module import layer_size
+from arraygnn.nn._module import layer_size, probability
 from arraygnn.nn.biased_mha import biased_attention
 from arraygnn.nn.linear import LayerNorm, Linear, Sequential, _ModuleList, _rng, glorot
 
@@ -221,8 +221,8 @@ class SetTransformerEncoder(DGLModule):
             raise ValueError(f"{w}: block_type='isab' needs m (the number of inducing points)")
         self.block_type = block_type
         self.m = None if m is None else layer_size(w, "m", m, minimum=1)
-        self.dropouth = drop_prob(w, "dropouth", dropouth)
-        self.dropouta = drop_prob(w, "dropouta", dropouta)
+        self.dropouth = probability(w, "dropouth", dropouth)
+        self.dropouta = probability(w, "dropouta", dropouta)
         gen = _rng(rng)
         blocks = [
             _SAB(*sizes, dtype, gen) if block_type == "sab" else _ISAB(self.m, *sizes, dtype, gen)
@@ -282,8 +282,8 @@ class SetTransformerDecoder(DGLModule):
         )
         self.n_layers = layer_size(w, "n_layers", n_layers)
         self.k = layer_size(w, "k", k, minimum=1)
-        self.dropouth = drop_prob(w, "dropouth", dropouth)
-        self.dropouta = drop_prob(w, "dropouta", dropouta)
+        self.dropouth = probability(w, "dropouth", dropouth)
+        self.dropouta = probability(w, "dropouta", dropouta)
         gen = _rng(rng)
         self.pma = _PMA(self.k, *sizes, dtype, gen)
         self.layers = _ModuleList([_SAB(*sizes, dtype, gen) for _ in range(self.n_layers)])

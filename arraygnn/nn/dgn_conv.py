@@ -37,12 +37,11 @@ from arraygnn._namespace import get_namespace, is_array, repeat_counts
 from arraygnn.nn._dgl_common import (
     DGLModule,
     check_edge_feat,
-    drop_prob,
     homogeneous_input,
     slot_ends,
 )
 from arraygnn.nn._graph_input import csr_of
-from arraygnn.nn._module import layer_size
+from arraygnn.nn._module import layer_size, probability
 from arraygnn.nn.linear import (
     BatchNorm,
     Linear,
@@ -144,7 +143,7 @@ class DGLPNAConv(DGLModule):
             self.delta = float(delta)
         except (TypeError, ValueError):
             raise TypeError(f"{layer}: delta must be a number, got {delta!r}") from None
-        self.dropout = drop_prob(layer, "dropout", dropout)
+        self.dropout = probability(layer, "dropout", dropout)
         self.residual = bool(residual) and self.in_size == self.out_size
         self.tower_in = self.in_size // self.num_towers
         self.tower_out = self.out_size // self.num_towers

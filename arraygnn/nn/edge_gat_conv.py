@@ -32,14 +32,14 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace
 from arraygnn.nn._attention import GraphAttention, leaky_relu_
-from arraygnn.nn._dgl_common import DGLModule, check_edge_feat, drop_prob
+from arraygnn.nn._dgl_common import DGLModule, check_edge_feat
 from arraygnn.nn._graph_input import (
     check_float_features,
     check_zero_in_degree,
     csr_of,
     parse_input,
 )
-from arraygnn.nn._module import _pair, is_size, layer_size
+from arraygnn.nn._module import _pair, is_size, layer_size, probability
 from arraygnn.nn.linear import Linear, _check_features, _rng, glorot, matmul
 
 __all__ = ["EdgeGATConv"]
@@ -114,8 +114,8 @@ class EdgeGATConv(DGLModule, GraphAttention):
         )  # fmt: skip
         self.num_heads = self.heads
         self.edge_feats = layer_size(name, "edge_feats", edge_feats)
-        self.feat_drop = drop_prob(name, "feat_drop", feat_drop)
-        self.attn_drop = drop_prob(name, "attn_drop", attn_drop)
+        self.feat_drop = probability(name, "feat_drop", feat_drop)
+        self.attn_drop = probability(name, "attn_drop", attn_drop)
         gen = _rng(rng)
         hf = self.heads * self.out_feats
         self.fc = self.fc_src = self.fc_dst = None

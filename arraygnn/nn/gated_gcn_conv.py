@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._dgl_common import DGLModule, check_edge_feat, drop_prob, homogeneous_input
+from arraygnn.nn._dgl_common import DGLModule, check_edge_feat, homogeneous_input
 from arraygnn.nn._graph_input import csr_of
-from arraygnn.nn._module import layer_size
+from arraygnn.nn._module import layer_size, probability
 from arraygnn.nn.linear import BatchNorm, Linear, _check_features, _rng, _sigmoid, get_activation
 
 __all__ = ["GatedGCNConv"]
@@ -79,7 +79,7 @@ class GatedGCNConv(DGLModule):
         self.input_feats = layer_size(layer, "input_feats", input_feats)
         self.edge_feats = layer_size(layer, "edge_feats", edge_feats)
         self.output_feats = layer_size(layer, "output_feats", output_feats)
-        self.dropout = drop_prob(layer, "dropout", dropout)
+        self.dropout = probability(layer, "dropout", dropout)
         self.batch_norm = bool(batch_norm)
         self.residual = bool(residual) and self.input_feats == self.output_feats == self.edge_feats
         self.activation = get_activation(activation)

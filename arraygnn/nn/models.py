@@ -180,11 +180,6 @@ class JumpingKnowledge(Module):
         return self.mode
 
 
-def _dropout(name: str, p: Any) -> float:
-    """PyG's ``dropout`` (torch's ``Dropout(p)``): a probability in ``[0, 1]``."""
-    return probability(name, "dropout", p)
-
-
 class BasicGNN(Module):
     """The shared body of PyG's ``BasicGNN`` models; subclasses give ``init_conv``."""
 
@@ -225,7 +220,7 @@ class BasicGNN(Module):
                 f"{name}: norm={norm!r} is not supported when building the model; use None or "
                 f"one of {sorted(_NORMS)} (from_pyg converts every PyG norm arraygnn.nn.norm has)"
             )
-        self.dropout = _dropout(name, dropout)  # inference: the identity
+        self.dropout = probability(name, "dropout", dropout)  # inference: the identity
         self.act = resolve_act(name, act, act_kwargs)
         self.act_first = bool(act_first)
         self.jk_mode = jk

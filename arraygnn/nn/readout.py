@@ -192,14 +192,10 @@ class _GraphPooling(DGLModule):
             )
         out = _pool(feat, batch, None, ptr, self._reduce, name)
         if self._reduce == "max":  # DGL's max_nodes: every infinity becomes 0
-            out = _inf_to_zero(out)
+            from arraygnn.graph.ops import replace_inf_with_zero
+
+            out = replace_inf_with_zero(out)
         return out
-
-
-def _inf_to_zero(out: Any) -> Any:
-    """DGL's ``replace_inf_with_zero``."""
-    xp = get_namespace(out)
-    return xp.where(xp.isinf(out), xp.zeros((), dtype=out.dtype), out)
 
 
 class SumPooling(_GraphPooling):
@@ -584,7 +580,9 @@ class SortPooling(DGLModule):
         feat = get_namespace(feat).sort(feat, axis=-1)
         out = _sort_pool(feat, batch, None, ptr, self.k, "SortPooling", "size")
         # DGL's topk masks every infinity of the result to 0
-        return _inf_to_zero(out) if out.dtype.kind == "f" else out
+        from arraygnn.graph.ops import replace_inf_with_zero
+
+        return replace_inf_with_zero(out) if out.dtype.kind == "f" else out
 
     def extra_repr(self) -> str:
         return f"k={self.k}"

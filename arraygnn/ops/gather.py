@@ -18,6 +18,7 @@ from arraygnn.ops._common import (
     kernel_function,
     kernel_index,
     namespace,
+    native,
 )
 
 __all__ = ["gather"]
@@ -86,7 +87,7 @@ def add_rows(out: Any, index: Any, values: Any) -> Any:
     check_index("index", index, int(out.shape[0]) if out.ndim else 0)
     if not getattr(out.flags, "writeable", True):
         raise ValueError("add_rows: out is read-only (it is updated in place)")
-    if out.dtype.kind != "f" or values.dtype.newbyteorder("=") != out.dtype.newbyteorder("="):
+    if out.dtype.kind != "f" or native(values.dtype) != native(out.dtype):
         raise TypeError(
             f"add_rows: out and values must share one float dtype, got {out.dtype} and "
             f"{values.dtype}"
