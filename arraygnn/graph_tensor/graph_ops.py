@@ -635,7 +635,8 @@ def pool_neighbors_to_node_feature(
     from_tag: int | None = None,
 ) -> GraphTensor:
     """:func:`pool_neighbors_to_node` of ``feature_name``, stored as ``to_feature_name``
-    (default ``feature_name``) on the receiving node set; returns the new graph."""
+    (``None``: ``feature_name``, as TF-GNN; ``""`` is a name) on the receiving node set;
+    returns the new graph."""
     op = "pool_neighbors_to_node_feature()"
     value = pool_neighbors_to_node(
         graph,
@@ -648,5 +649,5 @@ def pool_neighbors_to_node_feature(
     names = list(edge_set_name) if isinstance(edge_set_name, (list, tuple)) else [edge_set_name]
     receiver = _incident_node_set(graph, names, to_tag, "to_tag", op)
     features = graph.node_sets[receiver].get_features_dict()
-    features[to_feature_name or feature_name] = value
+    features[feature_name if to_feature_name is None else to_feature_name] = value
     return graph.replace_features(node_sets={receiver: features})

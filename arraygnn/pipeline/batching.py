@@ -452,8 +452,18 @@ class PadBatches:
         fit_or_skip: bool = False,
         **pad_kwargs: Any,
     ) -> None:
+        from arraygnn.ops._common import check_size
+
         self.batches = batches
-        self.sizes = dict(num_nodes=num_nodes, num_edges=num_edges, num_graphs=num_graphs)
+        # checked here: with fit_or_skip a bad size would otherwise skip every batch silently
+        self.sizes = {
+            k: check_size(f"PadBatches: {k}", v)
+            for k, v in (
+                ("num_nodes", num_nodes),
+                ("num_edges", num_edges),
+                ("num_graphs", num_graphs),
+            )
+        }
         self.fit_or_skip = fit_or_skip
         self.pad_kwargs = pad_kwargs
         self.num_seen = 0

@@ -23,12 +23,30 @@ from typing import Any
 __all__ = ["ParseExample", "ParseSingleExample", "PadToTotalSizes"]
 
 
+def _check_spec(spec: Any, layer: str) -> Any:
+    """``TypeError`` for a GraphTensor passed where its spec belongs (its arrays would be
+    read as per-item shapes) or for something that is no graph spec at all."""
+    from arraygnn.graph_tensor.pieces import GraphTensor
+
+    if isinstance(spec, GraphTensor):
+        raise TypeError(
+            f"{layer}: graph_tensor_spec must be a GraphTensorSpec; got a GraphTensor, pass "
+            "its .spec"
+        )
+    if not any(hasattr(spec, a) for a in ("node_sets", "node_sets_spec")):
+        raise TypeError(
+            f"{layer}: graph_tensor_spec must be a GraphTensorSpec (graph.spec, or "
+            f"create_graph_spec_from_schema(schema)), got {type(spec).__name__}"
+        )
+    return spec
+
+
 class ParseExample:
     """``ParseExample(spec)(serialized_list)``: :func:`arraygnn.io.example.parse_example`
     (one merged GraphTensor; see the module RULE)."""
 
     def __init__(self, graph_tensor_spec: Any) -> None:
-        self.graph_tensor_spec = graph_tensor_spec
+        self.graph_tensor_spec = _check_spec(graph_tensor_spec, "ParseExample")
 
     def __call__(self, inputs: Any) -> Any:
         from arraygnn.io.example import parse_example
@@ -48,7 +66,7 @@ class ParseSingleExample:
     :func:`arraygnn.io.example.parse_single_example`."""
 
     def __init__(self, graph_tensor_spec: Any) -> None:
-        self.graph_tensor_spec = graph_tensor_spec
+        self.graph_tensor_spec = _check_spec(graph_tensor_spec, "ParseSingleExample")
 
     def __call__(self, inputs: bytes) -> Any:
         from arraygnn.io.example import parse_single_example

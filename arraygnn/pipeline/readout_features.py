@@ -241,7 +241,8 @@ def context_readout_into_feature(
     """
     op = "context_readout_into_feature()"
     _check_graph(graph, op)
-    new_feature_name = new_feature_name or feature_name
+    if new_feature_name is None:  # TF-GNN: only None means feature_name
+        new_feature_name = feature_name
     context = graph.context.get_features_dict()
     if feature_name not in context:
         raise ValueError(
@@ -295,7 +296,8 @@ def structured_readout_into_feature(
     op = "structured_readout_into_feature()"
     _check_graph(graph, op)
     del validate  # always validated (a cheap count per readout node)
-    new_feature_name = new_feature_name or feature_name
+    if new_feature_name is None:  # TF-GNN: only None means feature_name
+        new_feature_name = feature_name
     if readout_node_set not in graph.node_sets:
         raise ValueError(f"{op}: no node set {readout_node_set!r}")
     out = graph.node_sets[readout_node_set].get_features_dict()
