@@ -36,12 +36,20 @@ from arraygnn.nn.linear import _check_features, _rng, add_bias, glorot, matmul
 __all__ = ["DenseChebConv"]
 
 
+def _check_lambda_max(value: float) -> None:
+    """``L~ = 2 L / lambda_max - I``: 0, NaN or infinity would fill the output with
+    NaN / infinities (DGL's does, silently)."""
+    if not np.isfinite(value) or value == 0:
+        raise ValueError(f"DenseChebConv: lambda_max must be a finite non-zero number, got {value}")
+
+
 class DenseChebConv(DGLModule):
     """DGL's ``DenseChebConv(in_feats, out_feats, k, bias=True)`` (inference), DGL's names.
 
     Call as ``conv(adj, feat, lambda_max=None)``: ``adj`` ``(N, N)`` (numbers, read in
     ``feat``'s dtype), ``feat`` ``(N, in_feats)``, ``lambda_max`` a number (or a one-element
-    array) or ``None`` (computed from ``L``).
+    array) or ``None`` (computed from ``L``); 0, NaN or infinity is a ``ValueError``
+    (DGL's gives NaN / infinite outputs).
 
     Shapes:
         - output: ``(N, out_feats)``
@@ -102,12 +110,16 @@ class DenseChebConv(DGLModule):
                         "DenseChebConv: lambda_max must be one number, got shape "
                         f"{lambda_max.shape}"
                     )
-                return lambda_max.reshape(()).astype(dtype)
+                value = lambda_max.reshape(()).astype(dtype)
+                if isinstance(value, np.ndarray):  # a CuPy one stays on its device
+                    _check_lambda_max(float(value))
+                return value
             if not isinstance(lambda_max, numbers.Real):  # a str, a list of graphs' values
                 raise TypeError(
                     f"DenseChebConv: lambda_max must be one number (one graph), got "
                     f"{type(lambda_max).__name__}"
                 )
+            _check_lambda_max(float(lambda_max))
             return dtype.type(lambda_max)
         if lap.shape[0] == 0:
             return dtype.type(2)
