@@ -11,6 +11,8 @@
 
 RULE: ``N(v)`` are ``v``'s predecessors (in-edges), parallel edges counted each time; a
       node without in-edges scores 0 in ``node_homophily`` (DGL's ``fn.mean``).
+RULE: ``y`` holds one label per node, shape ``[N]`` or ``[N, 1]`` (DGL's ``node_homophily`` /
+      ``edge_homophily`` and PyG's ``homophily`` accept both).
 Computed in float64 with segment sums over the edges (DGL computes in float32, so its
 values differ in the 7th digit); an empty graph gives ``nan`` where DGL's mean of nothing
 does.
@@ -36,8 +38,12 @@ def _edges_and_labels(graph: Any, y: Any, where: str) -> tuple[Any, Any, Any, An
     if not hasattr(y, "shape") or not hasattr(y, "dtype"):
         y = xp.asarray(y)
     n = graph.num_nodes()
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]  # [N, 1] labels, as DGL's tensor ops and PyG's squeeze(-1) accept
     if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"{where}: y must have shape ({n},) (one label per node), got {y.shape}")
+        raise ValueError(
+            f"{where}: y must have shape ({n},) or ({n}, 1) (one label per node), got {y.shape}"
+        )
     if graph.canonical_etypes:
         src, dst = graph.edges()
     else:

@@ -50,7 +50,15 @@ import numpy as np
 
 from arraygnn._ids import unique_ids
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.graph.core import EID, NID, Canonical, Graph, _as_ids
+from arraygnn.graph.core import (
+    DEFAULT_ETYPE,
+    DEFAULT_NTYPE,
+    EID,
+    NID,
+    Canonical,
+    Graph,
+    _as_ids,
+)
 from arraygnn.graph.subgraph import _first_appearance_nodes, _keep_edges, node_subgraph
 from arraygnn.graph.transform import _check_flag, _check_input
 
@@ -309,7 +317,8 @@ def line_graph(g: Graph, backtracking: bool = True, shared: bool = False) -> Gra
     """The line graph: node ``i`` is edge ``i`` of ``g``; an edge ``(i, j)`` for every pair
     of distinct edges with ``dst(i) == src(j)`` (and ``src(i) != dst(j)`` unless
     ``backtracking``), sorted by ``i`` then ``j`` (DGL's loop). ``shared=True`` gives the
-    nodes ``g``'s edge features (the same arrays). Homogeneous graphs only."""
+    nodes ``g``'s edge features (the same arrays). Homogeneous graphs only; the result has
+    DGL's default types ``'_N'`` / ``'_E'`` whatever ``g``'s type names."""
     where = "line_graph"
     rel = _homogeneous(where, g)
     _check_flag(where, "backtracking", backtracking)
@@ -324,13 +333,15 @@ def line_graph(g: Graph, backtracking: bool = True, shared: bool = False) -> Gra
     if not backtracking:
         keep &= rel.src[first] != rel.dst[second]
     idtype = g.idtype
+    # DGL builds DGLGraph(gidx): node type '_N', edge type '_E', whatever g's names are
+    lg_type = (DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE)
     new = Graph(
-        {rel.canonical: (first[keep].astype(idtype), second[keep].astype(idtype))},
-        {rel.canonical[0]: rel.num_edges},
+        {lg_type: (first[keep].astype(idtype), second[keep].astype(idtype))},
+        {DEFAULT_NTYPE: rel.num_edges},
         validate=False,
     )
     if shared:
-        new._src_frames[rel.canonical[0]]._data.update(rel.frame._data)
+        new._src_frames[DEFAULT_NTYPE]._data.update(rel.frame._data)
     return new
 
 
