@@ -337,8 +337,9 @@ class DGLDataset:
 
     # ------------------------------------------------------------------ DGL's steps
     def _download(self) -> None:
-        """``download()`` when ``raw_path`` is missing; a failure runs ``download()`` once
-        more and tries again (DGL's ``retry_method_with_fix``)."""
+        """``download()`` when ``raw_path`` is missing; a failure tries once more (DGL's
+        ``retry_method_with_fix(download)``, whose fix is the base class's no-op
+        ``download``): ``download()`` runs at most twice."""
 
         def attempt() -> None:
             if os.path.exists(self.raw_path):
@@ -349,7 +350,6 @@ class DGLDataset:
         try:
             attempt()
         except Exception:
-            self.download()
             attempt()
 
     def _load(self) -> None:

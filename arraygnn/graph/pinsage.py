@@ -46,30 +46,57 @@ def _count(where: str, name: str, v: Any, minimum: int) -> int:
 def select_pinsage_neighbors(src: Any, dst: Any, num_samples_per_node: int, k: int) -> tuple:
     """DGL's ``_select_pinsage_neighbors``: ``src`` / ``dst`` in chunks of
     ``num_samples_per_node`` (one chunk per seed, ``dst`` its seed); per chunk the ``k``
-    most frequent non-``-1`` ``src`` values. Returns ``(src, dst, counts)``."""
+    most frequent non-``-1`` ``src`` values (ties: the larger value first). Returns
+    ``(src, dst, counts)`` in ``src``'s integer dtype; the inputs are not changed (DGL's
+    kernel sorts ``src`` in place).
+
+    Raises ``ValueError`` when ``src`` and ``dst`` are not 1-D arrays of one length, that
+    length is not a multiple of ``num_samples_per_node`` (DGL asserts it), ``src`` holds an
+    id below ``-1`` (``-1`` marks a walk that stopped), ``num_samples_per_node < 1`` or
+    ``k < 0`` (DGL divides by zero / keeps every value); ``TypeError`` for non-integers.
+
+    >>> s, d, c = select_pinsage_neighbors([3, 1, 3, -1, 2, 2], [0, 0, 0, 5, 5, 5], 3, 1)
+    >>> s.tolist(), d.tolist(), c.tolist()
+    ([3, 2], [0, 5], [2, 2])
+    """
+    where = "select_pinsage_neighbors"
+    m = _count(where, "num_samples_per_node", num_samples_per_node, 1)
+    k = _count(where, "k", k, 0)
     src, dst = np.asarray(src), np.asarray(dst)
-    m = int(num_samples_per_node)
-    chunks = src.shape[0] // m if m else 0
-    if chunks == 0:
-        e = np.zeros(0, dtype=src.dtype)
+    for name, a in (("src", src), ("dst", dst)):
+        if a.ndim != 1:
+            raise ValueError(f"{where}: {name} must be 1-D, got shape {a.shape}")
+        if a.size and (a.dtype.kind not in "iu"):
+            raise TypeError(f"{where}: {name} must hold integer ids, got dtype {a.dtype}")
+    if src.shape != dst.shape:
+        raise ValueError(f"{where}: src has {src.shape[0]} ids, dst {dst.shape[0]}")
+    if src.shape[0] % m:
+        raise ValueError(
+            f"{where}: {src.shape[0]} ids in src are not a multiple of num_samples_per_node={m}"
+        )
+    dt = src.dtype if src.dtype.kind in "iu" else np.dtype(np.int64)
+    if src.size and int(src.min()) < -1:
+        raise ValueError(
+            f"{where}: src holds id {int(src.min())}; ids are >= 0 and -1 marks a stopped walk"
+        )
+    chunk = np.repeat(np.arange(src.shape[0] // m, dtype=np.int64), m)
+    valid = src != -1
+    c, v = chunk[valid], src[valid].astype(np.int64)
+    if v.size == 0:
+        e = np.zeros(0, dtype=dt)
         return e, e.copy(), e.copy()
-    chunk = np.repeat(np.arange(chunks, dtype=np.int64), m)
-    valid = src[: chunks * m] != -1
-    chunk, vals = chunk[valid], src[: chunks * m][valid].astype(np.int64)
-    if vals.size == 0:
-        e = np.zeros(0, dtype=src.dtype)
-        return e, e.copy(), e.copy()
-    span = int(vals.max()) + 1
-    key = chunk * span + vals
-    uniq, counts = np.unique(key, return_counts=True)
-    uc, uv = uniq // span, uniq % span
-    # per chunk: count descending, then value descending
+    order = np.lexsort((v, c))  # by chunk, then value: runs of equal (chunk, value)
+    c, v = c[order], v[order]
+    first = np.ones(c.shape[0], bool)
+    first[1:] = (c[1:] != c[:-1]) | (v[1:] != v[:-1])
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.append(starts, c.shape[0]))
+    uc, uv = c[starts], v[starts]
+    # per chunk: count descending, then value descending (DGL's std::greater on pairs)
     order = np.lexsort((-uv, -counts, uc))
     uc, uv, counts = uc[order], uv[order], counts[order]
-    starts = np.searchsorted(uc, uc, side="left")
-    rank = np.arange(uc.shape[0]) - starts
+    rank = np.arange(uc.shape[0]) - np.searchsorted(uc, uc, side="left")
     keep = rank < k
-    dt = src.dtype
     return uv[keep].astype(dt), dst[uc[keep] * m].astype(dt), counts[keep].astype(dt)
 
 
@@ -111,6 +138,10 @@ class RandomWalkNeighborSampler:
             if len(G.ntypes) > 1 or len(G.canonical_etypes) > 1:
                 raise ValueError(f"{where}: metapath must be given for a heterogeneous graph")
             metapath = [G.canonical_etypes[0]]
+        if isinstance(metapath, str) or not isinstance(metapath, (list, tuple)):
+            raise TypeError(
+                f"{where}: metapath must be a list of edge types, got {type(metapath).__name__}"
+            )
         path = [_named_rel(where, "metapath", G, e).canonical for e in metapath]
         if not path or path[0][0] != path[-1][2]:
             raise ValueError(f"{where}: the metapath must start and end at the same node type")
@@ -121,14 +152,36 @@ class RandomWalkNeighborSampler:
         restart = np.zeros(self.metapath_hops * self.num_traversals)
         restart[self.metapath_hops :: self.metapath_hops] = float(termination_prob)
         self.restart_prob = restart
-        self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        try:
+            self._rng = (
+                seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+            )
+        except (TypeError, ValueError) as err:
+            raise TypeError(
+                f"{where}: seed must be an int, a NumPy Generator or None, got {seed!r}"
+            ) from err
 
     def __call__(self, seed_nodes: Any) -> Graph:
         from arraygnn.random_walks import random_walk
 
         g = self.G
         idtype = g.idtype
-        seeds = np.repeat(np.asarray(seed_nodes), self.num_random_walks)
+        where = f"{type(self).__name__}: seed_nodes"
+        seeds = np.asarray(seed_nodes)
+        if seeds.ndim > 1:  # DGL: "Expect a 1-D tensor"; a scalar is one seed, as DGL
+            raise ValueError(f"{where} must be 1-D, got shape {seeds.shape}")
+        seeds = seeds.reshape(-1)
+        if seeds.size:
+            if seeds.dtype.kind not in "iu":
+                raise TypeError(f"{where} must hold integer ids, got dtype {seeds.dtype}")
+            n = g.num_nodes(self.ntype)
+            lo, hi = int(seeds.min()), int(seeds.max())
+            if lo < 0 or hi >= n:
+                bad = lo if lo < 0 else hi
+                raise ValueError(
+                    f"{where} holds id {bad}, outside [0, {n}) ({n} {self.ntype!r} nodes)"
+                )
+        seeds = np.repeat(seeds.astype(idtype, copy=False), self.num_random_walks)
         paths, _ = random_walk(
             g, seeds, metapath=self.full_metapath, restart_prob=self.restart_prob, seed=self._rng
         )

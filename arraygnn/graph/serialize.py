@@ -76,6 +76,8 @@ def _existing(filename: Any, where: str) -> str:
     path = _path(filename, where)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{where}: file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"{where}: {path!r} is a directory, not a file")
     return path
 
 
@@ -131,7 +133,11 @@ def _layout(g: Graph, i: int) -> tuple[Any, ...]:
 
 def _concat(parts: list[Any], what: str) -> np.ndarray:
     arrays = [_storable(a, what) for a in parts]
-    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=0)
+    # one dtype per group (its layout); dtype= keeps it exact (a plain concatenate turns
+    # a big-endian '>i4' into native int32)
+    if len(arrays) == 1:
+        return arrays[0]
+    return np.concatenate(arrays, axis=0, dtype=arrays[0].dtype)
 
 
 def save_graphs(
