@@ -32,6 +32,7 @@ import numpy as np
 
 from arraygnn import ops
 from arraygnn._namespace import is_ml_float
+from arraygnn.ops._common import check_size
 
 __all__ = ["GraphBlock", "PartitionedGraph", "partition_graph"]
 
@@ -212,9 +213,10 @@ def partition_graph(
     """Cut a square graph into ``num_parts`` destination-row blocks with halos.
 
     ``edge_index`` [2, E] (row 0 source, row 1 destination, int32 / int64, NumPy),
-    ``edge_weight`` [E] optional. Rows are split so that every block holds about
-    the same number of edges (power-law graphs have hubs: a node-count split would
-    leave one worker with most of the work).
+    ``edge_weight`` [E] optional (numeric: ``TypeError`` otherwise, before any worker sees
+    it); ``num_nodes`` a non-negative int (``TypeError`` for floats / bools). Rows are
+    split so that every block holds about the same number of edges (power-law graphs have
+    hubs: a node-count split would leave one worker with most of the work).
     """
     from arraygnn._namespace import is_cupy_array
 
@@ -229,9 +231,13 @@ def partition_graph(
         raise ValueError(f"edge_index must have shape [2, E], got {list(edge_index.shape)}")
     if not np.issubdtype(edge_index.dtype, np.integer):
         raise TypeError(f"edge_index must be an integer array, got dtype {edge_index.dtype}")
-    if not isinstance(num_parts, (int, np.integer)) or num_parts < 1:
+    if (
+        isinstance(num_parts, (bool, np.bool_))
+        or not isinstance(num_parts, (int, np.integer))
+        or num_parts < 1
+    ):
         raise ValueError(f"num_parts must be a positive integer, got {num_parts!r}")
-    num_nodes = int(num_nodes)
+    num_nodes = check_size("partition_graph: num_nodes", num_nodes)  # no float / bool / str
     e = edge_index.shape[1]
     if e and (edge_index.min() < 0 or edge_index.max() >= num_nodes):
         bad = int(edge_index.min()) if edge_index.min() < 0 else int(edge_index.max())
@@ -242,6 +248,11 @@ def partition_graph(
             raise ValueError(
                 f"edge_weight must have shape [{e}] (one weight per edge), "
                 f"got {list(edge_weight.shape)}"
+            )
+        if edge_weight.dtype.kind not in "fiu" and not is_ml_float(edge_weight.dtype):
+            # (else the workers' ops.spmm fails on every block, far from the cause)
+            raise TypeError(
+                f"edge_weight must be a numeric (float or int) array, got dtype {edge_weight.dtype}"
             )
 
     # the engine's destination-sorted CSR: the same stable order as

@@ -54,8 +54,12 @@ def batch_index_plan(
     >>> [b.tolist() for b in batch_index_plan(5, 2, num_replicas=2, replica_id=1)]
     [[1, 3]]
     """
+    from arraygnn.ops._common import check_size
     from arraygnn.pipeline.batching import shard
 
+    # (a float num_graphs made np.arange invent graphs; a negative epoch read as epoch 0)
+    num_graphs = check_size("batch_index_plan: num_graphs", num_graphs)
+    epoch = check_size("batch_index_plan: epoch", epoch)
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
         raise TypeError(f"batch_size must be an int, got {batch_size!r}")
     if batch_size < 1:

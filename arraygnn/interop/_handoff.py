@@ -73,12 +73,16 @@ class HandoffReport:
 
 
 def data_pointer(x: Any) -> int | None:
-    """Address of the first element of a NumPy/CuPy array, torch tensor or JAX array."""
+    """Address of the first element of a NumPy/CuPy array, torch tensor or JAX array;
+    ``None`` for anything else and for tensors without one buffer (torch sparse tensors)."""
     if isinstance(x, np.ndarray):
         return x.__array_interface__["data"][0]
     ptr = getattr(x, "data_ptr", None)  # torch
     if callable(ptr):
-        return int(ptr())
+        try:
+            return int(ptr())
+        except RuntimeError:  # sparse (no storage of its own): was raised, not None
+            return None
     ptr = getattr(x, "unsafe_buffer_pointer", None)  # jax
     if callable(ptr):
         try:
