@@ -18,7 +18,8 @@ RULE: a ``Data``'s node / edge / graph arrays are named by ``node_attrs`` / ``ed
       / ``graph_attrs`` (defaults ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` /
       none; :mod:`arraygnn.transforms.attrs`), never guessed from lengths as PyG does.
 RULE: the same ``seed`` gives the same samples (norms included); CPU (NumPy) graphs only,
-      as PyG's. ``save_dir`` / ``log`` are not provided.
+      as PyG's. ``save_dir`` caches the norms in a ``.npz`` file (PyG: ``.pt``); ``log``
+      shows no progress bar.
 RULE: the random-walk sampler walks out-edges with :func:`arraygnn.random_walks.random_walk`
       (a node without out-edges ends its walk; PyG's walker stays there: the same nodes).
 
@@ -34,6 +35,7 @@ RULE: the random-walk sampler walks out-edges with :func:`arraygnn.random_walks.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -60,6 +62,14 @@ class GraphSAINTSampler:
         num_steps: batches per epoch (>= 0).
         sample_coverage: samples per node for the norms (0: no ``node_norm`` /
             ``edge_norm``; > 0 needs ``num_steps >= 1``).
+        save_dir: a folder caching the norms, as PyG's: read from
+            ``<class name lower>[_<walk_length>]_<sample_coverage>.npz`` there when it
+            exists (NumPy's format, not PyG's ``.pt``), else computed and written there.
+        log: accepted for PyG's signature (no progress bar is shown).
+        **kwargs: torch ``DataLoader``'s worker keywords (``num_workers``, ``pin_memory``,
+            ...), checked as torch checks them and without effect (docs/collation.md);
+            ``generator`` / ``sampler`` / ``batch_sampler`` are a ``TypeError`` (the draws
+            come from ``seed``).
         node_attrs / edge_attrs / graph_attrs: the arrays by level (see above).
         seed: seed of the ``numpy.random.Generator`` of every draw.
     """
@@ -70,12 +80,16 @@ class GraphSAINTSampler:
         batch_size: int,
         num_steps: int = 1,
         sample_coverage: int = 0,
+        save_dir: str | os.PathLike | None = None,
+        log: bool = True,
         *,
         node_attrs: Iterable[str] | None = None,
         edge_attrs: Iterable[str] | None = None,
         graph_attrs: Iterable[str] = (),
         seed: int | None = None,
+        **kwargs: Any,
     ) -> None:
+        from arraygnn._loader_args import torch_loader_args
         from arraygnn.interop._handoff import is_data_like
         from arraygnn.neighbor_loader import _check_int
         from arraygnn.transforms.attrs import attribute_levels
@@ -89,6 +103,17 @@ class GraphSAINTSampler:
         self.sample_coverage = _check_int(where, "sample_coverage", sample_coverage, 0)
         if self.sample_coverage > 0 and self.num_steps == 0:  # PyG loops forever here
             raise ValueError(f"{where}: sample_coverage > 0 needs num_steps >= 1")
+        if save_dir is not None and not isinstance(save_dir, (str, os.PathLike)):
+            raise TypeError(f"{where}: save_dir must be a folder path, got {save_dir!r}")
+        if not isinstance(log, (bool, np.bool_)):
+            raise TypeError(f"{where}: log must be True or False, got {log!r}")
+        for key, value in torch_loader_args(where, kwargs).items():
+            if key in ("generator", "sampler", "batch_sampler"):
+                if value is not None:
+                    raise TypeError(f"{where}: {key} is not taken (the draws come from seed=)")
+            else:
+                setattr(self, key, value)
+        self.save_dir, self.log = save_dir, bool(log)
         ei = data._store.get("edge_index")
         if ei is None:
             raise ValueError(f"{where}: data has no edge_index")
@@ -119,7 +144,31 @@ class GraphSAINTSampler:
         self._rng = np.random.default_rng(seed)
         self.node_norm = self.edge_norm = None
         if self.sample_coverage > 0:
-            self.node_norm, self.edge_norm = self._compute_norm()
+            self.node_norm, self.edge_norm = self._cached_norm(where)
+
+    @property
+    def _filename(self) -> str:
+        return f"{type(self).__name__.lower()}_{self.sample_coverage}.npz"
+
+    def _cached_norm(self, where: str) -> tuple[np.ndarray, np.ndarray]:
+        """The norms, read from / written to ``save_dir`` when given (PyG's cache)."""
+        if self.save_dir is None:
+            return self._compute_norm()
+        path = os.path.join(os.fspath(self.save_dir), self._filename)
+        if os.path.exists(path):
+            with np.load(path) as f:
+                node_norm, edge_norm = f["node_norm"], f["edge_norm"]
+            if node_norm.shape != (self.N,) or edge_norm.shape != (self.E,):
+                raise ValueError(
+                    f"{where}: the norms in {path} are for another graph (node_norm "
+                    f"{node_norm.shape}, edge_norm {edge_norm.shape}; this graph has "
+                    f"{self.N} nodes, {self.E} edges)"
+                )
+            return node_norm, edge_norm
+        node_norm, edge_norm = self._compute_norm()
+        os.makedirs(os.fspath(self.save_dir), exist_ok=True)
+        np.savez(path, node_norm=node_norm, edge_norm=edge_norm)
+        return node_norm, edge_norm
 
     def _check_sampler(self, where: str) -> None:
         """Subclass checks of the graph (e.g. edges to draw from)."""
@@ -256,12 +305,18 @@ class GraphSAINTRandomWalkSampler(GraphSAINTSampler):
         walk_length: int,
         num_steps: int = 1,
         sample_coverage: int = 0,
+        save_dir: str | os.PathLike | None = None,
+        log: bool = True,
         **kwargs: Any,
     ) -> None:
         from arraygnn.neighbor_loader import _check_int
 
         self.walk_length = _check_int(type(self).__name__, "walk_length", walk_length, 0)
-        super().__init__(data, batch_size, num_steps, sample_coverage, **kwargs)
+        super().__init__(data, batch_size, num_steps, sample_coverage, save_dir, log, **kwargs)
+
+    @property
+    def _filename(self) -> str:
+        return f"{type(self).__name__.lower()}_{self.walk_length}_{self.sample_coverage}.npz"
 
     def _check_sampler(self, where: str) -> None:
         if self.N == 0:

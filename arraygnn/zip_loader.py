@@ -32,9 +32,19 @@ from arraygnn.loader import DataLoader
 __all__ = ["ZipLoader"]
 
 
+def _is_generic(loader: Any) -> bool:
+    """A :class:`~arraygnn.node_loader.NodeLoader` / :class:`~arraygnn.link_loader.LinkLoader`
+    (any sampler): ``loader(positions)`` makes its batch, ``input_data`` holds its inputs."""
+    return not callable(getattr(loader, "_batch", None)) and hasattr(loader, "input_data")
+
+
 def _inputs(loader: Any) -> tuple[int, Any]:
     """(number of inputs, their array namespace) of a node or link loader."""
-    if hasattr(loader, "edge_label_index"):
+    if _is_generic(loader):
+        data = loader.input_data
+        inputs = data.row if hasattr(data, "row") else data.node
+        count = inputs.shape[0]
+    elif hasattr(loader, "edge_label_index"):
         inputs, count = loader.edge_label_index, loader.edge_label_index.shape[1]
     else:
         inputs, count = loader.input_nodes, loader.input_nodes.shape[0]
@@ -45,8 +55,10 @@ class ZipLoader(DataLoader):
     """Tuples of batches of several node / link loaders at the same input positions.
 
     Args:
-        loaders: the loaders (each with ``_batch(positions)``, as every node and link
-            loader of :mod:`arraygnn.loader` has).
+        loaders: the loaders: every node and link loader of :mod:`arraygnn.loader`
+            (``NeighborLoader``, ``LinkNeighborLoader``, their heterogeneous kinds, and
+            ``NodeLoader`` / ``LinkLoader`` over any sampler), mixed as PyG's; anything
+            else is a ``TypeError`` naming it (PyG: a ``ValueError``).
         batch_size / shuffle / drop_last / seed / prefetch: the positions' chunks, as
             :class:`~arraygnn.loader.DataLoader`.
         **kwargs: torch ``DataLoader`` keywords (``num_workers``, ``generator``, ...), as
@@ -68,8 +80,9 @@ class ZipLoader(DataLoader):
                 f"ZipLoader: loaders must be a non-empty list of loaders, got {loaders!r}"
             )
         for i, loader in enumerate(loaders):
-            if not callable(getattr(loader, "_batch", None)) or not (
-                hasattr(loader, "input_nodes") or hasattr(loader, "edge_label_index")
+            if not (_is_generic(loader) and callable(loader)) and (
+                not callable(getattr(loader, "_batch", None))
+                or not (hasattr(loader, "input_nodes") or hasattr(loader, "edge_label_index"))
             ):
                 raise TypeError(
                     f"ZipLoader: loaders[{i}] ({type(loader).__name__}) is not a node or link "
@@ -87,10 +100,18 @@ class ZipLoader(DataLoader):
             **kwargs,
         )
 
+    def __call__(self, index: Any) -> tuple[Any, ...]:
+        """The tuple of batches at the input positions ``index`` (PyG's
+        ``ZipLoader.__call__``)."""
+        return self._make(np.asarray(index, dtype=np.int64).reshape(-1))
+
     def _make(self, idx: np.ndarray) -> tuple[Any, ...]:  # type: ignore[override]
         out = []
         for loader in self.loaders:
             positions = _inputs(loader)[1].asarray(idx.astype(np.int64))
+            if _is_generic(loader):  # NodeLoader / LinkLoader: transform applied by the call
+                out.append(loader(positions))
+                continue
             batch = loader._batch(positions)
             transform = getattr(loader, "transform", None)
             out.append(batch if transform is None else transform(batch))

@@ -86,6 +86,8 @@ def powerlaw_graph(
         raise TypeError(f"exponent must be a number > 1, got {exponent!r}")
     if not exponent > 1.0:
         raise ValueError(f"exponent must be > 1, got {exponent}")
+    if not isinstance(self_loops, (bool, np.bool_)):
+        raise TypeError(f"self_loops must be True or False, got {self_loops!r}")
     fdt = np.dtype(feature_dtype)
     if num_features is not None and fdt.kind != "f" and not is_ml_float(fdt):
         raise TypeError(f"feature_dtype must be a floating dtype, got {np.dtype(feature_dtype)}")

@@ -256,13 +256,20 @@ def write_example(graph: Any, prefix: str | None = None) -> bytes:
     :func:`example_features` under different prefixes and serialize with
     ``arraygnn.io._example_wire.encode_example``.
     """
-    return encode_example(_flatten_graph(graph, prefix or ""))
+    return encode_example(_flatten_graph(graph, _prefix(prefix)))
+
+
+def _prefix(prefix: Any) -> str:
+    """``prefix`` as a key prefix (TF-GNN's: a ``str`` or ``None``)."""
+    if prefix is not None and not isinstance(prefix, str):
+        raise TypeError(f"write_example: prefix must be a str or None, got {prefix!r}")
+    return prefix or ""
 
 
 def example_features(graph: Any, prefix: str | None = None) -> dict[str, Any]:
     """The flat ``{key: values}`` :func:`write_example` serializes (to combine several
     prefixed graphs, or extra keys, in one example with ``encode_example``)."""
-    return _flatten_graph(graph, prefix or "")
+    return _flatten_graph(graph, _prefix(prefix))
 
 
 # ---------------------------------------------------------------------------------------------
