@@ -11,6 +11,9 @@ distance, then by neighbour id (a tie goes to the lower id).
 RULE: as DGL, when a point set has fewer than ``k`` points, ``k`` is lowered to the smallest
 set's size for every set, with a warning; a batched result (3-D ``x`` or
 ``segmented_knn_graph``) records ``batch_num_nodes`` / ``batch_num_edges``.
+RULE: ``dist='cosine'`` scales rows to exactly unit length (DGL divides by ``norm +
+1e-5``: rows of norm near 1e-5 or below rank by length there); ``k >= 1`` always (DGL lets
+``k=0`` through with ``exclude_self=True``); ``[N, 0]`` points are all at distance 0.
 RULE: on CuPy points the search is a host round trip (:mod:`arraygnn.utils.knn`); the graph
 is built on the points' device.
 
@@ -71,6 +74,8 @@ def _build(
             stacklevel=3,
         )
         want = smallest
+    if points.shape[1] == 0:  # no coordinates: every distance is 0 (DGL's too), ties by id
+        points = np.zeros((points.shape[0], 1))
     if dist == "cosine":
         points = _unit_rows(points)
     ptr = np.concatenate([[0], np.cumsum(segs)]).astype(np.int64)

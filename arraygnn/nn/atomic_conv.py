@@ -63,7 +63,8 @@ class AtomicConv(DGLModule):
 
     Call as ``conv(graph, feat, distances)`` or ``conv(edge_index, feat, distances)`` —
     DGL's order, the graph first (one node set). ``feat`` ``(N, C)`` (``(N, 1)`` atom
-    types with ``features_to_use``), ``distances`` ``(E, 1)`` or ``(E,)``.
+    types with ``features_to_use``, float or integer: integer types give the layer's
+    dtype, as DGL's ``.float()``), ``distances`` ``(E, 1)`` or ``(E,)``.
 
     Shapes:
         - output: ``(N, C * K)``
@@ -116,6 +117,9 @@ class AtomicConv(DGLModule):
         from arraygnn import ops
 
         layer = "AtomicConv"
+        if self.features_to_use is not None and is_array(feat) and feat.dtype.kind in "iu":
+            # integer atom types: DGL compares them as given and one-hots with .float()
+            feat = feat.astype(self.features_to_use.dtype)
         if is_array(graph):  # conv(edge_index, feat, distances): the graph first, as DGL
             graph, feat = feat, graph
         inp = homogeneous_input(layer, graph, feat)
