@@ -11,6 +11,7 @@ allocations sit at offset 16, so arraygnn allocates its outputs through :func:`a
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -23,10 +24,23 @@ __all__ = ["ALIGNMENT", "aligned_empty"]
 ALIGNMENT = 64
 
 
+def _index(value: Any, name: str, whole: Any) -> int:
+    """``value`` as an int: Python and numpy ints (``__index__``), not bools or floats."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"aligned_empty: {name} must hold ints, got {whole!r}")
+
+
 def aligned_empty(
     shape: Sequence[int] | int, dtype: Any, xp: ModuleType = np, alignment: int = ALIGNMENT
 ) -> Any:
     """An uninitialised C-contiguous array whose data pointer is a multiple of ``alignment``.
+
+    ``shape`` holds ints (numpy ints too; a float or bool size is a ``TypeError``, as
+    ``np.empty``'s, never truncated); ``alignment`` is a power-of-two int (``ValueError``).
 
     CuPy allocations are already 256-byte aligned; NumPy's are not (large ones sit at
     offset 16), which makes JAX copy on hand-off.
@@ -35,7 +49,7 @@ def aligned_empty(
     >>> a.ctypes.data % 64, a.shape
     (0, (1000, 3))
     """
-    if xp is np and alignment == ALIGNMENT and type(shape) is tuple:
+    if xp is np and type(alignment) is int and alignment == ALIGNMENT and type(shape) is tuple:
         # fast path (the common call: a tuple of positive ints, a plain dtype): the same
         # result as below with fewer Python steps (it runs once per output array)
         kind = np.dtype(dtype)
@@ -44,11 +58,18 @@ def aligned_empty(
             buf = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
             start = (-buf.__array_interface__["data"][0]) % ALIGNMENT
             return buf[start : start + nbytes].view(kind).reshape(shape)
-    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    shape = tuple(_index(s, "shape", shape) for s in ((shape,) if np.ndim(shape) == 0 else shape))
     if any(s < 0 for s in shape):  # (the byte count below would come out wrong, not fail)
         raise ValueError(f"aligned_empty: negative dimensions are not allowed: {shape}")
-    if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
-        raise ValueError(f"aligned_empty: alignment must be a positive int, got {alignment!r}")
+    try:
+        align = _index(alignment, "alignment", alignment)
+    except TypeError:
+        align = 0  # (a float / bool alignment: the ValueError below)
+    if align < 1 or align & (align - 1):
+        raise ValueError(
+            f"aligned_empty: alignment must be a positive int (a power of two), got {alignment!r}"
+        )
+    alignment = align
     if xp is not np:
         return xp.empty(shape, dtype=dtype)
     dtype = np.dtype(dtype)

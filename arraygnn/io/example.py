@@ -101,20 +101,31 @@ def _io_pieces(spec: Any, prefix: str) -> list[_PieceIO]:
     return pieces
 
 
-def _make_io_pieces(spec: Any, prefix: str) -> list[_PieceIO]:
+def _check_graph_spec(spec: Any, what: str = "spec") -> Any:
+    """``spec`` if it is a graph spec, else a ``TypeError`` naming ``what`` (shared with the
+    ``ParseExample`` layers). A GraphTensor also has ``node_sets``: its arrays would be read
+    as per-item shapes; a GraphSchema is TF-GNN's common slip too."""
+    from arraygnn.graph_tensor.pieces import GraphTensor
     from arraygnn.io.schema import GraphSchema
 
-    if isinstance(spec, GraphSchema):  # a common slip: TF-GNN also wants the spec
+    if isinstance(spec, GraphTensor):
+        raise TypeError(f"{what} must be a graph spec; got a GraphTensor, pass its .spec")
+    if isinstance(spec, GraphSchema):
         raise TypeError(
-            "spec must be a graph spec, got a GraphSchema; pass "
+            f"{what} must be a graph spec, got a GraphSchema; pass "
             "create_graph_spec_from_schema(schema) (TF-GNN's create_graph_spec_from_schema_pb)"
         )
     if not any(hasattr(spec, a) for a in ("node_sets", "node_sets_spec")):
         # (anything else used to read as a graph with no node sets: an empty result)
         raise TypeError(
-            "spec must be a graph spec (graph.spec, or "
+            f"{what} must be a graph spec (graph.spec, or "
             f"create_graph_spec_from_schema(schema)), got {type(spec).__name__}"
         )
+    return spec
+
+
+def _make_io_pieces(spec: Any, prefix: str) -> list[_PieceIO]:
+    _check_graph_spec(spec)
 
     def feats(piece_spec: Any, base: str) -> tuple[_FeatureIO, ...]:
         out = []
@@ -735,7 +746,8 @@ def parse_single_example(
 ) -> Any:
     """Parse one serialized ``tf.train.Example`` into a GraphTensor conforming to ``spec``.
 
-    ``spec`` is a graph spec (``graph.spec`` or ``create_graph_spec_from_schema(schema)``);
+    ``spec`` is a graph spec (``graph.spec`` or ``create_graph_spec_from_schema(schema)``;
+    a GraphTensor or GraphSchema in its place is a ``TypeError``, as in ``parse_example``);
     ``prefix`` selects one of several graphs stored in the same example.
     """
     if not isinstance(serialized, (bytes, bytearray, memoryview)):
@@ -751,6 +763,8 @@ def parse_example(
     Unlike TF-GNN (which returns a graph of shape ``[n]`` to be merged later), the result is
     already merged: its components are the examples' components in order, node indices are
     shifted per node set. This is ``merge_batch_to_components(parse_example(...))`` in TF-GNN.
+    ``spec`` must be a graph spec: a GraphTensor (pass its ``.spec``) or a GraphSchema is a
+    ``TypeError``, as for TF-GNN's ``ParseExample`` layer.
 
     Examples in the canonical layout writers emit are indexed by one Numba pass and every key
     is decoded for all examples at once; anything else (unpacked lists, unknown fields) goes

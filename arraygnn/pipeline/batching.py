@@ -151,7 +151,8 @@ class FilterWithSummary:
     ``num_seen``, ``num_skipped`` and ``skipped_fraction`` report what was filtered so far;
     ``removed_fraction_ema`` is TF-GNN's exponential moving average of it, and with
     ``report`` it is passed on every ``summary_steps`` items (see
-    :func:`dataset_filter_with_summary`).
+    :func:`dataset_filter_with_summary`). All of them restart on every pass (each
+    ``iter()``), as TF-GNN's ``tf.data`` filter: they describe the current or last pass.
 
     >>> f = FilterWithSummary(range(10), lambda x: x % 4 != 0)
     >>> list(f), f.num_skipped, f.skipped_fraction
@@ -191,6 +192,9 @@ class FilterWithSummary:
         return self.num_skipped / self.num_seen if self.num_seen else 0.0
 
     def __iter__(self) -> Iterator[T]:
+        # every pass starts afresh, as TF-GNN's (a tf.data scan from its initial state)
+        self.num_seen = self.num_skipped = 0
+        self.removed_fraction_ema = 0.0
         for item in self._items:
             self.num_seen += 1
             keep = bool(self._predicate(item))
@@ -224,6 +228,7 @@ def dataset_filter_with_summary(
     ``step`` the index of the last kept item (TF-GNN writes
     ``tf.summary.scalar(summary_name, ema, step=step)``; pass e.g. a TensorBoard writer's
     ``add_scalar``). ``ValueError`` unless ``summary_steps > 0`` and ``0 < summary_decay < 1``.
+    Each pass over the result restarts the counts, average and step, as TF-GNN's dataset.
 
     >>> seen = []
     >>> f = dataset_filter_with_summary(range(6), lambda x: x % 3 != 0, summary_steps=3,
@@ -431,7 +436,9 @@ def shard_dataset(dataset: Any, *, num_replicas: int = 1, replica_id: int = 0) -
 class PadBatches:
     """Pad every PyG-style ``Batch`` of ``batches`` (e.g. a ``DataLoader``) with
     :func:`arraygnn.padding.pad_batch`; with ``fit_or_skip=True`` batches that do not fit
-    are skipped and counted (``num_seen``, ``num_skipped``, ``skipped_fraction``).
+    are skipped and counted (``num_seen``, ``num_skipped``, ``skipped_fraction``) over all
+    passes so far, as ``GraphBatchLoader.skipped_fraction`` (``FilterWithSummary`` restarts
+    per pass, as TF-GNN's filter).
 
     >>> import numpy as np
     >>> from arraygnn.data import Data

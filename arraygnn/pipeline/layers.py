@@ -25,20 +25,11 @@ __all__ = ["ParseExample", "ParseSingleExample", "PadToTotalSizes"]
 
 def _check_spec(spec: Any, layer: str) -> Any:
     """``TypeError`` for a GraphTensor passed where its spec belongs (its arrays would be
-    read as per-item shapes) or for something that is no graph spec at all."""
-    from arraygnn.graph_tensor.pieces import GraphTensor
+    read as per-item shapes) or for something that is no graph spec at all: the check of
+    :func:`arraygnn.io.example.parse_example`, made when the layer is."""
+    from arraygnn.io.example import _check_graph_spec
 
-    if isinstance(spec, GraphTensor):
-        raise TypeError(
-            f"{layer}: graph_tensor_spec must be a GraphTensorSpec; got a GraphTensor, pass "
-            "its .spec"
-        )
-    if not any(hasattr(spec, a) for a in ("node_sets", "node_sets_spec")):
-        raise TypeError(
-            f"{layer}: graph_tensor_spec must be a GraphTensorSpec (graph.spec, or "
-            f"create_graph_spec_from_schema(schema)), got {type(spec).__name__}"
-        )
-    return spec
+    return _check_graph_spec(spec, f"{layer}: graph_tensor_spec")
 
 
 class ParseExample:

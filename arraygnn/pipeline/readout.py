@@ -132,8 +132,9 @@ _READOUT_NAME = re.compile(r"_readout(:[a-zA-Z0-9_]+)?")
 
 
 class _ReadoutKeyError(KeyError, ValueError):
-    """A readout key without edge sets: a ``KeyError`` as TF-GNN raises, and a
-    ``ValueError`` as arraygnn's other readout errors."""
+    """A readout key without edge sets (or ``structured_readout_into_feature`` without its
+    readout node set): a ``KeyError`` as TF-GNN raises, and a ``ValueError`` as arraygnn's
+    other readout errors."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""

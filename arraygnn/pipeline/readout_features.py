@@ -46,6 +46,7 @@ from arraygnn.pipeline.readout import (
     SHADOW,
     StructuredReadout,
     _readout_edge_sets,
+    _ReadoutKeyError,
     structured_readout,
     to_list,
 )
@@ -292,14 +293,16 @@ def structured_readout_into_feature(
     An existing feature of that name there raises unless ``overwrite=True``;
     ``remove_input_feature=True`` removes ``feature_name`` from the sets read from.
     ``validate`` is accepted for TF-GNN's signature; the readout is always checked.
+    No ``readout_node_set`` raises ``KeyError`` as TF-GNN (also a ``ValueError``, as
+    :func:`~arraygnn.pipeline.structured_readout` raises there, as TF-GNN's does).
     """
     op = "structured_readout_into_feature()"
     _check_graph(graph, op)
     del validate  # always validated (a cheap count per readout node)
     if new_feature_name is None:  # TF-GNN: only None means feature_name
         new_feature_name = feature_name
-    if readout_node_set not in graph.node_sets:
-        raise ValueError(f"{op}: no node set {readout_node_set!r}")
+    if readout_node_set not in graph.node_sets:  # TF-GNN: KeyError (node_sets[...])
+        raise _ReadoutKeyError(f"{op}: no node set {readout_node_set!r}")
     out = graph.node_sets[readout_node_set].get_features_dict()
     if not overwrite and new_feature_name in out:
         raise ValueError(
