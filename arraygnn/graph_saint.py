@@ -17,9 +17,10 @@ and each batch carries ``node_norm`` / ``edge_norm`` from those counts, PyG's fo
 RULE: a ``Data``'s node / edge / graph arrays are named by ``node_attrs`` / ``edge_attrs``
       / ``graph_attrs`` (defaults ``('x', 'pos')`` / ``('edge_attr', 'edge_weight')`` /
       none; :mod:`arraygnn.transforms.attrs`), never guessed from lengths as PyG does.
-RULE: the same ``seed`` gives the same samples (norms included); CPU (NumPy) graphs only,
-      as PyG's. ``save_dir`` caches the norms in a ``.npz`` file (PyG: ``.pt``); ``log``
-      shows no progress bar.
+RULE: the same ``seed`` gives the same samples (norms included, drawn from their own
+      stream); CPU (NumPy) graphs only, as PyG's. ``save_dir`` caches the norms in a
+      ``.npz`` file (PyG: ``.pt``) checked to be this graph's and settings' (see
+      :class:`GraphSAINTSampler`); ``log`` shows no progress bar.
 RULE: the random-walk sampler walks out-edges with :func:`arraygnn.random_walks.random_walk`
       (a node without out-edges ends its walk; PyG's walker stays there: the same nodes).
 
@@ -35,7 +36,10 @@ RULE: the random-walk sampler walks out-edges with :func:`arraygnn.random_walks.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import zipfile
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -64,8 +68,13 @@ class GraphSAINTSampler:
             ``edge_norm``; > 0 needs ``num_steps >= 1``).
         save_dir: a folder caching the norms, as PyG's: read from
             ``<class name lower>[_<walk_length>]_<sample_coverage>.npz`` there when it
-            exists (NumPy's format, not PyG's ``.pt``), else computed and written there.
-        log: accepted for PyG's signature (no progress bar is shown).
+            exists (NumPy's format, not PyG's ``.pt``), else computed and written there
+            (atomically). The file records the graph's edges, ``batch_size`` and
+            ``num_steps``: one written for another graph or settings, or unreadable, is a
+            ``ValueError`` (PyG reads it unchecked). The seed is not recorded (as PyG:
+            another seed reads the stored norms); the batches do not depend on whether the
+            norms were read or computed.
+        log: accepted for PyG's signature (a bool or int; no progress bar is shown).
         **kwargs: torch ``DataLoader``'s worker keywords (``num_workers``, ``pin_memory``,
             ...), checked as torch checks them and without effect (docs/collation.md);
             ``generator`` / ``sampler`` / ``batch_sampler`` are a ``TypeError`` (the draws
@@ -105,7 +114,7 @@ class GraphSAINTSampler:
             raise ValueError(f"{where}: sample_coverage > 0 needs num_steps >= 1")
         if save_dir is not None and not isinstance(save_dir, (str, os.PathLike)):
             raise TypeError(f"{where}: save_dir must be a folder path, got {save_dir!r}")
-        if not isinstance(log, (bool, np.bool_)):
+        if not isinstance(log, (bool, np.bool_, int, np.integer)):  # PyG: `if self.log:`
             raise TypeError(f"{where}: log must be True or False, got {log!r}")
         for key, value in torch_loader_args(where, kwargs).items():
             if key in ("generator", "sampler", "batch_sampler"):
@@ -150,24 +159,74 @@ class GraphSAINTSampler:
     def _filename(self) -> str:
         return f"{type(self).__name__.lower()}_{self.sample_coverage}.npz"
 
+    def _cache_key(self) -> dict[str, Any]:
+        """What the norms depend on besides the file name's class, walk length and coverage:
+        the graph (its edges, in order) and the draws per epoch."""
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(self.row)
+        digest.update(self.col)
+        return {
+            "num_nodes": self.N,
+            "num_edges": self.E,
+            "edges": digest.hexdigest(),
+            "batch_size": self.batch_size,
+            "num_steps": self.num_steps,
+        }
+
     def _cached_norm(self, where: str) -> tuple[np.ndarray, np.ndarray]:
-        """The norms, read from / written to ``save_dir`` when given (PyG's cache)."""
+        """The norms, read from / written to ``save_dir`` when given (PyG's cache), drawn
+        from their own stream: the batches are the same whether they are computed or read."""
+        rng = np.random.default_rng(self._rng.integers(2**63))
         if self.save_dir is None:
-            return self._compute_norm()
+            return self._compute_norm(rng)
         path = os.path.join(os.fspath(self.save_dir), self._filename)
+        key = self._cache_key()
         if os.path.exists(path):
-            with np.load(path) as f:
+            return self._load_norm(where, path, key)
+        node_norm, edge_norm = self._compute_norm(rng)
+        from arraygnn.graph.serialize import _write_atomically
+
+        _write_atomically(
+            path,
+            where,
+            lambda f: np.savez(
+                f, node_norm=node_norm, edge_norm=edge_norm, key=np.array(json.dumps(key))
+            ),
+        )
+        return node_norm, edge_norm
+
+    def _load_norm(self, where: str, path: str, key: dict[str, Any]) -> tuple[Any, Any]:
+        """The stored norms, refused (``ValueError``) unless written for this graph and these
+        settings; never unpickled."""
+        fix = "remove it or pick another save_dir"
+        try:
+            # our handle: np.load leaks its own when a .npz is cut short (BadZipFile)
+            with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as f:
                 node_norm, edge_norm = f["node_norm"], f["edge_norm"]
-            if node_norm.shape != (self.N,) or edge_norm.shape != (self.E,):
+                stored = json.loads(str(f["key"]))
+            if not isinstance(stored, dict):
+                raise ValueError("no settings")
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as err:
+            raise ValueError(
+                f"{where}: the norms in {path!r} cannot be read ({err}); {fix}"
+            ) from err
+        if any(stored.get(k) != key[k] for k in ("num_nodes", "num_edges", "edges")):
+            raise ValueError(
+                f"{where}: the norms in {path!r} are for another graph ({stored.get('num_nodes')} "
+                f"nodes, {stored.get('num_edges')} edges; this one has {self.N} nodes, {self.E} "
+                f"edges, or other edges); {fix}"
+            )
+        for k in ("batch_size", "num_steps"):
+            if stored.get(k) != key[k]:
                 raise ValueError(
-                    f"{where}: the norms in {path} are for another graph (node_norm "
-                    f"{node_norm.shape}, edge_norm {edge_norm.shape}; this graph has "
-                    f"{self.N} nodes, {self.E} edges)"
+                    f"{where}: the norms in {path!r} were drawn with {k}={stored.get(k)} "
+                    f"(this sampler: {key[k]}); {fix}"
                 )
-            return node_norm, edge_norm
-        node_norm, edge_norm = self._compute_norm()
-        os.makedirs(os.fspath(self.save_dir), exist_ok=True)
-        np.savez(path, node_norm=node_norm, edge_norm=edge_norm)
+        f32 = np.dtype(np.float32)
+        if (node_norm.shape, node_norm.dtype, edge_norm.shape, edge_norm.dtype) != (
+            (self.N,), f32, (self.E,), f32,
+        ):  # fmt: skip
+            raise ValueError(f"{where}: the norms in {path!r} are not [N] / [E] float32; {fix}")
         return node_norm, edge_norm
 
     def _check_sampler(self, where: str) -> None:
@@ -194,7 +253,14 @@ class GraphSAINTSampler:
         new_row = np.repeat(np.arange(node_idx.shape[0]), counts)[keep]
         return node_idx, self._perm[pos[keep]], new_row, new_col[keep]
 
-    def _compute_norm(self) -> tuple[np.ndarray, np.ndarray]:
+    def _compute_norm(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        batches_rng, self._rng = self._rng, rng  # _draw() draws from self._rng
+        try:
+            return self._count_norm()
+        finally:
+            self._rng = batches_rng
+
+    def _count_norm(self) -> tuple[np.ndarray, np.ndarray]:
         node_count = np.zeros(self.N, dtype=np.float32)
         edge_count = np.zeros(self.E, dtype=np.float32)
         num_samples = total = 0

@@ -18,7 +18,8 @@ visit. The ``num_neighbors`` most visited nodes (ties: the larger id first, DGL'
 ([('item', '_E', 'item')], True)
 
 RULE: the walks run through :func:`arraygnn.random_walks.random_walk` (``seed`` an int or
-      a NumPy ``Generator``); counting and top-k are one vectorised sort.
+      a NumPy ``Generator``); counting and top-k are vectorised: each seed's visits
+      sorted on their own (as DGL's kernel), then one stable sort of the counts.
 RULE: edges are grouped by seed in the order given, each seed's by count (then id)
       descending; counts are in the graph's idtype, as DGL.
 """
@@ -79,21 +80,21 @@ def select_pinsage_neighbors(src: Any, dst: Any, num_samples_per_node: int, k: i
         raise ValueError(
             f"{where}: src holds id {int(src.min())}; ids are >= 0 and -1 marks a stopped walk"
         )
-    chunk = np.repeat(np.arange(src.shape[0] // m, dtype=np.int64), m)
-    valid = src != -1
-    c, v = chunk[valid], src[valid].astype(np.int64)
-    if v.size == 0:
-        e = np.zeros(0, dtype=dt)
-        return e, e.copy(), e.copy()
-    order = np.lexsort((v, c))  # by chunk, then value: runs of equal (chunk, value)
-    c, v = c[order], v[order]
-    first = np.ones(c.shape[0], bool)
-    first[1:] = (c[1:] != c[:-1]) | (v[1:] != v[:-1])
+    # each chunk sorted on its own (a copy; DGL's std::sort per chunk): O(n log m), several
+    # times faster than one global sort of (chunk, value) keys on a million walks
+    s = np.sort(src.reshape(-1, m), axis=1).reshape(-1)
+    first = np.empty(s.shape[0], bool)
+    np.not_equal(s[1:], s[:-1], out=first[1:])
+    first[::m] = True  # runs of one value within one chunk
     starts = np.flatnonzero(first)
-    counts = np.diff(np.append(starts, c.shape[0]))
-    uc, uv = c[starts], v[starts]
-    # per chunk: count descending, then value descending (DGL's std::greater on pairs)
-    order = np.lexsort((-uv, -counts, uc))
+    counts = np.diff(np.append(starts, s.shape[0]))
+    uv, uc = s[starts], starts // m
+    valid = uv != -1  # stopped walks are no neighbour
+    uv, uc, counts = uv[valid], uc[valid], counts[valid]
+    # per chunk: count descending, then value descending (DGL's std::greater on pairs): the
+    # runs are by (chunk, value) ascending, so reversed and stably sorted by (chunk, -count)
+    uv, uc, counts = uv[::-1], uc[::-1], counts[::-1]
+    order = np.argsort(uc * (m + 1) + (m - counts), kind="stable")
     uc, uv, counts = uc[order], uv[order], counts[order]
     rank = np.arange(uc.shape[0]) - np.searchsorted(uc, uc, side="left")
     keep = rank < k
@@ -156,9 +157,9 @@ class RandomWalkNeighborSampler:
             self._rng = (
                 seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
             )
-        except (TypeError, ValueError) as err:
-            raise TypeError(
-                f"{where}: seed must be an int, a NumPy Generator or None, got {seed!r}"
+        except (TypeError, ValueError) as err:  # NumPy's kind: ValueError for seed=-1
+            raise type(err)(
+                f"{where}: seed must be a non-negative int, a NumPy Generator or None, got {seed!r}"
             ) from err
 
     def __call__(self, seed_nodes: Any) -> Graph:

@@ -48,8 +48,9 @@ class DenseChebConv(DGLModule):
 
     Call as ``conv(adj, feat, lambda_max=None)``: ``adj`` ``(N, N)`` (numbers, read in
     ``feat``'s dtype), ``feat`` ``(N, in_feats)``, ``lambda_max`` a number (or a one-element
-    array) or ``None`` (computed from ``L``); 0, NaN or infinity is a ``ValueError``
-    (DGL's gives NaN / infinite outputs).
+    array) or ``None`` (computed from ``L``); 0, NaN or infinity in ``feat``'s dtype is a
+    ``ValueError`` (DGL's gives NaN / infinite outputs; a CuPy array is not read back to
+    check it).
 
     Shapes:
         - output: ``(N, out_feats)``
@@ -110,7 +111,8 @@ class DenseChebConv(DGLModule):
                         "DenseChebConv: lambda_max must be one number, got shape "
                         f"{lambda_max.shape}"
                     )
-                value = lambda_max.reshape(()).astype(dtype)
+                with np.errstate(over="ignore"):  # an overflow is the infinity refused below
+                    value = lambda_max.reshape(()).astype(dtype)
                 if isinstance(value, np.ndarray):  # a CuPy one stays on its device
                     _check_lambda_max(float(value))
                 return value
@@ -119,8 +121,10 @@ class DenseChebConv(DGLModule):
                     f"DenseChebConv: lambda_max must be one number (one graph), got "
                     f"{type(lambda_max).__name__}"
                 )
-            _check_lambda_max(float(lambda_max))
-            return dtype.type(lambda_max)
+            with np.errstate(over="ignore"):  # checked in the dtype it divides in
+                value = dtype.type(lambda_max)
+            _check_lambda_max(float(value))
+            return value
         if lap.shape[0] == 0:
             return dtype.type(2)
         if lap.dtype.itemsize < 4:  # float16: the eigen solvers take float32 and wider

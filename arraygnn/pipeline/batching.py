@@ -471,6 +471,8 @@ class PadBatches:
                 ("num_graphs", num_graphs),
             )
         }
+        if self.sizes["num_graphs"] == 0:  # a batch holds >= 1 graph: none would ever fit
+            raise ValueError("PadBatches: num_graphs must be >= 1 (a batch holds a graph), got 0")
         self.fit_or_skip = fit_or_skip
         self.pad_kwargs = pad_kwargs
         self.num_seen = 0
