@@ -84,6 +84,22 @@ csr.csr_from_keys(keys, indptr, perm)
     Optional on CUDA: without arraygnn.kernels.cuda.csr the op uses the reference
     (bincount + cumsum + stable argsort, CuPy functions).
 
+csr.small_csr(src, dst, indptr, indices, perm, src_out, dst_out) -> 1 / 0
+    src, dst [E] idx (validated), indptr [R+1], indices, perm, src_out, dst_out [E] (one
+    idx dtype): the whole CSR of a small edge list in one serial call (csr_from_keys'
+    stable sort, indices = src[perm], copies of src / dst); 1 when dst was already sorted
+    (perm is the identity). CPU only; ``to_csr`` calls it below ``SMALL_CSR_WORK``.
+
+gcn_norm.slot_degrees(indptr, perm, weight, out)
+    indptr [R+1] idx, perm [E] idx or None, weight [E] val (edge order), out [R]:
+    out[r] = sum over the slots j of row r, in slot order, of weight[perm[j] (or j)]
+
+gcn_norm.gcn_slot_weights(indptr, indices, perm, weight, inv, out)
+    a square CSR, weight [E] val (edge order), inv [R] val, out [E] (slot order):
+    out[j] = inv[indices[j]] * weight[perm[j] (or j)] * inv[r] for slot j of row r (the
+    GCN normalisation, inv = deg ** -0.5 taken by NumPy in between). CPU only, float32 /
+    float64 (CuPy and float16: array code).
+
 bounds.index_bounds(a) -> (min, max)
     a [n > 0] idx (any layout): its smallest and largest entry in one pass (the ops'
     validation, ``arraygnn.ops._common.index_bounds``). CPU only (CuPy: min() / max()).

@@ -35,6 +35,9 @@ __all__ = [
     "edge_softmax_coo",
     "gatv2_scores_csr",
     "csr_from_keys",
+    "small_csr",
+    "slot_degrees",
+    "gcn_slot_weights",
     "scatter_coo",
     "pair_runs",
     "naive_gather",
@@ -204,6 +207,24 @@ def spmm_csr(
     return out
 
 
+def slot_degrees(indptr: Any, perm: Any, weight: Any, out: Any) -> Any:
+    """``out[r]`` = the sum of row ``r``'s slot weights ``weight[perm[j]]`` (0 if empty)."""
+    xp = get_namespace(weight, out)
+    w = weight if perm is None else weight[perm]
+    out[...] = 0
+    if w.shape[0]:
+        out[...] = _ufunc_reduce_rows(xp, w, rows_of_slots(xp, indptr), out.shape[0], "sum")
+    return out
+
+
+def gcn_slot_weights(indptr: Any, indices: Any, perm: Any, weight: Any, inv: Any, out: Any) -> Any:
+    """``out[j] = inv[indices[j]] * weight[perm[j]] * inv[row(j)]`` (slot order)."""
+    xp = get_namespace(weight, out)
+    w = weight if perm is None else weight[perm]
+    out[...] = inv[indices] * w * inv[rows_of_slots(xp, indptr)]
+    return out
+
+
 def _apply_op(op: str, a: Any, b: Any, xp: Any) -> Any:
     if op == "add":
         return a + b
@@ -349,6 +370,19 @@ def csr_from_keys(keys: Any, indptr: Any, perm: Any) -> Any:
         bounds = xp.arange(1, num_rows + 1, dtype=keys.dtype)
         indptr[1:] = xp.searchsorted(keys[perm], bounds, side="left")
     return perm
+
+
+def small_csr(
+    src: Any, dst: Any, indptr: Any, indices: Any, perm: Any, src_out: Any, dst_out: Any
+) -> int:
+    """The one-call CSR build of the kernel contract (validated ids): the stable sort by
+    ``dst``, ``indices = src[perm]``, copies of the edge list; 1 when ``dst`` was already
+    sorted, else 0."""
+    csr_from_keys(dst, indptr, perm)
+    src_out[...] = src
+    dst_out[...] = dst
+    indices[...] = src[perm]
+    return int(src.shape[0] < 2 or bool((dst[1:] >= dst[:-1]).all()))
 
 
 def scatter_coo(index: Any, x: Any, out: Any, reduce: str) -> Any:

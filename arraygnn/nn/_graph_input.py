@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, to_numpy, torch_hint
+from arraygnn.ops._common import index_bounds
 
 __all__ = [
     "check_metadata",
@@ -191,9 +192,12 @@ def parse_input(
         )
     xp = get_namespace(x_src, x_dst, src)  # TypeError on mixed NumPy / CuPy
     if csr is None and src.shape[0]:  # ids checked here, so the error names the layer
-        lo_s, hi_s, lo_d, hi_d = (
-            int(v) for v in xp.stack([src.min(), src.max(), dst.min(), dst.max()]).tolist()
-        )
+        if xp is np:  # one pass each (a Numba kernel once Numba is loaded)
+            (lo_s, hi_s), (lo_d, hi_d) = index_bounds(src), index_bounds(dst)
+        else:  # one device-to-host copy for the four
+            lo_s, hi_s, lo_d, hi_d = (
+                int(v) for v in xp.stack([src.min(), src.max(), dst.min(), dst.max()]).tolist()
+            )
         for row, lo, hi, count, what in (
             (0, lo_s, hi_s, num_src, "source"),
             (1, lo_d, hi_d, num_dst, "destination"),

@@ -156,9 +156,19 @@ def _inv_sqrt(deg: Any, dtype: Any) -> Any:
     """``deg^-1/2`` with ``0^-1/2 := 0``, in ``dtype``; a negative (or NaN) weighted
     degree gives NaN, as PyG's ``gcn_norm`` (``deg.pow(-0.5)``, only ``inf`` masked)."""
     xp = get_namespace(deg)
+    if xp is np:  # the same bits in fewer passes: most graphs have no zero degree
+        positive = deg > 0
+        root = np.where(positive, deg, 1) ** -0.5
+        if not positive.all():
+            other = ~positive
+            root[other] = np.where(deg[other] == 0, 0, np.nan)
+        return root.astype(dtype, copy=False)
     safe = xp.where(deg > 0, deg, 1)
     root = xp.where(deg > 0, safe**-0.5, xp.nan)
     return xp.where(deg == 0, 0, root).astype(dtype)
+
+
+_KERNEL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def normalized_csr(
@@ -225,6 +235,7 @@ def normalized_slots(
     random read of the edge weights and passed to ``spmm_slots`` without reordering
     them on every propagation."""
     from arraygnn import ops
+    from arraygnn.ops._common import kernel_function
     from arraygnn.ops.slot_order import spmm_slots, to_slot_order
 
     src, dst = edge_index[0], edge_index[1]  # a [2, E] array or a (src, dst) pair
@@ -236,6 +247,17 @@ def normalized_slots(
     if add_self_loops:
         src, dst, edge_weight = remaining_self_loops_pairs(src, dst, edge_weight, num_nodes, fill)
     csr = ops.to_csr((src, dst), num_nodes, num_nodes)
+    if xp is np and edge_weight.dtype in _KERNEL_FLOATS:  # native float32 / float64
+        # two kernels around NumPy's deg^-1/2, the same bits as the array code below
+        # without its gathers (kernels/cpu/gcn_norm.py)
+        weights = np.ascontiguousarray(edge_weight)
+        perm = csr.kernel_perm
+        deg = np.empty(num_nodes, dtype=weights.dtype)
+        kernel_function(np, "gcn_norm", "slot_degrees")(csr.indptr, perm, weights, deg)
+        inv_sqrt = _inv_sqrt(deg, weights.dtype)
+        out = np.empty(csr.num_edges, dtype=weights.dtype)
+        slot_weights = kernel_function(np, "gcn_norm", "gcn_slot_weights")
+        return csr, slot_weights(csr.indptr, csr.indices, perm, weights, inv_sqrt, out)
     w = to_slot_order(csr, edge_weight)
     deg = spmm_slots(csr, xp.ones(num_nodes, dtype=w.dtype), w)
     inv_sqrt = _inv_sqrt(deg, w.dtype)

@@ -27,7 +27,9 @@ import numpy as np
 from arraygnn._namespace import get_namespace, is_cupy_array
 from arraygnn.kernels.reference import rows_of_slots
 from arraygnn.ops._common import (
+    _one_pass_bounds,
     check_array,
+    check_bounds,
     check_index,
     check_size,
     index_dtype_for,
@@ -291,6 +293,8 @@ def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
     n_src = check_size("num_src_nodes", num_src_nodes)
     n_dst = check_size("num_dst_nodes", num_dst_nodes)
     src, dst = _split_edge_index(edge_index)
+    if _small_build(src, dst, n_dst):
+        return _small_csr(src, dst, n_src, n_dst)
     check_index("edge_index[0] (sources)", src, n_src)
     check_index("edge_index[1] (targets)", dst, n_dst)
     xp = get_namespace(src, dst)
@@ -313,6 +317,51 @@ def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
         indices = src[perm]
     _freeze(indptr, indices, perm, src, dst)
     return CSR._trusted(indptr, indices, perm, src, dst, n_src, n_dst, is_sorted)
+
+
+#: edge lists this small (edges + targets) are built by one serial kernel call
+#: (``kernels/cpu/csr.py: small_csr``): the checks, sort and gather each cost a few us of
+#: dispatch, more than the work itself on a 100-node graph
+SMALL_CSR_WORK = 1 << 16
+_SMALL_CSR_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def _small_build(src: Any, dst: Any, n_dst: int) -> bool:
+    """A NumPy edge list for :func:`_small_csr`: one native int32 / int64 dtype, contiguous
+    1-D halves, at most ``SMALL_CSR_WORK`` edges + targets."""
+    return (
+        isinstance(src, np.ndarray)
+        and isinstance(dst, np.ndarray)
+        and src.dtype in _SMALL_CSR_DTYPES
+        and dst.dtype == src.dtype
+        and src.ndim == 1
+        and dst.ndim == 1
+        and src.shape[0] + n_dst <= SMALL_CSR_WORK
+        and src.flags.c_contiguous
+        and dst.flags.c_contiguous
+    )
+
+
+def _small_csr(src: Any, dst: Any, n_src: int, n_dst: int) -> CSR:
+    """:func:`to_csr` of a small NumPy edge list (see :func:`_small_build`): the ids
+    checked (one pass each, ``check_index``'s messages), then one kernel call builds every
+    array; the same CSR as the general path."""
+    num_edges = int(src.shape[0])
+    if num_edges:
+        for name, ids, size in (
+            ("edge_index[0] (sources)", src, n_src),
+            ("edge_index[1] (targets)", dst, n_dst),
+        ):
+            lo, hi = _one_pass_bounds()(ids)
+            check_bounds(name, int(lo), int(hi), size)
+    idt = src.dtype  # int32 stays int32: every size is below SMALL_CSR_WORK
+    indptr = np.empty(n_dst + 1, dtype=idt)
+    indices, perm = np.empty(num_edges, dtype=idt), np.empty(num_edges, dtype=idt)
+    src_out, dst_out = np.empty(num_edges, dtype=idt), np.empty(num_edges, dtype=idt)
+    build = kernel_function(np, "csr", "small_csr")
+    in_order = build(src, dst, indptr, indices, perm, src_out, dst_out)
+    _freeze(indptr, indices, perm, src_out, dst_out)
+    return CSR._trusted(indptr, indices, perm, src_out, dst_out, n_src, n_dst, bool(in_order))
 
 
 def as_csr(

@@ -19,7 +19,7 @@ from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import SERIAL_WORK
 
-__all__ = ["csr_from_keys"]
+__all__ = ["csr_from_keys", "small_csr"]
 
 
 @njit(cache=True, nogil=True)
@@ -79,3 +79,29 @@ def csr_from_keys(keys: Any, indptr: Any, perm: Any) -> Any:
     else:
         _counting_sort(keys, indptr, perm)
     return perm
+
+
+@njit(cache=True, nogil=True)
+def _small_csr(src, dst, indptr, indices, perm, src_out, dst_out):  # pragma: no cover
+    _counting_sort(dst, indptr, perm)
+    in_order = 1
+    for e in range(src.shape[0]):
+        src_out[e] = src[e]
+        dst_out[e] = dst[e]
+        if e and dst[e] < dst[e - 1]:
+            in_order = 0
+    for j in range(perm.shape[0]):
+        indices[j] = src[perm[j]]
+    return in_order
+
+
+def small_csr(
+    src: Any, dst: Any, indptr: Any, indices: Any, perm: Any, src_out: Any, dst_out: Any
+) -> int:
+    """The whole CSR of a small, validated edge list in one serial call: ``indptr`` and
+    ``perm`` (the stable counting sort of ``dst``), ``indices = src[perm]`` and copies of
+    ``src`` / ``dst``; returns 1 when ``dst`` was already sorted (``perm`` is the
+    identity), else 0. One index dtype for all. The caller keeps it to small inputs, where
+    the separate steps (``csr_from_keys``, a gather, copies) cost more in dispatch than in
+    work; large ones are sorted by every thread (``csr_from_keys``)."""
+    return _small_csr(src, dst, indptr, indices, perm, src_out, dst_out)
