@@ -90,6 +90,7 @@ from arraygnn.nn.aggr import (
 )
 from arraygnn.nn.aggr.base import _checked_index
 from arraygnn.nn.linear import _sigmoid
+from arraygnn.ops._common import index_bounds
 from arraygnn.ops.csr import CSR
 
 __all__ = ["MessagePassing", "RemovableHandle"]
@@ -249,7 +250,7 @@ class _Graph:
         ``arg``), checked once per ``(dim, n)``."""
         index = self.rows[dim]
         if (dim, n) not in self._checked and index.shape[0]:
-            lo, hi = int(index.min()), int(index.max())
+            lo, hi = index_bounds(index)
             if lo < 0:
                 raise IndexError(
                     f"{type(self.layer).__name__}: found negative indices in 'edge_index' "
