@@ -88,7 +88,8 @@ csr.small_csr(src, dst, indptr, indices, perm, src_out, dst_out) -> 1 / 0
     src, dst [E] idx (validated), indptr [R+1], indices, perm, src_out, dst_out [E] (one
     idx dtype): the whole CSR of a small edge list in one serial call (csr_from_keys'
     stable sort, indices = src[perm], copies of src / dst); 1 when dst was already sorted
-    (perm is the identity). CPU only; ``to_csr`` calls it below ``SMALL_CSR_WORK``.
+    (perm is the identity). CPU only; ``to_csr`` calls it when edges + targets are at most
+    ``SMALL_CSR_WORK`` (int32: and the source count fits int32).
 
 gcn_norm.slot_degrees(indptr, perm, weight, out)
     indptr [R+1] idx, perm [E] idx or None, weight [E] val (edge order), out [R]:

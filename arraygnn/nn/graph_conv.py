@@ -249,7 +249,7 @@ def normalized_slots(
     csr = ops.to_csr((src, dst), num_nodes, num_nodes)
     if xp is np and edge_weight.dtype in _KERNEL_FLOATS:  # native float32 / float64
         # two kernels around NumPy's deg^-1/2, the same bits as the array code below
-        # without its gathers (kernels/cpu/gcn_norm.py)
+        # without its gathers (NaN sign bits aside: kernels/cpu/gcn_norm.py)
         weights = np.ascontiguousarray(edge_weight)
         perm = csr.kernel_perm
         deg = np.empty(num_nodes, dtype=weights.dtype)

@@ -293,7 +293,7 @@ def to_csr(edge_index: Any, num_src_nodes: int, num_dst_nodes: int) -> CSR:
     n_src = check_size("num_src_nodes", num_src_nodes)
     n_dst = check_size("num_dst_nodes", num_dst_nodes)
     src, dst = _split_edge_index(edge_index)
-    if _small_build(src, dst, n_dst):
+    if _small_build(src, dst, n_src, n_dst):
         return _small_csr(src, dst, n_src, n_dst)
     check_index("edge_index[0] (sources)", src, n_src)
     check_index("edge_index[1] (targets)", dst, n_dst)
@@ -326,9 +326,10 @@ SMALL_CSR_WORK = 1 << 16
 _SMALL_CSR_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
-def _small_build(src: Any, dst: Any, n_dst: int) -> bool:
+def _small_build(src: Any, dst: Any, n_src: int, n_dst: int) -> bool:
     """A NumPy edge list for :func:`_small_csr`: one native int32 / int64 dtype, contiguous
-    1-D halves, at most ``SMALL_CSR_WORK`` edges + targets."""
+    1-D halves, at most ``SMALL_CSR_WORK`` edges + targets, and (int32) a source count
+    that int32 holds (else the general path's int64, as :func:`_index_dtype`)."""
     return (
         isinstance(src, np.ndarray)
         and isinstance(dst, np.ndarray)
@@ -337,6 +338,7 @@ def _small_build(src: Any, dst: Any, n_dst: int) -> bool:
         and src.ndim == 1
         and dst.ndim == 1
         and src.shape[0] + n_dst <= SMALL_CSR_WORK
+        and (n_src < 2**31 - 1 or src.dtype == np.int64)
         and src.flags.c_contiguous
         and dst.flags.c_contiguous
     )
@@ -354,7 +356,7 @@ def _small_csr(src: Any, dst: Any, n_src: int, n_dst: int) -> CSR:
         ):
             lo, hi = _one_pass_bounds()(ids)
             check_bounds(name, int(lo), int(hi), size)
-    idt = src.dtype  # int32 stays int32: every size is below SMALL_CSR_WORK
+    idt = src.dtype  # int32 stays int32: every size fits (_small_build)
     indptr = np.empty(n_dst + 1, dtype=idt)
     indices, perm = np.empty(num_edges, dtype=idt), np.empty(num_edges, dtype=idt)
     src_out, dst_out = np.empty(num_edges, dtype=idt), np.empty(num_edges, dtype=idt)

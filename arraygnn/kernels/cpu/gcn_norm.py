@@ -6,9 +6,11 @@ in one pass, reading the edge weights through ``perm``. Between the two the call
 ``deg^-1/2`` with NumPy's own ``**`` (the bits PyG's float32 ``pow`` gives on the small
 integer degrees of unweighted graphs; LLVM's ``powf`` rounds some of them differently).
 The array code they replace (a gather into slot order, a degree SpMM, a ``repeat`` and
-two gathers) cost ~30 us of dispatch on a 100-node graph. Deterministic: each row is
-one serial sum; rows are split between workers in whole blocks, so the bits do not
-depend on the thread count.
+two gathers) cost ~30 us of dispatch on a 100-node graph, for the same bits, except
+that a NaN made where two NaNs meet (``0 * inf`` times a NaN ``deg^-1/2``) may carry the
+other sign bit (which operand a product passes on is the compiler's choice). Deterministic:
+each row is one serial sum; rows are split between workers in whole blocks, so the bits do
+not depend on the thread count.
 """
 
 from __future__ import annotations
