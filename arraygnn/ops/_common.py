@@ -38,9 +38,16 @@ def namespace(**arrays: Any) -> ModuleType:
 
 
 def check_array(name: str, value: Any) -> None:
-    """``TypeError`` unless ``value`` is a NumPy or CuPy array."""
+    """``TypeError`` unless ``value`` is a NumPy or CuPy array (not a masked one: the
+    kernels read the raw data, masked entries included)."""
     if not (isinstance(value, np.ndarray) or is_cupy_array(value)):
         raise TypeError(f"{name} must be a NumPy or CuPy array, got {type(value).__name__}")
+    ma = sys.modules.get("numpy.ma")  # no masked array exists before numpy.ma is imported
+    if ma is not None and isinstance(value, ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a masked array; the ops read every entry, masked ones included: pass "
+            f"{name}.filled(value) or drop the masked entries first"
+        )
 
 
 def check_index(name: str, index: Any, size: int | None, *, ndim: int = 1) -> None:
