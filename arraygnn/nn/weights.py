@@ -296,7 +296,15 @@ def _lazy_sizes(kind: str, declared: Any, *linears: Any) -> Any:
 
     if isinstance(declared, (tuple, list)):
         return tuple(resolve(v, lin) for v, lin in zip(declared, linears))
-    return resolve(declared, linears[0])
+    first = resolve(declared, linears[0])
+    if first is declared or len(linears) < 2 or linears[1] is None:
+        return first
+    # one lazy -1 sizes the source and destination Linear (linears[0], linears[1])
+    # separately: a first call on a pair (x_src, x_dst) of two widths gives two sizes
+    size = getattr(linears[1], "in_channels", getattr(linears[1], "in_features", -1))
+    if isinstance(size, (int, np.integer)) and size >= 0 and size != first:
+        return (first, int(size))
+    return first
 
 
 def _load(layer: Module, module: Any, format: str) -> Module:
@@ -711,7 +719,14 @@ def from_pyg(module: Any) -> Module:
             module.root_weight,
             dtype=dtype,
         )
-        return _load(layer, module, "pyg")
+        state = module.state_dict()
+        if not module.root_weight:  # PyG never runs lin_skip then: a lazy one stays unsized
+            torch = _require_torch("torch")
+            ours = layer.state_dict()
+            for key in [k for k in state if k.startswith("lin_skip.")]:
+                if torch.nn.parameter.is_lazy(state[key]):
+                    state[key] = ours[key]
+        return layer.load_state_dict(state, format="pyg")
     if kind == "AttentionalAggregation":
         gate = module.gate_mlp if module.gate_mlp is not None else module.gate_nn
         inner = module.mlp if module.mlp is not None else module.nn
@@ -838,6 +853,9 @@ def from_pyg(module: Any) -> Module:
         sizes = module.in_channels
         if module.edge_dim is None:  # lazy -1 sizes: from the materialised layers
             sizes = _lazy_sizes(kind, sizes, module.lin_value, module.lin_key)
+        elif sizes == -1 and module.edge_dim == 1:  # PyG's Linear(-1 + 1): lazy too
+            sizes = _lazy_sizes(kind, -1, module.lin_value, module.lin_key)
+            sizes = tuple(v - 1 for v in sizes) if isinstance(sizes, tuple) else sizes - 1
         layer = ResGatedGraphConv(
             sizes,
             module.out_channels,
@@ -1115,13 +1133,8 @@ def _pyg_message_layer(module: Any, kind: str, dtype: Any) -> Module:
     elif kind == "GeneralConv":
         aggr = _pyg_aggr(module, kind, every)
         sizes = module.in_channels
-        pair = isinstance(sizes, (tuple, list))
         lin_self = module.lin_self if hasattr(module.lin_self, "weight") else None
-        sizes = (
-            _lazy_sizes(kind, sizes, module.lin_msg, lin_self)
-            if pair
-            else _lazy_sizes(kind, sizes, module.lin_msg)
-        )
+        sizes = _lazy_sizes(kind, sizes, module.lin_msg, lin_self)
         in_edge = module.in_edge_channels
         if in_edge is not None:  # lazy -1: lin_edge's size once a call with edges ran
             in_edge = _lazy_sizes(kind, in_edge, module.lin_edge)
@@ -1246,7 +1259,7 @@ def _pyg_gen_conv(module: Any, dtype: Any) -> GENConv:
         if edge_dim == -1:  # lazy and never run on edge features: none to project
             lin_edge, edge_dim = None, None
     layer = GENConv(
-        pair if isinstance(sizes, (tuple, list)) else pair[0],
+        pair if isinstance(sizes, (tuple, list)) or pair[0] != pair[1] else pair[0],
         out,
         agg,
         msg_norm=hasattr(module, "msg_norm"),
