@@ -642,6 +642,17 @@ def _collate(
         batch_handle = arena.reserve((int(node_ptr[-1]),), np.int64)
         ptr_handle = arena.reserve((g + 1,), np.int64)
     arena.allocate()
+    # RULE: Python numbers are increased without a range check (sentinels, ids of empty
+    # graphs), NumPy integers are not increased; collated into the inner batches of a batch
+    # of batches, they keep those rules (PyG: a tensor increased, lists left alone)
+    unchecked, unincreased = set(), set()
+    if nested is not None:
+        first_batch = data_list[0]
+        for k, kd in first_batch._kind_dict.items():
+            if kd in _SCALAR_KINDS and k in first_batch._store:
+                unchecked.add(k)
+                if not scalar_increased(k, kd, first_batch._store[k].dtype):
+                    unincreased.add(k)
     # pass 2: concatenate into the reserved outputs, add increments
     for key, values, cat, sizes, sl, handle, follow_handle in plans:
         v0 = values[0]
@@ -655,7 +666,19 @@ def _collate(
                 shape[cat] = int(sl[-1])
             out = xp.empty(tuple(shape), dtype=v0.dtype.newbyteorder("="))
         inc = _fill_array(
-            key, data_list, values, out, cat, sizes, sl, default_hooks, node_counts, node_ptr, xp
+            key,
+            data_list,
+            values,
+            out,
+            cat,
+            sizes,
+            sl,
+            default_hooks,
+            node_counts,
+            node_ptr,
+            xp,
+            key not in unchecked,
+            key not in unincreased,
         )
         if nested is not None and key in nested[1] and cat is not None and inc.ndim == 1:
             # exact counts (PyG: batch.max() + 1, which a batch of batches needs)
@@ -910,12 +933,16 @@ def _fill_array(
     node_counts: np.ndarray | None,
     node_ptr: np.ndarray | None,
     xp: ModuleType,
+    check_ids: bool = True,
+    increase: bool = True,
 ) -> np.ndarray:
     """Concatenate (or stack) ``values`` into ``out`` (an array of ``xp``), add increments;
     return them [G, ...].
 
     ``sl`` is ``[0, cumsum(sizes)...]`` (the key's slices), ``node_ptr`` the same for
-    ``node_counts``."""
+    ``node_counts``. ``check_ids=False``: an index key's values are not range-checked (in
+    a batch of batches, the collated Python numbers of an index key, as for the numbers);
+    ``increase=False``: not increased either (there, collated NumPy integers)."""
     g = len(values)
     try:
         if cat is None:
@@ -926,7 +953,7 @@ def _fill_array(
         raise _diagnose(key, values, cat, err) from err
     # increments
     if default_hooks:
-        if not _is_index_key(key):
+        if not _is_index_key(key) or not increase:
             return np.zeros(g, np.int64)
         if node_counts is None or node_ptr is None:
             i = _first_unknown_num_nodes(data_list)
@@ -938,11 +965,13 @@ def _fill_array(
             )
         # every id of graph i in [0, num_nodes[i]): also when no graph has a node (then
         # any edge is out of range) and whatever the dtype (floats are refused)
-        _check_local_ids(key, out, sizes, sl, node_counts, cat, xp)
+        if check_ids:
+            _check_local_ids(key, out, sizes, sl, node_counts, cat, xp)
         cum = node_ptr[:-1]
         if node_ptr[-1] != 0:
             # ids of graph i end below node_ptr[i + 1]: the batch's largest id is known
-            _add_increments(key, out, cum, sizes, cat, xp, int(node_ptr[-1]) - 1)
+            known = int(node_ptr[-1]) - 1 if check_ids else None
+            _add_increments(key, out, cum, sizes, cat, xp, known)
         return cum
     raw = _inc_array(key, [d.__inc__(key, v) for d, v in zip(data_list, values)])
     if (

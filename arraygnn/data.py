@@ -18,7 +18,7 @@ import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, to_device, to_numpy
 
-__all__ = ["Data", "NODE_COUNT_KEYS", "node_count"]
+__all__ = ["Data", "EDGE_COUNT_KEYS", "NODE_COUNT_KEYS", "edge_count", "node_count"]
 
 
 #: keys whose first dimension is the node count (PyG's ``N_KEYS``, checked in insertion order)
@@ -47,6 +47,32 @@ def node_count(store: Mapping[str, Any]) -> int | None:
     return None if key is None else int(store[key].shape[0])
 
 
+#: keys whose first dimension is the edge count when there is no ``edge_index`` (PyG's
+#: ``E_KEYS``, checked in insertion order)
+EDGE_COUNT_KEYS = frozenset({"edge_weight", "edge_attr", "edge_type", "e_id"})
+
+
+def edge_count(store: Mapping[str, Any]) -> int:
+    """RULE: an explicit integer ``num_edges`` if set, else ``edge_index.shape[1]``, else
+    the length of the first of ``edge_weight``, ``edge_attr``, ``edge_type``, ``e_id``
+    present (insertion order, as PyG's ``num_edges``), else 0.
+
+    >>> import numpy as np
+    >>> edge_count({"edge_weight": np.ones(3)}), edge_count({"y": np.ones(3)})
+    (3, 0)
+    """
+    explicit = store.get("num_edges")
+    if isinstance(explicit, (int, np.integer)) and not isinstance(explicit, bool):
+        return int(explicit)
+    ei = store.get("edge_index")
+    if ei is not None and getattr(ei, "ndim", 0) == 2:
+        return int(ei.shape[1])
+    for key, value in store.items():
+        if key in EDGE_COUNT_KEYS and getattr(value, "ndim", 0) >= 1:
+            return int(value.shape[0])
+    return 0
+
+
 def node_count_key(store: Mapping[str, Any]) -> str | None:
     """The node-count key :func:`node_count` reads when ``num_nodes`` is not set (the first
     of :data:`NODE_COUNT_KEYS` holding an array of at least one dimension), else ``None``;
@@ -73,8 +99,8 @@ def _is_index_key(key: str) -> bool:
 
 
 def _describe(value: Any) -> str:
-    if is_array(value):
-        return str(list(value.shape))
+    if is_array(value):  # a 0-d array shows its value, as PyG's repr of a 0-d tensor
+        return _describe(value.item()) if value.ndim == 0 else str(list(value.shape))
     if isinstance(value, (list, tuple)):
         return f"[{len(value)}]"
     if isinstance(value, (bool, int, float, complex, str, bytes, np.generic)) or value is None:
@@ -256,18 +282,9 @@ class Data:
     @property
     def num_edges(self) -> int:
         """An explicit integer ``num_edges`` if set (PyG's), else ``edge_index.shape[1]``,
-        else ``edge_attr.shape[0]``, else 0."""
-        store = self._store
-        explicit = store.get("num_edges")
-        if isinstance(explicit, (int, np.integer)) and not isinstance(explicit, bool):
-            return int(explicit)
-        ei = store.get("edge_index")
-        if ei is not None and getattr(ei, "ndim", 0) == 2:
-            return int(ei.shape[1])
-        ea = store.get("edge_attr")
-        if ea is not None and getattr(ea, "ndim", 0) >= 1:
-            return int(ea.shape[0])
-        return 0
+        else the rows of the first of ``edge_weight`` / ``edge_attr`` / ``edge_type`` /
+        ``e_id`` present (see :func:`edge_count`), else 0."""
+        return edge_count(self._store)
 
     # ------------------------------------------------------------------ hooks
     def __inc__(self, key: str, value: Any, *args: Any, **kwargs: Any) -> Any:
@@ -643,8 +660,8 @@ class Data:
         ``edge_type``; other values become graph-level; ``node_type`` / ``edge_type`` /
         ``ptr`` are dropped. A node type without ``x`` gets ``num_nodes``. Keywords as
         :meth:`subgraph` (``node_type`` / ``edge_type`` / ``ptr`` need no naming); on
-        ``to_homogeneous``'s output they default to the attributes it merged, so the round
-        trip gives them back as PyG's.
+        ``to_homogeneous``'s output they default to the attributes it merged (and its
+        graph-level keys stay graph-level), so the round trip gives them back as PyG's.
 
         >>> import numpy as np
         >>> d = Data(x=np.arange(3.0), edge_index=np.array([[0, 2], [2, 1]]),

@@ -405,6 +405,12 @@ def to_heterogeneous(
     rest = Data(**{k: v for k, v in store.items() if k not in _TYPE_KEYS})
     node_attrs = _merged_attrs(data, "_node_attr_names", node_attrs, rest)
     edge_attrs = _merged_attrs(data, "_edge_attr_names", edge_attrs, rest)
+    # on to_homogeneous's output the HeteroData's graph-level keys stay graph-level
+    recorded = data.__dict__.get("_graph_attr_names")
+    if recorded and not isinstance(graph_attrs, str):
+        graph_attrs = list(graph_attrs)
+        named = {*(node_attrs or ()), *(edge_attrs or ()), *graph_attrs}
+        graph_attrs += [k for k in recorded if k in rest and k not in named]
     levels = _levels(where, rest, node_attrs, edge_attrs, graph_attrs)
     n = _known_num_nodes(where, data)
     e = data.num_edges

@@ -496,6 +496,8 @@ class _Collation:
             counts = _scalar_array(key, [to_numpy(v)[()] if _is_0d(v) else v for v in values])
             if counts.dtype.kind not in "iu":
                 raise _err(skey, key, 0, f"num_nodes must be an int, got {v0!r}", TypeError)
+            if key in self.follow:
+                self.followed.add(key)  # a key, but no vectors for it (PyG, Batch)
             target[key] = int(counts.sum())
             self._record(
                 skey, key, _ptr(counts.astype(np.int64)), np.zeros(g, np.int64), 0, "num_nodes"

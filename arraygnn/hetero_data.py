@@ -231,18 +231,11 @@ class EdgeStore(_Store):
     @property
     def num_edges(self) -> int:
         """An explicit integer ``num_edges`` if set (PyG's), else ``edge_index.shape[1]``,
-        else ``edge_attr.shape[0]``, else 0."""
-        mapping = self._mapping
-        explicit = mapping.get("num_edges")
-        if isinstance(explicit, (int, np.integer)) and not isinstance(explicit, bool):
-            return int(explicit)
-        ei = mapping.get("edge_index")
-        if ei is not None and getattr(ei, "ndim", 0) == 2:
-            return int(ei.shape[1])
-        ea = mapping.get("edge_attr")
-        if ea is not None and getattr(ea, "ndim", 0) >= 1:
-            return int(ea.shape[0])
-        return 0
+        else the rows of the first of ``edge_weight`` / ``edge_attr`` / ``edge_type`` /
+        ``e_id`` present, else 0 (:func:`arraygnn.data.edge_count`)."""
+        from arraygnn.data import edge_count
+
+        return edge_count(self._mapping)
 
     def size(self, dim: int | None = None) -> Any:
         """``(num source nodes, num destination nodes)`` (or one of them for ``dim``)."""
@@ -1629,4 +1622,5 @@ def _to_homogeneous(
     # what was merged per node / per edge: to_heterogeneous splits these back (PyG's round trip)
     object.__setattr__(out, "_node_attr_names", [k for k in node_attrs if k != "ptr"])
     object.__setattr__(out, "_edge_attr_names", list(edge_attrs))
+    object.__setattr__(out, "_graph_attr_names", list(data._global))
     return out
