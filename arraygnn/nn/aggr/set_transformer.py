@@ -220,7 +220,8 @@ class SetTransformerAggregation(DenseAggregation):
         self.decoders = _blocks(n_dec, channels, heads, layer_norm, dropout, dtype, gen)
 
     def _dense_forward(self, groups: Groups, max_num_elements: int | None) -> Any:
-        x, mask = self.dense(groups, None, max_num_elements)
+        # no element at all: the seeds attend to nothing, as an empty group beside others
+        x, mask = self.dense(groups, None, max_num_elements, need_steps=False)
         for encoder in self.encoders:
             x = encoder(x, mask)
         x = self.pma(x, mask)
@@ -228,7 +229,7 @@ class SetTransformerAggregation(DenseAggregation):
             x = decoder(x)
         xp = groups.xp
         x = xp.nan_to_num(x, copy=False)
-        return x.reshape(x.shape[0], -1) if self.concat else x.mean(axis=1)
+        return x.reshape(x.shape[0], x.shape[1] * x.shape[2]) if self.concat else x.mean(axis=1)
 
     def extra_repr(self) -> str:
         return (
@@ -281,7 +282,7 @@ class GraphMultisetTransformer(DenseAggregation):
         )
 
     def _dense_forward(self, groups: Groups, max_num_elements: int | None) -> Any:
-        x, mask = self.dense(groups, None, max_num_elements)
+        x, mask = self.dense(groups, None, max_num_elements, need_steps=False)
         x = self.pma1(x, mask)
         for encoder in self.encoders:
             x = encoder(x)
