@@ -261,8 +261,13 @@ class Module:
 
     def _pyg_aliases(self, values: dict[str, Any]) -> dict[str, Any]:
         """Hook: rename PyG spellings onto ours. Default: PyG's ``BatchNorm`` wraps torch's,
-        so ``norms.0.module.weight`` becomes ``norms.0.weight``."""
-        return {_BATCHNORM_WRAPPER.sub(r"\1norms.\2.", k): v for k, v in values.items()}
+        so ``norms.0.module.weight`` becomes ``norms.0.weight`` (unless this layer names it so:
+        ``arraygnn.nn.norm.BatchNorm``, PyG's wrapper, without running statistics)."""
+        own = {name for name, _ in self._named_arrays()}
+        return {
+            k if k in own else _BATCHNORM_WRAPPER.sub(r"\1norms.\2.", k): v
+            for k, v in values.items()
+        }
 
     def _export_pyg(self, native: dict[str, Any]) -> dict[str, Any]:
         """Hook: PyG's names for this layer's native ones (default: the same), applied to

@@ -866,7 +866,16 @@ class MLP(Module):
         out = super()._export_pyg(native)
         if getattr(self, "norm", "batch_norm") != "batch_norm":
             return out
-        return {_NORM_EXPORT.sub(r"norms.\1.module.", k): v for k, v in out.items()}
+        # arraygnn.nn.norm.BatchNorm (no running statistics) already names `module.*`
+        plain = {str(i) for i, n in enumerate(self.norms or ()) if isinstance(n, BatchNorm)}
+
+        def rename(key: str) -> str:
+            found = _NORM_EXPORT.match(key)
+            if found is None or found.group(1) not in plain:
+                return key
+            return _NORM_EXPORT.sub(r"norms.\1.module.", key)
+
+        return {rename(k): v for k, v in out.items()}
 
     def extra_repr(self) -> str:
         return f"{self.channel_list}"

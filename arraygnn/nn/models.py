@@ -517,12 +517,9 @@ def from_pyg_model(module: Any, convert: Callable[[Any], Module]) -> BasicGNN:
             continue
         inner = getattr(norm, "module", None)
         if type(norm).__name__ == "BatchNorm" and isinstance(inner, torch.nn.BatchNorm1d):
-            if not inner.track_running_stats:
-                raise ValueError(
-                    f"from_pyg: {kind} norms.{i} has no running statistics "
-                    "(track_running_stats=False) and cannot run at inference"
-                )
-            norms.append(convert(inner))
+            # without running statistics: PyG's wrapper as arraygnn.nn.norm.BatchNorm
+            # (batch statistics, as torch's eval mode), its names already `module.*`
+            norms.append(convert(inner if inner.track_running_stats else norm))
             continue
         try:
             norms.append(convert(norm))
@@ -532,7 +529,11 @@ def from_pyg_model(module: Any, convert: Callable[[Any], Module]) -> BasicGNN:
             ) from None
     jk = jumping_knowledge_from_pyg(module.jk, dtype) if hasattr(module, "jk") else None
     lin = convert(module.lin) if hasattr(module, "lin") else None
-    wrapped = [type(n).__name__ == "BatchNorm" for n in module.norms]  # PyG's wrapper
+    # PyG's BatchNorm wrapper run by torch's (arraygnn.nn.BatchNorm): names `module.*`
+    wrapped = [
+        type(n).__name__ == "BatchNorm" and isinstance(ours, BatchNorm)
+        for n, ours in zip(module.norms, norms)
+    ]
     model._assemble(convs, norms, jk, lin, wrapped)
     model.load_state_dict(module.state_dict(), format="pyg")  # every name must match PyG's
     return model

@@ -593,9 +593,12 @@ def from_pyg(module: Any) -> Module:
             act_first=bool(getattr(module, "act_first", False)),
             dtype=dtype,
         )
-        if norm == "batch_norm":
+        stats = all(getattr(getattr(n, "module", n), "track_running_stats", True) for n in norms)
+        if norm == "batch_norm" and stats:
             for i, pyg_norm in enumerate(module.norms):
                 _copy_batch_norm_settings(layer.norms[i], pyg_norm, i)
+        elif norm == "batch_norm":  # batch statistics: arraygnn.nn.norm.BatchNorm
+            _mlp_norms_from_pyg(layer, norms, "BatchNorm", dtype)
         elif norm is not None:  # PyG's other norms, as norm_from_pyg converts them
             _mlp_norms_from_pyg(layer, norms, norm, dtype)
         return _load(layer, module, "pyg")

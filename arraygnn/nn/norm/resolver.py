@@ -4,7 +4,9 @@ A name is read as PyG reads it (case, ``_`` / ``-`` / spaces ignored, ``'Norm'``
 ``'BatchNorm'``, ``'batch-norm'``, ``'batch'``); :func:`make_norm` builds the layer for a
 width as ``normalization_resolver(norm, channels, **norm_kwargs)`` does. ``'batch_norm'`` is
 ``arraygnn.nn.BatchNorm`` (torch's maths; its owner exports it under PyG's
-``norms.i.module.*`` names), every other norm its ``arraygnn.nn.norm`` namesake.
+``norms.i.module.*`` names; with ``track_running_stats=False`` PyG's wrapper
+``arraygnn.nn.norm.BatchNorm``, batch statistics), every other norm its
+``arraygnn.nn.norm`` namesake.
 
 >>> import numpy as np
 >>> from arraygnn.nn.norm.resolver import make_norm, norm_key
@@ -32,7 +34,8 @@ NORMS = {
 }
 
 #: PyG's ``BatchNorm`` keywords; at inference only ``eps`` / ``affine`` change the numbers
-#: (``allow_single_element`` uses the running statistics, which inference always does)
+#: (``allow_single_element`` uses the running statistics, which inference always does),
+#: and ``track_running_stats=False`` (batch statistics: ``arraygnn.nn.norm.BatchNorm``)
 _BATCH_NORM_KWARGS = {"eps", "affine", "momentum", "track_running_stats", "allow_single_element"}
 
 
@@ -72,11 +75,18 @@ def make_norm(
             return cls(channels, **kw, **extra)
         except TypeError as err:
             raise ValueError(f"{owner}: norm_kwargs {kw}: {err}") from None
-    if set(kw) - _BATCH_NORM_KWARGS or kw.get("track_running_stats", True) is False:
+    if set(kw) - _BATCH_NORM_KWARGS:
         raise ValueError(
             f"{owner}: norm_kwargs {kw} are not supported for batch_norm (eps, affine, "
-            "momentum, allow_single_element; running statistics are needed at inference)"
+            "momentum, track_running_stats, allow_single_element)"
         )
+    if kw.get("track_running_stats", True) is False:  # batch statistics, as torch's eval
+        from arraygnn.nn.norm import BatchNorm as PygBatchNorm
+
+        try:
+            return PygBatchNorm(channels, **kw, dtype=dtype)
+        except TypeError as err:
+            raise ValueError(f"{owner}: norm_kwargs {kw}: {err}") from None
     from arraygnn.nn.linear import BatchNorm
 
     return BatchNorm(channels, kw.get("eps", 1e-5), kw.get("affine", True), dtype=dtype)
