@@ -134,8 +134,9 @@ def _stack(xs: list[Any], axis: int) -> Any:
 def _reduce(xs: list[Any], how: str) -> Any:
     if len(xs) == 1:
         return xs[0]
+    if how == "cat":  # widths may differ (PyG's torch.cat)
+        return get_namespace(*xs).concatenate(xs, axis=-1)
     stacked = _stack(xs, 0)
-    xp = get_namespace(stacked)
     if how == "sum":
         return stacked.sum(axis=0)
     if how == "mean":
@@ -144,9 +145,7 @@ def _reduce(xs: list[Any], how: str) -> Any:
         return stacked.max(axis=0)
     if how == "min":
         return stacked.min(axis=0)
-    if how == "prod":
-        return stacked.prod(axis=0)
-    return xp.concatenate(xs, axis=-1)  # "cat"
+    return stacked.prod(axis=0)  # "prod"
 
 
 _PYG_AGGRS = ("sum", "mean", "max", "min", "prod", "cat", None)
@@ -166,7 +165,8 @@ class HeteroConv(_Wrapper):
             ``ValueError``, as in PyG. Layers with an ``allow_zero_in_degree`` setting get
             it turned on (a node without edges of one relation is normal; PyG never checks).
         aggr: ``'sum'`` (default), ``'mean'``, ``'max'``, ``'min'``, ``'prod'``, ``'cat'``
-            or ``None`` (stack the results: ``[N, num_edge_types, F]``).
+            (along the features; widths may differ) or ``None`` (stack the results:
+            ``[N, num_edge_types, F]``).
 
     Call as ``conv(x_dict, edge_index_dict, *more_dicts, **name_dicts)``, exactly PyG's rule:
     for each edge type, each dict gives the entry of that edge type, else ``x_dict[src]``
