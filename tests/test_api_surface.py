@@ -404,6 +404,7 @@ PUBLIC = {
         "PNA",
         "PNAConv",
         "PPFConv",
+        "PReLU",
         "PairNorm",
         "PatchTransformerAggregation",
         "PathEncoder",

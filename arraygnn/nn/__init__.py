@@ -133,7 +133,17 @@ if TYPE_CHECKING:  # what the lazy table below provides, for type checkers and e
     from arraygnn.nn.le_conv import LEConv
     from arraygnn.nn.lg_conv import LGConv
     from arraygnn.nn.lightgcn import LightGCN
-    from arraygnn.nn.linear import GRU, LSTM, MLP, BatchNorm, GRUCell, LayerNorm, Linear, Sequential
+    from arraygnn.nn.linear import (
+        GRU,
+        LSTM,
+        MLP,
+        BatchNorm,
+        GRUCell,
+        LayerNorm,
+        Linear,
+        PReLU,
+        Sequential,
+    )
     from arraygnn.nn.linkx import LINKX
     from arraygnn.nn.lpformer import LPFormer
     from arraygnn.nn.mask_label import MaskLabel
@@ -367,6 +377,7 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
         "GRUCell",
         "LayerNorm",
         "Linear",
+        "PReLU",
         "Sequential",
     ),
     "arraygnn.nn.linkx": ("LINKX",),
@@ -523,6 +534,7 @@ __all__ = [
     "gini",
     "knn_interpolate",
     "Linear",
+    "PReLU",
     "MessagePassing",
     "BatchNorm",
     "LayerNorm",

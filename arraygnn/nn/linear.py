@@ -88,10 +88,223 @@ def _silu(x: Any) -> Any:
         return x / (1 + xp.exp(-x))
 
 
-def _from_torch_act(act: Any, where: str) -> Any:
+def _scalar(x: Any, value: float) -> Any:
+    """``value`` in ``x``'s floating dtype (torch casts an activation's constants to the
+    input's type before using them); a Python float for other dtypes."""
+    kind = getattr(getattr(x, "dtype", None), "kind", "")
+    return x.dtype.type(value) if kind == "f" else value
+
+
+def _softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    """torch's ``Softplus(beta, threshold)``: ``log1p(exp(beta * x)) / beta``, and ``x``
+    itself where ``beta * x > threshold`` (SchNet's shifted softplus with no shift)."""
+    from arraygnn.nn._dgl_common import shifted_softplus
+
+    with np.errstate(over="ignore"):  # beta * x = inf: above the threshold, x itself
+        return shifted_softplus(x, beta=beta, shift=1.0, threshold=threshold)
+
+
+#: torch's SELU constants (``aten/src/ATen/native/Activation.cpp``)
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _selu(x: Any) -> Any:
+    """torch's ``SELU``: ``scale * x`` above 0, ``expm1(x) * (alpha * scale)`` below (the
+    product of the two constants rounded in ``x``'s dtype, as torch's kernel)."""
+    xp = get_namespace(x)
+    scale = _scalar(x, _SELU_SCALE)
+    neg = xp.expm1(xp.minimum(x, 0)) * (_scalar(x, _SELU_ALPHA) * scale)
+    with np.errstate(over="ignore"):  # scale * x = inf near the largest values, as torch
+        return xp.where(x > 0, x * scale, neg)
+
+
+def _celu(x: Any, alpha: float = 1.0) -> Any:
+    """torch's ``CELU(alpha)``: ``x`` above 0, ``expm1(x * (1 / alpha)) * alpha`` below."""
+    xp = get_namespace(x)
+    inv = _scalar(x, 1.0 / alpha)
+    with np.errstate(over="ignore"):  # x / alpha = -inf: expm1 gives -1
+        neg = xp.expm1(xp.minimum(x, 0) * inv) * _scalar(x, alpha)
+    return xp.where(x > 0, x, neg)
+
+
+def _hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
+    """torch's ``Hardtanh(min_val, max_val)``: ``x`` clipped to ``[min_val, max_val]``
+    (NaN stays NaN)."""
+    return get_namespace(x).clip(x, _scalar(x, min_val), _scalar(x, max_val))
+
+
+def _relu6(x: Any) -> Any:
+    """torch's ``ReLU6``: ``Hardtanh(0, 6)``."""
+    return _hardtanh(x, 0.0, 6.0)
+
+
+def _mish(x: Any) -> Any:
+    """torch's ``Mish``: ``x * tanh(log1p(exp(x)))`` (no threshold, as torch's kernel)."""
+    xp = get_namespace(x)
+    with np.errstate(over="ignore", invalid="ignore"):  # exp(x) = inf: tanh(inf) = 1
+        return x * xp.tanh(xp.log1p(xp.exp(x)))
+
+
+def _hardsigmoid(x: Any) -> Any:
+    """torch's ``Hardsigmoid``: ``clip(x + 3, 0, 6) / 6``."""
+    return _hardtanh(x + _scalar(x, 3.0), 0.0, 6.0) / _scalar(x, 6.0)
+
+
+def _hardswish(x: Any) -> Any:
+    """torch's ``Hardswish``: ``x * clip(x + 3, 0, 6) / 6``, in torch's order."""
+    with np.errstate(over="ignore", invalid="ignore"):  # -inf * 0 = NaN, as torch
+        return x * _hardtanh(x + _scalar(x, 3.0), 0.0, 6.0) / _scalar(x, 6.0)
+
+
+def _softsign(x: Any) -> Any:
+    """torch's ``Softsign``: ``x / (|x| + 1)`` (``+-inf`` gives NaN, as torch)."""
+    with np.errstate(invalid="ignore"):
+        return x / (get_namespace(x).abs(x) + 1)
+
+
+def _tanhshrink(x: Any) -> Any:
+    """torch's ``Tanhshrink``: ``x - tanh(x)``."""
+    return x - get_namespace(x).tanh(x)
+
+
+def _logsigmoid(x: Any) -> Any:
+    """torch's ``LogSigmoid``: ``min(x, 0) - log1p(exp(-|x|))`` (its CPU kernel's form:
+    no overflow, exact far out on both sides)."""
+    xp = get_namespace(x)
+    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+
+
+def _gelu_tanh(x: Any) -> Any:
+    """torch's ``GELU(approximate='tanh')``: ``0.5 * x * (1 + tanh(beta * (x + kappa *
+    x**3)))`` with torch's constants and order of operations."""
+    xp = get_namespace(x)
+    beta = _scalar(x, 1.41421356237309504880 * 1.12837916709551257390 * 0.5)  # M_SQRT2 ...
+    kappa = _scalar(x, 0.044715)
+    with np.errstate(over="ignore", invalid="ignore"):  # x**3 = inf: tanh(inf) = 1
+        inner = beta * (x + kappa * (x * x * x))
+        return _scalar(x, 0.5) * x * (1 + xp.tanh(inner))
+
+
+def _prelu(x: Any, weight: Any) -> Any:
+    """torch's ``prelu``: ``x`` above 0, ``weight * x`` elsewhere; a ``weight`` of ``C > 1``
+    values scales dimension 1 (the channels, as torch)."""
+    xp = get_namespace(x, weight)  # a TypeError for a NumPy / CuPy mix
+    w = weight.astype(x.dtype, copy=False)
+    if w.size == 1:
+        w = w.reshape(())
+    else:
+        channels = x.shape[1] if x.ndim > 1 else 1
+        if channels != w.size:
+            raise ValueError(
+                f"PReLU: {w.size} parameters but the input has {channels} channels "
+                f"(dimension 1 of shape {tuple(x.shape)}), as torch requires"
+            )
+        w = w.reshape((1, -1) + (1,) * (x.ndim - 2))
+    return xp.where(x > 0, x, w * x)
+
+
+class PReLU(Module):
+    """torch's ``PReLU(num_parameters=1, init=0.25)``: ``x`` above 0, ``weight * x``
+    elsewhere, ``weight`` (``num_parameters`` values) learned; a ``num_parameters = C``
+    weight scales dimension 1. Its state dict is torch's (``weight``).
+
+    >>> import numpy as np
+    >>> PReLU()(np.array([-2.0, 3.0], np.float32)).tolist()
+    [-0.5, 3.0]
+    """
+
+    _param_names = ("weight",)
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, dtype: Any = np.float32):
+        from arraygnn.nn._module import real_number
+
+        self.num_parameters = layer_size("PReLU", "num_parameters", num_parameters, minimum=1)
+        self.weight = np.full(self.num_parameters, real_number("PReLU", "init", init), dtype)
+
+    def __call__(self, x: Any) -> Any:
+        return _prelu(x, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+#: PyG's ``activation_resolver`` names (as its ``normalize_string`` makes them) of the
+#: activations arraygnn has, each with the keyword arguments torch's class takes and their
+#: defaults; ``relu``, ``sigmoid``, ``tanh``, ``silu`` / ``swish`` take none.
+_ACT_KWARGS: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
+    "elu": (_elu, {"alpha": 1.0}),
+    "leakyrelu": (_leaky_relu, {"negative_slope": 0.01}),
+    "softplus": (_softplus, {"beta": 1.0, "threshold": 20.0}),
+    "selu": (_selu, {}),
+    "celu": (_celu, {"alpha": 1.0}),
+    "relu6": (_relu6, {}),
+    "hardtanh": (_hardtanh, {"min_val": -1.0, "max_val": 1.0}),
+    "mish": (_mish, {}),
+    "hardswish": (_hardswish, {}),
+    "hardsigmoid": (_hardsigmoid, {}),
+    "softsign": (_softsign, {}),
+    "tanhshrink": (_tanhshrink, {}),
+    "logsigmoid": (_logsigmoid, {}),
+    "gelu": (_gelu, {"approximate": "none"}),
+    "prelu": (PReLU, {"num_parameters": 1, "init": 0.25}),
+}
+
+
+def _make_activation(
+    where: str, name: str, kwargs: Mapping[str, Any], *, weights: bool = False, dtype: Any = None
+) -> Any:
+    """The array activation for PyG resolver name ``name`` (normalised) with torch's
+    keyword arguments ``kwargs`` (a ``ValueError`` / ``TypeError`` naming ``where`` for
+    others); ``prelu`` gives a ``PReLU`` layer, allowed only with ``weights=True`` (a slot
+    that keeps the layer and its weight)."""
+    from arraygnn.nn._module import real_number
+
+    fn, defaults = _ACT_KWARGS[name]
+    unknown = sorted(set(kwargs) - set(defaults))
+    if unknown:
+        raise ValueError(
+            f"{where} with act_kwargs={dict(kwargs)} is not supported: {name} takes "
+            f"{sorted(defaults) or 'no keyword arguments'} (torch's), not {unknown}"
+        )
+    if name == "gelu":
+        approximate = kwargs.get("approximate", "none")
+        if approximate not in ("none", "tanh"):
+            raise ValueError(
+                f"{where}: gelu approximate must be 'none' or 'tanh', got {approximate!r}"
+            )
+        return _gelu_tanh if approximate == "tanh" else _gelu
+    if name == "prelu":
+        if not weights:
+            raise ValueError(
+                f"{where}: PReLU has a learned weight, which this activation slot (a plain "
+                "function) cannot keep; PReLU works as an MLP's act, a Sequential step or a "
+                "layer of its own (arraygnn.nn.linear.PReLU / from_torch)"
+            )
+        num = kwargs.get("num_parameters", 1)
+        init = real_number(where, "PReLU init", kwargs.get("init", 0.25))
+        return PReLU(num, init, dtype=np.float32 if dtype is None else dtype)
+    values = {k: real_number(where, f"{name} {k}", v) for k, v in kwargs.items()}
+    if name == "celu" and values.get("alpha", 1.0) == 0:
+        raise ValueError(f"{where}: celu alpha must not be 0 (torch refuses it)")
+    if name == "hardtanh":
+        low, high = values.get("min_val", -1.0), values.get("max_val", 1.0)
+        if not low < high:
+            raise ValueError(
+                f"{where}: hardtanh needs min_val < max_val (as torch), got {low}, {high}"
+            )
+    if name in ("elu", "leakyrelu"):  # always a partial (FiLMConv reads its parameters)
+        return partial(fn, **{**defaults, **values})
+    if not values or values == {k: defaults[k] for k in values}:
+        return fn
+    return partial(fn, **values)
+
+
+def _from_torch_act(act: Any, where: str, weights: bool = False) -> Any:
     """A torch activation (module or function, as PyG code passes ``act``) as the arraygnn
     one (``from_pyg``'s mapping; a ``ValueError`` naming ``where`` for one arraygnn has
-    not, rather than a torch error when the layer runs); anything else as it is."""
+    not, rather than a torch error when the layer runs); anything else as it is.
+    ``weights``: a ``PReLU`` module converts (a slot that keeps its weight)."""
     owner = getattr(act, "__module__", None)
     # a torch module object means torch is imported (never imported here)
     module_cls = getattr(getattr(sys.modules.get("torch"), "nn", None), "Module", None)
@@ -102,7 +315,7 @@ def _from_torch_act(act: Any, where: str) -> Any:
         return act  # (a user's own torch.nn.Module subclass runs on tensors: refused too)
     from arraygnn.nn.weights import _activation
 
-    fn = _activation(act, where)
+    fn = _activation(act, where, weights=weights)
     return _identity if fn is None else get_activation(fn)  # torch's Identity: a no-op
 
 
@@ -117,41 +330,79 @@ _ACTIVATIONS: dict[str, Callable[[Any], Any]] = {
     "tanh": _tanh,
     "leaky_relu": _leaky_relu,
     "gelu": _gelu,
+    "softplus": _softplus,
+    "selu": _selu,
+    "celu": _celu,
+    "relu6": _relu6,
+    "hardtanh": _hardtanh,
+    "mish": _mish,
+    "hardswish": _hardswish,
+    "hardsigmoid": _hardsigmoid,
+    "softsign": _softsign,
+    "tanhshrink": _tanhshrink,
+    "logsigmoid": _logsigmoid,
 }
 
+#: the names (with their keyword arguments) ``resolve_act`` takes, for its messages
+_RESOLVER_NAMES = (
+    "relu, elu(alpha), leaky_relu(negative_slope), sigmoid, tanh, gelu(approximate='none' | "
+    "'tanh'), silu / swish, softplus(beta, threshold), selu, celu(alpha), relu6, "
+    "hardtanh(min_val, max_val), mish, hardswish, hardsigmoid, softsign, tanhshrink, "
+    "logsigmoid, prelu(num_parameters, init) where the slot keeps weights (MLP)"
+)
 
-def resolve_act(model: str, act: Any, act_kwargs: dict[str, Any] | None) -> Any:
-    """PyG's ``activation_resolver`` for the activations arraygnn has (with ``alpha`` /
-    ``negative_slope``); anything else is a ``ValueError`` naming the model."""
+
+def resolve_act(
+    model: str,
+    act: Any,
+    act_kwargs: dict[str, Any] | None,
+    *,
+    weights: bool = False,
+    dtype: Any = None,
+) -> Any:
+    """PyG's ``activation_resolver`` for the activations arraygnn has, by any spelling PyG
+    takes (``'LeakyReLU'``, ``'leaky-relu'``) with torch's keyword arguments in
+    ``act_kwargs``; anything else is a ``ValueError`` naming the model. ``weights``: the
+    slot keeps a layer with weights (``'prelu'`` / ``torch.nn.PReLU``, in ``dtype``).
+
+    >>> import numpy as np
+    >>> f = resolve_act("MLP", "Hardtanh", {"min_val": 0.0, "max_val": 2.0})
+    >>> f(np.array([-1.0, 1.0, 3.0])).tolist()
+    [0.0, 1.0, 2.0]
+    """
     kwargs = dict(act_kwargs or {})
     if act is None or callable(act):
         if kwargs:
             raise ValueError(f"{model}: act_kwargs need act given by name, got act={act!r}")
-        return _from_torch_act(act, f"{model}: act")
+        return _from_torch_act(act, f"{model}: act", weights=weights)
     name = (
         act.lower().replace("_", "").replace("-", "").replace(" ", "")
         if isinstance(act, str)
         else None
     )
-    if name == "elu" and set(kwargs) <= {"alpha"}:
-        return partial(_elu, alpha=float(kwargs.get("alpha", 1.0)))
-    if name == "leakyrelu" and set(kwargs) <= {"negative_slope"}:
-        return partial(_leaky_relu, negative_slope=float(kwargs.get("negative_slope", 0.01)))
     if name in ("silu", "swish") and not kwargs:  # PyG's resolver: torch's SiLU, its swish
         return _silu
-    if name in ("relu", "sigmoid", "tanh", "gelu") and not kwargs:
+    if name in ("relu", "sigmoid", "tanh") and not kwargs:
         return get_activation(name)
+    if name in _ACT_KWARGS:
+        return _make_activation(f"{model}: act={act!r}", name, kwargs, weights=weights, dtype=dtype)
     raise ValueError(
-        f"{model}: act={act!r} with act_kwargs={kwargs} is not supported; use relu, elu(alpha), "
-        "leaky_relu(negative_slope), sigmoid, tanh, gelu, silu / swish, None or a callable on "
-        "arrays"
+        f"{model}: act={act!r} with act_kwargs={kwargs} is not supported; use {_RESOLVER_NAMES}, "
+        "None or a callable on arrays"
     )
 
 
 def get_activation(act: str | Callable[[Any], Any] | None) -> Callable[[Any], Any] | None:
     """``None``, a callable on arrays, or one of ``relu, elu, sigmoid, tanh, leaky_relu,
-    gelu`` (a torch activation module / function is mapped onto the array one, or refused
-    with a ``ValueError``)."""
+    gelu, softplus, selu, celu, relu6, hardtanh, mish, hardswish, hardsigmoid, softsign,
+    tanhshrink, logsigmoid`` (torch's default parameters; ``resolve_act`` takes others). A
+    torch activation module / function is mapped onto the array one, or refused with a
+    ``ValueError`` (``PReLU`` too: a plain function has no place for its weight).
+
+    >>> import numpy as np
+    >>> get_activation("relu6")(np.array([-1.0, 7.0])).tolist()
+    [0.0, 6.0]
+    """
     if act is None or callable(act):
         return _from_torch_act(act, "act")
     if isinstance(act, str) and act.lower() in _ACTIVATIONS:
@@ -773,7 +1024,8 @@ class MLP(Module):
         biases = _per_layer_bias(bias, n_lin)
         gen = _rng(rng)
         self.channel_list = channel_list
-        self.act = resolve_act("MLP", act, act_kwargs)
+        # one activation for every layer, as PyG's (a PReLU's weight is ``act.weight``)
+        self.act = resolve_act("MLP", act, act_kwargs, weights=True, dtype=dtype)
         self.plain_last = bool(plain_last)
         self.act_first = bool(act_first)
         self.dropout = _per_layer_dropout(dropout, n_lin, self.plain_last)
@@ -797,7 +1049,7 @@ class MLP(Module):
             else None
         )
         self._norm_batch = self.norms is not None and n_norm > 0 and takes_batch(self.norms[0])
-        self._child_names = ("lins", "norms")
+        self._child_names = ("lins", "norms") + (("act",) if isinstance(self.act, Module) else ())
 
     def __call__(
         self,

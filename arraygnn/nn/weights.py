@@ -105,6 +105,7 @@ from arraygnn.nn.linear import (
     _ArrayFunction,
     _elu,
     _leaky_relu,
+    _make_activation,
     _ModuleList,
     _silu,
     get_activation,
@@ -136,9 +137,59 @@ _ACT_NAMES = (
     "Sigmoid",
     "Tanh",
     "LeakyReLU(negative_slope)",
-    "GELU(approximate='none')",
+    "GELU(approximate)",
     "SiLU",
+    "Softplus(beta, threshold)",
+    "SELU",
+    "CELU(alpha)",
+    "ReLU6",
+    "Hardtanh(min_val, max_val)",
+    "Mish",
+    "Hardswish",
+    "Hardsigmoid",
+    "Softsign",
+    "Tanhshrink",
+    "LogSigmoid",
+    "PReLU (where its weight is kept: an MLP's act, a Sequential step)",
     "Identity",
+)
+
+#: torch.nn modules -> (PyG resolver name, the attributes that are its keyword arguments);
+#: ReLU6 before Hardtanh (its subclass)
+_ACT_MODULES = (
+    ("ReLU6", "relu6", ()),
+    ("Hardtanh", "hardtanh", ("min_val", "max_val")),
+    ("Softplus", "softplus", ("beta", "threshold")),
+    ("SELU", "selu", ()),
+    ("CELU", "celu", ("alpha",)),
+    ("Mish", "mish", ()),
+    ("Hardswish", "hardswish", ()),
+    ("Hardsigmoid", "hardsigmoid", ()),
+    ("Softsign", "softsign", ()),
+    ("Tanhshrink", "tanhshrink", ()),
+    ("LogSigmoid", "logsigmoid", ()),
+    ("GELU", "gelu", ("approximate",)),
+)
+
+#: torch / torch.nn.functional functions (default parameters) -> get_activation's names
+_ACT_FUNCTIONS = (
+    "relu",
+    "elu",
+    "sigmoid",
+    "tanh",
+    "leaky_relu",
+    "gelu",
+    "softplus",
+    "selu",
+    "celu",
+    "relu6",
+    "hardtanh",
+    "mish",
+    "hardswish",
+    "hardsigmoid",
+    "softsign",
+    "tanhshrink",
+    "logsigmoid",
 )
 
 
@@ -192,10 +243,12 @@ def _looks_like_activation(act: Any) -> bool:
     return not has_weights and "Norm" not in name
 
 
-def _activation(act: Any, where: str) -> Any:
+def _activation(act: Any, where: str, weights: bool = False) -> Any:
     """Map a torch activation (module or function) onto an arraygnn activation, parameters
-    included (``ELU(alpha=3.0)``, ``LeakyReLU(0.2)``); anything else is a ``ValueError``
-    naming it (never a silently different function)."""
+    included (``ELU(alpha=3.0)``, ``LeakyReLU(0.2)``, ``Softplus(beta=2)``); anything else is
+    a ``ValueError`` naming it (never a silently different function). ``weights``: the slot
+    keeps a layer with weights, so ``PReLU`` converts (an ``arraygnn.nn.linear.PReLU``
+    with its weight); elsewhere it is refused."""
     if act is None:
         return None
     torch = _require_torch("torch")
@@ -214,26 +267,36 @@ def _activation(act: Any, where: str) -> Any:
             return "elu" if alpha == 1.0 else partial(_elu, alpha=alpha)
         if isinstance(act, tnn.LeakyReLU):
             return partial(_leaky_relu, negative_slope=float(act.negative_slope))
-        if isinstance(act, tnn.GELU) and act.approximate == "none":
-            return "gelu"
         if isinstance(act, tnn.SiLU):
             return _silu
+        for cls, name, attrs in _ACT_MODULES:
+            if isinstance(act, getattr(tnn, cls)):
+                kwargs = {a: getattr(act, a) for a in attrs}
+                return _make_activation(f"{where}: {cls}", name, kwargs)
+        if isinstance(act, tnn.PReLU):
+            prelu = _make_activation(
+                f"{where}: {act!r}",
+                "prelu",
+                {"num_parameters": act.num_parameters},
+                weights=weights,
+                dtype=_dtype_of(act),
+            )
+            return _load(prelu, act, "pyg")
     else:  # torch's own functions, with their default parameters (torch.relu, F.elu, ...)
         name = getattr(act, "__name__", None)
         if name == "swish" and getattr(act, "__module__", None) == "torch_geometric.nn.resolver":
             return _silu  # PyG's activation_resolver('swish'): x * sigmoid(x)
         if act is torch.nn.functional.silu:
             return _silu
-        plain = ("relu", "elu", "sigmoid", "tanh", "leaky_relu", "gelu")
-        if isinstance(name, str) and name in plain:
-            fns = (getattr(torch, name, None), getattr(torch.nn.functional, name, None))
+        for fn_name in _ACT_FUNCTIONS:
+            fns = (getattr(torch, fn_name, None), getattr(torch.nn.functional, fn_name, None))
             if any(act is f for f in fns if f is not None):
-                return name
+                return fn_name
     what = "activation" if _looks_like_activation(act) else "module"
     raise ValueError(
         f"{where}: cannot convert {what} {act!r}; supported: {', '.join(_ACT_NAMES)} "
-        "(and torch.relu / F.relu, F.elu, torch.sigmoid, torch.tanh, F.leaky_relu, F.silu, "
-        "PyG's swish with their default parameters)"
+        "(and torch / torch.nn.functional's functions of these names with their default "
+        "parameters: torch.relu, F.elu, F.softplus, F.hardtanh, ..., F.silu, PyG's swish)"
     )
 
 
@@ -435,11 +498,13 @@ def from_torch(module: Any) -> Module:
             elif isinstance(child, nn.Dropout):
                 steps.append(lambda x: x)  # inference: dropout is the identity
             else:
-                act = _activation(child, f"from_torch: Sequential step {i}")
+                act = _activation(child, f"from_torch: Sequential step {i}", weights=True)
                 steps.append(act if act is not None else (lambda x: x))
         return Sequential(*steps)
     if _is_pyg(module):
         return from_pyg(module)
+    if isinstance(module, nn.PReLU):  # an activation with a learned weight: a layer
+        return _activation(module, "from_torch", weights=True)
     registered = converter("torch", type(module).__name__)  # beside its layer (converters.py)
     if registered is not None and type(module).__module__.startswith("torch.nn"):
         return registered(module, dtype, from_torch)
@@ -581,7 +646,7 @@ def from_pyg(module: Any) -> Module:
                     "torch_geometric.nn.norm layers, or Identity)"
                 )
             norm = "batch_norm" if norm_kinds == {"BatchNorm"} else norm_kinds.pop()
-        act = _activation(module.act, "from_pyg: MLP act")
+        act = _activation(module.act, "from_pyg: MLP act", weights=True)
         channels = list(module.channel_list)
         channels[0] = _lazy_sizes(kind, channels[0], module.lins[0])
         layer = MLP(

@@ -293,7 +293,7 @@ def test_gated_gcn_conv_errors():
     with pytest.raises(ValueError, match="GatedGCNConv: edge_feat is required"):
         conv(x, ei)
     with pytest.raises(ValueError, match="from_dgl: GatedGCNConv: cannot convert"):
-        agnn.from_dgl(GatedGCNConv(4, 3, 4, activation=nn.Softsign()))
+        agnn.from_dgl(GatedGCNConv(4, 3, 4, activation=nn.RReLU()))
 
 
 # ---- 3. EGNNConv --------------------------------------------------------------------------

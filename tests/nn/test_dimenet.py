@@ -174,7 +174,7 @@ def test_activation_conversion():
     assert _pyg_act(holder(torch.nn.functional.silu)) == "swish"
     assert _pyg_act(holder(torch.nn.ReLU())) == "relu"
     with pytest.raises(ValueError, match="cannot convert"):
-        _pyg_act(holder(torch.nn.Softplus()))
+        _pyg_act(holder(torch.nn.RReLU()))
 
 
 # ----------------------------------------------------------------------------- bases
@@ -234,7 +234,7 @@ def test_dimenet_bad_inputs():
     with pytest.raises(ValueError, match="output_initializer"):
         DimeNet(8, 1, 1, 2, 3, 2, output_initializer="ones")
     with pytest.raises(ValueError, match="DimeNet: act"):
-        DimeNet(8, 1, 1, 2, 3, 2, act="softsign")
+        DimeNet(8, 1, 1, 2, 3, 2, act="rrelu")
     assert model(z, pos, batch, batch_size=2).shape == (2, 1)
 
 

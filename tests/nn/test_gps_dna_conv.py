@@ -149,7 +149,7 @@ def test_gps_errors():
     with pytest.raises(ValueError, match="PerformerAttention kernel: cannot convert"):
         agnn.from_pyg(
             pyg_nn.GPSConv(
-                C, None, attn_type="performer", attn_kwargs={"kernel": torch.nn.Softplus()}
+                C, None, attn_type="performer", attn_kwargs={"kernel": torch.nn.RReLU()}
             )
         )
     with pytest.raises(ValueError, match="GPSConv: norm must be None or one of"):

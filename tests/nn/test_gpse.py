@@ -321,7 +321,7 @@ def test_errors():
     with pytest.raises(TypeError, match="GPSE: has_bn must be a bool"):
         GPSE(has_bn="yes")
     with pytest.raises(ValueError, match="GPSE: act="):
-        GPSE(act="softplus")
+        GPSE(act="rrelu")
     with pytest.raises(ValueError, match="GPSENodeEncoder: dim_pe_out .* smaller than dim_emb"):
         GPSENodeEncoder(4, 3, 4)
     with pytest.raises(ValueError, match="GPSENodeEncoder: model_type"):

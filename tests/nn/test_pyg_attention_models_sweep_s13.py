@@ -110,7 +110,7 @@ def test_performer_options_match_pyg(name, dtype):
 
 
 def test_performer_unconvertible_kernel_is_named():
-    ref = pyg_attention.PerformerAttention(C, 1, head_channels=4, kernel=torch.nn.Softplus())
+    ref = pyg_attention.PerformerAttention(C, 1, head_channels=4, kernel=torch.nn.RReLU())
     with pytest.raises(ValueError, match="PerformerAttention kernel: cannot convert"):
         agnn.from_pyg(ref)
 

@@ -326,7 +326,7 @@ def test_mlp_act_kwargs_and_pyg_act_names():
     with pytest.raises(ValueError, match="MLP: act"):
         agnn.MLP(CHANNELS, act="relu", act_kwargs={"negative_slope": 0.3})
     with pytest.raises(ValueError, match="MLP: act"):
-        agnn.MLP(CHANNELS, act="softsign")
+        agnn.MLP(CHANNELS, act="rrelu")
 
 
 def test_mlp_dropout_is_the_identity_at_inference():

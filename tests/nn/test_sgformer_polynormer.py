@@ -127,7 +127,7 @@ def test_qformer_matches_pyg(make, dtype):
 
 @pytest.mark.filterwarnings("ignore:enable_nested_tensor")
 def test_qformer_unsupported_activation():
-    ref = pyg_attention.QFormer(8, 16, 4, 2, 1, activation=torch.nn.Softplus())
+    ref = pyg_attention.QFormer(8, 16, 4, 2, 1, activation=torch.nn.RReLU())
     with pytest.raises(ValueError, match="QFormer activation"):
         agnn.from_pyg(ref)
 

@@ -199,8 +199,10 @@ def test_parameter_free_module_through_from_pyg():
 
 
 def test_unsupported_activation_still_refused():
-    with pytest.raises((TypeError, ValueError), match="PReLU"):
-        from_torch(torch.nn.PReLU())  # it has a weight: never silently dropped
+    prelu = torch.nn.PReLU(2, init=0.5)  # it has a weight: converted with it, never dropped
+    np.testing.assert_array_equal(from_torch(prelu).state_dict()["weight"], [0.5, 0.5])
+    with pytest.raises((TypeError, ValueError), match="Threshold"):
+        from_torch(torch.nn.Threshold(0.1, 2.0))
 
 
 # ---- custom models ---------------------------------------------------------------------
@@ -268,8 +270,8 @@ def test_custom_torch_model_traced_with_torch_fx():
 
 
 def test_unconvertible_parameter_free_module_lists_the_activations():
-    with pytest.raises(TypeError, match="Softplus.*supported: ReLU"):
-        from_torch(torch.nn.Softplus())  # F.softplus is no array function arraygnn has
+    with pytest.raises(TypeError, match="RReLU.*supported: ReLU"):
+        from_torch(torch.nn.RReLU())  # F.rrelu is no array function arraygnn has
 
 
 def test_module_list_tied_item_is_one_layer():
@@ -290,7 +292,7 @@ def test_refusal_messages_name_the_module_kind():
 
     with pytest.raises(TypeError, match="cannot convert Unflatten: arraygnn has no layer"):
         from_torch(torch.nn.Unflatten(1, (2, 2)))
-    with pytest.raises(TypeError, match="cannot convert activation Softplus"):
-        from_torch(torch.nn.Softplus())
+    with pytest.raises(TypeError, match="cannot convert activation RReLU"):
+        from_torch(torch.nn.RReLU())
     with pytest.raises(ValueError, match="SAGEConv\\(flow='target_to_source'\\)"):
         from_pyg(pyg_nn.SAGEConv(4, 3, aggr="lstm", flow="target_to_source"))
