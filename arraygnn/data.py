@@ -55,7 +55,10 @@ EDGE_COUNT_KEYS = frozenset({"edge_weight", "edge_attr", "edge_type", "e_id"})
 def edge_count(store: Mapping[str, Any]) -> int:
     """RULE: an explicit integer ``num_edges`` if set, else ``edge_index.shape[1]``, else
     the length of the first of ``edge_weight``, ``edge_attr``, ``edge_type``, ``e_id``
-    present (insertion order, as PyG's ``num_edges``), else 0.
+    present (insertion order), else that of the first array whose key holds ``'edge'``
+    (columns for ``'index'`` / ``'face'`` keys: ``edge_label_index``), else the stored
+    entries of a sparse ``adj`` / ``adj_t`` (``ToSparseTensor``'s), else 0: PyG's
+    ``num_edges``.
 
     >>> import numpy as np
     >>> edge_count({"edge_weight": np.ones(3)}), edge_count({"y": np.ones(3)})
@@ -70,7 +73,25 @@ def edge_count(store: Mapping[str, Any]) -> int:
     for key, value in store.items():
         if key in EDGE_COUNT_KEYS and getattr(value, "ndim", 0) >= 1:
             return int(value.shape[0])
+    for key, value in store.items():
+        if "edge" in key and is_array(value) and value.ndim >= 1:
+            return int(value.shape[-1] if _is_index_key(key) else value.shape[0])
+    for key in ("adj", "adj_t"):
+        entries = _sparse_entries(store.get(key))
+        if entries is not None:
+            return entries
     return 0
+
+
+def _sparse_entries(value: Any) -> int | None:
+    """Stored entries of a SciPy / CuPy sparse matrix, a torch sparse tensor or a
+    ``torch_sparse.SparseTensor`` (PyG's ``nnz()`` / ``_nnz()``); ``None`` for anything else."""
+    nnz = getattr(value, "nnz", None)
+    if callable(nnz):  # torch_sparse.SparseTensor
+        nnz = nnz()
+    if nnz is None and str(getattr(value, "layout", "")).startswith("torch.sparse"):
+        nnz = value._nnz()
+    return int(nnz) if isinstance(nnz, (int, np.integer)) and not isinstance(nnz, bool) else None
 
 
 def node_count_key(store: Mapping[str, Any]) -> str | None:
@@ -283,7 +304,8 @@ class Data:
     def num_edges(self) -> int:
         """An explicit integer ``num_edges`` if set (PyG's), else ``edge_index.shape[1]``,
         else the rows of the first of ``edge_weight`` / ``edge_attr`` / ``edge_type`` /
-        ``e_id`` present (see :func:`edge_count`), else 0."""
+        ``e_id`` present, else PyG's further fallbacks (an ``'edge'`` key, a sparse
+        ``adj_t``'s entries: :func:`edge_count`), else 0."""
         return edge_count(self._store)
 
     # ------------------------------------------------------------------ hooks

@@ -232,7 +232,8 @@ class EdgeStore(_Store):
     def num_edges(self) -> int:
         """An explicit integer ``num_edges`` if set (PyG's), else ``edge_index.shape[1]``,
         else the rows of the first of ``edge_weight`` / ``edge_attr`` / ``edge_type`` /
-        ``e_id`` present, else 0 (:func:`arraygnn.data.edge_count`)."""
+        ``e_id`` present, else PyG's further fallbacks (an ``'edge'`` key, a sparse
+        ``adj_t``'s entries), else 0 (:func:`arraygnn.data.edge_count`)."""
         from arraygnn.data import edge_count
 
         return edge_count(self._mapping)

@@ -6,8 +6,8 @@ RULE: ``segment_ids`` [E] integer, need not be sorted; ids outside ``[0, num_seg
       are dropped (as in ``jax.ops``), except in ``segment_normalize`` and
       ``segment_softmax``, whose output has a row per input row: there they are a
       ``ValueError``.
-RULE: ``num_segments=None`` means ``max(segment_ids) + 1`` (as jraph; all ids negative:
-      ``ValueError``, as ``jax.ops``; on CuPy that reads
+RULE: ``num_segments=None`` means ``max(segment_ids) + 1`` (as jraph; negative when every
+      id is below -1: ``ValueError``, as ``jax.ops``; on CuPy that reads
       the maximum back to the host: pass it). Otherwise an int, a NumPy integer or a 0-d
       integer array (as ``jax.ops``); bools and floats are a ``TypeError``.
 RULE: empty segments: ``segment_max`` gives ``-inf`` (integers: their minimum, bools:
@@ -91,10 +91,10 @@ def _prepare(
         else (int(v) for v in xp.stack([segment_ids.min(), segment_ids.max()]).tolist())
     )
     if num_segments is None:
-        if size and hi < 0:  # as jax.ops: max(ids) + 1 would be negative
+        if size and hi < -1:  # as jax.ops: max(ids) + 1 is negative (-1 gives 0 segments)
             raise ValueError(
-                f"{where}: every segment_ids entry is negative (max {hi}), so "
-                "num_segments=None (max(segment_ids) + 1) is negative; pass num_segments"
+                f"{where}: segment_ids has max {hi}, so num_segments=None "
+                f"(max(segment_ids) + 1 = {hi + 1}) is negative; pass num_segments"
             )
         n = max(hi + 1, 0)
     else:

@@ -921,9 +921,17 @@ def from_pyg(module: Any) -> Module:
         sizes = module.in_channels
         if module.edge_dim is None:  # lazy -1 sizes: from the materialised layers
             sizes = _lazy_sizes(kind, sizes, module.lin_value, module.lin_key)
-        elif sizes == -1 and module.edge_dim == 1:  # PyG's Linear(-1 + 1): lazy too
-            sizes = _lazy_sizes(kind, -1, module.lin_value, module.lin_key)
-            sizes = tuple(v - 1 for v in sizes) if isinstance(sizes, tuple) else sizes - 1
+        else:  # PyG's Linear(-1 + edge_dim) is lazy too: its size less edge_dim
+            declared, edge_dim = sizes, module.edge_dim
+            found = _lazy_sizes(kind, declared, module.lin_value, module.lin_key)
+            if isinstance(declared, (tuple, list)):  # (-1, -1), (-1, 2), ...
+                sizes = tuple(f - edge_dim if d < 0 else f for d, f in zip(declared, found))
+            elif declared < 0:  # one -1: an int, or a pair after a run on (x_src, x_dst)
+                sizes = (
+                    tuple(v - edge_dim for v in found)
+                    if isinstance(found, tuple)
+                    else found - edge_dim
+                )
         layer = ResGatedGraphConv(
             sizes,
             module.out_channels,
@@ -951,9 +959,18 @@ def from_pyg(module: Any) -> Module:
     if kind == "GraphConv":  # PyG's (Morris et al.): SAGE with a root weight, PyG's names
         aggr = _pyg_aggregation(module, kind, ("sum", "mean", "max"))
         sizes = module.in_channels
-        if isinstance(sizes, int) and not isinstance(aggr, str):
-            # lazy: lin_rel took the aggregate's width (a 'cat' of k aggregations: k F)
-            sizes = _lazy_sizes(kind, sizes, module.lin_root)
+        pair = isinstance(sizes, (tuple, list))
+        src, dst = sizes if pair else (sizes, sizes)
+        if src < 0 and not isinstance(aggr, str):
+            # lazy: lin_rel took the aggregate's width (k F_src for a 'cat' of k, PyG's
+            # get_out_channels), lin_root the targets' (a run on (x_src, x_dst) sizes them
+            # apart); a projecting aggregation keeps no trace of F_src: F_dst then
+            widen = getattr(module.aggr_module, "get_out_channels", lambda n: n)
+            rel = _lazy_sizes(kind, src, module.lin_rel)
+            dst = _lazy_sizes(kind, dst, module.lin_root)
+            k = widen(1)
+            src = rel // k if k > 0 and widen(2) == 2 * k and rel % k == 0 else dst
+            sizes = (src, dst) if pair or src != dst else src
         layer = PyGGraphConv(
             _lazy_sizes(kind, sizes, module.lin_rel, module.lin_root),
             module.out_channels,
