@@ -30,6 +30,7 @@ __all__ = [
     "in_degrees",
     "out_degrees",
     "check_zero_in_degree",
+    "check_one_node_set",
     "check_edge_attr",
     "check_edge_weight",
 ]
@@ -48,6 +49,7 @@ class GraphInput:
     graph: Any = None  # the Graph object, when one was given
     homogeneous: bool = True  # x_dst is x_src (same rows)
     csr: Any = None  # an arraygnn.ops.CSR the caller passed in place of edge_index
+    pair: bool = False  # the caller gave a feature pair (x_src, x_dst) / (feat_src, feat_dst)
 
     @property
     def num_edges(self) -> int:
@@ -212,7 +214,9 @@ def parse_input(
             f"{layer}: the CSR connects {csr.num_src_nodes} sources to {csr.num_dst_nodes} "
             f"targets but the features have ({num_src}, {num_dst}) rows"
         )
-    return GraphInput(src, dst, num_src, num_dst, x_src, x_dst, None, homogeneous, csr)
+    return GraphInput(
+        src, dst, num_src, num_dst, x_src, x_dst, None, homogeneous, csr, not homogeneous
+    )
 
 
 def _is_sparse_matrix(obj: Any) -> bool:
@@ -279,7 +283,21 @@ def _parse_graph(layer: str, g: Any, feat: Any) -> GraphInput:
             f"{num_dst} destination nodes"
         )
     get_namespace(x_src, x_dst, src)
-    return GraphInput(src, dst, num_src, num_dst, x_src, x_dst, g, homogeneous)
+    pair = isinstance(feat, (tuple, list))
+    return GraphInput(src, dst, num_src, num_dst, x_src, x_dst, g, homogeneous, None, pair)
+
+
+def check_one_node_set(layer: str, inp: GraphInput) -> None:
+    """A ``ValueError`` naming ``layer`` unless ``inp`` is over one node set: equal source and
+    destination counts and no feature pair ``(x_src, x_dst)`` (a layer that reads one ``x``
+    would silently drop ``x_dst`` when the two sizes happen to match). A block whose source
+    and destination counts are equal passes (its ``x_dst`` is the first rows of ``feat``)."""
+    if inp.pair or inp.num_src != inp.num_dst:
+        raise ValueError(
+            f"{layer} needs a homogeneous graph (one node set: pass x, not a pair (x_src, "
+            f"x_dst)); got {inp.num_src} source and {inp.num_dst} destination nodes"
+            + (" and a feature pair" if inp.pair else "")
+        )
 
 
 def in_degrees(inp: GraphInput, dtype: Any = np.float32, csr: Any = None) -> Any:

@@ -24,7 +24,12 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace
-from arraygnn.nn._graph_input import check_edge_attr, check_edge_weight, parse_input
+from arraygnn.nn._graph_input import (
+    check_edge_attr,
+    check_edge_weight,
+    check_one_node_set,
+    parse_input,
+)
 from arraygnn.nn._module import Module, _pair, is_size, layer_size
 from arraygnn.nn.linear import (
     GRUCell,
@@ -89,8 +94,7 @@ class GatedGraphConv(Module):
 
         inp = parse_input("GatedGraphConv", x_or_graph, edge_index_or_feat)
         x = inp.x_src
-        if inp.num_src != inp.num_dst:
-            raise ValueError("GatedGraphConv: needs a homogeneous graph (as PyG)")
+        check_one_node_set("GatedGraphConv", inp)  # as PyG; a pair would lose x_dst
         _check_features(x, x.shape[-1], "GatedGraphConv input", self.weight)
         width = int(x.shape[-1])
         if width > self.out_channels:

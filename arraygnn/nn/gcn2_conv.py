@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._graph_input import parse_input
+from arraygnn.nn._graph_input import check_float_features, is_graph, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import gcn_graph
 from arraygnn.nn.linear import _check_features, glorot, matmul
@@ -97,9 +97,20 @@ class GCN2Conv(Module):
     def __call__(self, x: Any, x_0: Any, edge_index: Any, edge_weight: Any = None) -> Any:
         from arraygnn.ops.slot_order import spmm_slots
 
-        inp = parse_input("GCN2Conv", x, edge_index)
+        layer = "GCN2Conv"
+        if is_graph(x):
+            raise TypeError(
+                f"{layer}: call as conv(x, x_0, edge_index) (PyG's {layer}); a DGL-face graph "
+                "is not taken (a DGL-style (graph, feat, feat_0) call would swap x and x_0): "
+                "pass edge_index, e.g. np.stack(g.edges())"
+            )
+        inp = parse_input(layer, x, edge_index)
+        if inp.pair:  # PyG's x is one tensor; x_dst would be silently dropped
+            raise ValueError("GCN2Conv: x must be one feature array, not a pair (x_src, x_dst)")
+        check_float_features("GCN2Conv", inp.x_src)
         _check_features(inp.x_src, self.channels, "GCN2Conv x", self.weight1)
         _check_features(x_0, self.channels, "GCN2Conv x_0", self.weight1)
+        check_float_features("GCN2Conv", x_0, what="x_0")
         n = inp.num_dst
         if x_0.shape[0] < n:
             raise ValueError(f"GCN2Conv: x_0 has {x_0.shape[0]} rows, fewer than x ({n})")

@@ -27,6 +27,7 @@ from arraygnn.nn._graph_input import (
     check_zero_in_degree,
     csr_of,
     in_degrees,
+    is_graph,
     out_degrees,
     parse_input,
 )
@@ -365,7 +366,8 @@ class GCNConv(Module):
     def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
         from arraygnn.ops.slot_order import spmm_slots
 
-        if isinstance(x_or_graph, (tuple, list)) and len(x_or_graph) == 2:
+        pair = isinstance(x_or_graph, (tuple, list)) and len(x_or_graph) == 2
+        if pair or (is_graph(x_or_graph) and isinstance(edge_index_or_feat, (tuple, list))):
             raise ValueError(
                 "GCNConv received a pair of node features (x_src, x_dst) but does not support "
                 "bipartite message passing (as PyG); use GraphConv or SAGEConv instead"

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array
-from arraygnn.nn._graph_input import check_edge_attr, parse_input
+from arraygnn.nn._graph_input import check_edge_attr, check_one_node_set, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn._row_chunks import EDGE_CHUNK_BYTES
 from arraygnn.nn.graph_conv import gcn_graph
@@ -111,8 +111,7 @@ class PDNConv(Module):
         ):
             raise TypeError(f"{layer}: takes one feature array x (PyG's PDNConv is not bipartite)")
         inp = parse_input(layer, x, edge_index)
-        if inp.num_src != inp.num_dst:
-            raise ValueError(f"{layer}: needs a homogeneous graph (as PyG's), not a block")
+        check_one_node_set(layer, inp)  # as PyG's; a pair (feat_src, feat_dst) would lose feat_dst
         _check_features(inp.x_src, self.in_channels, f"{layer} x", self.lin.weight)
         h = self.lin(inp.x_src)
         weight = None

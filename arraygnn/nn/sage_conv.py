@@ -161,6 +161,11 @@ class SAGEConv(Module):
         _check_features(inp.x_src, self.in_src, "SAGEConv source features")
         if inp.x_dst is not None and (self.root_weight or self.aggregator_type == "gcn"):
             _check_features(inp.x_dst, self.in_dst, "SAGEConv destination features")
+        if inp.x_dst is None and self.aggregator_type == "gcn":  # its self term needs them
+            raise ValueError(
+                "SAGEConv: the 'gcn' aggregator adds each destination's own features; pass "
+                "x_dst, not (x_src, None)"
+            )
         check_edge_weight("SAGEConv", edge_weight, inp.num_edges)
         aggr = self.aggregator_type
         h = inp.x_src

@@ -21,6 +21,7 @@ from arraygnn.nn._graph_input import (
     GraphInput,
     check_edge_weight,
     check_float_features,
+    check_one_node_set,
     check_zero_in_degree,
     csr_of,
     parse_input,
@@ -150,8 +151,8 @@ class SGConv(Module):
 
     def __call__(self, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any = None) -> Any:
         inp = parse_input("SGConv", x_or_graph, edge_index_or_feat)
-        if inp.num_src != inp.num_dst:
-            raise ValueError("SGConv needs a homogeneous graph")
+        check_one_node_set("SGConv", inp)
+        check_float_features("SGConv", inp.x_src)
         _check_features(inp.x_src, self.in_channels, "SGConv node features")
         check_edge_weight("SGConv", edge_weight, inp.num_edges)
         if self.degree_norm == "dgl" and not self.allow_zero_in_degree:
@@ -201,8 +202,7 @@ class SGConv(Module):
 def _homogeneous(layer: str, x_or_graph: Any, edge_index_or_feat: Any, edge_weight: Any) -> Any:
     """The parsed input of a layer that propagates over one node set."""
     inp = parse_input(layer, x_or_graph, edge_index_or_feat)
-    if inp.num_src != inp.num_dst:
-        raise ValueError(f"{layer} needs a homogeneous graph")
+    check_one_node_set(layer, inp)  # a pair (x_src, x_dst) would silently lose x_dst
     check_float_features(layer, inp.x_src)
     check_edge_weight(layer, edge_weight, inp.num_edges)
     return inp
