@@ -91,14 +91,10 @@ csr.small_csr(src, dst, indptr, indices, perm, src_out, dst_out) -> 1 / 0
     (perm is the identity). CPU only; ``to_csr`` calls it when edges + targets are at most
     ``SMALL_CSR_WORK`` (int32: and the source count fits int32).
 
-gcn_norm.slot_degrees(indptr, perm, weight, out)
-    indptr [R+1] idx, perm [E] idx or None, weight [E] val (edge order), out [R]:
-    out[r] = sum over the slots j of row r, in slot order, of weight[perm[j] (or j)]
-
 gcn_norm.gcn_slot_weights(indptr, indices, perm, weight, inv, out)
     a square CSR, weight [E] val (edge order), inv [R] val, out [E] (slot order):
     out[j] = inv[indices[j]] * weight[perm[j] (or j)] * inv[r] for slot j of row r (the
-    GCN normalisation, inv = deg ** -0.5 taken by NumPy in between). CPU only, float32 /
+    GCN normalisation; deg by segment_csr's sum, inv = deg ** -0.5 by NumPy). CPU only, float32 /
     float64 (CuPy and float16: array code).
 
 bounds.index_bounds(a) -> (min, max)

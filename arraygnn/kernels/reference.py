@@ -36,7 +36,6 @@ __all__ = [
     "gatv2_scores_csr",
     "csr_from_keys",
     "small_csr",
-    "slot_degrees",
     "gcn_slot_weights",
     "scatter_coo",
     "pair_runs",
@@ -204,16 +203,6 @@ def spmm_csr(
     msg = xp.broadcast_to(msg, (nnz,) + tuple(out.shape[1:]))
     rows = rows_of_slots(xp, indptr)
     out[...] = _ufunc_reduce_rows(xp, msg, rows, out.shape[0], reduce)
-    return out
-
-
-def slot_degrees(indptr: Any, perm: Any, weight: Any, out: Any) -> Any:
-    """``out[r]`` = the sum of row ``r``'s slot weights ``weight[perm[j]]`` (0 if empty)."""
-    xp = get_namespace(weight, out)
-    w = weight if perm is None else weight[perm]
-    out[...] = 0
-    if w.shape[0]:
-        out[...] = _ufunc_reduce_rows(xp, w, rows_of_slots(xp, indptr), out.shape[0], "sum")
     return out
 
 

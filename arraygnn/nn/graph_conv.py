@@ -253,8 +253,9 @@ def normalized_slots(
         # without its gathers (NaN sign bits aside: kernels/cpu/gcn_norm.py)
         weights = np.ascontiguousarray(edge_weight)
         perm = csr.kernel_perm
-        deg = np.empty(num_nodes, dtype=weights.dtype)
-        kernel_function(np, "gcn_norm", "slot_degrees")(csr.indptr, perm, weights, deg)
+        deg = np.empty(num_nodes, dtype=weights.dtype)  # each row's weights in slot order
+        segment = kernel_function(np, "segment", "segment_csr")
+        segment(csr.indptr, perm, weights.reshape(-1, 1, 1), deg.reshape(-1, 1, 1), "sum")
         inv_sqrt = _inv_sqrt(deg, weights.dtype)
         out = np.empty(csr.num_edges, dtype=weights.dtype)
         slot_weights = kernel_function(np, "gcn_norm", "gcn_slot_weights")

@@ -330,7 +330,6 @@ _OUT_POSITION = {
     "scatter_coo": 2,
     "csr_from_keys": 2,
     "small_csr": 4,
-    "slot_degrees": 3,
     "gcn_slot_weights": 5,
     "pair_runs": 3,
 }

@@ -86,10 +86,10 @@ def _weights_cases(rng, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_gcn_norm_kernels_match_the_reference(dtype):
-    """``slot_degrees`` (each row's weights summed in slot order) and ``gcn_slot_weights``
-    against the array-code reference, bit for bit, on a graph with isolated nodes,
-    self-loops and multi-edges, with and without a perm (unsorted / sorted targets)."""
+def test_gcn_slot_weights_match_the_reference(dtype):
+    """``gcn_slot_weights`` against the array-code reference, bit for bit, on a graph with
+    isolated nodes, self-loops and multi-edges, with and without a perm (unsorted / sorted
+    targets), with zero, negative and NaN weights."""
     rng = np.random.default_rng(3)
     src = rng.integers(0, 12, 40)
     dst = rng.integers(0, 10, 40)  # nodes 10, 11: no in-edges
@@ -101,9 +101,6 @@ def test_gcn_norm_kernels_match_the_reference(dtype):
         assert csr.perm_is_identity == (order == "sorted")
         args = (csr.indptr, csr.indices, csr.kernel_perm)
         for label, w in _weights_cases(rng, dtype):
-            deg = gcn_norm.slot_degrees(csr.indptr, csr.kernel_perm, w, np.empty(12, dtype))
-            want_deg = reference.slot_degrees(csr.indptr, csr.kernel_perm, w, np.ones(12, dtype))
-            np.testing.assert_array_equal(deg, want_deg, err_msg=label)
             inv = rng.random(12).astype(dtype)
             got = gcn_norm.gcn_slot_weights(*args, w, inv, np.empty(40, dtype))
             want = reference.gcn_slot_weights(*args, w, inv, np.empty(40, dtype))
@@ -133,15 +130,11 @@ def test_gcn_normalisation_keeps_the_array_code_bits(monkeypatch, dtype):
 
 def test_gcn_norm_parallel_blocks_give_the_serial_bits():
     """Above SERIAL_WORK the rows are split in blocks between threads: the same bits as
-    the serial bodies (each row's degree is one serial sum)."""
+    the serial body."""
     rng = np.random.default_rng(5)
     n, e = 3000, 70_000
     csr = ops.to_csr(rng.integers(0, n, (2, e)), n, n)
     w = rng.random(e).astype(np.float32)
-    deg = gcn_norm.slot_degrees(csr.indptr, csr.kernel_perm, w, np.empty(n, np.float32))
-    ser = np.empty(n, np.float32)
-    gcn_norm._degree_range(csr.indptr, csr.kernel_perm, w, ser, 0, n)
-    assert deg.tobytes() == ser.tobytes()
     inv = rng.random(n).astype(np.float32)
     args = (csr.indptr, csr.indices, csr.kernel_perm, w, inv)
     par = gcn_norm.gcn_slot_weights(*args, np.empty(e, np.float32))

@@ -1,16 +1,16 @@
-"""CPU kernels of the GCN normalisation ``deg(s)^-1/2 * w * deg(t)^-1/2`` over a CSR.
+"""CPU kernel of the GCN normalisation ``deg(s)^-1/2 * w * deg(t)^-1/2`` over a CSR.
 
-``slot_degrees`` sums each row's edge weights in slot order (as ``scatter`` / ``spmm``
-sum them) and ``gcn_slot_weights`` writes the normalised weights in the CSR's slot order
-in one pass, reading the edge weights through ``perm``. Between the two the caller takes
-``deg^-1/2`` with NumPy's own ``**`` (the bits PyG's float32 ``pow`` gives on the small
-integer degrees of unweighted graphs; LLVM's ``powf`` rounds some of them differently).
-The array code they replace (a gather into slot order, a degree SpMM, a ``repeat`` and
+The caller sums each row's edge weights in slot order with ``segment.segment_csr`` (as
+``scatter`` / ``spmm`` sum them), takes ``deg^-1/2`` with NumPy's own ``**`` (the bits
+PyG's float32 ``pow`` gives on the small integer degrees of unweighted graphs; LLVM's
+``powf`` rounds some of them differently), and ``gcn_slot_weights`` writes the normalised
+weights in the CSR's slot order in one pass, reading the edge weights through ``perm``.
+The array code this replaces (a gather into slot order, a degree SpMM, a ``repeat`` and
 two gathers) cost ~30 us of dispatch on a 100-node graph, for the same bits, except
 that a NaN made where two NaNs meet (``0 * inf`` times a NaN ``deg^-1/2``) may carry the
 other sign bit (which operand a product passes on is the compiler's choice). Deterministic:
-each row is one serial sum; rows are split between workers in whole blocks, so the bits do
-not depend on the thread count.
+rows are split between workers in whole blocks, so the bits do not depend on the thread
+count.
 """
 
 from __future__ import annotations
@@ -21,21 +21,7 @@ from numba import njit, prange
 
 from arraygnn.kernels.cpu._blocks import SERIAL_WORK, block_rows, num_blocks
 
-__all__ = ["slot_degrees", "gcn_slot_weights"]
-
-
-@njit(cache=True, nogil=True)
-def _degree_range(indptr, perm, weight, out, r0, r1):  # pragma: no cover - compiled
-    for r in range(r0, r1):
-        lo = indptr[r]
-        hi = indptr[r + 1]
-        if hi <= lo:
-            out[r] = 0
-            continue
-        acc = weight[lo if perm is None else perm[lo]]
-        for j in range(lo + 1, hi):
-            acc += weight[j if perm is None else perm[j]]
-        out[r] = acc
+__all__ = ["gcn_slot_weights"]
 
 
 @njit(cache=True, nogil=True)
@@ -47,31 +33,11 @@ def _slot_range(indptr, indices, perm, weight, inv, out, r0, r1):  # pragma: no 
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _degree_blocks(indptr, perm, weight, out, nblocks):  # pragma: no cover - compiled
-    for b in prange(nblocks):
-        r0 = block_rows(indptr, b, nblocks)
-        r1 = block_rows(indptr, b + 1, nblocks)
-        _degree_range(indptr, perm, weight, out, r0, r1)
-
-
-@njit(cache=True, nogil=True, parallel=True)
 def _slot_blocks(indptr, indices, perm, weight, inv, out, nblocks):  # pragma: no cover
     for b in prange(nblocks):
         r0 = block_rows(indptr, b, nblocks)
         r1 = block_rows(indptr, b + 1, nblocks)
         _slot_range(indptr, indices, perm, weight, inv, out, r0, r1)
-
-
-def slot_degrees(indptr: Any, perm: Any, weight: Any, out: Any) -> Any:
-    """Fill ``out`` [R] with each row's weighted degree: the sum of ``weight[perm[j]]``
-    over its slots ``j`` in slot order (0 for an empty row). ``weight`` [E] in edge
-    order, float32 or float64 like ``out``; ``perm`` None when the slots are the edges."""
-    rows = indptr.shape[0] - 1
-    if weight.shape[0] + rows <= SERIAL_WORK:
-        _degree_range(indptr, perm, weight, out, 0, rows)
-    else:
-        _degree_blocks(indptr, perm, weight, out, num_blocks(rows))
-    return out
 
 
 def gcn_slot_weights(indptr: Any, indices: Any, perm: Any, weight: Any, inv: Any, out: Any) -> Any:
