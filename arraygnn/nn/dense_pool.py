@@ -36,15 +36,12 @@ from arraygnn.nn._dense_input import (
     softmax,
 )
 from arraygnn.nn._module import Module, layer_size, probability, real_number
-from arraygnn.nn.linear import MLP, _check_features
+from arraygnn.nn.linear import MLP, _check_features, _selu
 
 __all__ = ["dense_diff_pool", "dense_mincut_pool", "DMoNPooling"]
 
 #: PyG's guard in the coarsened adjacency's degree normalisation
 EPS = 1e-15
-
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _pool_inputs(
@@ -201,12 +198,6 @@ def dense_mincut_pool(
         ortho_loss = _ortho_loss(s, s_t)
         out_adj = _normalized_out_adj(out_adj)
     return out, out_adj, mincut_loss, ortho_loss
-
-
-def _selu(x: Any) -> Any:
-    xp = get_namespace(x)
-    alpha, scale = x.dtype.type(_SELU_ALPHA), x.dtype.type(_SELU_SCALE)
-    return scale * xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0)))
 
 
 class DMoNPooling(Module):

@@ -125,7 +125,7 @@ class FAConv(Module):
         from arraygnn.ops.slot_order import sddmm_slots, spmm_slots, to_edge_order
 
         layer = "FAConv"
-        if is_graph(x):
+        if is_graph(x) or is_graph(edge_index):  # a graph in either slot: not this call form
             raise TypeError(
                 f"{layer}: call as conv(x, x_0, edge_index) (PyG's {layer}); a DGL-face graph "
                 "is not taken (a DGL-style (graph, feat, feat_0) call would swap x and x_0): "

@@ -98,7 +98,7 @@ class GCN2Conv(Module):
         from arraygnn.ops.slot_order import spmm_slots
 
         layer = "GCN2Conv"
-        if is_graph(x):
+        if is_graph(x) or is_graph(edge_index):  # a graph in either slot: not this call form
             raise TypeError(
                 f"{layer}: call as conv(x, x_0, edge_index) (PyG's {layer}); a DGL-face graph "
                 "is not taken (a DGL-style (graph, feat, feat_0) call would swap x and x_0): "

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from functools import partial, wraps
 from typing import Any
 
 import numpy as np
@@ -95,6 +95,20 @@ def _scalar(x: Any, value: float) -> Any:
     return x.dtype.type(value) if kind == "f" else value
 
 
+def _half_in_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``fn`` on a float16 ``x`` in float32 and round once (torch's CPU / CUDA kernels
+    compute half in float: ``softplus(12)`` would overflow float16 steps to ``inf``)."""
+
+    @wraps(fn)
+    def run(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if getattr(x, "dtype", None) == np.float16:
+            return fn(x.astype(np.float32), *args, **kwargs).astype(np.float16)
+        return fn(x, *args, **kwargs)
+
+    return run
+
+
+@_half_in_float32
 def _softplus(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
     """torch's ``Softplus(beta, threshold)``: ``log1p(exp(beta * x)) / beta``, and ``x``
     itself where ``beta * x > threshold`` (SchNet's shifted softplus with no shift)."""
@@ -109,6 +123,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@_half_in_float32
 def _selu(x: Any) -> Any:
     """torch's ``SELU``: ``scale * x`` above 0, ``expm1(x) * (alpha * scale)`` below (the
     product of the two constants rounded in ``x``'s dtype, as torch's kernel)."""
@@ -119,6 +134,7 @@ def _selu(x: Any) -> Any:
         return xp.where(x > 0, x * scale, neg)
 
 
+@_half_in_float32
 def _celu(x: Any, alpha: float = 1.0) -> Any:
     """torch's ``CELU(alpha)``: ``x`` above 0, ``expm1(x * (1 / alpha)) * alpha`` below."""
     xp = get_namespace(x)
@@ -139,6 +155,7 @@ def _relu6(x: Any) -> Any:
     return _hardtanh(x, 0.0, 6.0)
 
 
+@_half_in_float32
 def _mish(x: Any) -> Any:
     """torch's ``Mish``: ``x * tanh(log1p(exp(x)))`` (no threshold, as torch's kernel)."""
     xp = get_namespace(x)
@@ -146,17 +163,20 @@ def _mish(x: Any) -> Any:
         return x * xp.tanh(xp.log1p(xp.exp(x)))
 
 
+@_half_in_float32
 def _hardsigmoid(x: Any) -> Any:
     """torch's ``Hardsigmoid``: ``clip(x + 3, 0, 6) / 6``."""
     return _hardtanh(x + _scalar(x, 3.0), 0.0, 6.0) / _scalar(x, 6.0)
 
 
+@_half_in_float32
 def _hardswish(x: Any) -> Any:
     """torch's ``Hardswish``: ``x * clip(x + 3, 0, 6) / 6``, in torch's order."""
     with np.errstate(over="ignore", invalid="ignore"):  # -inf * 0 = NaN, as torch
         return x * _hardtanh(x + _scalar(x, 3.0), 0.0, 6.0) / _scalar(x, 6.0)
 
 
+@_half_in_float32
 def _softsign(x: Any) -> Any:
     """torch's ``Softsign``: ``x / (|x| + 1)`` (``+-inf`` gives NaN, as torch)."""
     with np.errstate(invalid="ignore"):
@@ -164,10 +184,12 @@ def _softsign(x: Any) -> Any:
 
 
 def _tanhshrink(x: Any) -> Any:
-    """torch's ``Tanhshrink``: ``x - tanh(x)``."""
+    """torch's ``Tanhshrink``: ``x - tanh(x)`` (two ops in torch too, each rounded in
+    ``x``'s dtype)."""
     return x - get_namespace(x).tanh(x)
 
 
+@_half_in_float32
 def _logsigmoid(x: Any) -> Any:
     """torch's ``LogSigmoid``: ``min(x, 0) - log1p(exp(-|x|))`` (its CPU kernel's form:
     no overflow, exact far out on both sides)."""
@@ -175,6 +197,7 @@ def _logsigmoid(x: Any) -> Any:
     return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
 
+@_half_in_float32
 def _gelu_tanh(x: Any) -> Any:
     """torch's ``GELU(approximate='tanh')``: ``0.5 * x * (1 + tanh(beta * (x + kappa *
     x**3)))`` with torch's constants and order of operations."""
@@ -343,6 +366,12 @@ _ACTIVATIONS: dict[str, Callable[[Any], Any]] = {
     "logsigmoid": _logsigmoid,
 }
 
+#: resolver names whose torch class takes ``inplace`` (arraygnn never writes to its input)
+_TAKES_INPLACE = frozenset(
+    ("relu", "elu", "leakyrelu", "selu", "celu", "relu6", "hardtanh", "mish", "hardswish")
+    + ("hardsigmoid", "silu")
+)
+
 #: the names (with their keyword arguments) ``resolve_act`` takes, for its messages
 _RESOLVER_NAMES = (
     "relu, elu(alpha), leaky_relu(negative_slope), sigmoid, tanh, gelu(approximate='none' | "
@@ -380,6 +409,12 @@ def resolve_act(
         if isinstance(act, str)
         else None
     )
+    if name in _TAKES_INPLACE and "inplace" in kwargs:  # torch's class takes it (no effect)
+        if not isinstance(kwargs["inplace"], (bool, np.bool_)):
+            raise TypeError(
+                f"{model}: act_kwargs inplace must be a bool, got {kwargs['inplace']!r}"
+            )
+        del kwargs["inplace"]  # (a copy of act_kwargs)
     if name in ("silu", "swish") and not kwargs:  # PyG's resolver: torch's SiLU, its swish
         return _silu
     if name in ("relu", "sigmoid", "tanh") and not kwargs:
