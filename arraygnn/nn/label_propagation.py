@@ -222,7 +222,7 @@ class LabelPropagation(Module):
         step = _Steps(inp, mode, edge_weight, out.dtype)
         xp = get_namespace(out)
         for _ in range(self.num_layers):
-            out = step(out, dt(self.alpha), res)
+            out = step(out, self.alpha, res)
             if post_step is not None:
                 shape = out.shape
                 out = post_step(out)
@@ -276,11 +276,11 @@ class _Steps:
 
         if self.mode == "gcn":  # PyG: out = A_hat y; out.mul_(alpha).add_(res)
             out = spmm_slots(self.csr, y, self.w)
-            out *= alpha
+            out *= out.dtype.type(alpha)  # float32 labels, float64 weights: a double alpha
             out += res
             return out
         h = spmm_slots(self.csr, y if self.norm_j is None else y * self.norm_j)
-        h *= alpha  # DGL: init + alpha * h * norm_i
+        h *= h.dtype.type(alpha)  # DGL: init + alpha * h * norm_i
         h *= self.norm_i
         h += res
         return h

@@ -148,9 +148,7 @@ def test_gps_errors():
         agnn.GPSConv(C, None, attn_type="bigbird")
     with pytest.raises(ValueError, match="PerformerAttention kernel: cannot convert"):
         agnn.from_pyg(
-            pyg_nn.GPSConv(
-                C, None, attn_type="performer", attn_kwargs={"kernel": torch.nn.RReLU()}
-            )
+            pyg_nn.GPSConv(C, None, attn_type="performer", attn_kwargs={"kernel": torch.nn.RReLU()})
         )
     with pytest.raises(ValueError, match="GPSConv: norm must be None or one of"):
         agnn.GPSConv(C, None, norm="no_such_norm")
