@@ -94,7 +94,7 @@ csr.small_csr(src, dst, indptr, indices, perm, src_out, dst_out) -> 1 / 0
 gcn_norm.gcn_slot_weights(indptr, indices, perm, weight, inv, out)
     a square CSR, weight [E] val (edge order), inv [R] val, out [E] (slot order):
     out[j] = inv[indices[j]] * weight[perm[j] (or j)] * inv[r] for slot j of row r (the
-    GCN normalisation; deg by segment_csr's sum, inv = deg ** -0.5 by NumPy). CPU only, float32 /
+    GCN normalisation; deg by segment_csr's sum, inv = 1 / sqrt(deg) by NumPy). CPU only, float32 /
     float64 (CuPy and float16: array code).
 
 bounds.index_bounds(a) -> (min, max)

@@ -155,17 +155,21 @@ def _symmetric_weights(edge_index: Any, edge_weight: Any, deg: Any) -> Any:
 
 def _inv_sqrt(deg: Any, dtype: Any) -> Any:
     """``deg^-1/2`` with ``0^-1/2 := 0``, in ``dtype``; a negative (or NaN) weighted
-    degree gives NaN, as PyG's ``gcn_norm`` (``deg.pow(-0.5)``, only ``inf`` masked)."""
+    degree gives NaN, as PyG's ``gcn_norm`` (``deg.pow(-0.5)``, only ``inf`` masked).
+    Computed as ``1 / sqrt(deg)``: torch evaluates ``pow(x, -0.5)`` so (the same bits as
+    PyG on every input, float32 and float64), and both steps are correctly rounded, so
+    every machine gives them (NumPy's ``** -0.5`` takes a SIMD route on AVX-512 that is
+    one unit in the last place off for ~20 % of inputs, e.g. degrees 6 and 7)."""
     xp = get_namespace(deg)
-    if xp is np:  # the same bits in fewer passes: most graphs have no zero degree
+    if xp is np:  # fewer passes: most graphs have no zero degree
         positive = deg > 0
-        root = np.where(positive, deg, 1) ** -0.5
+        root = 1 / np.sqrt(np.where(positive, deg, 1))
         if not positive.all():
             other = ~positive
             root[other] = np.where(deg[other] == 0, 0, np.nan)
         return root.astype(dtype, copy=False)
     safe = xp.where(deg > 0, deg, 1)
-    root = xp.where(deg > 0, safe**-0.5, xp.nan)
+    root = xp.where(deg > 0, 1 / xp.sqrt(safe), xp.nan)
     return xp.where(deg == 0, 0, root).astype(dtype)
 
 
@@ -249,7 +253,7 @@ def normalized_slots(
         src, dst, edge_weight = remaining_self_loops_pairs(src, dst, edge_weight, num_nodes, fill)
     csr = ops.to_csr((src, dst), num_nodes, num_nodes)
     if xp is np and edge_weight.dtype in _KERNEL_FLOATS:  # native float32 / float64
-        # two kernels around NumPy's deg^-1/2, the same bits as the array code below
+        # two kernels around NumPy's 1 / sqrt(deg), the same bits as the array code below
         # without its gathers (NaN sign bits aside: kernels/cpu/gcn_norm.py)
         weights = np.ascontiguousarray(edge_weight)
         perm = csr.kernel_perm

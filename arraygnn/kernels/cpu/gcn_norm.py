@@ -1,9 +1,8 @@
 """CPU kernel of the GCN normalisation ``deg(s)^-1/2 * w * deg(t)^-1/2`` over a CSR.
 
 The caller sums each row's edge weights in slot order with ``segment.segment_csr`` (as
-``scatter`` / ``spmm`` sum them), takes ``deg^-1/2`` with NumPy's own ``**`` (the bits
-PyG's float32 ``pow`` gives on the small integer degrees of unweighted graphs; LLVM's
-``powf`` rounds some of them differently), and ``gcn_slot_weights`` writes the normalised
+``scatter`` / ``spmm`` sum them), takes ``deg^-1/2`` as ``1 / sqrt(deg)`` with NumPy
+(torch's ``pow(-0.5)``, PyG's bits), and ``gcn_slot_weights`` writes the normalised
 weights in the CSR's slot order in one pass, reading the edge weights through ``perm``.
 The array code this replaces (a gather into slot order, a degree SpMM, a ``repeat`` and
 two gathers) cost ~30 us of dispatch on a 100-node graph, for the same bits, except
