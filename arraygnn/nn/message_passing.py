@@ -833,9 +833,14 @@ class MessagePassing(Module):
         funcs = ["message", "aggregate", "update"]
         if self._explain:
             funcs.append("explain_message")
+        # the built-in aggregations check the target ids; a user's aggregate may not (NumPy
+        # wraps a negative id around), so they are checked once against dim_size here
+        own_aggregate = getattr(self.aggregate, "__func__", None) is not MessagePassing.aggregate
         outs = []
         for round_kwargs in rounds:
             coll = self._collect(*funcs, graph, round_kwargs)
+            if own_aggregate and coll["dim_size"] is not None:
+                graph.check(graph.i, coll["dim_size"], "index")
             for func in _FLAT:  # defaults once, shared by the three as in PyG's collect
                 coll.update(self._bind(func, coll))
             mk = self._bind("message", coll)
