@@ -106,7 +106,7 @@ class DenseGCNConv(Module):
         _check_features(inp.x, self.in_channels, f"{layer} x", self.lin.weight)
         adj = with_self_loops(inp.adj, 2.0 if self.improved else 1.0) if add_loop else inp.adj
         xp = inp.xp
-        d = xp.maximum(row_sums(adj), 1) ** -0.5  # [B_adj, N]
+        d = 1 / xp.sqrt(xp.maximum(row_sums(adj), 1))  # [B_adj, N]
         h = self.lin(inp.x)
         h = h * d[..., None]
         out = bmm(adj, h)

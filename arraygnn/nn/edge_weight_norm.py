@@ -71,8 +71,8 @@ class EdgeWeightNorm:
         with _quiet():
             if self.norm == "both":
                 w_out = ops.scatter(edge_weight, src, num_src, reduce="sum") + eps
-                src_norm = xp.power(w_out, dtype.type(-0.5))
-                dst_norm = xp.power(w_in, dtype.type(-0.5))
+                src_norm = dtype.type(1) / xp.sqrt(w_out)
+                dst_norm = dtype.type(1) / xp.sqrt(w_in)
                 return src_norm[src] * dst_norm[dst] * edge_weight
             return dtype.type(1) / w_in[dst] * edge_weight
 

@@ -486,7 +486,7 @@ class GraphConv(Module):
         h = inp.x_src
         if self.norm in ("both", "left"):
             out_deg = xp.maximum(out_degrees(inp, dtype), 1)
-            scale = out_deg**-0.5 if self.norm == "both" else 1 / out_deg
+            scale = 1 / xp.sqrt(out_deg) if self.norm == "both" else 1 / out_deg
             h = h * scale[:, None]
         project_first = weight is not None and self.in_feats > self.out_feats
         if project_first:
@@ -496,7 +496,7 @@ class GraphConv(Module):
             out = matmul(out, weight)
         if self.norm in ("both", "right"):
             deg = xp.maximum(in_deg, 1)
-            scale = deg**-0.5 if self.norm == "both" else 1 / deg
+            scale = 1 / xp.sqrt(deg) if self.norm == "both" else 1 / deg
             out = out * scale[:, None]
         if self.bias is not None:
             out = add_bias(out, self.bias)

@@ -264,9 +264,9 @@ class _Steps:
         self.csr, self.w = csr_of(inp), None
         in_deg = xp.maximum(in_degrees(inp, np.float32, self.csr), 1)
         if mode == "sym":  # DGL computes its degree norms in float32
-            self.norm_i = (in_deg**-0.5).astype(dtype)[:, None]
+            self.norm_i = (1 / xp.sqrt(in_deg)).astype(dtype)[:, None]
             out_deg = xp.maximum(out_degrees(inp, np.float32), 1)
-            self.norm_j = (out_deg**-0.5).astype(dtype)[:, None]
+            self.norm_j = (1 / xp.sqrt(out_deg)).astype(dtype)[:, None]
         else:
             self.norm_i = (in_deg**-1.0).astype(dtype)[:, None]
             self.norm_j = None

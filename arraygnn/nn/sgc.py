@@ -270,7 +270,7 @@ def _dgl_propagation(inp: Any, edge_weight: Any, source_side: str, dtype: Any) -
             src_deg = xp.maximum(ops.scatter(ones, src, inp.num_src, reduce="sum"), 1)
         else:
             src_deg = in_deg
-        w = src_deg[src] ** -0.5 * in_deg[dst] ** -0.5
+        w = 1 / xp.sqrt(src_deg[src]) * (1 / xp.sqrt(in_deg[dst]))
     else:
         if inp.num_edges and bool((edge_weight <= 0).any()):
             raise ValueError(
@@ -279,7 +279,7 @@ def _dgl_propagation(inp: Any, edge_weight: Any, source_side: str, dtype: Any) -
             )
         w_in = ops.scatter(edge_weight, dst, inp.num_dst, reduce="sum")
         w_out = ops.scatter(edge_weight, src, inp.num_src, reduce="sum")
-        w = w_out[src] ** -0.5 * edge_weight * w_in[dst] ** -0.5
+        w = 1 / xp.sqrt(w_out[src]) * edge_weight * (1 / xp.sqrt(w_in[dst]))
     return csr, to_slot_order(csr, w.astype(dtype, copy=False))
 
 

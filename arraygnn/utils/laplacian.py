@@ -119,7 +119,7 @@ def get_laplacian(
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             if normalization == "sym":
-                scale = xp.power(deg, deg.dtype.type(-0.5))
+                scale = deg.dtype.type(1) / xp.sqrt(deg)
             else:
                 scale = deg.dtype.type(1.0) / deg
         scale = xp.where(scale == np.inf, deg.dtype.type(0), scale)

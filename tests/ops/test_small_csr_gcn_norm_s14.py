@@ -171,3 +171,27 @@ def test_gcn_norm_weights_are_pyg_bits():
         want_ei, want = pyg_gcn_norm(torch.from_numpy(ei), t_w, 60, add_self_loops=True)
         np.testing.assert_array_equal(got_ei, want_ei.numpy())
         assert got.tobytes() == want.numpy().tobytes()
+
+
+def test_other_inverse_square_roots_are_torch_bits():
+    """Every torch-derived ``pow(-0.5)`` is ``1 / sqrt``: PyG's ``get_laplacian('sym')``
+    and ``GraphSizeNorm`` give the same bits as torch (float32)."""
+    torch = pytest.importorskip("torch")
+    pyg_utils = pytest.importorskip("torch_geometric.utils")
+    pyg_norm = pytest.importorskip("torch_geometric.nn.norm")
+    from arraygnn import utils
+    from arraygnn.nn import GraphSizeNorm
+
+    rng = np.random.default_rng(8)
+    ei = rng.integers(0, 40, (2, 200))
+    w = rng.random(200).astype(np.float32)
+    got_ei, got_w = utils.get_laplacian(ei, w, normalization="sym", num_nodes=40)
+    want_ei, want_w = pyg_utils.get_laplacian(
+        torch.from_numpy(ei), torch.from_numpy(w), normalization="sym", num_nodes=40
+    )
+    np.testing.assert_array_equal(got_ei, want_ei.numpy())
+    assert got_w.tobytes() == want_w.numpy().tobytes()
+    x = rng.random((60, 4)).astype(np.float32)
+    batch = np.sort(rng.integers(0, 9, 60))
+    want = pyg_norm.GraphSizeNorm()(torch.from_numpy(x), torch.from_numpy(batch)).numpy()
+    assert GraphSizeNorm()(x, batch).tobytes() == want.tobytes()

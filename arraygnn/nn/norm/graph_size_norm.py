@@ -36,5 +36,5 @@ class GraphSizeNorm(Module):
             return x * (x.dtype.type(max(x.shape[0], 1)) ** x.dtype.type(-0.5))
         batch, size = graph_ids("GraphSizeNorm", x, batch, batch_size)
         counts = xp.bincount(batch, minlength=size).astype(x.dtype)
-        inv_sqrt = xp.maximum(counts, 1) ** -0.5  # an empty graph has no row to scale
+        inv_sqrt = 1 / xp.sqrt(xp.maximum(counts, 1))  # an empty graph has no row to scale
         return x * per_row(inv_sqrt, batch).reshape((-1,) + tail)
