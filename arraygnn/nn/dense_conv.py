@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, torch_rsqrt
 from arraygnn.nn._attention import leaky_relu_
 from arraygnn.nn._dense_input import (
     bmm,
@@ -106,7 +106,7 @@ class DenseGCNConv(Module):
         _check_features(inp.x, self.in_channels, f"{layer} x", self.lin.weight)
         adj = with_self_loops(inp.adj, 2.0 if self.improved else 1.0) if add_loop else inp.adj
         xp = inp.xp
-        d = 1 / xp.sqrt(xp.maximum(row_sums(adj), 1))  # [B_adj, N]
+        d = torch_rsqrt(xp.maximum(row_sums(adj), 1))  # [B_adj, N]
         h = self.lin(inp.x)
         h = h * d[..., None]
         out = bmm(adj, h)

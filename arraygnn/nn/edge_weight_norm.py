@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, torch_rsqrt
 from arraygnn.nn._graph_input import check_edge_weight, is_graph
 
 __all__ = ["EdgeWeightNorm"]
@@ -57,7 +57,7 @@ class EdgeWeightNorm:
         if edge_weight is None:
             raise TypeError(f"{layer}: edge_weight is required, shape ({int(src.shape[0])},)")
         check_edge_weight(layer, edge_weight, int(src.shape[0]))
-        xp = get_namespace(edge_weight, src)
+        get_namespace(edge_weight, src)  # refuses a NumPy / CuPy mix
         if self.norm == "none":
             return edge_weight.copy()
         dtype = edge_weight.dtype
@@ -71,8 +71,8 @@ class EdgeWeightNorm:
         with _quiet():
             if self.norm == "both":
                 w_out = ops.scatter(edge_weight, src, num_src, reduce="sum") + eps
-                src_norm = dtype.type(1) / xp.sqrt(w_out)
-                dst_norm = dtype.type(1) / xp.sqrt(w_in)
+                src_norm = torch_rsqrt(w_out)
+                dst_norm = torch_rsqrt(w_in)
                 return src_norm[src] * dst_norm[dst] * edge_weight
             return dtype.type(1) / w_in[dst] * edge_weight
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, torch_hint
+from arraygnn._namespace import get_namespace, is_array, torch_hint, torch_rsqrt
 from arraygnn.nn._graph_input import (
     GraphInput,
     check_edge_weight,
@@ -156,20 +156,21 @@ def _symmetric_weights(edge_index: Any, edge_weight: Any, deg: Any) -> Any:
 def _inv_sqrt(deg: Any, dtype: Any) -> Any:
     """``deg^-1/2`` with ``0^-1/2 := 0``, in ``dtype``; a negative (or NaN) weighted
     degree gives NaN, as PyG's ``gcn_norm`` (``deg.pow(-0.5)``, only ``inf`` masked).
-    Computed as ``1 / sqrt(deg)``: torch evaluates ``pow(x, -0.5)`` so (the same bits as
-    PyG on every input, float32 and float64), and both steps are correctly rounded, so
+    Computed as ``1 / sqrt(deg)`` (``torch_rsqrt``; float16: NumPy's ``**``, rounded once
+    from float32 as torch's half ``pow``): torch evaluates ``pow(x, -0.5)`` so (the same bits
+    as PyG on every input, float32 and float64), and both steps are correctly rounded, so
     every machine gives them (NumPy's ``** -0.5`` takes a SIMD route on AVX-512 that is
     one unit in the last place off for ~20 % of inputs, e.g. degrees 6 and 7)."""
     xp = get_namespace(deg)
     if xp is np:  # fewer passes: most graphs have no zero degree
         positive = deg > 0
-        root = 1 / np.sqrt(np.where(positive, deg, 1))
+        root = torch_rsqrt(np.where(positive, deg, deg.dtype.type(1)))
         if not positive.all():
             other = ~positive
             root[other] = np.where(deg[other] == 0, 0, np.nan)
         return root.astype(dtype, copy=False)
     safe = xp.where(deg > 0, deg, 1)
-    root = xp.where(deg > 0, 1 / xp.sqrt(safe), xp.nan)
+    root = xp.where(deg > 0, torch_rsqrt(safe), xp.nan)
     return xp.where(deg == 0, 0, root).astype(dtype)
 
 
@@ -486,7 +487,7 @@ class GraphConv(Module):
         h = inp.x_src
         if self.norm in ("both", "left"):
             out_deg = xp.maximum(out_degrees(inp, dtype), 1)
-            scale = 1 / xp.sqrt(out_deg) if self.norm == "both" else 1 / out_deg
+            scale = torch_rsqrt(out_deg) if self.norm == "both" else 1 / out_deg
             h = h * scale[:, None]
         project_first = weight is not None and self.in_feats > self.out_feats
         if project_first:
@@ -496,7 +497,7 @@ class GraphConv(Module):
             out = matmul(out, weight)
         if self.norm in ("both", "right"):
             deg = xp.maximum(in_deg, 1)
-            scale = 1 / xp.sqrt(deg) if self.norm == "both" else 1 / deg
+            scale = torch_rsqrt(deg) if self.norm == "both" else 1 / deg
             out = out * scale[:, None]
         if self.bias is not None:
             out = add_bias(out, self.bias)

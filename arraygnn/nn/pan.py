@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, repeat_counts
+from arraygnn._namespace import get_namespace, is_array, repeat_counts, torch_rsqrt
 from arraygnn.nn._graph_input import _check_edge_index, parse_input
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn._pool_input import torch_spgemm
@@ -124,7 +124,7 @@ class PANConv(Module):
         )
         deg = xp.bincount(index[0], minlength=n).astype(dtype)
         with np.errstate(divide="ignore"):
-            dis = deg ** dtype.type(-0.5) if n else deg
+            dis = torch_rsqrt(deg) if n else deg
         dis = xp.where(xp.isinf(dis), dtype.type(0), dis)
         value = value * dis[index[1]] * dis[index[0]]
         return METMatrix(index[0], index[1], value, n)

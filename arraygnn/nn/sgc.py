@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array
+from arraygnn._namespace import get_namespace, is_array, torch_rsqrt
 from arraygnn.nn._graph_input import (
     GraphInput,
     check_edge_weight,
@@ -270,7 +270,7 @@ def _dgl_propagation(inp: Any, edge_weight: Any, source_side: str, dtype: Any) -
             src_deg = xp.maximum(ops.scatter(ones, src, inp.num_src, reduce="sum"), 1)
         else:
             src_deg = in_deg
-        w = 1 / xp.sqrt(src_deg[src]) * (1 / xp.sqrt(in_deg[dst]))
+        w = torch_rsqrt(src_deg[src]) * torch_rsqrt(in_deg[dst])
     else:
         if inp.num_edges and bool((edge_weight <= 0).any()):
             raise ValueError(
@@ -279,7 +279,7 @@ def _dgl_propagation(inp: Any, edge_weight: Any, source_side: str, dtype: Any) -
             )
         w_in = ops.scatter(edge_weight, dst, inp.num_dst, reduce="sum")
         w_out = ops.scatter(edge_weight, src, inp.num_src, reduce="sum")
-        w = 1 / xp.sqrt(w_out[src]) * edge_weight * (1 / xp.sqrt(w_in[dst]))
+        w = torch_rsqrt(w_out[src]) * edge_weight * torch_rsqrt(w_in[dst])
     return csr, to_slot_order(csr, w.astype(dtype, copy=False))
 
 
@@ -699,7 +699,7 @@ class ChebConv(Module):
         check_index("ChebConv: edge_index[1] (targets)", inp.dst, inp.num_dst)
         src, dst = inp.src.astype(np.int64), inp.dst.astype(np.int64)
         ones = xp.ones(src.shape[0], dtype=dtype)
-        inv = xp.maximum(ops.scatter(ones, dst, n, reduce="sum"), 1) ** dtype.type(-0.5)
+        inv = torch_rsqrt(xp.maximum(ops.scatter(ones, dst, n, reduce="sum"), 1))
         loops = xp.arange(n, dtype=np.int64)
         all_src, all_dst = xp.concatenate([src, loops]), xp.concatenate([dst, loops])
         values = xp.concatenate([-inv[src] * inv[dst], xp.ones(n, dtype=dtype)])

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace, is_array, to_numpy
+from arraygnn._namespace import get_namespace, is_array, to_numpy, torch_rsqrt
 from arraygnn.transforms._graph import edge_keys, refuse_other_edge_attrs
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
@@ -60,7 +60,7 @@ def _inv_pow(deg: Any, power: float) -> Any:
     """``deg ** power`` with ``inf`` (from a zero degree) replaced by 0, as PyG."""
     xp = get_namespace(deg)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = deg**power if power != -1 else 1.0 / deg
+        out = torch_rsqrt(deg) if power == -0.5 else deg**power if power != -1 else 1.0 / deg
     return xp.where(xp.isinf(out), xp.zeros((), out.dtype), out)
 
 

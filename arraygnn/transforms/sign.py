@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn import ops
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, torch_rsqrt
 from arraygnn.transforms._graph import int_arg
 from arraygnn.transforms.base import BaseTransform
 from arraygnn.transforms.degree import checked_graph
@@ -59,7 +59,7 @@ class SIGN(BaseTransform):
             raise TypeError(f"{where}: edge_weight must hold floats, got dtype {w.dtype}")
         deg = ops.scatter(w, col, n, "sum")
         with np.errstate(divide="ignore", invalid="ignore"):
-            inv = deg ** w.dtype.type(-0.5)
+            inv = torch_rsqrt(deg)
         inv = xp.where(xp.isinf(inv), w.dtype.type(0), inv)
         w = inv[row] * w * inv[col]
         x = data.x

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._ids import ids_dtype_holding
+from arraygnn._namespace import torch_rsqrt
 from arraygnn.ops._common import check_size
 from arraygnn.utils._checks import (
     check_ids,
@@ -119,7 +120,7 @@ def get_laplacian(
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             if normalization == "sym":
-                scale = deg.dtype.type(1) / xp.sqrt(deg)
+                scale = torch_rsqrt(deg)
             else:
                 scale = deg.dtype.type(1.0) / deg
         scale = xp.where(scale == np.inf, deg.dtype.type(0), scale)

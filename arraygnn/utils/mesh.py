@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from arraygnn._namespace import torch_rsqrt
 from arraygnn.ops._common import kernel_index
 from arraygnn.utils._checks import check_array_arg, check_ids, check_int_array, same_device
 from arraygnn.utils.loops import add_self_loops
@@ -79,7 +80,7 @@ def get_mesh_laplacian(pos: Any, face: Any, normalization: str | None = None) ->
     row = kernel_index(xp, edge_index[0])
     with np.errstate(divide="ignore"):
         if normalization == "sym":
-            scale = area_deg ** pos.dtype.type(-0.5)
+            scale = torch_rsqrt(area_deg)
             scale[xp.isinf(scale)] = 0
             return edge_index, scale[row] * edge_weight * scale[kernel_index(xp, edge_index[1])]
         scale = 1 / area_deg

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, torch_rsqrt
 from arraygnn.utils._checks import bool_arg, edge_index_arg, num_nodes_arg
 from arraygnn.utils.degree import degree
 from arraygnn.utils.loops import add_self_loops as add_loops
@@ -50,7 +50,7 @@ def normalize_edge_index(
     deg = degree(row, n, dtype=np.float32)
     safe = xp.where(deg > 0, deg, np.float32(1))
     if symmetric:
-        inv = xp.where(deg > 0, safe ** np.float32(-0.5), np.float32(0))
+        inv = xp.where(deg > 0, torch_rsqrt(safe), np.float32(0))
         weight = inv[row] * inv[col]
     else:
         inv = xp.where(deg > 0, np.float32(1) / safe, np.float32(0))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arraygnn._namespace import get_namespace
+from arraygnn._namespace import get_namespace, torch_rsqrt
 from arraygnn.nn._module import Module
 from arraygnn.nn.norm._graphs import check_input, graph_ids, per_row
 
@@ -33,8 +33,8 @@ class GraphSizeNorm(Module):
         xp = get_namespace(x)
         tail = (1,) * (x.ndim - 1)
         if batch is None:
-            return x * (x.dtype.type(max(x.shape[0], 1)) ** x.dtype.type(-0.5))
+            return x * torch_rsqrt(x.dtype.type(max(x.shape[0], 1)))
         batch, size = graph_ids("GraphSizeNorm", x, batch, batch_size)
         counts = xp.bincount(batch, minlength=size).astype(x.dtype)
-        inv_sqrt = 1 / xp.sqrt(xp.maximum(counts, 1))  # an empty graph has no row to scale
+        inv_sqrt = torch_rsqrt(xp.maximum(counts, 1))  # an empty graph has no row to scale
         return x * per_row(inv_sqrt, batch).reshape((-1,) + tail)
