@@ -31,6 +31,7 @@ __all__ = [
     "out_degrees",
     "check_zero_in_degree",
     "check_one_node_set",
+    "refuse_graph_in_x_x0_call",
     "check_edge_attr",
     "check_edge_weight",
 ]
@@ -297,6 +298,18 @@ def check_one_node_set(layer: str, inp: GraphInput) -> None:
             f"{layer} needs a homogeneous graph (one node set: pass x, not a pair (x_src, "
             f"x_dst)); got {inp.num_src} source and {inp.num_dst} destination nodes"
             + (" and a feature pair" if inp.pair else "")
+        )
+
+
+def refuse_graph_in_x_x0_call(layer: str, x: Any, edge_index: Any) -> None:
+    """A ``TypeError`` naming ``layer`` (PyG's ``conv(x, x_0, edge_index)``: GCN2Conv,
+    FAConv) when a DGL-face graph is in either slot: a DGL-style ``(graph, feat, feat_0)``
+    call would swap ``x`` and ``x_0``."""
+    if is_graph(x) or is_graph(edge_index):
+        raise TypeError(
+            f"{layer}: call as conv(x, x_0, edge_index) (PyG's {layer}); a DGL-face graph "
+            "is not taken (a DGL-style (graph, feat, feat_0) call would swap x and x_0): "
+            "pass edge_index, e.g. np.stack(g.edges())"
         )
 
 

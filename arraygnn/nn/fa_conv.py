@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from arraygnn._namespace import get_namespace, is_array, torch_hint
-from arraygnn.nn._graph_input import csr_of, is_graph
+from arraygnn.nn._graph_input import csr_of, refuse_graph_in_x_x0_call
 from arraygnn.nn._module import Module, layer_size, probability
 from arraygnn.nn.graph_conv import normalized_slots
 from arraygnn.nn.linear import Linear, _check_features, _rng, add_bias, matmul
@@ -125,12 +125,7 @@ class FAConv(Module):
         from arraygnn.ops.slot_order import sddmm_slots, spmm_slots, to_edge_order
 
         layer = "FAConv"
-        if is_graph(x) or is_graph(edge_index):  # a graph in either slot: not this call form
-            raise TypeError(
-                f"{layer}: call as conv(x, x_0, edge_index) (PyG's {layer}); a DGL-face graph "
-                "is not taken (a DGL-style (graph, feat, feat_0) call would swap x and x_0): "
-                "pass edge_index, e.g. np.stack(g.edges())"
-            )
+        refuse_graph_in_x_x0_call(layer, x, edge_index)
         inp = propagation_input(layer, x, edge_index, edge_weight)
         x = inp.x_src
         _check_features(x, self.channels, f"{layer} x", self.att_l.weight)

@@ -20,7 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from arraygnn.nn._graph_input import check_float_features, is_graph, parse_input
+from arraygnn.nn._graph_input import (
+    check_float_features,
+    parse_input,
+    refuse_graph_in_x_x0_call,
+)
 from arraygnn.nn._module import Module, layer_size
 from arraygnn.nn.graph_conv import gcn_graph
 from arraygnn.nn.linear import _check_features, glorot, matmul
@@ -98,12 +102,7 @@ class GCN2Conv(Module):
         from arraygnn.ops.slot_order import spmm_slots
 
         layer = "GCN2Conv"
-        if is_graph(x) or is_graph(edge_index):  # a graph in either slot: not this call form
-            raise TypeError(
-                f"{layer}: call as conv(x, x_0, edge_index) (PyG's {layer}); a DGL-face graph "
-                "is not taken (a DGL-style (graph, feat, feat_0) call would swap x and x_0): "
-                "pass edge_index, e.g. np.stack(g.edges())"
-            )
+        refuse_graph_in_x_x0_call(layer, x, edge_index)
         inp = parse_input(layer, x, edge_index)
         if inp.pair:  # PyG's x is one tensor; x_dst would be silently dropped
             raise ValueError("GCN2Conv: x must be one feature array, not a pair (x_src, x_dst)")
