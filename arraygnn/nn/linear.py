@@ -302,7 +302,7 @@ def _make_activation(
             raise ValueError(
                 f"{where}: PReLU has a learned weight, which this activation slot (a plain "
                 "function) cannot keep; PReLU works as an MLP's act, a Sequential step or a "
-                "layer of its own (arraygnn.nn.linear.PReLU / from_torch)"
+                "layer of its own (arraygnn.nn.PReLU / from_torch)"
             )
         num = kwargs.get("num_parameters", 1)
         init = real_number(where, "PReLU init", kwargs.get("init", 0.25))

@@ -94,6 +94,7 @@ from arraygnn.nn.hgt_conv import HGTConv
 from arraygnn.nn.le_conv import LEConv
 from arraygnn.nn.lg_conv import LGConv
 from arraygnn.nn.linear import (
+    _ACTIVATIONS,
     GRU,
     LSTM,
     MLP,
@@ -171,26 +172,9 @@ _ACT_MODULES = (
     ("GELU", "gelu", ("approximate",)),
 )
 
-#: torch / torch.nn.functional functions (default parameters) -> get_activation's names
-_ACT_FUNCTIONS = (
-    "relu",
-    "elu",
-    "sigmoid",
-    "tanh",
-    "leaky_relu",
-    "gelu",
-    "softplus",
-    "selu",
-    "celu",
-    "relu6",
-    "hardtanh",
-    "mish",
-    "hardswish",
-    "hardsigmoid",
-    "softsign",
-    "tanhshrink",
-    "logsigmoid",
-)
+#: torch / torch.nn.functional functions (default parameters) -> get_activation's names:
+#: the names of ``linear._ACTIVATIONS``, which torch spells the same
+_ACT_FUNCTIONS = tuple(_ACTIVATIONS)
 
 
 def _require_torch(extra: str) -> Any:
@@ -247,7 +231,7 @@ def _activation(act: Any, where: str, weights: bool = False) -> Any:
     """Map a torch activation (module or function) onto an arraygnn activation, parameters
     included (``ELU(alpha=3.0)``, ``LeakyReLU(0.2)``, ``Softplus(beta=2)``); anything else is
     a ``ValueError`` naming it (never a silently different function). ``weights``: the slot
-    keeps a layer with weights, so ``PReLU`` converts (an ``arraygnn.nn.linear.PReLU``
+    keeps a layer with weights, so ``PReLU`` converts (an ``arraygnn.nn.PReLU``
     with its weight); elsewhere it is refused."""
     if act is None:
         return None
